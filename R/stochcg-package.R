@@ -1,0 +1,12 @@
+#' stochcg: stochastic and variance-reduced conditional-gradient solvers
+#'
+#' Frank-Wolfe (conditional-gradient) methods with a C core for sparse and
+#' low-rank estimation. Problem-level functions such as [sparse_regression()]
+#' and [complete_matrix()] validate their input, build a problem
+#' specification and hand it to one C entry point; the result is a `cg_fit`
+#' object with a convergence trace (see [cg_fit]).
+#'
+#' @keywords internal
+#' @useDynLib stochcg, .registration = TRUE, .fixes = "C_"
+#' @importFrom RSpectra eigs_sym
+"_PACKAGE"

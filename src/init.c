@@ -1,0 +1,19 @@
+/* Routine registration: no dynamic symbol lookup. */
+#include "stochcg.h"
+#include <R_ext/Rdynload.h>
+
+SEXP cg_solve_call(SEXP spec, SEXP control);
+SEXP cg_oracle_call(SEXP name, SEXP args);
+
+static const R_CallMethodDef call_methods[] = {
+    {"cg_solve_call",  (DL_FUNC) &cg_solve_call,  2},
+    {"cg_oracle_call", (DL_FUNC) &cg_oracle_call, 2},
+    {NULL, NULL, 0}
+};
+
+void R_init_stochcg(DllInfo *dll)
+{
+    R_registerRoutines(dll, NULL, call_methods, NULL, NULL);
+    R_useDynamicSymbols(dll, FALSE);
+    R_forceSymbols(dll, TRUE);
+}

@@ -1,0 +1,191 @@
+/* stochcg.h: the shared C core.
+ *
+ * Layers (see DESIGN.md):
+ *   linalg_*  dense/sparse kernels, linear operators, top-k SVD, factored iterates
+ *   sets_*    linear minimization oracles (LMOs), projections, prox operators
+ *   prob_*    one problem each: owns its iterate and gradient estimator
+ *   solve_*   one algorithm family each: sees a problem only through cg_problem
+ *   trace.c   trace recorder, timers, interrupt checks, progress
+ * Kernels work on raw pointers and return status codes; SEXP glue lives in
+ * dispatch.c and oracles_api.c only.
+ */
+#ifndef STOCHCG_H
+#define STOCHCG_H
+
+#define USE_FC_LEN_T
+#include <R.h>
+#include <Rinternals.h>
+#include <R_ext/BLAS.h>
+#include <R_ext/Lapack.h>
+#ifndef FCONE
+#define FCONE
+#endif
+
+/* ---------------------------------------------------------------- status */
+enum { CG_OK = 0, CG_ERR_SVD = 1, CG_ERR_LAPACK = 2, CG_ERR_DOMAIN = 3 };
+
+/* ------------------------------------------------------- linear operators */
+/* A matrix-free m x n operator: the only way oracles see a matrix gradient. */
+typedef struct cg_linop cg_linop;
+struct cg_linop {
+    int m, n;
+    void (*mult)(const cg_linop *A, const double *x, double *y);  /* y = A x  */
+    void (*tmult)(const cg_linop *A, const double *x, double *y); /* y = A' x */
+    const void *data;
+    long n_matvec;                   /* products with A or A' so far */
+};
+
+typedef struct { const double *x; int ld; } cg_dense_data;
+typedef struct {                         /* coordinate list, 0-based */
+    int nnz; const int *row, *col; const double *val;
+} cg_coo_data;
+typedef struct {                         /* compressed sparse column */
+    const int *p, *i; const double *x;
+} cg_csc_data;
+
+void cg_linop_dense(cg_linop *A, cg_dense_data *d, const double *x, int m, int n);
+void cg_linop_coo(cg_linop *A, cg_coo_data *d, int m, int n, int nnz,
+                  const int *row, const int *col, const double *val);
+void cg_linop_csc(cg_linop *A, cg_csc_data *d, int m, int n,
+                  const int *p, const int *i, const double *x);
+/* dense column-major copy of A (m x n), by products with unit vectors */
+void cg_linop_densify(cg_linop *A, double *out);
+
+/* --------------------------------------------------------- top-k spectra */
+/* Top-k singular triplets of A: d (k), u (m x k), v (n x k), column-major,
+ * d decreasing. Uses RSpectra's eigs_sym_c on A'A or AA' (whichever is
+ * smaller), or LAPACK on a dense copy when min(m, n) is small.
+ * Returns CG_OK or CG_ERR_SVD. */
+int cg_svds(cg_linop *A, int k, double *d, double *u, double *v);
+/* k eigenpairs of a symmetric n x n operator: which = +1 largest algebraic,
+ * -1 smallest algebraic. vals (k), vecs (n x k). */
+int cg_eigs_sym(cg_linop *A, int k, int which, double *vals, double *vecs);
+
+/* ---------------------------------------------------- factored iterates */
+/* X = scale * sum_j w[j] u_j v_j'  (u_j unit in R^m, v_j unit in R^n).
+ * Scaling all atoms is O(1) through `scale`; repeated atoms are merged. */
+typedef struct {
+    int m, n, k, cap;
+    double *u, *v, *w;
+    double scale;
+} cg_atoms;
+
+void   cg_atoms_init(cg_atoms *a, int m, int n, int cap);
+void   cg_atoms_reset(cg_atoms *a);
+void   cg_atoms_scale(cg_atoms *a, double c);
+/* add weight*u v'; returns the index of the (possibly merged) atom */
+int    cg_atoms_add(cg_atoms *a, const double *u, const double *v, double weight);
+double cg_atoms_entry(const cg_atoms *a, int i, int j);
+/* effective weights (scale folded in) into w_out (k) */
+void   cg_atoms_weights(const cg_atoms *a, double *w_out);
+
+/* -------------------------------------------------------------- sets */
+/* Vector LMOs: argmin_{s in C} <g, s>. */
+void cg_lmo_l1(const double *g, int n, double radius, int *idx, double *val);
+void cg_lmo_lp(const double *g, int n, double radius, double p, double *s);
+void cg_lmo_simplex(const double *g, int n, double radius, int *idx);
+void cg_lmo_box(const double *g, int n, const double *lo, const double *hi, double *s);
+/* Euclidean projections; work has length >= 2n. */
+void cg_proj_simplex(const double *y, int n, double radius, double *x, double *work);
+void cg_proj_l1(const double *y, int n, double radius, double *x, double *work);
+void cg_proj_capped_simplex(const double *y, int n, double radius, double cap,
+                            double *x, double *work);
+/* projection of nonnegative spectra onto {s >= 0, sum s <= radius}
+ * (or == radius when equality), in place */
+void cg_proj_spectrum(double *s, int k, double radius, int equality, double *work);
+/* Matrix LMOs on an operator: nuclear ball s = -radius u v' (u, v out);
+ * trace-bounded PSD cone / spectrahedron s = radius v v' or 0 (returns 1 if
+ * the atom is nonzero). */
+int  cg_lmo_nuclear(cg_linop *G, double radius, double *u, double *v, double *sigma);
+int  cg_lmo_psd(cg_linop *G, double radius, int equality, double *v, double *lambda);
+/* Dense matrix projections (full SVD / eigendecomposition), in place. */
+int  cg_proj_nuclear_dense(double *X, int m, int n, double radius);
+int  cg_proj_psd_dense(double *X, int n, double radius, int equality);
+/* prox operators, in place */
+void cg_soft_threshold(double *x, int n, double lambda);
+void cg_prox_enet(double *x, int n, double l1, double l2, double step);
+
+/* ---------------------------------------------------------- trace */
+typedef struct {
+    int cap, len;
+    int *iter; double *epoch, *time, *objective, *gap, *infeas;
+    double *n_grad, *n_lmo, *n_matvec; int *svd_rank;
+} cg_trace;
+
+typedef struct {
+    int max_iter, eval_every, progress, verbose;
+    double max_time, tol;
+} cg_control;
+
+void   cg_trace_init(cg_trace *tr, int cap);
+void   cg_trace_push(cg_trace *tr, int iter, double epoch, double time, double obj,
+                     double gap, double infeas, double n_grad, double n_lmo,
+                     double n_matvec, int svd_rank);
+SEXP   cg_trace_to_list(const cg_trace *tr);   /* PROTECTs nothing on exit */
+
+double cg_clock(void);                           /* monotonic seconds */
+/* TRUE if the user pressed Ctrl-C; never longjmps, so solvers can return
+ * the iterate they have. */
+int    cg_interrupted(void);
+void   cg_progress(const cg_control *ctl, int iter, double time, double obj,
+                   double gap, int final);
+
+/* ---------------------------------------------------------- problems */
+/* A problem owns its iterate x and its gradient estimator. Solvers combine
+ * these calls; adding a problem never touches a solver. */
+typedef struct cg_problem cg_problem;
+struct cg_problem {
+    void *self;
+    /* Draw the next minibatch (stochastic methods) or nothing (full), then
+     * form the gradient estimate at the current iterate. Returns the number
+     * of new stochastic gradients (sample points) used. */
+    double (*gradient)(cg_problem *P, int stochastic);
+    /* LMO on the current gradient estimate: stores the atom s inside P and
+     * returns <g, x - s> (the estimated Frank-Wolfe gap). */
+    double (*lmo)(cg_problem *P);
+    /* Exact line-search step in [0,1] toward the stored atom for the current
+     * (estimated) objective, or a negative number if not available. */
+    double (*line_search)(cg_problem *P);
+    /* x <- (1 - gamma) x + gamma s */
+    void   (*fw_step)(cg_problem *P, double gamma);
+    /* x <- Proj(x - eta g) (projected-gradient baselines); eta <= 0 uses the
+     * problem's default 1/L. */
+    int    (*pg_step)(cg_problem *P, double eta);
+    /* Full objective and full Frank-Wolfe gap at x (trace-only work). */
+    void   (*evaluate)(cg_problem *P, double *obj, double *gap);
+    /* fraction of the data seen so far (epochs) */
+    double (*epoch)(cg_problem *P);
+    long   (*n_matvec)(cg_problem *P);
+    int    svd_rank;          /* rank of the last SVD done in an iteration */
+};
+
+/* problem constructors (prob_*.c): unpack the R spec, allocate with R_alloc */
+int  cg_problem_regression(cg_problem *P, SEXP spec);
+int  cg_problem_completion(cg_problem *P, SEXP spec);
+/* put the solution into a named R list (PROTECTs nothing on exit) */
+SEXP cg_regression_solution(cg_problem *P);
+SEXP cg_completion_solution(cg_problem *P);
+
+/* ---------------------------------------------------------- solvers */
+typedef struct {
+    int method;          /* CG_METHOD_* */
+    int step_rule;       /* CG_STEP_* */
+    int K;               /* sFW step parameter */
+    double eta;          /* projected-gradient step (<= 0: problem default) */
+} cg_solver_opts;
+
+enum { CG_METHOD_FW = 0, CG_METHOD_SFW = 1, CG_METHOD_SPG = 2 };
+enum { CG_STEP_LINE_SEARCH = 0, CG_STEP_STANDARD = 1, CG_STEP_SFW = 2 };
+enum { CG_STOP_MAX_ITER = 0, CG_STOP_TOL = 1, CG_STOP_TIME = 2,
+       CG_STOP_INTERRUPT = 3, CG_STOP_ERROR = 4 };
+
+int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
+                cg_trace *tr, int *iters);
+int cg_solve_pg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
+                cg_trace *tr, int *iters);
+
+/* ---------------------------------------------------------- helpers */
+SEXP cg_list_get(SEXP list, const char *name);   /* R_NilValue if absent */
+int  cg_lookup(const char *name, const char *const *table, int n, const char *what);
+
+#endif

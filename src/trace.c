@@ -1,0 +1,97 @@
+/* Trace recorder, timers, interrupt checks and progress display. */
+#include "stochcg.h"
+#include <time.h>
+
+void cg_trace_init(cg_trace *tr, int cap)
+{
+    if (cap < 1) cap = 1;
+    tr->cap = cap; tr->len = 0;
+    tr->iter = (int *) R_alloc(cap, sizeof(int));
+    tr->svd_rank = (int *) R_alloc(cap, sizeof(int));
+    double **cols[] = {&tr->epoch, &tr->time, &tr->objective, &tr->gap,
+                       &tr->infeas, &tr->n_grad, &tr->n_lmo, &tr->n_matvec};
+    for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+        *cols[c] = (double *) R_alloc(cap, sizeof(double));
+}
+
+void cg_trace_push(cg_trace *tr, int iter, double epoch, double time, double obj,
+                   double gap, double infeas, double n_grad, double n_lmo,
+                   double n_matvec, int svd_rank)
+{
+    if (tr->len >= tr->cap) return;   /* capacity is sized by the caller */
+    int r = tr->len++;
+    tr->iter[r] = iter; tr->epoch[r] = epoch; tr->time[r] = time;
+    tr->objective[r] = obj; tr->gap[r] = gap; tr->infeas[r] = infeas;
+    tr->n_grad[r] = n_grad; tr->n_lmo[r] = n_lmo; tr->n_matvec[r] = n_matvec;
+    tr->svd_rank[r] = svd_rank;
+}
+
+SEXP cg_trace_to_list(const cg_trace *tr)
+{
+    static const char *names[] = {"iter", "epoch", "time", "objective", "gap",
+        "infeasibility", "n_grad", "n_lmo", "svd_rank", "n_matvec"};
+    const int nc = 10, n = tr->len;
+    SEXP out = PROTECT(allocVector(VECSXP, nc));
+    SEXP nm = PROTECT(allocVector(STRSXP, nc));
+    for (int c = 0; c < nc; c++) SET_STRING_ELT(nm, c, mkChar(names[c]));
+    setAttrib(out, R_NamesSymbol, nm);
+    SEXP it = PROTECT(allocVector(INTSXP, n)), rk = PROTECT(allocVector(INTSXP, n));
+    for (int r = 0; r < n; r++) { INTEGER(it)[r] = tr->iter[r]; INTEGER(rk)[r] = tr->svd_rank[r]; }
+    SET_VECTOR_ELT(out, 0, it);
+    SET_VECTOR_ELT(out, 8, rk);
+    const double *dcols[] = {tr->epoch, tr->time, tr->objective, tr->gap,
+                             tr->infeas, tr->n_grad, tr->n_lmo};
+    for (int c = 0; c < 7; c++) {
+        SEXP v = PROTECT(allocVector(REALSXP, n));
+        for (int r = 0; r < n; r++) REAL(v)[r] = dcols[c][r];
+        SET_VECTOR_ELT(out, c + 1, v);
+        UNPROTECT(1);
+    }
+    SEXP mv = PROTECT(allocVector(REALSXP, n));
+    for (int r = 0; r < n; r++) REAL(mv)[r] = tr->n_matvec[r];
+    SET_VECTOR_ELT(out, 9, mv);
+    UNPROTECT(5);
+    return out;
+}
+
+double cg_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+static void check_interrupt_fn(void *unused) { R_CheckUserInterrupt(); }
+
+int cg_interrupted(void)
+{
+    return !R_ToplevelExec(check_interrupt_fn, NULL);
+}
+
+/* One status line, rewritten in place, for fits longer than ~2 seconds. */
+void cg_progress(const cg_control *ctl, int iter, double time, double obj,
+                 double gap, int final)
+{
+    static double last = -1.0;
+    if (!ctl->progress) return;
+    if (!final && (time < 2.0 || (last >= 0 && time - last < 0.5 && time >= last))) return;
+    if (final && last < 0) return;            /* fast fit: nothing was shown */
+    last = final ? -1.0 : time;
+    REprintf("\r  iter %7d  %7.1fs  objective %-12.6g gap %-10.3g%s", iter, time,
+             obj, gap, final ? "\n" : "");
+}
+
+SEXP cg_list_get(SEXP list, const char *name)
+{
+    SEXP nm = getAttrib(list, R_NamesSymbol);
+    for (R_xlen_t i = 0; i < XLENGTH(list); i++)
+        if (strcmp(CHAR(STRING_ELT(nm, i)), name) == 0) return VECTOR_ELT(list, i);
+    return R_NilValue;
+}
+
+int cg_lookup(const char *name, const char *const *table, int n, const char *what)
+{
+    for (int i = 0; i < n; i++) if (strcmp(name, table[i]) == 0) return i;
+    error("unknown %s '%s'", what, name);
+    return -1;
+}

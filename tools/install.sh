@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Install everything stochcg needs (Debian binaries), then the package itself.
+# Usage: bash tools/install.sh        (from the repository root)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+DEBS="r-base-dev r-cran-matrix r-cran-rspectra r-cran-testthat r-cran-cli \
+      r-cran-knitr r-cran-rmarkdown pandoc r-cran-dslabs"
+missing=""
+for p in $DEBS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+if [ -n "$missing" ]; then
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+R CMD INSTALL --no-multiarch --with-keep.source . >/tmp/stochcg-install.log 2>&1 || {
+  cat /tmp/stochcg-install.log; exit 1; }
+echo "stochcg installed: $(Rscript -e 'cat(format(packageVersion("stochcg")))')"
