@@ -80,18 +80,3 @@ void cg_progress(const cg_control *ctl, int iter, double time, double obj,
     REprintf("\r  iter %7d  %7.1fs  objective %-12.6g gap %-10.3g%s", iter, time,
              obj, gap, final ? "\n" : "");
 }
-
-SEXP cg_list_get(SEXP list, const char *name)
-{
-    SEXP nm = getAttrib(list, R_NamesSymbol);
-    for (R_xlen_t i = 0; i < XLENGTH(list); i++)
-        if (strcmp(CHAR(STRING_ELT(nm, i)), name) == 0) return VECTOR_ELT(list, i);
-    return R_NilValue;
-}
-
-int cg_lookup(const char *name, const char *const *table, int n, const char *what)
-{
-    for (int i = 0; i < n; i++) if (strcmp(name, table[i]) == 0) return i;
-    error("unknown %s '%s'", what, name);
-    return -1;
-}

@@ -1,0 +1,49 @@
+#' Control settings shared by all solvers
+#'
+#' @param max_iter Maximum number of iterations (a non-negative integer).
+#' @param max_time Maximum solver time in seconds (time spent on trace-only
+#'   evaluations is not counted). `Inf` for no limit.
+#' @param tol Stopping tolerance on the Frank-Wolfe duality gap, relative to
+#'   `max(1, |objective|)`. Deterministic methods check the exact gap every
+#'   iteration; stochastic methods check the true (full-data) gap at the
+#'   scheduled evaluations. `0` disables the test.
+#' @param eval_every Evaluate the full objective and duality gap for the trace
+#'   every `eval_every` iterations (plus the first and the last). These
+#'   evaluations are excluded from the reported time.
+#' @param progress Show a one-line progress display for fits that run longer
+#'   than about two seconds. Defaults to `interactive()`.
+#' @param verbose Print each trace row as it is recorded.
+#' @returns A list of class `cg_control`.
+#' @examples
+#' cg_control(max_iter = 200, eval_every = 5)
+#' @export
+cg_control <- function(max_iter = 1000L, max_time = Inf, tol = 1e-6,
+                       eval_every = 10L, progress = interactive(),
+                       verbose = FALSE) {
+  check_count(max_iter, "max_iter", min = 0)
+  check_number(max_time, "max_time", min = 0, finite = FALSE)
+  check_number(tol, "tol", min = 0)
+  check_count(eval_every, "eval_every", min = 1)
+  check_flag(progress, "progress")
+  check_flag(verbose, "verbose")
+  structure(list(max_iter = as.integer(max_iter), max_time = as.double(max_time),
+                 tol = as.double(tol), eval_every = as.integer(eval_every),
+                 progress = progress, verbose = verbose),
+            class = "cg_control")
+}
+
+#' @export
+print.cg_control <- function(x, ...) {
+  cat("<cg_control>\n")
+  cat(sprintf("  %-10s %s\n", names(x), vapply(x, format, "")), sep = "")
+  invisible(x)
+}
+
+as_control <- function(control) {
+  if (is.null(control)) return(cg_control())
+  if (!inherits(control, "cg_control")) {
+    if (!is.list(control)) stop("`control` must be made by cg_control()", call. = FALSE)
+    control <- do.call(cg_control, control)
+  }
+  control
+}

@@ -1,0 +1,42 @@
+# The one internal dispatcher: every problem function validates its input,
+# builds a `spec` (a plain list the C side reads by name) and calls cg_run().
+# cg_run() makes the single .Call and assembles the parts of the fit that all
+# problems share; the caller adds its problem-specific elements.
+
+cg_run <- function(spec, control, problem, call) {
+  stopifnot(is.list(spec), inherits(control, "cg_control"))
+  spec$K <- as.integer(spec$K %||% 2L)
+  spec$eta <- as.double(spec$eta %||% -1)
+  spec$step <- spec$step %||% "standard"
+  res <- .Call(C_cg_solve_call, spec, unclass(control))
+  trace <- as.data.frame(res$trace)
+  last <- trace[nrow(trace), ]
+  status <- res$status
+  message <- switch(status,
+    converged = sprintf("duality gap %.3g below tol = %g", last$gap, control$tol),
+    max_iter = sprintf("reached max_iter = %d", control$max_iter),
+    max_time = sprintf("reached max_time = %g s", control$max_time),
+    interrupted = "interrupted by the user; the fit holds the last iterate",
+    error = "numerical failure in a linear minimization oracle")
+  if (status == "interrupted") warning("fit interrupted after ", res$iterations,
+                                       " iterations", call. = FALSE)
+  if (status == "error") warning(message, call. = FALSE)
+  list(solution = res$solution, objective = last$objective, gap = last$gap,
+       infeasibility = NA_real_, trace = trace, method = spec$method,
+       problem = problem, control = control,
+       converged = identical(status, "converged"), status = status,
+       message = message, iterations = res$iterations, time = last$time,
+       call = call)
+}
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+sampling_code <- function(sampling) {
+  match(sampling, c("shuffle", "stream", "replace")) - 1L
+}
+
+# default step rule per method (see ?sparse_regression)
+default_step <- function(method, step, arg = "step") {
+  if (is.null(step)) return(if (method == "fw") "line_search" else "sfw")
+  match_choice(step, c("line_search", "standard", "sfw"), arg)
+}

@@ -1,0 +1,111 @@
+#' Least squares over the l1 ball by (stochastic) Frank-Wolfe
+#'
+#' Solves \deqn{\min_\beta \frac{1}{2n}\|y - X\beta\|_2^2 \quad\text{s.t.}\quad
+#' \|\beta\|_1 \le r}{min 1/(2n) ||y - X beta||^2  s.t.  ||beta||_1 <= r}
+#' with the stochastic Frank-Wolfe algorithm of Lafond, Wai and Moulines
+#' (2015), its deterministic counterpart, or stochastic projected gradient.
+#'
+#' The gradient estimate uses running sufficient statistics of the rows drawn
+#' so far (their eq. 23): \eqn{S_t = \sum x_i x_i^\top}, \eqn{b_t = \sum x_i
+#' y_i}. With `sampling = "shuffle"` rows are drawn without replacement in
+#' random order, `batch_size` per iteration (the empirical-risk setting of
+#' their section 3.3); once every row has been drawn the gradient is exact and
+#' the method continues as deterministic Frank-Wolfe. `sampling = "stream"`
+#' takes rows in the order given (an online data stream, section 3.1), and
+#' `"replace"` draws rows with replacement for ever (an i.i.d. stream from the
+#' empirical distribution). A Frank-Wolfe step moves one coordinate, so it
+#' costs \eqn{O(p)}; a new row costs \eqn{O(p^2)} (dense) or
+#' \eqn{O(\mathrm{nnz}^2)} (sparse row). The statistics need \eqn{p^2} doubles,
+#' so `p` is limited to 16000.
+#'
+#' No intercept is fitted: centre `y` and the columns of `X` first if needed.
+#'
+#' @param X Design matrix, n x p: a numeric matrix or a `Matrix` object
+#'   (sparse `dgCMatrix` is kept sparse).
+#' @param y Response, length n.
+#' @param radius Radius \eqn{r > 0} of the l1 ball.
+#' @param method `"sfw"` (stochastic Frank-Wolfe, the default), `"fw"`
+#'   (deterministic Frank-Wolfe) or `"spg"` (stochastic projected gradient
+#'   with step `step_size`, default \eqn{1/L},
+#'   \eqn{L = \lambda_{\max}(X^\top X/n)}).
+#' @param batch_size Rows drawn per iteration by the stochastic methods.
+#'   Default `ceiling(n / 500)`, so that the data are seen once in about 500
+#'   iterations.
+#' @param sampling `"shuffle"`, `"stream"` or `"replace"`; see Details.
+#' @param step Frank-Wolfe step rule: `"line_search"` (exact, the default for
+#'   `"fw"`), `"standard"` (\eqn{2/(t+1)}, \eqn{t \ge 1}) or `"sfw"`
+#'   (\eqn{K/(t+K-1)}, the default for `"sfw"`).
+#' @param K Step-size parameter of `step = "sfw"` (a positive integer).
+#' @param step_size Step of `"spg"`; `NULL` for \eqn{1/L}.
+#' @param control Solver settings from [cg_control()].
+#' @returns A fit of class `c("sparse_regression_fit", "cg_fit")`; see
+#'   [cg_fit]. `coef()` gives \eqn{\beta}, `predict(fit, newx)` predictions.
+#' @references Lafond, J., Wai, H.-T. and Moulines, E. (2015). Convergence
+#'   analysis of a stochastic projection-free algorithm. arXiv:1510.01171.
+#' @examples
+#' set.seed(1)
+#' n <- 200; p <- 50
+#' X <- matrix(rnorm(n * p), n, p)
+#' beta <- c(3, -2, 1.5, rep(0, p - 3))
+#' y <- drop(X %*% beta + rnorm(n))
+#' fit <- sparse_regression(X, y, radius = 6, method = "fw")
+#' fit
+#' round(coef(fit)[1:5], 3)
+#' @export
+sparse_regression <- function(X, y, radius, method = c("sfw", "fw", "spg"),
+                              batch_size = NULL,
+                              sampling = c("shuffle", "stream", "replace"),
+                              step = NULL, K = 2L, step_size = NULL,
+                              control = cg_control()) {
+  call <- match.call()
+  # ---- error checking
+  method <- match_choice(method, c("sfw", "fw", "spg"), "method")
+  sampling <- match_choice(sampling, c("shuffle", "stream", "replace"), "sampling")
+  X <- check_design(X, "X")
+  n <- nrow(X); p <- ncol(X)
+  if (n < 1L || p < 1L) stop_arg("X", "must have at least one row and one column")
+  if (p > 16000L) stop_arg("X", "has ", p, " columns; the sufficient statistics ",
+                           "need p^2 doubles, so at most 16000 are supported")
+  y <- check_vector(y, "y", n)
+  if (missing(radius)) stop_arg("radius", "is missing, with no default")
+  check_radius(radius)
+  step <- default_step(method, step)
+  check_count(K, "K")
+  if (is.null(batch_size)) batch_size <- max(1L, ceiling(n / 500))
+  check_count(batch_size, "batch_size")
+  if (!is.null(step_size)) check_number(step_size, "step_size", min = 0, strict_min = TRUE)
+  control <- as_control(control)
+
+  # ---- problem spec
+  sparse <- inherits(X, "Matrix")
+  spec <- list(problem = "regression", method = method, step = step,
+               K = as.integer(K), eta = if (is.null(step_size)) -1 else step_size,
+               n = n, p = p, y = y, radius = as.double(radius), sparse = sparse,
+               batch_size = as.integer(min(batch_size, n)),
+               sampling = if (method == "fw") 1L else sampling_code(sampling),
+               lipschitz = if (method == "spg") design_lipschitz(X) else 1)
+  if (sparse) {
+    Xr <- methods::as(Matrix::t(X), "CsparseMatrix")   # rows of X as columns
+    spec <- c(spec, list(row_p = Xr@p, row_j = Xr@i, row_x = Xr@x,
+                         col_p = X@p, col_i = X@i, col_x = X@x))
+  } else {
+    spec$X <- X
+  }
+
+  fit <- cg_run(spec, control, "sparse_regression", call)
+  beta <- fit$solution$beta
+  names(beta) <- colnames(X)
+  fit$solution$beta <- beta
+  fit$fitted.values <- as.vector(X %*% beta)
+  fit$radius <- radius
+  fit$nobs <- n
+  class(fit) <- c("sparse_regression_fit", "cg_fit")
+  fit
+}
+
+# largest eigenvalue of X'X / n
+design_lipschitz <- function(X) {
+  d1 <- if (min(dim(X)) <= 3L) svd(as.matrix(X), 0, 0)$d[1]
+        else RSpectra::svds(X, k = 1, nu = 0, nv = 0)$d[1]
+  max(d1^2 / nrow(X), .Machine$double.eps)
+}

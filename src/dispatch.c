@@ -1,0 +1,79 @@
+/* The single .Call entry for solving: names become enums once here, the
+ * problem is built from the R spec, one solver runs, and the result goes
+ * back as a plain list for R to turn into a fit object. */
+#include "stochcg.h"
+#include <string.h>
+
+static const char *const problem_names[] = {"regression", "completion"};
+static const char *const method_names[] = {"fw", "sfw", "spg"};
+static const char *const step_names[] = {"line_search", "standard", "sfw"};
+static const char *const stop_names[] = {"max_iter", "converged", "max_time",
+                                         "interrupted", "error"};
+
+static const char *string_elt(SEXP list, const char *name)
+{
+    SEXP x = cg_list_get(list, name);
+    if (!isString(x) || LENGTH(x) != 1) error("spec element '%s' must be a string", name);
+    return CHAR(STRING_ELT(x, 0));
+}
+
+SEXP cg_solve_call(SEXP spec, SEXP control)
+{
+    cg_control ctl;
+    ctl.max_iter = asInteger(cg_list_get(control, "max_iter"));
+    ctl.max_time = asReal(cg_list_get(control, "max_time"));
+    ctl.tol = asReal(cg_list_get(control, "tol"));
+    ctl.eval_every = asInteger(cg_list_get(control, "eval_every"));
+    ctl.progress = asLogical(cg_list_get(control, "progress"));
+    ctl.verbose = asLogical(cg_list_get(control, "verbose"));
+    if (ctl.max_iter < 0 || ctl.eval_every < 1) error("invalid control");
+
+    int problem = cg_lookup(string_elt(spec, "problem"), problem_names, 2, "problem");
+    cg_solver_opts o;
+    o.method = cg_lookup(string_elt(spec, "method"), method_names, 3, "method");
+    o.step_rule = cg_lookup(string_elt(spec, "step"), step_names, 3, "step rule");
+    o.K = asInteger(cg_list_get(spec, "K"));
+    o.eta = asReal(cg_list_get(spec, "eta"));
+
+    GetRNGstate();
+    cg_problem P;
+    memset(&P, 0, sizeof(P));
+    if (problem == 0) cg_problem_regression(&P, spec);
+    else cg_problem_completion(&P, spec);
+
+    cg_trace tr;
+    cg_trace_init(&tr, ctl.max_iter / ctl.eval_every + 3);
+    int iters = 0;
+    int status = (o.method == CG_METHOD_SPG) ? cg_solve_pg(&P, &o, &ctl, &tr, &iters)
+                                             : cg_solve_fw(&P, &o, &ctl, &tr, &iters);
+    PutRNGstate();
+
+    SEXP out = PROTECT(allocVector(VECSXP, 4));
+    SET_VECTOR_ELT(out, 0, problem == 0 ? cg_regression_solution(&P)
+                                        : cg_completion_solution(&P));
+    SET_VECTOR_ELT(out, 1, cg_trace_to_list(&tr));
+    SET_VECTOR_ELT(out, 2, mkString(stop_names[status]));
+    SET_VECTOR_ELT(out, 3, ScalarInteger(iters));
+    SEXP nm = PROTECT(allocVector(STRSXP, 4));
+    const char *names[] = {"solution", "trace", "status", "iterations"};
+    for (int i = 0; i < 4; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
+    setAttrib(out, R_NamesSymbol, nm);
+    UNPROTECT(2);
+    return out;
+}
+
+SEXP cg_list_get(SEXP list, const char *name)
+{
+    SEXP nm = getAttrib(list, R_NamesSymbol);
+    if (isNull(nm)) return R_NilValue;
+    for (R_xlen_t i = 0; i < XLENGTH(list); i++)
+        if (strcmp(CHAR(STRING_ELT(nm, i)), name) == 0) return VECTOR_ELT(list, i);
+    return R_NilValue;
+}
+
+int cg_lookup(const char *name, const char *const *table, int n, const char *what)
+{
+    for (int i = 0; i < n; i++) if (strcmp(name, table[i]) == 0) return i;
+    error("unknown %s '%s'", what, name);
+    return -1;
+}

@@ -1,0 +1,84 @@
+/* Factored low-rank iterates: X = scale * sum_j w[j] u_j v_j'.
+ *
+ * A Frank-Wolfe step X <- (1 - gamma) X + gamma * s multiplies every weight by
+ * (1 - gamma): folding that into `scale` keeps the step O(m + n). Atoms found
+ * again by the LMO (the same singular pair up to sign) are merged so the
+ * factorization stays as small as the iterate's true atom count. */
+#include "stochcg.h"
+#include <string.h>
+#include <math.h>
+
+#define MERGE_TOL 1e-10
+
+void cg_atoms_init(cg_atoms *a, int m, int n, int cap)
+{
+    if (cap < 4) cap = 4;
+    a->m = m; a->n = n; a->k = 0; a->cap = cap; a->scale = 1.0;
+    a->u = (double *) R_alloc((size_t) m * cap, sizeof(double));
+    a->v = (double *) R_alloc((size_t) n * cap, sizeof(double));
+    a->w = (double *) R_alloc(cap, sizeof(double));
+}
+
+void cg_atoms_reset(cg_atoms *a) { a->k = 0; a->scale = 1.0; }
+
+void cg_atoms_scale(cg_atoms *a, double c)
+{
+    if (c == 0.0) { cg_atoms_reset(a); return; }
+    a->scale *= c;
+    if (a->scale < 1e-150) {          /* renormalize before underflow */
+        for (int j = 0; j < a->k; j++) a->w[j] *= a->scale;
+        a->scale = 1.0;
+    }
+}
+
+/* |<x, y>| for unit vectors, with the sign */
+static double dotp(const double *x, const double *y, int n)
+{
+    int one = 1;
+    return F77_CALL(ddot)(&n, x, &one, y, &one);
+}
+
+int cg_atoms_add(cg_atoms *a, const double *u, const double *v, double weight)
+{
+    /* merge with an existing atom u_j v_j' == +-u v' */
+    for (int j = 0; j < a->k; j++) {
+        /* cheap screen before the O(m + n) comparison */
+        if (fabs(fabs(a->u[(size_t) j * a->m]) - fabs(u[0])) > 1e-6) continue;
+        double cu = dotp(a->u + (size_t) j * a->m, u, a->m);
+        if (fabs(fabs(cu) - 1.0) > MERGE_TOL) continue;
+        double cv = dotp(a->v + (size_t) j * a->n, v, a->n);
+        if (fabs(fabs(cv) - 1.0) > MERGE_TOL) continue;
+        a->w[j] += (cu * cv > 0 ? weight : -weight) / a->scale;
+        return j;
+    }
+    if (a->k == a->cap) {             /* grow geometrically; old blocks are
+                                         reclaimed by R at the end of .Call */
+        int cap = 2 * a->cap;
+        double *u2 = (double *) R_alloc((size_t) a->m * cap, sizeof(double));
+        double *v2 = (double *) R_alloc((size_t) a->n * cap, sizeof(double));
+        double *w2 = (double *) R_alloc(cap, sizeof(double));
+        memcpy(u2, a->u, sizeof(double) * a->m * a->k);
+        memcpy(v2, a->v, sizeof(double) * a->n * a->k);
+        memcpy(w2, a->w, sizeof(double) * a->k);
+        a->u = u2; a->v = v2; a->w = w2; a->cap = cap;
+    }
+    int j = a->k++;
+    memcpy(a->u + (size_t) j * a->m, u, sizeof(double) * a->m);
+    memcpy(a->v + (size_t) j * a->n, v, sizeof(double) * a->n);
+    a->w[j] = weight / a->scale;
+    return j;
+}
+
+double cg_atoms_entry(const cg_atoms *a, int i, int j)
+{
+    double s = 0.0;
+    const double *u = a->u + i, *v = a->v + j;
+    for (int l = 0; l < a->k; l++)
+        s += a->w[l] * u[(size_t) l * a->m] * v[(size_t) l * a->n];
+    return a->scale * s;
+}
+
+void cg_atoms_weights(const cg_atoms *a, double *w_out)
+{
+    for (int j = 0; j < a->k; j++) w_out[j] = a->scale * a->w[j];
+}
