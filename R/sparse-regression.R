@@ -103,9 +103,12 @@ sparse_regression <- function(X, y, radius, method = c("sfw", "fw", "spg"),
   fit
 }
 
-# largest eigenvalue of X'X / n
+# largest eigenvalue of X'X / n; Lanczos can fail when the top singular
+# values coincide (e.g. an orthogonal design), so fall back to a full SVD
 design_lipschitz <- function(X) {
-  d1 <- if (min(dim(X)) <= 3L) svd(as.matrix(X), 0, 0)$d[1]
-        else RSpectra::svds(X, k = 1, nu = 0, nv = 0)$d[1]
+  full <- function() svd(as.matrix(X), 0, 0)$d[1]
+  d1 <- if (min(dim(X)) <= 50L) full()
+        else tryCatch(RSpectra::svds(X, k = 1, nu = 0, nv = 0)$d[1],
+                      error = function(e) full())
   max(d1^2 / nrow(X), .Machine$double.eps)
 }

@@ -1,0 +1,64 @@
+# Independent reference solvers written plainly in R (full projections, many
+# iterations), used to check the C solvers. Slow but accurate.
+
+ref_proj_simplex <- function(v, z) {
+  u <- sort(v, decreasing = TRUE)
+  css <- cumsum(u)
+  rho <- max(which(u - (css - z) / seq_along(u) > 0))
+  pmax(v - (css[rho] - z) / rho, 0)
+}
+
+ref_proj_l1 <- function(v, r) {
+  if (sum(abs(v)) <= r) return(v)
+  sign(v) * ref_proj_simplex(abs(v), r)
+}
+
+ref_proj_nuclear <- function(A, r) {
+  s <- svd(A)
+  d <- if (sum(s$d) <= r) s$d else ref_proj_simplex(s$d, r)
+  s$u %*% (d * t(s$v))
+}
+
+# FISTA for f(x) = smooth(x) over a set with projection `proj`
+ref_fista <- function(grad, obj, proj, x0, L, iters = 5000) {
+  x <- x0; yk <- x0; tk <- 1
+  for (k in seq_len(iters)) {
+    x_new <- proj(yk - grad(yk) / L)
+    t_new <- (1 + sqrt(1 + 4 * tk^2)) / 2
+    yk <- x_new + ((tk - 1) / t_new) * (x_new - x)
+    x <- x_new; tk <- t_new
+  }
+  list(x = x, objective = obj(x))
+}
+
+ref_lasso_ball <- function(X, y, r, iters = 5000) {
+  n <- nrow(X)
+  S <- crossprod(X) / n; b <- drop(crossprod(X, y)) / n
+  L <- max(eigen(S, symmetric = TRUE, only.values = TRUE)$values)
+  ref_fista(function(x) drop(S %*% x) - b,
+            function(x) sum((y - X %*% x)^2) / (2 * n),
+            function(v) ref_proj_l1(v, r), numeric(ncol(X)), L, iters)
+}
+
+# completion losses: A(x) - y x, averaged over observed entries
+ref_family <- list(
+  gaussian = list(loss = function(x, y) (y - x)^2 / 2, mean = identity, curv = 1),
+  poisson  = list(loss = function(x, y) exp(x) - y * x, mean = exp, curv = NA),
+  binomial = list(loss = function(x, y) log1p(exp(x)) - y * x, mean = plogis,
+                  curv = 1 / 4))
+
+# observed cells must be distinct (the reference gradient assumes it)
+ref_completion <- function(obs, r, family = "gaussian", dims, iters = 3000, L = NULL) {
+  fam <- ref_family[[family]]
+  idx <- cbind(obs$row, obs$col); N <- nrow(obs)
+  grad <- function(X) {
+    G <- matrix(0, dims[1], dims[2])
+    G[idx] <- (fam$mean(X[idx]) - obs$value) / N   # cells are distinct
+    G
+  }
+  obj <- function(X) mean(fam$loss(X[idx], obs$value))
+  stopifnot(!anyDuplicated(idx))
+  if (is.null(L)) L <- fam$curv / N
+  ref_fista(grad, obj, function(V) ref_proj_nuclear(V, r),
+            matrix(0, dims[1], dims[2]), L, iters)
+}

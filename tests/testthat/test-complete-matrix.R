@@ -1,0 +1,148 @@
+# Matrix completion over the nuclear ball: closed form under full
+# observation, an R projected-gradient reference for every family, the
+# duality-gap certificate, input formats, centering and input checks.
+
+make_completion <- function(m = 30, n = 20, rank = 2, frac = 0.5, seed = 1,
+                            family = "gaussian") {
+  set.seed(seed)
+  truth <- tcrossprod(matrix(rnorm(m * rank), m), matrix(rnorm(n * rank), n)) / sqrt(rank)
+  cells <- sample(m * n, round(frac * m * n))          # distinct cells
+  obs <- data.frame(row = (cells - 1) %% m + 1, col = (cells - 1) %/% m + 1)
+  eta <- truth[cbind(obs$row, obs$col)]
+  obs$value <- switch(family,
+    gaussian = eta + rnorm(length(cells), sd = 0.3),
+    poisson = rpois(length(cells), exp(eta / 2)),
+    binomial = rbinom(length(cells), 1, plogis(2 * eta)))
+  list(obs = obs, truth = truth, dims = c(m, n))
+}
+
+test_that("full observation, gaussian: solution is the nuclear-ball projection of Y", {
+  set.seed(4)
+  Y <- matrix(rnorm(15 * 10), 15, 10) + 2
+  r <- 0.5 * sum(svd(Y)$d)
+  target <- ref_proj_nuclear(Y, r)
+  fit <- complete_matrix(Y, radius = r, method = "spg", batch_size = length(Y),
+                         control = cg_control(max_iter = 2))
+  expect_equal(as.matrix(fit$solution$X), target, tolerance = 1e-10)
+  fit_fw <- complete_matrix(Y, radius = r, method = "fw",
+                            control = cg_control(max_iter = 3000, tol = 1e-9))
+  expect_lt(norm(as.matrix(fit_fw$solution$X) - target, "F") / norm(target, "F"), 2e-3)
+  expect_lte(sum(fit_fw$solution$X$d), r * (1 + 1e-10))
+})
+
+test_that("all methods reach the reference optimum for each family", {
+  for (family in c("gaussian", "poisson", "binomial")) {
+    d <- make_completion(family = family, seed = 2)
+    r <- 0.6 * sum(svd(d$truth)$d) * if (family == "gaussian") 1 else 0.5
+    ref <- ref_completion(d$obs, r, family, d$dims, iters = 2000,
+                          L = if (family == "poisson") 4 * max(d$obs$value + 1) / nrow(d$obs) else NULL)
+    for (m in c("fw", "sfw", "spg")) {
+      set.seed(3)
+      fit <- complete_matrix(d$obs, radius = r, family = family, method = m,
+                             dims = d$dims,
+                             control = cg_control(max_iter = 1500, tol = 0, eval_every = 100))
+      info <- paste(family, m)
+      expect_gte(fit$objective, ref$objective - 1e-8 * abs(ref$objective))
+      expect_lt(fit$objective - ref$objective, 2e-3 * abs(ref$objective) + 1e-6)
+      expect_gte(fit$gap, fit$objective - ref$objective - 1e-8)   # certificate
+      expect_lte(sum(fit$solution$X$d), r * (1 + 1e-8))
+    }
+  }
+})
+
+test_that("fw stops on the duality gap and the gap bounds suboptimality", {
+  d <- make_completion(seed = 5)
+  r <- 0.5 * sum(svd(d$truth)$d)
+  ref <- ref_completion(d$obs, r, "gaussian", d$dims, iters = 3000)
+  fit <- complete_matrix(d$obs, radius = r, method = "fw", dims = d$dims,
+                         control = cg_control(max_iter = 20000, tol = 1e-4))
+  expect_true(fit$converged)
+  expect_identical(fit$status, "converged")
+  expect_lte(fit$gap, 1e-4)
+  expect_lte(fit$objective - ref$objective, fit$gap + 1e-12)
+})
+
+test_that("input formats agree: data frame, sparse matrix, matrix with NA", {
+  d <- make_completion(seed = 6)
+  Ys <- Matrix::sparseMatrix(i = d$obs$row, j = d$obs$col, x = d$obs$value, dims = d$dims)
+  Yna <- matrix(NA_real_, d$dims[1], d$dims[2])
+  Yna[cbind(d$obs$row, d$obs$col)] <- d$obs$value
+  ctl <- cg_control(max_iter = 100)
+  f1 <- complete_matrix(d$obs, 10, method = "fw", dims = d$dims, control = ctl)
+  f2 <- complete_matrix(Ys, 10, method = "fw", control = ctl)
+  f3 <- complete_matrix(Yna, 10, method = "fw", control = ctl)
+  M1 <- as.matrix(f1$solution$X)
+  expect_equal(as.matrix(f2$solution$X), M1, tolerance = 1e-8)
+  expect_equal(as.matrix(f3$solution$X), M1, tolerance = 1e-8)
+  expect_equal(f2$objective, f1$objective, tolerance = 1e-12)
+})
+
+test_that("predict and fitted agree with the dense matrix; centering is added back", {
+  d <- make_completion(seed = 7)
+  obs <- d$obs; obs$value <- obs$value + 3
+  fit <- complete_matrix(obs, 8, method = "fw", center = "mean", dims = d$dims,
+                         control = cg_control(max_iter = 200))
+  expect_equal(fit$center$mean, mean(obs$value))
+  M <- as.matrix(fit$solution$X) + fit$center$mean
+  expect_equal(fitted(fit), M[cbind(obs$row, obs$col)], tolerance = 1e-10)
+  nd <- data.frame(row = c(1, 30, 5), col = c(1, 20, 7))
+  expect_equal(predict(fit, nd), M[cbind(nd$row, nd$col)], tolerance = 1e-10)
+  # centering by the mean = fitting centred data and adding the mean back
+  obs0 <- obs; obs0$value <- obs$value - mean(obs$value)
+  fit0 <- complete_matrix(obs0, 8, method = "fw", dims = d$dims,
+                          control = cg_control(max_iter = 200))
+  expect_equal(as.matrix(fit0$solution$X), as.matrix(fit$solution$X), tolerance = 1e-8)
+  # row/column effects: least-squares two-way fit on the observed cells
+  fitb <- complete_matrix(obs, 8, method = "fw", center = "both", dims = d$dims,
+                          control = cg_control(max_iter = 5))
+  e <- fitb$center
+  lsq <- lm(value ~ factor(row) + factor(col), data = obs)
+  expect_equal(unname(e$mean + e$row[obs$row] + e$col[obs$col]), unname(fitted(lsq)),
+               tolerance = 1e-6)
+})
+
+test_that("binomial predictions on the response scale are probabilities", {
+  d <- make_completion(seed = 8, family = "binomial")
+  fit <- complete_matrix(d$obs, 5, family = "binomial", method = "fw", dims = d$dims,
+                         control = cg_control(max_iter = 100))
+  nd <- data.frame(row = 1:4, col = 1:4)
+  expect_equal(predict(fit, nd, type = "response"), plogis(predict(fit, nd)))
+})
+
+test_that("stochastic completion is reproducible and streams in batches", {
+  d <- make_completion(seed = 9)
+  run <- function(seed) {
+    set.seed(seed)
+    complete_matrix(d$obs, 8, method = "sfw", batch_size = 7, dims = d$dims,
+                    control = cg_control(max_iter = 40, eval_every = 10))
+  }
+  a <- run(1); b <- run(1); c <- run(2)
+  expect_identical(a$trace, transform(b$trace, time = a$trace$time))
+  expect_equal(a$trace$n_grad, pmin(7 * a$trace$iter, nrow(d$obs)))
+  expect_false(isTRUE(all.equal(as.matrix(a$solution$X), as.matrix(c$solution$X))))
+  expect_true(all(a$trace$svd_rank[-1] == 1))
+  expect_true(all(diff(a$trace$n_matvec) > 0))
+})
+
+test_that("bad input is rejected with a message naming the argument", {
+  d <- make_completion(seed = 10)
+  expect_error(complete_matrix(d$obs, 0), "`radius` must be greater than 0")
+  expect_error(complete_matrix(d$obs), "`radius` is missing")
+  expect_error(complete_matrix(d$obs, 1, family = "gamma"), "`family` must be one of")
+  expect_error(complete_matrix(d$obs, 1, method = "als"), "`method` must be one of")
+  expect_error(complete_matrix(d$obs[0, ], 1), "`Y` has no observed entries")
+  expect_error(complete_matrix(matrix(NA_real_, 3, 3), 1), "`Y` has no observed entries")
+  bad <- d$obs; bad$row[1] <- 0
+  expect_error(complete_matrix(bad, 1), "`Y` row and col must be positive whole numbers")
+  bad <- d$obs; bad$value[2] <- Inf
+  expect_error(complete_matrix(bad, 1), "`Y` contains NaN or Inf")
+  expect_error(complete_matrix(d$obs, 1, family = "binomial"), "`Y` must hold 0/1 values")
+  expect_error(complete_matrix(d$obs, 1, family = "poisson"), "`Y` must hold non-negative")
+  expect_error(complete_matrix(d$obs, 1, dims = c(2, 2)), "`dims` is smaller")
+  expect_error(complete_matrix(list(1, 2), 1), "`Y` must be a dgCMatrix")
+  pois <- make_completion(seed = 10, family = "poisson")$obs
+  expect_error(complete_matrix(pois, 1, family = "poisson", center = "mean"),
+               "`center` must be \"none\"")
+  fit <- complete_matrix(d$obs, 5, method = "fw", control = cg_control(max_iter = 5))
+  expect_error(predict(fit, data.frame(row = 100, col = 1)), "newdata")
+})

@@ -1,0 +1,131 @@
+# Least squares over the l1 ball: closed forms, a FISTA reference, the
+# duality-gap certificate, reproducibility and input checks.
+
+make_regression <- function(n = 120, p = 30, seed = 1) {
+  set.seed(seed)
+  X <- matrix(rnorm(n * p), n, p)
+  beta <- c(2, -1.5, 1, rep(0, p - 3))
+  list(X = X, y = drop(X %*% beta + rnorm(n, sd = 0.5)), beta = beta)
+}
+
+test_that("orthogonal design: solution is the l1 projection of X'y/n", {
+  set.seed(3)
+  n <- 40; p <- 10
+  Q <- qr.Q(qr(matrix(rnorm(n * p), n, p))) * sqrt(n)   # X'X/n = I
+  y <- rnorm(n) + Q[, 1] * 2
+  b <- drop(crossprod(Q, y)) / n
+  target <- ref_proj_l1(b, 1)
+  # spg with the whole data in one batch: one step x = P(x - (x - b)) = P(b)
+  fit <- sparse_regression(Q, y, radius = 1, method = "spg", batch_size = n,
+                           control = cg_control(max_iter = 3))
+  expect_equal(unname(coef(fit)), target, tolerance = 1e-12)
+  fit_fw <- sparse_regression(Q, y, radius = 1, method = "fw",
+                              control = cg_control(max_iter = 5000, tol = 1e-10))
+  expect_lt(max(abs(coef(fit_fw) - target)), 1e-4)
+})
+
+test_that("interior optimum: fw reproduces least squares (lm without intercept)", {
+  d <- make_regression()
+  ols <- unname(coef(lm(d$y ~ d$X - 1)))
+  fit <- sparse_regression(d$X, d$y, radius = 1.5 * sum(abs(ols)), method = "fw",
+                           control = cg_control(max_iter = 20000, tol = 1e-9))
+  expect_lt(max(abs(coef(fit) - ols)), 1e-3)
+})
+
+test_that("fw, sfw and spg reach the FISTA reference; gap certifies fw", {
+  d <- make_regression()
+  r <- 3                                   # active constraint
+  ref <- ref_lasso_ball(d$X, d$y, r)
+  ctl <- cg_control(max_iter = 4000, tol = 0, eval_every = 100)
+  L <- max(eigen(crossprod(d$X) / nrow(d$X), only.values = TRUE)$values)
+  for (m in c("fw", "sfw", "spg")) for (step in c("line_search", "standard", "sfw")) {
+    set.seed(10)
+    fit <- sparse_regression(d$X, d$y, radius = r, method = m, step = step, control = ctl)
+    expect_gte(fit$objective, ref$objective - 1e-9)        # cannot beat the optimum
+    expect_lte(sum(abs(coef(fit))), r * (1 + 1e-12))        # feasible
+    # the reported gap is a certificate: f(beta) - f* <= gap
+    expect_gte(fit$gap, fit$objective - ref$objective - 1e-10)
+    # Jaggi (2013): f - f* <= 2 C_f / (t + 2) with C_f <= L diam^2, diam = 2r
+    expect_lte(fit$objective - ref$objective, 2 * L * (2 * r)^2 / (4000 + 2))
+    if (step != "line_search")      # open-loop steps: close to the optimum
+      expect_lt(fit$objective - ref$objective, 1e-4 * ref$objective)
+  }
+  fit <- sparse_regression(d$X, d$y, radius = r, method = "fw",
+                           control = cg_control(max_iter = 1e5, tol = 1e-4))
+  expect_true(fit$converged)
+  expect_lte(fit$gap, 1e-4 * max(1, fit$objective))
+  expect_lte(fit$objective - ref$objective, fit$gap)
+})
+
+test_that("trace objective matches the solution and the columns are complete", {
+  d <- make_regression()
+  set.seed(2)
+  fit <- sparse_regression(d$X, d$y, radius = 3, control = cg_control(max_iter = 50, eval_every = 7))
+  expect_named(fit$trace, c("iter", "epoch", "time", "objective", "gap",
+                            "infeasibility", "n_grad", "n_lmo", "svd_rank", "n_matvec"))
+  expect_equal(fit$trace$iter, c(0, 7 * 1:7, 50))
+  expect_equal(fit$objective, sum((d$y - d$X %*% coef(fit))^2) / (2 * nrow(d$X)))
+  expect_equal(fit$fitted.values, drop(d$X %*% coef(fit)))
+  expect_true(all(diff(fit$trace$time) >= 0))
+  # default batch ceiling(120/500) = 1 row per iteration until the data run out
+  expect_equal(fit$trace$n_grad, pmin(fit$trace$iter, 120))
+  expect_equal(fit$trace$n_lmo, fit$trace$iter)
+})
+
+test_that("sparse and dense designs give the same fit", {
+  d <- make_regression()
+  Xs <- Matrix::Matrix(d$X * (abs(d$X) > 0.8), sparse = TRUE)
+  for (m in c("fw", "sfw", "spg")) {
+    set.seed(5); fd <- sparse_regression(as.matrix(Xs), d$y, 3, method = m,
+                                         control = cg_control(max_iter = 200))
+    set.seed(5); fs <- sparse_regression(Xs, d$y, 3, method = m,
+                                         control = cg_control(max_iter = 200))
+    expect_equal(coef(fs), coef(fd), tolerance = 1e-10)
+  }
+})
+
+test_that("set.seed reproduces a stochastic fit bit for bit", {
+  d <- make_regression()
+  run <- function(seed) {
+    set.seed(seed)
+    sparse_regression(d$X, d$y, 3, method = "sfw", batch_size = 4,
+                      control = cg_control(max_iter = 100))
+  }
+  a <- run(7); b <- run(7); c <- run(8)
+  expect_identical(coef(a), coef(b))
+  expect_identical(a$trace$objective, b$trace$objective)
+  expect_false(identical(coef(a), coef(c)))
+})
+
+test_that("sampling modes: stream takes rows in order, replace never exhausts", {
+  d <- make_regression()
+  ctl <- cg_control(max_iter = 30, eval_every = 10)
+  f1 <- sparse_regression(d$X, d$y, 3, sampling = "stream", batch_size = 2, control = ctl)
+  f2 <- sparse_regression(d$X[1:60, ], d$y[1:60], 3, sampling = "stream",
+                          batch_size = 2, control = ctl)
+  expect_identical(coef(f1), coef(f2))     # only the first 60 rows were used
+  f3 <- sparse_regression(d$X, d$y, 3, sampling = "replace", batch_size = 10,
+                          control = cg_control(max_iter = 30, eval_every = 30))
+  expect_equal(tail(f3$trace$epoch, 1), 300 / 120)
+})
+
+test_that("bad input is rejected with a message naming the argument", {
+  d <- make_regression()
+  X <- d$X; y <- d$y
+  Xna <- X; Xna[3, 2] <- NA
+  expect_error(sparse_regression(Xna, y, 1), "`X` contains NA")
+  expect_error(sparse_regression(X, y[-1], 1), "`y` must have length 120")
+  expect_error(sparse_regression(X, y, 0), "`radius` must be greater than 0")
+  expect_error(sparse_regression(X, y, -2), "`radius` must be greater than 0")
+  expect_error(sparse_regression(X, y, Inf), "`radius` must be finite")
+  expect_error(sparse_regression(X, y), "`radius` is missing")
+  expect_error(sparse_regression(X, y, 1, method = "newton"), "`method` must be one of")
+  expect_error(sparse_regression("a", y, 1), "`X` must be a numeric matrix")
+  expect_error(sparse_regression(X, c(y[-1], NA), 1), "`y` contains NA")
+  expect_error(sparse_regression(X, y, 1, batch_size = 0), "`batch_size` must be at least 1")
+  expect_error(sparse_regression(X, y, 1, K = 1.5), "`K` must be a whole number")
+  expect_error(sparse_regression(X, y, 1, control = cg_control(max_iter = -1)),
+               "`max_iter` must be at least 0")
+  expect_error(cg_control(tol = NA), "`tol` must be a single number")
+  expect_error(sparse_regression(X, y, 1, step = "armijo"), "`step` must be one of")
+})
