@@ -160,6 +160,7 @@ fmt_problem <- function(problem) {
 #'   frame), `n_trace` (number of rows in the full trace) and `work` (named
 #'   numeric vector of the final `n_grad`, `n_lmo` and `n_matvec`).
 #' @seealso [cg_fit] for the elements of a fit, [plot.cg_fit()].
+#' @method print cg_fit
 #' @export
 print.cg_fit <- function(x, ...) {
   cat(fit_header(x), sep = "\n")
@@ -167,6 +168,7 @@ print.cg_fit <- function(x, ...) {
 }
 
 #' @rdname print.cg_fit
+#' @method summary cg_fit
 #' @export
 summary.cg_fit <- function(object, rows = 6L, ...) {
   tr <- object$trace
@@ -207,6 +209,7 @@ trace_rows <- function(tr, rows = 6L) {
 }
 
 #' @rdname print.cg_fit
+#' @method print summary.cg_fit
 #' @export
 print.summary.cg_fit <- function(x, ...) {
   cat(x$header, sep = "\n")
@@ -243,6 +246,7 @@ print.summary.cg_fit <- function(x, ...) {
 #' @returns `x`, invisibly.
 #' @seealso [cg_fit], [summary.cg_fit()].
 #' @importFrom graphics par plot text
+#' @method plot cg_fit
 #' @export
 plot.cg_fit <- function(x, what = c("objective", "gap"),
                         against = c("iter", "time", "n_grad", "n_matvec"),
@@ -313,10 +317,12 @@ utils_modify <- function(x, val) {
 #'   the numeric vector `object$fitted.values`.
 #' @seealso [cg_fit].
 #' @importFrom stats coef fitted
+#' @method coef cg_fit
 #' @export
 coef.cg_fit <- function(object, ...) object$solution[[1L]]
 
 #' @rdname coef.cg_fit
+#' @method fitted cg_fit
 #' @export
 fitted.cg_fit <- function(object, ...) {
   if (is.null(object$fitted.values)) {
@@ -337,6 +343,7 @@ fitted.cg_fit <- function(object, ...) {
 #'   if it has any.
 #' @seealso [cg_fit].
 #' @importFrom stats predict
+#' @method predict sparse_regression_fit
 #' @export
 predict.sparse_regression_fit <- function(object, newx, ...) {
   if (missing(newx)) return(fitted.cg_fit(object))
@@ -380,6 +387,7 @@ predict.sparse_regression_fit <- function(object, newx, ...) {
 #' @param ... Unused.
 #' @returns Numeric vector with one prediction per pair.
 #' @seealso [cg_fit], [predict.lowrank()].
+#' @method predict complete_matrix_fit
 #' @export
 predict.complete_matrix_fit <- function(object, newdata,
                                         type = c("link", "response"), ...) {

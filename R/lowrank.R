@@ -189,10 +189,12 @@ nuclear_norm <- function(x, ...) UseMethod("nuclear_norm")
 nuclear_norm.lowrank <- function(x, ...) sum(lowrank_singular_values(x))
 
 #' @rdname lowrank
+#' @method dim lowrank
 #' @export
 dim.lowrank <- function(x) c(nrow(x$u), nrow(x$v))
 
 #' @rdname lowrank
+#' @method print lowrank
 #' @export
 print.lowrank <- function(x, digits = 4L, ...) {
   dims <- dim(x)
@@ -213,12 +215,14 @@ print.lowrank <- function(x, digits = 4L, ...) {
 setMethod("show", "lowrank", function(object) print.lowrank(object))
 
 #' @rdname lowrank
+#' @method as.matrix lowrank
 #' @export
 as.matrix.lowrank <- function(x, ...) {
   x$u %*% (x$d * t(x$v))
 }
 
 #' @rdname lowrank
+#' @method t lowrank
 #' @export
 t.lowrank <- function(x) new_lowrank(x$v, x$d, x$u)
 
@@ -290,6 +294,7 @@ setMethod("%*%", signature("lowrank", "lowrank"), function(x, y) {
 #' predict(X, c(1, 3), c(2, 4))
 #' as.matrix(X)[cbind(c(1, 3), c(2, 4))]
 #' predict(X, data.frame(row = 2, col = 1))
+#' @method predict lowrank
 #' @export
 predict.lowrank <- function(object, i, j, ...) {
   dims <- dim(object)
