@@ -1,0 +1,440 @@
+# Methods shared by every solver's result (class c("<problem>_fit", "cg_fit")).
+# Solvers build the fit; everything here only reads it.
+
+#' Fitted conditional-gradient models
+#'
+#' @description
+#' Every problem-level function of the package (e.g. [sparse_regression()],
+#' [complete_matrix()]) returns a fit of class `c("<problem>_fit", "cg_fit")`,
+#' for example `c("sparse_regression_fit", "cg_fit")`. Fits have `print()`,
+#' [summary()][summary.cg_fit()], [plot()][plot.cg_fit()],
+#' [coef()][coef.cg_fit()] and [fitted()][fitted.cg_fit()] methods, and
+#' [predict()][predict.sparse_regression_fit()] methods where predicting makes
+#' sense.
+#'
+#' The reported `gap` is always the true Frank-Wolfe duality gap at the
+#' returned iterate, computed with a full gradient; a gap computed from a
+#' stochastic gradient is not a certificate and is never reported. When the
+#' full gradient was not evaluated, `gap` is `NA`.
+#'
+#' @returns A fit is a list with elements:
+#' \describe{
+#'   \item{`solution`}{Named list of estimates. The first element is the main
+#'     estimate: the numeric coefficient vector `beta` for regression, a
+#'     [lowrank] object `X` for matrix problems; further elements hold other
+#'     parts (e.g. `Y` for robust PCA, `W` for factorization).}
+#'   \item{`objective`}{Objective value at the solution.}
+#'   \item{`gap`}{Frank-Wolfe duality gap at the solution, or `NA`.}
+#'   \item{`infeasibility`}{Constraint violation (semidefinite programs);
+#'     `NA` otherwise.}
+#'   \item{`trace`}{Data frame with one row per recorded iteration and
+#'     columns `iter`, `epoch` (passes over the data), `time` (solver seconds
+#'     so far), `objective`, `gap`, `infeasibility`, `n_grad` (stochastic
+#'     gradients used so far), `n_lmo` (linear minimization oracle calls),
+#'     `svd_rank` (rank of the partial SVD in the last oracle) and `n_matvec`
+#'     (matrix-vector products so far). `objective` and `gap` are `NA` in
+#'     rows where they were not evaluated (see `eval_every` in `control`).}
+#'   \item{`method`}{Name of the algorithm, e.g. `"sfw"`.}
+#'   \item{`problem`}{Name of the problem, e.g. `"sparse_regression"`,
+#'     `"complete_matrix"`.}
+#'   \item{`control`}{List of the control settings used: `max_iter`,
+#'     `max_time`, `tol`, `eval_every`, `progress`, `verbose`.}
+#'   \item{`converged`}{`TRUE` if the stopping tolerance was met.}
+#'   \item{`status`}{One of `"converged"`, `"max_iter"`, `"max_time"`,
+#'     `"interrupted"`, `"error"`.}
+#'   \item{`message`}{Human-readable explanation of `status`.}
+#'   \item{`iterations`}{Number of iterations run (integer).}
+#'   \item{`time`}{Solver time in seconds, excluding the evaluations made
+#'     only for the trace.}
+#'   \item{`call`}{The matched call.}
+#' }
+#' Regression fits (`sparse_regression_fit`) also hold `fitted.values`
+#' (numeric, \eqn{X\beta}{X beta} on the training rows), `radius` (the
+#' \eqn{\ell_1}{l1} ball radius) and `nobs` (number of observations).
+#'
+#' Matrix completion fits (`complete_matrix_fit`) also hold
+#' \describe{
+#'   \item{`family`}{`"gaussian"`, `"poisson"` or `"binomial"`.}
+#'   \item{`dims`}{`c(m, n)`, the size of the completed matrix.}
+#'   \item{`radius`}{The nuclear-norm ball radius.}
+#'   \item{`center`}{List with `type` (`"none"`, `"mean"` or `"both"`),
+#'     `mean` (a number), `row` (numeric, length \eqn{m}) and `col` (numeric,
+#'     length \eqn{n}): the effects removed before fitting and added back by
+#'     [predict()][predict.complete_matrix_fit()].}
+#'   \item{`fitted.values`}{Fitted values at the observed entries on the
+#'     link scale, centering included.}
+#'   \item{`obs`}{Data frame with columns `row` and `col` of the observed
+#'     entries, in the order of `fitted.values`.}
+#' }
+#' @seealso [summary.cg_fit()], [plot.cg_fit()], [coef.cg_fit()],
+#'   [predict.sparse_regression_fit()], [predict.complete_matrix_fit()],
+#'   [lowrank()].
+#' @name cg_fit
+NULL
+
+# One-line description of a solution component (vector, lowrank, matrix).
+describe_component <- function(name, value, radius = NULL) {
+  rad <- if (is.null(radius)) "" else sprintf(" (radius %s)", format(radius, digits = 4))
+  if (inherits(value, "lowrank")) {
+    dims <- dim(value)
+    s <- lowrank_singular_values(value)
+    sprintf("%s: %d x %d low-rank matrix, rank %d, nuclear norm %s%s",
+            name, dims[1], dims[2], length(s), format(sum(s), digits = 4),
+            rad)
+  } else if (is.numeric(value) && is.null(dim(value))) {
+    sprintf("%s: %d of %d nonzero, l1 norm %s%s", name,
+            sum(value != 0), length(value),
+            format(sum(abs(value)), digits = 4), rad)
+  } else if (is.matrix(value) || inherits(value, "Matrix")) {
+    nnz <- if (inherits(value, "sparseMatrix")) {
+      Matrix::nnzero(value)
+    } else {
+      sum(as.matrix(value) != 0)
+    }
+    sprintf("%s: %d x %d matrix, %d nonzero", name, nrow(value),
+            ncol(value), nnz)
+  } else {
+    sprintf("%s: object of class %s", name, class(value)[1L])
+  }
+}
+
+# Format a number for the header lines; NA stays readable.
+fmt_num <- function(x, digits = 6) {
+  if (is.null(x) || length(x) == 0L || is.na(x)) return("NA")
+  format(x, digits = digits)
+}
+
+# Header lines shared by print() and print(summary()).
+fit_header <- function(x) {
+  lines <- c(
+    sprintf("%s fit (method \"%s\")", fmt_problem(x$problem), x$method),
+    sprintf("Status: %s%s", x$status,
+            if (nzchar(x$message %||% "")) paste0(" -- ", x$message) else ""),
+    sprintf("Iterations: %s in %s s", fmt_num(x$iterations),
+            fmt_num(x$time, 3)),
+    sprintf("Objective: %s", fmt_num(x$objective)),
+    if (is.na(x$gap %||% NA)) {
+      "Duality gap: NA (not evaluated)"
+    } else {
+      sprintf("Duality gap: %s", fmt_num(x$gap, 4))
+    }
+  )
+  if (!is.na(x$infeasibility %||% NA)) {
+    lines <- c(lines, sprintf("Infeasibility: %s", fmt_num(x$infeasibility, 4)))
+  }
+  sol <- x$solution
+  if (length(sol) > 0L) {
+    nms <- names(sol) %||% rep("", length(sol))
+    nms[!nzchar(nms)] <- paste0("[[", which(!nzchar(nms)), "]]")
+    desc <- vapply(seq_along(sol), function(k) {
+      # the radius constrains the main estimate only
+      describe_component(nms[k], sol[[k]], if (k == 1L) x$radius else NULL)
+    }, "")
+    lines <- c(lines, "Solution:", paste0("  ", desc))
+  }
+  lines
+}
+
+fmt_problem <- function(problem) {
+  if (is.null(problem) || !nzchar(problem)) "cg" else problem
+}
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+#' Print and summarize a fitted model
+#'
+#' `print()` shows one screen: problem, method, status and message,
+#' iterations, solver time, final objective, duality gap and a one-line
+#' description of each part of the solution (number of nonzeros and
+#' \eqn{\ell_1}{l1} norm for vectors; rank and nuclear norm for low-rank
+#' matrices). `summary()` adds a short table of the convergence trace at
+#' about six evenly spaced evaluated iterations and the work counters.
+#'
+#' @param x,object A [cg_fit] object (for `print.summary.cg_fit()`, a
+#'   `summary.cg_fit` object).
+#' @param rows Approximate number of trace rows to show.
+#' @param ... Unused.
+#' @returns `print()` returns its argument invisibly. `summary()` returns an
+#'   object of class `summary.cg_fit`: a list with `header` (character lines
+#'   as printed by `print()`), `trace` (the selected rows of the trace, a data
+#'   frame), `n_trace` (number of rows in the full trace) and `work` (named
+#'   numeric vector of the final `n_grad`, `n_lmo` and `n_matvec`).
+#' @seealso [cg_fit] for the elements of a fit, [plot.cg_fit()].
+#' @method print cg_fit
+#' @export
+print.cg_fit <- function(x, ...) {
+  cat(fit_header(x), sep = "\n")
+  invisible(x)
+}
+
+#' @rdname print.cg_fit
+#' @method summary cg_fit
+#' @export
+summary.cg_fit <- function(object, rows = 6L, ...) {
+  tr <- object$trace
+  shown <- NULL
+  n_trace <- 0L
+  work <- c(n_grad = NA_real_, n_lmo = NA_real_, n_matvec = NA_real_)
+  if (is.data.frame(tr) && nrow(tr) > 0L) {
+    n_trace <- nrow(tr)
+    shown <- tr[trace_rows(tr, rows), intersect(c("iter", "epoch", "time",
+      "objective", "gap", "infeasibility", "n_grad", "svd_rank"), names(tr)),
+      drop = FALSE]
+    # columns that are NA throughout say nothing (e.g. infeasibility
+    # outside SDPs)
+    keep <- vapply(shown, function(col) !all(is.na(col)), TRUE)
+    shown <- shown[, keep, drop = FALSE]
+    rownames(shown) <- NULL
+    # counters are cumulative, so the total is the largest recorded value
+    for (k in names(work)) {
+      if (k %in% names(tr) && any(!is.na(tr[[k]]))) {
+        work[[k]] <- max(tr[[k]], na.rm = TRUE)
+      }
+    }
+  }
+  structure(list(header = fit_header(object), trace = shown,
+                 n_trace = n_trace, work = work),
+            class = "summary.cg_fit")
+}
+
+# About `rows` evenly spaced trace rows, first and last included, among the
+# rows where the objective was evaluated (all rows if none was).
+trace_rows <- function(tr, rows = 6L) {
+  cand <- seq_len(nrow(tr))
+  if ("objective" %in% names(tr) && any(!is.na(tr$objective))) {
+    cand <- which(!is.na(tr$objective))
+  }
+  k <- min(rows, length(cand))
+  cand[unique(round(seq(1, length(cand), length.out = k)))]
+}
+
+#' @rdname print.cg_fit
+#' @method print summary.cg_fit
+#' @export
+print.summary.cg_fit <- function(x, ...) {
+  cat(x$header, sep = "\n")
+  if (!is.null(x$trace) && nrow(x$trace) > 0L) {
+    cat(sprintf("Convergence trace (%d of %d rows):\n", nrow(x$trace),
+                x$n_trace))
+    print(x$trace, digits = 4, row.names = FALSE)
+  } else {
+    cat("Convergence trace: empty\n")
+  }
+  cat(sprintf("Work: n_grad = %s, n_lmo = %s, n_matvec = %s\n",
+              fmt_num(x$work[["n_grad"]]), fmt_num(x$work[["n_lmo"]]),
+              fmt_num(x$work[["n_matvec"]])))
+  invisible(x)
+}
+
+#' Plot the convergence of a fit
+#'
+#' Draws one base-graphics panel per combination of `what` and `against`:
+#' the objective or the duality gap along the trace, against iterations,
+#' solver time, stochastic gradients used or matrix-vector products (SVD
+#' work). The gap is drawn on a log scale, skipping rows where it was not
+#' evaluated or is not positive; the objective is drawn on a log scale when
+#' all its evaluated values are positive and on a linear scale otherwise.
+#' The graphics parameters are restored on exit.
+#'
+#' @param x A [cg_fit] object.
+#' @param what Which quantities to plot; one or both of `"objective"` and
+#'   `"gap"` (default both).
+#' @param against Horizontal axis; one or more of `"iter"`, `"time"`,
+#'   `"n_grad"`, `"n_matvec"` (default `"iter"`).
+#' @param ... Further graphical parameters passed to [plot()], e.g. `col`,
+#'   `type`, `main`.
+#' @returns `x`, invisibly.
+#' @seealso [cg_fit], [summary.cg_fit()].
+#' @importFrom graphics par plot text
+#' @method plot cg_fit
+#' @export
+plot.cg_fit <- function(x, what = c("objective", "gap"),
+                        against = c("iter", "time", "n_grad", "n_matvec"),
+                        ...) {
+  what <- match.arg(what, several.ok = TRUE)
+  # one default axis; all four panels at once are rarely wanted
+  against <- if (missing(against)) "iter" else {
+    match.arg(against, several.ok = TRUE)
+  }
+  tr <- x$trace
+  if (!is.data.frame(tr) || nrow(tr) == 0L) {
+    stop("`x` has an empty trace; nothing to plot.", call. = FALSE)
+  }
+  op <- par(mfrow = c(length(what), length(against)))
+  on.exit(par(op))
+  xlabs <- c(iter = "iteration", time = "time (s)",
+             n_grad = "stochastic gradients", n_matvec = "matrix-vector products")
+  ylabs <- c(objective = "objective", gap = "duality gap")
+  for (w in what) {
+    for (a in against) {
+      xv <- tr[[a]]
+      yv <- tr[[w]]
+      if (is.null(xv)) xv <- rep(NA_real_, nrow(tr))
+      if (is.null(yv)) yv <- rep(NA_real_, nrow(tr))
+      log_y <- if (w == "gap") TRUE else trace_log_scale(yv)
+      ok <- is.finite(xv) & is.finite(yv) & (!log_y | yv > 0)
+      defaults <- list(xlab = xlabs[[a]], ylab = ylabs[[w]],
+                       main = sprintf("%s (%s)", fmt_problem(x$problem),
+                                      x$method),
+                       type = "l", log = if (log_y) "y" else "")
+      args <- utils_modify(defaults, list(...))
+      if (!any(ok)) {
+        # keep the panel grid aligned: an empty panel with a note
+        plot(c(0, 1), c(0, 1), type = "n", axes = FALSE, xlab = args$xlab,
+             ylab = args$ylab, main = args$main)
+        text(0.5, 0.5, sprintf("%s not evaluated", ylabs[[w]]))
+        next
+      }
+      do.call(plot, c(list(xv[ok], yv[ok]), args))
+    }
+  }
+  invisible(x)
+}
+
+# Log scale for a trace column: only if it has evaluated values and all of
+# them are positive (an objective can be zero or negative).
+trace_log_scale <- function(y) {
+  y <- y[is.finite(y)]
+  length(y) > 0L && all(y > 0)
+}
+
+# modifyList() lives in utils, which the package does not import.
+utils_modify <- function(x, val) {
+  for (nm in names(val)) x[[nm]] <- val[[nm]]
+  x
+}
+
+#' Extract estimates and fitted values
+#'
+#' `coef()` returns the main estimate of a fit, the first element of its
+#' `solution`: the coefficient vector for regression, a [lowrank] object for
+#' matrix problems. `fitted()` returns the fitted values stored in the fit
+#' (for matrix completion: at the observed entries, on the link scale).
+#'
+#' @param object A [cg_fit] object.
+#' @param ... Unused.
+#' @returns `coef()`: the main estimate, `object$solution[[1]]`. `fitted()`:
+#'   the numeric vector `object$fitted.values`.
+#' @seealso [cg_fit].
+#' @importFrom stats coef fitted
+#' @method coef cg_fit
+#' @export
+coef.cg_fit <- function(object, ...) object$solution[[1L]]
+
+#' @rdname coef.cg_fit
+#' @method fitted cg_fit
+#' @export
+fitted.cg_fit <- function(object, ...) {
+  if (is.null(object$fitted.values)) {
+    stop(sprintf("this %s fit stores no fitted values.",
+                 fmt_problem(object$problem)), call. = FALSE)
+  }
+  object$fitted.values
+}
+
+#' Predict from a sparse regression fit
+#'
+#' @param object A `sparse_regression_fit` object (see [cg_fit]).
+#' @param newx Numeric matrix or `Matrix` object with one column per
+#'   coefficient (a vector is taken as a single row). If omitted, the fitted
+#'   values on the training data are returned.
+#' @param ... Unused.
+#' @returns Numeric vector `newx %*% beta`, named by the row names of `newx`
+#'   if it has any.
+#' @seealso [cg_fit].
+#' @importFrom stats predict
+#' @method predict sparse_regression_fit
+#' @export
+predict.sparse_regression_fit <- function(object, newx, ...) {
+  if (missing(newx)) return(fitted.cg_fit(object))
+  beta <- object$solution[[1L]]
+  p <- length(beta)
+  if (is.data.frame(newx)) newx <- as.matrix(newx)
+  if (is.null(dim(newx))) {
+    if (!is.numeric(newx) || length(newx) != p) {
+      stop(sprintf(paste("`newx` must be a numeric matrix with %d columns",
+                         "(one per coefficient) or a vector of length %d."),
+                   p, p), call. = FALSE)
+    }
+    newx <- matrix(newx, nrow = 1L)
+  }
+  if (!(is.numeric(newx) || inherits(newx, "Matrix"))) {
+    stop("`newx` must be a numeric matrix or a Matrix object.", call. = FALSE)
+  }
+  if (ncol(newx) != p) {
+    stop(sprintf("`newx` must have %d columns (one per coefficient), not %d.",
+                 p, ncol(newx)), call. = FALSE)
+  }
+  out <- as.vector(as.matrix(newx %*% beta))
+  names(out) <- rownames(newx)
+  out
+}
+
+#' Predict entries from a matrix completion fit
+#'
+#' Evaluates the completed matrix at (row, column) pairs in \eqn{O(r)}
+#' operations per pair, adds back the centering removed before fitting
+#' (overall mean, and row and column effects for `center = "both"`) and, for
+#' `type = "response"`, maps through the inverse link of the family
+#' (identity for gaussian, `exp` for poisson, `plogis` for binomial).
+#'
+#' @param object A `complete_matrix_fit` object (see [cg_fit]).
+#' @param newdata A data frame with columns `row` and `col`, or a two-column
+#'   integer matrix of (row, column) pairs; indices are 1-based. If omitted,
+#'   the observed entries `object$obs` are used.
+#' @param type `"link"` (default) for the linear predictor, `"response"` for
+#'   the mean of the family.
+#' @param ... Unused.
+#' @returns Numeric vector with one prediction per pair.
+#' @seealso [cg_fit], [predict.lowrank()].
+#' @method predict complete_matrix_fit
+#' @export
+predict.complete_matrix_fit <- function(object, newdata,
+                                        type = c("link", "response"), ...) {
+  type <- match.arg(type)
+  if (missing(newdata)) {
+    newdata <- object$obs
+    if (is.null(newdata)) {
+      stop("`newdata` is required: this fit stores no observed entries.",
+           call. = FALSE)
+    }
+  }
+  if (!(is.data.frame(newdata) || is.matrix(newdata))) {
+    stop(paste("`newdata` must be a data frame with columns `row` and `col`,",
+               "or a two-column integer matrix."), call. = FALSE)
+  }
+  if (is.data.frame(newdata) && !all(c("row", "col") %in% names(newdata))) {
+    stop("`newdata` must have columns `row` and `col`.", call. = FALSE)
+  }
+  pairs <- index_pairs(newdata, "newdata")
+  X <- object$solution[[1L]]
+  dims <- object$dims %||% dim(X)
+  i <- check_index(pairs$i, dims[1], "newdata", "row")
+  j <- check_index(pairs$j, dims[2], "newdata", "column")
+  eta <- lowrank_entries(X, i, j) + center_offset(object$center, i, j)
+  if (type == "link") return(eta)
+  family_linkinv(object$family)(eta)
+}
+
+# Centering removed before the fit, at pairs (i, j).
+center_offset <- function(center, i, j) {
+  type <- center$type %||% "none"
+  switch(type,
+    none = 0,
+    mean = center$mean,
+    both = center$mean + center$row[i] + center$col[j],
+    stop(sprintf("unknown centering type \"%s\" in the fit.", type),
+         call. = FALSE)
+  )
+}
+
+# Inverse link (mean function) of a family given by name.
+family_linkinv <- function(family) {
+  name <- if (is.list(family)) family$family else family
+  switch(name %||% "gaussian",
+    gaussian = identity,
+    poisson = exp,
+    binomial = stats::plogis,
+    stop(sprintf("unknown family \"%s\" in the fit.", name), call. = FALSE)
+  )
+}
