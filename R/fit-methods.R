@@ -139,7 +139,6 @@ fmt_problem <- function(problem) {
   if (is.null(problem) || !nzchar(problem)) "cg" else problem
 }
 
-`%||%` <- function(a, b) if (is.null(a)) b else a
 
 #' Print and summarize a fitted model
 #'
