@@ -1,0 +1,209 @@
+/* Top-k singular triplets and extreme eigenpairs of linear operators.
+ * Small problems: dense LAPACK on a densified copy (exact, and Lanczos has
+ * nothing to gain there). Large ones: RSpectra's Lanczos solver through its
+ * registered C API on a matrix-free operator. */
+#include "stochcg.h"
+#include <SpectraC.h>
+#include <R_ext/Rdynload.h>
+#include <string.h>
+#include <math.h>
+
+#define CG_DENSE_MAX 32   /* at or below this size LAPACK beats Lanczos */
+
+static eigs_sym_c_funtype spectra_eigs_sym(void)
+{
+    /* looked up once: R_GetCCallable walks a registry */
+    static eigs_sym_c_funtype fun = NULL;
+    if (fun == NULL)
+        /* via void (*)(void), the generic function pointer type */
+        fun = (eigs_sym_c_funtype) (void (*)(void)) R_GetCCallable("RSpectra", "eigs_sym_c");
+    return fun;
+}
+
+static double nrm2(int n, const double *x)
+{
+    const int inc = 1;
+    return n > 0 ? F77_CALL(dnrm2)(&n, x, &inc) : 0.0;
+}
+
+/* order[0..k) = indices of vals sorted decreasingly (insertion sort: k small) */
+static void order_decreasing(const double *vals, int k, int *order)
+{
+    for (int a = 0; a < k; a++) {
+        int t = a;
+        while (t > 0 && vals[order[t - 1]] < vals[a]) { order[t] = order[t - 1]; t--; }
+        order[t] = a;
+    }
+}
+
+/* ------------------------------------------------------------ dense SVD */
+static int svds_dense(cg_linop *A, int k, double *d, double *u, double *v)
+{
+    int m = A->m, n = A->n, mn = m < n ? m : n, info = 0, lwork = -1;
+    double *X = (double *) R_alloc((size_t) m * n, sizeof(double));
+    cg_linop_densify(A, X);
+    double *s = (double *) R_alloc(mn, sizeof(double));
+    double *U = (double *) R_alloc((size_t) m * mn, sizeof(double));
+    double *VT = (double *) R_alloc((size_t) mn * n, sizeof(double));
+    int *iwork = (int *) R_alloc(8 * (size_t) mn, sizeof(int));
+    double wq;
+    F77_CALL(dgesdd)("S", &m, &n, X, &m, s, U, &m, VT, &mn, &wq, &lwork,
+                     iwork, &info FCONE);
+    if (info != 0) return CG_ERR_SVD;
+    lwork = (int) wq;
+    double *work = (double *) R_alloc(lwork, sizeof(double));
+    F77_CALL(dgesdd)("S", &m, &n, X, &m, s, U, &m, VT, &mn, work, &lwork,
+                     iwork, &info FCONE);
+    if (info != 0) return CG_ERR_SVD;
+    for (int j = 0; j < k; j++) {          /* LAPACK: already decreasing */
+        d[j] = s[j];
+        memcpy(u + (size_t) j * m, U + (size_t) j * m, (size_t) m * sizeof(double));
+        for (int c = 0; c < n; c++) v[(size_t) j * n + c] = VT[(size_t) c * mn + j];
+    }
+    return CG_OK;
+}
+
+/* ------------------------------------------------------- Lanczos on Gram */
+typedef struct { cg_linop *A; double *tmp; int right; } gram_data;
+
+/* right: x -> A'(A x) (size n); else x -> A(A' x) (size m) */
+static void gram_op(const double *x, double *y, int dim, void *data)
+{
+    gram_data *g = (gram_data *) data;
+    if (g->right) { g->A->mult(g->A, x, g->tmp); g->A->tmult(g->A, g->tmp, y); }
+    else          { g->A->tmult(g->A, x, g->tmp); g->A->mult(g->A, g->tmp, y); }
+}
+
+static int ncv_for(int dim, int k)
+{
+    int ncv = 2 * k + 1 > 20 ? 2 * k + 1 : 20;
+    return ncv < dim ? ncv : dim;
+}
+
+static int svds_lanczos(cg_linop *A, int k, double *d, double *u, double *v)
+{
+    const int m = A->m, n = A->n, right = n <= m;
+    const int dim = right ? n : m, other = right ? m : n;
+    gram_data g = { A, (double *) R_alloc(other, sizeof(double)), right };
+    spectra_opts opts = { 0 /* LM */, ncv_for(dim, k), 1e-10, 1000, 1 };
+    double *evals = (double *) R_alloc(k, sizeof(double));
+    double *evecs = (double *) R_alloc((size_t) dim * k, sizeof(double));
+    int nconv = 0, niter = 0, nops = 0, info = 0;
+    spectra_eigs_sym()(gram_op, dim, k, &opts, &g, &nconv, &niter, &nops,
+                       evals, evecs, &info);
+    if (info != 0 || nconv < k) return CG_ERR_SVD;
+
+    int *order = (int *) R_alloc(k, sizeof(int));
+    order_decreasing(evals, k, order);
+    double *same = right ? v : u, *opp = right ? u : v;   /* Ritz side, other side */
+    for (int j = 0; j < k; j++) {
+        double *x = same + (size_t) j * dim, *y = opp + (size_t) j * other;
+        memcpy(x, evecs + (size_t) order[j] * dim, (size_t) dim * sizeof(double));
+        if (right) A->mult(A, x, y); else A->tmult(A, x, y);
+        /* sigma = ||A v|| equals sqrt(eval) for a Ritz vector, but keeps
+         * full relative accuracy when sigma^2 is below eps * sigma_max^2 */
+        double sig = nrm2(other, y);
+        d[j] = sig;
+        if (sig > 0.0) {
+            for (int c = 0; c < other; c++) y[c] /= sig;
+        } else {                     /* null direction: any unit vector */
+            memset(y, 0, (size_t) other * sizeof(double));
+            y[0] = 1.0;
+        }
+    }
+    /* ||A v|| can reorder near-ties of the Ritz values by rounding */
+    for (int a = 1; a < k; a++) if (d[a] > d[a - 1]) {
+        double *tmp = (double *) R_alloc((size_t) (m > n ? m : n), sizeof(double));
+        for (int b = a; b > 0 && d[b] > d[b - 1]; b--) {
+            double t = d[b]; d[b] = d[b - 1]; d[b - 1] = t;
+            double *cols[2] = { u, v }; int len[2] = { m, n };
+            for (int s = 0; s < 2; s++) {
+                double *c0 = cols[s] + (size_t) (b - 1) * len[s], *c1 = c0 + len[s];
+                memcpy(tmp, c0, (size_t) len[s] * sizeof(double));
+                memcpy(c0, c1, (size_t) len[s] * sizeof(double));
+                memcpy(c1, tmp, (size_t) len[s] * sizeof(double));
+            }
+        }
+    }
+    return CG_OK;
+}
+
+int cg_svds(cg_linop *A, int k, double *d, double *u, double *v)
+{
+    const int m = A->m, n = A->n, mn = m < n ? m : n;
+    if (k < 1 || k > mn) return CG_ERR_DOMAIN;
+    if (mn <= CG_DENSE_MAX || 2 * k >= mn) return svds_dense(A, k, d, u, v);
+    return svds_lanczos(A, k, d, u, v);
+}
+
+/* ------------------------------------------------- symmetric eigenpairs */
+static int eigs_dense(cg_linop *A, int k, int which, double *vals, double *vecs)
+{
+    int n = A->n, info = 0, lwork = -1, liwork = -1, found = 0;
+    double *X = (double *) R_alloc((size_t) n * n, sizeof(double));
+    cg_linop_densify(A, X);
+    /* LAPACK reads one triangle; average both so a slightly asymmetric
+     * operator gives the eigenpairs of its symmetric part */
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < j; i++)
+            X[(size_t) j * n + i] = 0.5 * (X[(size_t) j * n + i] + X[(size_t) i * n + j]);
+    int il = which > 0 ? n - k + 1 : 1, iu = which > 0 ? n : k;
+    double vl = 0.0, vu = 0.0, abstol = 0.0, wq;
+    int iwq;
+    double *w = (double *) R_alloc(n, sizeof(double));
+    double *Z = (double *) R_alloc((size_t) n * k, sizeof(double));
+    int *isuppz = (int *) R_alloc(2 * (size_t) k, sizeof(int));
+    F77_CALL(dsyevr)("V", "I", "U", &n, X, &n, &vl, &vu, &il, &iu, &abstol, &found,
+                     w, Z, &n, isuppz, &wq, &lwork, &iwq, &liwork, &info
+                     FCONE FCONE FCONE);
+    if (info != 0) return CG_ERR_LAPACK;
+    lwork = (int) wq; liwork = iwq;
+    double *work = (double *) R_alloc(lwork, sizeof(double));
+    int *iwork = (int *) R_alloc(liwork, sizeof(int));
+    F77_CALL(dsyevr)("V", "I", "U", &n, X, &n, &vl, &vu, &il, &iu, &abstol, &found,
+                     w, Z, &n, isuppz, work, &lwork, iwork, &liwork, &info
+                     FCONE FCONE FCONE);
+    if (info != 0 || found != k) return CG_ERR_LAPACK;
+    /* dsyevr returns ascending; report from the requested end inward */
+    for (int j = 0; j < k; j++) {
+        int src = which > 0 ? k - 1 - j : j;
+        vals[j] = w[src];
+        memcpy(vecs + (size_t) j * n, Z + (size_t) src * n, (size_t) n * sizeof(double));
+    }
+    return CG_OK;
+}
+
+static void linop_op(const double *x, double *y, int n, void *data)
+{
+    cg_linop *A = (cg_linop *) data;
+    A->mult(A, x, y);
+}
+
+/* vals are ordered from the requested end inward: decreasing for which = +1,
+ * increasing for which = -1. */
+int cg_eigs_sym(cg_linop *A, int k, int which, double *vals, double *vecs)
+{
+    const int n = A->n;
+    if (A->m != n || k < 1 || k > n || (which != 1 && which != -1)) return CG_ERR_DOMAIN;
+    if (n <= CG_DENSE_MAX || 2 * k >= n) return eigs_dense(A, k, which, vals, vecs);
+
+    spectra_opts opts = { which > 0 ? 3 /* LA */ : 7 /* SA */, ncv_for(n, k),
+                          1e-10, 1000, 1 };
+    double *ev = (double *) R_alloc(k, sizeof(double));
+    double *evec = (double *) R_alloc((size_t) n * k, sizeof(double));
+    int nconv = 0, niter = 0, nops = 0, info = 0;
+    spectra_eigs_sym()(linop_op, n, k, &opts, A, &nconv, &niter, &nops,
+                       ev, evec, &info);
+    if (info != 0 || nconv < k) return CG_ERR_SVD;
+    /* sort by which * value, decreasing */
+    double *key = (double *) R_alloc(k, sizeof(double));
+    int *order = (int *) R_alloc(k, sizeof(int));
+    for (int j = 0; j < k; j++) key[j] = which * ev[j];
+    order_decreasing(key, k, order);
+    for (int j = 0; j < k; j++) {
+        vals[j] = ev[order[j]];
+        memcpy(vecs + (size_t) j * n, evec + (size_t) order[j] * n,
+               (size_t) n * sizeof(double));
+    }
+    return CG_OK;
+}

@@ -1,0 +1,106 @@
+/* Matrix sets: nuclear-norm ball and trace-bounded PSD cone / spectrahedron.
+ * LMOs need one extreme singular/eigen pair of the gradient operator;
+ * projections need a full decomposition of a dense matrix. */
+#include "stochcg.h"
+#include <string.h>
+#include <math.h>
+
+/* argmin_{||S||_* <= r} <G, S> = -r u1 v1' for the top singular pair. */
+int cg_lmo_nuclear(cg_linop *G, double radius, double *u, double *v, double *sigma)
+{
+    (void) radius;                /* the atom's scale is the caller's */
+    return cg_svds(G, 1, sigma, u, v);
+}
+
+/* argmin <G, S> over {S psd, tr S <= r} (or == r with equality): r v v' for
+ * the smallest eigenpair (v, lambda) when lambda < 0 or the trace is fixed,
+ * else S = 0. Returns 1 for the atom r v v', 0 for S = 0, and -status when
+ * the eigensolver fails. */
+int cg_lmo_psd(cg_linop *G, double radius, int equality, double *v, double *lambda)
+{
+    (void) radius;
+    int st = cg_eigs_sym(G, 1, -1, lambda, v);
+    if (st != CG_OK) return -st;
+    return (equality || *lambda < 0.0) ? 1 : 0;
+}
+
+/* Projection onto the nuclear ball: keep the singular vectors and project the
+ * singular values onto {s >= 0, sum s <= r}. */
+int cg_proj_nuclear_dense(double *X, int m, int n, double radius)
+{
+    int mn = m < n ? m : n, info = 0, lwork = -1;
+    if (mn == 0) return CG_OK;
+    double *s = (double *) R_alloc(mn, sizeof(double));
+    double *U = (double *) R_alloc((size_t) m * mn, sizeof(double));
+    double *VT = (double *) R_alloc((size_t) mn * n, sizeof(double));
+    int *iwork = (int *) R_alloc(8 * (size_t) mn, sizeof(int));
+    double wq;
+    F77_CALL(dgesdd)("S", &m, &n, X, &m, s, U, &m, VT, &mn, &wq, &lwork,
+                     iwork, &info FCONE);
+    if (info != 0) return CG_ERR_LAPACK;
+    lwork = (int) wq;
+    double *work = (double *) R_alloc(lwork, sizeof(double));
+    F77_CALL(dgesdd)("S", &m, &n, X, &m, s, U, &m, VT, &mn, work, &lwork,
+                     iwork, &info FCONE);
+    if (info != 0) return CG_ERR_LAPACK;
+
+    double *pw = (double *) R_alloc(2 * (size_t) mn, sizeof(double));
+    cg_proj_spectrum(s, mn, radius, 0, pw);
+    int r = 0;                    /* s stays decreasing: rank = leading nonzeros */
+    while (r < mn && s[r] > 0.0) r++;
+    if (r == 0) { memset(X, 0, (size_t) m * n * sizeof(double)); return CG_OK; }
+    for (int j = 0; j < r; j++)
+        for (int i = 0; i < m; i++) U[(size_t) j * m + i] *= s[j];
+    const double one = 1.0, zero = 0.0;
+    F77_CALL(dgemm)("N", "N", &m, &n, &r, &one, U, &m, VT, &mn, &zero, X, &m
+                    FCONE FCONE);
+    return CG_OK;
+}
+
+/* Projection onto {S psd, tr S <= r} (or tr S == r): eigendecompose the
+ * symmetric part and project the eigenvalues (the clip at 0 happens inside
+ * cg_proj_spectrum for the inequality; the simplex projection handles
+ * negative eigenvalues directly for the equality). */
+int cg_proj_psd_dense(double *X, int n, double radius, int equality)
+{
+    if (n == 0) return CG_OK;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < j; i++) {
+            double a = 0.5 * (X[(size_t) j * n + i] + X[(size_t) i * n + j]);
+            X[(size_t) j * n + i] = X[(size_t) i * n + j] = a;
+        }
+    int info = 0, lwork = -1, liwork = -1, found = 0, il = 1, iu = n, iwq;
+    double vl = 0.0, vu = 0.0, abstol = 0.0, wq;
+    double *w = (double *) R_alloc(n, sizeof(double));
+    double *Z = (double *) R_alloc((size_t) n * n, sizeof(double));
+    int *isuppz = (int *) R_alloc(2 * (size_t) n, sizeof(int));
+    F77_CALL(dsyevr)("V", "A", "U", &n, X, &n, &vl, &vu, &il, &iu, &abstol, &found,
+                     w, Z, &n, isuppz, &wq, &lwork, &iwq, &liwork, &info
+                     FCONE FCONE FCONE);
+    if (info != 0) return CG_ERR_LAPACK;
+    lwork = (int) wq; liwork = iwq;
+    double *work = (double *) R_alloc(lwork, sizeof(double));
+    int *iwork = (int *) R_alloc(liwork, sizeof(int));
+    F77_CALL(dsyevr)("V", "A", "U", &n, X, &n, &vl, &vu, &il, &iu, &abstol, &found,
+                     w, Z, &n, isuppz, work, &lwork, iwork, &liwork, &info
+                     FCONE FCONE FCONE);
+    if (info != 0 || found != n) return CG_ERR_LAPACK;
+
+    double *pw = (double *) R_alloc(2 * (size_t) n, sizeof(double));
+    cg_proj_spectrum(w, n, radius, equality, pw);
+    /* X = sum_{w_j > 0} w_j z_j z_j' as a symmetric rank-k update, so the
+     * result is exactly symmetric */
+    int k = 0;
+    for (int j = 0; j < n; j++) if (w[j] > 0.0) {
+        const double sw = sqrt(w[j]);
+        for (int i = 0; i < n; i++) Z[(size_t) k * n + i] = sw * Z[(size_t) j * n + i];
+        k++;
+    }
+    memset(X, 0, (size_t) n * n * sizeof(double));
+    if (k == 0) return CG_OK;
+    const double one = 1.0, zero = 0.0;
+    F77_CALL(dsyrk)("U", "N", &n, &k, &one, Z, &n, &zero, X, &n FCONE FCONE);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < j; i++) X[(size_t) i * n + j] = X[(size_t) j * n + i];
+    return CG_OK;
+}

@@ -1,0 +1,152 @@
+/* Vector sets: LMOs (argmin_{s in C} <g, s>) and Euclidean projections for
+ * the l1 ball, lp balls, the simplex, boxes and the capped simplex.
+ * Projections sort a copy of the input, so y and x may be the same array. */
+#include "stochcg.h"
+#include <string.h>
+#include <math.h>
+
+/* ---------------------------------------------------------------- LMOs */
+/* l1 ball of radius r: the minimizer is the vertex -r sign(g_i) e_i at the
+ * largest |g_i| (smallest index on ties). sign(0) is taken as +1, so g = 0
+ * gives idx = 0, val = -r (every vertex is optimal then). */
+void cg_lmo_l1(const double *g, int n, double radius, int *idx, double *val)
+{
+    int best = 0;
+    double amax = n > 0 ? fabs(g[0]) : 0.0;
+    for (int i = 1; i < n; i++) if (fabs(g[i]) > amax) { amax = fabs(g[i]); best = i; }
+    *idx = best;
+    *val = (n > 0 && g[best] < 0.0) ? radius : -radius;
+}
+
+/* lp ball, p > 1 (p = Inf allowed): by Hoelder equality with the dual norm
+ * q = p / (p - 1), s_i = -r sign(g_i) |g_i|^(q-1) / ||g||_q^(q-1). Entries are
+ * scaled by max |g| first so that |g|^q cannot overflow or underflow.
+ * g = 0 gives s = 0 (every point is optimal). */
+void cg_lmo_lp(const double *g, int n, double radius, double p, double *s)
+{
+    double q = isfinite(p) ? p / (p - 1.0) : 1.0, gmax = 0.0, sq = 0.0;
+    for (int i = 0; i < n; i++) if (fabs(g[i]) > gmax) gmax = fabs(g[i]);
+    if (gmax == 0.0) { memset(s, 0, (size_t) n * sizeof(double)); return; }
+    for (int i = 0; i < n; i++) sq += pow(fabs(g[i]) / gmax, q);
+    const double denom = pow(sq, (q - 1.0) / q);
+    for (int i = 0; i < n; i++) {
+        double a = fabs(g[i]) / gmax;
+        double si = (g[i] == 0.0) ? 0.0 : radius * pow(a, q - 1.0) / denom;
+        s[i] = g[i] > 0.0 ? -si : si;
+    }
+}
+
+/* simplex {s >= 0, sum s = r}: vertex r e_i at the smallest g_i (smallest
+ * index on ties) */
+void cg_lmo_simplex(const double *g, int n, double radius, int *idx)
+{
+    int best = 0;
+    for (int i = 1; i < n; i++) if (g[i] < g[best]) best = i;
+    *idx = best;
+}
+
+/* box [lo, hi]: coordinatewise; g_i = 0 picks hi_i */
+void cg_lmo_box(const double *g, int n, const double *lo, const double *hi, double *s)
+{
+    for (int i = 0; i < n; i++) s[i] = g[i] > 0.0 ? lo[i] : hi[i];
+}
+
+/* ---------------------------------------------------------- projections */
+/* Threshold tau with sum_i max(a_i - tau, 0) = r (r >= 0), by sorting
+ * (Held-Wolfe-Crowder / Duchi et al.): with a sorted decreasingly, tau =
+ * (sum_{j<=rho} a_j - r) / rho for the largest rho with a_rho > tau_rho.
+ * Uses work[0..n). */
+static double simplex_tau(const double *a, int n, double radius, double *work)
+{
+    memcpy(work, a, (size_t) n * sizeof(double));
+    R_qsort(work, 1, (size_t) n);               /* ascending */
+    double csum = 0.0, tau = work[n - 1] - radius;
+    for (int j = 1; j <= n; j++) {
+        const double aj = work[n - j];
+        csum += aj;
+        const double t = (csum - radius) / j;
+        if (aj > t) tau = t; else break;        /* condition holds on a prefix */
+    }
+    return tau;
+}
+
+void cg_proj_simplex(const double *y, int n, double radius, double *x, double *work)
+{
+    if (n <= 0) return;
+    const double tau = simplex_tau(y, n, radius, work);
+    for (int i = 0; i < n; i++) x[i] = y[i] > tau ? y[i] - tau : 0.0;
+}
+
+/* l1 ball: identity inside; outside, soft-thresholding at the simplex
+ * threshold of |y| (the projection keeps signs). */
+void cg_proj_l1(const double *y, int n, double radius, double *x, double *work)
+{
+    double norm1 = 0.0;
+    for (int i = 0; i < n; i++) norm1 += fabs(y[i]);
+    if (norm1 <= radius) {
+        if (x != y) memcpy(x, y, (size_t) n * sizeof(double));
+        return;
+    }
+    double *a = work + n;
+    for (int i = 0; i < n; i++) a[i] = fabs(y[i]);
+    const double tau = simplex_tau(a, n, radius, work);
+    for (int i = 0; i < n; i++) {
+        const double m = a[i] - tau;
+        x[i] = m > 0.0 ? (y[i] < 0.0 ? -m : m) : 0.0;
+    }
+}
+
+/* capped simplex {0 <= x <= cap, sum x = r}, 0 <= r <= n cap: x_i =
+ * clip(y_i - tau, 0, cap) where f(tau) = sum_i clip(y_i - tau, 0, cap) = r.
+ * f is nonincreasing and piecewise linear with breakpoints y_i - cap (term
+ * leaves cap) and y_i (term reaches 0); its slope between breakpoints is
+ * minus the number of terms strictly inside (0, cap). Both breakpoint lists
+ * are the sorted y (shifted by cap for the first), so one sort and a merge
+ * sweep from the left find the segment holding r; f is linear there, which
+ * makes tau exact. r >= n cap returns x = cap (the closest box corner when
+ * the set is empty). Uses work[0..n). */
+void cg_proj_capped_simplex(const double *y, int n, double radius, double cap,
+                            double *x, double *work)
+{
+    if (n <= 0) return;
+    double *s = work;
+    memcpy(s, y, (size_t) n * sizeof(double));
+    R_qsort(s, 1, (size_t) n);
+    double tau = s[0] - cap, f = n * cap;       /* f(tau) = n cap at the left */
+    if (radius < f) {
+        int i = 0, j = 0, active = 0;
+        /* upper breakpoints s[i] - cap precede lower ones s[i], so j <= i */
+        while (j < n) {
+            const int up = i < n && s[i] - cap <= s[j];
+            const double t = up ? s[i] - cap : s[j];
+            const double fn = f - active * (t - tau);
+            if (fn <= radius) {
+                if (active > 0) tau += (f - radius) / active;
+                break;
+            }
+            f = fn; tau = t;
+            if (up) { active++; i++; } else { active--; j++; }
+        }
+        if (j == n) tau = s[n - 1];           /* radius <= 0: all zero */
+    }
+    for (int k = 0; k < n; k++) {
+        const double v = y[k] - tau;
+        x[k] = v <= 0.0 ? 0.0 : (v >= cap ? cap : v);
+    }
+}
+
+/* Spectra: equality -> the simplex {s >= 0, sum s = r}; otherwise
+ * {s >= 0, sum s <= r}, whose projection is the clip at 0 when that already
+ * fits, and the simplex projection otherwise (the multiplier of the sum
+ * constraint is then positive, and clipping negative entries first does not
+ * change the result). */
+void cg_proj_spectrum(double *s, int k, double radius, int equality, double *work)
+{
+    if (k <= 0) return;
+    if (!equality) {
+        double sum = 0.0;
+        for (int i = 0; i < k; i++) { if (s[i] < 0.0) s[i] = 0.0; sum += s[i]; }
+        if (sum <= radius) return;
+    }
+    cg_proj_simplex(s, k, radius, s, work);
+}
