@@ -1,0 +1,4 @@
+library(testthat)
+library(stochcg)
+
+test_check("stochcg")
