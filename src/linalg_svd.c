@@ -112,8 +112,9 @@ static int svds_lanczos(cg_linop *A, int k, double *d, double *u, double *v)
         }
     }
     /* ||A v|| can reorder near-ties of the Ritz values by rounding */
+    double *tmp = NULL;
     for (int a = 1; a < k; a++) if (d[a] > d[a - 1]) {
-        double *tmp = (double *) R_alloc((size_t) (m > n ? m : n), sizeof(double));
+        if (tmp == NULL) tmp = (double *) R_alloc((size_t) (m > n ? m : n), sizeof(double));
         for (int b = a; b > 0 && d[b] > d[b - 1]; b--) {
             double t = d[b]; d[b] = d[b - 1]; d[b - 1] = t;
             double *cols[2] = { u, v }; int len[2] = { m, n };
