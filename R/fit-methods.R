@@ -259,13 +259,13 @@ plot.cg_fit <- function(x, what = c("objective", "gap"),
   if (!is.data.frame(tr) || nrow(tr) == 0L) {
     stop("`x` has an empty trace; nothing to plot.", call. = FALSE)
   }
-  op <- par(mfrow = c(length(what), length(against)))
+  op <- par(mfrow = c(length(against), length(what)))   # quantities side by side
   on.exit(par(op))
   xlabs <- c(iter = "iteration", time = "time (s)",
              n_grad = "stochastic gradients", n_matvec = "matrix-vector products")
   ylabs <- c(objective = "objective", gap = "duality gap")
-  for (w in what) {
-    for (a in against) {
+  for (a in against) {
+    for (w in what) {
       xv <- tr[[a]]
       yv <- tr[[w]]
       if (is.null(xv)) xv <- rep(NA_real_, nrow(tr))
