@@ -9,7 +9,7 @@
 typedef struct {
     const cg_control *ctl;
     cg_trace *tr;
-    double t0, paused, n_grad, n_lmo, obj, gap, last_check;
+    double t0, paused, n_grad, n_lmo, obj, gap, last_check, last_progress;
     int last_eval;
 } run_state;
 
@@ -44,7 +44,7 @@ static int after_iter(run_state *r, cg_problem *P, int t, int stochastic)
         if (stochastic && small_gap(r, r->gap)) return CG_STOP_TOL;
     }
     double now = elapsed(r);
-    cg_progress(ctl, t, now, r->obj, r->gap, 0);
+    cg_progress(ctl, &r->last_progress, t, now, r->obj, r->last_eval, 0);
     if (now > ctl->max_time) return CG_STOP_TIME;
     double wall = cg_clock();
     if (wall - r->last_check > 0.05) {
@@ -57,7 +57,7 @@ static int after_iter(run_state *r, cg_problem *P, int t, int stochastic)
 static void start(run_state *r, cg_problem *P, const cg_control *ctl, cg_trace *tr)
 {
     r->ctl = ctl; r->tr = tr; r->paused = 0; r->n_grad = 0; r->n_lmo = 0;
-    r->obj = NA_REAL; r->gap = NA_REAL; r->last_eval = -1;
+    r->obj = NA_REAL; r->gap = NA_REAL; r->last_eval = -1; r->last_progress = -1;
     r->t0 = r->last_check = cg_clock();
     evaluate(r, P, 0);
 }
@@ -65,7 +65,7 @@ static void start(run_state *r, cg_problem *P, const cg_control *ctl, cg_trace *
 static void finish(run_state *r, cg_problem *P, int iters)
 {
     if (r->last_eval != iters) evaluate(r, P, iters);
-    cg_progress(r->ctl, iters, elapsed(r), r->obj, r->gap, 1);
+    cg_progress(r->ctl, &r->last_progress, iters, elapsed(r), r->obj, r->last_eval, 1);
 }
 
 static double step_size(const cg_solver_opts *o, cg_problem *P, int t)

@@ -127,8 +127,8 @@ double cg_clock(void);                           /* monotonic seconds */
 /* TRUE if the user pressed Ctrl-C; never longjmps, so solvers can return
  * the iterate they have. */
 int    cg_interrupted(void);
-void   cg_progress(const cg_control *ctl, int iter, double time, double obj,
-                   double gap, int final);
+void   cg_progress(const cg_control *ctl, double *last, int iter, double time,
+                   double obj, int eval_iter, int final);
 
 /* ---------------------------------------------------------- problems */
 /* A problem owns its iterate x and its gradient estimator. Solvers combine

@@ -68,15 +68,19 @@ int cg_interrupted(void)
     return !R_ToplevelExec(check_interrupt_fn, NULL);
 }
 
-/* One status line, rewritten in place, for fits longer than ~2 seconds. */
-void cg_progress(const cg_control *ctl, int iter, double time, double obj,
-                 double gap, int final)
+/* One status line, rewritten in place, for fits longer than ~2 seconds.
+ * `last` (per run) holds when the line was last drawn, -1 if never; the
+ * objective shown is the latest trace evaluation, made at `eval_iter`. */
+void cg_progress(const cg_control *ctl, double *last, int iter, double time,
+                 double obj, int eval_iter, int final)
 {
-    static double last = -1.0;
     if (!ctl->progress) return;
-    if (!final && (time < 2.0 || (last >= 0 && time - last < 0.5 && time >= last))) return;
-    if (final && last < 0) return;            /* fast fit: nothing was shown */
-    last = final ? -1.0 : time;
-    REprintf("\r  iter %7d  %7.1fs  objective %-12.6g gap %-10.3g%s", iter, time,
-             obj, gap, final ? "\n" : "");
+    if (final) {
+        if (*last >= 0) REprintf("\n");
+        return;
+    }
+    if (time < 2.0 || (*last >= 0 && time - *last < 0.5)) return;
+    *last = time;
+    REprintf("\r  iter %7d  %7.1fs  objective %-12.6g (at iter %d)   ", iter, time,
+             obj, eval_iter);
 }
