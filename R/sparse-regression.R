@@ -15,8 +15,12 @@
 #' `"replace"` draws rows with replacement for ever (an i.i.d. stream from the
 #' empirical distribution). A Frank-Wolfe step moves one coordinate, so it
 #' costs \eqn{O(p)}; a new row costs \eqn{O(p^2)} (dense) or
-#' \eqn{O(\mathrm{nnz}^2)} (sparse row). The statistics need \eqn{p^2} doubles,
-#' so `p` is limited to 16000.
+#' \eqn{O(\mathrm{nnz}^2)} (sparse row), and memory is \eqn{p^2} doubles
+#' (`gram = TRUE`, the default for \eqn{p \le 2000}). For larger `p` the same
+#' estimate is kept through the fitted values of the drawn rows instead
+#' (`gram = FALSE`): a step costs \eqn{O(\text{rows drawn})} and a gradient
+#' \eqn{O(\mathrm{nnz})} of the drawn rows, with memory \eqn{O(n + p)}. Both
+#' give the same iterates up to rounding.
 #'
 #' No intercept is fitted: centre `y` and the columns of `X` first if needed.
 #'
@@ -37,6 +41,8 @@
 #'   (\eqn{K/(t+K-1)}, the default for `"sfw"`).
 #' @param K Step-size parameter of `step = "sfw"` (a positive integer).
 #' @param step_size Step of `"spg"`; `NULL` for \eqn{1/L}.
+#' @param gram Keep the Gram matrix of the drawn rows (`TRUE`) or their
+#'   fitted values (`FALSE`); `NULL` chooses `TRUE` when `p <= 2000`.
 #' @param control Solver settings from [cg_control()].
 #' @returns A fit of class `c("sparse_regression_fit", "cg_fit")`; see
 #'   [cg_fit]. `coef()` gives \eqn{\beta}, `predict(fit, newx)` predictions.
@@ -56,7 +62,7 @@ sparse_regression <- function(X, y, radius, method = c("sfw", "fw", "spg"),
                               batch_size = NULL,
                               sampling = c("shuffle", "stream", "replace"),
                               step = NULL, K = 2L, step_size = NULL,
-                              control = cg_control()) {
+                              gram = NULL, control = cg_control()) {
   call <- match.call()
   # ---- error checking
   method <- match_choice(method, c("sfw", "fw", "spg"), "method")
@@ -64,8 +70,6 @@ sparse_regression <- function(X, y, radius, method = c("sfw", "fw", "spg"),
   X <- check_design(X, "X")
   n <- nrow(X); p <- ncol(X)
   if (n < 1L || p < 1L) stop_arg("X", "must have at least one row and one column")
-  if (p > 16000L) stop_arg("X", "has ", p, " columns; the sufficient statistics ",
-                           "need p^2 doubles, so at most 16000 are supported")
   y <- check_vector(y, "y", n)
   if (missing(radius)) stop_arg("radius", "is missing, with no default")
   check_radius(radius)
@@ -74,6 +78,10 @@ sparse_regression <- function(X, y, radius, method = c("sfw", "fw", "spg"),
   if (is.null(batch_size)) batch_size <- max(1L, ceiling(n / 500))
   check_count(batch_size, "batch_size")
   if (!is.null(step_size)) check_number(step_size, "step_size", min = 0, strict_min = TRUE)
+  if (is.null(gram)) gram <- p <= 2000L
+  check_flag(gram, "gram")
+  if (gram && p > 16000L)
+    stop_arg("gram", "= TRUE needs p^2 doubles; with ", p, " columns use gram = FALSE")
   control <- as_control(control)
 
   # ---- problem spec
@@ -81,6 +89,7 @@ sparse_regression <- function(X, y, radius, method = c("sfw", "fw", "spg"),
   spec <- list(problem = "regression", method = method, step = step,
                K = as.integer(K), eta = if (is.null(step_size)) -1 else step_size,
                n = n, p = p, y = y, radius = as.double(radius), sparse = sparse,
+               gram = gram,
                batch_size = as.integer(min(batch_size, n)),
                sampling = if (method == "fw") 1L else sampling_code(sampling),
                lipschitz = if (method == "spg") design_lipschitz(X) else 1)

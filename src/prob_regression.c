@@ -1,16 +1,20 @@
 /* Least squares over the l1 ball (Lafond et al. 2015, sections 3.1 and 3.3):
  *   min_theta  1/(2n) ||y - X theta||^2   s.t.  ||theta||_1 <= radius.
- * The gradient estimate is built from running sufficient statistics of the
- * rows drawn so far (eq. 23): S = sum x x', b = sum x y, and S theta is kept
- * up to date, so a Frank-Wolfe step (one new vertex) costs O(p) and a batch
- * of B new rows O(B p^2) (dense) or O(B nnz(row)^2) (sparse). */
+ * The gradient estimate averages the rows drawn so far (with multiplicity).
+ * Two exact representations of it, chosen by the caller:
+ *  - Gram (eq. 23): running S = sum x x', b = sum x y and S theta. A FW step
+ *    (one new vertex) costs O(p), a new row O(p^2) (dense) or O(nnz^2)
+ *    (sparse); memory p^2. Best when p is moderate.
+ *  - residual: the fitted values x_k' theta of the drawn rows. A FW step
+ *    costs O(|drawn|), the gradient O(nnz of the drawn rows); memory O(n).
+ *    Best when p is large. */
 #include "stochcg.h"
 #include "prob_sampler.h"
 #include <string.h>
 #include <math.h>
 
 typedef struct {
-    int n, p, sparse;
+    int n, p, sparse, gram;
     const double *X;                 /* dense n x p, column-major */
     const int *rp, *ci; const double *rx;  /* sparse X by rows (CSR) */
     const int *cp, *ri; const double *cx;  /* sparse X by columns (CSC) */
@@ -18,10 +22,31 @@ typedef struct {
     double radius, lipschitz;
     cg_sampler smp;
     int *batch_idx;
-    double *S, *b, *theta, *Stheta, *g, *work, *xrow;   /* S: upper triangle */
-    double *res, *gfull;            /* trace-only evaluation scratch */
-    int s_idx; double s_val;        /* last LMO vertex s = s_val * e_s_idx */
+    double *theta, *g, *work, *xrow;
+    /* Gram representation */
+    double *S, *b, *Stheta;          /* S: upper triangle */
+    /* residual representation: drawn rows in order of first draw */
+    int nd, *drow, *pos;             /* pos[row] = index in drow or -1 */
+    double *cnt, *xt, *xi;           /* multiplicity, x'theta, X[row, s_idx] */
+    double *res, *gfull;             /* trace-only evaluation scratch */
+    int s_idx; double s_val;         /* last LMO vertex s = s_val * e_s_idx */
 } regression;
+
+static double x_at(const regression *R, int r, int j)    /* dense only */
+{
+    return R->X[r + (size_t) j * R->n];
+}
+
+static double row_dot_theta(const regression *R, int r)
+{
+    double s = 0.0;
+    if (!R->sparse) {
+        int one = 1;
+        return F77_CALL(ddot)(&R->p, R->X + r, &R->n, R->theta, &one);
+    }
+    for (int a = R->rp[r]; a < R->rp[r + 1]; a++) s += R->rx[a] * R->theta[R->ci[a]];
+    return s;
+}
 
 /* column i of the symmetric S stored in its upper triangle */
 static void sym_col(const double *S, int p, int i, double *out)
@@ -30,42 +55,61 @@ static void sym_col(const double *S, int p, int i, double *out)
     for (int k = i + 1; k < p; k++) out[k] = S[i + (size_t) k * p];
 }
 
-/* add row r of X into the statistics; xrow is dense scratch (p) */
-static void add_row(regression *R, int r)
+static void gram_add_row(regression *R, int r)
 {
     const int p = R->p;
-    const double yr = R->y[r];
+    const double yr = R->y[r], xt = row_dot_theta(R, r);
     if (!R->sparse) {
-        for (int j = 0; j < p; j++) R->xrow[j] = R->X[r + (size_t) j * R->n];
         int one = 1; double alpha = 1.0;
+        for (int j = 0; j < p; j++) R->xrow[j] = x_at(R, r, j);
         F77_CALL(dsyr)("U", &R->p, &alpha, R->xrow, &one, R->S, &R->p FCONE);
-        double xt = F77_CALL(ddot)(&R->p, R->xrow, &one, R->theta, &one);
         for (int j = 0; j < p; j++) {
             R->b[j] += R->xrow[j] * yr;
             R->Stheta[j] += R->xrow[j] * xt;
         }
-    } else {
-        double xt = 0.0;
-        for (int a = R->rp[r]; a < R->rp[r + 1]; a++) xt += R->rx[a] * R->theta[R->ci[a]];
-        for (int a = R->rp[r]; a < R->rp[r + 1]; a++) {
-            int ja = R->ci[a]; double va = R->rx[a];
-            R->b[ja] += va * yr;
-            R->Stheta[ja] += va * xt;
-            for (int c = R->rp[r]; c < R->rp[r + 1]; c++) {   /* columns sorted */
-                int jc = R->ci[c];
-                if (jc >= ja) R->S[ja + (size_t) jc * p] += va * R->rx[c];
-            }
-        }
+        return;
     }
+    for (int a = R->rp[r]; a < R->rp[r + 1]; a++) {
+        int ja = R->ci[a]; double va = R->rx[a];
+        R->b[ja] += va * yr;
+        R->Stheta[ja] += va * xt;
+        for (int c = a; c < R->rp[r + 1]; c++)      /* columns sorted: jc >= ja */
+            R->S[ja + (size_t) R->ci[c] * p] += va * R->rx[c];
+    }
+}
+
+static void resid_add_row(regression *R, int r)
+{
+    if (R->pos[r] < 0) {
+        R->pos[r] = R->nd;
+        R->drow[R->nd] = r;
+        R->xt[R->nd] = row_dot_theta(R, r);
+        R->nd++;
+    }
+    R->cnt[R->pos[r]] += 1.0;
 }
 
 static double reg_gradient(cg_problem *P, int stochastic)
 {
     regression *R = (regression *) P->self;
+    const int p = R->p;
     int nb = cg_sampler_next(&R->smp, R->batch_idx, !stochastic);
-    for (int k = 0; k < nb; k++) add_row(R, R->batch_idx[k]);
     const double inv = 1.0 / R->smp.drawn;
-    for (int j = 0; j < R->p; j++) R->g[j] = (R->Stheta[j] - R->b[j]) * inv;
+    if (R->gram) {
+        for (int k = 0; k < nb; k++) gram_add_row(R, R->batch_idx[k]);
+        for (int j = 0; j < p; j++) R->g[j] = (R->Stheta[j] - R->b[j]) * inv;
+        return nb;
+    }
+    for (int k = 0; k < nb; k++) resid_add_row(R, R->batch_idx[k]);
+    memset(R->g, 0, sizeof(double) * p);
+    for (int k = 0; k < R->nd; k++) {
+        int r = R->drow[k], one = 1;
+        double w = R->cnt[k] * (R->xt[k] - R->y[r]) * inv;
+        if (!R->sparse)
+            F77_CALL(daxpy)(&R->p, &w, R->X + r, &R->n, R->g, &one);
+        else
+            for (int a = R->rp[r]; a < R->rp[r + 1]; a++) R->g[R->ci[a]] += w * R->rx[a];
+    }
     return nb;
 }
 
@@ -73,25 +117,41 @@ static double reg_lmo(cg_problem *P)
 {
     regression *R = (regression *) P->self;
     cg_lmo_l1(R->g, R->p, R->radius, &R->s_idx, &R->s_val);
+    if (!R->gram) {              /* column s_idx on the drawn rows */
+        const int i = R->s_idx;
+        if (!R->sparse) {
+            for (int k = 0; k < R->nd; k++) R->xi[k] = x_at(R, R->drow[k], i);
+        } else {
+            memset(R->xi, 0, sizeof(double) * R->nd);
+            for (int a = R->cp[i]; a < R->cp[i + 1]; a++)
+                if (R->pos[R->ri[a]] >= 0) R->xi[R->pos[R->ri[a]]] = R->cx[a];
+        }
+    }
     double gx = 0.0;
     for (int j = 0; j < R->p; j++) gx += R->g[j] * R->theta[j];
     return gx - R->s_val * R->g[R->s_idx];
 }
 
-/* exact minimizer over [0, 1] of the current quadratic along d = s - theta */
+/* exact minimizer over [0, 1] of the current quadratic along d = s - theta:
+ * gamma = -<g, d> / (d' S d / drawn) */
 static double reg_line_search(cg_problem *P)
 {
     regression *R = (regression *) P->self;
     const int i = R->s_idx;
-    double tSt = 0.0, gd = 0.0;
-    for (int j = 0; j < R->p; j++) {
-        tSt += R->theta[j] * R->Stheta[j];
-        gd -= R->g[j] * R->theta[j];
+    double gd = R->g[i] * R->s_val, dSd = 0.0;
+    for (int j = 0; j < R->p; j++) gd -= R->g[j] * R->theta[j];
+    if (R->gram) {
+        double tSt = 0.0;
+        for (int j = 0; j < R->p; j++) tSt += R->theta[j] * R->Stheta[j];
+        dSd = tSt - 2.0 * R->s_val * R->Stheta[i]
+              + R->s_val * R->s_val * R->S[i + (size_t) i * R->p];
+    } else {
+        for (int k = 0; k < R->nd; k++) {
+            double d = R->s_val * R->xi[k] - R->xt[k];
+            dSd += R->cnt[k] * d * d;
+        }
     }
-    gd += R->g[i] * R->s_val;
-    double Sii = R->S[i + (size_t) i * R->p];
-    double dSd = (tSt - 2.0 * R->s_val * R->Stheta[i] + R->s_val * R->s_val * Sii)
-                 / R->smp.drawn;
+    dSd /= R->smp.drawn;
     if (dSd <= 0) return gd < 0 ? 1.0 : 0.0;
     return fmin(1.0, fmax(0.0, -gd / dSd));
 }
@@ -100,12 +160,16 @@ static void reg_fw_step(cg_problem *P, double gamma)
 {
     regression *R = (regression *) P->self;
     const int i = R->s_idx;
-    sym_col(R->S, R->p, i, R->work);
-    for (int j = 0; j < R->p; j++) {
-        R->theta[j] *= 1.0 - gamma;
-        R->Stheta[j] = (1.0 - gamma) * R->Stheta[j] + gamma * R->s_val * R->work[j];
-    }
+    for (int j = 0; j < R->p; j++) R->theta[j] *= 1.0 - gamma;
     R->theta[i] += gamma * R->s_val;
+    if (R->gram) {
+        sym_col(R->S, R->p, i, R->work);
+        for (int j = 0; j < R->p; j++)
+            R->Stheta[j] = (1.0 - gamma) * R->Stheta[j] + gamma * R->s_val * R->work[j];
+    } else {
+        for (int k = 0; k < R->nd; k++)
+            R->xt[k] = (1.0 - gamma) * R->xt[k] + gamma * R->s_val * R->xi[k];
+    }
 }
 
 static int reg_pg_step(cg_problem *P, double eta)
@@ -114,10 +178,14 @@ static int reg_pg_step(cg_problem *P, double eta)
     if (eta <= 0) eta = 1.0 / R->lipschitz;
     for (int j = 0; j < R->p; j++) R->xrow[j] = R->theta[j] - eta * R->g[j];
     cg_proj_l1(R->xrow, R->p, R->radius, R->theta, R->work);
-    /* S theta from scratch: a projection moves every coordinate */
-    int one = 1; double alpha = 1.0, zero = 0.0;
-    F77_CALL(dsymv)("U", &R->p, &alpha, R->S, &R->p, R->theta, &one, &zero,
-                    R->Stheta, &one FCONE);
+    /* a projection moves every coordinate: refresh the representation */
+    if (R->gram) {
+        int one = 1; double alpha = 1.0, zero = 0.0;
+        F77_CALL(dsymv)("U", &R->p, &alpha, R->S, &R->p, R->theta, &one, &zero,
+                        R->Stheta, &one FCONE);
+    } else {
+        for (int k = 0; k < R->nd; k++) R->xt[k] = row_dot_theta(R, R->drow[k]);
+    }
     return CG_OK;
 }
 
@@ -158,6 +226,13 @@ static double reg_epoch(cg_problem *P)
 
 static long reg_n_matvec(cg_problem *P) { return 0; }
 
+static double *zeros(size_t n)
+{
+    double *x = (double *) R_alloc(n, sizeof(double));
+    memset(x, 0, sizeof(double) * n);
+    return x;
+}
+
 int cg_problem_regression(cg_problem *P, SEXP spec)
 {
     regression *R = (regression *) R_alloc(1, sizeof(regression));
@@ -165,6 +240,7 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
     R->n = asInteger(cg_list_get(spec, "n"));
     R->p = asInteger(cg_list_get(spec, "p"));
     R->sparse = asLogical(cg_list_get(spec, "sparse"));
+    R->gram = asLogical(cg_list_get(spec, "gram"));
     R->y = REAL(cg_list_get(spec, "y"));
     R->radius = asReal(cg_list_get(spec, "radius"));
     R->lipschitz = asReal(cg_list_get(spec, "lipschitz"));
@@ -182,15 +258,17 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
     cg_sampler_init(&R->smp, n, asInteger(cg_list_get(spec, "batch_size")),
                     asInteger(cg_list_get(spec, "sampling")));
     R->batch_idx = (int *) R_alloc(n > R->smp.batch ? n : R->smp.batch, sizeof(int));
-    R->S = (double *) R_alloc((size_t) p * p, sizeof(double));
-    memset(R->S, 0, sizeof(double) * (size_t) p * p);
-    double **vecs[] = {&R->b, &R->theta, &R->Stheta, &R->g, &R->work, &R->xrow};
-    for (int k = 0; k < 6; k++) {
-        *vecs[k] = (double *) R_alloc(2 * (size_t) p, sizeof(double));  /* work: 2p */
-        memset(*vecs[k], 0, sizeof(double) * 2 * (size_t) p);
+    R->theta = zeros(p); R->g = zeros(p); R->xrow = zeros(p);
+    R->work = zeros(2 * (size_t) p);               /* projection needs 2p */
+    if (R->gram) {
+        R->S = zeros((size_t) p * p); R->b = zeros(p); R->Stheta = zeros(p);
+    } else {
+        R->drow = (int *) R_alloc(n, sizeof(int));
+        R->pos = (int *) R_alloc(n, sizeof(int));
+        for (int r = 0; r < n; r++) R->pos[r] = -1;
+        R->cnt = zeros(n); R->xt = zeros(n); R->xi = zeros(n);
     }
-    R->res = (double *) R_alloc(n, sizeof(double));
-    R->gfull = (double *) R_alloc(p, sizeof(double));
+    R->res = zeros(n); R->gfull = zeros(p);
     P->self = R;
     P->gradient = reg_gradient; P->lmo = reg_lmo; P->line_search = reg_line_search;
     P->fw_step = reg_fw_step; P->pg_step = reg_pg_step; P->evaluate = reg_evaluate;
@@ -206,8 +284,7 @@ SEXP cg_regression_solution(cg_problem *P)
     SEXP beta = PROTECT(allocVector(REALSXP, R->p));
     memcpy(REAL(beta), R->theta, sizeof(double) * R->p);
     SET_VECTOR_ELT(out, 0, beta);
-    SEXP nm = PROTECT(mkString("beta"));
-    setAttrib(out, R_NamesSymbol, nm);
-    UNPROTECT(3);
+    setAttrib(out, R_NamesSymbol, mkString("beta"));
+    UNPROTECT(2);
     return out;
 }

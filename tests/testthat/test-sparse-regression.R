@@ -84,6 +84,21 @@ test_that("sparse and dense designs give the same fit", {
   }
 })
 
+test_that("Gram and residual representations give the same iterates", {
+  d <- make_regression()
+  Xs <- Matrix::Matrix(d$X * (abs(d$X) > 0.8), sparse = TRUE)
+  for (X in list(d$X, Xs)) for (m in c("fw", "sfw", "spg"))
+    for (sampling in c("shuffle", "replace")) {
+      ctl <- cg_control(max_iter = 150, eval_every = 50)
+      set.seed(4); a <- sparse_regression(X, d$y, 3, method = m, sampling = sampling,
+                                          batch_size = 3, gram = TRUE, control = ctl)
+      set.seed(4); b <- sparse_regression(X, d$y, 3, method = m, sampling = sampling,
+                                          batch_size = 3, gram = FALSE, control = ctl)
+      expect_equal(coef(b), coef(a), tolerance = 1e-9)
+      expect_equal(b$trace$objective, a$trace$objective, tolerance = 1e-9)
+    }
+})
+
 test_that("set.seed reproduces a stochastic fit bit for bit", {
   d <- make_regression()
   run <- function(seed) {
@@ -128,4 +143,5 @@ test_that("bad input is rejected with a message naming the argument", {
                "`max_iter` must be at least 0")
   expect_error(cg_control(tol = NA), "`tol` must be a single number")
   expect_error(sparse_regression(X, y, 1, step = "armijo"), "`step` must be one of")
+  expect_error(sparse_regression(X, y, 1, gram = NA), "`gram` must be TRUE or FALSE")
 })
