@@ -36,25 +36,50 @@ static void order_decreasing(const double *vals, int k, int *order)
     }
 }
 
+/* ------------------------------------------------------ LAPACK wrappers */
+int cg_lapack_svd(double *X, int m, int n, double *s, double *U, double *VT)
+{
+    int mn = m < n ? m : n, info = 0, lwork = -1;
+    int *iwork = (int *) R_alloc(8 * (size_t) mn, sizeof(int));
+    double wq;
+    F77_CALL(dgesdd)("S", &m, &n, X, &m, s, U, &m, VT, &mn, &wq, &lwork,
+                     iwork, &info FCONE);
+    if (info != 0) return CG_ERR_LAPACK;
+    lwork = (int) wq;
+    double *work = (double *) R_alloc(lwork, sizeof(double));
+    F77_CALL(dgesdd)("S", &m, &n, X, &m, s, U, &m, VT, &mn, work, &lwork,
+                     iwork, &info FCONE);
+    return info == 0 ? CG_OK : CG_ERR_LAPACK;
+}
+
+int cg_lapack_syevr(double *X, int n, int il, int iu, double *w, double *Z)
+{
+    int info = 0, lwork = -1, liwork = -1, found = 0, iwq, k = iu - il + 1;
+    double vl = 0.0, vu = 0.0, abstol = 0.0, wq;
+    int *isuppz = (int *) R_alloc(2 * (size_t) (k > 0 ? k : 1), sizeof(int));
+    F77_CALL(dsyevr)("V", "I", "U", &n, X, &n, &vl, &vu, &il, &iu, &abstol, &found,
+                     w, Z, &n, isuppz, &wq, &lwork, &iwq, &liwork, &info
+                     FCONE FCONE FCONE);
+    if (info != 0) return CG_ERR_LAPACK;
+    lwork = (int) wq; liwork = iwq;
+    double *work = (double *) R_alloc(lwork, sizeof(double));
+    int *iwork = (int *) R_alloc(liwork, sizeof(int));
+    F77_CALL(dsyevr)("V", "I", "U", &n, X, &n, &vl, &vu, &il, &iu, &abstol, &found,
+                     w, Z, &n, isuppz, work, &lwork, iwork, &liwork, &info
+                     FCONE FCONE FCONE);
+    return (info == 0 && found == k) ? CG_OK : CG_ERR_LAPACK;
+}
+
 /* ------------------------------------------------------------ dense SVD */
 static int svds_dense(cg_linop *A, int k, double *d, double *u, double *v)
 {
-    int m = A->m, n = A->n, mn = m < n ? m : n, info = 0, lwork = -1;
+    int m = A->m, n = A->n, mn = m < n ? m : n;
     double *X = (double *) R_alloc((size_t) m * n, sizeof(double));
     cg_linop_densify(A, X);
     double *s = (double *) R_alloc(mn, sizeof(double));
     double *U = (double *) R_alloc((size_t) m * mn, sizeof(double));
     double *VT = (double *) R_alloc((size_t) mn * n, sizeof(double));
-    int *iwork = (int *) R_alloc(8 * (size_t) mn, sizeof(int));
-    double wq;
-    F77_CALL(dgesdd)("S", &m, &n, X, &m, s, U, &m, VT, &mn, &wq, &lwork,
-                     iwork, &info FCONE);
-    if (info != 0) return CG_ERR_SVD;
-    lwork = (int) wq;
-    double *work = (double *) R_alloc(lwork, sizeof(double));
-    F77_CALL(dgesdd)("S", &m, &n, X, &m, s, U, &m, VT, &mn, work, &lwork,
-                     iwork, &info FCONE);
-    if (info != 0) return CG_ERR_SVD;
+    if (cg_lapack_svd(X, m, n, s, U, VT) != CG_OK) return CG_ERR_SVD;
     for (int j = 0; j < k; j++) {          /* LAPACK: already decreasing */
         d[j] = s[j];
         memcpy(u + (size_t) j * m, U + (size_t) j * m, (size_t) m * sizeof(double));
@@ -140,7 +165,7 @@ int cg_svds(cg_linop *A, int k, double *d, double *u, double *v)
 /* ------------------------------------------------- symmetric eigenpairs */
 static int eigs_dense(cg_linop *A, int k, int which, double *vals, double *vecs)
 {
-    int n = A->n, info = 0, lwork = -1, liwork = -1, found = 0;
+    int n = A->n;
     double *X = (double *) R_alloc((size_t) n * n, sizeof(double));
     cg_linop_densify(A, X);
     /* LAPACK reads one triangle; average both so a slightly asymmetric
@@ -149,22 +174,9 @@ static int eigs_dense(cg_linop *A, int k, int which, double *vals, double *vecs)
         for (int i = 0; i < j; i++)
             X[(size_t) j * n + i] = 0.5 * (X[(size_t) j * n + i] + X[(size_t) i * n + j]);
     int il = which > 0 ? n - k + 1 : 1, iu = which > 0 ? n : k;
-    double vl = 0.0, vu = 0.0, abstol = 0.0, wq;
-    int iwq;
     double *w = (double *) R_alloc(n, sizeof(double));
     double *Z = (double *) R_alloc((size_t) n * k, sizeof(double));
-    int *isuppz = (int *) R_alloc(2 * (size_t) k, sizeof(int));
-    F77_CALL(dsyevr)("V", "I", "U", &n, X, &n, &vl, &vu, &il, &iu, &abstol, &found,
-                     w, Z, &n, isuppz, &wq, &lwork, &iwq, &liwork, &info
-                     FCONE FCONE FCONE);
-    if (info != 0) return CG_ERR_LAPACK;
-    lwork = (int) wq; liwork = iwq;
-    double *work = (double *) R_alloc(lwork, sizeof(double));
-    int *iwork = (int *) R_alloc(liwork, sizeof(int));
-    F77_CALL(dsyevr)("V", "I", "U", &n, X, &n, &vl, &vu, &il, &iu, &abstol, &found,
-                     w, Z, &n, isuppz, work, &lwork, iwork, &liwork, &info
-                     FCONE FCONE FCONE);
-    if (info != 0 || found != k) return CG_ERR_LAPACK;
+    if (cg_lapack_syevr(X, n, il, iu, w, Z) != CG_OK) return CG_ERR_LAPACK;
     /* dsyevr returns ascending; report from the requested end inward */
     for (int j = 0; j < k; j++) {
         int src = which > 0 ? k - 1 - j : j;

@@ -28,21 +28,13 @@ int cg_lmo_psd(cg_linop *G, double radius, int equality, double *v, double *lamb
  * singular values onto {s >= 0, sum s <= r}. */
 int cg_proj_nuclear_dense(double *X, int m, int n, double radius)
 {
-    int mn = m < n ? m : n, info = 0, lwork = -1;
+    int mn = m < n ? m : n;
     if (mn == 0) return CG_OK;
     double *s = (double *) R_alloc(mn, sizeof(double));
     double *U = (double *) R_alloc((size_t) m * mn, sizeof(double));
     double *VT = (double *) R_alloc((size_t) mn * n, sizeof(double));
-    int *iwork = (int *) R_alloc(8 * (size_t) mn, sizeof(int));
-    double wq;
-    F77_CALL(dgesdd)("S", &m, &n, X, &m, s, U, &m, VT, &mn, &wq, &lwork,
-                     iwork, &info FCONE);
-    if (info != 0) return CG_ERR_LAPACK;
-    lwork = (int) wq;
-    double *work = (double *) R_alloc(lwork, sizeof(double));
-    F77_CALL(dgesdd)("S", &m, &n, X, &m, s, U, &m, VT, &mn, work, &lwork,
-                     iwork, &info FCONE);
-    if (info != 0) return CG_ERR_LAPACK;
+    int st = cg_lapack_svd(X, m, n, s, U, VT);
+    if (st != CG_OK) return st;
 
     double *pw = (double *) R_alloc(2 * (size_t) mn, sizeof(double));
     cg_proj_spectrum(s, mn, radius, 0, pw);
@@ -69,22 +61,10 @@ int cg_proj_psd_dense(double *X, int n, double radius, int equality)
             double a = 0.5 * (X[(size_t) j * n + i] + X[(size_t) i * n + j]);
             X[(size_t) j * n + i] = X[(size_t) i * n + j] = a;
         }
-    int info = 0, lwork = -1, liwork = -1, found = 0, il = 1, iu = n, iwq;
-    double vl = 0.0, vu = 0.0, abstol = 0.0, wq;
     double *w = (double *) R_alloc(n, sizeof(double));
     double *Z = (double *) R_alloc((size_t) n * n, sizeof(double));
-    int *isuppz = (int *) R_alloc(2 * (size_t) n, sizeof(int));
-    F77_CALL(dsyevr)("V", "A", "U", &n, X, &n, &vl, &vu, &il, &iu, &abstol, &found,
-                     w, Z, &n, isuppz, &wq, &lwork, &iwq, &liwork, &info
-                     FCONE FCONE FCONE);
-    if (info != 0) return CG_ERR_LAPACK;
-    lwork = (int) wq; liwork = iwq;
-    double *work = (double *) R_alloc(lwork, sizeof(double));
-    int *iwork = (int *) R_alloc(liwork, sizeof(int));
-    F77_CALL(dsyevr)("V", "A", "U", &n, X, &n, &vl, &vu, &il, &iu, &abstol, &found,
-                     w, Z, &n, isuppz, work, &lwork, iwork, &liwork, &info
-                     FCONE FCONE FCONE);
-    if (info != 0 || found != n) return CG_ERR_LAPACK;
+    int st = cg_lapack_syevr(X, n, 1, n, w, Z);
+    if (st != CG_OK) return st;
 
     double *pw = (double *) R_alloc(2 * (size_t) n, sizeof(double));
     cg_proj_spectrum(w, n, radius, equality, pw);

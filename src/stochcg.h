@@ -61,6 +61,12 @@ int cg_svds(cg_linop *A, int k, double *d, double *u, double *v);
  * -1 smallest algebraic. vals (k), vecs (n x k). */
 int cg_eigs_sym(cg_linop *A, int k, int which, double *vals, double *vecs);
 
+/* Dense LAPACK, workspace from R_alloc; X is destroyed. Thin SVD: s (min),
+ * U (m x min), VT (min x n). Eigenpairs il..iu (1-based, ascending) of the
+ * symmetric X (upper triangle read): w (>= n), Z (n x (iu - il + 1)). */
+int cg_lapack_svd(double *X, int m, int n, double *s, double *U, double *VT);
+int cg_lapack_syevr(double *X, int n, int il, int iu, double *w, double *Z);
+
 /* ---------------------------------------------------- factored iterates */
 /* X = scale * sum_j w[j] u_j v_j'  (u_j unit in R^m, v_j unit in R^n).
  * Scaling all atoms is O(1) through `scale`; repeated atoms are merged. */
