@@ -93,21 +93,24 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
   eff <- center_effects(obs, center)
   y <- obs$value - eff$mean - eff$row[obs$row] - eff$col[obs$col]
 
-  # ---- problem spec (0-based indices for C)
+  # ---- problem spec (0-based indices for C); repeated observations of a
+  # cell are summed by the solver, as in the paper's statistics S1, S2
+  key <- (obs$row - 1) + obs$dims[1] * (obs$col - 1)
+  ukey <- unique(key)
   spec <- list(problem = "completion", method = method, step = step,
                K = as.integer(K), eta = if (is.null(step_size)) -1 else step_size,
-               m = obs$dims[1], n = obs$dims[2], row = obs$row - 1L,
-               col = obs$col - 1L, y = y,
+               m = obs$dims[1], n = obs$dims[2], cell = match(key, ukey) - 1L,
+               cell_row = as.integer(ukey %% obs$dims[1]),
+               cell_col = as.integer(ukey %/% obs$dims[1]), y = y,
                family = match(family, c("gaussian", "poisson", "binomial")) - 1L,
                radius = as.double(radius), dense_iterate = method == "spg",
+               lmo_tol = lmo_tolerance(),
                batch_size = as.integer(min(batch_size, N)),
                sampling = if (method == "fw") 1L else sampling_code(sampling))
   fit <- cg_run(spec, control, "complete_matrix", call)
 
   sol <- fit$solution
-  X <- if (!is.null(sol$dense)) dense_to_lowrank(sol$dense)
-       else lowrank_compress(sol$u, sol$w, sol$v)
-  fit$solution <- list(X = X)
+  fit$solution <- list(X = lowrank_compress(sol$u, sol$w, sol$v))
   fit$family <- family
   fit$dims <- obs$dims
   fit$radius <- radius
@@ -183,9 +186,13 @@ rowsum_full <- function(x, g, n) {
   out
 }
 
-dense_to_lowrank <- function(X, tol = 1e-10) {
-  s <- svd(X)
-  keep <- s$d > tol * max(s$d, 1e-300)
-  if (!any(keep)) keep[1] <- TRUE
-  lowrank(s$u[, keep, drop = FALSE], s$d[keep], s$v[, keep, drop = FALSE])
+# Lanczos tolerance of the rank-one LMO inside the iterations (the trace's
+# duality gap always uses 1e-10). Frank-Wolfe needs only an approximate LMO;
+# inst/bench/lmo.R measures the trade-off. Advanced users may set
+# options(stochcg.lmo_tol = ...).
+lmo_tolerance <- function() {
+  tol <- getOption("stochcg.lmo_tol", 1e-4)
+  if (!is.numeric(tol) || length(tol) != 1L || !(tol > 0 && tol < 1))
+    stop("option `stochcg.lmo_tol` must be a number in (0, 1)", call. = FALSE)
+  as.double(tol)
 }

@@ -105,12 +105,12 @@ static int ncv_for(int dim, int k)
     return ncv < dim ? ncv : dim;
 }
 
-static int svds_lanczos(cg_linop *A, int k, double *d, double *u, double *v)
+static int svds_lanczos(cg_linop *A, int k, double tol, double *d, double *u, double *v)
 {
     const int m = A->m, n = A->n, right = n <= m;
     const int dim = right ? n : m, other = right ? m : n;
     gram_data g = { A, (double *) R_alloc(other, sizeof(double)), right };
-    spectra_opts opts = { 0 /* LM */, ncv_for(dim, k), 1e-10, 1000, 1 };
+    spectra_opts opts = { 0 /* LM */, ncv_for(dim, k), tol, 1000, 1 };
     double *evals = (double *) R_alloc(k, sizeof(double));
     double *evecs = (double *) R_alloc((size_t) dim * k, sizeof(double));
     int nconv = 0, niter = 0, nops = 0, info = 0;
@@ -154,12 +154,17 @@ static int svds_lanczos(cg_linop *A, int k, double *d, double *u, double *v)
     return CG_OK;
 }
 
-int cg_svds(cg_linop *A, int k, double *d, double *u, double *v)
+/* Scratch comes from R_alloc and is released on return (vmaxset), so a
+ * solver calling this every iteration does not accumulate memory. */
+int cg_svds(cg_linop *A, int k, double tol, double *d, double *u, double *v)
 {
     const int m = A->m, n = A->n, mn = m < n ? m : n;
     if (k < 1 || k > mn) return CG_ERR_DOMAIN;
-    if (mn <= CG_DENSE_MAX || 2 * k >= mn) return svds_dense(A, k, d, u, v);
-    return svds_lanczos(A, k, d, u, v);
+    const void *vmax = vmaxget();
+    int st = (mn <= CG_DENSE_MAX || 2 * k >= mn) ? svds_dense(A, k, d, u, v)
+                                                  : svds_lanczos(A, k, tol, d, u, v);
+    vmaxset(vmax);
+    return st;
 }
 
 /* ------------------------------------------------- symmetric eigenpairs */
@@ -194,11 +199,22 @@ static void linop_op(const double *x, double *y, int n, void *data)
 
 /* vals are ordered from the requested end inward: decreasing for which = +1,
  * increasing for which = -1. */
+static int eigs_lanczos(cg_linop *A, int k, int which, double *vals, double *vecs);
+
 int cg_eigs_sym(cg_linop *A, int k, int which, double *vals, double *vecs)
 {
     const int n = A->n;
     if (A->m != n || k < 1 || k > n || (which != 1 && which != -1)) return CG_ERR_DOMAIN;
-    if (n <= CG_DENSE_MAX || 2 * k >= n) return eigs_dense(A, k, which, vals, vecs);
+    const void *vmax = vmaxget();
+    int st = (n <= CG_DENSE_MAX || 2 * k >= n) ? eigs_dense(A, k, which, vals, vecs)
+                                                : eigs_lanczos(A, k, which, vals, vecs);
+    vmaxset(vmax);
+    return st;
+}
+
+static int eigs_lanczos(cg_linop *A, int k, int which, double *vals, double *vecs)
+{
+    const int n = A->n;
 
     spectra_opts opts = { which > 0 ? 3 /* LA */ : 7 /* SA */, ncv_for(n, k),
                           1e-10, 1000, 1 };

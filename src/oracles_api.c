@@ -234,8 +234,9 @@ SEXP cg_oracle_call(SEXP name, SEXP args)
         if (k < 1 || k > mn) error("argument 'k' must be in 1..min(dim(A))");
         SEXP dv = PROTECT(allocVector(REALSXP, k));
         SEXP u = PROTECT(new_matrix(A.m, k)), v = PROTECT(new_matrix(A.n, k));
-        st = which == OR_SVDS ? cg_svds(&A, k, REAL(dv), REAL(u), REAL(v))
-            : cg_lmo_nuclear(&A, arg_scalar(args, "radius"), REAL(u), REAL(v), REAL(dv));
+        st = which == OR_SVDS ? cg_svds(&A, k, 1e-10, REAL(dv), REAL(u), REAL(v))
+            : cg_lmo_nuclear(&A, arg_scalar(args, "radius"), REAL(u), REAL(v), REAL(dv),
+                             1e-10);
         if (st != CG_OK) error("partial SVD failed (status %d)", st);
         res_add(&r, "d", dv); res_add(&r, "u", u); res_add(&r, "v", v);
         UNPROTECT(3);

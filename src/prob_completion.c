@@ -5,12 +5,16 @@
  * A(x) = x^2/2 (gaussian; reported as 1/(2N) sum (y - theta)^2), exp(x)
  * (poisson), log(1 + e^x) (binomial, y in {0, 1}).
  *
- * Observed entries are streamed in minibatches (sampler); the gradient
- * estimate is the paper's S2 * A'(theta) - S1, kept sparse on the entries
- * drawn so far ("touched"). The FW iterate is a set of rank-one atoms plus
- * its values on the touched entries, so an iteration costs O(touched + m + n)
- * after the LMO. The projected-gradient baseline keeps theta dense (its full
- * SVD needs the dense matrix anyway). */
+ * Observations are streamed in minibatches (sampler) and summed per cell
+ * into the paper's statistics S2 (counts) and S1 (sums of y), so the
+ * gradient estimate S2 * A'(theta) - S1 is a sparse matrix on the cells seen
+ * so far ("touched"), however often a cell is observed. The FW iterate is a
+ * set of rank-one atoms plus its values on the touched cells: an iteration
+ * costs O(touched cells + m + n) after the LMO. The LMO's Lanczos runs to a
+ * looser tolerance than the trace's gap (FW needs only an approximate LMO,
+ * and the gap used to stop is confirmed by the full evaluation); see
+ * inst/bench/lmo.R. The projected-gradient baseline keeps
+ * theta dense (its full SVD needs the dense matrix anyway). */
 #include "stochcg.h"
 #include "prob_sampler.h"
 #include <string.h>
@@ -19,21 +23,22 @@
 enum { FAM_GAUSSIAN = 0, FAM_POISSON = 1, FAM_BINOMIAL = 2 };
 
 typedef struct {
-    int m, n, N, family, dense;
-    const int *row, *col; const double *y;
+    int m, n, N, C, family, dense;
+    const int *cell;               /* observation -> cell (N) */
+    const int *crow, *ccol;        /* cell coordinates (C) */
+    const double *y;
     double radius;
     cg_sampler smp;
     int *batch_idx;
-    /* touched entries, in the order first drawn */
-    int nt, *tk, *trow, *tcol;
-    double *cnt;                 /* draws per observed entry (N) */
-    double *th, *gval, *sval;    /* per touched position */
+    double *cnt, *sy;              /* per cell: draws and sum of drawn y */
+    double *Ncell, *Ycell, *YYcell;/* per cell, all data: count, sum y, sum y^2 */
+    int nt, *tc, *trow, *tcol;     /* touched cells, in order first drawn */
+    double *th, *gval, *sval;      /* per touched cell */
     cg_atoms atoms;
-    double *theta, *work_mn;     /* dense m x n (projected gradient only) */
-    double *u, *v, sigma;        /* last LMO pair: s = -radius u v' */
-    double *gfull, *thfull;      /* trace-only scratch (N) */
-    double *eu, *ev;             /* trace-only scratch (m, n) */
-    cg_linop G; cg_coo_data Gd;
+    double *theta;                 /* dense m x n (projected gradient only) */
+    double *u, *v, sigma;          /* last LMO pair: s = -radius u v' */
+    double lmo_tol;                /* Lanczos tolerance of the LMO */
+    double *gfull, *thfull, *eu, *ev;   /* trace-only scratch */
     long n_matvec;
 } completion;
 
@@ -46,19 +51,19 @@ static double mean_fn(int fam, double x)   /* A'(x) */
     }
 }
 
-static double loss(int fam, double x, double y)
+static double log_partition(int fam, double x)   /* A(x) */
 {
     switch (fam) {
-    case FAM_POISSON: return exp(x) - y * x;
-    case FAM_BINOMIAL: return (x > 0 ? x + log1p(exp(-x)) : log1p(exp(x))) - y * x;
-    default: return 0.5 * (y - x) * (y - x);
+    case FAM_POISSON: return exp(x);
+    case FAM_BINOMIAL: return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x));
+    default: return 0.5 * x * x;
     }
 }
 
-static double entry_value(const completion *C, int k)
+static double cell_value(const completion *C, int c)
 {
-    return C->dense ? C->theta[C->row[k] + (size_t) C->col[k] * C->m]
-                    : cg_atoms_entry(&C->atoms, C->row[k], C->col[k]);
+    return C->dense ? C->theta[C->crow[c] + (size_t) C->ccol[c] * C->m]
+                    : cg_atoms_entry(&C->atoms, C->crow[c], C->ccol[c]);
 }
 
 static double mc_gradient(cg_problem *P, int stochastic)
@@ -66,19 +71,20 @@ static double mc_gradient(cg_problem *P, int stochastic)
     completion *C = (completion *) P->self;
     int nb = cg_sampler_next(&C->smp, C->batch_idx, !stochastic);
     for (int b = 0; b < nb; b++) {
-        int k = C->batch_idx[b];
-        if (C->cnt[k] == 0) {             /* first draw: start tracking it */
+        int k = C->batch_idx[b], c = C->cell[k];
+        if (C->cnt[c] == 0) {             /* first draw of this cell */
             int t = C->nt++;
-            C->tk[t] = k; C->trow[t] = C->row[k]; C->tcol[t] = C->col[k];
-            C->th[t] = entry_value(C, k);
+            C->tc[t] = c; C->trow[t] = C->crow[c]; C->tcol[t] = C->ccol[c];
+            C->th[t] = cell_value(C, c);
         }
-        C->cnt[k] += 1;
+        C->cnt[c] += 1;
+        C->sy[c] += C->y[k];
     }
     const double inv = 1.0 / C->smp.drawn;
     for (int t = 0; t < C->nt; t++) {
-        int k = C->tk[t];
-        if (C->dense) C->th[t] = entry_value(C, k);
-        C->gval[t] = C->cnt[k] * (mean_fn(C->family, C->th[t]) - C->y[k]) * inv;
+        int c = C->tc[t];
+        if (C->dense) C->th[t] = cell_value(C, c);
+        C->gval[t] = (C->cnt[c] * mean_fn(C->family, C->th[t]) - C->sy[c]) * inv;
     }
     return nb;
 }
@@ -86,9 +92,10 @@ static double mc_gradient(cg_problem *P, int stochastic)
 static double mc_lmo(cg_problem *P)
 {
     completion *C = (completion *) P->self;
-    cg_linop_coo(&C->G, &C->Gd, C->m, C->n, C->nt, C->trow, C->tcol, C->gval);
-    int st = cg_lmo_nuclear(&C->G, C->radius, C->u, C->v, &C->sigma);
-    C->n_matvec += C->G.n_matvec;
+    cg_linop G; cg_coo_data Gd;
+    cg_linop_coo(&G, &Gd, C->m, C->n, C->nt, C->trow, C->tcol, C->gval);
+    int st = cg_lmo_nuclear(&G, C->radius, C->u, C->v, &C->sigma, C->lmo_tol);
+    C->n_matvec += G.n_matvec;
     P->svd_rank = 1;
     if (st != CG_OK) return NA_REAL;
     double gx = 0.0;
@@ -108,7 +115,7 @@ static double mc_line_search(cg_problem *P)
     for (int t = 0; t < C->nt; t++) {
         double d = C->sval[t] - C->th[t];
         gd += C->gval[t] * d;
-        dd += C->cnt[C->tk[t]] * d * d;
+        dd += C->cnt[C->tc[t]] * d * d;
     }
     dd /= C->smp.drawn;
     if (dd <= 0) return gd < 0 ? 1.0 : 0.0;
@@ -120,7 +127,7 @@ static void mc_fw_step(cg_problem *P, double gamma)
     completion *C = (completion *) P->self;
     for (int t = 0; t < C->nt; t++) C->th[t] = (1.0 - gamma) * C->th[t] + gamma * C->sval[t];
     cg_atoms_scale(&C->atoms, 1.0 - gamma);
-    /* store s = radius (-u) v' so that atom weights stay positive */
+    /* s = radius (-u) v': store -u so that atom weights stay positive */
     for (int i = 0; i < C->m; i++) C->u[i] = -C->u[i];
     cg_atoms_add(&C->atoms, C->u, C->v, gamma * C->radius);
 }
@@ -128,18 +135,12 @@ static void mc_fw_step(cg_problem *P, double gamma)
 static int mc_pg_step(cg_problem *P, double eta)
 {
     completion *C = (completion *) P->self;
-    if (eta <= 0) {
-        /* 1/L of the current estimate; repeated observations of one cell add
-         * up, so curvature is accumulated per cell (theta is dense here) */
-        const size_t mn = (size_t) C->m * C->n;
-        double *curv = C->work_mn, L = 0.0;
-        memset(curv, 0, sizeof(double) * mn);
+    if (eta <= 0) {             /* 1/L of the current estimate, per cell */
+        double L = 0.0;
         for (int t = 0; t < C->nt; t++) {
-            double c = C->family == FAM_GAUSSIAN ? 1.0 :
+            double curv = C->family == FAM_GAUSSIAN ? 1.0 :
                 C->family == FAM_BINOMIAL ? 0.25 : exp(C->th[t]);
-            size_t cell = C->trow[t] + (size_t) C->tcol[t] * C->m;
-            curv[cell] += c * C->cnt[C->tk[t]] / C->smp.drawn;
-            L = fmax(L, curv[cell]);
+            L = fmax(L, curv * C->cnt[C->tc[t]] / C->smp.drawn);
         }
         eta = L > 0 ? 1.0 / L : 1.0;
     }
@@ -150,28 +151,29 @@ static int mc_pg_step(cg_problem *P, double eta)
     return st;
 }
 
-/* full objective over all observed entries, and the true FW gap
- * <G, theta> + radius * sigma_1(G) of the full gradient */
+/* full objective over all observations, from per-cell totals, and the true
+ * FW gap <G, theta> + radius * sigma_1(G) of the full gradient */
 static void mc_evaluate(cg_problem *P, double *obj, double *gap)
 {
     completion *C = (completion *) P->self;
-    const int N = C->N;
-    for (int k = 0; k < N; k++) C->thfull[k] = NA_REAL;
+    const int nc = C->C;
+    for (int c = 0; c < nc; c++) C->thfull[c] = NA_REAL;
     if (!C->dense)               /* cached values are current only for atoms */
-        for (int t = 0; t < C->nt; t++) C->thfull[C->tk[t]] = C->th[t];
+        for (int t = 0; t < C->nt; t++) C->thfull[C->tc[t]] = C->th[t];
     double f = 0.0, gx = 0.0;
-    for (int k = 0; k < N; k++) {
-        if (ISNAN(C->thfull[k])) C->thfull[k] = entry_value(C, k);
-        double x = C->thfull[k];
-        f += loss(C->family, x, C->y[k]);
-        C->gfull[k] = (mean_fn(C->family, x) - C->y[k]) / N;
-        gx += C->gfull[k] * x;
+    for (int c = 0; c < nc; c++) {
+        if (ISNAN(C->thfull[c])) C->thfull[c] = cell_value(C, c);
+        double x = C->thfull[c];
+        f += C->Ncell[c] * log_partition(C->family, x) - C->Ycell[c] * x;
+        if (C->family == FAM_GAUSSIAN) f += 0.5 * C->YYcell[c];
+        C->gfull[c] = (C->Ncell[c] * mean_fn(C->family, x) - C->Ycell[c]) / C->N;
+        gx += C->gfull[c] * x;
     }
-    *obj = f / N;
+    *obj = f / C->N;
     cg_linop Gf; cg_coo_data d;
-    cg_linop_coo(&Gf, &d, C->m, C->n, N, C->row, C->col, C->gfull);
+    cg_linop_coo(&Gf, &d, C->m, C->n, nc, C->crow, C->ccol, C->gfull);
     double sigma;
-    *gap = cg_lmo_nuclear(&Gf, C->radius, C->eu, C->ev, &sigma) == CG_OK ?
+    *gap = cg_lmo_nuclear(&Gf, C->radius, C->eu, C->ev, &sigma, 1e-10) == CG_OK ?
         gx + C->radius * sigma : NA_REAL;
 }
 
@@ -183,42 +185,47 @@ static double mc_epoch(cg_problem *P)
 
 static long mc_n_matvec(cg_problem *P) { return ((completion *) P->self)->n_matvec; }
 
+static double *zeros(size_t n)
+{
+    double *x = (double *) R_alloc(n, sizeof(double));
+    memset(x, 0, sizeof(double) * n);
+    return x;
+}
+
 int cg_problem_completion(cg_problem *P, SEXP spec)
 {
     completion *C = (completion *) R_alloc(1, sizeof(completion));
     memset(C, 0, sizeof(completion));
     C->m = asInteger(cg_list_get(spec, "m"));
     C->n = asInteger(cg_list_get(spec, "n"));
-    C->row = INTEGER(cg_list_get(spec, "row"));
-    C->col = INTEGER(cg_list_get(spec, "col"));
+    C->cell = INTEGER(cg_list_get(spec, "cell"));
+    C->crow = INTEGER(cg_list_get(spec, "cell_row"));
+    C->ccol = INTEGER(cg_list_get(spec, "cell_col"));
+    C->C = LENGTH(cg_list_get(spec, "cell_row"));
     C->y = REAL(cg_list_get(spec, "y"));
     C->N = LENGTH(cg_list_get(spec, "y"));
     C->family = asInteger(cg_list_get(spec, "family"));
     C->radius = asReal(cg_list_get(spec, "radius"));
     C->dense = asLogical(cg_list_get(spec, "dense_iterate"));
-    const int N = C->N, m = C->m, n = C->n;
+    C->lmo_tol = asReal(cg_list_get(spec, "lmo_tol"));
+    const int N = C->N, nc = C->C, m = C->m, n = C->n;
     cg_sampler_init(&C->smp, N, asInteger(cg_list_get(spec, "batch_size")),
                     asInteger(cg_list_get(spec, "sampling")));
     C->batch_idx = (int *) R_alloc(N > C->smp.batch ? N : C->smp.batch, sizeof(int));
-    C->tk = (int *) R_alloc(N, sizeof(int));
-    C->trow = (int *) R_alloc(N, sizeof(int));
-    C->tcol = (int *) R_alloc(N, sizeof(int));
-    double **vecs[] = {&C->cnt, &C->th, &C->gval, &C->sval, &C->gfull, &C->thfull};
-    for (int k = 0; k < 6; k++) {
-        *vecs[k] = (double *) R_alloc(N, sizeof(double));
-        memset(*vecs[k], 0, sizeof(double) * N);
+    C->tc = (int *) R_alloc(nc, sizeof(int));
+    C->trow = (int *) R_alloc(nc, sizeof(int));
+    C->tcol = (int *) R_alloc(nc, sizeof(int));
+    C->cnt = zeros(nc); C->sy = zeros(nc);
+    C->Ncell = zeros(nc); C->Ycell = zeros(nc); C->YYcell = zeros(nc);
+    for (int k = 0; k < N; k++) {
+        int c = C->cell[k];
+        C->Ncell[c] += 1; C->Ycell[c] += C->y[k]; C->YYcell[c] += C->y[k] * C->y[k];
     }
-    C->u = (double *) R_alloc(m, sizeof(double));
-    C->v = (double *) R_alloc(n, sizeof(double));
-    C->eu = (double *) R_alloc(m, sizeof(double));
-    C->ev = (double *) R_alloc(n, sizeof(double));
-    if (C->dense) {
-        C->theta = (double *) R_alloc((size_t) m * n, sizeof(double));
-        memset(C->theta, 0, sizeof(double) * (size_t) m * n);
-        C->work_mn = (double *) R_alloc((size_t) m * n, sizeof(double));
-    } else {
-        cg_atoms_init(&C->atoms, m, n, 64);
-    }
+    C->th = zeros(nc); C->gval = zeros(nc); C->sval = zeros(nc);
+    C->gfull = zeros(nc); C->thfull = zeros(nc);
+    C->u = zeros(m); C->v = zeros(n); C->eu = zeros(m); C->ev = zeros(n);
+    if (C->dense) C->theta = zeros((size_t) m * n);
+    else cg_atoms_init(&C->atoms, m, n, 64);
     P->self = C;
     P->gradient = mc_gradient; P->lmo = mc_lmo; P->line_search = mc_line_search;
     P->fw_step = mc_fw_step; P->pg_step = mc_pg_step; P->evaluate = mc_evaluate;
@@ -227,26 +234,37 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     return CG_OK;
 }
 
+/* The fit as factors: the atoms (u, w, v), or for the dense baseline a thin
+ * SVD of theta truncated to its nonzero singular values. */
 SEXP cg_completion_solution(cg_problem *P)
 {
     completion *C = (completion *) P->self;
+    const int m = C->m, n = C->n, mn = m < n ? m : n;
+    const double *U, *V, *W; int k; double *VT = NULL;
     if (C->dense) {
-        SEXP out = PROTECT(allocVector(VECSXP, 1));
-        SEXP X = PROTECT(allocMatrix(REALSXP, C->m, C->n));
-        memcpy(REAL(X), C->theta, sizeof(double) * (size_t) C->m * C->n);
-        SET_VECTOR_ELT(out, 0, X);
-        setAttrib(out, R_NamesSymbol, mkString("dense"));
-        UNPROTECT(2);
-        return out;
+        double *s = (double *) R_alloc(mn, sizeof(double));
+        double *Ud = (double *) R_alloc((size_t) m * mn, sizeof(double));
+        VT = (double *) R_alloc((size_t) mn * n, sizeof(double));
+        double *X = (double *) R_alloc((size_t) m * n, sizeof(double));
+        memcpy(X, C->theta, sizeof(double) * (size_t) m * n);
+        if (cg_lapack_svd(X, m, n, s, Ud, VT) != CG_OK) error("SVD of the solution failed");
+        for (k = 0; k < mn && s[k] > 1e-12 * s[0]; k++) ;
+        U = Ud; W = s; V = NULL;
+    } else {
+        k = C->atoms.k; U = C->atoms.u; V = C->atoms.v;
+        double *w = (double *) R_alloc(k > 0 ? k : 1, sizeof(double));
+        cg_atoms_weights(&C->atoms, w);
+        W = w;
     }
-    const cg_atoms *a = &C->atoms;
     SEXP out = PROTECT(allocVector(VECSXP, 3));
-    SEXP u = PROTECT(allocMatrix(REALSXP, C->m, a->k));
-    SEXP v = PROTECT(allocMatrix(REALSXP, C->n, a->k));
-    SEXP w = PROTECT(allocVector(REALSXP, a->k));
-    memcpy(REAL(u), a->u, sizeof(double) * (size_t) C->m * a->k);
-    memcpy(REAL(v), a->v, sizeof(double) * (size_t) C->n * a->k);
-    cg_atoms_weights(a, REAL(w));
+    SEXP u = PROTECT(allocMatrix(REALSXP, m, k));
+    SEXP v = PROTECT(allocMatrix(REALSXP, n, k));
+    SEXP w = PROTECT(allocVector(REALSXP, k));
+    memcpy(REAL(u), U, sizeof(double) * (size_t) m * k);
+    memcpy(REAL(w), W, sizeof(double) * k);
+    if (V) memcpy(REAL(v), V, sizeof(double) * (size_t) n * k);
+    else for (int j = 0; j < k; j++)
+        for (int c = 0; c < n; c++) REAL(v)[(size_t) j * n + c] = VT[(size_t) c * mn + j];
     SET_VECTOR_ELT(out, 0, u); SET_VECTOR_ELT(out, 1, w); SET_VECTOR_ELT(out, 2, v);
     SEXP nm = PROTECT(allocVector(STRSXP, 3));
     SET_STRING_ELT(nm, 0, mkChar("u"));

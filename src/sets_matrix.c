@@ -6,10 +6,11 @@
 #include <math.h>
 
 /* argmin_{||S||_* <= r} <G, S> = -r u1 v1' for the top singular pair. */
-int cg_lmo_nuclear(cg_linop *G, double radius, double *u, double *v, double *sigma)
+int cg_lmo_nuclear(cg_linop *G, double radius, double *u, double *v, double *sigma,
+                   double tol)
 {
     (void) radius;                /* the atom's scale is the caller's */
-    return cg_svds(G, 1, sigma, u, v);
+    return cg_svds(G, 1, tol, sigma, u, v);
 }
 
 /* argmin <G, S> over {S psd, tr S <= r} (or == r with equality): r v v' for
@@ -26,7 +27,28 @@ int cg_lmo_psd(cg_linop *G, double radius, int equality, double *v, double *lamb
 
 /* Projection onto the nuclear ball: keep the singular vectors and project the
  * singular values onto {s >= 0, sum s <= r}. */
+static int proj_nuclear_dense(double *X, int m, int n, double radius);
+static int proj_psd_dense(double *X, int n, double radius, int equality);
+
+/* The dense projections run once per projected-gradient iteration: their
+ * LAPACK scratch is released on return so memory stays flat. */
 int cg_proj_nuclear_dense(double *X, int m, int n, double radius)
+{
+    const void *vmax = vmaxget();
+    int st = proj_nuclear_dense(X, m, n, radius);
+    vmaxset(vmax);
+    return st;
+}
+
+int cg_proj_psd_dense(double *X, int n, double radius, int equality)
+{
+    const void *vmax = vmaxget();
+    int st = proj_psd_dense(X, n, radius, equality);
+    vmaxset(vmax);
+    return st;
+}
+
+static int proj_nuclear_dense(double *X, int m, int n, double radius)
 {
     int mn = m < n ? m : n;
     if (mn == 0) return CG_OK;
@@ -53,7 +75,7 @@ int cg_proj_nuclear_dense(double *X, int m, int n, double radius)
  * symmetric part and project the eigenvalues (the clip at 0 happens inside
  * cg_proj_spectrum for the inequality; the simplex projection handles
  * negative eigenvalues directly for the equality). */
-int cg_proj_psd_dense(double *X, int n, double radius, int equality)
+static int proj_psd_dense(double *X, int n, double radius, int equality)
 {
     if (n == 0) return CG_OK;
     for (int j = 0; j < n; j++)

@@ -90,8 +90,12 @@ int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         double gap_hat = P->lmo(P);
         r.n_lmo += 1;
         if (ISNAN(gap_hat)) { status = CG_STOP_ERROR; t--; break; }
-        /* with the exact gradient the LMO gives the true duality gap */
-        if (!stochastic && small_gap(&r, gap_hat)) { status = CG_STOP_TOL; t--; break; }
+        /* with the exact gradient the LMO gives the duality gap, up to the
+         * LMO's own accuracy: confirm with the independent full evaluation */
+        if (!stochastic && small_gap(&r, gap_hat)) {
+            evaluate(&r, P, t - 1);
+            if (small_gap(&r, r.gap)) { status = CG_STOP_TOL; t--; break; }
+        }
         P->fw_step(P, step_size(o, P, t));
         int stop = after_iter(&r, P, t, stochastic);
         if (stop >= 0) { status = stop; break; }

@@ -54,9 +54,10 @@ void cg_linop_densify(cg_linop *A, double *out);
 /* --------------------------------------------------------- top-k spectra */
 /* Top-k singular triplets of A: d (k), u (m x k), v (n x k), column-major,
  * d decreasing. Uses RSpectra's eigs_sym_c on A'A or AA' (whichever is
- * smaller), or LAPACK on a dense copy when min(m, n) is small.
+ * smaller) to residual tolerance tol (relative to sigma^2), or LAPACK on a
+ * dense copy when min(m, n) is small.
  * Returns CG_OK or CG_ERR_SVD. */
-int cg_svds(cg_linop *A, int k, double *d, double *u, double *v);
+int cg_svds(cg_linop *A, int k, double tol, double *d, double *u, double *v);
 /* k eigenpairs of a symmetric n x n operator: which = +1 largest algebraic,
  * -1 smallest algebraic. vals (k), vecs (n x k). */
 int cg_eigs_sym(cg_linop *A, int k, int which, double *vals, double *vecs);
@@ -101,8 +102,9 @@ void cg_proj_capped_simplex(const double *y, int n, double radius, double cap,
 void cg_proj_spectrum(double *s, int k, double radius, int equality, double *work);
 /* Matrix LMOs on an operator: nuclear ball s = -radius u v' (u, v out);
  * trace-bounded PSD cone / spectrahedron s = radius v v' or 0 (returns 1 if
- * the atom is nonzero). */
-int  cg_lmo_nuclear(cg_linop *G, double radius, double *u, double *v, double *sigma);
+ * the atom is nonzero). tol: Lanczos tolerance of the singular pair. */
+int  cg_lmo_nuclear(cg_linop *G, double radius, double *u, double *v, double *sigma,
+                    double tol);
 int  cg_lmo_psd(cg_linop *G, double radius, int equality, double *v, double *lambda);
 /* Dense matrix projections (full SVD / eigendecomposition), in place. */
 int  cg_proj_nuclear_dense(double *X, int m, int n, double radius);

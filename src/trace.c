@@ -1,24 +1,41 @@
 /* Trace recorder, timers, interrupt checks and progress display. */
 #include "stochcg.h"
 #include <time.h>
+#include <string.h>
 
-void cg_trace_init(cg_trace *tr, int cap)
+/* columns are (re)allocated together; growing copies the rows so far (the
+ * old blocks are reclaimed by R when the .Call returns) */
+static void trace_alloc(cg_trace *tr, int cap)
 {
-    if (cap < 1) cap = 1;
-    tr->cap = cap; tr->len = 0;
+    cg_trace old = *tr;
+    tr->cap = cap;
     tr->iter = (int *) R_alloc(cap, sizeof(int));
     tr->svd_rank = (int *) R_alloc(cap, sizeof(int));
     double **cols[] = {&tr->epoch, &tr->time, &tr->objective, &tr->gap,
                        &tr->infeas, &tr->n_grad, &tr->n_lmo, &tr->n_matvec};
-    for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+    double *olds[] = {old.epoch, old.time, old.objective, old.gap,
+                      old.infeas, old.n_grad, old.n_lmo, old.n_matvec};
+    for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
         *cols[c] = (double *) R_alloc(cap, sizeof(double));
+        if (tr->len > 0) memcpy(*cols[c], olds[c], tr->len * sizeof(double));
+    }
+    if (tr->len > 0) {
+        memcpy(tr->iter, old.iter, tr->len * sizeof(int));
+        memcpy(tr->svd_rank, old.svd_rank, tr->len * sizeof(int));
+    }
+}
+
+void cg_trace_init(cg_trace *tr, int cap)
+{
+    tr->len = 0;
+    trace_alloc(tr, cap < 4 ? 4 : cap);
 }
 
 void cg_trace_push(cg_trace *tr, int iter, double epoch, double time, double obj,
                    double gap, double infeas, double n_grad, double n_lmo,
                    double n_matvec, int svd_rank)
 {
-    if (tr->len >= tr->cap) return;   /* capacity is sized by the caller */
+    if (tr->len == tr->cap) trace_alloc(tr, 2 * tr->cap);
     int r = tr->len++;
     tr->iter[r] = iter; tr->epoch[r] = epoch; tr->time[r] = time;
     tr->objective[r] = obj; tr->gap[r] = gap; tr->infeas[r] = infeas;
