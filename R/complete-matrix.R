@@ -161,29 +161,25 @@ observed_entries <- function(Y, dims = NULL) {
 }
 
 # Grand mean and row/column effects by least squares on the observed entries
-# (Gauss-Seidel sweeps of the two-way additive model).
-center_effects <- function(obs, type, sweeps = 50L) {
-  m <- obs$dims[1]; n <- obs$dims[2]
+# (Gauss-Seidel sweeps of the two-way additive model). Group sums are sparse
+# incidence products, so a sweep costs O(N).
+center_effects <- function(obs, type, sweeps = 100L) {
+  m <- obs$dims[1]; n <- obs$dims[2]; N <- length(obs$value)
   eff <- list(type = type, mean = 0, row = numeric(m), col = numeric(n))
   if (type == "none") return(eff)
   eff$mean <- mean(obs$value)
   if (type == "mean") return(eff)
   r <- obs$value - eff$mean
-  nr <- tabulate(obs$row, m); nc <- tabulate(obs$col, n)
+  by_row <- Matrix::sparseMatrix(i = obs$row, j = seq_len(N), x = 1, dims = c(m, N))
+  by_col <- Matrix::sparseMatrix(i = obs$col, j = seq_len(N), x = 1, dims = c(n, N))
+  nr <- pmax(Matrix::rowSums(by_row), 1); nc <- pmax(Matrix::rowSums(by_col), 1)
   for (s in seq_len(sweeps)) {
     a_old <- eff$row
-    eff$row <- ifelse(nr > 0, rowsum_full(r - eff$col[obs$col], obs$row, m) / pmax(nr, 1), 0)
-    eff$col <- ifelse(nc > 0, rowsum_full(r - eff$row[obs$row], obs$col, n) / pmax(nc, 1), 0)
+    eff$row <- as.vector(by_row %*% (r - eff$col[obs$col])) / nr
+    eff$col <- as.vector(by_col %*% (r - eff$row[obs$row])) / nc
     if (max(abs(eff$row - a_old)) < 1e-10 * (1 + max(abs(eff$row)))) break
   }
   eff
-}
-
-rowsum_full <- function(x, g, n) {
-  out <- numeric(n)
-  s <- rowsum(x, g, reorder = TRUE)
-  out[as.integer(rownames(s))] <- s[, 1]
-  out
 }
 
 # Lanczos tolerance of the rank-one LMO inside the iterations (the trace's

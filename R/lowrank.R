@@ -316,11 +316,9 @@ predict.lowrank <- function(object, i, j, ...) {
   lowrank_entries(object, ii, jj)
 }
 
-# Entries at validated integer pairs: one O(r) inner product per pair.
+# Entries at validated integer pairs: one O(r) inner product per pair, in C.
 lowrank_entries <- function(x, i, j) {
-  if (length(x$d) == 0L) return(numeric(length(i)))
-  rowSums((x$u[i, , drop = FALSE] * rep(x$d, each = length(i))) *
-            x$v[j, , drop = FALSE])
+  .Call(C_cg_lowrank_entries, x$u, as.double(x$d), x$v, as.integer(i), as.integer(j))
 }
 
 # Split a two-column matrix or data frame of (row, col) pairs; `arg` names

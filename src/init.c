@@ -4,10 +4,12 @@
 
 SEXP cg_solve_call(SEXP spec, SEXP control);
 SEXP cg_oracle_call(SEXP name, SEXP args);
+SEXP cg_lowrank_entries(SEXP u, SEXP d, SEXP v, SEXP i, SEXP j);
 
 static const R_CallMethodDef call_methods[] = {
     {"cg_solve_call",  (DL_FUNC) &cg_solve_call,  2},
     {"cg_oracle_call", (DL_FUNC) &cg_oracle_call, 2},
+    {"cg_lowrank_entries", (DL_FUNC) &cg_lowrank_entries, 5},
     {NULL, NULL, 0}
 };
 

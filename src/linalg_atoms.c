@@ -82,3 +82,22 @@ void cg_atoms_weights(const cg_atoms *a, double *w_out)
 {
     for (int j = 0; j < a->k; j++) w_out[j] = a->scale * a->w[j];
 }
+
+/* Entries of u diag(d) v' at 1-based pairs (i, j): O(rank) per pair, never
+ * the dense matrix. .Call entry used by predict() on lowrank objects. */
+SEXP cg_lowrank_entries(SEXP u, SEXP d, SEXP v, SEXP i, SEXP j)
+{
+    const int m = nrows(u), n = nrows(v), r = LENGTH(d), N = LENGTH(i);
+    const double *U = REAL(u), *D = REAL(d), *V = REAL(v);
+    const int *I = INTEGER(i), *J = INTEGER(j);
+    SEXP out = PROTECT(allocVector(REALSXP, N));
+    double *o = REAL(out);
+    for (int k = 0; k < N; k++) {
+        const double *uk = U + (I[k] - 1), *vk = V + (J[k] - 1);
+        double s = 0.0;
+        for (int l = 0; l < r; l++) s += D[l] * uk[(size_t) l * m] * vk[(size_t) l * n];
+        o[k] = s;
+    }
+    UNPROTECT(1);
+    return out;
+}
