@@ -101,6 +101,29 @@ test_that("predict and fitted agree with the dense matrix; centering is added ba
                tolerance = 1e-6)
 })
 
+test_that("repeated observations of a cell: objective and optimum over all of them", {
+  set.seed(21)
+  m <- 12; n <- 9; N <- 400                      # many repeated cells
+  truth <- tcrossprod(rnorm(m), rnorm(n))
+  obs <- data.frame(row = sample(m, N, TRUE), col = sample(n, N, TRUE))
+  obs$value <- truth[cbind(obs$row, obs$col)] + rnorm(N)
+  for (family in c("gaussian", "poisson")) {
+    if (family == "poisson") obs$value <- rpois(N, exp(truth[cbind(obs$row, obs$col)] / 3))
+    fits <- lapply(c("fw", "spg"), function(meth) {
+      set.seed(1)
+      complete_matrix(obs, 3, family = family, method = meth, dims = c(m, n),
+                      control = cg_control(max_iter = 3000, tol = 0, eval_every = 3000))
+    })
+    for (fit in fits) {
+      eta <- predict(fit, obs)
+      direct <- switch(family, gaussian = mean((obs$value - eta)^2) / 2,
+                       poisson = mean(exp(eta) - obs$value * eta))
+      expect_equal(fit$objective, direct, tolerance = 1e-10)
+    }
+    expect_equal(fits[[1]]$objective, fits[[2]]$objective, tolerance = 1e-4)
+  }
+})
+
 test_that("binomial predictions on the response scale are probabilities", {
   d <- make_completion(seed = 8, family = "binomial")
   fit <- complete_matrix(d$obs, 5, family = "binomial", method = "fw", dims = d$dims,
