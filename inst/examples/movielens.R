@@ -26,9 +26,9 @@ base <- complete_matrix(train, radius = 1e-8, center = "both", dims = dims,
                         method = "fw", control = cg_control(max_iter = 1))
 cat(sprintf("Baseline (user + movie effects only): test RMSE %.4f\n\n", rmse(base)))
 
-fit <- complete_matrix(train, radius = 4000, center = "both", dims = dims,
+fit <- complete_matrix(train, radius = 700, center = "both", dims = dims,
                        method = "sfw", batch_size = 2000,
-                       control = cg_control(max_iter = 300, eval_every = 50))
+                       control = cg_control(max_iter = 200, eval_every = 20))
 print(fit)
 cat(sprintf("\nLow-rank fit: test RMSE %.4f (rank of the solution %d)\n",
             rmse(fit), length(fit$solution$X$d)))
