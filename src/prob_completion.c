@@ -66,10 +66,10 @@ static double cell_value(const completion *C, int c)
                     : cg_atoms_entry(&C->atoms, C->crow[c], C->ccol[c]);
 }
 
-static double mc_gradient(cg_problem *P, int stochastic)
+static double mc_gradient(cg_problem *P, int batch)
 {
     completion *C = (completion *) P->self;
-    int nb = cg_sampler_next(&C->smp, C->batch_idx, !stochastic);
+    int nb = cg_sampler_next(&C->smp, C->batch_idx, batch);
     for (int b = 0; b < nb; b++) {
         int k = C->batch_idx[b], c = C->cell[k];
         if (C->cnt[c] == 0) {             /* first draw of this cell */

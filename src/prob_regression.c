@@ -89,11 +89,11 @@ static void resid_add_row(regression *R, int r)
     R->cnt[R->pos[r]] += 1.0;
 }
 
-static double reg_gradient(cg_problem *P, int stochastic)
+static double reg_gradient(cg_problem *P, int batch)
 {
     regression *R = (regression *) P->self;
     const int p = R->p;
-    int nb = cg_sampler_next(&R->smp, R->batch_idx, !stochastic);
+    int nb = cg_sampler_next(&R->smp, R->batch_idx, batch);
     const double inv = 1.0 / R->smp.drawn;
     if (R->gram) {
         for (int k = 0; k < nb; k++) gram_add_row(R, R->batch_idx[k]);

@@ -28,17 +28,20 @@ static inline void cg_sampler_init(cg_sampler *s, int n, int batch, int mode)
         }
 }
 
-/* Next minibatch into idx (capacity >= max(batch, n) when all = 1);
- * all = 1 draws every remaining point. Returns the number drawn. */
-static inline int cg_sampler_next(cg_sampler *s, int *idx, int all)
+/* Next minibatch into idx, whose capacity is max(n, batch): count = CG_BATCH_FULL
+ * draws every remaining point (every point once, for "replace"),
+ * CG_BATCH_DEFAULT the sampler's batch, k > 0 that many (capped at the
+ * capacity). Returns the number drawn. */
+static inline int cg_sampler_next(cg_sampler *s, int *idx, int count)
 {
-    int b = 0;
-    if (s->mode == CG_SAMPLE_REPLACE && !all) {
-        for (; b < s->batch; b++) idx[b] = (int) R_unif_index((double) s->n);
+    const int cap = s->n > s->batch ? s->n : s->batch;
+    int b = 0, want = count == CG_BATCH_FULL ? s->n : count == CG_BATCH_DEFAULT ? s->batch : count;
+    if (want > cap) want = cap;
+    if (s->mode == CG_SAMPLE_REPLACE && count != CG_BATCH_FULL) {
+        for (; b < want; b++) idx[b] = (int) R_unif_index((double) s->n);
     } else if (s->mode == CG_SAMPLE_REPLACE) {
         for (; b < s->n; b++) idx[b] = b;
     } else {
-        int want = all ? s->n : s->batch;
         for (; b < want && s->pos < s->n; b++) idx[b] = s->order[s->pos++];
     }
     s->drawn += b;

@@ -86,7 +86,7 @@ int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
     start(&r, P, ctl, tr);
     int status = CG_STOP_MAX_ITER, t;
     for (t = 1; t <= ctl->max_iter; t++) {
-        r.n_grad += P->gradient(P, stochastic);
+        r.n_grad += P->gradient(P, stochastic ? CG_BATCH_DEFAULT : CG_BATCH_FULL);
         double gap_hat = P->lmo(P);
         r.n_lmo += 1;
         if (ISNAN(gap_hat)) { status = CG_STOP_ERROR; t--; break; }
@@ -112,7 +112,7 @@ int cg_solve_pg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
     start(&r, P, ctl, tr);
     int status = CG_STOP_MAX_ITER, t;
     for (t = 1; t <= ctl->max_iter; t++) {
-        r.n_grad += P->gradient(P, 1);
+        r.n_grad += P->gradient(P, CG_BATCH_DEFAULT);
         if (P->pg_step(P, o->eta) != CG_OK) { status = CG_STOP_ERROR; break; }
         int stop = after_iter(&r, P, t, 1);
         if (stop >= 0) { status = stop; break; }

@@ -139,15 +139,18 @@ void   cg_progress(const cg_control *ctl, double *last, int iter, double time,
                    double obj, int eval_iter, int final);
 
 /* ---------------------------------------------------------- problems */
+enum { CG_BATCH_FULL = -1, CG_BATCH_DEFAULT = 0 };
+
 /* A problem owns its iterate x and its gradient estimator. Solvers combine
  * these calls; adding a problem never touches a solver. */
 typedef struct cg_problem cg_problem;
 struct cg_problem {
     void *self;
-    /* Draw the next minibatch (stochastic methods) or nothing (full), then
-     * form the gradient estimate at the current iterate. Returns the number
-     * of new stochastic gradients (sample points) used. */
-    double (*gradient)(cg_problem *P, int stochastic);
+    /* Draw the next minibatch of `batch` sample points (CG_BATCH_DEFAULT:
+     * the problem's own batch size; CG_BATCH_FULL: all the data, i.e. the
+     * exact gradient), then form the gradient estimate at the current
+     * iterate. Returns the number of stochastic gradients used. */
+    double (*gradient)(cg_problem *P, int batch);
     /* LMO on the current gradient estimate: stores the atom s inside P and
      * returns <g, x - s> (the estimated Frank-Wolfe gap). */
     double (*lmo)(cg_problem *P);
