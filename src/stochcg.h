@@ -190,6 +190,23 @@ enum { CG_STEP_LINE_SEARCH = 0, CG_STEP_STANDARD = 1, CG_STEP_SFW = 2 };
 enum { CG_STOP_MAX_ITER = 0, CG_STOP_TOL = 1, CG_STOP_TIME = 2,
        CG_STOP_INTERRUPT = 3, CG_STOP_ERROR = 4 };
 
+/* one run's bookkeeping (solve_run.c), shared by all solver loops */
+typedef struct {
+    const cg_control *ctl;
+    cg_trace *tr;
+    double t0, paused, n_grad, n_lmo, obj, gap, last_check, last_progress;
+    int last_eval;
+} cg_run;
+
+void   cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr);
+double cg_run_elapsed(const cg_run *r);
+void   cg_run_evaluate(cg_run *r, cg_problem *P, int iter);   /* pushes a trace row */
+int    cg_run_small_gap(const cg_run *r, double gap);
+/* scheduled evaluation, progress, time and interrupt checks after iteration
+ * t; returns a CG_STOP_* code or -1 to continue */
+int    cg_run_after_iter(cg_run *r, cg_problem *P, int t, int stochastic);
+void   cg_run_finish(cg_run *r, cg_problem *P, int iters);
+
 int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                 cg_trace *tr, int *iters);
 int cg_solve_pg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
