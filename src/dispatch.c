@@ -4,8 +4,8 @@
 #include "stochcg.h"
 #include <string.h>
 
-static const char *const problem_names[] = {"regression", "completion"};
-static const char *const method_names[] = {"fw", "sfw", "spg"};
+static const char *const problem_names[] = {"regression", "completion", "lowrank"};
+static const char *const method_names[] = {"fw", "sfw", "spg", "svrgcg", "scg"};
 static const char *const step_names[] = {"line_search", "standard", "sfw"};
 static const char *const stop_names[] = {"max_iter", "converged", "max_time",
                                          "interrupted", "error"};
@@ -28,29 +28,37 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     ctl.verbose = asLogical(cg_list_get(control, "verbose"));
     if (ctl.max_iter < 0 || ctl.eval_every < 1) error("invalid control");
 
-    int problem = cg_lookup(string_elt(spec, "problem"), problem_names, 2, "problem");
+    int problem = cg_lookup(string_elt(spec, "problem"), problem_names, 3, "problem");
     cg_solver_opts o;
-    o.method = cg_lookup(string_elt(spec, "method"), method_names, 3, "method");
+    o.method = cg_lookup(string_elt(spec, "method"), method_names, 5, "method");
     o.step_rule = cg_lookup(string_elt(spec, "step"), step_names, 3, "step rule");
     o.K = asInteger(cg_list_get(spec, "K"));
     o.eta = asReal(cg_list_get(spec, "eta"));
+    o.inner = asInteger(cg_list_get(spec, "inner"));
+    o.batch_inner = asInteger(cg_list_get(spec, "batch_inner"));
+    o.batch_snapshot = asReal(cg_list_get(spec, "batch_snapshot"));
+    o.scale = asReal(cg_list_get(spec, "scale"));
+    o.scg_c = asReal(cg_list_get(spec, "scg_c"));
 
     GetRNGstate();
     cg_problem P;
     memset(&P, 0, sizeof(P));
     if (problem == 0) cg_problem_regression(&P, spec);
-    else cg_problem_completion(&P, spec);
+    else if (problem == 1) cg_problem_completion(&P, spec);
+    else cg_problem_lowrank(&P, spec);
 
     cg_trace tr;
     cg_trace_init(&tr, ctl.max_iter / ctl.eval_every + 3);
     int iters = 0;
-    int status = (o.method == CG_METHOD_SPG) ? cg_solve_pg(&P, &o, &ctl, &tr, &iters)
-                                             : cg_solve_fw(&P, &o, &ctl, &tr, &iters);
+    int status = o.method == CG_METHOD_SPG ? cg_solve_pg(&P, &o, &ctl, &tr, &iters)
+               : o.method == CG_METHOD_SVRGCG ? cg_solve_svrgcg(&P, &o, &ctl, &tr, &iters)
+               : cg_solve_fw(&P, &o, &ctl, &tr, &iters);
     PutRNGstate();
 
     SEXP out = PROTECT(allocVector(VECSXP, 4));
     SET_VECTOR_ELT(out, 0, problem == 0 ? cg_regression_solution(&P)
-                                        : cg_completion_solution(&P));
+                         : problem == 1 ? cg_completion_solution(&P)
+                         : cg_lowrank_solution(&P));
     SET_VECTOR_ELT(out, 1, cg_trace_to_list(&tr));
     SET_VECTOR_ELT(out, 2, mkString(stop_names[status]));
     SET_VECTOR_ELT(out, 3, ScalarInteger(iters));

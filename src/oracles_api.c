@@ -8,12 +8,13 @@ enum {
     OR_LMO_L1, OR_LMO_LP, OR_LMO_SIMPLEX, OR_LMO_BOX, OR_PROJ_SIMPLEX,
     OR_PROJ_L1, OR_PROJ_CAPPED, OR_PROJ_SPECTRUM, OR_LMO_NUCLEAR, OR_LMO_PSD,
     OR_PROJ_NUCLEAR, OR_PROJ_PSD, OR_SOFT, OR_PROX_ENET, OR_SVDS, OR_EIGS_SYM,
-    OR_COUNT
+    OR_WEAK_PROX, OR_COUNT
 };
 static const char *const oracle_names[OR_COUNT] = {
     "lmo_l1", "lmo_lp", "lmo_simplex", "lmo_box", "proj_simplex",
     "proj_l1", "proj_capped_simplex", "proj_spectrum", "lmo_nuclear", "lmo_psd",
-    "proj_nuclear", "proj_psd", "soft_threshold", "prox_enet", "svds", "eigs_sym"
+    "proj_nuclear", "proj_psd", "soft_threshold", "prox_enet", "svds", "eigs_sym",
+    "weak_prox"
 };
 
 /* ------------------------------------------------------ argument access */
@@ -281,6 +282,24 @@ SEXP cg_oracle_call(SEXP name, SEXP args)
             : cg_proj_psd_dense(REAL(X), m, radius, eq);
         if (st != CG_OK) error("dense decomposition failed (status %d)", st);
         res_add(&r, "X", X); UNPROTECT(1);
+        break;
+    }
+    case OR_WEAK_PROX: {        /* certified-rank weak proximal oracle */
+        SEXP A = arg(args, "A");
+        if (TYPEOF(A) != REALSXP || !isMatrix(A)) error("argument 'A' must be a double matrix");
+        const int m = INTEGER(getAttrib(A, R_DimSymbol))[0];
+        const int nc = INTEGER(getAttrib(A, R_DimSymbol))[1];
+        const int set = arg_int(args, "psd") ? CG_SET_PSD : CG_SET_NUCLEAR;
+        if (set == CG_SET_PSD && m != nc) error("argument 'A' must be square");
+        int rank = arg_int(args, "rank"), certified = 0, triplets = 0;
+        SEXP V = PROTECT(new_matrix(m, nc));
+        st = cg_weak_prox(REAL(A), m, nc, set, arg_scalar(args, "radius"),
+                          arg_int(args, "max_rank"), &rank, REAL(V), &certified, &triplets);
+        if (st != CG_OK) error("weak proximal oracle failed (status %d)", st);
+        res_add(&r, "V", V); UNPROTECT(1);
+        res_add(&r, "rank", ScalarInteger(rank));
+        res_add(&r, "certified", ScalarLogical(certified));
+        res_add(&r, "triplets", ScalarInteger(triplets));
         break;
     }
     case OR_SOFT: case OR_PROX_ENET: {

@@ -1,5 +1,6 @@
-/* Frank-Wolfe family: deterministic FW and stochastic FW (Lafond, Wai and
- * Moulines 2015, Alg. 1), and the stochastic projected-gradient baseline.
+/* Frank-Wolfe family: deterministic FW, stochastic FW (Lafond, Wai and
+ * Moulines 2015, Alg. 1), SCG / SFW with growing minibatches (Hazan and Luo
+ * 2016), and the stochastic projected-gradient baseline.
  * Both loops see the problem only through cg_problem. */
 #include "stochcg.h"
 #include <math.h>
@@ -17,12 +18,17 @@ static double step_size(const cg_solver_opts *o, cg_problem *P, int t)
 int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                 cg_trace *tr, int *iters)
 {
-    const int stochastic = (o->method == CG_METHOD_SFW);
+    const int stochastic = (o->method != CG_METHOD_FW);
     cg_run r;
     cg_run_start(&r, P, ctl, tr);
     int status = CG_STOP_MAX_ITER, t;
     for (t = 1; t <= ctl->max_iter; t++) {
-        r.n_grad += P->gradient(P, stochastic ? CG_BATCH_DEFAULT : CG_BATCH_FULL);
+        int batch = !stochastic ? CG_BATCH_FULL : CG_BATCH_DEFAULT;
+        if (o->method == CG_METHOD_SCG) {    /* Hazan and Luo: m_t ~ (t + 1)^2 */
+            double k = ceil(o->scg_c * (t + 1.0) * (t + 1.0));
+            batch = k > 1e8 ? 100000000 : (k < 1 ? 1 : (int) k);
+        }
+        r.n_grad += P->gradient(P, batch);
         double gap_hat = P->lmo(P);
         r.n_lmo += 1;
         if (ISNAN(gap_hat)) { status = CG_STOP_ERROR; t--; break; }

@@ -113,6 +113,22 @@ int  cg_proj_psd_dense(double *X, int n, double radius, int equality);
 void cg_soft_threshold(double *x, int n, double lambda);
 void cg_prox_enet(double *x, int n, double l1, double l2, double step);
 
+/* Weak proximal oracle (Garber and Kaplan 2019, eq. 5) with certified rank:
+ * V = projection of the rank-r truncation of A (m x n, dense) onto the
+ * nuclear ball {||V||_* <= tau} (set CG_SET_NUCLEAR) or the trace-bounded
+ * PSD cone {V psd, tr V <= tau} (CG_SET_PSD, A symmetric). r starts at *rank
+ * and grows until sigma_{r+1}(A) <= the projection threshold, when the
+ * rank-r step equals the exact projection; the certified r is returned in
+ * *rank (capped at max_rank, *certified = 0 then). *triplets: singular
+ * triplets / eigenpairs computed (rank-one SVD work). */
+enum { CG_SET_NUCLEAR = 0, CG_SET_PSD = 1 };
+int cg_weak_prox(const double *A, int m, int n, int set, double tau, int max_rank,
+                 int *rank, double *V, int *certified, int *triplets);
+
+/* smoothing (smooth.c) */
+double cg_huber_value(const double *x, size_t n, double mu, double lambda);
+void   cg_huber_grad_add(const double *x, size_t n, double mu, double lambda, double *out);
+
 /* ---------------------------------------------------------- trace */
 typedef struct {
     int cap, len;
@@ -167,25 +183,43 @@ struct cg_problem {
     /* fraction of the data seen so far (epochs) */
     double (*epoch)(cg_problem *P);
     long   (*n_matvec)(cg_problem *P);
+    /* Variance-reduced proximal methods (NULL where not supported):
+     * snapshot: store the snapshot mean gradient from `batch` samples;
+     * vr_gradient: the SVRG estimate at the current iterate from `batch`
+     * samples; prox_step: A = X - scale (g + grad R_mu(X)), V = weak prox(A),
+     * X <- (1 - eta) X + eta V. */
+    double (*snapshot)(cg_problem *P, int batch);
+    double (*vr_gradient)(cg_problem *P, int batch);
+    int    (*prox_step)(cg_problem *P, double scale, double eta);
     int    svd_rank;          /* rank of the last SVD done in an iteration */
 };
 
 /* problem constructors (prob_*.c): unpack the R spec, allocate with R_alloc */
 int  cg_problem_regression(cg_problem *P, SEXP spec);
 int  cg_problem_completion(cg_problem *P, SEXP spec);
+int  cg_problem_lowrank(cg_problem *P, SEXP spec);
 /* put the solution into a named R list (PROTECTs nothing on exit) */
 SEXP cg_regression_solution(cg_problem *P);
 SEXP cg_completion_solution(cg_problem *P);
+SEXP cg_lowrank_solution(cg_problem *P);
 
 /* ---------------------------------------------------------- solvers */
 typedef struct {
     int method;          /* CG_METHOD_* */
     int step_rule;       /* CG_STEP_* */
     int K;               /* sFW step parameter */
-    double eta;          /* projected-gradient step (<= 0: problem default) */
+    double eta;          /* projected-gradient / SVRGCG step (<= 0: default) */
+    /* SVRGCG (Garber and Kaplan 2019, Alg. 1-2) */
+    int inner;           /* T: inner iterations per epoch */
+    int batch_inner;     /* k_t */
+    double batch_snapshot; /* k_1 (doubles each epoch); <= 0: full data */
+    double scale;        /* 1 / (2 beta eta) */
+    /* SCG (Hazan and Luo 2016): batch ceil(scg_c (t + 1)^2) */
+    double scg_c;
 } cg_solver_opts;
 
-enum { CG_METHOD_FW = 0, CG_METHOD_SFW = 1, CG_METHOD_SPG = 2 };
+enum { CG_METHOD_FW = 0, CG_METHOD_SFW = 1, CG_METHOD_SPG = 2,
+       CG_METHOD_SVRGCG = 3, CG_METHOD_SCG = 4 };
 enum { CG_STEP_LINE_SEARCH = 0, CG_STEP_STANDARD = 1, CG_STEP_SFW = 2 };
 enum { CG_STOP_MAX_ITER = 0, CG_STOP_TOL = 1, CG_STOP_TIME = 2,
        CG_STOP_INTERRUPT = 3, CG_STOP_ERROR = 4 };
@@ -211,6 +245,8 @@ int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                 cg_trace *tr, int *iters);
 int cg_solve_pg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                 cg_trace *tr, int *iters);
+int cg_solve_svrgcg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
+                    cg_trace *tr, int *iters);
 
 /* ---------------------------------------------------------- helpers */
 SEXP cg_list_get(SEXP list, const char *name);   /* R_NilValue if absent */

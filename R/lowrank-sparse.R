@@ -1,0 +1,269 @@
+#' Low-rank plus sparse matrix estimation
+#'
+#' Estimates a matrix that is at once low-rank and sparse,
+#' \deqn{\min_X \tfrac12 \|X - E[M]\|_F^2 + \lambda \|X\|_1}{min_X 1/2 ||X - E[M]||^2 + lambda ||X||_1}
+#' over the nuclear-norm ball \eqn{\|X\|_* \le \tau}{||X||_* <= tau}
+#' (`set = "nuclear"`, Garber and Kaplan 2019, eq. 7) or over positive
+#' semidefinite matrices with \eqn{\mathrm{tr}(X) \le \tau}{tr(X) <= tau}
+#' (`set = "psd"`, eq. 2). `M` is a matrix (deterministic), a Gaussian
+#' sampler made by [lowrank_sampler()] (noisy observations
+#' \eqn{M_0 + \sigma Q}), or an R function `function(k)` returning the mean of
+#' `k` fresh observations, so data from any source can stream in.
+#'
+#' `method = "svrgcg"` is the variance-reduced generalized conditional
+#' gradient (their Alg. 1; Alg. 2 for finite sums in [sparse_covariance()]).
+#' Each inner iteration computes a rank-\eqn{r} SVD (eigendecomposition for the
+#' PSD set) of \eqn{A_t = X_t - (\hat\nabla + \nabla R_\mu(X_t))/(2\beta\eta)}
+#' and projects its \eqn{r} leading values onto the simplex: the *weak
+#' proximal oracle*. The rank is **certified**: starting from `rank`, \eqn{r}
+#' grows until \eqn{\sigma_{r+1}(A_t)} is at most the projection threshold, when
+#' the rank-\eqn{r} step equals the exact proximal step; the certified rank
+#' is kept for the next iteration and recorded in the trace (`svd_rank`
+#' counts the singular triplets computed, `n_lmo` their running total, the
+#' paper's "rank-one SVD" count). The l1 term is smoothed by the Huber
+#' function with parameter `mu`; the trace and `objective` report the
+#' original nonsmooth objective, and `gap` is the Frank-Wolfe gap of the
+#' smoothed objective.
+#'
+#' Defaults follow the paper's theory (Theorem 3, Corollary 3):
+#' \eqn{\alpha = 1}, \eqn{\beta = 1 + \lambda/\mu}, step
+#' \eqn{\eta = \alpha/(2\beta)}, \eqn{T = \lceil 8\beta\ln 8/(3\alpha)\rceil + 1}
+#' inner iterations per epoch, \eqn{k_t = 32} samples per inner iteration and
+#' snapshot samples \eqn{k_s = 32\sigma^2 2^{s-1}/C_0}, with
+#' \eqn{C_0 = \frac12\|E M\|^2 \ge f(0) - f^*} (estimated from a pilot draw
+#' for samplers) and \eqn{\mu = \varepsilon/(mn)},
+#' \eqn{\varepsilon = } `eps` \eqn{\times C_0} as in the paper's experiments.
+#' `eta`, `inner`, `batch` and `snapshot_batch` override them. For this loss the
+#' inner-loop correction \eqn{\nabla g_i(X_t) - \nabla g_i(X_s) = X_t - X_s}
+#' does not depend on the sample, so it is computed exactly; the \eqn{k_t}
+#' samples the algorithm prescribes are still counted in `n_grad`.
+#'
+#' Baselines: `"scg"`, stochastic Frank-Wolfe with minibatches
+#' \eqn{\lceil(\sigma(t+1)/(LD))^2\rceil} and step \eqn{2/(t+1)} (Hazan and Luo
+#' 2016), and `"fw"`, deterministic Frank-Wolfe on the smoothed objective
+#' (needs the exact mean: `M` a matrix).
+#'
+#' @param M A numeric matrix, a [lowrank_sampler()], or a function of `k`
+#'   returning the mean of `k` observations (a matrix of fixed dimensions).
+#' @param lambda Weight \eqn{\lambda \ge 0} of the l1 term.
+#' @param radius \eqn{\tau > 0}: nuclear-norm (or trace) bound.
+#' @param set `"nuclear"` or `"psd"` (then `M` must be square; it is
+#'   symmetrized).
+#' @param method `"svrgcg"` (default), `"scg"` or `"fw"`.
+#' @param rank Starting rank of the weak proximal oracle (certified upward).
+#' @param max_rank Largest rank the oracle may use (default: full).
+#' @param mu Huber smoothing parameter; default from `eps`.
+#' @param eps Target accuracy relative to \eqn{C_0}, used for the default `mu`.
+#' @param eta,inner,batch,snapshot_batch SVRGCG step, inner iterations per
+#'   epoch, samples per inner iteration and in the first snapshot; `NULL` for
+#'   the theory values above.
+#' @param target Optional exact \eqn{E[M]} used only to evaluate the objective
+#'   in the trace when `M` is a function (otherwise the trace objective is
+#'   `NA` for function samplers).
+#' @param control Solver settings from [cg_control()]; `max_iter` counts inner
+#'   iterations (proximal or Frank-Wolfe steps).
+#' @returns A fit of class `c("lowrank_sparse_fit", "cg_fit")` (see
+#'   [cg_fit]); `solution$X` is the estimate (a dense matrix), and
+#'   `certified_rank` the rank certified by the last proximal step.
+#' @references Garber, D. and Kaplan, A. (2019). Fast stochastic algorithms
+#'   for low-rank and nonsmooth matrix problems. AISTATS.
+#' @examples
+#' set.seed(1)
+#' d <- 40
+#' Y <- matrix(rbinom(d * 2, 1, 0.2) * sample(1:5, d * 2, TRUE), d, 2)
+#' M0 <- tcrossprod(Y)
+#' N <- matrix(rnorm(d * d), d)
+#' fit <- lowrank_sparse(M0 + (N + t(N)) / 2, lambda = 0.5,
+#'                       radius = sum(diag(M0)), set = "psd",
+#'                       control = cg_control(max_iter = 200))
+#' fit
+#' fit$certified_rank
+#' # streaming noisy observations M0 + 5 Q from the C oracle
+#' fit_s <- lowrank_sparse(lowrank_sampler(M0, sigma = 5), lambda = 0.5,
+#'                         radius = sum(diag(M0)), set = "psd",
+#'                         control = cg_control(max_iter = 200))
+#' fit_s$objective
+#' @export
+lowrank_sparse <- function(M, lambda, radius, set = c("nuclear", "psd"),
+                           method = c("svrgcg", "scg", "fw"), rank = 1L,
+                           max_rank = NULL, mu = NULL, eps = 0.01, eta = NULL,
+                           inner = NULL, batch = NULL, snapshot_batch = NULL,
+                           target = NULL, control = cg_control()) {
+  call <- match.call()
+  set <- match_choice(set, c("nuclear", "psd"), "set")
+  method <- match_choice(method, c("svrgcg", "scg", "fw"), "method")
+  src <- lowrank_source(M, set, target)
+  lowrank_solve(src, lambda, radius, set, method, rank, max_rank, mu, eps, eta,
+                inner, batch, snapshot_batch, control, call, "lowrank_sparse")
+}
+
+#' Gaussian observation oracle for [lowrank_sparse()]
+#'
+#' Observations \eqn{M_i = M_0 + \sigma Q_i} with \eqn{Q_i} i.i.d. standard
+#' Gaussian matrices, drawn in C through R's random number generator (the mean
+#' of a minibatch of \eqn{k} is drawn directly as
+#' \eqn{M_0 + \sigma Q/\sqrt{k}}, which has the same distribution).
+#' @param M0 The mean matrix.
+#' @param sigma Noise level \eqn{\sigma \ge 0}.
+#' @returns An object of class `cg_sampler`.
+#' @examples
+#' s <- lowrank_sampler(diag(3), sigma = 5)
+#' @export
+lowrank_sampler <- function(M0, sigma) {
+  M0 <- check_design(M0, "M0")
+  check_number(sigma, "sigma", min = 0)
+  structure(list(M0 = as.matrix(M0), sigma = as.double(sigma)), class = "cg_sampler")
+}
+
+#' Sparse and low-rank covariance estimation
+#'
+#' [lowrank_sparse()] with \eqn{E[M]} the sample covariance of the rows of
+#' `data`, as a finite sum over rows: \eqn{M_i = \frac{n}{n-1}(x_i - \bar
+#' x)(x_i - \bar x)^\top}, whose mean is `cov(data)`. SVRGCG takes full
+#' snapshots (Garber and Kaplan 2019, Alg. 2); minibatch gradients (for
+#' `"scg"`) are one BLAS call on the centred rows of the batch, never a
+#' \eqn{p \times p} matrix per sample. `data` may be dense or a sparse
+#' `Matrix` (kept sparse). The default set is the PSD cone with bounded trace
+#' (a covariance is PSD). See [lowrank_sparse()] for the method, the certified
+#' rank and the defaults.
+#'
+#' @param data An \eqn{n \times p} numeric matrix or `Matrix` of observations
+#'   (rows), \eqn{n \ge 2}.
+#' @inheritParams lowrank_sparse
+#' @returns A fit of class `c("sparse_covariance_fit", "cg_fit")`;
+#'   `solution$X` is the \eqn{p \times p} estimate.
+#' @examples
+#' set.seed(2)
+#' n <- 300; p <- 20
+#' L <- matrix(0, p, 2); L[1:5, 1] <- 2; L[6:10, 2] <- 1.5
+#' data <- matrix(rnorm(n * 2), n) %*% t(L) + matrix(rnorm(n * p, sd = 0.5), n)
+#' fit <- sparse_covariance(data, lambda = 0.05, radius = 25,
+#'                          control = cg_control(max_iter = 300))
+#' fit
+#' round(fit$solution$X[1:6, 1:6], 2)
+#' @export
+sparse_covariance <- function(data, lambda, radius, set = c("psd", "nuclear"),
+                              method = c("svrgcg", "scg", "fw"), rank = 1L,
+                              max_rank = NULL, mu = NULL, eps = 0.01, eta = NULL,
+                              inner = NULL, batch = NULL, control = cg_control()) {
+  call <- match.call()
+  set <- match_choice(set, c("psd", "nuclear"), "set")
+  method <- match_choice(method, c("svrgcg", "scg", "fw"), "method")
+  data <- check_design(data, "data")
+  n <- nrow(data); p <- ncol(data)
+  if (n < 2L || p < 1L) stop_arg("data", "must have at least two rows and one column")
+  xbar <- Matrix::colMeans(data)
+  sparse <- inherits(data, "Matrix")
+  S <- as.matrix(Matrix::crossprod(data) - n * tcrossprod(xbar)) / (n - 1)
+  S <- (S + t(S)) / 2
+  # squared distances of the rows to the mean, for E||M_i - S||^2
+  r2 <- if (sparse) Matrix::rowSums(data^2) - 2 * as.vector(data %*% xbar) + sum(xbar^2)
+        else rowSums(sweep(data, 2, xbar)^2)
+  cfac <- n / (n - 1)
+  src <- list(source = 3L, M = S, sigma = 0, dims = c(p, p), C0 = 0.5 * sum(S^2),
+              sigma2 = max(cfac^2 * mean(r2^2) - sum(S^2), 0),
+              dimnames = list(colnames(data), colnames(data)),
+              rows = c(list(nobs = n, sparse = sparse, xbar = as.double(xbar),
+                            max_batch = as.integer(max(n, 32L))),
+                       if (sparse) {
+                         Xr <- methods::as(Matrix::t(data), "CsparseMatrix")
+                         list(row_p = Xr@p, row_j = Xr@i, row_x = Xr@x)
+                       } else list(data = data)))
+  lowrank_solve(src, lambda, radius, set, method, rank, max_rank, mu, eps, eta,
+                inner, batch, snapshot_batch = 0, control, call, "sparse_covariance")
+}
+
+# ---- internal: where E[M] comes from (source codes of src/prob_lowrank.c)
+lowrank_source <- function(M, set, target) {
+  if (inherits(M, "cg_sampler")) {
+    M0 <- M$M0
+    out <- list(source = 1L, M = M0, sigma = M$sigma, dims = dim(M0),
+                C0 = 0.5 * (sum(M0^2) + M$sigma^2 * length(M0)),
+                sigma2 = M$sigma^2 * length(M0))
+  } else if (is.function(M)) {
+    pilot <- lapply(1:2, function(i) M(1L))
+    ok <- vapply(pilot, function(p) is.numeric(p) && is.matrix(p) && all(is.finite(p)), NA)
+    if (!all(ok)) stop_arg("M", "must return a finite numeric matrix when called as M(k)")
+    if (!identical(dim(pilot[[1]]), dim(pilot[[2]])))
+      stop_arg("M", "returned matrices of different dimensions")
+    if (!is.null(target)) {
+      target <- check_design(target, "target")
+      if (!identical(dim(target), dim(pilot[[1]])))
+        stop_arg("target", "must have the dimensions of M(k)")
+    }
+    out <- list(source = 2L, M = if (is.null(target)) NULL else as.matrix(target),
+                sampler = M, dims = dim(pilot[[1]]), sigma = 0,
+                C0 = 0.5 * sum(pilot[[1]]^2),
+                sigma2 = 0.5 * sum((pilot[[1]] - pilot[[2]])^2))
+  } else {
+    M <- as.matrix(check_design(M, "M"))
+    out <- list(source = 0L, M = M, sigma = 0, dims = dim(M), C0 = 0.5 * sum(M^2),
+                sigma2 = 0)
+  }
+  if (any(out$dims < 1L)) stop_arg("M", "must have at least one row and column")
+  if (set == "psd") {
+    if (out$dims[1] != out$dims[2]) stop_arg("M", "must be square for set = \"psd\"")
+    if (out$source == 0L && !isSymmetric(unname(out$M), tol = 1e-8))
+      stop_arg("M", "must be symmetric for set = \"psd\"")
+  }
+  out
+}
+
+# shared by lowrank_sparse() and sparse_covariance(): validation of the
+# scalar arguments, theory defaults, spec, fit
+lowrank_solve <- function(src, lambda, radius, set, method, rank, max_rank, mu,
+                          eps, eta, inner, batch, snapshot_batch, control, call,
+                          problem) {
+  check_number(lambda, "lambda", min = 0)
+  if (missing(radius)) stop_arg("radius", "is missing, with no default")
+  check_radius(radius)
+  dims <- src$dims
+  check_count(rank, "rank")
+  if (is.null(max_rank)) max_rank <- min(dims)
+  check_count(max_rank, "max_rank")
+  check_number(eps, "eps", min = 0, strict_min = TRUE)
+  control <- as_control(control)
+  if (method == "fw" && src$source %in% 1:2)
+    stop_arg("method", "= \"fw\" needs the exact mean: give `M` as a matrix")
+
+  # theory defaults (Theorem 3, Corollary 3 of Garber and Kaplan 2019)
+  C0 <- max(src$C0, .Machine$double.eps)
+  if (is.null(mu)) mu <- eps * C0 / prod(dims)
+  check_number(mu, "mu", min = 0, strict_min = TRUE)
+  beta <- 1 + lambda / mu
+  if (is.null(eta)) eta <- 1 / (2 * beta)
+  check_number(eta, "eta", min = 0, max = 1, strict_min = TRUE)
+  if (is.null(inner)) inner <- ceiling(8 * beta * log(8) / 3) + 1
+  check_count(inner, "inner", min = 2)
+  if (is.null(batch)) batch <- 32L
+  check_count(batch, "batch")
+  stochastic_src <- src$source %in% 1:3
+  if (is.null(snapshot_batch))
+    snapshot_batch <- if (src$source %in% 1:2) max(1, ceiling(32 * src$sigma2 / C0)) else 0
+  check_number(snapshot_batch, "snapshot_batch", min = 0)
+
+  spec <- list(problem = "lowrank", method = method, step = "standard", K = 2L,
+               eta = as.double(eta), m = dims[1], n = dims[2],
+               set = if (set == "psd") 1L else 0L, source = src$source,
+               lambda = as.double(lambda), mu = as.double(mu),
+               radius = as.double(radius), rank = as.integer(min(rank, max_rank)),
+               max_rank = as.integer(max_rank), M = src$M, sigma = as.double(src$sigma),
+               inner = as.integer(inner), batch_inner = as.integer(batch),
+               batch_snapshot = as.double(snapshot_batch), scale = 1 / (2 * beta * eta),
+               scg_c = if (stochastic_src) src$sigma2 / (beta * 2 * radius)^2 else 0)
+  if (src$source == 2L) {
+    spec$sampler_call <- as.call(list(src$sampler, 1L))
+    spec$env <- environment()
+  }
+  if (src$source == 3L) spec <- c(spec, src$rows)
+  fit <- cg_run(spec, control, problem, call)
+  X <- fit$solution$X
+  dimnames(X) <- src$dimnames
+  fit$certified_rank <- fit$solution$certified_rank
+  fit$solution <- list(X = X)
+  fit$lambda <- lambda; fit$radius <- radius; fit$set <- set; fit$mu <- mu
+  fit$parameters <- list(eta = eta, inner = inner, batch = batch,
+                         snapshot_batch = snapshot_batch, beta = beta)
+  class(fit) <- c(paste0(problem, "_fit"), "cg_fit")
+  fit
+}

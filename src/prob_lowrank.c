@@ -1,0 +1,294 @@
+/* Low-rank + sparse matrix estimation (Garber and Kaplan 2019, eqs. 2, 7):
+ *   min_X 1/2 ||X - E[M]||_F^2 + lambda ||X||_1
+ *   over the nuclear ball ||X||_* <= tau or the PSD cone with tr X <= tau.
+ * The l1 term is smoothed by Huber (mu) for the gradient-based steps; the
+ * trace reports the original nonsmooth objective. E[M] comes from:
+ *   a fixed matrix (deterministic), the Gaussian oracle M_i = M0 + sigma Q_i,
+ *   an R function returning the mean of k fresh observations, or the rows of
+ *   a data matrix (finite sum, M_i = c (x_i - xbar)(x_i - xbar)', c = n/(n-1),
+ *   so that E[M] is the sample covariance).
+ * For this loss grad g_i(X) - grad g_i(X_s) = X - X_s for every sample, so
+ * the variance-reduced estimator of the inner loop is X - Mbar_s exactly; the
+ * samples it prescribes are counted in n_grad but need not be drawn. */
+#include "stochcg.h"
+#include "prob_sampler.h"
+#include <string.h>
+#include <math.h>
+
+enum { SRC_MATRIX = 0, SRC_GAUSS = 1, SRC_RFUN = 2, SRC_ROWS = 3 };
+
+typedef struct {
+    int m, n, set, source;
+    size_t mn;
+    const double *M;               /* fixed matrix, M0, or covariance; target */
+    double sigma;                  /* Gaussian oracle noise */
+    SEXP rcall, rho;               /* R sampler: the call f(k), built in R */
+    int nobs, sparse;              /* finite sum over rows */
+    const double *Xd; const int *rp, *ci; const double *rx;
+    const double *xbar; double c;
+    cg_sampler smp; int *batch_idx; double *B;
+    double lambda, mu, tau;
+    int rank, max_rank, certified;
+    double *X, *Mbar, *Mb, *G, *A, *V, *u, *v, *Gf;
+    int s_kind;                    /* last LMO: 0 none (S = 0), 1 atom */
+    long n_matvec;
+} lowrank;
+
+static double sample_mean_raw(lowrank *L, int k, double *out);
+
+/* mean of k observations of M into out; k = CG_BATCH_FULL: E[M] itself.
+ * Over the PSD set the iterate is symmetric and 1/2 ||X - M||^2 differs from
+ * 1/2 ||X - sym(M)||^2 by a constant, so observations are symmetrized. */
+static double sample_mean(lowrank *L, int k, double *out)
+{
+    double used = sample_mean_raw(L, k, out);
+    if (L->set == CG_SET_PSD) {
+        const int n = L->n;
+        for (int j = 0; j < n; j++)
+            for (int i = j + 1; i < n; i++) {
+                double a = 0.5 * (out[i + (size_t) j * n] + out[j + (size_t) i * n]);
+                out[i + (size_t) j * n] = out[j + (size_t) i * n] = a;
+            }
+    }
+    return used;
+}
+
+static double sample_mean_raw(lowrank *L, int k, double *out)
+{
+    const size_t mn = L->mn;
+    if (L->source == SRC_MATRIX || k == CG_BATCH_FULL) {
+        if (L->M == NULL) error("the exact mean of the sampler is unknown");
+        memcpy(out, L->M, mn * sizeof(double));
+        return L->source == SRC_ROWS ? L->nobs : (L->source == SRC_MATRIX ? 1 : 0);
+    }
+    if (k < 1) k = 1;
+    switch (L->source) {
+    case SRC_GAUSS: {            /* mean of k draws of M0 + sigma Q, exactly */
+        const double s = L->sigma / sqrt((double) k);
+        for (size_t i = 0; i < mn; i++) out[i] = L->M[i] + s * norm_rand();
+        return k;
+    }
+    case SRC_RFUN: {            /* the user's code may draw from R's RNG too */
+        SEXP kk = PROTECT(ScalarInteger(k));
+        SETCADR(L->rcall, kk);
+        PutRNGstate();
+        SEXP res = PROTECT(eval(L->rcall, L->rho));
+        GetRNGstate();
+        if (!isReal(res) || (size_t) XLENGTH(res) != mn)
+            error("`sampler(k)` must return a numeric %d x %d matrix", L->m, L->n);
+        memcpy(out, REAL(res), mn * sizeof(double));
+        UNPROTECT(2);
+        return k;
+    }
+    default: {                   /* rows: c/k * Bc' Bc, one BLAS call */
+        const int p = L->n;
+        int nb = cg_sampler_next(&L->smp, L->batch_idx, k);
+        memset(L->B, 0, sizeof(double) * (size_t) nb * p);
+        for (int b = 0; b < nb; b++) {
+            int r = L->batch_idx[b];
+            if (!L->sparse)
+                for (int j = 0; j < p; j++) L->B[b + (size_t) j * nb] = L->Xd[r + (size_t) j * L->nobs];
+            else
+                for (int a = L->rp[r]; a < L->rp[r + 1]; a++) L->B[b + (size_t) L->ci[a] * nb] = L->rx[a];
+            for (int j = 0; j < p; j++) L->B[b + (size_t) j * nb] -= L->xbar[j];
+        }
+        double alpha = L->c / nb, zero = 0.0;
+        F77_CALL(dsyrk)("U", "T", &p, &nb, &alpha, L->B, &nb, &zero, out, &p FCONE FCONE);
+        for (int j = 0; j < p; j++)
+            for (int i = j + 1; i < p; i++) out[i + (size_t) j * p] = out[j + (size_t) i * p];
+        return nb;
+    }
+    }
+}
+
+/* G = X - Mb + grad of the Huber-smoothed l1 term */
+static void smooth_gradient(lowrank *L, const double *Mb)
+{
+    for (size_t i = 0; i < L->mn; i++) L->G[i] = L->X[i] - Mb[i];
+    cg_huber_grad_add(L->X, L->mn, L->mu, L->lambda, L->G);
+}
+
+static double lr_gradient(cg_problem *P, int batch)
+{
+    lowrank *L = (lowrank *) P->self;
+    double k = sample_mean(L, batch, L->Mb);
+    smooth_gradient(L, L->Mb);
+    return k;
+}
+
+/* LMO of the set on the dense gradient G (into u, v); returns <G, X - S> */
+static double lmo_on(lowrank *L, const double *G, double *u, double *v, int *kind,
+                     double tol, long *nmv)
+{
+    cg_linop Op; cg_dense_data dd;
+    cg_linop_dense(&Op, &dd, G, L->m, L->n);
+    double gx = 0.0, sigma = 0.0, gs;
+    for (size_t i = 0; i < L->mn; i++) gx += G[i] * L->X[i];
+    if (L->set == CG_SET_NUCLEAR) {
+        if (cg_lmo_nuclear(&Op, L->tau, u, v, &sigma, tol) != CG_OK) return NA_REAL;
+        *kind = 1; gs = -L->tau * sigma;           /* S = -tau u v' */
+    } else {
+        int st = cg_lmo_psd(&Op, L->tau, 0, v, &sigma);
+        if (st < 0) return NA_REAL;
+        *kind = st; gs = st ? L->tau * sigma : 0.0; /* S = tau v v' or 0 */
+    }
+    if (nmv) *nmv += Op.n_matvec;
+    return gx - gs;
+}
+
+static double lr_lmo(cg_problem *P)
+{
+    lowrank *L = (lowrank *) P->self;
+    P->svd_rank = 1;
+    return lmo_on(L, L->G, L->u, L->v, &L->s_kind, 1e-8, &L->n_matvec);
+}
+
+static double lr_line_search(cg_problem *P) { return -1.0; }
+
+static void lr_fw_step(cg_problem *P, double gamma)
+{
+    lowrank *L = (lowrank *) P->self;
+    const int m = L->m, n = L->n;
+    for (size_t i = 0; i < L->mn; i++) L->X[i] *= 1.0 - gamma;
+    if (!L->s_kind) return;
+    const double *left = L->set == CG_SET_NUCLEAR ? L->u : L->v;
+    const double c = L->set == CG_SET_NUCLEAR ? -gamma * L->tau : gamma * L->tau;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) L->X[i + (size_t) j * m] += c * left[i] * L->v[j];
+}
+
+static int lr_pg_step(cg_problem *P, double eta) { return CG_ERR_DOMAIN; }
+
+/* original objective 1/2 ||X - E[M]||^2 + lambda ||X||_1 and the Frank-Wolfe
+ * gap of the smoothed objective (a certificate for it) */
+static void lr_evaluate(cg_problem *P, double *obj, double *gap)
+{
+    lowrank *L = (lowrank *) P->self;
+    double l1 = 0.0;
+    for (size_t i = 0; i < L->mn; i++) l1 += fabs(L->X[i]);
+    if (L->M == NULL) { *obj = NA_REAL; *gap = NA_REAL; return; }
+    double f = 0.0;
+    for (size_t i = 0; i < L->mn; i++) {
+        double r = L->X[i] - L->M[i];
+        f += 0.5 * r * r;
+        L->Gf[i] = r;
+    }
+    *obj = f + L->lambda * l1;
+    cg_huber_grad_add(L->X, L->mn, L->mu, L->lambda, L->Gf);
+    int kind;
+    const void *vmax = vmaxget();
+    double *u = (double *) R_alloc(L->m, sizeof(double));
+    double *v = (double *) R_alloc(L->n, sizeof(double));
+    *gap = lmo_on(L, L->Gf, u, v, &kind, 1e-10, NULL);
+    vmaxset(vmax);
+}
+
+static double lr_epoch(cg_problem *P)
+{
+    lowrank *L = (lowrank *) P->self;
+    return L->source == SRC_ROWS ? L->smp.drawn / L->nobs : NA_REAL;
+}
+
+static long lr_n_matvec(cg_problem *P) { return ((lowrank *) P->self)->n_matvec; }
+
+/* ---- variance-reduced proximal steps (solve_svrgcg.c) */
+static double lr_snapshot(cg_problem *P, int batch)
+{
+    lowrank *L = (lowrank *) P->self;
+    return sample_mean(L, batch, L->Mbar);
+}
+
+static double lr_vr_gradient(cg_problem *P, int batch)
+{
+    lowrank *L = (lowrank *) P->self;
+    for (size_t i = 0; i < L->mn; i++) L->G[i] = L->X[i] - L->Mbar[i];
+    return batch;
+}
+
+static int lr_prox_step(cg_problem *P, double scale, double eta)
+{
+    lowrank *L = (lowrank *) P->self;
+    cg_huber_grad_add(L->X, L->mn, L->mu, L->lambda, L->G);
+    for (size_t i = 0; i < L->mn; i++) L->A[i] = L->X[i] - scale * L->G[i];
+    int triplets;
+    int st = cg_weak_prox(L->A, L->m, L->n, L->set, L->tau, L->max_rank, &L->rank,
+                          L->V, &L->certified, &triplets);
+    P->svd_rank = triplets;
+    if (st != CG_OK) return st;
+    for (size_t i = 0; i < L->mn; i++) L->X[i] = (1.0 - eta) * L->X[i] + eta * L->V[i];
+    return CG_OK;
+}
+
+static double *zeros(size_t n)
+{
+    double *x = (double *) R_alloc(n, sizeof(double));
+    memset(x, 0, sizeof(double) * n);
+    return x;
+}
+
+int cg_problem_lowrank(cg_problem *P, SEXP spec)
+{
+    lowrank *L = (lowrank *) R_alloc(1, sizeof(lowrank));
+    memset(L, 0, sizeof(lowrank));
+    L->m = asInteger(cg_list_get(spec, "m"));
+    L->n = asInteger(cg_list_get(spec, "n"));
+    L->mn = (size_t) L->m * L->n;
+    L->set = asInteger(cg_list_get(spec, "set"));
+    L->source = asInteger(cg_list_get(spec, "source"));
+    L->lambda = asReal(cg_list_get(spec, "lambda"));
+    L->mu = asReal(cg_list_get(spec, "mu"));
+    L->tau = asReal(cg_list_get(spec, "radius"));
+    L->rank = asInteger(cg_list_get(spec, "rank"));
+    L->max_rank = asInteger(cg_list_get(spec, "max_rank"));
+    SEXP M = cg_list_get(spec, "M");
+    L->M = isNull(M) ? NULL : REAL(M);
+    L->sigma = asReal(cg_list_get(spec, "sigma"));
+    if (L->source == SRC_RFUN) {   /* the call lives in spec, protected by .Call */
+        L->rho = cg_list_get(spec, "env");
+        L->rcall = cg_list_get(spec, "sampler_call");
+    }
+    if (L->source == SRC_ROWS) {
+        L->nobs = asInteger(cg_list_get(spec, "nobs"));
+        L->sparse = asLogical(cg_list_get(spec, "sparse"));
+        if (L->sparse) {
+            L->rp = INTEGER(cg_list_get(spec, "row_p"));
+            L->ci = INTEGER(cg_list_get(spec, "row_j"));
+            L->rx = REAL(cg_list_get(spec, "row_x"));
+        } else {
+            L->Xd = REAL(cg_list_get(spec, "data"));
+        }
+        L->xbar = REAL(cg_list_get(spec, "xbar"));
+        L->c = (double) L->nobs / (L->nobs - 1.0);
+        int cap = asInteger(cg_list_get(spec, "max_batch"));
+        cg_sampler_init(&L->smp, L->nobs, cap, CG_SAMPLE_REPLACE);
+        L->batch_idx = (int *) R_alloc(cap > L->nobs ? cap : L->nobs, sizeof(int));
+        L->B = (double *) R_alloc((size_t) (cap > L->nobs ? cap : L->nobs) * L->n, sizeof(double));
+    }
+    L->X = zeros(L->mn); L->Mbar = zeros(L->mn); L->Mb = zeros(L->mn);
+    L->G = zeros(L->mn); L->A = zeros(L->mn); L->V = zeros(L->mn); L->Gf = zeros(L->mn);
+    L->u = zeros(L->m); L->v = zeros(L->n);
+    P->self = L;
+    P->gradient = lr_gradient; P->lmo = lr_lmo; P->line_search = lr_line_search;
+    P->fw_step = lr_fw_step; P->pg_step = lr_pg_step; P->evaluate = lr_evaluate;
+    P->epoch = lr_epoch; P->n_matvec = lr_n_matvec;
+    P->snapshot = lr_snapshot; P->vr_gradient = lr_vr_gradient;
+    P->prox_step = lr_prox_step;
+    P->svd_rank = 0;
+    return CG_OK;
+}
+
+SEXP cg_lowrank_solution(cg_problem *P)
+{
+    lowrank *L = (lowrank *) P->self;
+    SEXP out = PROTECT(allocVector(VECSXP, 2));
+    SEXP X = PROTECT(allocMatrix(REALSXP, L->m, L->n));
+    memcpy(REAL(X), L->X, L->mn * sizeof(double));
+    SET_VECTOR_ELT(out, 0, X);
+    SET_VECTOR_ELT(out, 1, ScalarInteger(L->certified ? L->rank : NA_INTEGER));
+    SEXP nm = PROTECT(allocVector(STRSXP, 2));
+    SET_STRING_ELT(nm, 0, mkChar("X"));
+    SET_STRING_ELT(nm, 1, mkChar("certified_rank"));
+    setAttrib(out, R_NamesSymbol, nm);
+    UNPROTECT(3);
+    return out;
+}

@@ -1,0 +1,37 @@
+/* Variance-reduced generalized conditional gradient (Garber and Kaplan 2019,
+ * Alg. 1 stochastic, Alg. 2 finite sum): epochs s = 1, 2, ... take a snapshot
+ * gradient from k_s samples (k_s = k_1 2^(s-1); the full data in the finite
+ * sum), then T - 1 inner iterations each form the SVRG estimate from k_t
+ * samples and move toward a weak proximal point (rank-r SVD + projection of
+ * the r values, rank certified). An iteration of the trace is one inner
+ * iteration. */
+#include "stochcg.h"
+#include <math.h>
+
+int cg_solve_svrgcg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
+                    cg_trace *tr, int *iters)
+{
+    cg_run r;
+    cg_run_start(&r, P, ctl, tr);
+    int status = CG_STOP_MAX_ITER, t = 0, stop = -1;
+    for (int s = 1; t < ctl->max_iter && stop < 0; s++) {
+        int ks = CG_BATCH_FULL;
+        if (o->batch_snapshot > 0) {
+            double k = ceil(o->batch_snapshot * ldexp(1.0, s - 1));
+            ks = k > 1e8 ? 100000000 : (int) k;
+        }
+        r.n_grad += P->snapshot(P, ks);
+        for (int inner = 1; inner < o->inner && t < ctl->max_iter; inner++) {
+            r.n_grad += P->vr_gradient(P, o->batch_inner);
+            if (P->prox_step(P, o->scale, o->eta) != CG_OK) { stop = CG_STOP_ERROR; break; }
+            r.n_lmo += P->svd_rank;          /* rank-one SVD equivalents */
+            t++;
+            stop = cg_run_after_iter(&r, P, t, 1);
+            if (stop >= 0) break;
+        }
+    }
+    if (stop >= 0) status = stop;
+    *iters = t;
+    cg_run_finish(&r, P, *iters);
+    return status;
+}
