@@ -2,7 +2,7 @@
 # SVD / eigensolvers), for tests and benchmarks. Not exported.
 
 # Arguments that the C side reads as integers; every other number is double.
-.oracle_int_args <- c("k", "which", "equality")
+.oracle_int_args <- c("k", "which", "equality", "rank", "max_rank", "psd")
 
 #' Call one C oracle
 #'

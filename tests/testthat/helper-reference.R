@@ -62,3 +62,26 @@ ref_completion <- function(obs, r, family = "gaussian", dims, iters = 3000, L = 
   ref_fista(grad, obj, function(V) ref_proj_nuclear(V, r),
             matrix(0, dims[1], dims[2]), L, iters)
 }
+
+# Exact solution of min 1/2 ||X - M||^2 + lambda ||X||_1 over the nuclear
+# ball (or the PSD cone with tr <= r): the prox of lambda ||.||_1 + indicator
+# at M, by the proximal Dykstra algorithm (full SVD / eigendecomposition).
+ref_proj_psd <- function(A, r) {
+  e <- eigen((A + t(A)) / 2, symmetric = TRUE)
+  lam <- pmax(e$values, 0)
+  if (sum(lam) > r) lam <- ref_proj_simplex(e$values, r)
+  e$vectors %*% (lam * t(e$vectors))
+}
+
+ref_lowrank_sparse <- function(M, lambda, r, set = "nuclear", iters = 5000) {
+  proj <- if (set == "psd") function(A) ref_proj_psd(A, r) else function(A) ref_proj_nuclear(A, r)
+  soft <- function(A) sign(A) * pmax(abs(A) - lambda, 0)
+  x <- M; p <- 0 * M; q <- 0 * M
+  for (k in seq_len(iters)) {
+    y <- soft(x + p); p <- x + p - y
+    x_new <- proj(y + q); q <- y + q - x_new
+    if (max(abs(x_new - x)) < 1e-13 * max(1, max(abs(x)))) { x <- x_new; break }
+    x <- x_new
+  }
+  list(X = x, objective = 0.5 * sum((x - M)^2) + lambda * sum(abs(x)))
+}

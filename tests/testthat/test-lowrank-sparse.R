@@ -1,0 +1,154 @@
+# Low-rank + sparse estimation (Garber and Kaplan 2019): the certified-rank
+# weak proximal oracle against the exact projection, inequality (5), every
+# method against a proximal-Dykstra reference within the smoothing bound,
+# the stochastic oracles, sparse_covariance, reproducibility and bad input.
+
+make_lowrank_sparse <- function(d = 30, r = 2, seed = 1, noise = 1) {
+  set.seed(seed)
+  Y <- matrix(rbinom(d * r, 1, 0.3) * sample(1:5, d * r, TRUE), d, r)
+  M0 <- tcrossprod(Y)
+  N <- matrix(rnorm(d * d, sd = noise), d)
+  list(M0 = M0, M = M0 + (N + t(N)) / 2, tau = sum(diag(M0)))
+}
+
+test_that("certified-rank weak prox equals the exact projection", {
+  set.seed(2)
+  for (trial in 1:20) {
+    m <- sample(8:40, 1); n <- sample(8:40, 1)
+    A <- matrix(rnorm(m * n), m) + 3 * tcrossprod(rnorm(m), rnorm(n))
+    tau <- runif(1, 1, 0.5 * sum(svd(A)$d))
+    w <- stochcg:::cg_oracle("weak_prox", A = A, radius = tau, rank = 1L,
+                              max_rank = 0L, psd = 0L)
+    expect_true(w$certified)
+    expect_equal(w$V, ref_proj_nuclear(A, tau), tolerance = 1e-8)
+    S <- crossprod(matrix(rnorm(n * n), n)) - 2 * diag(n)
+    tau2 <- runif(1, 0.5, 0.5 * sum(pmax(eigen(S)$values, 0)))
+    w2 <- stochcg:::cg_oracle("weak_prox", A = S, radius = tau2, rank = 1L,
+                               max_rank = 0L, psd = 1L)
+    expect_true(w2$certified)
+    expect_equal(w2$V, ref_proj_psd(S, tau2), tolerance = 1e-8)
+    # the certified rank covers the rank of the exact projection
+    exact_rank <- sum(svd(ref_proj_nuclear(A, tau))$d > 1e-8 * tau)
+    expect_gte(w$rank, exact_rank)
+    expect_equal(sum(svd(w$V)$d > 1e-8 * tau), exact_rank)
+  }
+})
+
+test_that("rank-r oracle satisfies the weak-prox inequality (5) for rank-r points", {
+  # projecting the rank-r truncation of A is at least as close to A as any
+  # feasible point of rank <= r (Garber and Kaplan 2019, eq. 5)
+  set.seed(3)
+  for (trial in 1:20) {
+    m <- 25; n <- 20; r <- sample(1:4, 1); tau <- 10
+    A <- matrix(rnorm(m * n, sd = 2), m)
+    w <- stochcg:::cg_oracle("weak_prox", A = A, radius = tau, rank = r,
+                              max_rank = r, psd = 0L)
+    expect_equal(w$rank, r)
+    expect_lte(sum(svd(w$V)$d), tau * (1 + 1e-10))
+    for (k in 1:10) {               # random feasible points of rank r
+      Z <- matrix(rnorm(m * r), m) %*% matrix(rnorm(r * n), r)
+      Z <- Z * runif(1, 0, tau) / sum(svd(Z)$d)
+      expect_lte(sum((w$V - A)^2), sum((Z - A)^2) + 1e-9)
+    }
+  }
+})
+
+test_that("svrgcg, scg and fw reach the Dykstra reference within their bounds", {
+  for (set in c("nuclear", "psd")) {
+    d <- make_lowrank_sparse(seed = 4)
+    lambda <- 0.5
+    ref <- ref_lowrank_sparse(d$M, lambda, d$tau, set)
+    fit <- lowrank_sparse(d$M, lambda, d$tau, set = set, method = "svrgcg", eps = 1e-3,
+                          control = cg_control(max_iter = 5000, tol = 1e-7))
+    smoothing <- lambda * length(d$M) * fit$mu / 2      # ||X||_1 - Huber <= this
+    expect_true(fit$converged)
+    expect_gte(fit$objective, ref$objective - 1e-8 * ref$objective)
+    expect_lte(fit$objective - ref$objective, fit$gap + smoothing)
+    expect_lt(fit$objective - ref$objective, 1e-3 * ref$objective)
+    norm_ok <- if (set == "psd") {
+      ev <- eigen(fit$solution$X, symmetric = TRUE, only.values = TRUE)$values
+      min(ev) > -1e-8 && sum(ev) <= d$tau * (1 + 1e-8)
+    } else sum(svd(fit$solution$X)$d) <= d$tau * (1 + 1e-8)
+    expect_true(norm_ok)
+    for (m in c("fw", "scg")) {      # slow 1/t methods: the certificate holds
+      f2 <- lowrank_sparse(d$M, lambda, d$tau, set = set, method = m,
+                           control = cg_control(max_iter = 300, tol = 0))
+      expect_gte(f2$objective, ref$objective - 1e-8 * ref$objective)
+      expect_lte(f2$objective - ref$objective, f2$gap + smoothing)
+    }
+  }
+})
+
+test_that("stochastic oracles: C sampler and R function reach the optimum", {
+  d <- make_lowrank_sparse(seed = 5)
+  lambda <- 0.5
+  ref <- ref_lowrank_sparse(d$M0, lambda, d$tau, "psd")
+  set.seed(6)
+  fit <- lowrank_sparse(lowrank_sampler(d$M0, sigma = 5), lambda, d$tau, set = "psd",
+                        control = cg_control(max_iter = 600, eval_every = 100, tol = 0))
+  expect_lt(fit$objective - ref$objective, 0.01 * ref$objective)
+  expect_gte(fit$objective, ref$objective - 1e-8 * ref$objective)
+  # snapshot sizes double every epoch
+  expect_gt(tail(fit$trace$n_grad, 1), 1000)
+  f <- function(k) d$M0 + 5 * matrix(rnorm(length(d$M0)), nrow(d$M0)) / sqrt(k)
+  set.seed(6)
+  fit_r <- lowrank_sparse(f, lambda, d$tau, set = "psd", target = d$M0,
+                          control = cg_control(max_iter = 600, eval_every = 100, tol = 0))
+  expect_lt(fit_r$objective - ref$objective, 0.01 * ref$objective)
+  fit_na <- lowrank_sparse(f, lambda, d$tau, set = "psd",
+                           control = cg_control(max_iter = 20))
+  expect_true(is.na(fit_na$objective))
+})
+
+test_that("set.seed reproduces a stochastic fit; RNG advances", {
+  d <- make_lowrank_sparse(seed = 7)
+  run <- function(seed) {
+    set.seed(seed)
+    lowrank_sparse(lowrank_sampler(d$M0, 3), 0.5, d$tau, method = "scg",
+                   control = cg_control(max_iter = 30))
+  }
+  a <- run(1); b <- run(1); c <- run(2)
+  expect_identical(a$solution$X, b$solution$X)
+  expect_false(identical(a$solution$X, c$solution$X))
+})
+
+test_that("sparse_covariance: covariance of the rows, dense and sparse data agree", {
+  set.seed(8)
+  n <- 200; p <- 15
+  L <- matrix(0, p, 2); L[1:4, 1] <- 2; L[5:8, 2] <- 1.5
+  data <- matrix(rnorm(n * 2), n) %*% t(L) + matrix(rnorm(n * p, sd = 0.5), n)
+  lambda <- 0.05; tau <- 20
+  ref <- ref_lowrank_sparse(cov(data), lambda, tau, "psd")
+  fit <- sparse_covariance(data, lambda, tau, control = cg_control(max_iter = 4000, tol = 1e-7))
+  expect_lte(fit$objective - ref$objective, fit$gap + lambda * p^2 * fit$mu / 2)
+  expect_lt(fit$objective - ref$objective, 1e-3 * ref$objective)
+  # gradients: the full snapshot counts n, each inner iteration its batch
+  expect_equal(fit$trace$n_grad[1], 0)
+  ds <- data; ds[abs(ds) < 0.7] <- 0
+  sp <- Matrix::Matrix(ds, sparse = TRUE)
+  set.seed(9); f1 <- sparse_covariance(ds, lambda, tau, method = "scg",
+                                       control = cg_control(max_iter = 40))
+  set.seed(9); f2 <- sparse_covariance(sp, lambda, tau, method = "scg",
+                                       control = cg_control(max_iter = 40))
+  expect_equal(f2$solution$X, f1$solution$X, tolerance = 1e-10)
+})
+
+test_that("bad input is rejected with a message naming the argument", {
+  d <- make_lowrank_sparse(seed = 10)
+  expect_error(lowrank_sparse(d$M, -1, 5), "`lambda` must be at least 0")
+  expect_error(lowrank_sparse(d$M, 1, 0), "`radius` must be greater than 0")
+  expect_error(lowrank_sparse(d$M, 1), "`radius` is missing")
+  expect_error(lowrank_sparse(d$M, 1, 5, set = "box"), "`set` must be one of")
+  expect_error(lowrank_sparse(d$M, 1, 5, method = "sgd"), "`method` must be one of")
+  expect_error(lowrank_sparse(d$M[, -1], 1, 5, set = "psd"), "`M` must be square")
+  expect_error(lowrank_sparse(d$M + upper.tri(d$M), 1, 5, set = "psd"), "`M` must be symmetric")
+  Mna <- d$M; Mna[1, 2] <- NA
+  expect_error(lowrank_sparse(Mna, 1, 5), "`M` contains NA")
+  expect_error(lowrank_sparse(lowrank_sampler(d$M0, 1), 1, 5, method = "fw"),
+               "`method` = \"fw\" needs the exact mean")
+  expect_error(lowrank_sampler(d$M0, -1), "`sigma` must be at least 0")
+  expect_error(lowrank_sparse(function(k) "a", 1, 5), "`M` must return a finite numeric matrix")
+  expect_error(lowrank_sparse(d$M, 1, 5, rank = 0), "`rank` must be at least 1")
+  expect_error(lowrank_sparse(d$M, 1, 5, eta = 2), "`eta` must be at most 1")
+  expect_error(sparse_covariance(matrix(1, 1, 3), 1, 5), "`data` must have at least two rows")
+})
