@@ -40,8 +40,12 @@
 #'
 #' Baselines: `"scg"`, stochastic Frank-Wolfe with minibatches
 #' \eqn{\lceil(\sigma(t+1)/(LD))^2\rceil} and step \eqn{2/(t+1)} (Hazan and Luo
-#' 2016), and `"fw"`, deterministic Frank-Wolfe on the smoothed objective
-#' (needs the exact mean: `M` a matrix).
+#' 2016); `"scgs"`, stochastic conditional gradient sliding (Lan and Zhou
+#' 2016: \eqn{\gamma_k = 3/(k+2)}, \eqn{\beta_k = 4L/(k+2)}, inner
+#' conditional-gradient steps until the Wolfe gap is below
+#' \eqn{LD^2/(k(k+1))}, batches \eqn{\lceil\sigma^2(k+2)^3/(L^2D^2)\rceil});
+#' and `"fw"`, deterministic Frank-Wolfe on the smoothed objective (needs the
+#' exact mean: `M` a matrix). Here \eqn{L = \beta} and \eqn{D = 2\tau}.
 #'
 #' @param M A numeric matrix, a [lowrank_sampler()], or a function of `k`
 #'   returning the mean of `k` observations (a matrix of fixed dimensions).
@@ -49,7 +53,7 @@
 #' @param radius \eqn{\tau > 0}: nuclear-norm (or trace) bound.
 #' @param set `"nuclear"` or `"psd"` (then `M` must be square; it is
 #'   symmetrized).
-#' @param method `"svrgcg"` (default), `"scg"` or `"fw"`.
+#' @param method `"svrgcg"` (default), `"scg"`, `"scgs"` or `"fw"`.
 #' @param rank Starting rank of the weak proximal oracle (certified upward).
 #' @param max_rank Largest rank the oracle may use (default: full).
 #' @param mu Huber smoothing parameter; default from `eps`.
@@ -85,13 +89,13 @@
 #' fit_s$objective
 #' @export
 lowrank_sparse <- function(M, lambda, radius, set = c("nuclear", "psd"),
-                           method = c("svrgcg", "scg", "fw"), rank = 1L,
+                           method = c("svrgcg", "scg", "scgs", "fw"), rank = 1L,
                            max_rank = NULL, mu = NULL, eps = 0.01, eta = NULL,
                            inner = NULL, batch = NULL, snapshot_batch = NULL,
                            target = NULL, control = cg_control()) {
   call <- match.call()
   set <- match_choice(set, c("nuclear", "psd"), "set")
-  method <- match_choice(method, c("svrgcg", "scg", "fw"), "method")
+  method <- match_choice(method, c("svrgcg", "scg", "scgs", "fw"), "method")
   src <- lowrank_source(M, set, target)
   lowrank_solve(src, lambda, radius, set, method, rank, max_rank, mu, eps, eta,
                 inner, batch, snapshot_batch, control, call, "lowrank_sparse")
@@ -143,12 +147,12 @@ lowrank_sampler <- function(M0, sigma) {
 #' round(fit$solution$X[1:6, 1:6], 2)
 #' @export
 sparse_covariance <- function(data, lambda, radius, set = c("psd", "nuclear"),
-                              method = c("svrgcg", "scg", "fw"), rank = 1L,
+                              method = c("svrgcg", "scg", "scgs", "fw"), rank = 1L,
                               max_rank = NULL, mu = NULL, eps = 0.01, eta = NULL,
                               inner = NULL, batch = NULL, control = cg_control()) {
   call <- match.call()
   set <- match_choice(set, c("psd", "nuclear"), "set")
-  method <- match_choice(method, c("svrgcg", "scg", "fw"), "method")
+  method <- match_choice(method, c("svrgcg", "scg", "scgs", "fw"), "method")
   data <- check_design(data, "data")
   n <- nrow(data); p <- ncol(data)
   if (n < 2L || p < 1L) stop_arg("data", "must have at least two rows and one column")
@@ -250,7 +254,9 @@ lowrank_solve <- function(src, lambda, radius, set, method, rank, max_rank, mu,
                max_rank = as.integer(max_rank), M = src$M, sigma = as.double(src$sigma),
                inner = as.integer(inner), batch_inner = as.integer(batch),
                batch_snapshot = as.double(snapshot_batch), scale = 1 / (2 * beta * eta),
-               scg_c = if (stochastic_src) src$sigma2 / (beta * 2 * radius)^2 else 0)
+               scg_c = if (stochastic_src) src$sigma2 / (beta * 2 * radius)^2 else 0,
+               lipschitz = beta, diam2 = (2 * radius)^2,
+               scgs_c = if (stochastic_src) src$sigma2 / (beta^2 * (2 * radius)^2) else 0)
   if (src$source == 2L) {
     spec$sampler_call <- as.call(list(src$sampler, 1L))
     spec$env <- environment()

@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const char *const problem_names[] = {"regression", "completion", "lowrank"};
-static const char *const method_names[] = {"fw", "sfw", "spg", "svrgcg", "scg"};
+static const char *const method_names[] = {"fw", "sfw", "spg", "svrgcg", "scg", "scgs"};
 static const char *const step_names[] = {"line_search", "standard", "sfw"};
 static const char *const stop_names[] = {"max_iter", "converged", "max_time",
                                          "interrupted", "error"};
@@ -30,7 +30,7 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
 
     int problem = cg_lookup(string_elt(spec, "problem"), problem_names, 3, "problem");
     cg_solver_opts o;
-    o.method = cg_lookup(string_elt(spec, "method"), method_names, 5, "method");
+    o.method = cg_lookup(string_elt(spec, "method"), method_names, 6, "method");
     o.step_rule = cg_lookup(string_elt(spec, "step"), step_names, 3, "step rule");
     o.K = asInteger(cg_list_get(spec, "K"));
     o.eta = asReal(cg_list_get(spec, "eta"));
@@ -39,6 +39,9 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     o.batch_snapshot = asReal(cg_list_get(spec, "batch_snapshot"));
     o.scale = asReal(cg_list_get(spec, "scale"));
     o.scg_c = asReal(cg_list_get(spec, "scg_c"));
+    o.lipschitz = asReal(cg_list_get(spec, "lipschitz"));
+    o.diam2 = asReal(cg_list_get(spec, "diam2"));
+    o.scgs_c = asReal(cg_list_get(spec, "scgs_c"));
 
     GetRNGstate();
     cg_problem P;
@@ -52,6 +55,7 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     int iters = 0;
     int status = o.method == CG_METHOD_SPG ? cg_solve_pg(&P, &o, &ctl, &tr, &iters)
                : o.method == CG_METHOD_SVRGCG ? cg_solve_svrgcg(&P, &o, &ctl, &tr, &iters)
+               : o.method == CG_METHOD_SCGS ? cg_solve_scgs(&P, &o, &ctl, &tr, &iters)
                : cg_solve_fw(&P, &o, &ctl, &tr, &iters);
     PutRNGstate();
 

@@ -116,6 +116,15 @@ static double lr_gradient(cg_problem *P, int batch)
     return k;
 }
 
+static double lr_gradient_at(cg_problem *P, const double *z, int batch, double *g)
+{
+    lowrank *L = (lowrank *) P->self;
+    double k = sample_mean(L, batch, L->Mb);
+    for (size_t i = 0; i < L->mn; i++) g[i] = z[i] - L->Mb[i];
+    cg_huber_grad_add(z, L->mn, L->mu, L->lambda, g);
+    return k;
+}
+
 /* LMO of the set on the dense gradient G (into u, v); returns <G, X - S> */
 static double lmo_on(lowrank *L, const double *G, double *u, double *v, int *kind,
                      double tol, long *nmv)
@@ -144,6 +153,21 @@ static double lr_lmo(cg_problem *P)
 }
 
 static double lr_line_search(cg_problem *P) { return -1.0; }
+
+/* the set's LMO for direction g as a dense point */
+static int lr_lmo_dense(cg_problem *P, const double *g, double *s)
+{
+    lowrank *L = (lowrank *) P->self;
+    int kind;
+    if (ISNAN(lmo_on(L, g, L->u, L->v, &kind, 1e-8, &L->n_matvec))) return CG_ERR_SVD;
+    memset(s, 0, L->mn * sizeof(double));
+    if (!kind) return CG_OK;
+    const double *left = L->set == CG_SET_NUCLEAR ? L->u : L->v;
+    const double c = L->set == CG_SET_NUCLEAR ? -L->tau : L->tau;
+    for (int j = 0; j < L->n; j++)
+        for (int i = 0; i < L->m; i++) s[i + (size_t) j * L->m] = c * left[i] * L->v[j];
+    return CG_OK;
+}
 
 static void lr_fw_step(cg_problem *P, double gamma)
 {
@@ -273,6 +297,8 @@ int cg_problem_lowrank(cg_problem *P, SEXP spec)
     P->epoch = lr_epoch; P->n_matvec = lr_n_matvec;
     P->snapshot = lr_snapshot; P->vr_gradient = lr_vr_gradient;
     P->prox_step = lr_prox_step;
+    P->x = L->X; P->dim = L->mn;
+    P->gradient_at = lr_gradient_at; P->lmo_dense = lr_lmo_dense;
     P->svd_rank = 0;
     return CG_OK;
 }

@@ -191,6 +191,14 @@ struct cg_problem {
     double (*snapshot)(cg_problem *P, int batch);
     double (*vr_gradient)(cg_problem *P, int batch);
     int    (*prox_step)(cg_problem *P, double scale, double eta);
+    /* Problems with a dense iterate x (length dim) for solvers that keep
+     * several points (SCGS): the gradient estimate at any point z from
+     * `batch` samples into g, and the LMO of the set for direction g as a
+     * dense point s. NULL where not supported. */
+    double *x;
+    size_t dim;
+    double (*gradient_at)(cg_problem *P, const double *z, int batch, double *g);
+    int    (*lmo_dense)(cg_problem *P, const double *g, double *s);
     int    svd_rank;          /* rank of the last SVD done in an iteration */
 };
 
@@ -216,10 +224,13 @@ typedef struct {
     double scale;        /* 1 / (2 beta eta) */
     /* SCG (Hazan and Luo 2016): batch ceil(scg_c (t + 1)^2) */
     double scg_c;
+    /* SCGS (Lan and Zhou 2016): smoothness L, squared diameter D^2 of the
+     * set and batch ceil(scgs_c (k + 2)^3), scgs_c = sigma^2 / (L^2 D^2) */
+    double lipschitz, diam2, scgs_c;
 } cg_solver_opts;
 
 enum { CG_METHOD_FW = 0, CG_METHOD_SFW = 1, CG_METHOD_SPG = 2,
-       CG_METHOD_SVRGCG = 3, CG_METHOD_SCG = 4 };
+       CG_METHOD_SVRGCG = 3, CG_METHOD_SCG = 4, CG_METHOD_SCGS = 5 };
 enum { CG_STEP_LINE_SEARCH = 0, CG_STEP_STANDARD = 1, CG_STEP_SFW = 2 };
 enum { CG_STOP_MAX_ITER = 0, CG_STOP_TOL = 1, CG_STOP_TIME = 2,
        CG_STOP_INTERRUPT = 3, CG_STOP_ERROR = 4 };
@@ -247,6 +258,8 @@ int cg_solve_pg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                 cg_trace *tr, int *iters);
 int cg_solve_svrgcg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                     cg_trace *tr, int *iters);
+int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
+                  cg_trace *tr, int *iters);
 
 /* ---------------------------------------------------------- helpers */
 SEXP cg_list_get(SEXP list, const char *name);   /* R_NilValue if absent */

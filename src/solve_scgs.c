@@ -1,0 +1,65 @@
+/* Stochastic conditional gradient sliding (Lan and Zhou 2016, SCGS): an
+ * accelerated outer loop whose prox-subproblem
+ *   min_u <g_k, u> + beta_k / 2 ||u - x_{k-1}||^2
+ * is solved only approximately, by conditional gradient steps with exact line
+ * search until its Wolfe gap is below eta_k. Parameters for smooth convex
+ * problems: gamma_k = 3/(k+2), beta_k = 4L/(k+2), eta_k = L D^2/(k(k+1)),
+ * batch B_k = ceil(sigma^2 (k+2)^3 / (L^2 D^2)). The reported iterate is y_k.
+ * Needs a dense iterate (cg_problem.x). */
+#include "stochcg.h"
+#include <string.h>
+#include <math.h>
+
+#define CNDG_MAX 1000   /* inner steps per outer iteration, a safeguard */
+
+
+int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
+                  cg_trace *tr, int *iters)
+{
+    const size_t n = P->dim;
+    double *x = (double *) R_alloc(n, sizeof(double));
+    double *y = P->x;                      /* the problem's iterate is y_k */
+    double *z = (double *) R_alloc(n, sizeof(double));
+    double *g = (double *) R_alloc(n, sizeof(double));
+    double *u = (double *) R_alloc(n, sizeof(double));
+    double *d = (double *) R_alloc(n, sizeof(double));
+    double *v = (double *) R_alloc(n, sizeof(double));
+    memcpy(x, y, n * sizeof(double));
+    cg_run r;
+    cg_run_start(&r, P, ctl, tr);
+    int status = CG_STOP_MAX_ITER, k, stop = -1;
+    const double L = o->lipschitz, D2 = o->diam2;
+    for (k = 1; k <= ctl->max_iter; k++) {
+        const double gamma = 3.0 / (k + 2), beta = 4.0 * L / (k + 2);
+        const double eta = L * D2 / ((double) k * (k + 1));
+        double b = ceil(o->scgs_c * pow(k + 2.0, 3.0));
+        int batch = b > 1e8 ? 100000000 : (b < 1 ? 1 : (int) b);
+        for (size_t i = 0; i < n; i++) z[i] = (1.0 - gamma) * y[i] + gamma * x[i];
+        r.n_grad += P->gradient_at(P, z, batch, g);
+        /* CndG on the prox-subproblem, from u = x_{k-1} */
+        memcpy(u, x, n * sizeof(double));
+        for (int t = 0; t < CNDG_MAX; t++) {
+            for (size_t i = 0; i < n; i++) d[i] = g[i] + beta * (u[i] - x[i]);
+            if (P->lmo_dense(P, d, v) != CG_OK) { stop = CG_STOP_ERROR; break; }
+            r.n_lmo += 1;
+            double wolfe = 0.0, vv = 0.0;
+            for (size_t i = 0; i < n; i++) {
+                double e = u[i] - v[i];
+                wolfe += d[i] * e; vv += e * e;
+            }
+            if (wolfe <= eta || vv <= 0.0) break;
+            double alpha = fmin(1.0, wolfe / (beta * vv));
+            for (size_t i = 0; i < n; i++) u[i] += alpha * (v[i] - u[i]);
+        }
+        if (stop >= 0) break;
+        memcpy(x, u, n * sizeof(double));
+        for (size_t i = 0; i < n; i++) y[i] = (1.0 - gamma) * y[i] + gamma * x[i];
+        P->svd_rank = 1;
+        stop = cg_run_after_iter(&r, P, k, 1);
+        if (stop >= 0) break;
+    }
+    if (stop >= 0) status = stop;
+    *iters = k > ctl->max_iter ? ctl->max_iter : k;
+    cg_run_finish(&r, P, *iters);
+    return status;
+}
