@@ -97,8 +97,10 @@ lowrank_sparse <- function(M, lambda, radius, set = c("nuclear", "psd"),
   set <- match_choice(set, c("nuclear", "psd"), "set")
   method <- match_choice(method, c("svrgcg", "scg", "scgs", "fw"), "method")
   src <- lowrank_source(M, set, target)
-  lowrank_solve(src, lambda, radius, set, method, rank, max_rank, mu, eps, eta,
-                inner, batch, snapshot_batch, control, call, "lowrank_sparse")
+  check_number(lambda, "lambda", min = 0)
+  lowrank_solve(src, list(kind = 0L, lambda = lambda), radius, set, method, rank,
+                max_rank, mu, eps, eta, inner, batch, snapshot_batch, control, call,
+                "lowrank_sparse")
 }
 
 #' Gaussian observation oracle for [lowrank_sparse()]
@@ -173,8 +175,10 @@ sparse_covariance <- function(data, lambda, radius, set = c("psd", "nuclear"),
                          Xr <- methods::as(Matrix::t(data), "CsparseMatrix")
                          list(row_p = Xr@p, row_j = Xr@i, row_x = Xr@x)
                        } else list(data = data)))
-  lowrank_solve(src, lambda, radius, set, method, rank, max_rank, mu, eps, eta,
-                inner, batch, snapshot_batch = 0, control, call, "sparse_covariance")
+  check_number(lambda, "lambda", min = 0)
+  lowrank_solve(src, list(kind = 0L, lambda = lambda), radius, set, method, rank,
+                max_rank, mu, eps, eta, inner, batch, snapshot_batch = 0, control,
+                call, "sparse_covariance")
 }
 
 # ---- internal: where E[M] comes from (source codes of src/prob_lowrank.c)
@@ -213,12 +217,15 @@ lowrank_source <- function(M, set, target) {
   out
 }
 
-# shared by lowrank_sparse() and sparse_covariance(): validation of the
-# scalar arguments, theory defaults, spec, fit
-lowrank_solve <- function(src, lambda, radius, set, method, rank, max_rank, mu,
+# Shared by every problem of this family: validation of the scalar
+# arguments, theory defaults, spec, fit. `reg` describes the nonsmooth term:
+# kind 0 = lambda ||X||_1, 1 = elastic net (lambda, lambda2), 2 = max of
+# linear forms (op = CSR operator with op_b, op_norm2 = ||A||^2). `src$loss`
+# is 0 (1/2 ||X - E M||^2) or 1 (sensing, op in src, op_norm2, beta_i =
+# max ||A_i||^2).
+lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
                           eps, eta, inner, batch, snapshot_batch, control, call,
                           problem) {
-  check_number(lambda, "lambda", min = 0)
   if (missing(radius)) stop_arg("radius", "is missing, with no default")
   check_radius(radius)
   dims <- src$dims
@@ -227,21 +234,34 @@ lowrank_solve <- function(src, lambda, radius, set, method, rank, max_rank, mu,
   check_count(max_rank, "max_rank")
   check_number(eps, "eps", min = 0, strict_min = TRUE)
   control <- as_control(control)
+  loss <- src$loss %||% 0L
   if (method == "fw" && src$source %in% 1:2)
     stop_arg("method", "= \"fw\" needs the exact mean: give `M` as a matrix")
 
-  # theory defaults (Theorem 3, Corollary 3 of Garber and Kaplan 2019)
+  # theory defaults (Theorem 3, Corollaries 3-4 of Garber and Kaplan 2019)
   C0 <- max(src$C0, .Machine$double.eps)
-  if (is.null(mu)) mu <- eps * C0 / prod(dims)
+  gamma_smooth <- if (reg$kind == 2L) max(log(length(reg$op$op_b)), 1) else prod(dims)
+  if (is.null(mu)) mu <- eps * C0 / gamma_smooth
   check_number(mu, "mu", min = 0, strict_min = TRUE)
-  beta <- 1 + lambda / mu
-  if (is.null(eta)) eta <- 1 / (2 * beta)
+  lambda2 <- reg$lambda2 %||% 0
+  beta_R <- switch(reg$kind + 1L, reg$lambda / mu, reg$lambda / mu + 2 * lambda2,
+                   reg$op_norm2 / mu)
+  if (loss == 0L) {
+    alpha <- 1; beta_G <- 1; beta_i <- 1
+  } else {
+    alpha <- 2 * lambda2; beta_G <- src$op_norm2 / length(src$op$op_b); beta_i <- src$beta_i
+    if (method == "svrgcg" && alpha <= 0)
+      stop_arg("lambda2", "must be positive for method = \"svrgcg\" (strong convexity)")
+  }
+  alpha <- max(alpha, .Machine$double.eps)
+  beta <- beta_G + beta_R
+  if (is.null(eta)) eta <- alpha / (2 * beta)
   check_number(eta, "eta", min = 0, max = 1, strict_min = TRUE)
-  if (is.null(inner)) inner <- ceiling(8 * beta * log(8) / 3) + 1
+  if (is.null(inner)) inner <- min(ceiling(8 * beta * log(8) / (3 * alpha)) + 1, 1e7)
   check_count(inner, "inner", min = 2)
-  if (is.null(batch)) batch <- 32L
+  if (is.null(batch)) batch <- min(ceiling(32 * beta_i^2 / alpha^2), 1e7)
   check_count(batch, "batch")
-  stochastic_src <- src$source %in% 1:3
+  stochastic_src <- src$source %in% 1:3 || loss == 1L
   if (is.null(snapshot_batch))
     snapshot_batch <- if (src$source %in% 1:2) max(1, ceiling(32 * src$sigma2 / C0)) else 0
   check_number(snapshot_batch, "snapshot_batch", min = 0)
@@ -249,9 +269,11 @@ lowrank_solve <- function(src, lambda, radius, set, method, rank, max_rank, mu,
   spec <- list(problem = "lowrank", method = method, step = "standard", K = 2L,
                eta = as.double(eta), m = dims[1], n = dims[2],
                set = if (set == "psd") 1L else 0L, source = src$source,
-               lambda = as.double(lambda), mu = as.double(mu),
-               radius = as.double(radius), rank = as.integer(min(rank, max_rank)),
-               max_rank = as.integer(max_rank), M = src$M, sigma = as.double(src$sigma),
+               loss = as.integer(loss), reg = as.integer(reg$kind),
+               lambda = as.double(reg$lambda %||% 0), lambda2 = as.double(lambda2),
+               mu = as.double(mu), radius = as.double(radius),
+               rank = as.integer(min(rank, max_rank)), max_rank = as.integer(max_rank),
+               M = src$M, sigma = as.double(src$sigma %||% 0),
                inner = as.integer(inner), batch_inner = as.integer(batch),
                batch_snapshot = as.double(snapshot_batch), scale = 1 / (2 * beta * eta),
                scg_c = if (stochastic_src) src$sigma2 / (beta * 2 * radius)^2 else 0,
@@ -262,14 +284,16 @@ lowrank_solve <- function(src, lambda, radius, set, method, rank, max_rank, mu,
     spec$env <- environment()
   }
   if (src$source == 3L) spec <- c(spec, src$rows)
+  if (!is.null(src$op)) spec <- c(spec, src$op, max_batch = as.integer(max(length(src$op$op_b), 32L)))
+  if (!is.null(reg$op)) spec <- c(spec, reg$op)
   fit <- cg_run(spec, control, problem, call)
   X <- fit$solution$X
   dimnames(X) <- src$dimnames
   fit$certified_rank <- fit$solution$certified_rank
   fit$solution <- list(X = X)
-  fit$lambda <- lambda; fit$radius <- radius; fit$set <- set; fit$mu <- mu
+  fit$radius <- radius; fit$set <- set; fit$mu <- mu
   fit$parameters <- list(eta = eta, inner = inner, batch = batch,
-                         snapshot_batch = snapshot_batch, beta = beta)
+                         snapshot_batch = snapshot_batch, alpha = alpha, beta = beta)
   class(fit) <- c(paste0(problem, "_fit"), "cg_fit")
   fit
 }

@@ -16,6 +16,8 @@
 #include <math.h>
 
 enum { SRC_MATRIX = 0, SRC_GAUSS = 1, SRC_RFUN = 2, SRC_ROWS = 3 };
+enum { LOSS_DIST = 0, LOSS_SENSING = 1 };        /* 1/2||X - E M||^2, sensing */
+enum { REG_L1 = 0, REG_ENET = 1, REG_MAXLIN = 2 };
 
 typedef struct {
     int m, n, set, source;
@@ -28,6 +30,14 @@ typedef struct {
     const double *xbar; double c;
     cg_sampler smp; int *batch_idx; double *B;
     double lambda, mu, tau;
+    int loss, reg;                 /* LOSS_*, REG_* */
+    double lambda2;                /* elastic net: lambda2 ||X||_F^2 */
+    /* a sparse linear operator by rows (CSR over the m*n entries of vec X):
+     * the sensing measurements (loss) or the max-of-linear-forms term */
+    int nop; const int *op_p, *op_j; const double *op_x, *op_b;
+    double *w;                     /* nop scratch */
+    cg_sampler osmp; int *obatch;  /* measurement minibatches (sensing) */
+    double *Xs, *gtil;             /* snapshot (sensing) */
     int rank, max_rank, certified;
     double *X, *Mbar, *Mb, *G, *A, *V, *u, *v, *Gf;
     int s_kind;                    /* last LMO: 0 none (S = 0), 1 atom */
@@ -101,27 +111,107 @@ static double sample_mean_raw(lowrank *L, int k, double *out)
     }
 }
 
-/* G = X - Mb + grad of the Huber-smoothed l1 term */
-static void smooth_gradient(lowrank *L, const double *Mb)
+/* <A_i, x> for row i of the operator */
+static double op_row(const lowrank *L, int i, const double *x)
 {
-    for (size_t i = 0; i < L->mn; i++) L->G[i] = L->X[i] - Mb[i];
-    cg_huber_grad_add(L->X, L->mn, L->mu, L->lambda, L->G);
+    double s = 0.0;
+    for (int a = L->op_p[i]; a < L->op_p[i + 1]; a++) s += L->op_x[a] * x[L->op_j[a]];
+    return s;
+}
+
+static void op_row_add(const lowrank *L, int i, double c, double *out)
+{
+    for (int a = L->op_p[i]; a < L->op_p[i + 1]; a++) out[L->op_j[a]] += c * L->op_x[a];
+}
+
+/* original (nonsmooth) value of the regularizer at x */
+static double reg_value(lowrank *L, const double *x)
+{
+    double s = 0.0;
+    switch (L->reg) {
+    case REG_MAXLIN: {
+        double mx = R_NegInf;
+        for (int i = 0; i < L->nop; i++) mx = fmax(mx, op_row(L, i, x) - L->op_b[i]);
+        return mx;
+    }
+    case REG_ENET:
+        for (size_t i = 0; i < L->mn; i++) s += x[i] * x[i];
+        s *= L->lambda2;
+        /* fall through: plus the l1 term */
+    default:
+        for (size_t i = 0; i < L->mn; i++) s += L->lambda * fabs(x[i]);
+        return s;
+    }
+}
+
+/* g += gradient at x of the smoothed regularizer: Huber for the l1 term,
+ * log-sum-exp (softmax weights) for the max of linear forms */
+static void reg_grad_add(lowrank *L, const double *x, double *g)
+{
+    if (L->reg == REG_MAXLIN) {
+        double mx = R_NegInf, z = 0.0;
+        for (int i = 0; i < L->nop; i++) {
+            L->w[i] = (op_row(L, i, x) - L->op_b[i]) / L->mu;
+            mx = fmax(mx, L->w[i]);
+        }
+        for (int i = 0; i < L->nop; i++) { L->w[i] = exp(L->w[i] - mx); z += L->w[i]; }
+        for (int i = 0; i < L->nop; i++) op_row_add(L, i, L->w[i] / z, g);
+        return;
+    }
+    cg_huber_grad_add(x, L->mn, L->mu, L->lambda, g);
+    if (L->reg == REG_ENET)
+        for (size_t i = 0; i < L->mn; i++) g[i] += 2.0 * L->lambda2 * x[i];
+}
+
+/* gradient of the loss at x from `batch` samples into g; returns their number */
+static double loss_grad(lowrank *L, const double *x, int batch, double *g)
+{
+    if (L->loss == LOSS_DIST) {
+        double k = sample_mean(L, batch, L->Mb);
+        for (size_t i = 0; i < L->mn; i++) g[i] = x[i] - L->Mb[i];
+        return k;
+    }
+    int nb = cg_sampler_next(&L->osmp, L->obatch, batch);
+    memset(g, 0, L->mn * sizeof(double));
+    for (int b = 0; b < nb; b++) {
+        int i = L->obatch[b];
+        op_row_add(L, i, (op_row(L, i, x) - L->op_b[i]) / nb, g);
+    }
+    return nb;
+}
+
+/* loss value at x (NA when E[M] is unknown) */
+static double loss_value(lowrank *L, const double *x)
+{
+    double f = 0.0;
+    if (L->loss == LOSS_SENSING) {
+        for (int i = 0; i < L->nop; i++) {
+            double r = op_row(L, i, x) - L->op_b[i];
+            f += 0.5 * r * r;
+        }
+        return f / L->nop;
+    }
+    if (L->M == NULL) return NA_REAL;
+    for (size_t i = 0; i < L->mn; i++) {
+        double r = x[i] - L->M[i];
+        f += 0.5 * r * r;
+    }
+    return f;
 }
 
 static double lr_gradient(cg_problem *P, int batch)
 {
     lowrank *L = (lowrank *) P->self;
-    double k = sample_mean(L, batch, L->Mb);
-    smooth_gradient(L, L->Mb);
+    double k = loss_grad(L, L->X, batch, L->G);
+    reg_grad_add(L, L->X, L->G);
     return k;
 }
 
 static double lr_gradient_at(cg_problem *P, const double *z, int batch, double *g)
 {
     lowrank *L = (lowrank *) P->self;
-    double k = sample_mean(L, batch, L->Mb);
-    for (size_t i = 0; i < L->mn; i++) g[i] = z[i] - L->Mb[i];
-    cg_huber_grad_add(z, L->mn, L->mu, L->lambda, g);
+    double k = loss_grad(L, z, batch, g);
+    reg_grad_add(L, z, g);
     return k;
 }
 
@@ -183,22 +273,23 @@ static void lr_fw_step(cg_problem *P, double gamma)
 
 static int lr_pg_step(cg_problem *P, double eta) { return CG_ERR_DOMAIN; }
 
-/* original objective 1/2 ||X - E[M]||^2 + lambda ||X||_1 and the Frank-Wolfe
- * gap of the smoothed objective (a certificate for it) */
+/* original (nonsmooth) objective, and the Frank-Wolfe gap of the smoothed
+ * objective with the exact gradient (a certificate for it); NA when the
+ * exact loss is unknown (a sampler without a target) */
 static void lr_evaluate(cg_problem *P, double *obj, double *gap)
 {
     lowrank *L = (lowrank *) P->self;
-    double l1 = 0.0;
-    for (size_t i = 0; i < L->mn; i++) l1 += fabs(L->X[i]);
-    if (L->M == NULL) { *obj = NA_REAL; *gap = NA_REAL; return; }
-    double f = 0.0;
-    for (size_t i = 0; i < L->mn; i++) {
-        double r = L->X[i] - L->M[i];
-        f += 0.5 * r * r;
-        L->Gf[i] = r;
+    double f = loss_value(L, L->X);
+    if (ISNAN(f)) { *obj = NA_REAL; *gap = NA_REAL; return; }
+    *obj = f + reg_value(L, L->X);
+    if (L->loss == LOSS_DIST)
+        for (size_t i = 0; i < L->mn; i++) L->Gf[i] = L->X[i] - L->M[i];
+    else {
+        memset(L->Gf, 0, L->mn * sizeof(double));
+        for (int i = 0; i < L->nop; i++)
+            op_row_add(L, i, (op_row(L, i, L->X) - L->op_b[i]) / L->nop, L->Gf);
     }
-    *obj = f + L->lambda * l1;
-    cg_huber_grad_add(L->X, L->mn, L->mu, L->lambda, L->Gf);
+    reg_grad_add(L, L->X, L->Gf);
     int kind;
     const void *vmax = vmaxget();
     double *u = (double *) R_alloc(L->m, sizeof(double));
@@ -210,6 +301,7 @@ static void lr_evaluate(cg_problem *P, double *obj, double *gap)
 static double lr_epoch(cg_problem *P)
 {
     lowrank *L = (lowrank *) P->self;
+    if (L->loss == LOSS_SENSING) return L->osmp.drawn / L->nop;
     return L->source == SRC_ROWS ? L->smp.drawn / L->nobs : NA_REAL;
 }
 
@@ -219,20 +311,35 @@ static long lr_n_matvec(cg_problem *P) { return ((lowrank *) P->self)->n_matvec;
 static double lr_snapshot(cg_problem *P, int batch)
 {
     lowrank *L = (lowrank *) P->self;
-    return sample_mean(L, batch, L->Mbar);
+    if (L->loss == LOSS_DIST) return sample_mean(L, batch, L->Mbar);
+    memcpy(L->Xs, L->X, L->mn * sizeof(double));
+    return loss_grad(L, L->Xs, batch, L->gtil);
 }
 
+/* SVRG estimate at X. For the distance loss grad g_i(X) - grad g_i(X_s) =
+ * X - X_s for every sample: the estimate is X - Mbar_s exactly, and the
+ * prescribed samples are counted but not drawn. For sensing it is
+ * gtil + mean over the batch of <A_i, X - X_s> A_i. */
 static double lr_vr_gradient(cg_problem *P, int batch)
 {
     lowrank *L = (lowrank *) P->self;
-    for (size_t i = 0; i < L->mn; i++) L->G[i] = L->X[i] - L->Mbar[i];
-    return batch;
+    if (L->loss == LOSS_DIST) {
+        for (size_t i = 0; i < L->mn; i++) L->G[i] = L->X[i] - L->Mbar[i];
+        return batch;
+    }
+    memcpy(L->G, L->gtil, L->mn * sizeof(double));
+    int nb = cg_sampler_next(&L->osmp, L->obatch, batch);
+    for (int b = 0; b < nb; b++) {
+        int i = L->obatch[b];
+        op_row_add(L, i, (op_row(L, i, L->X) - op_row(L, i, L->Xs)) / nb, L->G);
+    }
+    return nb;
 }
 
 static int lr_prox_step(cg_problem *P, double scale, double eta)
 {
     lowrank *L = (lowrank *) P->self;
-    cg_huber_grad_add(L->X, L->mn, L->mu, L->lambda, L->G);
+    reg_grad_add(L, L->X, L->G);
     for (size_t i = 0; i < L->mn; i++) L->A[i] = L->X[i] - scale * L->G[i];
     int triplets;
     int st = cg_weak_prox(L->A, L->m, L->n, L->set, L->tau, L->max_rank, &L->rank,
@@ -260,6 +367,17 @@ int cg_problem_lowrank(cg_problem *P, SEXP spec)
     L->set = asInteger(cg_list_get(spec, "set"));
     L->source = asInteger(cg_list_get(spec, "source"));
     L->lambda = asReal(cg_list_get(spec, "lambda"));
+    L->lambda2 = asReal(cg_list_get(spec, "lambda2"));
+    L->loss = asInteger(cg_list_get(spec, "loss"));
+    L->reg = asInteger(cg_list_get(spec, "reg"));
+    if (L->loss == LOSS_SENSING || L->reg == REG_MAXLIN) {
+        L->op_p = INTEGER(cg_list_get(spec, "op_p"));
+        L->op_j = INTEGER(cg_list_get(spec, "op_j"));
+        L->op_x = REAL(cg_list_get(spec, "op_x"));
+        L->op_b = REAL(cg_list_get(spec, "op_b"));
+        L->nop = LENGTH(cg_list_get(spec, "op_b"));
+        L->w = (double *) R_alloc(L->nop, sizeof(double));
+    }
     L->mu = asReal(cg_list_get(spec, "mu"));
     L->tau = asReal(cg_list_get(spec, "radius"));
     L->rank = asInteger(cg_list_get(spec, "rank"));
@@ -287,6 +405,12 @@ int cg_problem_lowrank(cg_problem *P, SEXP spec)
         cg_sampler_init(&L->smp, L->nobs, cap, CG_SAMPLE_REPLACE);
         L->batch_idx = (int *) R_alloc(cap > L->nobs ? cap : L->nobs, sizeof(int));
         L->B = (double *) R_alloc((size_t) (cap > L->nobs ? cap : L->nobs) * L->n, sizeof(double));
+    }
+    if (L->loss == LOSS_SENSING) {
+        int cap = asInteger(cg_list_get(spec, "max_batch"));
+        cg_sampler_init(&L->osmp, L->nop, cap, CG_SAMPLE_REPLACE);
+        L->obatch = (int *) R_alloc(cap > L->nop ? cap : L->nop, sizeof(int));
+        L->Xs = zeros((size_t) L->m * L->n); L->gtil = zeros((size_t) L->m * L->n);
     }
     L->X = zeros(L->mn); L->Mbar = zeros(L->mn); L->Mb = zeros(L->mn);
     L->G = zeros(L->mn); L->A = zeros(L->mn); L->V = zeros(L->mn); L->Gf = zeros(L->mn);

@@ -85,3 +85,13 @@ ref_lowrank_sparse <- function(M, lambda, r, set = "nuclear", iters = 5000) {
   }
   list(X = x, objective = 0.5 * sum((x - M)^2) + lambda * sum(abs(x)))
 }
+
+# FISTA with a full-SVD projection onto the nuclear ball for a smooth
+# objective given by its gradient (used with a much smaller smoothing
+# parameter than the solver's, as an accurate reference).
+ref_fista_nuclear <- function(grad, obj, dims, r, L, iters = 3000) {
+  ref_fista(grad, obj, function(V) ref_proj_nuclear(V, r), matrix(0, dims[1], dims[2]),
+            L, iters)
+}
+
+huber_grad <- function(X, mu, lambda) lambda * pmin(pmax(X / mu, -1), 1)

@@ -1,0 +1,150 @@
+#' Linearly constrained low-rank estimation
+#'
+#' Solves problem (8) of Garber and Kaplan (2019),
+#' \deqn{\min_{\|X\|_* \le \tau} \tfrac12 \|X - E[M]\|_F^2 +
+#' \max_i \left(\langle A_i, X\rangle - b_i\right),}{min 1/2 ||X - E[M]||^2 +
+#' max_i (<A_i, X> - b_i)  s.t.  ||X||_* <= tau,}
+#' a penalized form of the constraints \eqn{\langle A_i, X\rangle \le b_i}
+#' (scale `A` and `b` to weight the penalty). The maximum is smoothed by
+#' log-sum-exp with parameter `mu`, \eqn{\mu\log\sum_i
+#' e^{(\langle A_i, X\rangle - b_i)/\mu}}, which lies within
+#' \eqn{\mu \log n} of it; the trace reports the original objective. Methods,
+#' samplers, certified rank and defaults are those of [lowrank_sparse()] with
+#' \eqn{\beta = 1 + \|\mathcal A\|^2/\mu} (Corollary 4) and
+#' \eqn{\mu = } `eps` \eqn{\times C_0 / \log n}.
+#'
+#' @param A The constraint matrices: a list of \eqn{m \times d} matrices
+#'   (dense or sparse), or a sparse (or dense) \eqn{n \times md} matrix whose
+#'   row \eqn{i} is \eqn{\mathrm{vec}(A_i)} (column-major).
+#' @param b Right-hand sides, length \eqn{n}.
+#' @inheritParams lowrank_sparse
+#' @returns A fit of class `c("lowrank_constrained_fit", "cg_fit")`.
+#' @examples
+#' set.seed(3)
+#' d <- 20
+#' u <- rnorm(d); M <- tcrossprod(u) + matrix(rnorm(d * d, sd = 0.1), d)
+#' # penalize entries (1, 1) and (2, 2) above 0.5
+#' A <- list(Matrix::sparseMatrix(1, 1, x = 1, dims = c(d, d)),
+#'           Matrix::sparseMatrix(2, 2, x = 1, dims = c(d, d)))
+#' fit <- lowrank_constrained(M, A, b = c(0.5, 0.5), radius = sum(u^2),
+#'                            control = cg_control(max_iter = 300))
+#' fit$solution$X[1:2, 1:2]
+#' @export
+lowrank_constrained <- function(M, A, b, radius, set = c("nuclear", "psd"),
+                                method = c("svrgcg", "scg", "scgs", "fw"),
+                                rank = 1L, max_rank = NULL, mu = NULL, eps = 0.01,
+                                eta = NULL, inner = NULL, batch = NULL,
+                                snapshot_batch = NULL, target = NULL,
+                                control = cg_control()) {
+  call <- match.call()
+  set <- match_choice(set, c("nuclear", "psd"), "set")
+  method <- match_choice(method, c("svrgcg", "scg", "scgs", "fw"), "method")
+  src <- lowrank_source(M, set, target)
+  op <- linear_operator(A, src$dims, "A")
+  b <- check_vector(b, "b", op$n)
+  op$csr$op_b <- b
+  # C0 >= f(0) - f*: 1/2 ||E M||^2 + max(-b) minus the smallest the max can be
+  src$C0 <- src$C0 + max(-b) + sqrt(op$norm2) * radius
+  lowrank_solve(src, list(kind = 2L, op = op$csr, op_norm2 = op$norm2), radius, set,
+                method, rank, max_rank, mu, eps, eta, inner, batch, snapshot_batch,
+                control, call, "lowrank_constrained")
+}
+
+#' Low-rank matrix sensing with an elastic-net penalty
+#'
+#' Solves section 4.2.3 of Garber and Kaplan (2019),
+#' \deqn{\min_{\|X\|_* \le \tau} \frac{1}{N}\sum_{i=1}^N
+#' \tfrac12\left(\langle A_i, X\rangle - b_i\right)^2 + \lambda_1\|X\|_1 +
+#' \lambda_2\|X\|_F^2,}{min (1/N) sum 1/2 (<A_i, X> - b_i)^2 + lambda1
+#' ||X||_1 + lambda2 ||X||_F^2  s.t.  ||X||_* <= tau,}
+#' as a finite sum over the \eqn{N} measurements (SVRGCG Alg. 2: full
+#' snapshots, minibatches of measurements in the inner loop, where the
+#' variance-reduced correction is computed from the sampled
+#' \eqn{A_i}). The elastic net makes the objective
+#' \eqn{2\lambda_2}-strongly convex (`lambda2 > 0` is required by `"svrgcg"`);
+#' the l1 term is Huber-smoothed. Defaults as in [lowrank_sparse()] with
+#' \eqn{\alpha = 2\lambda_2}, \eqn{\beta = \|\mathcal A\|^2/N + \lambda_1/\mu +
+#' 2\lambda_2} and \eqn{k_t = 32\max_i\|A_i\|^4/\alpha^2}.
+#'
+#' @param A The measurement matrices: a list of \eqn{m \times d} matrices or
+#'   an \eqn{N \times md} matrix (dense or sparse) of their vectorizations.
+#' @param b Measurements, length \eqn{N}.
+#' @param lambda1,lambda2 Elastic-net weights (non-negative).
+#' @param dims `c(m, d)` when `A` is a matrix of vectorizations.
+#' @inheritParams lowrank_sparse
+#' @returns A fit of class `c("matrix_sensing_fit", "cg_fit")`.
+#' @examples
+#' set.seed(4)
+#' m <- 15; N <- 400
+#' X0 <- tcrossprod(rnorm(m), rnorm(m))
+#' A <- Matrix::rsparsematrix(N, m * m, density = 0.05)
+#' b <- as.vector(A %*% as.vector(X0)) + rnorm(N, sd = 0.01)
+#' fit <- matrix_sensing(A, b, radius = sum(svd(X0)$d), lambda1 = 1e-3,
+#'                       lambda2 = 1e-2, dims = c(m, m),
+#'                       control = cg_control(max_iter = 300))
+#' fit
+#' @export
+matrix_sensing <- function(A, b, radius, lambda1 = 0, lambda2 = 0,
+                           set = c("nuclear", "psd"),
+                           method = c("svrgcg", "scg", "scgs", "fw"), rank = 1L,
+                           max_rank = NULL, mu = NULL, eps = 0.01, eta = NULL,
+                           inner = NULL, batch = NULL, dims = NULL,
+                           control = cg_control()) {
+  call <- match.call()
+  set <- match_choice(set, c("nuclear", "psd"), "set")
+  method <- match_choice(method, c("svrgcg", "scg", "scgs", "fw"), "method")
+  check_number(lambda1, "lambda1", min = 0)
+  check_number(lambda2, "lambda2", min = 0)
+  op <- linear_operator(A, dims, "A")
+  b <- check_vector(b, "b", op$n)
+  op$csr$op_b <- b
+  if (set == "psd" && op$dims[1] != op$dims[2])
+    stop_arg("A", "must hold square matrices for set = \"psd\"")
+  src <- list(source = 0L, loss = 1L, M = NULL, dims = op$dims, sigma = 0,
+              C0 = 0.5 * mean(b^2), sigma2 = op$sigma2_fun(b), op = op$csr,
+              op_norm2 = op$norm2, beta_i = op$max_row2)
+  lowrank_solve(src, list(kind = 1L, lambda = lambda1, lambda2 = lambda2), radius,
+                set, method, rank, max_rank, mu, eps, eta, inner, batch,
+                snapshot_batch = 0, control, call, "matrix_sensing")
+}
+
+# A list of m x d matrices, or an n x (m d) matrix of vectorizations, as the
+# CSR arrays of the n x (m d) operator (0-based), with ||A||^2, the largest
+# squared row norm, and a function giving E||grad g_i - grad G||^2 at X = 0.
+linear_operator <- function(A, dims, arg) {
+  if (is.list(A) && !inherits(A, "Matrix") && !is.data.frame(A)) {
+    if (length(A) == 0L) stop_arg(arg, "is an empty list")
+    d1 <- dim(A[[1]])
+    if (is.null(d1)) stop_arg(arg, "must be a list of matrices")
+    rows <- lapply(seq_along(A), function(i) {
+      Ai <- A[[i]]
+      if (!identical(dim(Ai), d1)) stop_arg(arg, "matrices must all have the same dimensions")
+      Ai <- methods::as(methods::as(Matrix::Matrix(Ai, sparse = TRUE), "generalMatrix"), "dMatrix")
+      if (any(!is.finite(Ai@x))) stop_arg(arg, "contains NA, NaN or Inf")
+      Matrix::sparseVector(x = Ai@x[Ai@x != 0] , i = which(as.vector(Ai != 0)), length = prod(d1))
+    })
+    Amat <- Matrix::sparseMatrix(
+      i = rep(seq_along(rows), vapply(rows, function(r) length(r@i), 1L)),
+      j = unlist(lapply(rows, function(r) r@i)), x = unlist(lapply(rows, function(r) r@x)),
+      dims = c(length(rows), prod(d1)))
+    dims <- d1
+  } else {
+    Amat <- check_design(A, arg)
+    if (is.null(dims)) stop_arg("dims", "is required when `", arg, "` is a matrix of vectorizations")
+    if (!is.numeric(dims) || length(dims) != 2L || any(dims < 1) || prod(dims) != ncol(Amat))
+      stop_arg("dims", "must be c(m, d) with m * d = ncol(", arg, ")")
+    Amat <- methods::as(methods::as(Matrix::Matrix(Amat, sparse = TRUE), "generalMatrix"), "dMatrix")
+  }
+  At <- methods::as(Matrix::t(Amat), "CsparseMatrix")      # CSR of Amat
+  norm2 <- if (min(dim(Amat)) <= 50L) svd(as.matrix(Amat), 0, 0)$d[1]^2
+           else tryCatch(RSpectra::svds(Amat, k = 1, nu = 0, nv = 0)$d[1]^2,
+                         error = function(e) svd(as.matrix(Amat), 0, 0)$d[1]^2)
+  row2 <- Matrix::rowSums(Amat^2)
+  list(n = nrow(Amat), dims = as.integer(dims), norm2 = norm2, max_row2 = max(row2),
+       csr = list(op_p = At@p, op_j = At@i, op_x = At@x),
+       # sensing at X = 0: grad g_i = -b_i A_i, mean G = -A'b / N
+       sigma2_fun = function(b) {
+         g <- as.vector(Matrix::crossprod(Amat, b)) / length(b)
+         max(mean(b^2 * row2) - sum(g^2), 0)
+       })
+}
