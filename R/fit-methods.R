@@ -66,6 +66,20 @@
 #'   \item{`obs`}{Data frame with columns `row` and `col` of the observed
 #'     entries, in the order of `fitted.values`.}
 #' }
+#'
+#' Fits of [lowrank_sparse()], [sparse_covariance()], [lowrank_constrained()]
+#' and [matrix_sensing()] also have:
+#' \describe{
+#'   \item{`certified_rank`}{Rank certified by the last weak proximal step of
+#'     `"svrgcg"` (the rank-\eqn{r} step equalled the exact proximal step), or
+#'     `NA`.}
+#'   \item{`radius`, `set`, `mu`}{Constraint radius, `"nuclear"` or `"psd"`,
+#'     and the smoothing parameter used.}
+#'   \item{`parameters`}{The SVRGCG parameters used: `eta`, `inner`,
+#'     `batch`, `snapshot_batch`, `alpha`, `beta`.}
+#' }
+#' For these fits `gap` is the Frank-Wolfe gap of the smoothed objective
+#' (a certificate for it), and `objective` the original nonsmooth objective.
 #' @seealso [summary.cg_fit()], [plot.cg_fit()], [coef.cg_fit()],
 #'   [predict.sparse_regression_fit()], [predict.complete_matrix_fit()],
 #'   [lowrank()].
@@ -239,7 +253,8 @@ print.summary.cg_fit <- function(x, ...) {
 #' @param what Which quantities to plot; one or both of `"objective"` and
 #'   `"gap"` (default both).
 #' @param against Horizontal axis; one or more of `"iter"`, `"time"`,
-#'   `"n_grad"`, `"n_matvec"` (default `"iter"`).
+#'   `"n_grad"`, `"n_lmo"` (LMOs, or rank-one SVD equivalents for proximal
+#'   steps), `"n_matvec"` (default `"iter"`).
 #' @param ... Further graphical parameters passed to [plot()], e.g. `col`,
 #'   `type`, `main`.
 #' @returns `x`, invisibly.
@@ -248,7 +263,7 @@ print.summary.cg_fit <- function(x, ...) {
 #' @method plot cg_fit
 #' @export
 plot.cg_fit <- function(x, what = c("objective", "gap"),
-                        against = c("iter", "time", "n_grad", "n_matvec"),
+                        against = c("iter", "time", "n_grad", "n_lmo", "n_matvec"),
                         ...) {
   what <- match.arg(what, several.ok = TRUE)
   # one default axis; all four panels at once are rarely wanted
@@ -262,7 +277,8 @@ plot.cg_fit <- function(x, what = c("objective", "gap"),
   op <- par(mfrow = c(length(against), length(what)))   # quantities side by side
   on.exit(par(op))
   xlabs <- c(iter = "iteration", time = "time (s)",
-             n_grad = "stochastic gradients", n_matvec = "matrix-vector products")
+             n_grad = "stochastic gradients", n_lmo = "LMOs / rank-one SVDs",
+             n_matvec = "matrix-vector products")
   ylabs <- c(objective = "objective", gap = "duality gap")
   for (a in against) {
     for (w in what) {
