@@ -58,9 +58,12 @@
 #' @param max_rank Largest rank the oracle may use (default: full).
 #' @param mu Huber smoothing parameter; default from `eps`.
 #' @param eps Target accuracy relative to \eqn{C_0}, used for the default `mu`.
-#' @param eta,inner,batch,snapshot_batch SVRGCG step, inner iterations per
-#'   epoch, samples per inner iteration and in the first snapshot; `NULL` for
-#'   the theory values above.
+#' @param eta SVRGCG step \eqn{\eta}; `NULL` for the theory value above.
+#' @param inner Inner iterations per epoch \eqn{T}; `NULL` for the theory value.
+#' @param batch Samples per inner iteration \eqn{k_t}; `NULL` for the theory
+#'   value.
+#' @param snapshot_batch Samples of the first snapshot \eqn{k_1} (doubling
+#'   every epoch); `NULL` for the theory value.
 #' @param target Optional exact \eqn{E[M]} used only to evaluate the objective
 #'   in the trace when `M` is a function (otherwise the trace objective is
 #'   `NA` for function samplers).
