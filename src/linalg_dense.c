@@ -136,3 +136,11 @@ void cg_linop_densify(cg_linop *A, double *out)
     }
     A->n_matvec += n;
 }
+
+/* zero-filled scratch from R_alloc (reclaimed when the .Call returns) */
+double *cg_zeros(size_t n)
+{
+    double *x = (double *) R_alloc(n > 0 ? n : 1, sizeof(double));
+    memset(x, 0, sizeof(double) * n);
+    return x;
+}

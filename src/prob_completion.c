@@ -185,13 +185,6 @@ static double mc_epoch(cg_problem *P)
 
 static long mc_n_matvec(cg_problem *P) { return ((completion *) P->self)->n_matvec; }
 
-static double *zeros(size_t n)
-{
-    double *x = (double *) R_alloc(n, sizeof(double));
-    memset(x, 0, sizeof(double) * n);
-    return x;
-}
-
 int cg_problem_completion(cg_problem *P, SEXP spec)
 {
     completion *C = (completion *) R_alloc(1, sizeof(completion));
@@ -215,16 +208,16 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     C->tc = (int *) R_alloc(nc, sizeof(int));
     C->trow = (int *) R_alloc(nc, sizeof(int));
     C->tcol = (int *) R_alloc(nc, sizeof(int));
-    C->cnt = zeros(nc); C->sy = zeros(nc);
-    C->Ncell = zeros(nc); C->Ycell = zeros(nc); C->YYcell = zeros(nc);
+    C->cnt = cg_zeros(nc); C->sy = cg_zeros(nc);
+    C->Ncell = cg_zeros(nc); C->Ycell = cg_zeros(nc); C->YYcell = cg_zeros(nc);
     for (int k = 0; k < N; k++) {
         int c = C->cell[k];
         C->Ncell[c] += 1; C->Ycell[c] += C->y[k]; C->YYcell[c] += C->y[k] * C->y[k];
     }
-    C->th = zeros(nc); C->gval = zeros(nc); C->sval = zeros(nc);
-    C->gfull = zeros(nc); C->thfull = zeros(nc);
-    C->u = zeros(m); C->v = zeros(n); C->eu = zeros(m); C->ev = zeros(n);
-    if (C->dense) C->theta = zeros((size_t) m * n);
+    C->th = cg_zeros(nc); C->gval = cg_zeros(nc); C->sval = cg_zeros(nc);
+    C->gfull = cg_zeros(nc); C->thfull = cg_zeros(nc);
+    C->u = cg_zeros(m); C->v = cg_zeros(n); C->eu = cg_zeros(m); C->ev = cg_zeros(n);
+    if (C->dense) C->theta = cg_zeros((size_t) m * n);
     else cg_atoms_init(&C->atoms, m, n, 64);
     P->self = C;
     P->gradient = mc_gradient; P->lmo = mc_lmo; P->line_search = mc_line_search;

@@ -350,13 +350,6 @@ static int lr_prox_step(cg_problem *P, double scale, double eta)
     return CG_OK;
 }
 
-static double *zeros(size_t n)
-{
-    double *x = (double *) R_alloc(n, sizeof(double));
-    memset(x, 0, sizeof(double) * n);
-    return x;
-}
-
 int cg_problem_lowrank(cg_problem *P, SEXP spec)
 {
     lowrank *L = (lowrank *) R_alloc(1, sizeof(lowrank));
@@ -410,11 +403,11 @@ int cg_problem_lowrank(cg_problem *P, SEXP spec)
         int cap = asInteger(cg_list_get(spec, "max_batch"));
         cg_sampler_init(&L->osmp, L->nop, cap, CG_SAMPLE_REPLACE);
         L->obatch = (int *) R_alloc(cap > L->nop ? cap : L->nop, sizeof(int));
-        L->Xs = zeros((size_t) L->m * L->n); L->gtil = zeros((size_t) L->m * L->n);
+        L->Xs = cg_zeros((size_t) L->m * L->n); L->gtil = cg_zeros((size_t) L->m * L->n);
     }
-    L->X = zeros(L->mn); L->Mbar = zeros(L->mn); L->Mb = zeros(L->mn);
-    L->G = zeros(L->mn); L->A = zeros(L->mn); L->V = zeros(L->mn); L->Gf = zeros(L->mn);
-    L->u = zeros(L->m); L->v = zeros(L->n);
+    L->X = cg_zeros(L->mn); L->Mbar = cg_zeros(L->mn); L->Mb = cg_zeros(L->mn);
+    L->G = cg_zeros(L->mn); L->A = cg_zeros(L->mn); L->V = cg_zeros(L->mn); L->Gf = cg_zeros(L->mn);
+    L->u = cg_zeros(L->m); L->v = cg_zeros(L->n);
     P->self = L;
     P->gradient = lr_gradient; P->lmo = lr_lmo; P->line_search = lr_line_search;
     P->fw_step = lr_fw_step; P->pg_step = lr_pg_step; P->evaluate = lr_evaluate;

@@ -226,13 +226,6 @@ static double reg_epoch(cg_problem *P)
 
 static long reg_n_matvec(cg_problem *P) { return 0; }
 
-static double *zeros(size_t n)
-{
-    double *x = (double *) R_alloc(n, sizeof(double));
-    memset(x, 0, sizeof(double) * n);
-    return x;
-}
-
 int cg_problem_regression(cg_problem *P, SEXP spec)
 {
     regression *R = (regression *) R_alloc(1, sizeof(regression));
@@ -258,17 +251,17 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
     cg_sampler_init(&R->smp, n, asInteger(cg_list_get(spec, "batch_size")),
                     asInteger(cg_list_get(spec, "sampling")));
     R->batch_idx = (int *) R_alloc(n > R->smp.batch ? n : R->smp.batch, sizeof(int));
-    R->theta = zeros(p); R->g = zeros(p); R->xrow = zeros(p);
-    R->work = zeros(2 * (size_t) p);               /* projection needs 2p */
+    R->theta = cg_zeros(p); R->g = cg_zeros(p); R->xrow = cg_zeros(p);
+    R->work = cg_zeros(2 * (size_t) p);               /* projection needs 2p */
     if (R->gram) {
-        R->S = zeros((size_t) p * p); R->b = zeros(p); R->Stheta = zeros(p);
+        R->S = cg_zeros((size_t) p * p); R->b = cg_zeros(p); R->Stheta = cg_zeros(p);
     } else {
         R->drow = (int *) R_alloc(n, sizeof(int));
         R->pos = (int *) R_alloc(n, sizeof(int));
         for (int r = 0; r < n; r++) R->pos[r] = -1;
-        R->cnt = zeros(n); R->xt = zeros(n); R->xi = zeros(n);
+        R->cnt = cg_zeros(n); R->xt = cg_zeros(n); R->xi = cg_zeros(n);
     }
-    R->res = zeros(n); R->gfull = zeros(p);
+    R->res = cg_zeros(n); R->gfull = cg_zeros(p);
     P->self = R;
     P->gradient = reg_gradient; P->lmo = reg_lmo; P->line_search = reg_line_search;
     P->fw_step = reg_fw_step; P->pg_step = reg_pg_step; P->evaluate = reg_evaluate;
