@@ -61,7 +61,11 @@ int cg_weak_prox(const double *A, int m, int n, int set, double tau, int max_ran
         const double one = 1.0, zero = 0.0;
         F77_CALL(dgemm)("N", "T", &m, &n, &r, &one, U, &m, psd ? U : W, psd ? &m : &n,
                         &zero, V, &m FCONE FCONE);
-        *rank = r;
+        /* remember the smallest certified rank, the number of values kept
+         * (r only grows inside a call, and would otherwise overshoot) */
+        int kept = 0;
+        for (int j = 0; j < r; j++) kept += p[j] > 0.0;
+        *rank = *certified && kept > 0 ? kept : r;
     }
     vmaxset(vmax);
     return st;

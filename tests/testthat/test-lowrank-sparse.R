@@ -43,7 +43,7 @@ test_that("rank-r oracle satisfies the weak-prox inequality (5) for rank-r point
     A <- matrix(rnorm(m * n, sd = 2), m)
     w <- stochcg:::cg_oracle("weak_prox", A = A, radius = tau, rank = r,
                               max_rank = r, psd = 0L)
-    expect_equal(w$rank, r)
+    expect_lte(w$rank, r)
     expect_lte(sum(svd(w$V)$d), tau * (1 + 1e-10))
     for (k in 1:10) {               # random feasible points of rank r
       Z <- matrix(rnorm(m * r), m) %*% matrix(rnorm(r * n), r)
