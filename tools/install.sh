@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 DEBS="r-base-dev r-cran-matrix r-cran-rspectra r-cran-testthat r-cran-cli \
-      r-cran-knitr r-cran-rmarkdown pandoc r-cran-dslabs"
+      r-cran-knitr r-cran-rmarkdown pandoc r-cran-dslabs r-cran-huge"
 missing=""
 for p in $DEBS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
