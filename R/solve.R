@@ -13,7 +13,8 @@ cg_run <- function(spec, control, problem, call) {
   last <- trace[nrow(trace), ]
   status <- res$status
   message <- switch(status,
-    converged = sprintf("duality gap %.3g below tol = %g", last$gap, control$tol),
+    converged = sprintf("duality gap %.3g below tol x max(1, |objective|) = %.3g",
+                        last$gap, control$tol * max(1, abs(last$objective))),
     max_iter = sprintf("reached max_iter = %d", control$max_iter),
     max_time = sprintf("reached max_time = %g s", control$max_time),
     interrupted = "interrupted by the user; the fit holds the last iterate",

@@ -39,6 +39,7 @@ typedef struct {
     cg_sampler osmp; int *obatch;  /* measurement minibatches (sensing) */
     double *Xs, *gtil;             /* snapshot (sensing) */
     int rank, max_rank, certified;
+    double used;                   /* sample gradients used (epochs) */
     double *X, *Mbar, *Mb, *G, *A, *V, *u, *v, *Gf;
     int s_kind;                    /* last LMO: 0 none (S = 0), 1 atom */
     long n_matvec;
@@ -204,6 +205,7 @@ static double lr_gradient(cg_problem *P, int batch)
     lowrank *L = (lowrank *) P->self;
     double k = loss_grad(L, L->X, batch, L->G);
     reg_grad_add(L, L->X, L->G);
+    L->used += k;
     return k;
 }
 
@@ -212,6 +214,7 @@ static double lr_gradient_at(cg_problem *P, const double *z, int batch, double *
     lowrank *L = (lowrank *) P->self;
     double k = loss_grad(L, z, batch, g);
     reg_grad_add(L, z, g);
+    L->used += k;
     return k;
 }
 
@@ -298,11 +301,13 @@ static void lr_evaluate(cg_problem *P, double *obj, double *gap)
     vmaxset(vmax);
 }
 
+/* passes over the data (finite sums only), counting every sample gradient
+ * the algorithm used, full snapshots included */
 static double lr_epoch(cg_problem *P)
 {
     lowrank *L = (lowrank *) P->self;
-    if (L->loss == LOSS_SENSING) return L->osmp.drawn / L->nop;
-    return L->source == SRC_ROWS ? L->smp.drawn / L->nobs : NA_REAL;
+    if (L->loss == LOSS_SENSING) return L->used / L->nop;
+    return L->source == SRC_ROWS ? L->used / L->nobs : NA_REAL;
 }
 
 static long lr_n_matvec(cg_problem *P) { return ((lowrank *) P->self)->n_matvec; }
@@ -311,9 +316,14 @@ static long lr_n_matvec(cg_problem *P) { return ((lowrank *) P->self)->n_matvec;
 static double lr_snapshot(cg_problem *P, int batch)
 {
     lowrank *L = (lowrank *) P->self;
-    if (L->loss == LOSS_DIST) return sample_mean(L, batch, L->Mbar);
-    memcpy(L->Xs, L->X, L->mn * sizeof(double));
-    return loss_grad(L, L->Xs, batch, L->gtil);
+    double k;
+    if (L->loss == LOSS_DIST) k = sample_mean(L, batch, L->Mbar);
+    else {
+        memcpy(L->Xs, L->X, L->mn * sizeof(double));
+        k = loss_grad(L, L->Xs, batch, L->gtil);
+    }
+    L->used += k;
+    return k;
 }
 
 /* SVRG estimate at X. For the distance loss grad g_i(X) - grad g_i(X_s) =
@@ -325,6 +335,7 @@ static double lr_vr_gradient(cg_problem *P, int batch)
     lowrank *L = (lowrank *) P->self;
     if (L->loss == LOSS_DIST) {
         for (size_t i = 0; i < L->mn; i++) L->G[i] = L->X[i] - L->Mbar[i];
+        L->used += batch;
         return batch;
     }
     memcpy(L->G, L->gtil, L->mn * sizeof(double));
@@ -333,6 +344,7 @@ static double lr_vr_gradient(cg_problem *P, int batch)
         int i = L->obatch[b];
         op_row_add(L, i, (op_row(L, i, L->X) - op_row(L, i, L->Xs)) / nb, L->G);
     }
+    L->used += nb;
     return nb;
 }
 
