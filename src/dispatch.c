@@ -10,6 +10,8 @@ static const char *const step_names[] = {"line_search", "standard", "sfw"};
 static const char *const stop_names[] = {"max_iter", "converged", "max_time",
                                          "interrupted", "error"};
 
+#define N_OF(table) ((int) (sizeof(table) / sizeof((table)[0])))
+
 static const char *string_elt(SEXP list, const char *name)
 {
     SEXP x = cg_list_get(list, name);
@@ -28,10 +30,10 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     ctl.verbose = asLogical(cg_list_get(control, "verbose"));
     if (ctl.max_iter < 0 || ctl.eval_every < 1) error("invalid control");
 
-    int problem = cg_lookup(string_elt(spec, "problem"), problem_names, 3, "problem");
+    int problem = cg_lookup(string_elt(spec, "problem"), problem_names, N_OF(problem_names), "problem");
     cg_solver_opts o;
-    o.method = cg_lookup(string_elt(spec, "method"), method_names, 6, "method");
-    o.step_rule = cg_lookup(string_elt(spec, "step"), step_names, 3, "step rule");
+    o.method = cg_lookup(string_elt(spec, "method"), method_names, N_OF(method_names), "method");
+    o.step_rule = cg_lookup(string_elt(spec, "step"), step_names, N_OF(step_names), "step rule");
     o.K = asInteger(cg_list_get(spec, "K"));
     o.eta = asReal(cg_list_get(spec, "eta"));
     o.inner = asInteger(cg_list_get(spec, "inner"));
