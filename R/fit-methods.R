@@ -145,6 +145,16 @@ fit_header <- function(x) {
       describe_component(nms[k], sol[[k]], if (k == 1L) x$radius else NULL)
     }, "")
     lines <- c(lines, "Solution:", paste0("  ", desc))
+    # smoothed composite fits: exact zeros are rare, so say what is small
+    if (!is.null(x$mu) && is.matrix(sol[[1]])) {
+      X <- sol[[1]]
+      lines <- c(lines, sprintf(
+        "  %d of %d entries above mu = %s in absolute value (nonsmooth terms are smoothed)",
+        sum(abs(X) > x$mu), length(X), format(x$mu, digits = 3)))
+    }
+    if (!is.null(x$certified_rank))
+      lines <- c(lines, sprintf("  rank certified by the last proximal step: %s",
+                                fmt_num(x$certified_rank)))
   }
   lines
 }
