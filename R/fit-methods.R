@@ -155,6 +155,8 @@ fit_header <- function(x) {
     if (!is.null(x$certified_rank))
       lines <- c(lines, sprintf("  rank certified by the last proximal step: %s",
                                 fmt_num(x$certified_rank)))
+    # problem-specific lines made at fit time
+    if (length(x$notes)) lines <- c(lines, paste0("  ", x$notes))
   }
   lines
 }

@@ -4,8 +4,9 @@
 #include "stochcg.h"
 #include <string.h>
 
-static const char *const problem_names[] = {"regression", "completion", "lowrank"};
-static const char *const method_names[] = {"fw", "sfw", "spg", "svrgcg", "scg", "scgs"};
+static const char *const problem_names[] = {"regression", "completion", "lowrank", "robust"};
+static const char *const method_names[] = {"fw", "sfw", "spg", "svrgcg", "scg", "scgs",
+                                           "alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p"};
 static const char *const step_names[] = {"line_search", "standard", "sfw"};
 static const char *const stop_names[] = {"max_iter", "converged", "max_time",
                                          "interrupted", "error"};
@@ -44,13 +45,21 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     o.lipschitz = asReal(cg_list_get(spec, "lipschitz"));
     o.diam2 = asReal(cg_list_get(spec, "diam2"));
     o.scgs_c = asReal(cg_list_get(spec, "scgs_c"));
+    o.eta0 = asReal(cg_list_get(spec, "eta0"));
+    o.eta_a = asReal(cg_list_get(spec, "eta_a"));
+    o.eta_c = asReal(cg_list_get(spec, "eta_c"));
+    o.t0 = asInteger(cg_list_get(spec, "t0"));
 
+    if ((o.method >= CG_METHOD_ALT_CGPG) != (problem == 3))
+        error("method '%s' does not apply to problem '%s'", method_names[o.method],
+              problem_names[problem]);
     GetRNGstate();
     cg_problem P;
     memset(&P, 0, sizeof(P));
     if (problem == 0) cg_problem_regression(&P, spec);
     else if (problem == 1) cg_problem_completion(&P, spec);
-    else cg_problem_lowrank(&P, spec);
+    else if (problem == 2) cg_problem_lowrank(&P, spec);
+    else cg_problem_robust(&P, spec);
 
     cg_trace tr;
     cg_trace_init(&tr, ctl.max_iter / ctl.eval_every + 3);
@@ -58,13 +67,15 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     int status = o.method == CG_METHOD_SPG ? cg_solve_pg(&P, &o, &ctl, &tr, &iters)
                : o.method == CG_METHOD_SVRGCG ? cg_solve_svrgcg(&P, &o, &ctl, &tr, &iters)
                : o.method == CG_METHOD_SCGS ? cg_solve_scgs(&P, &o, &ctl, &tr, &iters)
+               : o.method >= CG_METHOD_ALT_CGPG ? cg_solve_alt(&P, &o, &ctl, &tr, &iters)
                : cg_solve_fw(&P, &o, &ctl, &tr, &iters);
     PutRNGstate();
 
     SEXP out = PROTECT(allocVector(VECSXP, 4));
     SET_VECTOR_ELT(out, 0, problem == 0 ? cg_regression_solution(&P)
                          : problem == 1 ? cg_completion_solution(&P)
-                         : cg_lowrank_solution(&P));
+                         : problem == 2 ? cg_lowrank_solution(&P)
+                         : cg_robust_solution(&P));
     SET_VECTOR_ELT(out, 1, cg_trace_to_list(&tr));
     SET_VECTOR_ELT(out, 2, mkString(stop_names[status]));
     SET_VECTOR_ELT(out, 3, ScalarInteger(iters));

@@ -8,13 +8,13 @@ enum {
     OR_LMO_L1, OR_LMO_LP, OR_LMO_SIMPLEX, OR_LMO_BOX, OR_PROJ_SIMPLEX,
     OR_PROJ_L1, OR_PROJ_CAPPED, OR_PROJ_SPECTRUM, OR_LMO_NUCLEAR, OR_LMO_PSD,
     OR_PROJ_NUCLEAR, OR_PROJ_PSD, OR_SOFT, OR_PROX_ENET, OR_SVDS, OR_EIGS_SYM,
-    OR_WEAK_PROX, OR_COUNT
+    OR_WEAK_PROX, OR_PROJ_LP, OR_COUNT
 };
 static const char *const oracle_names[OR_COUNT] = {
     "lmo_l1", "lmo_lp", "lmo_simplex", "lmo_box", "proj_simplex",
     "proj_l1", "proj_capped_simplex", "proj_spectrum", "lmo_nuclear", "lmo_psd",
     "proj_nuclear", "proj_psd", "soft_threshold", "prox_enet", "svds", "eigs_sym",
-    "weak_prox"
+    "weak_prox", "proj_lp"
 };
 
 /* ------------------------------------------------------ argument access */
@@ -219,6 +219,15 @@ SEXP cg_oracle_call(SEXP name, SEXP args)
         res_add(&r, "x", x); UNPROTECT(1);
         break;
     }
+    case OR_PROJ_LP: {
+        const double *y = arg_real(args, "y", &n);
+        SEXP x = PROTECT(allocVector(REALSXP, n));
+        if (cg_proj_lp(y, (size_t) n, arg_scalar(args, "radius"), arg_scalar(args, "p"),
+                       REAL(x)) != CG_OK)
+            error("proj_lp needs 1 < p < 2 and radius >= 0");
+        res_add(&r, "x", x); UNPROTECT(1);
+        break;
+    }
     case OR_PROJ_SPECTRUM: {
         const double *s = arg_real(args, "s", &n);
         SEXP x = PROTECT(real_copy(s, n));
@@ -292,9 +301,10 @@ SEXP cg_oracle_call(SEXP name, SEXP args)
         const int set = arg_int(args, "psd") ? CG_SET_PSD : CG_SET_NUCLEAR;
         if (set == CG_SET_PSD && m != nc) error("argument 'A' must be square");
         int rank = arg_int(args, "rank"), certified = 0, triplets = 0;
+        long nmv = 0;
         SEXP V = PROTECT(new_matrix(m, nc));
         st = cg_weak_prox(REAL(A), m, nc, set, arg_scalar(args, "radius"),
-                          arg_int(args, "max_rank"), &rank, REAL(V), &certified, &triplets);
+                          arg_int(args, "max_rank"), &rank, REAL(V), &certified, &triplets, &nmv);
         if (st != CG_OK) error("weak proximal oracle failed (status %d)", st);
         res_add(&r, "V", V); UNPROTECT(1);
         res_add(&r, "rank", ScalarInteger(rank));

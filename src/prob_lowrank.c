@@ -355,7 +355,7 @@ static int lr_prox_step(cg_problem *P, double scale, double eta)
     for (size_t i = 0; i < L->mn; i++) L->A[i] = L->X[i] - scale * L->G[i];
     int triplets;
     int st = cg_weak_prox(L->A, L->m, L->n, L->set, L->tau, L->max_rank, &L->rank,
-                          L->V, &L->certified, &triplets);
+                          L->V, &L->certified, &triplets, &L->n_matvec);
     P->svd_rank = triplets;
     if (st != CG_OK) return st;
     for (size_t i = 0; i < L->mn; i++) L->X[i] = (1.0 - eta) * L->X[i] + eta * L->V[i];

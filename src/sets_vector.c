@@ -52,28 +52,35 @@ void cg_lmo_box(const double *g, int n, const double *lo, const double *hi, doub
 }
 
 /* ---------------------------------------------------------- projections */
-/* Threshold tau with sum_i max(a_i - tau, 0) = r (r >= 0), by sorting
- * (Held-Wolfe-Crowder / Duchi et al.): with a sorted decreasingly, tau =
- * (sum_{j<=rho} a_j - r) / rho for the largest rho with a_rho > tau_rho.
- * Uses work[0..n). */
-static double simplex_tau(const double *a, int n, double radius, double *work)
+/* Threshold tau with sum_i max(a_i - tau, 0) = r (r >= 0) by Michelot's
+ * iteration: tau = (sum of the active a_i - r) / #active, where active means
+ * a_i > tau; tau only grows and the active set only shrinks, so it stops
+ * after a few O(n) passes (no sort, no scratch: matrices of 10^7 entries are
+ * projected in place). */
+#define VAL(i) (absval ? fabs(a[i]) : a[i])
+static double simplex_tau(const double *a, int n, double radius, int absval)
 {
-    memcpy(work, a, (size_t) n * sizeof(double));
-    R_qsort(work, 1, (size_t) n);               /* ascending */
-    double csum = 0.0, tau = work[n - 1] - radius;
-    for (int j = 1; j <= n; j++) {
-        const double aj = work[n - j];
-        csum += aj;
-        const double t = (csum - radius) / j;
-        if (aj > t) tau = t; else break;        /* condition holds on a prefix */
+    double sum = 0.0;
+    for (int i = 0; i < n; i++) sum += VAL(i);
+    double tau = (sum - radius) / n;
+    int active = n;
+    for (;;) {
+        double s = 0.0;
+        int k = 0;
+        for (int i = 0; i < n; i++) if (VAL(i) > tau) { s += VAL(i); k++; }
+        if (k == active || k == 0) break;
+        active = k;
+        tau = (s - radius) / k;
     }
     return tau;
 }
+#undef VAL
 
 void cg_proj_simplex(const double *y, int n, double radius, double *x, double *work)
 {
     if (n <= 0) return;
-    const double tau = simplex_tau(y, n, radius, work);
+    (void) work;
+    const double tau = simplex_tau(y, n, radius, 0);
     for (int i = 0; i < n; i++) x[i] = y[i] > tau ? y[i] - tau : 0.0;
 }
 
@@ -87,11 +94,10 @@ void cg_proj_l1(const double *y, int n, double radius, double *x, double *work)
         if (x != y) memcpy(x, y, (size_t) n * sizeof(double));
         return;
     }
-    double *a = work + n;
-    for (int i = 0; i < n; i++) a[i] = fabs(y[i]);
-    const double tau = simplex_tau(a, n, radius, work);
+    (void) work;
+    const double tau = simplex_tau(y, n, radius, 1);
     for (int i = 0; i < n; i++) {
-        const double m = a[i] - tau;
+        const double m = fabs(y[i]) - tau;
         x[i] = m > 0.0 ? (y[i] < 0.0 ? -m : m) : 0.0;
     }
 }
@@ -149,4 +155,85 @@ void cg_proj_spectrum(double *s, int k, double radius, int equality, double *wor
         if (sum <= radius) return;
     }
     cg_proj_simplex(s, k, radius, s, work);
+}
+
+/* lp ball, 1 < p < 2. Outside the ball the KKT conditions give
+ * x_i = sign(y_i) w_i with w_i + lambda p w_i^(p-1) = |y_i| for the
+ * multiplier lambda > 0 at which sum_i w_i^p = radius^p. Each w_i solves
+ * h(u) = e^u + c e^(q u) - a = 0 in u = log w (c = lambda p, q = p - 1):
+ * h is convex and increasing in u, so Newton started to the right of the
+ * root, at u0 = min(log a, (log a - log c) / q), decreases monotonically to it.
+ * The outer equation in log(lambda) is monotone: Newton safeguarded by a
+ * bisection bracket. The input is scaled by max |y_i| (the projection is
+ * positively homogeneous), so no power over- or underflows. */
+static double lp_entry(double a, double c, double q)
+{
+    const double la = log(a);
+    double u = fmin(la, (la - log(c)) / q);
+    for (int it = 0; it < 100; it++) {
+        const double e1 = exp(u), e2 = c * exp(q * u);
+        const double step = (e1 + e2 - a) / (e1 + q * e2);
+        u -= step;
+        if (!(step > 1e-15 * fmax(1.0, fabs(u)))) break;
+    }
+    return exp(u);
+}
+
+/* phi(lambda) = sum w_i^p - r^p and its derivative in log(lambda) */
+static double lp_phi(const double *y, size_t n, double scale, double rp, double p,
+                     double lambda, double *dphi)
+{
+    const double q = p - 1.0, c = lambda * p;
+    double sum = 0.0, der = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double a = fabs(y[i]) / scale;
+        if (a == 0.0) continue;
+        const double w = lp_entry(a, c, q), wq = pow(w, q);
+        sum += w * wq;
+        /* dw/dlambda = -p w^q / (1 + c q w^(q-1)); times lambda for log scale */
+        der += -p * wq * lambda * p * wq / (1.0 + c * q * wq / w);
+    }
+    *dphi = der;
+    return sum - rp;
+}
+
+int cg_proj_lp(const double *y, size_t n, double radius, double p, double *x)
+{
+    if (!(p > 1.0 && p < 2.0) || !(radius >= 0.0)) return CG_ERR_DOMAIN;
+    double amax = 0.0;
+    for (size_t i = 0; i < n; i++) if (fabs(y[i]) > amax) amax = fabs(y[i]);
+    if (amax == 0.0) { if (x != y) memset(x, 0, n * sizeof(double)); return CG_OK; }
+    if (radius == 0.0) { memset(x, 0, n * sizeof(double)); return CG_OK; }
+    double norm = 0.0;
+    for (size_t i = 0; i < n; i++) norm += pow(fabs(y[i]) / amax, p);
+    const double r = radius / amax, rp = pow(r, p);
+    if (norm <= rp) { if (x != y) memcpy(x, y, n * sizeof(double)); return CG_OK; }
+    /* start from shrinking y uniformly onto the sphere: x = rho y */
+    const double rho = r / pow(norm, 1.0 / p);
+    double s = log((1.0 - rho) / (p * pow(rho, p - 1.0)));
+    double lo = -INFINITY, hi = INFINITY, d;
+    for (int it = 0; it < 200; it++) {
+        const double f = lp_phi(y, n, amax, rp, p, exp(s), &d);
+        if (fabs(f) <= 1e-14 * rp) break;
+        if (f > 0) lo = s; else hi = s;
+        double s_new = s - f / d;
+        if (!(d < 0) || !(s_new > lo && s_new < hi)) {     /* bisect or expand */
+            if (isfinite(lo) && isfinite(hi)) s_new = 0.5 * (lo + hi);
+            else s_new = isfinite(lo) ? lo + 2.0 : hi - 2.0;
+        }
+        if (isfinite(lo) && isfinite(hi) && hi - lo < 1e-15 * fmax(1.0, fabs(s))) break;
+        s = s_new;
+    }
+    const double c = exp(s) * p, q = p - 1.0;
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double a = fabs(y[i]) / amax;
+        const double w = a == 0.0 ? 0.0 : lp_entry(a, c, q);
+        sum += pow(w, p);
+        x[i] = y[i] < 0.0 ? -w : w;
+    }
+    /* land on the sphere exactly (the root is found to ~1e-14) */
+    const double fix = amax * fmin(1.0, r / pow(sum, 1.0 / p));
+    for (size_t i = 0; i < n; i++) x[i] *= fix;
+    return CG_OK;
 }

@@ -22,7 +22,7 @@ static double project_top(const double *s, int r, double tau, double *p, double 
 }
 
 int cg_weak_prox(const double *A, int m, int n, int set, double tau, int max_rank,
-                 int *rank, double *V, int *certified, int *triplets)
+                 int *rank, double *V, int *certified, int *triplets, long *n_matvec)
 {
     const int mn = m < n ? m : n;
     int r = *rank < 1 ? 1 : *rank, st = CG_OK;
@@ -31,15 +31,17 @@ int cg_weak_prox(const double *A, int m, int n, int set, double tau, int max_ran
     const void *vmax = vmaxget();
     cg_linop L; cg_dense_data dd;
     cg_linop_dense(&L, &dd, A, m, n);
-    double *d = (double *) R_alloc(mn, sizeof(double));
-    double *p = (double *) R_alloc(mn, sizeof(double));
-    double *work = (double *) R_alloc(2 * (size_t) mn, sizeof(double));
-    double *U = (double *) R_alloc((size_t) m * mn, sizeof(double));
-    double *W = (double *) R_alloc((size_t) n * mn, sizeof(double));
+    double *d = NULL, *p = NULL, *work = NULL, *U = NULL, *W = NULL;
     *triplets = 0;
     *certified = 0;
     for (;;) {
         int k = r < mn ? r + 1 : mn;           /* one extra value to certify r */
+        /* scratch for k triplets (earlier rounds' is released at the end) */
+        d = (double *) R_alloc(k, sizeof(double));
+        p = (double *) R_alloc(k, sizeof(double));
+        work = (double *) R_alloc(2 * (size_t) k, sizeof(double));
+        U = (double *) R_alloc((size_t) m * k, sizeof(double));
+        W = (double *) R_alloc((size_t) n * k, sizeof(double));
         st = set == CG_SET_PSD ? cg_eigs_sym(&L, k, +1, d, U)
                                : cg_svds(&L, k, 1e-10, d, U, W);
         *triplets += k;
@@ -50,6 +52,7 @@ int cg_weak_prox(const double *A, int m, int n, int set, double tau, int max_ran
         r = r + (r + 1) / 2;
         if (r > max_rank) r = max_rank;
     }
+    if (n_matvec) *n_matvec += L.n_matvec;
     if (st == CG_OK) {
         /* V = sum_j p_j u_j w_j'; for the PSD set w = u and p >= 0, so scale
          * both factors by sqrt(p_j) and V = U U' is exactly symmetric */

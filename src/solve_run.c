@@ -27,12 +27,12 @@ int cg_run_small_gap(const cg_run *r, double gap)
 
 /* time, interrupt and scheduled-evaluation checks after an iteration;
  * returns a stop code or -1 to continue */
-int cg_run_after_iter(cg_run *r, cg_problem *P, int t, int stochastic)
+int cg_run_after_iter(cg_run *r, cg_problem *P, int t, int gap_stop)
 {
     const cg_control *ctl = r->ctl;
     if (t % ctl->eval_every == 0) {
         cg_run_evaluate(r, P, t);
-        if (stochastic && cg_run_small_gap(r, r->gap)) return CG_STOP_TOL;
+        if (gap_stop && cg_run_small_gap(r, r->gap)) return CG_STOP_TOL;
     }
     double now = cg_run_elapsed(r);
     cg_progress(ctl, &r->last_progress, t, now, r->obj, r->last_eval, 0);

@@ -98,6 +98,9 @@ void cg_proj_simplex(const double *y, int n, double radius, double *x, double *w
 void cg_proj_l1(const double *y, int n, double radius, double *x, double *work);
 void cg_proj_capped_simplex(const double *y, int n, double radius, double cap,
                             double *x, double *work);
+/* lp ball {||x||_p <= radius}, 1 < p < 2, Euclidean projection; x may be y.
+ * Returns CG_OK or CG_ERR_DOMAIN (bad p). */
+int  cg_proj_lp(const double *y, size_t n, double radius, double p, double *x);
 /* projection of nonnegative spectra onto {s >= 0, sum s <= radius}
  * (or == radius when equality), in place */
 void cg_proj_spectrum(double *s, int k, double radius, int equality, double *work);
@@ -121,10 +124,11 @@ void cg_prox_enet(double *x, int n, double l1, double l2, double step);
  * and grows until sigma_{r+1}(A) <= the projection threshold, when the
  * rank-r step equals the exact projection; the certified r is returned in
  * *rank (capped at max_rank, *certified = 0 then). *triplets: singular
- * triplets / eigenpairs computed (rank-one SVD work). */
+ * triplets / eigenpairs computed (rank-one SVD work); products with A are
+ * added to *n_matvec. V may be the array A (A is not read after the SVD). */
 enum { CG_SET_NUCLEAR = 0, CG_SET_PSD = 1 };
 int cg_weak_prox(const double *A, int m, int n, int set, double tau, int max_rank,
-                 int *rank, double *V, int *certified, int *triplets);
+                 int *rank, double *V, int *certified, int *triplets, long *n_matvec);
 
 /* smoothing (smooth.c) */
 double cg_huber_value(const double *x, size_t n, double mu, double lambda);
@@ -200,6 +204,16 @@ struct cg_problem {
     size_t dim;
     double (*gradient_at)(cg_problem *P, const double *z, int batch, double *g);
     int    (*lmo_dense)(cg_problem *P, const double *g, double *s);
+    /* Two-block problems min g(X + Y) + R_X(X) + R_Y(Y) (Garber, Kaplan and
+     * Sabach): block_point stores the block's new point, by a conditional
+     * gradient step (prox = 0: argmin R(S) + <S, grad g>) or a proximal step
+     * (prox = 1: argmin R(V) + <V, grad g> + eta/2 ||V + S_other - Z||^2,
+     * using the other block's point from the same iteration); returns the
+     * singular triplets computed, or -1 on failure. line_search and fw_step
+     * then move both blocks toward their points. block_exact minimizes over
+     * one block with the other fixed (FW-P's extra proximal step). */
+    int    (*block_point)(cg_problem *P, int block, int prox, double eta);
+    int    (*block_exact)(cg_problem *P, int block);
     int    svd_rank;          /* rank of the last SVD done in an iteration */
 };
 
@@ -211,6 +225,9 @@ int  cg_problem_lowrank(cg_problem *P, SEXP spec);
 SEXP cg_regression_solution(cg_problem *P);
 SEXP cg_completion_solution(cg_problem *P);
 SEXP cg_lowrank_solution(cg_problem *P);
+int  cg_problem_robust(cg_problem *P, SEXP spec);
+SEXP cg_robust_solution(cg_problem *P);
+enum { CG_BLOCK_X = 0, CG_BLOCK_Y = 1 };
 
 /* ---------------------------------------------------------- solvers */
 typedef struct {
@@ -228,10 +245,17 @@ typedef struct {
     /* SCGS (Lan and Zhou 2016): smoothness L, squared diameter D^2 of the
      * set and batch ceil(scgs_c (k + 2)^3), scgs_c = sigma^2 / (L^2 D^2) */
     double lipschitz, diam2, scgs_c;
+    /* two-block methods: step eta_t = eta0 for t <= t0, then
+     * eta_a / (t - t0 + eta_c); line search (step rule) sets the convex
+     * combination, eta_t the proximal step */
+    double eta0, eta_a, eta_c;
+    int t0;
 } cg_solver_opts;
 
 enum { CG_METHOD_FW = 0, CG_METHOD_SFW = 1, CG_METHOD_SPG = 2,
-       CG_METHOD_SVRGCG = 3, CG_METHOD_SCG = 4, CG_METHOD_SCGS = 5 };
+       CG_METHOD_SVRGCG = 3, CG_METHOD_SCG = 4, CG_METHOD_SCGS = 5,
+       CG_METHOD_ALT_CGPG = 6, CG_METHOD_ALT_PGCG = 7, CG_METHOD_CGCG = 8,
+       CG_METHOD_CGCG_P = 9 };
 enum { CG_STEP_LINE_SEARCH = 0, CG_STEP_STANDARD = 1, CG_STEP_SFW = 2 };
 enum { CG_STOP_MAX_ITER = 0, CG_STOP_TOL = 1, CG_STOP_TIME = 2,
        CG_STOP_INTERRUPT = 3, CG_STOP_ERROR = 4 };
@@ -249,8 +273,9 @@ double cg_run_elapsed(const cg_run *r);
 void   cg_run_evaluate(cg_run *r, cg_problem *P, int iter);   /* pushes a trace row */
 int    cg_run_small_gap(const cg_run *r, double gap);
 /* scheduled evaluation, progress, time and interrupt checks after iteration
- * t; returns a CG_STOP_* code or -1 to continue */
-int    cg_run_after_iter(cg_run *r, cg_problem *P, int t, int stochastic);
+ * t (gap_stop: stop when the evaluated gap is small); returns a CG_STOP_*
+ * code or -1 to continue */
+int    cg_run_after_iter(cg_run *r, cg_problem *P, int t, int gap_stop);
 void   cg_run_finish(cg_run *r, cg_problem *P, int iters);
 
 int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
@@ -261,6 +286,8 @@ int cg_solve_svrgcg(cg_problem *P, const cg_solver_opts *o, const cg_control *ct
                     cg_trace *tr, int *iters);
 int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                   cg_trace *tr, int *iters);
+int cg_solve_alt(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
+                 cg_trace *tr, int *iters);
 
 /* ---------------------------------------------------------- helpers */
 SEXP cg_list_get(SEXP list, const char *name);   /* R_NilValue if absent */

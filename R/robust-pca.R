@@ -1,0 +1,278 @@
+#' Robust PCA: low-rank plus sparse decomposition
+#'
+#' Splits a matrix `M` into a low-rank part `X` and a sparse part `Y` by
+#' solving
+#' \deqn{\min_{X, Y} \tfrac12 \|X + Y - M\|_F^2 + R_Y(Y) \quad
+#'   \text{subject to } \|X\|_* \le \tau,}{min 1/2 ||X + Y - M||_F^2 + R_Y(Y) subject to ||X||_* <= tau,}
+#' with `Y` in an \eqn{\ell_1}{l1} ball (`sparse = "l1"`, the classical
+#' robust PCA of Garber, Kaplan and Sabach, eq. 2), an
+#' \eqn{\ell_{1+\delta}}{l_(1+delta)} ball (`"lp"`, a strongly convex set,
+#' Sec. 3.2.3) or penalized by the elastic net \eqn{\lambda_1\|Y\|_1 +
+#' \lambda_2\|Y\|_F^2}{lambda1 ||Y||_1 + lambda2 ||Y||_F^2} (`"enet"`,
+#' Sec. 3.2.4). With `psd = TRUE` the low-rank part is instead positive
+#' semidefinite with trace at most `tau` (a corrupted covariance matrix).
+#'
+#' @section Methods:
+#' All four start from \eqn{(X, Y) = (0, 0)} and keep \eqn{Z = X + Y} and
+#' `Y` as dense buffers (a few \eqn{m \times n}{m x n} arrays in all; `X` is
+#' never formed inside the iteration). Each iteration computes a new point for
+#' each block and then moves both blocks by one convex combination.
+#' \describe{
+#'   \item{`"alt_cgpg"`}{Algorithm 1 of the paper (ALT-CGPG): `Y` by a
+#'     conditional-gradient (linear minimization) step, then `X` by a
+#'     proximal step at \eqn{Z - W - \nabla/\eta_t}{Z - W - grad / eta_t}
+#'     computed by a rank-`r` SVD and a projection of its singular values
+#'     (the weak proximal oracle, Sec. 3.2.1). The rank `r` starts at `rank`
+#'     and grows until it is certified: when the \eqn{(r+1)}-th singular
+#'     value is below the projection threshold the rank-`r` step equals the
+#'     exact projection. Fits the high signal-to-noise regime
+#'     \eqn{\|Y^*\|_1 \ll \|X^*\|_*}{||Y*||_1 << ||X*||_*} (rate
+#'     \eqn{O(s^2/t)}{O(s^2 / t)}, Theorem 1).}
+#'   \item{`"alt_pgcg"`}{The roles swapped (ALT-PGCG): `X` by a rank-one
+#'     conditional-gradient step and `Y` by a proximal step (projection onto
+#'     the ball, or elastic-net shrinkage). Fits the low signal-to-noise
+#'     regime (rate \eqn{O(\tau^2/t)}{O(tau^2 / t)}) and needs only
+#'     rank-one SVDs.}
+#'   \item{`"cgcg"`}{Conditional gradient on both blocks: the standard
+#'     Frank-Wolfe method on the product set (baseline).}
+#'   \item{`"cgcg_p"`}{FW-P of Mu et al. (2016): `cgcg` followed by an exact
+#'     minimization over `Y` with `X` fixed (baseline).}
+#' }
+#' With `step = "line_search"` (the paper's Sec. 5), the proximal step uses
+#' \eqn{\eta_t = 2/(t+1)} and the convex combination is chosen by exact line
+#' search (for the elastic net, on the convexity bound of the penalty along
+#' the segment, so the objective still decreases). With `step = "theory"` the
+#' combination uses \eqn{\eta_t} itself, set by Theorem 4 (\eqn{\eta_t = 1/2}
+#' for \eqn{t \le t_0}, then \eqn{2/(t - t_0 + 4)}), Theorem 5 for the
+#' \eqn{\ell_{1+\delta}}{l_(1+delta)} ball (\eqn{1/(t + 5)}) or Theorem 6 for
+#' the elastic net (fixed \eqn{\min(1, 2\lambda_2)/2}), with
+#' \eqn{\alpha = \beta = 1}; `cgcg` and `cgcg_p` then use \eqn{2/(t+1)}.
+#'
+#' The trace reports the objective and the joint Frank-Wolfe duality gap
+#' \eqn{\langle\nabla, (X, Y) - (S_X, S_Y)\rangle + R_Y(Y) - R_Y(S_Y)},
+#' an upper bound on the distance to the optimal value (its rank-one SVD is
+#' trace-only work, excluded from the solver time).
+#'
+#' @param M Numeric matrix (or `Matrix` object, made dense) to decompose.
+#' @param tau Positive bound on the nuclear norm of `X` (on its trace when
+#'   `psd = TRUE`).
+#' @param s Positive radius of the ball of `Y` for `sparse = "l1"` and
+#'   `"lp"`; must be `NULL` for `"enet"`.
+#' @param sparse Model for `Y`: `"l1"` (default), `"lp"` or `"enet"`.
+#' @param method `"alt_cgpg"` (default), `"alt_pgcg"`, `"cgcg"` or `"cgcg_p"`;
+#'   see Methods.
+#' @param rank Starting rank of the proximal step on `X` (`alt_cgpg`);
+#'   set it to the expected rank of the low-rank part.
+#' @param max_rank Cap on that rank (default `min(dim(M))`). `max_rank =
+#'   rank` gives the paper's fixed rank-`r` SVD, without the certificate.
+#' @param delta For `sparse = "lp"`: `Y` lies in the \eqn{\ell_p}{lp} ball
+#'   with \eqn{p = 1 + \delta}{p = 1 + delta}, \eqn{0 < \delta < 1}.
+#' @param lambda1,lambda2 For `sparse = "enet"`: the penalty weights
+#'   (`lambda1 >= 0`, `lambda2 > 0`).
+#' @param psd If `TRUE`, `X` is symmetric positive semidefinite with trace at
+#'   most `tau`; `M` must be symmetric.
+#' @param step `"line_search"` (default) or `"theory"`; see Methods.
+#' @param control Solver control from [cg_control()]: iterations, time
+#'   budget, `tol` on the duality gap relative to `max(1, |objective|)`,
+#'   `eval_every` (trace and stopping checks).
+#' @returns A fit of class `c("robust_pca_fit", "cg_fit")` (see [cg_fit]):
+#'   `solution$X` is a [lowrank()] object, `solution$Y` a sparse
+#'   `dgCMatrix`; also `certified_rank` (rank of the last certified
+#'   proximal step, `NA` if not certified or not used), `X_tail` (relative
+#'   Frobenius norm of the part of the final `X` iterate dropped when it was
+#'   truncated to a low-rank factorization; `options(stochcg.lowrank_tol)`,
+#'   default `1e-8`), and the arguments `tau`, `s`, `sparse`, `delta`,
+#'   `lambda1`, `lambda2`, `psd`, `step`. `fitted()` returns `X + Y` as a
+#'   dense matrix; `plot(fit, type = "images")` draws both parts.
+#' @references Garber, D., Kaplan, A. and Sabach, S. Improved complexities of
+#'   conditional gradient-type methods with applications to robust matrix
+#'   recovery problems. Mu, C., Zhang, Y., Wright, J. and Goldfarb, D. (2016)
+#'   Scalable robust matrix recovery: Frank-Wolfe meets proximal methods.
+#'   SIAM J. Sci. Comput.
+#' @seealso [cg_fit], [plot.robust_pca_fit()], [lowrank_sparse()] for one
+#'   matrix that is both low rank and sparse.
+#' @examples
+#' set.seed(1)
+#' n <- 60; r <- 3
+#' L <- tcrossprod(matrix(rnorm(n * r), n), matrix(rnorm(n * r), n))
+#' S <- matrix(0, n, n)
+#' idx <- sample(n * n, 150)
+#' S[idx] <- 10 * sign(rnorm(150))
+#' M <- L + S
+#' fit <- robust_pca(M, tau = sum(svd(L)$d), s = sum(abs(S)), rank = r,
+#'                   control = cg_control(max_iter = 300, tol = 1e-6))
+#' fit
+#' # relative recovery error of the low-rank part
+#' norm(as.matrix(fit$solution$X) - L, "F") / norm(L, "F")
+#' plot(fit, type = "images")
+#' @export
+robust_pca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"),
+                       method = c("alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p"),
+                       rank = 1L, max_rank = NULL, delta = 0.2, lambda1 = NULL,
+                       lambda2 = NULL, psd = FALSE,
+                       step = c("line_search", "theory"),
+                       control = cg_control()) {
+  call <- match.call()
+  sparse <- match_choice(sparse, c("l1", "lp", "enet"), "sparse")
+  method <- match_choice(method, c("alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p"), "method")
+  step <- match_choice(step, c("line_search", "theory"), "step")
+  if (missing(M)) stop_arg("M", "is missing, with no default")
+  M <- check_design(M, "M")
+  if (inherits(M, "Matrix")) M <- as.matrix(M)
+  dims <- dim(M)
+  if (any(dims < 1L)) stop_arg("M", "must have at least one row and column")
+  if (prod(as.double(dims)) > .Machine$integer.max)
+    stop_arg("M", "has more than 2^31 - 1 entries")
+  check_flag(psd, "psd")
+  if (psd) {
+    if (dims[1] != dims[2]) stop_arg("M", "must be square for psd = TRUE")
+    if (!isSymmetric(unname(M), tol = 1e-8)) stop_arg("M", "must be symmetric for psd = TRUE")
+  }
+  if (missing(tau)) stop_arg("tau", "is missing, with no default")
+  check_radius(tau, "tau")
+  if (sparse == "enet") {
+    if (!is.null(s)) stop_arg("s", "must be NULL for sparse = \"enet\" (a penalty, not a ball)")
+    if (is.null(lambda1)) stop_arg("lambda1", "is required for sparse = \"enet\"")
+    if (is.null(lambda2)) stop_arg("lambda2", "is required for sparse = \"enet\"")
+    check_number(lambda1, "lambda1", min = 0)
+    check_number(lambda2, "lambda2", min = 0, strict_min = TRUE)
+  } else {
+    if (is.null(s)) stop_arg("s", "is required for sparse = \"", sparse, "\"")
+    check_radius(s, "s")
+    if (!is.null(lambda1)) stop_arg("lambda1", "is used only with sparse = \"enet\"")
+    if (!is.null(lambda2)) stop_arg("lambda2", "is used only with sparse = \"enet\"")
+  }
+  check_number(delta, "delta", min = 0, max = 1, strict_min = TRUE)
+  if (delta >= 1) stop_arg("delta", "must be less than 1")
+  check_count(rank, "rank")
+  if (is.null(max_rank)) max_rank <- min(dims)
+  check_count(max_rank, "max_rank")
+  rank <- min(rank, max_rank, min(dims))
+  control <- as_control(control)
+  lowrank_tol <- getOption("stochcg.lowrank_tol", 1e-8)
+  if (!is.numeric(lowrank_tol) || length(lowrank_tol) != 1L || !(lowrank_tol > 0 && lowrank_tol < 1))
+    stop("option `stochcg.lowrank_tol` must be a number in (0, 1)", call. = FALSE)
+
+  steps <- robust_steps(M, tau, s, sparse, method, step, delta, lambda1, lambda2,
+                        psd, control)
+  spec <- c(list(problem = "robust", method = method, step = step, M = M,
+                 tau = as.double(tau), s = as.double(s %||% 0),
+                 sparse = match(sparse, c("l1", "lp", "enet")) - 1L,
+                 p = 1 + delta, lambda1 = as.double(lambda1 %||% 0),
+                 lambda2 = as.double(lambda2 %||% 0), psd = psd,
+                 rank = as.integer(rank), max_rank = as.integer(max_rank),
+                 lmo_tol = lmo_tolerance(), lowrank_tol = as.double(lowrank_tol)),
+            steps)
+  fit <- cg_run(spec, control, "robust_pca", call)
+  sol <- fit$solution
+  if (sol$status != 0L) stop("the SVD of the final low-rank part failed", call. = FALSE)
+  X <- new_lowrank(sol$u, sol$d, sol$v)
+  Y <- methods::new("dgCMatrix", i = sol$Y_i, p = sol$Y_p, x = sol$Y_x,
+                    Dim = as.integer(dims),
+                    Dimnames = if (is.null(dimnames(M))) list(NULL, NULL) else dimnames(M))
+  fit$solution <- list(X = X, Y = Y)
+  fit$certified_rank <- if (method == "alt_cgpg") sol$certified_rank else NULL
+  fit$X_tail <- sol$tail
+  fit$radius <- tau
+  fit$tau <- tau; fit$s <- s; fit$sparse <- sparse; fit$delta <- delta
+  fit$lambda1 <- lambda1; fit$lambda2 <- lambda2; fit$psd <- psd; fit$step <- step
+  fit$notes <- robust_notes(fit)
+  class(fit) <- c("robust_pca_fit", "cg_fit")
+  fit
+}
+
+# Step sizes of solve_alt.c: eta_t = eta0 for t <= t0, then eta_a / (t - t0 + eta_c).
+# Line search: the proximal step uses 2 / (t + 1) (Sec. 5). Theory (alpha =
+# beta = 1): Theorem 4 for a compact CG block (t0 from Lemma 1 with C the
+# gap at (0, 0), Remark 3), Theorem 5 for the lp ball, Theorem 6 for the
+# elastic net; plain CG methods use 2 / (t + 1).
+robust_steps <- function(M, tau, s, sparse, method, step, delta, lambda1, lambda2,
+                         psd, control) {
+  standard <- list(eta0 = 1, t0 = 0L, eta_a = 2, eta_c = 1)
+  if (step == "line_search" || method %in% c("cgcg", "cgcg_p")) return(standard)
+  if (method == "alt_cgpg" && sparse == "lp")
+    return(list(eta0 = 1, t0 = 0L, eta_a = 1, eta_c = 5))
+  if (method == "alt_cgpg" && sparse == "enet")
+    return(list(eta0 = min(1, 2 * lambda2) / 2, t0 = .Machine$integer.max, eta_a = 1,
+                eta_c = 1))
+  # Theorem 4: C >= f(0, 0) - f*, the duality gap at the start
+  top <- if (psd) {
+    max(cg_oracle("eigs_sym", A = M, k = 1L, which = 1L)$values, 0)
+  } else {
+    cg_oracle("svds", A = M, k = 1L)$d
+  }
+  q <- (1 + delta) / delta
+  gap_y <- switch(sparse, l1 = s * max(abs(M)), lp = s * sum(abs(M)^q)^(1 / q),
+                  enet = sum(pmax(abs(M) - lambda1, 0)^2) / (4 * lambda2))
+  C <- tau * top + gap_y
+  diam <- if (method == "alt_cgpg") 2 * s else if (psd) sqrt(2) * tau else 2 * tau
+  t0 <- max(0, ceiling(2 * log(2 * C / diam^2)))
+  list(eta0 = 0.5, t0 = as.integer(min(t0, .Machine$integer.max)), eta_a = 2, eta_c = 4)
+}
+
+# lines for print(): the norms of both parts against their bounds
+robust_notes <- function(fit) {
+  Y <- fit$solution$Y
+  ynorm <- switch(fit$sparse,
+    l1 = sprintf("||Y||_1 = %s (s = %s)", format(sum(abs(Y@x)), digits = 4),
+                 format(fit$s, digits = 4)),
+    lp = sprintf("||Y||_%s = %s (s = %s)", format(1 + fit$delta),
+                 format(sum(abs(Y@x)^(1 + fit$delta))^(1 / (1 + fit$delta)), digits = 4),
+                 format(fit$s, digits = 4)),
+    enet = sprintf("elastic net lambda1 = %s, lambda2 = %s",
+                   format(fit$lambda1, digits = 4), format(fit$lambda2, digits = 4)))
+  c(sprintf("Y: %.3g%% of entries nonzero; %s", 100 * length(Y@x) / prod(dim(Y)), ynorm),
+    sprintf("X: final iterate truncated to rank %d (dropped part: %.2g of ||X||_F)",
+            length(fit$solution$X$d), fit$X_tail))
+}
+
+#' @rdname robust_pca
+#' @param object A `robust_pca_fit`.
+#' @param ... Unused.
+#' @method fitted robust_pca_fit
+#' @export
+fitted.robust_pca_fit <- function(object, ...) {
+  as.matrix(object$solution$X) + as.matrix(object$solution$Y)
+}
+
+#' Plot a robust PCA fit
+#'
+#' `type = "trace"` draws the convergence panels of [plot.cg_fit()];
+#' `type = "images"` draws the low-rank part `X` and the sparse part `Y` side
+#' by side as images (rows top to bottom), on one color scale centered at
+#' zero. Matrices larger than `max_cells` per side are shown on an evenly
+#' spaced subset of rows and columns (said in the titles).
+#'
+#' @param x A `robust_pca_fit`.
+#' @param type `"trace"` (default) or `"images"`.
+#' @param max_cells Largest number of rows and columns drawn per image.
+#' @param ... Passed to [plot.cg_fit()] (for `"trace"`) or [graphics::image()].
+#' @returns `x`, invisibly.
+#' @importFrom graphics image
+#' @importFrom grDevices hcl.colors
+#' @method plot robust_pca_fit
+#' @export
+plot.robust_pca_fit <- function(x, type = c("trace", "images"), max_cells = 400L, ...) {
+  type <- match_choice(type, c("trace", "images"), "type")
+  if (type == "trace") return(NextMethod())
+  check_count(max_cells, "max_cells", min = 2)
+  X <- x$solution$X; Y <- x$solution$Y
+  dims <- dim(Y)
+  rows <- unique(round(seq(1, dims[1], length.out = min(dims[1], max_cells))))
+  cols <- unique(round(seq(1, dims[2], length.out = min(dims[2], max_cells))))
+  Xs <- X$u[rows, , drop = FALSE] %*% (X$d * t(X$v[cols, , drop = FALSE]))
+  Ys <- as.matrix(Y[rows, cols, drop = FALSE])
+  sub <- if (length(rows) < dims[1] || length(cols) < dims[2])
+    sprintf(" (%d x %d of %d x %d shown)", length(rows), length(cols), dims[1], dims[2]) else ""
+  lim <- max(abs(Xs), abs(Ys), .Machine$double.eps)
+  old <- par(mfrow = c(1, 2), mar = c(1, 1, 3, 1))
+  on.exit(par(old))
+  pal <- hcl.colors(64, "Blue-Red 3")
+  show <- function(A, main) {
+    image(t(A[nrow(A):1, , drop = FALSE]), zlim = c(-lim, lim), col = pal, axes = FALSE,
+          main = main, ...)
+  }
+  show(Xs, sprintf("low-rank X (rank %d)%s", length(X$d), sub))
+  show(Ys, sprintf("sparse Y (%d nonzero)", length(Y@x)))
+  invisible(x)
+}

@@ -1,0 +1,411 @@
+/* Robust PCA as a two-block problem (Garber, Kaplan and Sabach, eq. 1-2):
+ *   min 1/2 ||X + Y - M||_F^2 + R_Y(Y)
+ *   X: nuclear ball ||X||_* <= tau, or PSD with tr X <= tau;
+ *   Y: l1 ball ||Y||_1 <= s, lp ball ||Y||_p <= s (p = 1 + delta), or the
+ *      elastic-net penalty R_Y = lambda1 ||Y||_1 + lambda2 ||Y||_F^2.
+ * The iteration keeps Z = X + Y (the gradient is Z - M) and Y as dense
+ * buffers; X = Z - Y is never needed inside it, so it is formed once, at the
+ * end, and returned as a truncated SVD. Each block offers a conditional
+ * gradient point (its LMO) and a proximal point (for X the certified-rank
+ * weak proximal oracle: a rank-r SVD, never a full one). */
+#include "stochcg.h"
+#include <string.h>
+#include <math.h>
+
+enum { Y_L1 = 0, Y_LP = 1, Y_ENET = 2 };
+
+typedef struct {
+    int m, n, psd, sparse;
+    size_t mn;
+    const double *M;
+    double *Z, *Y, *G;          /* Z = X + Y, G = Z - M (kept current) */
+    double *SX, *SY;            /* the blocks' new points; SX is also scratch */
+    double tau, s, p, lambda1, lambda2, lmo_tol, trunc_tol;
+    int rank, max_rank, certified;
+    double loss, regY, regSY;   /* 1/2 ||G||^2, R_Y(Y), R_Y(SY) */
+    double iters;               /* full gradients (epochs) */
+    double *u, *v;
+    long n_matvec;
+} robust;
+
+static double enet_value(const robust *R, const double *y)
+{
+    double a = 0.0, b = 0.0;
+    for (size_t i = 0; i < R->mn; i++) { a += fabs(y[i]); b += y[i] * y[i]; }
+    return R->lambda1 * a + R->lambda2 * b;
+}
+
+/* G = Z - M and the loss; R_Y(Y) for the penalty */
+static void refresh(robust *R)
+{
+    double l = 0.0;
+    for (size_t i = 0; i < R->mn; i++) {
+        R->G[i] = R->Z[i] - R->M[i];
+        l += R->G[i] * R->G[i];
+    }
+    R->loss = 0.5 * l;
+    R->regY = R->sparse == Y_ENET ? enet_value(R, R->Y) : 0.0;
+}
+
+static void symmetrize(double *A, int n)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = j + 1; i < n; i++) {
+            const double a = 0.5 * (A[i + (size_t) j * n] + A[j + (size_t) i * n]);
+            A[i + (size_t) j * n] = A[j + (size_t) i * n] = a;
+        }
+}
+
+/* ---------------------------------------------------------------- X block */
+/* S = argmin_{S in X} <S, G>: -tau u v' (top singular pair of G), or over the
+ * PSD set tau v v' for the smallest eigenpair of sym(G) when negative, else 0.
+ * Returns the triplets computed or -1. */
+static int x_cg_point(robust *R, double *S)
+{
+    const int m = R->m, n = R->n, one = 1;
+    cg_linop L; cg_dense_data dd;
+    double sigma;
+    if (R->psd) {
+        memcpy(S, R->G, R->mn * sizeof(double));
+        symmetrize(S, n);
+        cg_linop_dense(&L, &dd, S, n, n);
+        int nz = cg_lmo_psd(&L, R->tau, 0, R->u, &sigma);
+        R->n_matvec += L.n_matvec;
+        if (nz < 0) return -1;
+        memset(S, 0, R->mn * sizeof(double));
+        if (nz) F77_CALL(dger)(&m, &n, &R->tau, R->u, &one, R->u, &one, S, &m);
+        return 1;
+    }
+    cg_linop_dense(&L, &dd, R->G, m, n);
+    int st = cg_lmo_nuclear(&L, R->tau, R->u, R->v, &sigma, R->lmo_tol);
+    R->n_matvec += L.n_matvec;
+    if (st != CG_OK) return -1;
+    memset(S, 0, R->mn * sizeof(double));
+    const double c = -R->tau;
+    F77_CALL(dger)(&m, &n, &c, R->u, &one, R->v, &one, S, &m);
+    return 1;
+}
+
+/* V = argmin_{V in X} ||V - A||^2 by the weak proximal oracle, A in S */
+static int x_prox_point(robust *R, double *S)
+{
+    if (R->psd) symmetrize(S, R->n);   /* the PSD projection sees sym(A) */
+    int triplets = 0;
+    int st = cg_weak_prox(S, R->m, R->n, R->psd ? CG_SET_PSD : CG_SET_NUCLEAR, R->tau,
+                          R->max_rank, &R->rank, S, &R->certified, &triplets,
+                          &R->n_matvec);
+    return st == CG_OK ? triplets : -1;
+}
+
+/* ---------------------------------------------------------------- Y block */
+/* S = argmin R_Y(S) + <S, G>; the elastic net's is -soft(G, l1) / (2 l2) */
+static void y_cg_point(robust *R, double *S)
+{
+    const size_t mn = R->mn;
+    R->regSY = 0.0;
+    if (R->sparse == Y_L1) {
+        int idx; double val;
+        cg_lmo_l1(R->G, (int) mn, R->s, &idx, &val);
+        memset(S, 0, mn * sizeof(double));
+        S[idx] = val;
+    } else if (R->sparse == Y_LP) {
+        cg_lmo_lp(R->G, (int) mn, R->s, R->p, S);
+    } else {
+        for (size_t i = 0; i < mn; i++) S[i] = -R->G[i];
+        cg_soft_threshold(S, (int) mn, R->lambda1);
+        for (size_t i = 0; i < mn; i++) S[i] /= 2.0 * R->lambda2;
+        R->regSY = enet_value(R, S);
+    }
+}
+
+/* V = argmin R_Y(V) + c/2 ||V - A||^2, A in S */
+static int y_prox_point(robust *R, double *S, double c)
+{
+    const int n = (int) R->mn;
+    R->regSY = 0.0;
+    if (R->sparse == Y_L1) cg_proj_l1(S, n, R->s, S, NULL);
+    else if (R->sparse == Y_LP) {
+        if (cg_proj_lp(S, R->mn, R->s, R->p, S) != CG_OK) return -1;
+    } else {
+        cg_prox_enet(S, n, R->lambda1, R->lambda2, 1.0 / c);
+        R->regSY = enet_value(R, S);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------ problem interface */
+static double rb_gradient(cg_problem *P, int batch)
+{
+    (void) batch;                          /* deterministic: G is kept current */
+    ((robust *) P->self)->iters += 1.0;
+    return 1.0;
+}
+
+/* prox: A = Z - S_other - G / eta, then the block's proximal point (beta = 1) */
+static int rb_block_point(cg_problem *P, int block, int prox, double eta)
+{
+    robust *R = (robust *) P->self;
+    double *S = block == CG_BLOCK_X ? R->SX : R->SY;
+    if (!prox) {
+        if (block == CG_BLOCK_X) return x_cg_point(R, S);
+        y_cg_point(R, S);
+        return 0;
+    }
+    const double *other = block == CG_BLOCK_X ? R->SY : R->SX;
+    const double c = 1.0 / eta;
+    for (size_t i = 0; i < R->mn; i++) S[i] = R->Z[i] - other[i] - c * R->G[i];
+    return block == CG_BLOCK_X ? x_prox_point(R, S) : y_prox_point(R, S, eta);
+}
+
+/* exact step for 1/2 ||G + gamma D||^2 + gamma (R_Y(SY) - R_Y(Y)), D = SX + SY - Z;
+ * for the penalty the second term is the convexity bound on R_Y along the
+ * segment (the bound the analysis uses), so the objective still decreases */
+static double rb_line_search(cg_problem *P)
+{
+    robust *R = (robust *) P->self;
+    double gd = 0.0, dd = 0.0;
+    for (size_t i = 0; i < R->mn; i++) {
+        const double d = R->SX[i] + R->SY[i] - R->Z[i];
+        gd += R->G[i] * d;
+        dd += d * d;
+    }
+    if (!(dd > 0.0)) return 0.0;
+    const double g = -(gd + R->regSY - R->regY) / dd;
+    return g < 0.0 ? 0.0 : (g > 1.0 ? 1.0 : g);
+}
+
+static void rb_fw_step(cg_problem *P, double gamma)
+{
+    robust *R = (robust *) P->self;
+    for (size_t i = 0; i < R->mn; i++) {
+        R->Z[i] += gamma * (R->SX[i] + R->SY[i] - R->Z[i]);
+        R->Y[i] += gamma * (R->SY[i] - R->Y[i]);
+    }
+    refresh(R);
+}
+
+/* Y <- argmin over Y with X = Z - Y fixed: the prox of R_Y at M - X = Y - G */
+static int rb_block_exact(cg_problem *P, int block)
+{
+    robust *R = (robust *) P->self;
+    if (block != CG_BLOCK_Y) return -1;
+    for (size_t i = 0; i < R->mn; i++) R->SY[i] = R->Y[i] - R->G[i];
+    if (y_prox_point(R, R->SY, 1.0) < 0) return -1;
+    for (size_t i = 0; i < R->mn; i++) {
+        R->Z[i] += R->SY[i] - R->Y[i];
+        R->Y[i] = R->SY[i];
+    }
+    refresh(R);
+    return 0;
+}
+
+/* objective, and the joint Frank-Wolfe gap
+ *   <G, X> - min_{S in X} <G, S> + <G, Y> + R_Y(Y) - min_W (<G, W> + R_Y(W)),
+ * an upper bound on objective - optimum. Uses SX as scratch. */
+static void rb_evaluate(cg_problem *P, double *obj, double *gap)
+{
+    robust *R = (robust *) P->self;
+    const size_t mn = R->mn;
+    *obj = R->loss + R->regY;
+    double gz = 0.0, gmax = 0.0;
+    for (size_t i = 0; i < mn; i++) {
+        gz += R->G[i] * R->Z[i];
+        if (fabs(R->G[i]) > gmax) gmax = fabs(R->G[i]);
+    }
+    double minx, miny = 0.0, sig;
+    cg_linop L; cg_dense_data dd;
+    if (R->psd) {
+        memcpy(R->SX, R->G, mn * sizeof(double));
+        symmetrize(R->SX, R->n);
+        cg_linop_dense(&L, &dd, R->SX, R->n, R->n);
+        if (cg_eigs_sym(&L, 1, -1, &sig, R->u) != CG_OK) { *gap = NA_REAL; return; }
+        minx = R->tau * fmin(sig, 0.0);
+    } else {
+        cg_linop_dense(&L, &dd, R->G, R->m, R->n);
+        if (cg_svds(&L, 1, 1e-10, &sig, R->u, R->v) != CG_OK) { *gap = NA_REAL; return; }
+        minx = -R->tau * sig;
+    }
+    if (R->sparse == Y_L1) miny = -R->s * gmax;
+    else if (R->sparse == Y_LP) {          /* -s ||G||_q, q = p / (p - 1) */
+        const double q = R->p / (R->p - 1.0);
+        double sq = 0.0;
+        if (gmax > 0.0) for (size_t i = 0; i < mn; i++) sq += pow(fabs(R->G[i]) / gmax, q);
+        miny = -R->s * gmax * pow(sq, 1.0 / q);
+    } else {                               /* -||soft(G, l1)||^2 / (4 l2) */
+        double ss = 0.0;
+        for (size_t i = 0; i < mn; i++) {
+            const double a = fabs(R->G[i]) - R->lambda1;
+            if (a > 0.0) ss += a * a;
+        }
+        miny = -ss / (4.0 * R->lambda2);
+    }
+    *gap = fmax(gz + R->regY - minx - miny, 0.0);
+}
+
+static double rb_epoch(cg_problem *P) { return ((robust *) P->self)->iters; }
+static long rb_n_matvec(cg_problem *P) { return ((robust *) P->self)->n_matvec; }
+
+int cg_problem_robust(cg_problem *P, SEXP spec)
+{
+    robust *R = (robust *) R_alloc(1, sizeof(robust));
+    memset(R, 0, sizeof(robust));
+    SEXP M = cg_list_get(spec, "M");
+    if (TYPEOF(M) != REALSXP || !isMatrix(M)) error("spec element 'M' must be a double matrix");
+    R->m = INTEGER(getAttrib(M, R_DimSymbol))[0];
+    R->n = INTEGER(getAttrib(M, R_DimSymbol))[1];
+    R->mn = (size_t) R->m * R->n;
+    R->M = REAL(M);
+    R->psd = asLogical(cg_list_get(spec, "psd"));
+    R->sparse = asInteger(cg_list_get(spec, "sparse"));
+    R->tau = asReal(cg_list_get(spec, "tau"));
+    R->s = asReal(cg_list_get(spec, "s"));
+    R->p = asReal(cg_list_get(spec, "p"));
+    R->lambda1 = asReal(cg_list_get(spec, "lambda1"));
+    R->lambda2 = asReal(cg_list_get(spec, "lambda2"));
+    R->lmo_tol = asReal(cg_list_get(spec, "lmo_tol"));
+    R->trunc_tol = asReal(cg_list_get(spec, "lowrank_tol"));
+    R->rank = asInteger(cg_list_get(spec, "rank"));
+    R->max_rank = asInteger(cg_list_get(spec, "max_rank"));
+    if (R->sparse < Y_L1 || R->sparse > Y_ENET || (R->psd && R->m != R->n))
+        error("invalid robust PCA spec");
+    R->Z = cg_zeros(R->mn); R->Y = cg_zeros(R->mn); R->G = cg_zeros(R->mn);
+    R->SX = cg_zeros(R->mn); R->SY = cg_zeros(R->mn);
+    R->u = cg_zeros(R->m); R->v = cg_zeros(R->n);
+    refresh(R);                            /* (X_1, Y_1) = (0, 0) */
+    P->self = R;
+    P->gradient = rb_gradient; P->line_search = rb_line_search;
+    P->fw_step = rb_fw_step; P->evaluate = rb_evaluate;
+    P->epoch = rb_epoch; P->n_matvec = rb_n_matvec;
+    P->block_point = rb_block_point; P->block_exact = rb_block_exact;
+    P->svd_rank = 0;
+    return CG_OK;
+}
+
+/* ------------------------------------------------------------- solution */
+/* X = Z - Y as a truncated SVD (eigendecomposition over the PSD set): the
+ * smallest rank whose dropped part has Frobenius norm <= tol ||X||_F. The
+ * iterate is a convex combination of many rank-r points, so its exact rank
+ * grows with the iterations while the tail is of the order of the
+ * optimization error; the dropped norm is reported. */
+static int truncate_x(robust *R, double tol, int *rank_out, double **u_out,
+                      double **d_out, double **v_out, double *tail_out)
+{
+    const int m = R->m, n = R->n, mn = m < n ? m : n;
+    double *X = R->SX, norm2 = 0.0;
+    for (size_t i = 0; i < R->mn; i++) { X[i] = R->Z[i] - R->Y[i]; norm2 += X[i] * X[i]; }
+    if (R->psd) symmetrize(X, n);
+    *rank_out = 0; *tail_out = 0.0;
+    if (norm2 == 0.0) return CG_OK;
+    const double bound = tol * tol * norm2;
+    int k = R->rank > 0 ? R->rank + 1 : 2;
+    /* cost cap: at most max(64, 4 (r + 1)) triplets, a full LAPACK SVD only
+     * for small matrices; a larger remainder stays in the reported tail */
+    int kmax = 4 * (R->rank + 1) > 64 ? 4 * (R->rank + 1) : 64;
+    if (mn <= 2 * kmax || mn <= 300) kmax = mn;
+    if (k > kmax) k = kmax;
+    double *d, *u, *v;
+    for (;;) {
+        d = (double *) R_alloc(k, sizeof(double));
+        u = (double *) R_alloc((size_t) m * k, sizeof(double));
+        v = R->psd ? u : (double *) R_alloc((size_t) n * k, sizeof(double));
+        int st;
+        if (2 * k >= mn) {                 /* most of the spectrum: LAPACK */
+            k = mn;
+            d = (double *) R_alloc(mn, sizeof(double));
+            u = (double *) R_alloc((size_t) m * mn, sizeof(double));
+            double *tmp = (double *) R_alloc(R->mn, sizeof(double));
+            memcpy(tmp, X, R->mn * sizeof(double));
+            if (R->psd) {
+                double *w = (double *) R_alloc(n, sizeof(double));
+                st = cg_lapack_syevr(tmp, n, 1, n, w, u);
+                /* ascending: reverse into decreasing order */
+                for (int j = 0; j < n; j++) d[j] = w[n - 1 - j];
+                for (int j = 0; j < n / 2; j++)
+                    for (int i = 0; i < n; i++) {
+                        double t = u[i + (size_t) j * n];
+                        u[i + (size_t) j * n] = u[i + (size_t) (n - 1 - j) * n];
+                        u[i + (size_t) (n - 1 - j) * n] = t;
+                    }
+                v = u;
+            } else {
+                double *vt = (double *) R_alloc((size_t) mn * n, sizeof(double));
+                v = (double *) R_alloc((size_t) n * mn, sizeof(double));
+                st = cg_lapack_svd(tmp, m, n, d, u, vt);
+                for (int j = 0; j < mn; j++)
+                    for (int c = 0; c < n; c++) v[c + (size_t) j * n] = vt[j + (size_t) c * mn];
+            }
+        } else {
+            cg_linop L; cg_dense_data dd;
+            cg_linop_dense(&L, &dd, X, m, n);
+            st = R->psd ? cg_eigs_sym(&L, k, +1, d, u) : cg_svds(&L, k, 1e-10, d, u, v);
+        }
+        if (st != CG_OK) return st;
+        double kept = 0.0;
+        for (int j = 0; j < k; j++) kept += d[j] * d[j];
+        if (norm2 - kept <= bound || k >= kmax) break;
+        k = 2 * k;
+        if (k > kmax) k = kmax;
+    }
+    /* smallest rank meeting the bound (PSD: negative eigenvalues are dropped) */
+    double kept = 0.0;
+    int r = 0;
+    while (r < k && norm2 - kept > bound && (!R->psd || d[r] > 0.0)) {
+        kept += d[r] * d[r];
+        r++;
+    }
+    *rank_out = r; *u_out = u; *d_out = d; *v_out = v;
+    *tail_out = sqrt(fmax(norm2 - kept, 0.0) / norm2);
+    return CG_OK;
+}
+
+static SEXP real_matrix(const double *x, int m, int n)
+{
+    SEXP out = allocMatrix(REALSXP, m, n);
+    if ((size_t) m * n) memcpy(REAL(out), x, (size_t) m * n * sizeof(double));
+    return out;
+}
+
+SEXP cg_robust_solution(cg_problem *P)
+{
+    robust *R = (robust *) P->self;
+    int r = 0;
+    double *u = NULL, *d = NULL, *v = NULL, tail = NA_REAL;
+    int st = truncate_x(R, R->trunc_tol, &r, &u, &d, &v, &tail);
+    const char *names[] = {"u", "d", "v", "tail", "Y_p", "Y_i", "Y_x", "certified_rank",
+                           "status"};
+    const int nout = 9;
+    SEXP out = PROTECT(allocVector(VECSXP, nout));
+    if (st == CG_OK) {
+        SET_VECTOR_ELT(out, 0, real_matrix(u, R->m, r));
+        SEXP dv = allocVector(REALSXP, r);
+        SET_VECTOR_ELT(out, 1, dv);
+        if (r) memcpy(REAL(dv), d, r * sizeof(double));
+        SET_VECTOR_ELT(out, 2, real_matrix(v, R->n, r));
+        SET_VECTOR_ELT(out, 3, ScalarReal(tail));
+    }
+    /* Y in compressed sparse columns (exact zeros dropped) */
+    size_t nnz = 0;
+    for (size_t i = 0; i < R->mn; i++) nnz += R->Y[i] != 0.0;
+    SEXP yp = PROTECT(allocVector(INTSXP, R->n + 1));
+    SEXP yi = PROTECT(allocVector(INTSXP, nnz));
+    SEXP yx = PROTECT(allocVector(REALSXP, nnz));
+    size_t t = 0;
+    INTEGER(yp)[0] = 0;
+    for (int j = 0; j < R->n; j++) {
+        for (int i = 0; i < R->m; i++) {
+            const double y = R->Y[i + (size_t) j * R->m];
+            if (y != 0.0) { INTEGER(yi)[t] = i; REAL(yx)[t] = y; t++; }
+        }
+        INTEGER(yp)[j + 1] = (int) t;
+    }
+    SET_VECTOR_ELT(out, 4, yp);
+    SET_VECTOR_ELT(out, 5, yi);
+    SET_VECTOR_ELT(out, 6, yx);
+    SET_VECTOR_ELT(out, 7, ScalarInteger(R->certified ? R->rank : NA_INTEGER));
+    SET_VECTOR_ELT(out, 8, ScalarInteger(st));
+    SEXP nm = PROTECT(allocVector(STRSXP, nout));
+    for (int i = 0; i < nout; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
+    setAttrib(out, R_NamesSymbol, nm);
+    UNPROTECT(5);
+    return out;
+}

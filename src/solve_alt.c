@@ -1,0 +1,51 @@
+/* Two-block conditional-gradient methods for min g(X + Y) + R_X(X) + R_Y(Y)
+ * (Garber, Kaplan and Sabach, Alg. 1 and Sec. 5):
+ *   alt_cgpg  Y by a conditional gradient (CG) point, then X by a proximal
+ *             point at Z - W - grad / eta (the paper's ALT-CGPG);
+ *   alt_pgcg  the roles swapped;
+ *   cgcg      CG points for both blocks (the standard method on the product);
+ *   cgcg_p    cgcg followed by an exact proximal step on Y (FW-P of Mu et al.).
+ * Both blocks then move by one convex combination: the exact line search
+ * (Sec. 5) or the step eta_t itself (Theorems 4-6). eta_t = eta0 for
+ * t <= t0, then eta_a / (t - t0 + eta_c). Sees the problem only through
+ * cg_problem. */
+#include "stochcg.h"
+
+static double prox_eta(const cg_solver_opts *o, int t)
+{
+    if (t <= o->t0) return o->eta0;
+    const double e = o->eta_a / (t - o->t0 + o->eta_c);
+    return e < 1.0 ? e : 1.0;
+}
+
+int cg_solve_alt(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
+                 cg_trace *tr, int *iters)
+{
+    /* first block by a CG point; the second by a proximal point (alt_*) or
+     * a CG point (cgcg, cgcg_p) */
+    const int first = o->method == CG_METHOD_ALT_CGPG ? CG_BLOCK_Y : CG_BLOCK_X;
+    const int second = first == CG_BLOCK_X ? CG_BLOCK_Y : CG_BLOCK_X;
+    const int prox = o->method == CG_METHOD_ALT_CGPG || o->method == CG_METHOD_ALT_PGCG;
+    cg_run r;
+    cg_run_start(&r, P, ctl, tr);
+    int status = CG_STOP_MAX_ITER, t;
+    for (t = 1; t <= ctl->max_iter; t++) {
+        r.n_grad += P->gradient(P, CG_BATCH_FULL);
+        const double eta = prox_eta(o, t);
+        const int a = P->block_point(P, first, 0, eta);
+        const int b = a < 0 ? -1 : P->block_point(P, second, prox, eta);
+        if (b < 0) { status = CG_STOP_ERROR; t--; break; }
+        P->svd_rank = a + b;
+        r.n_lmo += a + b;
+        P->fw_step(P, o->step_rule == CG_STEP_LINE_SEARCH ? P->line_search(P) : eta);
+        if (o->method == CG_METHOD_CGCG_P && P->block_exact(P, CG_BLOCK_Y) < 0) {
+            status = CG_STOP_ERROR;
+            break;
+        }
+        int stop = cg_run_after_iter(&r, P, t, 1);
+        if (stop >= 0) { status = stop; break; }
+    }
+    *iters = t > ctl->max_iter ? ctl->max_iter : t;
+    cg_run_finish(&r, P, *iters);
+    return status;
+}
