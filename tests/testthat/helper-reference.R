@@ -95,3 +95,219 @@ ref_fista_nuclear <- function(grad, obj, dims, r, L, iters = 3000) {
 }
 
 huber_grad <- function(X, mu, lambda) lambda * pmin(pmax(X / mu, -1), 1)
+
+# ---- robust PCA (Garber, Kaplan and Sabach) -------------------------------
+# min 1/2 ||X + Y - M||_F^2 (+ lambda1 ||Y||_1 + lambda2 ||Y||_F^2 for "enet")
+# over ||X||_* <= tau (or X PSD with trace <= tau) and ||Y||_1 <= s ("l1") or
+# ||Y||_p <= s with p = 1 + delta ("lp"), all norms entrywise on Y.
+
+# Euclidean projection of y (vector or matrix, entrywise) onto the lp ball
+# {||x||_p <= radius}, 1 < p < 2. KKT: x_i = sign(y_i) w_i with
+# w_i + lam p w_i^(p-1) = |y_i|, lam >= 0 chosen so that sum w_i^p = radius^p.
+# Inner equation in u = w^(p-1): h(u) = u^(1/(p-1)) + lam p u - |y_i| is
+# convex and increasing, so Newton started right of the root (at
+# min(|y|^(p-1), |y| / (lam p)), both have h >= 0) decreases monotonically to
+# it. Outer: safeguarded Newton in log(lam) inside a bisection bracket.
+ref_proj_lp_w <- function(a, lam, p) {
+  e <- 1 / (p - 1); c <- lam * p
+  pos <- a > 0
+  u <- numeric(length(a))
+  ap <- a[pos]
+  u[pos] <- pmin(ap^(p - 1), ap / c)
+  for (it in 1:200) {
+    up <- u[pos]
+    h <- up^e + c * up - ap
+    dh <- e * up^(e - 1) + c
+    un <- pmax(up - h / dh, 0)
+    u[pos] <- un
+    if (all(abs(un - up) <= 1e-15 * up)) break
+  }
+  w <- u^e
+  w
+}
+
+ref_proj_lp <- function(y, radius, p, lam0 = NULL, return_lambda = FALSE) {
+  stopifnot(p > 1, p < 2, radius > 0)
+  a <- abs(as.vector(y))
+  rp <- radius^p
+  if (sum(a^p) <= rp) {
+    return(if (return_lambda) list(x = y, lambda = 0) else y)
+  }
+  phi <- function(lam) {
+    w <- ref_proj_lp_w(a, lam, p)
+    list(w = w, val = sum(w^p) - rp,
+         # d/dlog(lam) of sum w^p: sum p w^(p-1) lam dw/dlam,
+         # dw/dlam = -p w / (w^(2-p) + lam p (p-1))
+         d = sum(p * w^(p - 1) * lam * (-p * w) / (w^(2 - p) + lam * p * (p - 1))))
+  }
+  # bracket [lo, hi] in t = log(lam), phi decreasing in lam
+  t <- log(if (is.null(lam0) || !(lam0 > 0)) max(a) else lam0)
+  f <- phi(exp(t))
+  lo <- -Inf; hi <- Inf
+  for (it in 1:400) {
+    if (f$val > 0) lo <- t else hi <- t
+    if (abs(f$val) <= 1e-14 * rp) break
+    if (is.finite(lo) && is.finite(hi) && hi - lo < 1e-15 * max(1, abs(t))) break
+    tn <- t - f$val / f$d                       # Newton in log(lam)
+    if (!is.finite(tn) || tn <= lo || tn >= hi) {
+      tn <- if (is.finite(lo) && is.finite(hi)) (lo + hi) / 2 else
+        if (is.finite(lo)) lo + 2 else hi - 2
+    }
+    t <- tn
+    f <- phi(exp(t))
+  }
+  w <- f$w
+  nw <- sum(w^p)^(1 / p)
+  if (nw > radius) w <- w * (radius / nw)      # feasibility by a relative 1e-15 shrink
+  x <- sign(y) * w
+  if (is.matrix(y)) x <- matrix(x, nrow(y), ncol(y))
+  if (return_lambda) list(x = x, lambda = exp(t)) else x
+}
+
+# prox of the Y part: argmin_Y 1/2 ||Y - A||^2 + R_Y(Y)
+ref_rpca_prox_y <- function(A, sparse, s = NULL, delta = 0.2, lambda1 = 0,
+                            lambda2 = 1, lam0 = NULL) {
+  switch(sparse,
+    l1 = matrix(ref_proj_l1(as.vector(A), s), nrow(A)),
+    lp = ref_proj_lp(A, s, 1 + delta, lam0 = lam0, return_lambda = TRUE),
+    enet = sign(A) * pmax(abs(A) - lambda1, 0) / (1 + 2 * lambda2))
+}
+
+ref_rpca_proj_x <- function(A, tau, psd = FALSE) {
+  if (tau == 0) return(0 * A)
+  if (psd) ref_proj_psd(A, tau) else ref_proj_nuclear(A, tau)
+}
+
+ref_rpca_penalty <- function(Y, sparse, lambda1 = 0, lambda2 = 0) {
+  if (sparse == "enet") lambda1 * sum(abs(Y)) + lambda2 * sum(Y^2) else 0
+}
+
+ref_rpca_objective <- function(X, Y, M, sparse = "l1", lambda1 = 0, lambda2 = 0) {
+  0.5 * sum((X + Y - M)^2) + ref_rpca_penalty(Y, sparse, lambda1, lambda2)
+}
+
+# Frank-Wolfe gap of the joint problem at a feasible (X, Y): with
+# G = X + Y - M, gap = <G, X - V> + <G, Y - W> + R_Y(Y) - R_Y(W), where V, W
+# minimise <G, V> over the X set and <G, W> + R_Y(W). It bounds
+# objective - optimum from above (and equals the primal-dual gap for the dual
+# point -G).
+ref_rpca_gap <- function(X, Y, M, tau, s = NULL, sparse = "l1", delta = 0.2,
+                         lambda1 = 0, lambda2 = 0, psd = FALSE) {
+  G <- X + Y - M
+  gx <- sum(G * X) + if (psd) {
+    tau * max(0, -min(eigen((G + t(G)) / 2, symmetric = TRUE,
+                             only.values = TRUE)$values))
+  } else tau * svd(G, 0, 0)$d[1]
+  gy <- switch(sparse,
+    l1 = sum(G * Y) + s * max(abs(G)),
+    lp = { p <- 1 + delta; q <- p / (p - 1); sum(G * Y) + s * sum(abs(G)^q)^(1 / q) },
+    enet = {
+      W <- sign(-G) * pmax(abs(G) - lambda1, 0) / (2 * lambda2)
+      sum(G * (Y - W)) + ref_rpca_penalty(Y, "enet", lambda1, lambda2) -
+        ref_rpca_penalty(W, "enet", lambda1, lambda2)
+    })
+  gx + gy
+}
+
+# Reference solver: accelerated projected gradient (FISTA, step 1, adaptive
+# gradient restart) on X alone for the Moreau-envelope objective
+#   F(X) = min_Y 1/2 ||X + Y - M||^2 + R_Y(Y),   grad F(X) = X + Y(X) - M,
+# Y(X) = prox_{R_Y}(M - X), which is 1-smooth; the X step is an exact
+# projection (full SVD / eigendecomposition). Stops when the joint FW gap of
+# (X, Y(X)) is at most tol * max(1, objective); the gap is returned, so
+# objective - gap <= optimum <= objective.
+ref_rpca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"), delta = 0.2,
+                     lambda1 = 0, lambda2 = 0, psd = FALSE, tol = 1e-10,
+                     max_iter = 5000, check_every = 10, X0 = NULL,
+                     envelope = c("X", "Y")) {
+  sparse <- match.arg(sparse)
+  envelope <- match.arg(envelope)
+  lam_lp <- NULL
+  proxy <- function(A) {
+    r <- ref_rpca_prox_y(A, sparse, s, delta, lambda1, lambda2, lam0 = lam_lp)
+    if (sparse == "lp") { lam_lp <<- if (r$lambda > 0) r$lambda else lam_lp; r$x } else r
+  }
+  projx <- function(A) ref_rpca_proj_x(A, tau, psd)
+  # the feasible pair (X, Y(X)) of the iterate, its objective and FW gap
+  pair <- function(U) {
+    V <- proxy(M - U)
+    if (envelope == "Y") { X <- V; Y <- U } else { X <- U; Y <- V }
+    list(X = X, Y = Y,
+         objective = ref_rpca_objective(X, Y, M, sparse, lambda1, lambda2),
+         gap = ref_rpca_gap(X, Y, M, tau, s, sparse, delta, lambda1, lambda2, psd))
+  }
+  if (envelope == "Y") {                        # roles swapped: FISTA on Y
+    tmp <- projx; projx <- proxy; proxy <- tmp
+  }
+  X <- if (is.null(X0)) 0 * M else X0
+  Z <- X; tk <- 1
+  gap <- Inf
+  for (k in seq_len(max_iter)) {
+    X_new <- projx(M - proxy(M - Z))            # Z - grad F(Z)
+    t_new <- (1 + sqrt(1 + 4 * tk^2)) / 2
+    if (sum((Z - X_new) * (X_new - X)) > 0) {   # restart the momentum
+      t_new <- 1; Z <- X_new
+    } else {
+      Z <- X_new + ((tk - 1) / t_new) * (X_new - X)
+    }
+    X <- X_new; tk <- t_new
+    if (k %% check_every == 0 || k == max_iter) {
+      cur <- pair(X)
+      if (cur$gap <= tol * max(1, cur$objective)) break
+    }
+  }
+  c(pair(X), iterations = k)
+}
+
+# Plain-R re-implementation of the four iterations (paper Alg. 1 and its
+# baselines, Sec. 5 / Table 3) from (X, Y) = (0, 0), for checking the C
+# solver step by step over a short horizon. eta(t) is the proximal step size;
+# step = "line_search" picks the convex combination by exact line search (for
+# the elastic net on the convexity bound (1 - g) h(Y) + g h(W) of the
+# penalty), step = "theory" uses eta(t) itself. Returns the objective after
+# each iteration and the final (X, Y).
+ref_rpca_iterate <- function(M, tau, s = NULL, sparse = "l1", method = "alt_cgpg",
+                             iters = 30, delta = 0.2, lambda1 = 0, lambda2 = 0,
+                             psd = FALSE, step = "line_search",
+                             eta = function(t) 2 / (t + 1)) {
+  p <- 1 + delta; q <- p / (p - 1)
+  h <- function(Y) ref_rpca_penalty(Y, sparse, lambda1, lambda2)
+  lmo_x <- function(G) {
+    if (psd) {
+      e <- eigen((G + t(G)) / 2, symmetric = TRUE)
+      k <- length(e$values)
+      if (e$values[k] < 0) tau * tcrossprod(e$vectors[, k]) else 0 * G
+    } else {
+      sv <- svd(G, 1, 1); -tau * tcrossprod(sv$u, sv$v)
+    }
+  }
+  lmo_y <- function(G) switch(sparse,
+    l1 = { W <- 0 * G; k <- which.max(abs(G)); W[k] <- -s * sign(G[k]); W },
+    lp = { a <- abs(G)^(q - 1); -s * sign(G) * a / sum(a^p)^(1 / p) },
+    enet = sign(-G) * pmax(abs(G) - lambda1, 0) / (2 * lambda2))
+  prox_y <- function(A, e) switch(sparse,      # argmin h(W) + e/2 ||W - A||^2
+    l1 = matrix(ref_proj_l1(as.vector(A), s), nrow(A)),
+    lp = ref_proj_lp(A, s, p),
+    enet = sign(A) * pmax(abs(A) - lambda1 / e, 0) / (1 + 2 * lambda2 / e))
+  X <- 0 * M; Y <- 0 * M; obj <- numeric(iters)
+  for (t in seq_len(iters)) {
+    G <- X + Y - M; e <- eta(t)
+    if (method == "alt_cgpg") {
+      W <- lmo_y(G); V <- ref_rpca_proj_x(X + Y - W - G / e, tau, psd)
+    } else if (method == "alt_pgcg") {
+      V <- lmo_x(G); W <- prox_y(X + Y - V - G / e, e)
+    } else {
+      V <- lmo_x(G); W <- lmo_y(G)
+    }
+    if (step == "theory") {
+      g <- e
+    } else {
+      D <- V - X + W - Y; dd <- sum(D^2)
+      g <- if (dd > 0) min(1, max(0, (-sum(G * D) - h(W) + h(Y)) / dd)) else 0
+    }
+    X <- X + g * (V - X); Y <- Y + g * (W - Y)
+    if (method == "cgcg_p") Y <- prox_y(M - X, 1)
+    obj[t] <- ref_rpca_objective(X, Y, M, sparse, lambda1, lambda2)
+  }
+  list(objective = obj, X = X, Y = Y)
+}
