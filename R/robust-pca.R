@@ -37,6 +37,15 @@
 #'     Frank-Wolfe method on the product set (baseline).}
 #'   \item{`"cgcg_p"`}{FW-P of Mu et al. (2016): `cgcg` followed by an exact
 #'     minimization over `Y` with `X` fixed (baseline).}
+#'   \item{`"altmin"`}{Alternating exact minimization (block coordinate
+#'     descent, not one of the paper's methods): `X` is set to the projection
+#'     of `M - Y` onto its set, by the same certified rank-`r` oracle as
+#'     `alt_cgpg`, then `Y` to the projection (or elastic-net shrinkage) of
+#'     `M - X`. Each iteration costs about what one `alt_cgpg` iteration
+#'     costs; with exact bounds on a well-separated low-rank plus sparse
+#'     matrix it converged linearly and far faster than the conditional
+#'     gradient methods in our benchmark (`inst/bench/robust_pca.R`), though
+#'     only an \eqn{O(1/t)}{O(1/t)} rate is guaranteed in general.}
 #' }
 #' With `step = "line_search"` (the paper's Sec. 5), the proximal step uses
 #' \eqn{\eta_t = 2/(t+1)} and the convex combination is chosen by exact line
@@ -59,10 +68,10 @@
 #' @param s Positive radius of the ball of `Y` for `sparse = "l1"` and
 #'   `"lp"`; must be `NULL` for `"enet"`.
 #' @param sparse Model for `Y`: `"l1"` (default), `"lp"` or `"enet"`.
-#' @param method `"alt_cgpg"` (default), `"alt_pgcg"`, `"cgcg"` or `"cgcg_p"`;
-#'   see Methods.
-#' @param rank Starting rank of the proximal step on `X` (`alt_cgpg`);
-#'   set it to the expected rank of the low-rank part.
+#' @param method `"alt_cgpg"` (default), `"alt_pgcg"`, `"cgcg"`, `"cgcg_p"`
+#'   or `"altmin"`; see Methods.
+#' @param rank Starting rank of the proximal step on `X` (`alt_cgpg`,
+#'   `altmin`); set it to the expected rank of the low-rank part.
 #' @param max_rank Cap on that rank (default `min(dim(M))`). `max_rank =
 #'   rank` gives the paper's fixed rank-`r` SVD, without the certificate.
 #' @param delta For `sparse = "lp"`: `Y` lies in the \eqn{\ell_p}{lp} ball
@@ -107,14 +116,15 @@
 #' plot(fit, type = "images")
 #' @export
 robust_pca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"),
-                       method = c("alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p"),
+                       method = c("alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p", "altmin"),
                        rank = 1L, max_rank = NULL, delta = 0.2, lambda1 = NULL,
                        lambda2 = NULL, psd = FALSE,
                        step = c("line_search", "theory"),
                        control = cg_control()) {
   call <- match.call()
   sparse <- match_choice(sparse, c("l1", "lp", "enet"), "sparse")
-  method <- match_choice(method, c("alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p"), "method")
+  method <- match_choice(method, c("alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p", "altmin"),
+                         "method")
   step <- match_choice(step, c("line_search", "theory"), "step")
   if (missing(M)) stop_arg("M", "is missing, with no default")
   M <- check_design(M, "M")
@@ -155,7 +165,8 @@ robust_pca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"),
 
   steps <- robust_steps(M, tau, s, sparse, method, step, delta, lambda1, lambda2,
                         psd, control)
-  spec <- c(list(problem = "robust", method = method, step = step, M = M,
+  spec <- c(list(problem = "robust", method = method,
+                 step = if (step == "line_search") "line_search" else "standard", M = M,
                  tau = as.double(tau), s = as.double(s %||% 0),
                  sparse = match(sparse, c("l1", "lp", "enet")) - 1L,
                  p = 1 + delta, lambda1 = as.double(lambda1 %||% 0),
@@ -171,11 +182,14 @@ robust_pca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"),
                     Dim = as.integer(dims),
                     Dimnames = if (is.null(dimnames(M))) list(NULL, NULL) else dimnames(M))
   fit$solution <- list(X = X, Y = Y)
-  fit$certified_rank <- if (method == "alt_cgpg") sol$certified_rank else NULL
+  # NA where no proximal step on X certifies a rank
+  fit$certified_rank <- if (method %in% c("alt_cgpg", "altmin")) sol$certified_rank
+                        else NA_integer_
   fit$X_tail <- sol$tail
   fit$radius <- tau
-  fit$tau <- tau; fit$s <- s; fit$sparse <- sparse; fit$delta <- delta
-  fit$lambda1 <- lambda1; fit$lambda2 <- lambda2; fit$psd <- psd; fit$step <- step
+  # list() assignment keeps the NULL ones (s for "enet", lambdas otherwise)
+  fit[c("tau", "s", "sparse", "delta", "lambda1", "lambda2", "psd", "step")] <-
+    list(tau, s, sparse, delta, lambda1, lambda2, psd, step)
   fit$notes <- robust_notes(fit)
   class(fit) <- c("robust_pca_fit", "cg_fit")
   fit
@@ -189,7 +203,7 @@ robust_pca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"),
 robust_steps <- function(M, tau, s, sparse, method, step, delta, lambda1, lambda2,
                          psd, control) {
   standard <- list(eta0 = 1, t0 = 0L, eta_a = 2, eta_c = 1)
-  if (step == "line_search" || method %in% c("cgcg", "cgcg_p")) return(standard)
+  if (step == "line_search" || method %in% c("cgcg", "cgcg_p", "altmin")) return(standard)
   if (method == "alt_cgpg" && sparse == "lp")
     return(list(eta0 = 1, t0 = 0L, eta_a = 1, eta_c = 5))
   if (method == "alt_cgpg" && sparse == "enet")

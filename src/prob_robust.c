@@ -184,19 +184,29 @@ static void rb_fw_step(cg_problem *P, double gamma)
     refresh(R);
 }
 
-/* Y <- argmin over Y with X = Z - Y fixed: the prox of R_Y at M - X = Y - G */
+/* exact minimization over one block with the other fixed (a proximal step
+ * with step 1 / beta = 1): X <- Proj(M - Y) = Proj(X - G) by the weak
+ * proximal oracle, or Y <- prox(M - X) = prox(Y - G); returns the singular
+ * triplets computed, or -1 */
 static int rb_block_exact(cg_problem *P, int block)
 {
     robust *R = (robust *) P->self;
-    if (block != CG_BLOCK_Y) return -1;
-    for (size_t i = 0; i < R->mn; i++) R->SY[i] = R->Y[i] - R->G[i];
-    if (y_prox_point(R, R->SY, 1.0) < 0) return -1;
-    for (size_t i = 0; i < R->mn; i++) {
-        R->Z[i] += R->SY[i] - R->Y[i];
-        R->Y[i] = R->SY[i];
+    const int x = block == CG_BLOCK_X;
+    double *S = x ? R->SX : R->SY, *keep = x ? R->Y : R->Z;
+    for (size_t i = 0; i < R->mn; i++)
+        S[i] = x ? R->Z[i] - R->Y[i] - R->G[i] : R->Y[i] - R->G[i];
+    const int st = x ? x_prox_point(R, S) : y_prox_point(R, S, 1.0);
+    if (st < 0) return -1;
+    if (x) {
+        for (size_t i = 0; i < R->mn; i++) R->Z[i] = S[i] + keep[i];
+    } else {
+        for (size_t i = 0; i < R->mn; i++) {
+            keep[i] += S[i] - R->Y[i];             /* Z */
+            R->Y[i] = S[i];
+        }
     }
     refresh(R);
-    return 0;
+    return st;
 }
 
 /* objective, and the joint Frank-Wolfe gap
@@ -303,7 +313,7 @@ static int truncate_x(robust *R, double tol, int *rank_out, double **u_out,
     int kmax = 4 * (R->rank + 1) > 64 ? 4 * (R->rank + 1) : 64;
     if (mn <= 2 * kmax || mn <= 300) kmax = mn;
     if (k > kmax) k = kmax;
-    double *d, *u, *v;
+    double *d, *u, *v, rest = 0.0;
     for (;;) {
         d = (double *) R_alloc(k, sizeof(double));
         u = (double *) R_alloc((size_t) m * k, sizeof(double));
@@ -340,21 +350,26 @@ static int truncate_x(robust *R, double tol, int *rank_out, double **u_out,
             st = R->psd ? cg_eigs_sym(&L, k, +1, d, u) : cg_svds(&L, k, 1e-10, d, u, v);
         }
         if (st != CG_OK) return st;
+        /* mass beyond the k values; below ~500 eps of ||X||^2 the
+         * difference is rounding, not spectrum */
         double kept = 0.0;
         for (int j = 0; j < k; j++) kept += d[j] * d[j];
-        if (norm2 - kept <= bound || k >= kmax) break;
+        rest = norm2 - kept;
+        if (rest < 1e-13 * norm2 || k == mn) rest = 0.0;
+        if (rest <= bound || k >= kmax) break;
         k = 2 * k;
         if (k > kmax) k = kmax;
     }
-    /* smallest rank meeting the bound (PSD: negative eigenvalues are dropped) */
-    double kept = 0.0;
-    int r = 0;
-    while (r < k && norm2 - kept > bound && (!R->psd || d[r] > 0.0)) {
-        kept += d[r] * d[r];
-        r++;
+    /* smallest rank r whose tail (rest + values r+1..k) meets the bound;
+     * over the PSD set negative eigenvalues are dropped as well */
+    double tail = rest;
+    int r = k;
+    while (r > 0 && (tail + d[r - 1] * d[r - 1] <= bound || (R->psd && d[r - 1] <= 0.0))) {
+        tail += d[r - 1] * d[r - 1];
+        r--;
     }
     *rank_out = r; *u_out = u; *d_out = d; *v_out = v;
-    *tail_out = sqrt(fmax(norm2 - kept, 0.0) / norm2);
+    *tail_out = sqrt(tail / norm2);
     return CG_OK;
 }
 

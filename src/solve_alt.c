@@ -4,7 +4,10 @@
  *             point at Z - W - grad / eta (the paper's ALT-CGPG);
  *   alt_pgcg  the roles swapped;
  *   cgcg      CG points for both blocks (the standard method on the product);
- *   cgcg_p    cgcg followed by an exact proximal step on Y (FW-P of Mu et al.).
+ *   cgcg_p    cgcg followed by an exact proximal step on Y (FW-P of Mu et al.);
+ *   altmin    alternating exact minimization (proximal steps with step 1 /
+ *             beta on X, then on Y): block coordinate descent, a baseline
+ *             outside the paper built from the same oracles.
  * Both blocks then move by one convex combination: the exact line search
  * (Sec. 5) or the step eta_t itself (Theorems 4-6). eta_t = eta0 for
  * t <= t0, then eta_a / (t - t0 + eta_c). Sees the problem only through
@@ -31,6 +34,16 @@ int cg_solve_alt(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
     int status = CG_STOP_MAX_ITER, t;
     for (t = 1; t <= ctl->max_iter; t++) {
         r.n_grad += P->gradient(P, CG_BATCH_FULL);
+        if (o->method == CG_METHOD_ALTMIN) {
+            const int a = P->block_exact(P, CG_BLOCK_X);
+            const int b = a < 0 ? -1 : P->block_exact(P, CG_BLOCK_Y);
+            if (b < 0) { status = CG_STOP_ERROR; t--; break; }
+            P->svd_rank = a + b;
+            r.n_lmo += a + b;
+            int stop = cg_run_after_iter(&r, P, t, 1);
+            if (stop >= 0) { status = stop; break; }
+            continue;
+        }
         const double eta = prox_eta(o, t);
         const int a = P->block_point(P, first, 0, eta);
         const int b = a < 0 ? -1 : P->block_point(P, second, prox, eta);

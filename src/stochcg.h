@@ -211,7 +211,8 @@ struct cg_problem {
      * using the other block's point from the same iteration); returns the
      * singular triplets computed, or -1 on failure. line_search and fw_step
      * then move both blocks toward their points. block_exact minimizes over
-     * one block with the other fixed (FW-P's extra proximal step). */
+     * one block with the other fixed (FW-P's extra proximal step, and
+     * alternating minimization); returns the triplets computed or -1. */
     int    (*block_point)(cg_problem *P, int block, int prox, double eta);
     int    (*block_exact)(cg_problem *P, int block);
     int    svd_rank;          /* rank of the last SVD done in an iteration */
@@ -255,7 +256,7 @@ typedef struct {
 enum { CG_METHOD_FW = 0, CG_METHOD_SFW = 1, CG_METHOD_SPG = 2,
        CG_METHOD_SVRGCG = 3, CG_METHOD_SCG = 4, CG_METHOD_SCGS = 5,
        CG_METHOD_ALT_CGPG = 6, CG_METHOD_ALT_PGCG = 7, CG_METHOD_CGCG = 8,
-       CG_METHOD_CGCG_P = 9 };
+       CG_METHOD_CGCG_P = 9, CG_METHOD_ALTMIN = 10 };
 enum { CG_STEP_LINE_SEARCH = 0, CG_STEP_STANDARD = 1, CG_STEP_SFW = 2 };
 enum { CG_STOP_MAX_ITER = 0, CG_STOP_TOL = 1, CG_STOP_TIME = 2,
        CG_STOP_INTERRUPT = 3, CG_STOP_ERROR = 4 };
