@@ -479,3 +479,34 @@ test_that("bad input is rejected with a message naming the argument", {
   expect_error(robust_pca(Mna, 1, 1), "`M`")
   expect_error(robust_pca("a", 1, 1), "`M`")
 })
+
+# ------------------------------------------------------------ altmin
+test_that("altmin: alternating exact projections, step by step and to the optimum", {
+  # plain R: X <- P_X(M - Y) (full SVD), Y <- P_Y(M - X), from (0, 0)
+  d <- rpca_noisy(shrink = 0.5)
+  X <- Y <- matrix(0, nrow(d$M), ncol(d$M)); obj <- numeric(10)
+  for (t in 1:10) {
+    X <- ref_proj_nuclear(d$M - Y, d$tau)
+    Y <- matrix(ref_proj_l1(as.vector(d$M - X), d$s$l1), nrow(d$M))
+    obj[t] <- 0.5 * sum((X + Y - d$M)^2)
+  }
+  fit <- robust_pca(d$M, d$tau, d$s$l1, method = "altmin",
+                    control = cg_control(max_iter = 10, tol = 0, eval_every = 1))
+  expect_equal(fit$trace$objective[-1], obj, tolerance = 1e-10)
+  expect_true(all(diff(fit$trace$objective) <= 1e-10 * fit$trace$objective[-1]))
+  # every model of Y reaches the reference optimum to 1e-6 relative
+  d <- rpca_noisy()
+  for (sp in c("l1", "lp", "enet")) {
+    ref <- ref_for(d, sp)
+    fit <- fit_rpca(d, sp, "altmin", max_iter = 3000, tol = 1e-9, eval_every = 10)
+    expect_rpca_fit(fit, d, sp, ref)
+    expect_lte(rel_err(fit, ref), 1e-6, label = paste("altmin", sp))
+    expect_false(is.na(fit$certified_rank))
+  }
+  # exact recovery in the Table 2 setting (the optimum is (X*, Y*)), fast
+  t2 <- rpca_table2(n = 40, r = 3, seed = 1)
+  fit <- robust_pca(t2$M, t2$tau, t2$s, method = "altmin", rank = 3,
+                    control = cg_control(max_iter = 2000, tol = 1e-12))
+  expect_lt(sqrt(sum((as.matrix(fit$solution$X) - t2$X0)^2) / sum(t2$X0^2)), 1e-4)
+  expect_identical(length(fit$solution$X$d), 3L)
+})
