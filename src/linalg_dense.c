@@ -41,6 +41,17 @@ void cg_linop_dense(cg_linop *A, cg_dense_data *d, const double *x, int m, int n
     A->data = d; A->n_matvec = 0;
 }
 
+/* (A + A') / 2 in place: PSD sets and symmetric eigensolvers see the
+ * symmetric part of a matrix */
+void cg_symmetrize(double *A, int n)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = j + 1; i < n; i++) {
+            const double a = 0.5 * (A[i + (size_t) j * n] + A[j + (size_t) i * n]);
+            A[i + (size_t) j * n] = A[j + (size_t) i * n] = a;
+        }
+}
+
 /* --------------------------------------------------------------- COO */
 static void coo_mult(const cg_linop *A, const double *x, double *y)
 {

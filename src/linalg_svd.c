@@ -175,9 +175,7 @@ static int eigs_dense(cg_linop *A, int k, int which, double *vals, double *vecs)
     cg_linop_densify(A, X);
     /* LAPACK reads one triangle; average both so a slightly asymmetric
      * operator gives the eigenpairs of its symmetric part */
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < j; i++)
-            X[(size_t) j * n + i] = 0.5 * (X[(size_t) j * n + i] + X[(size_t) i * n + j]);
+    cg_symmetrize(X, n);
     int il = which > 0 ? n - k + 1 : 1, iu = which > 0 ? n : k;
     double *w = (double *) R_alloc(n, sizeof(double));
     double *Z = (double *) R_alloc((size_t) n * k, sizeof(double));

@@ -53,14 +53,7 @@ static double sample_mean_raw(lowrank *L, int k, double *out);
 static double sample_mean(lowrank *L, int k, double *out)
 {
     double used = sample_mean_raw(L, k, out);
-    if (L->set == CG_SET_PSD) {
-        const int n = L->n;
-        for (int j = 0; j < n; j++)
-            for (int i = j + 1; i < n; i++) {
-                double a = 0.5 * (out[i + (size_t) j * n] + out[j + (size_t) i * n]);
-                out[i + (size_t) j * n] = out[j + (size_t) i * n] = a;
-            }
-    }
+    if (L->set == CG_SET_PSD) cg_symmetrize(out, L->n);
     return used;
 }
 

@@ -47,15 +47,6 @@ static void refresh(robust *R)
     R->regY = R->sparse == Y_ENET ? enet_value(R, R->Y) : 0.0;
 }
 
-static void symmetrize(double *A, int n)
-{
-    for (int j = 0; j < n; j++)
-        for (int i = j + 1; i < n; i++) {
-            const double a = 0.5 * (A[i + (size_t) j * n] + A[j + (size_t) i * n]);
-            A[i + (size_t) j * n] = A[j + (size_t) i * n] = a;
-        }
-}
-
 /* ---------------------------------------------------------------- X block */
 /* S = argmin_{S in X} <S, G>: -tau u v' (top singular pair of G), or over the
  * PSD set tau v v' for the smallest eigenpair of sym(G) when negative, else 0.
@@ -67,7 +58,7 @@ static int x_cg_point(robust *R, double *S)
     double sigma;
     if (R->psd) {
         memcpy(S, R->G, R->mn * sizeof(double));
-        symmetrize(S, n);
+        cg_symmetrize(S, n);
         cg_linop_dense(&L, &dd, S, n, n);
         int nz = cg_lmo_psd(&L, R->tau, 0, R->u, &sigma);
         R->n_matvec += L.n_matvec;
@@ -89,7 +80,7 @@ static int x_cg_point(robust *R, double *S)
 /* V = argmin_{V in X} ||V - A||^2 by the weak proximal oracle, A in S */
 static int x_prox_point(robust *R, double *S)
 {
-    if (R->psd) symmetrize(S, R->n);   /* the PSD projection sees sym(A) */
+    if (R->psd) cg_symmetrize(S, R->n);   /* the PSD projection sees sym(A) */
     int triplets = 0;
     int st = cg_weak_prox(S, R->m, R->n, R->psd ? CG_SET_PSD : CG_SET_NUCLEAR, R->tau,
                           R->max_rank, &R->rank, S, &R->certified, &triplets,
@@ -226,7 +217,7 @@ static void rb_evaluate(cg_problem *P, double *obj, double *gap)
     cg_linop L; cg_dense_data dd;
     if (R->psd) {
         memcpy(R->SX, R->G, mn * sizeof(double));
-        symmetrize(R->SX, R->n);
+        cg_symmetrize(R->SX, R->n);
         cg_linop_dense(&L, &dd, R->SX, R->n, R->n);
         if (cg_eigs_sym(&L, 1, -1, &sig, R->u) != CG_OK) { *gap = NA_REAL; return; }
         minx = R->tau * fmin(sig, 0.0);
@@ -303,7 +294,7 @@ static int truncate_x(robust *R, double tol, int *rank_out, double **u_out,
     const int m = R->m, n = R->n, mn = m < n ? m : n;
     double *X = R->SX, norm2 = 0.0;
     for (size_t i = 0; i < R->mn; i++) { X[i] = R->Z[i] - R->Y[i]; norm2 += X[i] * X[i]; }
-    if (R->psd) symmetrize(X, n);
+    if (R->psd) cg_symmetrize(X, n);
     *rank_out = 0; *tail_out = 0.0;
     if (norm2 == 0.0) return CG_OK;
     const double bound = tol * tol * norm2;

@@ -78,11 +78,7 @@ static int proj_nuclear_dense(double *X, int m, int n, double radius)
 static int proj_psd_dense(double *X, int n, double radius, int equality)
 {
     if (n == 0) return CG_OK;
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < j; i++) {
-            double a = 0.5 * (X[(size_t) j * n + i] + X[(size_t) i * n + j]);
-            X[(size_t) j * n + i] = X[(size_t) i * n + j] = a;
-        }
+    cg_symmetrize(X, n);
     double *w = (double *) R_alloc(n, sizeof(double));
     double *Z = (double *) R_alloc((size_t) n * n, sizeof(double));
     int st = cg_lapack_syevr(X, n, 1, n, w, Z);

@@ -49,6 +49,7 @@ void cg_linop_coo(cg_linop *A, cg_coo_data *d, int m, int n, int nnz,
 void cg_linop_csc(cg_linop *A, cg_csc_data *d, int m, int n,
                   const int *p, const int *i, const double *x);
 double *cg_zeros(size_t n);          /* zero-filled R_alloc scratch */
+void cg_symmetrize(double *A, int n);  /* A <- (A + A') / 2, n x n, in place */
 /* dense column-major copy of A (m x n), by products with unit vectors */
 void cg_linop_densify(cg_linop *A, double *out);
 
