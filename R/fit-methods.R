@@ -152,9 +152,13 @@ fit_header <- function(x) {
         "  %d of %d entries above mu = %s in absolute value (nonsmooth terms are smoothed)",
         sum(abs(X) > x$mu), length(X), format(x$mu, digits = 3)))
     }
-    if (!is.null(x$certified_rank))
+    # NA: not certified (rank capped), or no proximal step on X (methods
+    # with rank-one steps only), where the line would say nothing
+    prox <- x$method %in% c("svrgcg", "alt_cgpg", "altmin")
+    if (!is.null(x$certified_rank) && (prox || !is.na(x$certified_rank)))
       lines <- c(lines, sprintf("  rank certified by the last proximal step: %s",
-                                fmt_num(x$certified_rank)))
+                                if (is.na(x$certified_rank)) "none (rank capped by max_rank)"
+                                else fmt_num(x$certified_rank)))
     # problem-specific lines made at fit time
     if (length(x$notes)) lines <- c(lines, paste0("  ", x$notes))
   }

@@ -105,12 +105,14 @@ static int ncv_for(int dim, int k)
     return ncv < dim ? ncv : dim;
 }
 
-static int svds_lanczos(cg_linop *A, int k, double tol, double *d, double *u, double *v)
+static int svds_lanczos(cg_linop *A, int k, double tol, int maxit, int ncv, double *d,
+                        double *u, double *v)
 {
     const int m = A->m, n = A->n, right = n <= m;
     const int dim = right ? n : m, other = right ? m : n;
     gram_data g = { A, (double *) R_alloc(other, sizeof(double)), right };
-    spectra_opts opts = { 0 /* LM */, ncv_for(dim, k), tol, 1000, 1 };
+    spectra_opts opts = { 0 /* LM */, ncv > 0 ? (ncv < dim ? ncv : dim) : ncv_for(dim, k), tol,
+                          maxit, 1 };
     double *evals = (double *) R_alloc(k, sizeof(double));
     double *evecs = (double *) R_alloc((size_t) dim * k, sizeof(double));
     int nconv = 0, niter = 0, nops = 0, info = 0;
@@ -162,7 +164,7 @@ int cg_svds(cg_linop *A, int k, double tol, double *d, double *u, double *v)
     if (k < 1 || k > mn) return CG_ERR_DOMAIN;
     const void *vmax = vmaxget();
     int st = (mn <= CG_DENSE_MAX || 2 * k >= mn) ? svds_dense(A, k, d, u, v)
-                                                  : svds_lanczos(A, k, tol, d, u, v);
+                                                  : svds_lanczos(A, k, tol, 1000, 0, d, u, v);
     vmaxset(vmax);
     return st;
 }
@@ -197,7 +199,8 @@ static void linop_op(const double *x, double *y, int n, void *data)
 
 /* vals are ordered from the requested end inward: decreasing for which = +1,
  * increasing for which = -1. */
-static int eigs_lanczos(cg_linop *A, int k, int which, double *vals, double *vecs);
+static int eigs_lanczos(cg_linop *A, int k, int which, double tol, int maxit, int ncv,
+                        double *vals, double *vecs);
 
 int cg_eigs_sym(cg_linop *A, int k, int which, double *vals, double *vecs)
 {
@@ -205,17 +208,18 @@ int cg_eigs_sym(cg_linop *A, int k, int which, double *vals, double *vecs)
     if (A->m != n || k < 1 || k > n || (which != 1 && which != -1)) return CG_ERR_DOMAIN;
     const void *vmax = vmaxget();
     int st = (n <= CG_DENSE_MAX || 2 * k >= n) ? eigs_dense(A, k, which, vals, vecs)
-                                                : eigs_lanczos(A, k, which, vals, vecs);
+                                                : eigs_lanczos(A, k, which, 1e-10, 1000, 0, vals, vecs);
     vmaxset(vmax);
     return st;
 }
 
-static int eigs_lanczos(cg_linop *A, int k, int which, double *vals, double *vecs)
+static int eigs_lanczos(cg_linop *A, int k, int which, double tol, int maxit, int ncv,
+                        double *vals, double *vecs)
 {
     const int n = A->n;
 
-    spectra_opts opts = { which > 0 ? 3 /* LA */ : 7 /* SA */, ncv_for(n, k),
-                          1e-10, 1000, 1 };
+    spectra_opts opts = { which > 0 ? 3 /* LA */ : 7 /* SA */,
+                          ncv > 0 ? (ncv < n ? ncv : n) : ncv_for(n, k), tol, maxit, 1 };
     double *ev = (double *) R_alloc(k, sizeof(double));
     double *evec = (double *) R_alloc((size_t) n * k, sizeof(double));
     int nconv = 0, niter = 0, nops = 0, info = 0;
@@ -233,4 +237,34 @@ static int eigs_lanczos(cg_linop *A, int k, int which, double *vals, double *vec
                (size_t) n * sizeof(double));
     }
     return CG_OK;
+}
+
+/* Extreme value for a duality gap: sigma_1(A) (which = 0), or the smallest
+ * eigenvalue of the symmetric A (which = -1). Near an optimum the top values
+ * of a gradient cluster (rank(X*) of them are equal at a solution of a
+ * nuclear-ball problem), and Lanczos with a subspace smaller than the
+ * cluster stalls; so the subspace holds 2 cluster + 20 vectors, cluster =
+ * max(hint, 16), and the value is moved outward by the residual tolerance
+ * (a Ritz value with relative residual tol lies within tol of an
+ * eigenvalue), so the gap stays an upper bound. */
+int cg_extreme_value(cg_linop *A, int which, int hint, double *value)
+{
+    const int m = A->m, n = A->n, mn = m < n ? m : n;
+    if (mn < 1 || (which == -1 && m != n)) return CG_ERR_DOMAIN;
+    const void *vmax = vmaxget();
+    int st = CG_ERR_SVD;
+    double *u = (double *) R_alloc(m, sizeof(double));
+    double *v = (double *) R_alloc(n, sizeof(double));
+    const int cluster = hint > 16 ? hint : 16;
+    if (mn <= CG_DENSE_MAX || 2 * cluster + 20 >= mn) {     /* LAPACK: exact */
+        st = which == -1 ? eigs_dense(A, 1, -1, value, u) : svds_dense(A, 1, value, u, v);
+    } else {
+        const double tol = 1e-6;
+        double x;
+        st = which == -1 ? eigs_lanczos(A, 1, -1, tol, 1000, 2 * cluster + 20, &x, u)
+                         : svds_lanczos(A, 1, tol, 1000, 2 * cluster + 20, &x, u, v);
+        if (st == CG_OK) *value = which == -1 ? x - tol * fabs(x) : x * sqrt(1.0 + tol);
+    }
+    vmaxset(vmax);
+    return st;
 }

@@ -219,11 +219,11 @@ static void rb_evaluate(cg_problem *P, double *obj, double *gap)
         memcpy(R->SX, R->G, mn * sizeof(double));
         cg_symmetrize(R->SX, R->n);
         cg_linop_dense(&L, &dd, R->SX, R->n, R->n);
-        if (cg_eigs_sym(&L, 1, -1, &sig, R->u) != CG_OK) { *gap = NA_REAL; return; }
+        if (cg_extreme_value(&L, -1, R->rank, &sig) != CG_OK) { *gap = NA_REAL; return; }
         minx = R->tau * fmin(sig, 0.0);
     } else {
         cg_linop_dense(&L, &dd, R->G, R->m, R->n);
-        if (cg_svds(&L, 1, 1e-10, &sig, R->u, R->v) != CG_OK) { *gap = NA_REAL; return; }
+        if (cg_extreme_value(&L, 0, R->rank, &sig) != CG_OK) { *gap = NA_REAL; return; }
         minx = -R->tau * sig;
     }
     if (R->sparse == Y_L1) miny = -R->s * gmax;

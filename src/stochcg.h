@@ -63,6 +63,11 @@ int cg_svds(cg_linop *A, int k, double tol, double *d, double *u, double *v);
 /* k eigenpairs of a symmetric n x n operator: which = +1 largest algebraic,
  * -1 smallest algebraic. vals (k), vecs (n x k). */
 int cg_eigs_sym(cg_linop *A, int k, int which, double *vals, double *vecs);
+/* sigma_1(A) (which = 0) or the smallest eigenvalue of symmetric A
+ * (which = -1), for duality gaps: top values cluster near an optimum (about
+ * `hint` of them), so a wide Lanczos subspace and a loose tolerance, with
+ * the value moved outward by it so that gaps stay upper bounds */
+int cg_extreme_value(cg_linop *A, int which, int hint, double *value);
 
 /* Dense LAPACK, workspace from R_alloc; X is destroyed. Thin SVD: s (min),
  * U (m x min), VT (min x n). Eigenpairs il..iu (1-based, ascending) of the
