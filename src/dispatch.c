@@ -71,7 +71,8 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
                : cg_solve_fw(&P, &o, &ctl, &tr, &iters);
     PutRNGstate();
 
-    SEXP out = PROTECT(allocVector(VECSXP, 4));
+    static const char *names[] = {"solution", "trace", "status", "iterations", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, problem == 0 ? cg_regression_solution(&P)
                          : problem == 1 ? cg_completion_solution(&P)
                          : problem == 2 ? cg_lowrank_solution(&P)
@@ -79,11 +80,7 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     SET_VECTOR_ELT(out, 1, cg_trace_to_list(&tr));
     SET_VECTOR_ELT(out, 2, mkString(stop_names[status]));
     SET_VECTOR_ELT(out, 3, ScalarInteger(iters));
-    SEXP nm = PROTECT(allocVector(STRSXP, 4));
-    const char *names[] = {"solution", "trace", "status", "iterations"};
-    for (int i = 0; i < 4; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
-    setAttrib(out, R_NamesSymbol, nm);
-    UNPROTECT(2);
+    UNPROTECT(1);
     return out;
 }
 

@@ -249,7 +249,8 @@ SEXP cg_completion_solution(cg_problem *P)
         cg_atoms_weights(&C->atoms, w);
         W = w;
     }
-    SEXP out = PROTECT(allocVector(VECSXP, 3));
+    static const char *names[] = {"u", "w", "v", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP u = PROTECT(allocMatrix(REALSXP, m, k));
     SEXP v = PROTECT(allocMatrix(REALSXP, n, k));
     SEXP w = PROTECT(allocVector(REALSXP, k));
@@ -259,11 +260,6 @@ SEXP cg_completion_solution(cg_problem *P)
     else for (int j = 0; j < k; j++)
         for (int c = 0; c < n; c++) REAL(v)[(size_t) j * n + c] = VT[(size_t) c * mn + j];
     SET_VECTOR_ELT(out, 0, u); SET_VECTOR_ELT(out, 1, w); SET_VECTOR_ELT(out, 2, v);
-    SEXP nm = PROTECT(allocVector(STRSXP, 3));
-    SET_STRING_ELT(nm, 0, mkChar("u"));
-    SET_STRING_ELT(nm, 1, mkChar("w"));
-    SET_STRING_ELT(nm, 2, mkChar("v"));
-    setAttrib(out, R_NamesSymbol, nm);
-    UNPROTECT(5);
+    UNPROTECT(4);
     return out;
 }

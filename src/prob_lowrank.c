@@ -428,15 +428,12 @@ int cg_problem_lowrank(cg_problem *P, SEXP spec)
 SEXP cg_lowrank_solution(cg_problem *P)
 {
     lowrank *L = (lowrank *) P->self;
-    SEXP out = PROTECT(allocVector(VECSXP, 2));
+    static const char *names[] = {"X", "certified_rank", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP X = PROTECT(allocMatrix(REALSXP, L->m, L->n));
     memcpy(REAL(X), L->X, L->mn * sizeof(double));
     SET_VECTOR_ELT(out, 0, X);
     SET_VECTOR_ELT(out, 1, ScalarInteger(L->certified ? L->rank : NA_INTEGER));
-    SEXP nm = PROTECT(allocVector(STRSXP, 2));
-    SET_STRING_ELT(nm, 0, mkChar("X"));
-    SET_STRING_ELT(nm, 1, mkChar("certified_rank"));
-    setAttrib(out, R_NamesSymbol, nm);
-    UNPROTECT(3);
+    UNPROTECT(2);
     return out;
 }

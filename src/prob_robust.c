@@ -306,40 +306,13 @@ static int truncate_x(robust *R, double tol, int *rank_out, double **u_out,
     if (k > kmax) k = kmax;
     double *d, *u, *v, rest = 0.0;
     for (;;) {
+        if (2 * k >= mn) k = mn;           /* LAPACK then: take every value */
         d = (double *) R_alloc(k, sizeof(double));
         u = (double *) R_alloc((size_t) m * k, sizeof(double));
         v = R->psd ? u : (double *) R_alloc((size_t) n * k, sizeof(double));
-        int st;
-        if (2 * k >= mn) {                 /* most of the spectrum: LAPACK */
-            k = mn;
-            d = (double *) R_alloc(mn, sizeof(double));
-            u = (double *) R_alloc((size_t) m * mn, sizeof(double));
-            double *tmp = (double *) R_alloc(R->mn, sizeof(double));
-            memcpy(tmp, X, R->mn * sizeof(double));
-            if (R->psd) {
-                double *w = (double *) R_alloc(n, sizeof(double));
-                st = cg_lapack_syevr(tmp, n, 1, n, w, u);
-                /* ascending: reverse into decreasing order */
-                for (int j = 0; j < n; j++) d[j] = w[n - 1 - j];
-                for (int j = 0; j < n / 2; j++)
-                    for (int i = 0; i < n; i++) {
-                        double t = u[i + (size_t) j * n];
-                        u[i + (size_t) j * n] = u[i + (size_t) (n - 1 - j) * n];
-                        u[i + (size_t) (n - 1 - j) * n] = t;
-                    }
-                v = u;
-            } else {
-                double *vt = (double *) R_alloc((size_t) mn * n, sizeof(double));
-                v = (double *) R_alloc((size_t) n * mn, sizeof(double));
-                st = cg_lapack_svd(tmp, m, n, d, u, vt);
-                for (int j = 0; j < mn; j++)
-                    for (int c = 0; c < n; c++) v[c + (size_t) j * n] = vt[j + (size_t) c * mn];
-            }
-        } else {
-            cg_linop L; cg_dense_data dd;
-            cg_linop_dense(&L, &dd, X, m, n);
-            st = R->psd ? cg_eigs_sym(&L, k, +1, d, u) : cg_svds(&L, k, 1e-10, d, u, v);
-        }
+        cg_linop L; cg_dense_data dd;
+        cg_linop_dense(&L, &dd, X, m, n);
+        const int st = R->psd ? cg_eigs_sym(&L, k, +1, d, u) : cg_svds(&L, k, 1e-10, d, u, v);
         if (st != CG_OK) return st;
         /* mass beyond the k values; below ~500 eps of ||X||^2 the
          * difference is rounding, not spectrum */
@@ -377,10 +350,9 @@ SEXP cg_robust_solution(cg_problem *P)
     int r = 0;
     double *u = NULL, *d = NULL, *v = NULL, tail = NA_REAL;
     int st = truncate_x(R, R->trunc_tol, &r, &u, &d, &v, &tail);
-    const char *names[] = {"u", "d", "v", "tail", "Y_p", "Y_i", "Y_x", "certified_rank",
-                           "status"};
-    const int nout = 9;
-    SEXP out = PROTECT(allocVector(VECSXP, nout));
+    static const char *names[] = {"u", "d", "v", "tail", "Y_p", "Y_i", "Y_x",
+                                  "certified_rank", "status", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
     if (st == CG_OK) {
         SET_VECTOR_ELT(out, 0, real_matrix(u, R->m, r));
         SEXP dv = allocVector(REALSXP, r);
@@ -409,9 +381,6 @@ SEXP cg_robust_solution(cg_problem *P)
     SET_VECTOR_ELT(out, 6, yx);
     SET_VECTOR_ELT(out, 7, ScalarInteger(R->certified ? R->rank : NA_INTEGER));
     SET_VECTOR_ELT(out, 8, ScalarInteger(st));
-    SEXP nm = PROTECT(allocVector(STRSXP, nout));
-    for (int i = 0; i < nout; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
-    setAttrib(out, R_NamesSymbol, nm);
-    UNPROTECT(5);
+    UNPROTECT(4);
     return out;
 }

@@ -34,23 +34,20 @@ int cg_solve_alt(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
     int status = CG_STOP_MAX_ITER, t;
     for (t = 1; t <= ctl->max_iter; t++) {
         r.n_grad += P->gradient(P, CG_BATCH_FULL);
-        if (o->method == CG_METHOD_ALTMIN) {
-            const int a = P->block_exact(P, CG_BLOCK_X);
-            const int b = a < 0 ? -1 : P->block_exact(P, CG_BLOCK_Y);
-            if (b < 0) { status = CG_STOP_ERROR; t--; break; }
-            P->svd_rank = a + b;
-            r.n_lmo += a + b;
-            int stop = cg_run_after_iter(&r, P, t, 1);
-            if (stop >= 0) { status = stop; break; }
-            continue;
-        }
         const double eta = prox_eta(o, t);
-        const int a = P->block_point(P, first, 0, eta);
-        const int b = a < 0 ? -1 : P->block_point(P, second, prox, eta);
+        int a, b;
+        if (o->method == CG_METHOD_ALTMIN) {
+            a = P->block_exact(P, CG_BLOCK_X);
+            b = a < 0 ? -1 : P->block_exact(P, CG_BLOCK_Y);
+        } else {
+            a = P->block_point(P, first, 0, eta);
+            b = a < 0 ? -1 : P->block_point(P, second, prox, eta);
+        }
         if (b < 0) { status = CG_STOP_ERROR; t--; break; }
         P->svd_rank = a + b;
         r.n_lmo += a + b;
-        P->fw_step(P, o->step_rule == CG_STEP_LINE_SEARCH ? P->line_search(P) : eta);
+        if (o->method != CG_METHOD_ALTMIN)
+            P->fw_step(P, o->step_rule == CG_STEP_LINE_SEARCH ? P->line_search(P) : eta);
         if (o->method == CG_METHOD_CGCG_P && P->block_exact(P, CG_BLOCK_Y) < 0) {
             status = CG_STOP_ERROR;
             break;

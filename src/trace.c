@@ -46,12 +46,9 @@ void cg_trace_push(cg_trace *tr, int iter, double epoch, double time, double obj
 SEXP cg_trace_to_list(const cg_trace *tr)
 {
     static const char *names[] = {"iter", "epoch", "time", "objective", "gap",
-        "infeasibility", "n_grad", "n_lmo", "svd_rank", "n_matvec"};
-    const int nc = 10, n = tr->len;
-    SEXP out = PROTECT(allocVector(VECSXP, nc));
-    SEXP nm = PROTECT(allocVector(STRSXP, nc));
-    for (int c = 0; c < nc; c++) SET_STRING_ELT(nm, c, mkChar(names[c]));
-    setAttrib(out, R_NamesSymbol, nm);
+        "infeasibility", "n_grad", "n_lmo", "svd_rank", "n_matvec", ""};
+    const int n = tr->len;
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP it = PROTECT(allocVector(INTSXP, n)), rk = PROTECT(allocVector(INTSXP, n));
     for (int r = 0; r < n; r++) { INTEGER(it)[r] = tr->iter[r]; INTEGER(rk)[r] = tr->svd_rank[r]; }
     SET_VECTOR_ELT(out, 0, it);
@@ -67,7 +64,7 @@ SEXP cg_trace_to_list(const cg_trace *tr)
     SEXP mv = PROTECT(allocVector(REALSXP, n));
     for (int r = 0; r < n; r++) REAL(mv)[r] = tr->n_matvec[r];
     SET_VECTOR_ELT(out, 9, mv);
-    UNPROTECT(5);
+    UNPROTECT(4);
     return out;
 }
 
