@@ -108,12 +108,16 @@
 #' idx <- sample(n * n, 150)
 #' S[idx] <- 10 * sign(rnorm(150))
 #' M <- L + S
-#' fit <- robust_pca(M, tau = sum(svd(L)$d), s = sum(abs(S)), rank = r,
-#'                   control = cg_control(max_iter = 300, tol = 1e-6))
-#' fit
+#' tau <- sum(svd(L)$d); s <- sum(abs(S))
+#' # the paper's Algorithm 1, and alternating minimization
+#' fit <- robust_pca(M, tau, s, rank = r, control = cg_control(max_iter = 300))
+#' fit2 <- robust_pca(M, tau, s, rank = r, method = "altmin",
+#'                    control = cg_control(max_iter = 300, tol = 1e-8))
+#' fit2
 #' # relative recovery error of the low-rank part
-#' norm(as.matrix(fit$solution$X) - L, "F") / norm(L, "F")
-#' plot(fit, type = "images")
+#' rel <- function(f) norm(as.matrix(f$solution$X) - L, "F") / norm(L, "F")
+#' c(alt_cgpg = rel(fit), altmin = rel(fit2))
+#' plot(fit2, type = "images")
 #' @export
 robust_pca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"),
                        method = c("alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p", "altmin"),
@@ -262,6 +266,14 @@ fitted.robust_pca_fit <- function(object, ...) {
 #' @param max_cells Largest number of rows and columns drawn per image.
 #' @param ... Passed to [plot.cg_fit()] (for `"trace"`) or [graphics::image()].
 #' @returns `x`, invisibly.
+#' @examples
+#' set.seed(2)
+#' L <- tcrossprod(matrix(rnorm(80), 40), matrix(rnorm(80), 40))
+#' S <- matrix(0, 40, 40); S[sample(1600, 60)] <- 8
+#' fit <- robust_pca(L + S, sum(svd(L)$d), sum(abs(S)), rank = 2, method = "altmin",
+#'                   control = cg_control(max_iter = 200))
+#' plot(fit, type = "images")
+#' plot(fit, against = "time")
 #' @importFrom graphics image
 #' @importFrom grDevices hcl.colors
 #' @method plot robust_pca_fit
