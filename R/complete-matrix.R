@@ -132,8 +132,9 @@ observed_entries <- function(Y, dims = NULL) {
     cols <- if (all(c("row", "col", "value") %in% names(Y))) Y[c("row", "col", "value")]
             else Y[1:3]
     idx <- lapply(cols[1:2], function(v) {
-      if (!is.numeric(v) || anyNA(v) || any(v < 1) || any(v != round(v)))
-        stop_arg("Y", "row and col must be positive whole numbers")
+      if (!is.numeric(v) || anyNA(v) || any(v < 1) || any(v != round(v)) ||
+          any(v > .Machine$integer.max))
+        stop_arg("Y", "row and col must be positive whole numbers up to ", .Machine$integer.max)
       as.integer(v)
     })
     if (!is.numeric(cols[[3]])) stop_arg("Y", "value column must be numeric")
@@ -150,8 +151,7 @@ observed_entries <- function(Y, dims = NULL) {
   if (length(out$value) == 0L) stop_arg("Y", "has no observed entries")
   if (any(!is.finite(out$value))) stop_arg("Y", "contains NaN or Inf among observed values")
   if (!is.null(dims)) {
-    if (!is.numeric(dims) || length(dims) != 2L || anyNA(dims) || any(dims < 1))
-      stop_arg("dims", "must be two positive whole numbers")
+    dims <- check_dims(dims)
     if (any(c(max(out$row), max(out$col)) > dims))
       stop_arg("dims", "is smaller than the largest row or column index in `Y`")
     out$dims <- as.integer(dims)

@@ -40,7 +40,10 @@ lowrank_constrained <- function(M, A, b, radius, set = c("nuclear", "psd"),
   set <- match_choice(set, c("nuclear", "psd"), "set")
   method <- match_choice(method, c("svrgcg", "scg", "scgs", "fw"), "method")
   src <- lowrank_source(M, set, target)
-  op <- linear_operator(A, src$dims, "A")
+  op <- linear_operator(A, src$dims, "A", dims_arg = NULL)
+  if (!identical(op$dims, as.integer(src$dims)))
+    stop_arg("A", "must hold matrices of the dimensions of `M` (", src$dims[1], " x ",
+             src$dims[2], "), not ", op$dims[1], " x ", op$dims[2])
   b <- check_vector(b, "b", op$n)
   op$csr$op_b <- b
   # C0 >= f(0) - f*: 1/2 ||E M||^2 + max(-b) minus the smallest the max can be
@@ -100,7 +103,7 @@ matrix_sensing <- function(A, b, radius, lambda1 = 0, lambda2 = 0,
   op$csr$op_b <- b
   if (set == "psd" && op$dims[1] != op$dims[2])
     stop_arg("A", "must hold square matrices for set = \"psd\"")
-  src <- list(source = 0L, loss = 1L, M = NULL, dims = op$dims, sigma = 0,
+  src <- list(source = 0L, loss = 1L, M = NULL, dims = op$dims, sigma = 0, arg = "b",
               C0 = 0.5 * mean(b^2), sigma2 = op$sigma2_fun(b), op = op$csr,
               op_norm2 = op$norm2, beta_i = op$max_row2)
   lowrank_solve(src, list(kind = 1L, lambda = lambda1, lambda2 = lambda2), radius,
@@ -111,7 +114,8 @@ matrix_sensing <- function(A, b, radius, lambda1 = 0, lambda2 = 0,
 # A list of m x d matrices, or an n x (m d) matrix of vectorizations, as the
 # CSR arrays of the n x (m d) operator (0-based), with ||A||^2, the largest
 # squared row norm, and a function giving E||grad g_i - grad G||^2 at X = 0.
-linear_operator <- function(A, dims, arg) {
+# `dims_arg` names the argument `dims` came from (NULL: the dimensions of M).
+linear_operator <- function(A, dims, arg, dims_arg = "dims") {
   if (is.list(A) && !inherits(A, "Matrix") && !is.data.frame(A)) {
     if (length(A) == 0L) stop_arg(arg, "is an empty list")
     d1 <- dim(A[[1]])
@@ -131,14 +135,21 @@ linear_operator <- function(A, dims, arg) {
   } else {
     Amat <- check_design(A, arg)
     if (is.null(dims)) stop_arg("dims", "is required when `", arg, "` is a matrix of vectorizations")
-    if (!is.numeric(dims) || length(dims) != 2L || any(dims < 1) || prod(dims) != ncol(Amat))
-      stop_arg("dims", "must be c(m, d) with m * d = ncol(", arg, ")")
+    dims <- check_dims(dims)
+    if (prod(as.double(dims)) != ncol(Amat)) {
+      if (is.null(dims_arg))
+        stop_arg(arg, "must have ", prod(as.double(dims)), " columns (the entries of `M`), not ",
+                 ncol(Amat))
+      stop_arg(dims_arg, "must be c(m, d) with m * d = ncol(", arg, ") = ", ncol(Amat),
+               " (got ", dims[1], " x ", dims[2], ")")
+    }
     Amat <- methods::as(methods::as(Matrix::Matrix(Amat, sparse = TRUE), "generalMatrix"), "dMatrix")
   }
   At <- methods::as(Matrix::t(Amat), "CsparseMatrix")      # CSR of Amat
   norm2 <- if (min(dim(Amat)) <= 50L) svd(as.matrix(Amat), 0, 0)$d[1]^2
            else tryCatch(RSpectra::svds(Amat, k = 1, nu = 0, nv = 0)$d[1]^2,
                          error = function(e) svd(as.matrix(Amat), 0, 0)$d[1]^2)
+  check_scale(norm2, arg)
   row2 <- Matrix::rowSums(Amat^2)
   list(n = nrow(Amat), dims = as.integer(dims), norm2 = norm2, max_row2 = max(row2),
        csr = list(op_p = At@p, op_j = At@i, op_x = At@x),

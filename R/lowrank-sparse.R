@@ -169,7 +169,7 @@ sparse_covariance <- function(data, lambda, radius, set = c("psd", "nuclear"),
   r2 <- if (sparse) Matrix::rowSums(data^2) - 2 * as.vector(data %*% xbar) + sum(xbar^2)
         else rowSums(sweep(data, 2, xbar)^2)
   cfac <- n / (n - 1)
-  src <- list(source = 3L, M = S, sigma = 0, dims = c(p, p), C0 = 0.5 * sum(S^2),
+  src <- list(source = 3L, M = S, sigma = 0, dims = c(p, p), C0 = 0.5 * sum(S^2), arg = "data",
               sigma2 = max(cfac^2 * mean(r2^2) - sum(S^2), 0),
               dimnames = list(colnames(data), colnames(data)),
               rows = c(list(nobs = n, sparse = sparse, xbar = as.double(xbar),
@@ -186,8 +186,9 @@ sparse_covariance <- function(data, lambda, radius, set = c("psd", "nuclear"),
 
 # ---- internal: where E[M] comes from (source codes of src/prob_lowrank.c)
 lowrank_source <- function(M, set, target) {
-  if (inherits(M, "cg_sampler")) {
-    M0 <- M$M0
+  if (inherits(M, "cg_sampler")) {   # re-checked: a user may build one by hand
+    M0 <- as.matrix(check_design(M$M0, "M$M0"))
+    check_number(M$sigma, "M$sigma", min = 0)
     out <- list(source = 1L, M = M0, sigma = M$sigma, dims = dim(M0),
                 C0 = 0.5 * (sum(M0^2) + M$sigma^2 * length(M0)),
                 sigma2 = M$sigma^2 * length(M0))
@@ -241,6 +242,7 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   if (method == "fw" && src$source %in% 1:2)
     stop_arg("method", "= \"fw\" needs the exact mean: give `M` as a matrix")
 
+  check_scale(src$C0 + src$sigma2, src$arg %||% "M")
   # theory defaults (Theorem 3, Corollaries 3-4 of Garber and Kaplan 2019)
   C0 <- max(src$C0, .Machine$double.eps)
   gamma_smooth <- if (reg$kind == 2L) max(log(length(reg$op$op_b)), 1) else prod(dims)

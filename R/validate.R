@@ -21,6 +21,24 @@ check_count <- function(x, arg, min = 1) {
   invisible(x)
 }
 
+# c(m, n): two whole numbers in [1, .Machine$integer.max]
+check_dims <- function(dims, arg = "dims") {
+  if (!is.numeric(dims) || length(dims) != 2L || anyNA(dims))
+    stop_arg(arg, "must be two whole numbers c(m, n)")
+  if (any(dims < 1) || any(dims != round(dims)) || any(dims > .Machine$integer.max))
+    stop_arg(arg, "must be two whole numbers between 1 and ", .Machine$integer.max,
+             " (got ", paste(dims, collapse = ", "), ")")
+  as.integer(dims)
+}
+
+# squared norms of the data must be finite, or every objective overflows
+check_scale <- function(value, arg) {
+  if (!is.finite(value))
+    stop_arg(arg, "is too large in scale: its squared norm overflows double ",
+             "precision; rescale the data")
+  invisible(value)
+}
+
 check_flag <- function(x, arg) {
   if (!is.logical(x) || length(x) != 1L || is.na(x))
     stop_arg(arg, "must be TRUE or FALSE")
