@@ -136,9 +136,7 @@ linear_operator <- function(A, dims, arg) {
     Amat <- methods::as(methods::as(Matrix::Matrix(Amat, sparse = TRUE), "generalMatrix"), "dMatrix")
   }
   At <- methods::as(Matrix::t(Amat), "CsparseMatrix")      # CSR of Amat
-  norm2 <- if (min(dim(Amat)) <= 50L) svd(as.matrix(Amat), 0, 0)$d[1]^2
-           else tryCatch(RSpectra::svds(Amat, k = 1, nu = 0, nv = 0)$d[1]^2,
-                         error = function(e) svd(as.matrix(Amat), 0, 0)$d[1]^2)
+  norm2 <- sigma1_squared(Amat)
   row2 <- Matrix::rowSums(Amat^2)
   list(n = nrow(Amat), dims = as.integer(dims), norm2 = norm2, max_row2 = max(row2),
        csr = list(op_p = At@p, op_j = At@i, op_x = At@x),

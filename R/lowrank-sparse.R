@@ -165,9 +165,14 @@ sparse_covariance <- function(data, lambda, radius, set = c("psd", "nuclear"),
   sparse <- inherits(data, "Matrix")
   S <- as.matrix(Matrix::crossprod(data) - n * tcrossprod(xbar)) / (n - 1)
   S <- (S + t(S)) / 2
-  # squared distances of the rows to the mean, for E||M_i - S||^2
-  r2 <- if (sparse) Matrix::rowSums(data^2) - 2 * as.vector(data %*% xbar) + sum(xbar^2)
-        else rowSums(sweep(data, 2, xbar)^2)
+  # squared distances of the rows to the mean, for E||M_i - S||^2 (by blocks
+  # of columns: no temporary of the size of data)
+  r2 <- numeric(n)
+  for (cols in column_blocks(data)) {
+    B <- data[, cols, drop = FALSE]
+    r2 <- r2 + if (sparse) Matrix::rowSums(B^2) - 2 * as.vector(B %*% xbar[cols]) + sum(xbar[cols]^2)
+               else rowSums(sweep(B, 2, xbar[cols])^2)
+  }
   cfac <- n / (n - 1)
   src <- list(source = 3L, M = S, sigma = 0, dims = c(p, p), C0 = 0.5 * sum(S^2),
               sigma2 = max(cfac^2 * mean(r2^2) - sum(S^2), 0),
@@ -214,7 +219,7 @@ lowrank_source <- function(M, set, target) {
   if (any(out$dims < 1L)) stop_arg("M", "must have at least one row and column")
   if (set == "psd") {
     if (out$dims[1] != out$dims[2]) stop_arg("M", "must be square for set = \"psd\"")
-    if (out$source == 0L && !isSymmetric(unname(out$M), tol = 1e-8))
+    if (out$source == 0L && !is_symmetric_matrix(out$M, tol = 1e-8))
       stop_arg("M", "must be symmetric for set = \"psd\"")
   }
   out

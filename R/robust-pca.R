@@ -140,7 +140,7 @@ robust_pca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"),
   check_flag(psd, "psd")
   if (psd) {
     if (dims[1] != dims[2]) stop_arg("M", "must be square for psd = TRUE")
-    if (!isSymmetric(unname(M), tol = 1e-8)) stop_arg("M", "must be symmetric for psd = TRUE")
+    if (!is_symmetric_matrix(M, tol = 1e-8)) stop_arg("M", "must be symmetric for psd = TRUE")
   }
   if (missing(tau)) stop_arg("tau", "is missing, with no default")
   check_radius(tau, "tau")

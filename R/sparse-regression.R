@@ -112,12 +112,17 @@ sparse_regression <- function(X, y, radius, method = c("sfw", "fw", "spg"),
   fit
 }
 
-# largest eigenvalue of X'X / n; Lanczos can fail when the top singular
-# values coincide (e.g. an orthogonal design), so fall back to a full SVD
-design_lipschitz <- function(X) {
-  full <- function() svd(as.matrix(X), 0, 0)$d[1]
-  d1 <- if (min(dim(X)) <= 50L) full()
-        else tryCatch(RSpectra::svds(X, k = 1, nu = 0, nv = 0)$d[1],
-                      error = function(e) full())
-  max(d1^2 / nrow(X), .Machine$double.eps)
+# largest eigenvalue of X'X / n
+design_lipschitz <- function(X) max(sigma1_squared(X) / nrow(X), .Machine$double.eps)
+
+# sigma_1(A)^2 without a dense copy of A: by Lanczos, or from the Gram matrix
+# of the short side when it is small (at most 50) or when Lanczos fails (it
+# can when the top singular values coincide, e.g. an orthogonal design)
+sigma1_squared <- function(A) {
+  gram <- function() {
+    G <- if (nrow(A) <= ncol(A)) Matrix::tcrossprod(A) else Matrix::crossprod(A)
+    max(eigen(as.matrix(G), symmetric = TRUE, only.values = TRUE)$values, 0)
+  }
+  if (min(dim(A)) <= 50L) return(gram())
+  tryCatch(RSpectra::svds(A, k = 1, nu = 0, nv = 0)$d[1]^2, error = function(e) gram())
 }
