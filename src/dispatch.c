@@ -123,9 +123,11 @@ const int *cg_spec_index(SEXP spec, const char *name, R_xlen_t len, int lo, int 
 {
     SEXP x = spec_vector(spec, name, INTSXP, len);
     const int *v = INTEGER_RO(x);
-    for (R_xlen_t k = 0; k < XLENGTH(x); k++)
+    for (R_xlen_t k = 0; k < XLENGTH(x); k++) {
+        if (v[k] == NA_INTEGER) error("spec element '%s' has an NA index", name);
         if (v[k] < lo || v[k] > hi)
             error("spec element '%s': index %d out of range %d..%d", name, v[k], lo, hi);
+    }
     return v;
 }
 
