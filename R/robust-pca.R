@@ -244,12 +244,24 @@ robust_notes <- function(fit) {
             length(fit$solution$X$d), fit$X_tail))
 }
 
+# The two parts of a fit a user may have modified: a valid lowrank X and a
+# matrix Y of the same dimensions.
+robust_parts <- function(fit, arg) {
+  X <- fit$solution$X; Y <- fit$solution$Y
+  check_lowrank(X, paste0(arg, "$solution$X"))
+  if (!(is.matrix(Y) || inherits(Y, "Matrix")) || !identical(dim(Y), dim(X)))
+    stop_arg(paste0(arg, "$solution$Y"), "must be a matrix of the dimensions of `X` (",
+             nrow(X$u), " x ", nrow(X$v), ")")
+  invisible(fit)
+}
+
 #' @rdname robust_pca
 #' @param object A `robust_pca_fit`.
 #' @param ... Unused.
 #' @method fitted robust_pca_fit
 #' @export
 fitted.robust_pca_fit <- function(object, ...) {
+  robust_parts(object, "object")
   as.matrix(object$solution$X) + as.matrix(object$solution$Y)
 }
 
@@ -282,6 +294,7 @@ plot.robust_pca_fit <- function(x, type = c("trace", "images"), max_cells = 400L
   type <- match_choice(type, c("trace", "images"), "type")
   if (type == "trace") return(NextMethod())
   check_count(max_cells, "max_cells", min = 2)
+  robust_parts(x, "x")
   X <- x$solution$X; Y <- x$solution$Y
   dims <- dim(Y)
   rows <- unique(round(seq(1, dims[1], length.out = min(dims[1], max_cells))))
