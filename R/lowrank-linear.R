@@ -13,6 +13,11 @@
 #' \eqn{\beta = 1 + \|\mathcal A\|^2/\mu} (Corollary 4) and
 #' \eqn{\mu = } `eps` \eqn{\times C_0 / \log n}.
 #'
+#' @section Memory:
+#' As [lowrank_sparse()], about 8 to 9 times the size of `M` on top of `M`
+#' (`inst/bench/memory.R`), plus the constraint operator in compressed sparse
+#' rows (12 bytes per nonzero of `A`, built from a copy by columns).
+#'
 #' @param A The constraint matrices: a list of \eqn{m \times d} matrices
 #'   (dense or sparse), or a sparse (or dense) \eqn{n \times md} matrix whose
 #'   row \eqn{i} is \eqn{\mathrm{vec}(A_i)} (column-major).
@@ -65,6 +70,16 @@ lowrank_constrained <- function(M, A, b, radius, set = c("nuclear", "psd"),
 #' the l1 term is Huber-smoothed. Defaults as in [lowrank_sparse()] with
 #' \eqn{\alpha = 2\lambda_2}, \eqn{\beta = \|\mathcal A\|^2/N + \lambda_1/\mu +
 #' 2\lambda_2} and \eqn{k_t = 32\max_i\|A_i\|^4/\alpha^2}.
+#'
+#' @section Memory:
+#' About twice the size of a `dgCMatrix` `A` on top of `A`
+#' (`inst/bench/memory.R`): the
+#' operator is stored once more by rows (the same size), and its squared
+#' entries are formed once for the row norms. A dense `A` or a list of
+#' matrices is first converted to sparse form (12 bytes per nonzero; about 4
+#' times the size of a dense `A` in all). The C solver adds nine dense
+#' \eqn{m \times d}{m x d} matrices (the iterate, the snapshot and its
+#' gradient, minibatch gradients, the proximal argument and point).
 #'
 #' @param A The measurement matrices: a list of \eqn{m \times d} matrices or
 #'   an \eqn{N \times md} matrix (dense or sparse) of their vectorizations.

@@ -47,6 +47,17 @@
 #' and `"fw"`, deterministic Frank-Wolfe on the smoothed objective (needs the
 #' exact mean: `M` a matrix). Here \eqn{L = \beta} and \eqn{D = 2\tau}.
 #'
+#' @section Memory:
+#' `M` is read where it is, never copied. The C solver keeps seven dense
+#' \eqn{m \times n}{m x n} matrices (the iterate, the snapshot and minibatch
+#' means, the gradient, the proximal argument and point, and the full
+#' gradient for the trace), and the estimate is returned as one more: on top
+#' of `M` the call uses about 8 to 9 times its size (`inst/bench/memory.R`), plus
+#' \eqn{O((m + n) r)}{O((m + n) r)} for the rank-\eqn{r} SVDs, or a dense copy
+#' and a full SVD (several \eqn{m \times n}{m x n} matrices more) once
+#' \eqn{2r \ge \min(m, n)}{2 r >= min(m, n)}. A [lowrank_sampler()] needs
+#' the same (its `M0` is read in place).
+#'
 #' @param M A numeric matrix, a [lowrank_sampler()], or a function of `k`
 #'   returning the mean of `k` observations (a matrix of fixed dimensions).
 #' @param lambda Weight \eqn{\lambda \ge 0} of the l1 term.
@@ -135,6 +146,15 @@ lowrank_sampler <- function(M0, sigma) {
 #' `Matrix` (kept sparse). The default set is the PSD cone with bounded trace
 #' (a covariance is PSD). See [lowrank_sparse()] for the method, the certified
 #' rank and the defaults.
+#'
+#' @section Memory:
+#' `data` is read where it is, never copied. On top of it the call uses about
+#' 1.5 to 2 times the size of a dense `data` (`inst/bench/memory.R`): the C solver's
+#' minibatch buffer of \eqn{n \times p}{n x p} doubles (dense, also for a
+#' sparse `data`, whose minibatches it densifies), the row distances to the
+#' mean (computed in R by blocks of columns), and seven
+#' \eqn{p \times p}{p x p} matrices as in [lowrank_sparse()]. A sparse `data`
+#' adds one copy of it by rows.
 #'
 #' @param data An \eqn{n \times p} numeric matrix or `Matrix` of observations
 #'   (rows), \eqn{n \ge 2}.

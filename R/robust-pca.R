@@ -62,6 +62,17 @@
 #' an upper bound on the distance to the optimal value (its rank-one SVD is
 #' trace-only work, excluded from the solver time).
 #'
+#' @section Memory:
+#' `M` is read where it is, never copied (a `Matrix` is made dense first).
+#' The C solver keeps five dense \eqn{m \times n}{m x n} matrices
+#' (\eqn{Z = X + Y}, `Y`, the gradient, and the two blocks' new points); `X`
+#' is returned as a truncated SVD and `Y` as a `dgCMatrix` (12 bytes per
+#' nonzero). On top of `M` the call uses about 5 to 6 times its size
+#' (`inst/bench/memory.R`), plus \eqn{O((m + n) r)}{O((m + n) r)} for the
+#' rank-\eqn{r} SVDs, or a dense copy and a full SVD (several
+#' \eqn{m \times n}{m x n} matrices more) once
+#' \eqn{2r \ge \min(m, n)}{2 r >= min(m, n)}.
+#'
 #' @param M Numeric matrix (or `Matrix` object, made dense) to decompose.
 #' @param tau Positive bound on the nuclear norm of `X` (on its trace when
 #'   `psd = TRUE`).
