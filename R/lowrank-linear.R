@@ -14,7 +14,7 @@
 #' \eqn{\mu = } `eps` \eqn{\times C_0 / \log n}.
 #'
 #' @section Memory:
-#' As [lowrank_sparse()], about 8 to 9 times the size of `M` on top of `M`
+#' As [lowrank_sparse()], about 9 times the size of `M` on top of `M`
 #' (`inst/bench/memory.R`), plus the constraint operator in compressed sparse
 #' rows (12 bytes per nonzero of `A`, built from a copy by columns).
 #'

@@ -52,7 +52,7 @@
 #' \eqn{m \times n}{m x n} matrices (the iterate, the snapshot and minibatch
 #' means, the gradient, the proximal argument and point, and the full
 #' gradient for the trace), and the estimate is returned as one more: on top
-#' of `M` the call uses about 8 to 9 times its size (`inst/bench/memory.R`), plus
+#' of `M` the call uses about 9 times its size (`inst/bench/memory.R`), plus
 #' \eqn{O((m + n) r)}{O((m + n) r)} for the rank-\eqn{r} SVDs, or a dense copy
 #' and a full SVD (several \eqn{m \times n}{m x n} matrices more) once
 #' \eqn{2r \ge \min(m, n)}{2 r >= min(m, n)}. A [lowrank_sampler()] needs
@@ -149,7 +149,7 @@ lowrank_sampler <- function(M0, sigma) {
 #'
 #' @section Memory:
 #' `data` is read where it is, never copied. On top of it the call uses about
-#' 1.5 to 2 times the size of a dense `data` (`inst/bench/memory.R`): the C solver's
+#' 1.6 to 2.2 times the size of a dense `data` (`inst/bench/memory.R`): the C solver's
 #' minibatch buffer of \eqn{n \times p}{n x p} doubles (dense, also for a
 #' sparse `data`, whose minibatches it densifies), the row distances to the
 #' mean (computed in R by blocks of columns), and seven
