@@ -19,6 +19,17 @@
 #' iteration; `"spg"` is the stochastic projected-gradient baseline of the
 #' paper (dense iterate and a full SVD per iteration).
 #'
+#' @section Memory:
+#' On top of `Y`, about 180 bytes per observed entry, 13 to 16 times the size
+#' of a `dgCMatrix` `Y` (12 bytes per entry; `inst/bench/memory.R`): the entries
+#' in triplet form and their cell indices in R, and ten doubles per cell of
+#' statistics and iterate values in the C solver. The iterate is a sum of
+#' rank-one atoms, one more per iteration at most, so memory also grows by up
+#' to about \eqn{8(m + n)}{8 (m + n)} doubles per iteration (the atoms, and
+#' their compression to thin-SVD form at the end). `method = "spg"` keeps a
+#' dense \eqn{m \times n}{m x n} iterate and computes full SVDs: about ten
+#' \eqn{m \times n}{m x n} matrices of doubles.
+#'
 #' @param Y Observed entries: a sparse `dgCMatrix` whose stored entries are
 #'   the observations, a numeric matrix with `NA` for missing entries, or a
 #'   data frame with columns `row`, `col`, `value` (or its first three columns

@@ -90,7 +90,8 @@ NULL
 describe_component <- function(name, value, radius = NULL) {
   rad <- if (is.null(radius)) "" else sprintf(" (radius %s)", format(radius, digits = 4))
   if (inherits(value, "lowrank")) {
-    dims <- dim(value)
+    check_lowrank(value, paste0("solution$", name))
+    dims <- c(nrow(value$u), nrow(value$v))
     s <- lowrank_singular_values(value)
     sprintf("%s: %d x %d low-rank matrix, rank %d, nuclear norm %s%s",
             name, dims[1], dims[2], length(s), format(sum(s), digits = 4),
@@ -439,7 +440,11 @@ predict.complete_matrix_fit <- function(object, newdata,
   }
   pairs <- index_pairs(newdata, "newdata")
   X <- object$solution[[1L]]
-  dims <- object$dims %||% dim(X)
+  check_lowrank(X, "object$solution$X")
+  dims <- c(nrow(X$u), nrow(X$v))
+  if (!is.null(object$dims) && !identical(suppressWarnings(as.integer(object$dims)), dims))
+    stop_arg("object", "has dims ", paste(object$dims, collapse = " x "),
+             " but its solution `X` is ", dims[1], " x ", dims[2])
   i <- check_index(pairs$i, dims[1], "newdata", "row")
   j <- check_index(pairs$j, dims[2], "newdata", "column")
   eta <- lowrank_entries(X, i, j) + center_offset(object$center, i, j)

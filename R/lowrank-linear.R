@@ -13,6 +13,11 @@
 #' \eqn{\beta = 1 + \|\mathcal A\|^2/\mu} (Corollary 4) and
 #' \eqn{\mu = } `eps` \eqn{\times C_0 / \log n}.
 #'
+#' @section Memory:
+#' As [lowrank_sparse()], about 9 times the size of `M` on top of `M`
+#' (`inst/bench/memory.R`), plus the constraint operator in compressed sparse
+#' rows (12 bytes per nonzero of `A`, built from a copy by columns).
+#'
 #' @param A The constraint matrices: a list of \eqn{m \times d} matrices
 #'   (dense or sparse), or a sparse (or dense) \eqn{n \times md} matrix whose
 #'   row \eqn{i} is \eqn{\mathrm{vec}(A_i)} (column-major).
@@ -68,6 +73,16 @@ lowrank_constrained <- function(M, A, b, radius, set = c("nuclear", "psd"),
 #' the l1 term is Huber-smoothed. Defaults as in [lowrank_sparse()] with
 #' \eqn{\alpha = 2\lambda_2}, \eqn{\beta = \|\mathcal A\|^2/N + \lambda_1/\mu +
 #' 2\lambda_2} and \eqn{k_t = 32\max_i\|A_i\|^4/\alpha^2}.
+#'
+#' @section Memory:
+#' About twice the size of a `dgCMatrix` `A` on top of `A`
+#' (`inst/bench/memory.R`): the
+#' operator is stored once more by rows (the same size), and its squared
+#' entries are formed once for the row norms. A dense `A` or a list of
+#' matrices is first converted to sparse form (12 bytes per nonzero; about 4
+#' times the size of a dense `A` in all). The C solver adds nine dense
+#' \eqn{m \times d}{m x d} matrices (the iterate, the snapshot and its
+#' gradient, minibatch gradients, the proximal argument and point).
 #'
 #' @param A The measurement matrices: a list of \eqn{m \times d} matrices or
 #'   an \eqn{N \times md} matrix (dense or sparse) of their vectorizations.
@@ -146,9 +161,7 @@ linear_operator <- function(A, dims, arg, dims_arg = "dims") {
     Amat <- methods::as(methods::as(Matrix::Matrix(Amat, sparse = TRUE), "generalMatrix"), "dMatrix")
   }
   At <- methods::as(Matrix::t(Amat), "CsparseMatrix")      # CSR of Amat
-  norm2 <- if (min(dim(Amat)) <= 50L) svd(as.matrix(Amat), 0, 0)$d[1]^2
-           else tryCatch(RSpectra::svds(Amat, k = 1, nu = 0, nv = 0)$d[1]^2,
-                         error = function(e) svd(as.matrix(Amat), 0, 0)$d[1]^2)
+  norm2 <- sigma1_squared(Amat)
   check_scale(norm2, arg)
   row2 <- Matrix::rowSums(Amat^2)
   list(n = nrow(Amat), dims = as.integer(dims), norm2 = norm2, max_row2 = max(row2),

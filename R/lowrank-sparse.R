@@ -47,6 +47,17 @@
 #' and `"fw"`, deterministic Frank-Wolfe on the smoothed objective (needs the
 #' exact mean: `M` a matrix). Here \eqn{L = \beta} and \eqn{D = 2\tau}.
 #'
+#' @section Memory:
+#' `M` is read where it is, never copied. The C solver keeps seven dense
+#' \eqn{m \times n}{m x n} matrices (the iterate, the snapshot and minibatch
+#' means, the gradient, the proximal argument and point, and the full
+#' gradient for the trace), and the estimate is returned as one more: on top
+#' of `M` the call uses about 9 times its size (`inst/bench/memory.R`), plus
+#' \eqn{O((m + n) r)}{O((m + n) r)} for the rank-\eqn{r} SVDs, or a dense copy
+#' and a full SVD (several \eqn{m \times n}{m x n} matrices more) once
+#' \eqn{2r \ge \min(m, n)}{2 r >= min(m, n)}. A [lowrank_sampler()] needs
+#' the same (its `M0` is read in place).
+#'
 #' @param M A numeric matrix, a [lowrank_sampler()], or a function of `k`
 #'   returning the mean of `k` observations (a matrix of fixed dimensions).
 #' @param lambda Weight \eqn{\lambda \ge 0} of the l1 term.
@@ -136,6 +147,15 @@ lowrank_sampler <- function(M0, sigma) {
 #' (a covariance is PSD). See [lowrank_sparse()] for the method, the certified
 #' rank and the defaults.
 #'
+#' @section Memory:
+#' `data` is read where it is, never copied. On top of it the call uses about
+#' 1.6 to 2.2 times the size of a dense `data` (`inst/bench/memory.R`): the C solver's
+#' minibatch buffer of \eqn{n \times p}{n x p} doubles (dense, also for a
+#' sparse `data`, whose minibatches it densifies), the row distances to the
+#' mean (computed in R by blocks of columns), and seven
+#' \eqn{p \times p}{p x p} matrices as in [lowrank_sparse()]. A sparse `data`
+#' adds one copy of it by rows.
+#'
 #' @param data An \eqn{n \times p} numeric matrix or `Matrix` of observations
 #'   (rows), \eqn{n \ge 2}.
 #' @inheritParams lowrank_sparse
@@ -165,9 +185,14 @@ sparse_covariance <- function(data, lambda, radius, set = c("psd", "nuclear"),
   sparse <- inherits(data, "Matrix")
   S <- as.matrix(Matrix::crossprod(data) - n * tcrossprod(xbar)) / (n - 1)
   S <- (S + t(S)) / 2
-  # squared distances of the rows to the mean, for E||M_i - S||^2
-  r2 <- if (sparse) Matrix::rowSums(data^2) - 2 * as.vector(data %*% xbar) + sum(xbar^2)
-        else rowSums(sweep(data, 2, xbar)^2)
+  # squared distances of the rows to the mean, for E||M_i - S||^2 (by blocks
+  # of columns: no temporary of the size of data)
+  r2 <- numeric(n)
+  for (cols in column_blocks(data)) {
+    B <- data[, cols, drop = FALSE]
+    r2 <- r2 + if (sparse) Matrix::rowSums(B^2) - 2 * as.vector(B %*% xbar[cols]) + sum(xbar[cols]^2)
+               else rowSums(sweep(B, 2, xbar[cols])^2)
+  }
   cfac <- n / (n - 1)
   src <- list(source = 3L, M = S, sigma = 0, dims = c(p, p), C0 = 0.5 * sum(S^2), arg = "data",
               sigma2 = max(cfac^2 * mean(r2^2) - sum(S^2), 0),
@@ -215,7 +240,7 @@ lowrank_source <- function(M, set, target) {
   if (any(out$dims < 1L)) stop_arg("M", "must have at least one row and column")
   if (set == "psd") {
     if (out$dims[1] != out$dims[2]) stop_arg("M", "must be square for set = \"psd\"")
-    if (out$source == 0L && !isSymmetric(unname(out$M), tol = 1e-8))
+    if (out$source == 0L && !is_symmetric_matrix(out$M, tol = 1e-8))
       stop_arg("M", "must be symmetric for set = \"psd\"")
   }
   out

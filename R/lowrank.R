@@ -67,36 +67,46 @@ setOldClass("lowrank")
 #' dim(t(X))
 #' @export
 lowrank <- function(u, d, v) {
-  # coercion ---------------------------------------------------------------
   u <- as_factor_matrix(u, "u")
   v <- as_factor_matrix(v, "v")
   if (!is.numeric(d)) {
     stop("`d` must be a numeric vector.", call. = FALSE)
   }
-  d <- as.double(d)
+  x <- new_lowrank(u, as.double(d), v)
+  check_lowrank(x)
+  x
+}
 
-  # error checking ---------------------------------------------------------
-  if (any(!is.finite(u))) {
-    stop("`u` must contain only finite values (no NA, NaN or Inf).",
-         call. = FALSE)
+# The one validator of lowrank objects, used by lowrank() and by every
+# method before it reads the factors: a lowrank object is a plain list that
+# users can build or modify by hand, and factors of the wrong shape would
+# make products fail obscurely or predict() read out of bounds. Checks u
+# (m x k) and v (n x k) numeric matrices, d a numeric vector of length k, all
+# finite, without allocating anything of their size. `arg` names the
+# argument in the message (NULL: the message is about u, d, v themselves).
+check_lowrank <- function(x, arg = NULL) {
+  fail <- function(...) {
+    if (is.null(arg)) stop(..., call. = FALSE)
+    stop_arg(arg, "is not a valid lowrank object: ", ...)
   }
-  if (any(!is.finite(d))) {
-    stop("`d` must contain only finite values (no NA, NaN or Inf).",
-         call. = FALSE)
+  if (!is.list(x) || !inherits(x, "lowrank"))
+    fail("it must be a lowrank object made by lowrank().")
+  u <- x[["u"]]; d <- x[["d"]]; v <- x[["v"]]
+  for (f in c("u", "v")) {
+    if (!is.matrix(x[[f]]) || !is.numeric(x[[f]]))
+      fail(sprintf("`%s` must be a numeric matrix.", f))
   }
-  if (any(!is.finite(v))) {
-    stop("`v` must contain only finite values (no NA, NaN or Inf).",
-         call. = FALSE)
+  if (!is.numeric(d) || !is.null(dim(d))) fail("`d` must be a numeric vector.")
+  for (f in c("u", "d", "v")) {
+    if (!all_finite(x[[f]]))
+      fail(sprintf("`%s` must contain only finite values (no NA, NaN or Inf).", f))
   }
-  if (ncol(u) != length(d)) {
-    stop(sprintf("`u` has %d columns but `d` has length %d; they must match.",
-                 ncol(u), length(d)), call. = FALSE)
+  for (f in c("u", "v")) {
+    if (ncol(x[[f]]) != length(d))
+      fail(sprintf("`%s` has %d columns but `d` has length %d; they must match.",
+                   f, ncol(x[[f]]), length(d)))
   }
-  if (ncol(v) != length(d)) {
-    stop(sprintf("`v` has %d columns but `d` has length %d; they must match.",
-                 ncol(v), length(d)), call. = FALSE)
-  }
-  new_lowrank(u, d, v)
+  invisible(x)
 }
 
 # Unchecked constructor for internal use (solvers, compression, products).
@@ -191,13 +201,17 @@ nuclear_norm.lowrank <- function(x, ...) sum(lowrank_singular_values(x))
 #' @rdname lowrank
 #' @method dim lowrank
 #' @export
-dim.lowrank <- function(x) c(nrow(x$u), nrow(x$v))
+dim.lowrank <- function(x) {
+  check_lowrank(x, "x")
+  c(nrow(x$u), nrow(x$v))
+}
 
 #' @rdname lowrank
 #' @method print lowrank
 #' @export
 print.lowrank <- function(x, digits = 4L, ...) {
-  dims <- dim(x)
+  check_lowrank(x, "x")
+  dims <- c(nrow(x$u), nrow(x$v))
   s <- lowrank_singular_values(x)
   cat(sprintf("<lowrank matrix: %d x %d, rank %d>\n", dims[1], dims[2],
               length(s)))
@@ -218,13 +232,17 @@ setMethod("show", "lowrank", function(object) print.lowrank(object))
 #' @method as.matrix lowrank
 #' @export
 as.matrix.lowrank <- function(x, ...) {
+  check_lowrank(x, "x")
   x$u %*% (x$d * t(x$v))
 }
 
 #' @rdname lowrank
 #' @method t lowrank
 #' @export
-t.lowrank <- function(x) new_lowrank(x$v, x$d, x$u)
+t.lowrank <- function(x) {
+  check_lowrank(x, "x")
+  new_lowrank(x$v, x$d, x$u)
+}
 
 # Products in factored form -----------------------------------------------
 
@@ -238,6 +256,7 @@ as_dense_result <- function(z) if (inherits(z, "Matrix")) as.matrix(z) else z
 #' @rdname lowrank
 #' @export
 setMethod("%*%", signature("lowrank", "ANY"), function(x, y) {
+  check_lowrank(x, "x")
   if (operand_nrow(y) != nrow(x$v)) {
     stop(sprintf(paste("non-conformable arguments: the lowrank matrix has %d",
                        "columns but `y` has %d rows."),
@@ -250,6 +269,7 @@ setMethod("%*%", signature("lowrank", "ANY"), function(x, y) {
 #' @rdname lowrank
 #' @export
 setMethod("%*%", signature("ANY", "lowrank"), function(x, y) {
+  check_lowrank(y, "y")
   # A vector on the left is a row vector, as for base %*%.
   if (is.null(dim(x))) x <- matrix(x, nrow = 1L)
   if (operand_ncol(x) != nrow(y$u)) {
@@ -264,6 +284,8 @@ setMethod("%*%", signature("ANY", "lowrank"), function(x, y) {
 #' @rdname lowrank
 #' @export
 setMethod("%*%", signature("lowrank", "lowrank"), function(x, y) {
+  check_lowrank(x, "x")
+  check_lowrank(y, "y")
   if (nrow(x$v) != nrow(y$u)) {
     stop(sprintf(paste("non-conformable arguments: %d columns on the left,",
                        "%d rows on the right."), nrow(x$v), nrow(y$u)),
@@ -297,7 +319,8 @@ setMethod("%*%", signature("lowrank", "lowrank"), function(x, y) {
 #' @method predict lowrank
 #' @export
 predict.lowrank <- function(object, i, j, ...) {
-  dims <- dim(object)
+  check_lowrank(object, "object")
+  dims <- c(nrow(object$u), nrow(object$v))
   if (missing(j)) {
     if (missing(i)) {
       stop("`i` is required: row indices, or a two-column set of pairs.",
@@ -316,9 +339,13 @@ predict.lowrank <- function(object, i, j, ...) {
   lowrank_entries(object, ii, jj)
 }
 
-# Entries at validated integer pairs: one O(r) inner product per pair, in C.
+# Entries of a validated lowrank object at validated integer pairs: one O(r)
+# inner product per pair, in C (which checks the shapes again).
 lowrank_entries <- function(x, i, j) {
-  .Call(C_cg_lowrank_entries, x$u, as.double(x$d), x$v, as.integer(i), as.integer(j))
+  u <- x$u; v <- x$v
+  if (!is.double(u)) storage.mode(u) <- "double"   # integer factors built by hand
+  if (!is.double(v)) storage.mode(v) <- "double"
+  .Call(C_cg_lowrank_entries, u, as.double(x$d), v, as.integer(i), as.integer(j))
 }
 
 # Split a two-column matrix or data frame of (row, col) pairs; `arg` names

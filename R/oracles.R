@@ -50,6 +50,6 @@ cg_oracle <- function(name, ...) {
     return(A)
   }
   A <- as.matrix(A)
-  storage.mode(A) <- "double"
+  if (!is.double(A)) storage.mode(A) <- "double"   # never copy a double matrix
   A
 }

@@ -62,6 +62,17 @@
 #' an upper bound on the distance to the optimal value (its rank-one SVD is
 #' trace-only work, excluded from the solver time).
 #'
+#' @section Memory:
+#' `M` is read where it is, never copied (a `Matrix` is made dense first).
+#' The C solver keeps five dense \eqn{m \times n}{m x n} matrices
+#' (\eqn{Z = X + Y}, `Y`, the gradient, and the two blocks' new points); `X`
+#' is returned as a truncated SVD and `Y` as a `dgCMatrix` (12 bytes per
+#' nonzero). On top of `M` the call uses about 5 to 6 times its size
+#' (`inst/bench/memory.R`), plus \eqn{O((m + n) r)}{O((m + n) r)} for the
+#' rank-\eqn{r} SVDs, or a dense copy and a full SVD (several
+#' \eqn{m \times n}{m x n} matrices more) once
+#' \eqn{2r \ge \min(m, n)}{2 r >= min(m, n)}.
+#'
 #' @param M Numeric matrix (or `Matrix` object, made dense) to decompose.
 #' @param tau Positive bound on the nuclear norm of `X` (on its trace when
 #'   `psd = TRUE`).
@@ -140,7 +151,7 @@ robust_pca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"),
   check_flag(psd, "psd")
   if (psd) {
     if (dims[1] != dims[2]) stop_arg("M", "must be square for psd = TRUE")
-    if (!isSymmetric(unname(M), tol = 1e-8)) stop_arg("M", "must be symmetric for psd = TRUE")
+    if (!is_symmetric_matrix(M, tol = 1e-8)) stop_arg("M", "must be symmetric for psd = TRUE")
   }
   if (missing(tau)) stop_arg("tau", "is missing, with no default")
   check_radius(tau, "tau")
@@ -244,12 +255,24 @@ robust_notes <- function(fit) {
             length(fit$solution$X$d), fit$X_tail))
 }
 
+# The two parts of a fit a user may have modified: a valid lowrank X and a
+# matrix Y of the same dimensions.
+robust_parts <- function(fit, arg) {
+  X <- fit$solution$X; Y <- fit$solution$Y
+  check_lowrank(X, paste0(arg, "$solution$X"))
+  if (!(is.matrix(Y) || inherits(Y, "Matrix")) || !identical(dim(Y), dim(X)))
+    stop_arg(paste0(arg, "$solution$Y"), "must be a matrix of the dimensions of `X` (",
+             nrow(X$u), " x ", nrow(X$v), ")")
+  invisible(fit)
+}
+
 #' @rdname robust_pca
 #' @param object A `robust_pca_fit`.
 #' @param ... Unused.
 #' @method fitted robust_pca_fit
 #' @export
 fitted.robust_pca_fit <- function(object, ...) {
+  robust_parts(object, "object")
   as.matrix(object$solution$X) + as.matrix(object$solution$Y)
 }
 
@@ -282,6 +305,7 @@ plot.robust_pca_fit <- function(x, type = c("trace", "images"), max_cells = 400L
   type <- match_choice(type, c("trace", "images"), "type")
   if (type == "trace") return(NextMethod())
   check_count(max_cells, "max_cells", min = 2)
+  robust_parts(x, "x")
   X <- x$solution$X; Y <- x$solution$Y
   dims <- dim(Y)
   rows <- unique(round(seq(1, dims[1], length.out = min(dims[1], max_cells))))

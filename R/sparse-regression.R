@@ -24,6 +24,15 @@
 #'
 #' No intercept is fitted: centre `y` and the columns of `X` first if needed.
 #'
+#' @section Memory:
+#' `X` is read where it is, never copied (a double matrix or a `dgCMatrix`;
+#' other types are converted first). A dense `X` needs little more:
+#' \eqn{p^2} doubles for the Gram matrix (`gram = TRUE`) and \eqn{O(n + p)}
+#' vectors: at \eqn{80000 \times 250}{80000 x 250} the call used 0.05 times
+#' the size of `X` on top of `X` (`inst/bench/memory.R`). A sparse `X` adds
+#' one copy of it by rows for the row sampler (the same size): about 1.2
+#' times the size of `X` on top of `X`.
+#'
 #' @param X Design matrix, n x p: a numeric matrix or a `Matrix` object
 #'   (sparse `dgCMatrix` is kept sparse).
 #' @param y Response, length n.
@@ -112,12 +121,17 @@ sparse_regression <- function(X, y, radius, method = c("sfw", "fw", "spg"),
   fit
 }
 
-# largest eigenvalue of X'X / n; Lanczos can fail when the top singular
-# values coincide (e.g. an orthogonal design), so fall back to a full SVD
-design_lipschitz <- function(X) {
-  full <- function() svd(as.matrix(X), 0, 0)$d[1]
-  d1 <- if (min(dim(X)) <= 50L) full()
-        else tryCatch(RSpectra::svds(X, k = 1, nu = 0, nv = 0)$d[1],
-                      error = function(e) full())
-  max(d1^2 / nrow(X), .Machine$double.eps)
+# largest eigenvalue of X'X / n
+design_lipschitz <- function(X) max(sigma1_squared(X) / nrow(X), .Machine$double.eps)
+
+# sigma_1(A)^2 without a dense copy of A: by Lanczos, or from the Gram matrix
+# of the short side when it is small (at most 50) or when Lanczos fails (it
+# can when the top singular values coincide, e.g. an orthogonal design)
+sigma1_squared <- function(A) {
+  gram <- function() {
+    G <- if (nrow(A) <= ncol(A)) Matrix::tcrossprod(A) else Matrix::crossprod(A)
+    max(eigen(as.matrix(G), symmetric = TRUE, only.values = TRUE)$values, 0)
+  }
+  if (min(dim(A)) <= 50L) return(gram())
+  tryCatch(RSpectra::svds(A, k = 1, nu = 0, nv = 0)$d[1]^2, error = function(e) gram())
 }

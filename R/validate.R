@@ -60,20 +60,63 @@ match_choice <- function(x, choices, arg) {
   x
 }
 
-# base matrix or Matrix; returns list(dense = double matrix) or list(csc = dgCMatrix)
+# base matrix or Matrix; returns a double matrix or a dgCMatrix. A double
+# matrix is returned as is, never copied: `storage.mode<-` on it would give
+# an ALTREP wrapper that R copies in full the first time C code asks for a
+# writable pointer. The checks allocate nothing of the size of X.
 check_design <- function(X, arg = "X") {
   if (inherits(X, "Matrix")) {
     X <- methods::as(methods::as(methods::as(X, "CsparseMatrix"), "generalMatrix"),
                      "dMatrix")
-    if (anyNA(X@x) || any(!is.finite(X@x))) stop_arg(arg, "contains NA, NaN or Inf")
+    if (!all_finite(X@x)) stop_arg(arg, "contains NA, NaN or Inf")
     return(X)
   }
   if (is.data.frame(X)) X <- as.matrix(X)
   if (!is.matrix(X) || !(is.numeric(X) || is.logical(X)))
     stop_arg(arg, "must be a numeric matrix or a Matrix object")
-  if (anyNA(X) || any(!is.finite(X))) stop_arg(arg, "contains NA, NaN or Inf")
-  storage.mode(X) <- "double"
+  if (!all_finite(X)) stop_arg(arg, "contains NA, NaN or Inf")
+  if (!is.double(X)) storage.mode(X) <- "double"
   X
+}
+
+# TRUE when no entry is NA, NaN or +-Inf; min() and max() scan without
+# allocating (is.finite(X) would allocate a logical of the size of X)
+all_finite <- function(x) {
+  length(x) == 0L || (is.finite(min(x)) && is.finite(max(x)))
+}
+
+# isSymmetric(unname(M), tol) without its temporaries of the size of M
+# (t(M), the differences, and the copy unname() makes of a matrix with
+# dimnames): the same tests (rows 1, 2, n-1, n against the columns, then
+# all.equal's mean relative difference over the entries that differ),
+# accumulated over blocks of columns.
+is_symmetric_matrix <- function(M, tol = 100 * .Machine$double.eps) {
+  n <- nrow(M)
+  if (n != ncol(M)) return(FALSE)
+  if (n > 1L) {
+    for (i in unique(c(1L, 2L, n - 1L, n)))
+      if (!isTRUE(all.equal(unname(M[i, ]), unname(M[, i]), tolerance = 8 * tol)))
+        return(FALSE)
+  }
+  n_diff <- 0; sum_diff <- 0; sum_abs <- 0
+  for (cols in column_blocks(M)) {
+    A <- M[, cols, drop = FALSE]
+    B <- t(M[cols, , drop = FALSE])
+    differ <- A != B
+    n_diff <- n_diff + sum(differ)
+    sum_diff <- sum_diff + sum(abs(A[differ] - B[differ]))
+    sum_abs <- sum_abs + sum(abs(A[differ]))
+  }
+  if (n_diff == 0) return(TRUE)
+  scale <- sum_abs / n_diff
+  sum_diff / (if (is.finite(scale) && scale > tol) sum_abs else n_diff) <= tol
+}
+
+# column indices of X in blocks of about `entries` entries each, for loops
+# that must not allocate temporaries of the size of X
+column_blocks <- function(X, entries = 2^20) {
+  width <- max(1, floor(entries / max(nrow(X), 1)))
+  split(seq_len(ncol(X)), ceiling(seq_len(ncol(X)) / width))
 }
 
 check_vector <- function(y, arg, n = NULL) {

@@ -99,3 +99,44 @@ int cg_lookup(const char *name, const char *const *table, int n, const char *wha
     error("unknown %s '%s'", what, name);
     return -1;
 }
+
+/* ---- read-only, checked access to the arrays of a spec. The problem
+ * constructors call these before any solver work (nothing to release yet,
+ * so error() is safe). */
+static SEXP spec_vector(SEXP spec, const char *name, SEXPTYPE type, R_xlen_t len)
+{
+    SEXP x = cg_list_get(spec, name);
+    if (TYPEOF(x) != type)
+        error("spec element '%s' must be of type %s", name, type2char(type));
+    if (len >= 0 && XLENGTH(x) != len)
+        error("spec element '%s' must have length %lld, not %lld", name,
+              (long long) len, (long long) XLENGTH(x));
+    return x;
+}
+
+const double *cg_spec_real(SEXP spec, const char *name, R_xlen_t len)
+{
+    return REAL_RO(spec_vector(spec, name, REALSXP, len));
+}
+
+const int *cg_spec_index(SEXP spec, const char *name, R_xlen_t len, int lo, int hi)
+{
+    SEXP x = spec_vector(spec, name, INTSXP, len);
+    const int *v = INTEGER_RO(x);
+    for (R_xlen_t k = 0; k < XLENGTH(x); k++) {
+        if (v[k] == NA_INTEGER) error("spec element '%s' has an NA index", name);
+        if (v[k] < lo || v[k] > hi)
+            error("spec element '%s': index %d out of range %d..%d", name, v[k], lo, hi);
+    }
+    return v;
+}
+
+const int *cg_spec_pointers(SEXP spec, const char *name, int n, R_xlen_t nnz)
+{
+    const int *p = INTEGER_RO(spec_vector(spec, name, INTSXP, (R_xlen_t) n + 1));
+    if (p[0] != 0 || p[n] != nnz)
+        error("spec element '%s' must start at 0 and end at %lld", name, (long long) nnz);
+    for (int k = 0; k < n; k++)
+        if (p[k + 1] < p[k]) error("spec element '%s' must not decrease", name);
+    return p;
+}

@@ -84,15 +84,28 @@ void cg_atoms_weights(const cg_atoms *a, double *w_out)
 }
 
 /* Entries of u diag(d) v' at 1-based pairs (i, j): O(rank) per pair, never
- * the dense matrix. .Call entry used by predict() on lowrank objects. */
+ * the dense matrix. .Call entry used by predict() on lowrank objects, which
+ * users can build or modify by hand: R checks them first, and the shapes and
+ * indices are checked again here, where a mismatch would read out of bounds. */
 SEXP cg_lowrank_entries(SEXP u, SEXP d, SEXP v, SEXP i, SEXP j)
 {
-    const int m = nrows(u), n = nrows(v), r = LENGTH(d), N = LENGTH(i);
-    const double *U = REAL(u), *D = REAL(d), *V = REAL(v);
-    const int *I = INTEGER(i), *J = INTEGER(j);
+    if (TYPEOF(u) != REALSXP || !isMatrix(u) || TYPEOF(v) != REALSXP || !isMatrix(v))
+        error("lowrank entries: `u` and `v` must be double matrices");
+    if (TYPEOF(d) != REALSXP || ncols(u) != XLENGTH(d) || ncols(v) != XLENGTH(d))
+        error("lowrank entries: `d` must be a double vector of length ncol(u) = ncol(v)");
+    if (TYPEOF(i) != INTSXP || TYPEOF(j) != INTSXP || XLENGTH(i) != XLENGTH(j))
+        error("lowrank entries: `i` and `j` must be integer vectors of the same length");
+    const int m = nrows(u), n = nrows(v), r = LENGTH(d);
+    const R_xlen_t N = XLENGTH(i);
+    const double *U = REAL_RO(u), *D = REAL_RO(d), *V = REAL_RO(v);
+    const int *I = INTEGER_RO(i), *J = INTEGER_RO(j);
+    for (R_xlen_t k = 0; k < N; k++)
+        if (I[k] < 1 || I[k] > m || J[k] < 1 || J[k] > n)
+            error("lowrank entries: index pair %lld out of range 1..%d x 1..%d",
+                  (long long) k + 1, m, n);
     SEXP out = PROTECT(allocVector(REALSXP, N));
     double *o = REAL(out);
-    for (int k = 0; k < N; k++) {
+    for (R_xlen_t k = 0; k < N; k++) {
         const double *uk = U + (I[k] - 1), *vk = V + (J[k] - 1);
         double s = 0.0;
         for (int l = 0; l < r; l++) s += D[l] * uk[(size_t) l * m] * vk[(size_t) l * n];

@@ -1,6 +1,7 @@
 /* .Call glue exposing each oracle to R (used by tests and benchmarks).
  * Unpacks a named argument list, calls one kernel, returns a named list.
- * Inputs are never modified: in-place kernels work on fresh copies. */
+ * Inputs are read through const pointers (REAL_RO, INTEGER_RO) and never
+ * modified: in-place kernels work on fresh copies. */
 #include "stochcg.h"
 #include <string.h>
 
@@ -30,7 +31,7 @@ static const double *arg_real(SEXP args, const char *name, int *len)
     SEXP a = arg(args, name);
     if (TYPEOF(a) != REALSXP) error("argument '%s' must be a double vector", name);
     if (len) *len = LENGTH(a);
-    return REAL(a);
+    return REAL_RO(a);
 }
 
 static double arg_scalar(SEXP args, const char *name)
@@ -44,9 +45,9 @@ static double arg_scalar(SEXP args, const char *name)
 static int arg_int(SEXP args, const char *name)
 {
     SEXP a = arg(args, name);
-    if (TYPEOF(a) != INTSXP || LENGTH(a) != 1 || INTEGER(a)[0] == NA_INTEGER)
+    if (TYPEOF(a) != INTSXP || LENGTH(a) != 1 || INTEGER_RO(a)[0] == NA_INTEGER)
         error("argument '%s' must be a single integer", name);
-    return INTEGER(a)[0];
+    return INTEGER_RO(a)[0];
 }
 
 static const int *int_field(SEXP a, const char *name, int *len)
@@ -54,7 +55,7 @@ static const int *int_field(SEXP a, const char *name, int *len)
     SEXP f = cg_list_get(a, name);
     if (TYPEOF(f) != INTSXP) error("matrix field '%s' must be an integer vector", name);
     *len = LENGTH(f);
-    return INTEGER(f);
+    return INTEGER_RO(f);
 }
 
 static int int_scalar_field(SEXP a, const char *name)
@@ -70,7 +71,7 @@ static const double *real_field(SEXP a, const char *name, int *len)
     SEXP f = cg_list_get(a, name);
     if (TYPEOF(f) != REALSXP) error("matrix field '%s' must be a double vector", name);
     *len = LENGTH(f);
-    return REAL(f);
+    return REAL_RO(f);
 }
 
 /* dense numeric matrix, list(p, i, x, m, n) (CSC) or list(row, col, val, m, n)
@@ -83,12 +84,15 @@ static void arg_linop(SEXP args, const char *name, cg_linop *A, any_data *d)
     SEXP a = arg(args, name);
     if (TYPEOF(a) == REALSXP && isMatrix(a)) {
         SEXP dim = getAttrib(a, R_DimSymbol);
-        cg_linop_dense(A, &d->dense, REAL(a), INTEGER(dim)[0], INTEGER(dim)[1]);
+        if (INTEGER_RO(dim)[0] < 1 || INTEGER_RO(dim)[1] < 1)
+            error("argument '%s' must not be empty", name);
+        cg_linop_dense(A, &d->dense, REAL_RO(a), INTEGER_RO(dim)[0], INTEGER_RO(dim)[1]);
         return;
     }
     if (TYPEOF(a) != VECSXP || getAttrib(a, R_NamesSymbol) == R_NilValue)
         error("argument '%s' must be a double matrix or a sparse matrix list", name);
     const int m = int_scalar_field(a, "m"), n = int_scalar_field(a, "n");
+    if (m < 1 || n < 1) error("argument '%s' must not be empty", name);
     int lp, li, lx;
     if (cg_list_get(a, "p") != R_NilValue) {
         const int *p = int_field(a, "p", &lp), *i = int_field(a, "i", &li);
@@ -280,13 +284,13 @@ SEXP cg_oracle_call(SEXP name, SEXP args)
     case OR_PROJ_NUCLEAR: case OR_PROJ_PSD: {
         SEXP X0 = arg(args, "X");
         if (TYPEOF(X0) != REALSXP || !isMatrix(X0)) error("argument 'X' must be a double matrix");
-        const int m = INTEGER(getAttrib(X0, R_DimSymbol))[0];
-        const int nc = INTEGER(getAttrib(X0, R_DimSymbol))[1];
+        const int m = INTEGER_RO(getAttrib(X0, R_DimSymbol))[0];
+        const int nc = INTEGER_RO(getAttrib(X0, R_DimSymbol))[1];
         const double radius = arg_scalar(args, "radius");
         if (!(radius >= 0.0)) error("argument 'radius' must be nonnegative");
         if (which == OR_PROJ_PSD && m != nc) error("argument 'X' must be square");
         const int eq = which == OR_PROJ_PSD ? arg_int(args, "equality") : 0;
-        SEXP X = PROTECT(duplicate(X0));
+        SEXP X = PROTECT(duplicate(X0));      /* the one copy: kernels work in place */
         st = which == OR_PROJ_NUCLEAR ? cg_proj_nuclear_dense(REAL(X), m, nc, radius)
             : cg_proj_psd_dense(REAL(X), m, radius, eq);
         if (st != CG_OK) error("dense decomposition failed (status %d)", st);
@@ -296,14 +300,15 @@ SEXP cg_oracle_call(SEXP name, SEXP args)
     case OR_WEAK_PROX: {        /* certified-rank weak proximal oracle */
         SEXP A = arg(args, "A");
         if (TYPEOF(A) != REALSXP || !isMatrix(A)) error("argument 'A' must be a double matrix");
-        const int m = INTEGER(getAttrib(A, R_DimSymbol))[0];
-        const int nc = INTEGER(getAttrib(A, R_DimSymbol))[1];
+        const int m = INTEGER_RO(getAttrib(A, R_DimSymbol))[0];
+        const int nc = INTEGER_RO(getAttrib(A, R_DimSymbol))[1];
+        if (m < 1 || nc < 1) error("argument 'A' must not be empty");
         const int set = arg_int(args, "psd") ? CG_SET_PSD : CG_SET_NUCLEAR;
         if (set == CG_SET_PSD && m != nc) error("argument 'A' must be square");
         int rank = arg_int(args, "rank"), certified = 0, triplets = 0;
         long nmv = 0;
         SEXP V = PROTECT(new_matrix(m, nc));
-        st = cg_weak_prox(REAL(A), m, nc, set, arg_scalar(args, "radius"),
+        st = cg_weak_prox(REAL_RO(A), m, nc, set, arg_scalar(args, "radius"),
                           arg_int(args, "max_rank"), &rank, REAL(V), &certified, &triplets, &nmv);
         if (st != CG_OK) error("weak proximal oracle failed (status %d)", st);
         res_add(&r, "V", V); UNPROTECT(1);

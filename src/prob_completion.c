@@ -191,12 +191,14 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     memset(C, 0, sizeof(completion));
     C->m = asInteger(cg_list_get(spec, "m"));
     C->n = asInteger(cg_list_get(spec, "n"));
-    C->cell = INTEGER(cg_list_get(spec, "cell"));
-    C->crow = INTEGER(cg_list_get(spec, "cell_row"));
-    C->ccol = INTEGER(cg_list_get(spec, "cell_col"));
     C->C = LENGTH(cg_list_get(spec, "cell_row"));
-    C->y = REAL(cg_list_get(spec, "y"));
     C->N = LENGTH(cg_list_get(spec, "y"));
+    if (C->m < 1 || C->n < 1 || C->C < 1 || C->N < 1)
+        error("spec: completion needs m, n >= 1 and observed entries");
+    C->cell = cg_spec_index(spec, "cell", C->N, 0, C->C - 1);
+    C->crow = cg_spec_index(spec, "cell_row", C->C, 0, C->m - 1);
+    C->ccol = cg_spec_index(spec, "cell_col", C->C, 0, C->n - 1);
+    C->y = cg_spec_real(spec, "y", C->N);
     C->family = asInteger(cg_list_get(spec, "family"));
     C->radius = asReal(cg_list_get(spec, "radius"));
     C->dense = asLogical(cg_list_get(spec, "dense_iterate"));

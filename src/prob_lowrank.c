@@ -368,20 +368,30 @@ int cg_problem_lowrank(cg_problem *P, SEXP spec)
     L->lambda2 = asReal(cg_list_get(spec, "lambda2"));
     L->loss = asInteger(cg_list_get(spec, "loss"));
     L->reg = asInteger(cg_list_get(spec, "reg"));
+    if (L->m < 1 || L->n < 1 || (L->set == CG_SET_PSD && L->m != L->n))
+        error("spec: X must be m x n with m, n >= 1 (square for the PSD set)");
     if (L->loss == LOSS_SENSING || L->reg == REG_MAXLIN) {
-        L->op_p = INTEGER(cg_list_get(spec, "op_p"));
-        L->op_j = INTEGER(cg_list_get(spec, "op_j"));
-        L->op_x = REAL(cg_list_get(spec, "op_x"));
-        L->op_b = REAL(cg_list_get(spec, "op_b"));
+        /* operator columns are the entries of vec X: indices below m n */
+        const int last = L->mn - 1 < INT_MAX ? (int) (L->mn - 1) : INT_MAX;
+        const R_xlen_t nnz = XLENGTH(cg_list_get(spec, "op_j"));
         L->nop = LENGTH(cg_list_get(spec, "op_b"));
+        if (L->nop < 1) error("spec: the linear operator has no rows");
+        L->op_b = cg_spec_real(spec, "op_b", L->nop);
+        L->op_p = cg_spec_pointers(spec, "op_p", L->nop, nnz);
+        L->op_j = cg_spec_index(spec, "op_j", nnz, 0, last);
+        L->op_x = cg_spec_real(spec, "op_x", nnz);
         L->w = (double *) R_alloc(L->nop, sizeof(double));
     }
     L->mu = asReal(cg_list_get(spec, "mu"));
     L->tau = asReal(cg_list_get(spec, "radius"));
     L->rank = asInteger(cg_list_get(spec, "rank"));
     L->max_rank = asInteger(cg_list_get(spec, "max_rank"));
-    SEXP M = cg_list_get(spec, "M");
-    L->M = isNull(M) ? NULL : REAL(M);
+    /* E[M] (or the mean M0 of the Gaussian oracle) is needed unless it
+     * comes from an R function (then it is an optional target) or the loss
+     * is sensing */
+    if (!isNull(cg_list_get(spec, "M")) ||
+        (L->loss == LOSS_DIST && L->source != SRC_RFUN))
+        L->M = cg_spec_real(spec, "M", (R_xlen_t) L->mn);
     L->sigma = asReal(cg_list_get(spec, "sigma"));
     if (L->source == SRC_RFUN) {   /* the call lives in spec, protected by .Call */
         L->rho = cg_list_get(spec, "env");
@@ -390,14 +400,16 @@ int cg_problem_lowrank(cg_problem *P, SEXP spec)
     if (L->source == SRC_ROWS) {
         L->nobs = asInteger(cg_list_get(spec, "nobs"));
         L->sparse = asLogical(cg_list_get(spec, "sparse"));
+        if (L->nobs < 2) error("spec: data must have at least two rows");
         if (L->sparse) {
-            L->rp = INTEGER(cg_list_get(spec, "row_p"));
-            L->ci = INTEGER(cg_list_get(spec, "row_j"));
-            L->rx = REAL(cg_list_get(spec, "row_x"));
+            const R_xlen_t nnz = XLENGTH(cg_list_get(spec, "row_j"));
+            L->rp = cg_spec_pointers(spec, "row_p", L->nobs, nnz);
+            L->ci = cg_spec_index(spec, "row_j", nnz, 0, L->n - 1);
+            L->rx = cg_spec_real(spec, "row_x", nnz);
         } else {
-            L->Xd = REAL(cg_list_get(spec, "data"));
+            L->Xd = cg_spec_real(spec, "data", (R_xlen_t) L->nobs * L->n);
         }
-        L->xbar = REAL(cg_list_get(spec, "xbar"));
+        L->xbar = cg_spec_real(spec, "xbar", L->n);
         L->c = (double) L->nobs / (L->nobs - 1.0);
         int cap = asInteger(cg_list_get(spec, "max_batch"));
         cg_sampler_init(&L->smp, L->nobs, cap, CG_SAMPLE_REPLACE);

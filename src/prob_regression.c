@@ -234,20 +234,22 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
     R->p = asInteger(cg_list_get(spec, "p"));
     R->sparse = asLogical(cg_list_get(spec, "sparse"));
     R->gram = asLogical(cg_list_get(spec, "gram"));
-    R->y = REAL(cg_list_get(spec, "y"));
+    const int n = R->n, p = R->p;
+    if (n < 1 || p < 1) error("spec: X must have at least one row and one column");
+    R->y = cg_spec_real(spec, "y", n);
     R->radius = asReal(cg_list_get(spec, "radius"));
     R->lipschitz = asReal(cg_list_get(spec, "lipschitz"));
     if (R->sparse) {
-        R->rp = INTEGER(cg_list_get(spec, "row_p"));
-        R->ci = INTEGER(cg_list_get(spec, "row_j"));
-        R->rx = REAL(cg_list_get(spec, "row_x"));
-        R->cp = INTEGER(cg_list_get(spec, "col_p"));
-        R->ri = INTEGER(cg_list_get(spec, "col_i"));
-        R->cx = REAL(cg_list_get(spec, "col_x"));
+        const R_xlen_t nnz = XLENGTH(cg_list_get(spec, "row_j"));
+        R->rp = cg_spec_pointers(spec, "row_p", n, nnz);
+        R->ci = cg_spec_index(spec, "row_j", nnz, 0, p - 1);
+        R->rx = cg_spec_real(spec, "row_x", nnz);
+        R->cp = cg_spec_pointers(spec, "col_p", p, nnz);
+        R->ri = cg_spec_index(spec, "col_i", nnz, 0, n - 1);
+        R->cx = cg_spec_real(spec, "col_x", nnz);
     } else {
-        R->X = REAL(cg_list_get(spec, "X"));
+        R->X = cg_spec_real(spec, "X", (R_xlen_t) n * p);
     }
-    const int n = R->n, p = R->p;
     cg_sampler_init(&R->smp, n, asInteger(cg_list_get(spec, "batch_size")),
                     asInteger(cg_list_get(spec, "sampling")));
     R->batch_idx = (int *) R_alloc(n > R->smp.batch ? n : R->smp.batch, sizeof(int));

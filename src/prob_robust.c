@@ -255,7 +255,8 @@ int cg_problem_robust(cg_problem *P, SEXP spec)
     R->m = INTEGER(getAttrib(M, R_DimSymbol))[0];
     R->n = INTEGER(getAttrib(M, R_DimSymbol))[1];
     R->mn = (size_t) R->m * R->n;
-    R->M = REAL(M);
+    if (R->m < 1 || R->n < 1) error("spec element 'M' must not be empty");
+    R->M = REAL_RO(M);
     R->psd = asLogical(cg_list_get(spec, "psd"));
     R->sparse = asInteger(cg_list_get(spec, "sparse"));
     R->tau = asReal(cg_list_get(spec, "tau"));

@@ -299,5 +299,14 @@ int cg_solve_alt(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
 /* ---------------------------------------------------------- helpers */
 SEXP cg_list_get(SEXP list, const char *name);   /* R_NilValue if absent */
 int  cg_lookup(const char *name, const char *const *table, int n, const char *what);
+/* Arrays of a spec (dispatch.c), read-only: no solver writes into R's data,
+ * and a read-only pointer never makes R materialize a copy of an ALTREP
+ * vector. Type and length are checked (len < 0: any length); index arrays
+ * also lie in lo..hi, and compressed-storage pointers (n + 1 of them) start
+ * at 0, do not decrease and end at nnz, so no spec can make a kernel read or
+ * write out of bounds. */
+const double *cg_spec_real(SEXP spec, const char *name, R_xlen_t len);
+const int    *cg_spec_index(SEXP spec, const char *name, R_xlen_t len, int lo, int hi);
+const int    *cg_spec_pointers(SEXP spec, const char *name, int n, R_xlen_t nnz);
 
 #endif

@@ -176,3 +176,100 @@ test_that("nuclear_norm is the sum of singular values", {
   expect_equal(nuclear_norm(lowrank(a$u, a$w, a$v)), sum(svd(dense)$d),
                tolerance = 1e-10)
 })
+
+# ---- hand-built and modified objects: every method checks the shapes first
+
+# valid 3 x 4 rank-2 object, then one broken copy per way of breaking it
+good_lowrank <- function() lowrank(matrix(1:6, 3), c(2, 1), matrix(1:8, 4))
+bad_lowranks <- function() {
+  x <- good_lowrank()
+  list(
+    d_longer = list(replace(x, "d", list(c(2, 1, 5))),       # issue 8: read past u
+                    "`u` has 2 columns but `d` has length 3"),
+    d_shorter = list(replace(x, "d", list(2)), "`u` has 2 columns but `d` has length 1"),
+    v_columns = list(replace(x, "v", list(matrix(1, 4, 3))),
+                     "`v` has 3 columns but `d` has length 2"),
+    u_vector = list(replace(x, "u", list(1:6)), "`u` must be a numeric matrix"),
+    v_missing = list(replace(x, "v", list(NULL)), "`v` must be a numeric matrix"),
+    u_text = list(replace(x, "u", list(matrix("a", 3, 2))), "`u` must be a numeric matrix"),
+    d_matrix = list(replace(x, "d", list(matrix(1, 1, 2))), "`d` must be a numeric vector"),
+    u_na = list(replace(x, "u", list(replace(x$u, 2, NA))),
+                "`u` must contain only finite values"),
+    d_inf = list(replace(x, "d", list(c(2, Inf))), "`d` must contain only finite values"),
+    v_nan = list(replace(x, "v", list(replace(x$v, 5, NaN))),
+                 "`v` must contain only finite values"),
+    not_list = list(structure(1:3, class = "lowrank"), "must be a lowrank object"))
+}
+
+test_that("replace() keeps the lowrank object a lowrank object (test premise)", {
+  x <- replace(good_lowrank(), "d", list(c(2, 1, 5)))
+  expect_true(inherits(x, "lowrank") && isS4(x))
+})
+
+test_that("every lowrank method rejects a broken object, naming the argument", {
+  prefix <- function(arg) paste0("`", arg, "` is not a valid lowrank object: ")
+  for (case in names(bad_lowranks())) {
+    b <- bad_lowranks()[[case]]
+    x <- b[[1]]; msg <- b[[2]]
+    re <- function(arg) paste0(prefix(arg), ".*", msg)
+    expect_error(predict(x, 1, 1), re("object"), info = case)
+    expect_error(predict(x, cbind(1:3, 1:3)), re("object"), info = case)
+    expect_error(as.matrix(x), re("x"), info = case)
+    expect_error(t(x), re("x"), info = case)
+    expect_error(dim(x), re("x"), info = case)
+    expect_error(print(x), re("x"), info = case)
+    if (isS4(x)) {                       # %*% reaches the methods only then
+      expect_error(x %*% diag(4), re("x"), info = case)
+      expect_error(diag(3) %*% x, re("y"), info = case)
+      expect_error(x %*% t(good_lowrank()), re("x"), info = case)
+      expect_error(t(good_lowrank()) %*% x, re("y"), info = case)
+    }
+  }
+})
+
+test_that("predict reads only inside the factors, whatever the object says", {
+  x <- good_lowrank()
+  # the C entry checks shapes and indices itself, without R's checks
+  entries <- function(u, d, v, i, j) .Call(C_cg_lowrank_entries, u, d, v, i, j)
+  expect_equal(entries(x$u, x$d, x$v, 3L, 4L), as.matrix(x)[3, 4])
+  expect_error(entries(x$u, c(2, 1, 5), x$v, 1L, 1L), "`d` must be a double vector of length")
+  expect_error(entries(x$u, x$d, matrix(1, 4, 3), 1L, 1L), "`d` must be a double vector")
+  expect_error(entries(as.vector(x$u), x$d, x$v, 1L, 1L), "`u` and `v` must be double matrices")
+  expect_error(entries(x$u, x$d, x$v, 4L, 1L), "index pair 1 out of range 1..3 x 1..4")
+  expect_error(entries(x$u, x$d, x$v, c(1L, 1L), c(1L, 5L)), "index pair 2 out of range")
+  expect_error(entries(x$u, x$d, x$v, NA_integer_, 1L), "index pair 1 out of range")
+  expect_error(entries(x$u, x$d, x$v, 1L, 1:2), "same length")
+  expect_error(entries(x$u, x$d, x$v, 1, 1), "integer vectors")
+  # integer factors (a hand-modified object) are read correctly
+  y <- replace(x, "u", list(matrix(1:6, 3)))
+  expect_equal(predict(y, 2, 3), as.matrix(x)[2, 3])
+})
+
+test_that("fit methods check a solution the user modified", {
+  set.seed(12)
+  obs <- data.frame(row = rep(1:6, 5), col = rep(1:5, each = 6), value = rnorm(30))
+  fit <- complete_matrix(obs, radius = 2, method = "fw", control = cg_control(max_iter = 3))
+  bad <- fit
+  bad$solution$X$d <- c(bad$solution$X$d, 1)
+  expect_error(predict(bad, data.frame(row = 1, col = 1)),
+               "`object\\$solution\\$X` is not a valid lowrank object: `u` has")
+  expect_error(print(bad), "`solution\\$X` is not a valid lowrank object")
+  expect_error(summary(bad), "`solution\\$X` is not a valid lowrank object")
+  # a smaller X than the fit's dims: indices valid for dims would read past X
+  small <- fit
+  small$solution$X <- lowrank(fit$solution$X$u[1:3, , drop = FALSE], fit$solution$X$d,
+                              fit$solution$X$v)
+  expect_error(predict(small, data.frame(row = 6, col = 1)),
+               "`object` has dims 6 x 5 but its solution `X` is 3 x 5")
+
+  M <- tcrossprod(1:8, 8:1) + diag(8)
+  rfit <- robust_pca(M, tau = 50, s = 5, control = cg_control(max_iter = 3))
+  rbad <- rfit
+  rbad$solution$X$d <- c(rbad$solution$X$d, 1, 1)
+  expect_error(fitted(rbad), "`object\\$solution\\$X` is not a valid lowrank object")
+  expect_error(plot(rbad, type = "images"), "`x\\$solution\\$X` is not a valid lowrank object")
+  rbad <- rfit
+  rbad$solution$Y <- rbad$solution$Y[1:4, ]
+  expect_error(fitted(rbad), "`object\\$solution\\$Y` must be a matrix of the dimensions of `X` \\(8 x 8\\)")
+  expect_error(plot(rbad, type = "images"), "`x\\$solution\\$Y` must be a matrix")
+})
