@@ -129,8 +129,9 @@ design_lipschitz <- function(X) max(sigma1_squared(X) / nrow(X), .Machine$double
 # can when the top singular values coincide, e.g. an orthogonal design)
 sigma1_squared <- function(A) {
   gram <- function() {
-    G <- if (nrow(A) <= ncol(A)) Matrix::tcrossprod(A) else Matrix::crossprod(A)
-    max(eigen(as.matrix(G), symmetric = TRUE, only.values = TRUE)$values, 0)
+    G <- as.matrix(if (nrow(A) <= ncol(A)) Matrix::tcrossprod(A) else Matrix::crossprod(A))
+    if (!all(is.finite(range(G)))) return(Inf)   # overflow: callers name the argument
+    max(eigen(G, symmetric = TRUE, only.values = TRUE)$values, 0)
   }
   if (min(dim(A)) <= 50L) return(gram())
   tryCatch(RSpectra::svds(A, k = 1, nu = 0, nv = 0)$d[1]^2, error = function(e) gram())
