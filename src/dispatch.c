@@ -61,17 +61,26 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     else if (problem == 2) cg_problem_lowrank(&P, spec);
     else cg_problem_robust(&P, spec);
 
+    /* the trace grows by doubling: start small, whatever max_iter is */
     cg_trace tr;
-    cg_trace_init(&tr, ctl.max_iter / ctl.eval_every + 3);
+    const double rows = (double) ctl.max_iter / ctl.eval_every + 3;
+    cg_trace_init(&tr, rows < 1024 ? (int) rows : 1024);
     int iters = 0;
+    const int polling = cg_interrupt_polling(1);
     int status = o.method == CG_METHOD_SPG ? cg_solve_pg(&P, &o, &ctl, &tr, &iters)
                : o.method == CG_METHOD_SVRGCG ? cg_solve_svrgcg(&P, &o, &ctl, &tr, &iters)
                : o.method == CG_METHOD_SCGS ? cg_solve_scgs(&P, &o, &ctl, &tr, &iters)
                : o.method >= CG_METHOD_ALT_CGPG ? cg_solve_alt(&P, &o, &ctl, &tr, &iters)
                : cg_solve_fw(&P, &o, &ctl, &tr, &iters);
+    /* building the solution is not cut short by Ctrl-C; one pressed since
+     * the last check would fire after .Call returns and lose the fit, so it
+     * is taken here */
+    cg_interrupt_polling(polling);
+    if (P.stop) status = P.stop;        /* a failure in the final evaluation */
+    if (status != CG_STOP_ERROR && cg_interrupted()) status = CG_STOP_INTERRUPT;
     PutRNGstate();
 
-    static const char *names[] = {"solution", "trace", "status", "iterations", ""};
+    static const char *names[] = {"solution", "trace", "status", "iterations", "message", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, problem == 0 ? cg_regression_solution(&P)
                          : problem == 1 ? cg_completion_solution(&P)
@@ -80,6 +89,7 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     SET_VECTOR_ELT(out, 1, cg_trace_to_list(&tr));
     SET_VECTOR_ELT(out, 2, mkString(stop_names[status]));
     SET_VECTOR_ELT(out, 3, ScalarInteger(iters));
+    SET_VECTOR_ELT(out, 4, mkString(P.failure));   /* "" unless status "error" */
     UNPROTECT(1);
     return out;
 }
