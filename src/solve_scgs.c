@@ -28,6 +28,13 @@ int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
     cg_run r;
     int stop = cg_run_start(&r, P, ctl, tr), k = 0;   /* k: completed iterations */
     const double L = o->lipschitz, D2 = o->diam2;
+    if (stop < 0 && !(isfinite(L) && isfinite(D2))) {  /* eta_k = Inf would stall */
+        cg_fail(P, "the %s is not finite: it overflowed double precision (the data or "
+                "the radius are too large: scale them)",
+                isfinite(D2) ? "smoothness constant"
+                             : "squared diameter (2 radius)^2 of the set");
+        stop = cg_run_failed(P);
+    }
     while (stop < 0 && k < ctl->max_iter) {
         const double kk = k + 1.0;                     /* this iteration, in double */
         const double gamma = 3.0 / (kk + 2.0), beta = 4.0 * L / (kk + 2.0);
