@@ -111,7 +111,7 @@ static int rfun_sample(lowrank *L, int k, double *out)
             INTEGER(dim)[0] != L->m || INTEGER(dim)[1] != L->n) {
             cg_fail(P, "the sampler `M(k)` must return a numeric %d x %d matrix; its call "
                     "%.0f by the solver (k = %d) returned a %s of length %.0f", L->m, L->n,
-                    call, k, type2char(TYPEOF(res)), (double) XLENGTH(res));
+                    call, k, type2char(TYPEOF(res)), (double) xlength(res));
         } else {
             SEXP x = PROTECT(coerceVector(res, REALSXP));
             if (!cg_all_finite(REAL(x), L->mn))

@@ -46,8 +46,15 @@ int cg_solve_alt(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         if ((stop = cg_run_failed(P)) >= 0) break;
         P->svd_rank = a + b;
         r.n_lmo += a + b;
-        if (o->method != CG_METHOD_ALTMIN)
-            P->fw_step(P, o->step_rule == CG_STEP_LINE_SEARCH ? P->line_search(P) : eta);
+        if (o->method != CG_METHOD_ALTMIN) {
+            const double gamma = o->step_rule == CG_STEP_LINE_SEARCH ? P->line_search(P) : eta;
+            if (!R_FINITE(gamma))
+                cg_fail(P, "the step size is not finite at iteration %d: the line search "
+                        "overflowed double precision (the data are too large, or the "
+                        "penalty too small: scale them)", t + 1);
+            if ((stop = cg_run_failed(P)) >= 0) break;
+            P->fw_step(P, gamma);
+        }
         t++;
         /* cgcg_p's extra step on Y keeps the iterate when it fails */
         if (o->method == CG_METHOD_CGCG_P && P->block_exact(P, CG_BLOCK_Y) < 0)

@@ -111,7 +111,8 @@ void cg_proj_l1(const double *y, int n, double radius, double *x, double *work);
 void cg_proj_capped_simplex(const double *y, int n, double radius, double cap,
                             double *x, double *work);
 /* lp ball {||x||_p <= radius}, 1 < p < 2, Euclidean projection; x may be y.
- * Returns CG_OK or CG_ERR_DOMAIN (bad p). */
+ * Returns CG_OK, CG_ERR_DOMAIN (bad p) or, during a solve, CG_ERR_INTERRUPT
+ * (x not written). */
 int  cg_proj_lp(const double *y, size_t n, double radius, double p, double *x);
 /* projection of nonnegative spectra onto {s >= 0, sum s <= radius}
  * (or == radius when equality), in place */

@@ -101,6 +101,36 @@ test_that("data scaled by 1e200: the objective or the gradient overflow is named
                      "objective is Inf at iteration 0")
 })
 
+test_that("a non-finite line search step is never taken", {
+  set.seed(1)
+  M <- matrix(rnorm(400), 20)
+  # the elastic net's CG point -soft(G, l1) / (2 l2) is ~1e300: its penalty
+  # overflows and the exact step is NaN
+  for (method in c("alt_cgpg", "cgcg", "cgcg_p")) {
+    res <- with_warnings(robust_pca(M, 30, sparse = "enet", lambda1 = 1e-300,
+                                    lambda2 = 1e-300, method = method))
+    expect_failure_fit(res, "step size is not finite at iteration 1")
+    expect_identical(res$fit$iterations, 0L)
+    expect_true(all(is.finite(as.matrix(res$fit$solution$Y))))
+  }
+})
+
+test_that("factored iterates stay finite with a radius near .Machine$double.xmax", {
+  # atom weights are stored divided by a common scale: gamma * 1e308 / scale
+  # overflowed and the fit came back with Inf weights
+  set.seed(3)
+  L <- tcrossprod(matrix(rnorm(60), 30), matrix(rnorm(40), 20))
+  Y <- matrix(rbinom(600, 1, plogis(L)), 30)
+  keep <- sample(600, 400)
+  df <- data.frame(row = row(Y)[keep], col = col(Y)[keep], value = Y[keep])
+  fit <- complete_matrix(df, 1e308, family = "binomial", dims = c(30, 20),
+                         control = cg_control(max_iter = 20))
+  expect_identical(fit$status, "max_iter")
+  expect_gt(length(fit$solution$X$d), 0L)
+  expect_true(all(is.finite(fit$solution$X$d)))
+  expect_true(is.finite(fit$objective))
+})
+
 test_that("Poisson completion with a huge radius reports exp() overflow", {
   df <- make_completion()
   for (method in c("sfw", "fw")) {
@@ -133,6 +163,7 @@ make_sampler <- function(M, bad, what) {
       if (what == "NA") return(M * NA)
       if (what == "Inf") return(M / 0)
       if (what == "string") return("a")
+      if (what == "closure") return(mean)
     }
     M + matrix(rnorm(length(M)), nrow(M)) / sqrt(k)
   }, calls = function() calls)
@@ -154,6 +185,9 @@ test_that("sampler values are checked on every call: NA, Inf, wrong type", {
   expect_failure_fit(with_warnings(lowrank_sparse(s$f, 0.1, 5, method = "scg")),
                      paste0("must return a numeric 20 x 20 matrix; its call 2 by the ",
                             "solver \\(k = [0-9]+\\) returned a character of length 1"))
+  s <- make_sampler(M, 4, "closure")
+  expect_failure_fit(with_warnings(lowrank_sparse(s$f, 0.1, 5, method = "scg")),
+                     "returned a closure of length 1")
 })
 
 test_that("an error in the sampler stops the fit with its message; RNG kept", {
