@@ -145,7 +145,7 @@ static double sample_mean_raw(lowrank *L, int k, double *out)
     }
     case SRC_RFUN:
         return rfun_sample(L, k, out) ? k : 0;
-    default: {                   /* rows: c/k * Bc' Bc, one BLAS call */
+    default: {                   /* rows: c/k * Bc' Bc by BLAS */
         const int p = L->n;
         int nb = cg_sampler_next(&L->smp, L->batch_idx, k);
         memset(L->B, 0, sizeof(double) * (size_t) nb * p);
@@ -157,8 +157,22 @@ static double sample_mean_raw(lowrank *L, int k, double *out)
                 for (int a = L->rp[r]; a < L->rp[r + 1]; a++) L->B[b + (size_t) L->ci[a] * nb] = L->rx[a];
             for (int j = 0; j < p; j++) L->B[b + (size_t) j * nb] -= L->xbar[j];
         }
-        double alpha = L->c / nb, zero = 0.0;
-        F77_CALL(dsyrk)("U", "T", &p, &nb, &alpha, L->B, &nb, &zero, out, &p FCONE FCONE);
+        /* in blocks of rows of ~10^8 flops (one call unless batches are
+         * large), with Ctrl-C polled between them; out is not used after an
+         * interrupt */
+        double alpha = L->c / nb, beta = 0.0;
+        const double rows = fmax(256.0, 1e8 / ((double) p * p));
+        const int block = rows < nb ? (int) rows : nb;
+        for (int b0 = 0; b0 < nb; b0 += block) {
+            int rb = nb - b0 < block ? nb - b0 : block;
+            F77_CALL(dsyrk)("U", "T", &p, &rb, &alpha, L->B + b0, &nb, &beta, out, &p
+                            FCONE FCONE);
+            beta = 1.0;
+            if (cg_interrupt_poll()) {
+                cg_fail_status(L->P, CG_ERR_INTERRUPT, NULL);
+                return nb;
+            }
+        }
         for (int j = 0; j < p; j++)
             for (int i = j + 1; i < p; i++) out[i + (size_t) j * p] = out[j + (size_t) i * p];
         return nb;

@@ -104,7 +104,14 @@ static double reg_gradient(cg_problem *P, int batch)
     int nb = cg_sampler_next(&R->smp, R->batch_idx, batch);
     const double inv = 1.0 / R->smp.drawn;
     if (R->gram) {
-        for (int k = 0; k < nb; k++) gram_add_row(R, R->batch_idx[k]);
+        for (int k = 0; k < nb; k++) {
+            gram_add_row(R, R->batch_idx[k]);
+            /* a full batch costs n p^2 (minutes for n = 10^5, p = 10^3) */
+            if (k % 256 == 255 && cg_interrupt_poll()) {
+                cg_fail_status(P, CG_ERR_INTERRUPT, NULL);   /* S is not used again */
+                return nb;
+            }
+        }
         for (int j = 0; j < p; j++) R->g[j] = (R->Stheta[j] - R->b[j]) * inv;
         gradient_check(P, R);
         return nb;
