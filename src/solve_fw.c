@@ -26,7 +26,8 @@ int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
     int stop = cg_run_start(&r, P, ctl, tr), t = 0;
     while (stop < 0 && t < ctl->max_iter) {
         int batch = !stochastic ? CG_BATCH_FULL : CG_BATCH_DEFAULT;
-        if (o->method == CG_METHOD_SCG) {    /* Hazan and Luo: m_t ~ (t + 1)^2 */
+        if (o->method == CG_METHOD_SCG) {
+            /* Hazan and Luo: m_t ~ (t + 1)^2 at iteration t, here t + 1 */
             double k = ceil(o->scg_c * (t + 2.0) * (t + 2.0));
             batch = k > 1e8 ? 100000000 : (k < 1 ? 1 : (int) k);
         }
