@@ -41,8 +41,12 @@
 #'     `max_time`, `tol`, `eval_every`, `progress`, `verbose`.}
 #'   \item{`converged`}{`TRUE` if the stopping tolerance was met.}
 #'   \item{`status`}{One of `"converged"`, `"max_iter"`, `"max_time"`,
-#'     `"interrupted"`, `"error"`.}
-#'   \item{`message`}{Human-readable explanation of `status`.}
+#'     `"interrupted"` (Ctrl-C, also inside a sampler or a long SVD),
+#'     `"error"` (a numerical failure, e.g. an objective or gradient that
+#'     overflowed, or an error in a sampler; also given as a warning). After
+#'     an interrupt or an error the fit holds the last complete iterate.}
+#'   \item{`message`}{Human-readable explanation of `status`; for `"error"`
+#'     it says what failed and what to change.}
 #'   \item{`iterations`}{Number of iterations run (integer).}
 #'   \item{`time`}{Solver time in seconds, excluding the evaluations made
 #'     only for the trace.}

@@ -18,7 +18,9 @@ cg_run <- function(spec, control, problem, call) {
     max_iter = sprintf("reached max_iter = %d", control$max_iter),
     max_time = sprintf("reached max_time = %g s", control$max_time),
     interrupted = "interrupted by the user; the fit holds the last iterate",
-    error = "numerical failure in a linear minimization oracle")
+    error = sprintf("stopped after %d iterations: %s; the fit holds the last iterate",
+                    res$iterations,
+                    if (nzchar(res$message)) res$message else "numerical failure"))
   if (status == "interrupted") warning("fit interrupted after ", res$iterations,
                                        " iterations", call. = FALSE)
   if (status == "error") warning(message, call. = FALSE)

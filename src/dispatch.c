@@ -20,6 +20,41 @@ static const char *string_elt(SEXP list, const char *name)
     return CHAR(STRING_ELT(x, 0));
 }
 
+/* Problem construction and the solver run under R_ExecWithCleanup, so that
+ * on every path, an R error included, the RNG state is saved and kernels
+ * stop polling for Ctrl-C (they poll only inside a solve). */
+typedef struct {
+    SEXP spec; int problem; const cg_solver_opts *o; const cg_control *ctl;
+    cg_problem *P; cg_trace *tr; int iters, status, polling;
+} solve_call;
+
+static SEXP solve_body(void *data)
+{
+    solve_call *s = (solve_call *) data;
+    cg_problem *P = s->P;
+    if (s->problem == 0) cg_problem_regression(P, s->spec);
+    else if (s->problem == 1) cg_problem_completion(P, s->spec);
+    else if (s->problem == 2) cg_problem_lowrank(P, s->spec);
+    else cg_problem_robust(P, s->spec);
+
+    /* the trace grows by doubling: start small, whatever max_iter is */
+    const double rows = (double) s->ctl->max_iter / s->ctl->eval_every + 3;
+    cg_trace_init(s->tr, rows < 1024 ? (int) rows : 1024);
+    const int method = s->o->method;
+    s->status = method == CG_METHOD_SPG ? cg_solve_pg(P, s->o, s->ctl, s->tr, &s->iters)
+              : method == CG_METHOD_SVRGCG ? cg_solve_svrgcg(P, s->o, s->ctl, s->tr, &s->iters)
+              : method == CG_METHOD_SCGS ? cg_solve_scgs(P, s->o, s->ctl, s->tr, &s->iters)
+              : method >= CG_METHOD_ALT_CGPG ? cg_solve_alt(P, s->o, s->ctl, s->tr, &s->iters)
+              : cg_solve_fw(P, s->o, s->ctl, s->tr, &s->iters);
+    return R_NilValue;
+}
+
+static void solve_cleanup(void *data)
+{
+    cg_interrupt_polling(((solve_call *) data)->polling);
+    PutRNGstate();
+}
+
 SEXP cg_solve_call(SEXP spec, SEXP control)
 {
     cg_control ctl;
@@ -53,25 +88,21 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     if ((o.method >= CG_METHOD_ALT_CGPG) != (problem == 3))
         error("method '%s' does not apply to problem '%s'", method_names[o.method],
               problem_names[problem]);
-    GetRNGstate();
     cg_problem P;
     memset(&P, 0, sizeof(P));
-    if (problem == 0) cg_problem_regression(&P, spec);
-    else if (problem == 1) cg_problem_completion(&P, spec);
-    else if (problem == 2) cg_problem_lowrank(&P, spec);
-    else cg_problem_robust(&P, spec);
-
     cg_trace tr;
-    cg_trace_init(&tr, ctl.max_iter / ctl.eval_every + 3);
-    int iters = 0;
-    int status = o.method == CG_METHOD_SPG ? cg_solve_pg(&P, &o, &ctl, &tr, &iters)
-               : o.method == CG_METHOD_SVRGCG ? cg_solve_svrgcg(&P, &o, &ctl, &tr, &iters)
-               : o.method == CG_METHOD_SCGS ? cg_solve_scgs(&P, &o, &ctl, &tr, &iters)
-               : o.method >= CG_METHOD_ALT_CGPG ? cg_solve_alt(&P, &o, &ctl, &tr, &iters)
-               : cg_solve_fw(&P, &o, &ctl, &tr, &iters);
-    PutRNGstate();
+    solve_call sc = { spec, problem, &o, &ctl, &P, &tr, 0, CG_STOP_MAX_ITER, 0 };
+    GetRNGstate();
+    sc.polling = cg_interrupt_polling(1);
+    R_ExecWithCleanup(solve_body, &sc, solve_cleanup, &sc);
+    int status = sc.status, iters = sc.iters;
+    if (P.stop) status = P.stop;        /* a failure in the final evaluation */
+    /* building the solution is not cut short by Ctrl-C; one pressed since
+     * the last check would fire after .Call returns and lose the fit, so it
+     * is taken here */
+    if (status != CG_STOP_ERROR && cg_interrupted()) status = CG_STOP_INTERRUPT;
 
-    static const char *names[] = {"solution", "trace", "status", "iterations", ""};
+    static const char *names[] = {"solution", "trace", "status", "iterations", "message", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, problem == 0 ? cg_regression_solution(&P)
                          : problem == 1 ? cg_completion_solution(&P)
@@ -80,6 +111,7 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     SET_VECTOR_ELT(out, 1, cg_trace_to_list(&tr));
     SET_VECTOR_ELT(out, 2, mkString(stop_names[status]));
     SET_VECTOR_ELT(out, 3, ScalarInteger(iters));
+    SET_VECTOR_ELT(out, 4, mkString(P.failure));   /* "" unless status "error" */
     UNPROTECT(1);
     return out;
 }

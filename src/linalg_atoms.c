@@ -21,14 +21,18 @@ void cg_atoms_init(cg_atoms *a, int m, int n, int cap)
 
 void cg_atoms_reset(cg_atoms *a) { a->k = 0; a->scale = 1.0; }
 
+/* fold scale into the weights */
+static void renormalize(cg_atoms *a)
+{
+    for (int j = 0; j < a->k; j++) a->w[j] *= a->scale;
+    a->scale = 1.0;
+}
+
 void cg_atoms_scale(cg_atoms *a, double c)
 {
     if (c == 0.0) { cg_atoms_reset(a); return; }
     a->scale *= c;
-    if (a->scale < 1e-150) {          /* renormalize before underflow */
-        for (int j = 0; j < a->k; j++) a->w[j] *= a->scale;
-        a->scale = 1.0;
-    }
+    if (a->scale < 1e-150) renormalize(a);   /* before underflow */
 }
 
 /* |<x, y>| for unit vectors, with the sign */
@@ -40,6 +44,8 @@ static double dotp(const double *x, const double *y, int n)
 
 int cg_atoms_add(cg_atoms *a, const double *u, const double *v, double weight)
 {
+    /* weight / scale overflows for weights near DBL_MAX (radius 1e308) */
+    if (!isfinite(weight / a->scale)) renormalize(a);
     /* merge with an existing atom u_j v_j' == +-u v' */
     for (int j = 0; j < a->k; j++) {
         /* cheap screen before the O(m + n) comparison */

@@ -2,6 +2,7 @@
  * Every product counts itself in A->n_matvec so traces report real work. */
 #include "stochcg.h"
 #include <string.h>
+#include <math.h>
 
 /* The operator is const in the mat-vec signature because callers should not
  * change its shape; the counter is bookkeeping, so we cast const away. */
@@ -154,4 +155,12 @@ double *cg_zeros(size_t n)
     double *x = (double *) R_alloc(n > 0 ? n : 1, sizeof(double));
     memset(x, 0, sizeof(double) * n);
     return x;
+}
+
+/* TRUE if no entry is NA, NaN or Inf (C99 isfinite: R_FINITE is a
+ * function call in packages, too slow for every product of a Lanczos run) */
+int cg_all_finite(const double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) if (!isfinite(x[i])) return 0;
+    return 1;
 }

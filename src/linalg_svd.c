@@ -1,7 +1,11 @@
 /* Top-k singular triplets and extreme eigenpairs of linear operators.
  * Small problems: dense LAPACK on a densified copy (exact, and Lanczos has
  * nothing to gain there). Large ones: RSpectra's Lanczos solver through its
- * registered C API on a matrix-free operator. */
+ * registered C API on a matrix-free operator.
+ * Neither may see NA/NaN/Inf (LAPACK can loop on them; RSpectra turns its
+ * failure into an R error, a longjmp out of the solve): LAPACK inputs are
+ * checked first, and every product handed to RSpectra is checked by
+ * spectra_run(), which also polls for Ctrl-C. */
 #include "stochcg.h"
 #include <SpectraC.h>
 #include <R_ext/Rdynload.h>
@@ -18,6 +22,49 @@ static eigs_sym_c_funtype spectra_eigs_sym(void)
         /* via void (*)(void), the generic function pointer type */
         fun = (eigs_sym_c_funtype) (void (*)(void)) R_GetCCallable("RSpectra", "eigs_sym_c");
     return fun;
+}
+
+/* RSpectra through a guard. Each product is checked for non-finite values
+ * and, during a solve, Ctrl-C is polled (at most every 50 ms). On either the
+ * guard records why and returns zeros from then on: a zero operator makes
+ * the Lanczos run end at its next convergence test, and the status, not a
+ * longjmp through RSpectra's C++, takes the news up to the solver. The call
+ * itself runs under R_ToplevelExec: an R error raised by RSpectra (it
+ * reports its exceptions that way) ends here as CG_ERR_SVD. */
+typedef struct {
+    mat_op op; void *data; int status;
+    int dim, k; spectra_opts *opts; double *evals, *evecs; int nconv, info;
+} spectra_call;
+
+static void guarded_op(const double *x, double *y, int n, void *data)
+{
+    spectra_call *c = (spectra_call *) data;
+    if (c->status == CG_OK) {
+        c->op(x, y, n, c->data);
+        if (!cg_all_finite(y, (size_t) n)) c->status = CG_ERR_NONFINITE;
+        else if (cg_interrupt_poll()) c->status = CG_ERR_INTERRUPT;
+    }
+    if (c->status != CG_OK) memset(y, 0, (size_t) n * sizeof(double));
+}
+
+static void spectra_body(void *data)
+{
+    spectra_call *c = (spectra_call *) data;
+    int niter = 0, nops = 0;
+    spectra_eigs_sym()(guarded_op, c->dim, c->k, c->opts, c, &c->nconv, &niter, &nops,
+                       c->evals, c->evecs, &c->info);
+}
+
+/* k eigenpairs of the symmetric operator op (dim x dim) by RSpectra */
+static int spectra_run(mat_op op, void *data, int dim, int k, spectra_opts *opts,
+                       double *evals, double *evecs)
+{
+    spectra_call c = { op, data, CG_OK, dim, k, opts, evals, evecs, 0, 1 };
+    const Rboolean done = R_ToplevelExec(spectra_body, &c);
+    if (c.status != CG_OK) return c.status;
+    if (!done || c.info != 0 || c.nconv < k || !cg_all_finite(evals, (size_t) k))
+        return CG_ERR_SVD;
+    return CG_OK;
 }
 
 static double nrm2(int n, const double *x)
@@ -39,6 +86,7 @@ static void order_decreasing(const double *vals, int k, int *order)
 /* ------------------------------------------------------ LAPACK wrappers */
 int cg_lapack_svd(double *X, int m, int n, double *s, double *U, double *VT)
 {
+    if (!cg_all_finite(X, (size_t) m * n)) return CG_ERR_NONFINITE;
     int mn = m < n ? m : n, info = 0, lwork = -1;
     int *iwork = (int *) R_alloc(8 * (size_t) mn, sizeof(int));
     double wq;
@@ -54,6 +102,7 @@ int cg_lapack_svd(double *X, int m, int n, double *s, double *U, double *VT)
 
 int cg_lapack_syevr(double *X, int n, int il, int iu, double *w, double *Z)
 {
+    if (!cg_all_finite(X, (size_t) n * n)) return CG_ERR_NONFINITE;
     int info = 0, lwork = -1, liwork = -1, found = 0, iwq, k = iu - il + 1;
     double vl = 0.0, vu = 0.0, abstol = 0.0, wq;
     int *isuppz = (int *) R_alloc(2 * (size_t) (k > 0 ? k : 1), sizeof(int));
@@ -79,7 +128,8 @@ static int svds_dense(cg_linop *A, int k, double *d, double *u, double *v)
     double *s = (double *) R_alloc(mn, sizeof(double));
     double *U = (double *) R_alloc((size_t) m * mn, sizeof(double));
     double *VT = (double *) R_alloc((size_t) mn * n, sizeof(double));
-    if (cg_lapack_svd(X, m, n, s, U, VT) != CG_OK) return CG_ERR_SVD;
+    const int st = cg_lapack_svd(X, m, n, s, U, VT);
+    if (st != CG_OK) return st == CG_ERR_NONFINITE ? st : CG_ERR_SVD;
     for (int j = 0; j < k; j++) {          /* LAPACK: already decreasing */
         d[j] = s[j];
         memcpy(u + (size_t) j * m, U + (size_t) j * m, (size_t) m * sizeof(double));
@@ -115,10 +165,8 @@ static int svds_lanczos(cg_linop *A, int k, double tol, int maxit, int ncv, doub
                           maxit, 1 };
     double *evals = (double *) R_alloc(k, sizeof(double));
     double *evecs = (double *) R_alloc((size_t) dim * k, sizeof(double));
-    int nconv = 0, niter = 0, nops = 0, info = 0;
-    spectra_eigs_sym()(gram_op, dim, k, &opts, &g, &nconv, &niter, &nops,
-                       evals, evecs, &info);
-    if (info != 0 || nconv < k) return CG_ERR_SVD;
+    const int st = spectra_run(gram_op, &g, dim, k, &opts, evals, evecs);
+    if (st != CG_OK) return st;
 
     int *order = (int *) R_alloc(k, sizeof(int));
     order_decreasing(evals, k, order);
@@ -181,7 +229,8 @@ static int eigs_dense(cg_linop *A, int k, int which, double *vals, double *vecs)
     int il = which > 0 ? n - k + 1 : 1, iu = which > 0 ? n : k;
     double *w = (double *) R_alloc(n, sizeof(double));
     double *Z = (double *) R_alloc((size_t) n * k, sizeof(double));
-    if (cg_lapack_syevr(X, n, il, iu, w, Z) != CG_OK) return CG_ERR_LAPACK;
+    const int st = cg_lapack_syevr(X, n, il, iu, w, Z);
+    if (st != CG_OK) return st;
     /* dsyevr returns ascending; report from the requested end inward */
     for (int j = 0; j < k; j++) {
         int src = which > 0 ? k - 1 - j : j;
@@ -222,10 +271,8 @@ static int eigs_lanczos(cg_linop *A, int k, int which, double tol, int maxit, in
                           ncv > 0 ? (ncv < n ? ncv : n) : ncv_for(n, k), tol, maxit, 1 };
     double *ev = (double *) R_alloc(k, sizeof(double));
     double *evec = (double *) R_alloc((size_t) n * k, sizeof(double));
-    int nconv = 0, niter = 0, nops = 0, info = 0;
-    spectra_eigs_sym()(linop_op, n, k, &opts, A, &nconv, &niter, &nops,
-                       ev, evec, &info);
-    if (info != 0 || nconv < k) return CG_ERR_SVD;
+    const int st = spectra_run(linop_op, A, n, k, &opts, ev, evec);
+    if (st != CG_OK) return st;
     /* sort by which * value, decreasing */
     double *key = (double *) R_alloc(k, sizeof(double));
     int *order = (int *) R_alloc(k, sizeof(int));

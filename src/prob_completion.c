@@ -66,6 +66,23 @@ static double cell_value(const completion *C, int c)
                     : cg_atoms_entry(&C->atoms, C->crow[c], C->ccol[c]);
 }
 
+/* Why the gradient or the objective is not finite: exp() of the Poisson
+ * family overflows once an entry of theta exceeds log(DBL_MAX) ~ 709.8;
+ * otherwise the data or the radius are too large for double precision. */
+static void overflow_failure(cg_problem *P, const completion *C, const double *th, int n,
+                             const char *what)
+{
+    double big = 0.0;
+    for (int t = 0; t < n; t++) if (th[t] > big) big = th[t];
+    if (C->family == FAM_POISSON && big > 709.78)
+        cg_fail(P, "exp() overflowed in the Poisson likelihood: an entry of the fit is %.4g "
+                "(above log(.Machine$double.xmax) = 709.78); reduce the radius (%g)",
+                big, C->radius);
+    else
+        cg_fail(P, "%s overflowed double precision (the data or the radius are too large: "
+                "scale them)", what);
+}
+
 static double mc_gradient(cg_problem *P, int batch)
 {
     completion *C = (completion *) P->self;
@@ -86,6 +103,8 @@ static double mc_gradient(cg_problem *P, int batch)
         if (C->dense) C->th[t] = cell_value(C, c);
         C->gval[t] = (C->cnt[c] * mean_fn(C->family, C->th[t]) - C->sy[c]) * inv;
     }
+    if (!cg_all_finite(C->gval, (size_t) C->nt))
+        overflow_failure(P, C, C->th, C->nt, "the gradient");
     return nb;
 }
 
@@ -97,7 +116,10 @@ static double mc_lmo(cg_problem *P)
     int st = cg_lmo_nuclear(&G, C->radius, C->u, C->v, &C->sigma, C->lmo_tol);
     C->n_matvec += G.n_matvec;
     P->svd_rank = 1;
-    if (st != CG_OK) return NA_REAL;
+    if (st != CG_OK) {
+        cg_fail_status(P, st, "the linear minimization oracle");
+        return NA_REAL;
+    }
     double gx = 0.0;
     for (int t = 0; t < C->nt; t++) {
         C->sval[t] = -C->radius * C->u[C->trow[t]] * C->v[C->tcol[t]];
@@ -144,6 +166,11 @@ static int mc_pg_step(cg_problem *P, double eta)
         }
         eta = L > 0 ? 1.0 / L : 1.0;
     }
+    /* theta - eta g must be finite before theta changes (it is the last
+     * iterate if not) */
+    for (int t = 0; t < C->nt; t++)
+        if (!isfinite(C->theta[C->trow[t] + (size_t) C->tcol[t] * C->m] - eta * C->gval[t]))
+            return CG_ERR_NONFINITE;
     for (int t = 0; t < C->nt; t++)
         C->theta[C->trow[t] + (size_t) C->tcol[t] * C->m] -= eta * C->gval[t];
     int st = cg_proj_nuclear_dense(C->theta, C->m, C->n, C->radius);
@@ -170,11 +197,16 @@ static void mc_evaluate(cg_problem *P, double *obj, double *gap)
         gx += C->gfull[c] * x;
     }
     *obj = f / C->N;
+    if (!isfinite(*obj)) {
+        overflow_failure(P, C, C->thfull, nc, "the objective");
+        *gap = NA_REAL;
+        return;
+    }
     cg_linop Gf; cg_coo_data d;
     cg_linop_coo(&Gf, &d, C->m, C->n, nc, C->crow, C->ccol, C->gfull);
     double sigma;
-    *gap = cg_lmo_nuclear(&Gf, C->radius, C->eu, C->ev, &sigma, 1e-10) == CG_OK ?
-        gx + C->radius * sigma : NA_REAL;
+    const int st = cg_lmo_nuclear(&Gf, C->radius, C->eu, C->ev, &sigma, 1e-10);
+    *gap = st == CG_OK ? gx + C->radius * sigma : cg_gap_failed(P, st);
 }
 
 static double mc_epoch(cg_problem *P)

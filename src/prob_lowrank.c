@@ -43,18 +43,89 @@ typedef struct {
     double *X, *Mbar, *Mb, *G, *A, *V, *u, *v, *Gf;
     int s_kind;                    /* last LMO: 0 none (S = 0), 1 atom */
     long n_matvec;
+    cg_problem *P;                 /* for cg_fail */
+    double calls;                  /* calls of the R sampler by the solver */
 } lowrank;
 
 static double sample_mean_raw(lowrank *L, int k, double *out);
 
 /* mean of k observations of M into out; k = CG_BATCH_FULL: E[M] itself.
  * Over the PSD set the iterate is symmetric and 1/2 ||X - M||^2 differs from
- * 1/2 ||X - sym(M)||^2 by a constant, so observations are symmetrized. */
+ * 1/2 ||X - sym(M)||^2 by a constant, so observations are symmetrized.
+ * A sampler that fails records why (P->stop) and leaves out unchanged. */
 static double sample_mean(lowrank *L, int k, double *out)
 {
     double used = sample_mean_raw(L, k, out);
+    if ((L->source == SRC_GAUSS || L->source == SRC_ROWS) && k != CG_BATCH_FULL &&
+        !cg_all_finite(out, L->mn))
+        cg_fail(L->P, "the sampled mean of M overflowed double precision (the data or sigma "
+                "are too large: scale them)");
     if (L->set == CG_SET_PSD) cg_symmetrize(out, L->n);
     return used;
+}
+
+/* ---- the user's R sampler M(k), called under R_tryCatch: an R error or a
+ * Ctrl-C inside it must not longjmp out of the solve (the fit would be
+ * lost); it stops the run instead, with the last complete iterate */
+typedef struct { SEXP call, rho; int caught; } rfun_call;
+
+static SEXP rfun_body(void *data)
+{
+    rfun_call *c = (rfun_call *) data;
+    return eval(c->call, c->rho);
+}
+
+static SEXP rfun_handler(SEXP cond, void *data)
+{
+    ((rfun_call *) data)->caught = 1;
+    return cond;
+}
+
+/* one call M(k); its value (checked: an m x n numeric matrix of finite
+ * values) into out, or a failure recorded. Returns 1 on success. */
+static int rfun_sample(lowrank *L, int k, double *out)
+{
+    cg_problem *P = L->P;
+    SEXP kk = PROTECT(ScalarInteger(k));
+    SETCADR(L->rcall, kk);
+    SEXP conds = PROTECT(allocVector(STRSXP, 2));
+    SET_STRING_ELT(conds, 0, mkChar("error"));
+    SET_STRING_ELT(conds, 1, mkChar("interrupt"));
+    rfun_call c = { L->rcall, L->rho, 0 };
+    const double call = ++L->calls;
+    PutRNGstate();                       /* the user's code may draw from R's RNG too */
+    SEXP res = PROTECT(R_tryCatch(rfun_body, &c, conds, rfun_handler, &c, NULL, NULL));
+    GetRNGstate();
+    int ok = 0;
+    if (c.caught && inherits(res, "interrupt")) {
+        cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
+    } else if (c.caught) {
+        SEXP msg = cg_list_get(res, "message");
+        cg_fail(P, "the sampler `M(k)` failed at its call %.0f by the solver (k = %d): %s",
+                call, k, isString(msg) && LENGTH(msg) > 0 ? CHAR(STRING_ELT(msg, 0)) : "");
+    } else if (cg_interrupted()) {       /* Ctrl-C not yet seen by R's evaluator */
+        cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
+    } else {
+        SEXP dim = getAttrib(res, R_DimSymbol);
+        if (!(isReal(res) || isInteger(res) || isLogical(res)) || LENGTH(dim) != 2 ||
+            INTEGER(dim)[0] != L->m || INTEGER(dim)[1] != L->n) {
+            cg_fail(P, "the sampler `M(k)` must return a numeric %d x %d matrix; its call "
+                    "%.0f by the solver (k = %d) returned a %s of length %.0f", L->m, L->n,
+                    call, k, type2char(TYPEOF(res)), (double) xlength(res));
+        } else {
+            SEXP x = PROTECT(coerceVector(res, REALSXP));
+            if (!cg_all_finite(REAL(x), L->mn))
+                cg_fail(P, "the sampler `M(k)` returned NA, NaN or Inf at its call %.0f by "
+                        "the solver (k = %d)", call, k);
+            else {
+                memcpy(out, REAL(x), L->mn * sizeof(double));
+                ok = 1;
+            }
+            UNPROTECT(1);
+        }
+    }
+    UNPROTECT(3);
+    return ok;
 }
 
 static double sample_mean_raw(lowrank *L, int k, double *out)
@@ -72,19 +143,9 @@ static double sample_mean_raw(lowrank *L, int k, double *out)
         for (size_t i = 0; i < mn; i++) out[i] = L->M[i] + s * norm_rand();
         return k;
     }
-    case SRC_RFUN: {            /* the user's code may draw from R's RNG too */
-        SEXP kk = PROTECT(ScalarInteger(k));
-        SETCADR(L->rcall, kk);
-        PutRNGstate();
-        SEXP res = PROTECT(eval(L->rcall, L->rho));
-        GetRNGstate();
-        if (!isReal(res) || (size_t) XLENGTH(res) != mn)
-            error("`sampler(k)` must return a numeric %d x %d matrix", L->m, L->n);
-        memcpy(out, REAL(res), mn * sizeof(double));
-        UNPROTECT(2);
-        return k;
-    }
-    default: {                   /* rows: c/k * Bc' Bc, one BLAS call */
+    case SRC_RFUN:
+        return rfun_sample(L, k, out) ? k : 0;
+    default: {                   /* rows: c/k * Bc' Bc by BLAS */
         const int p = L->n;
         int nb = cg_sampler_next(&L->smp, L->batch_idx, k);
         memset(L->B, 0, sizeof(double) * (size_t) nb * p);
@@ -96,8 +157,22 @@ static double sample_mean_raw(lowrank *L, int k, double *out)
                 for (int a = L->rp[r]; a < L->rp[r + 1]; a++) L->B[b + (size_t) L->ci[a] * nb] = L->rx[a];
             for (int j = 0; j < p; j++) L->B[b + (size_t) j * nb] -= L->xbar[j];
         }
-        double alpha = L->c / nb, zero = 0.0;
-        F77_CALL(dsyrk)("U", "T", &p, &nb, &alpha, L->B, &nb, &zero, out, &p FCONE FCONE);
+        /* in blocks of rows of ~10^8 flops (one call unless batches are
+         * large), with Ctrl-C polled between them; out is not used after an
+         * interrupt */
+        double alpha = L->c / nb, beta = 0.0;
+        const double rows = fmax(256.0, 1e8 / ((double) p * p));
+        const int block = rows < nb ? (int) rows : nb;
+        for (int b0 = 0; b0 < nb; b0 += block) {
+            int rb = nb - b0 < block ? nb - b0 : block;
+            F77_CALL(dsyrk)("U", "T", &p, &rb, &alpha, L->B + b0, &nb, &beta, out, &p
+                            FCONE FCONE);
+            beta = 1.0;
+            if (cg_interrupt_poll()) {
+                cg_fail_status(L->P, CG_ERR_INTERRUPT, NULL);
+                return nb;
+            }
+        }
         for (int j = 0; j < p; j++)
             for (int i = j + 1; i < p; i++) out[i + (size_t) j * p] = out[j + (size_t) i * p];
         return nb;
@@ -211,31 +286,37 @@ static double lr_gradient_at(cg_problem *P, const double *z, int batch, double *
     return k;
 }
 
-/* LMO of the set on the dense gradient G (into u, v); returns <G, X - S> */
-static double lmo_on(lowrank *L, const double *G, double *u, double *v, int *kind,
-                     double tol, long *nmv)
+/* LMO of the set on the dense gradient G (into u, v); <G, X - S> into gap.
+ * Returns the SVD's status. */
+static int lmo_on(lowrank *L, const double *G, double *u, double *v, int *kind,
+                  double tol, long *nmv, double *gap)
 {
     cg_linop Op; cg_dense_data dd;
     cg_linop_dense(&Op, &dd, G, L->m, L->n);
     double gx = 0.0, sigma = 0.0, gs;
     for (size_t i = 0; i < L->mn; i++) gx += G[i] * L->X[i];
     if (L->set == CG_SET_NUCLEAR) {
-        if (cg_lmo_nuclear(&Op, L->tau, u, v, &sigma, tol) != CG_OK) return NA_REAL;
+        int st = cg_lmo_nuclear(&Op, L->tau, u, v, &sigma, tol);
+        if (st != CG_OK) return st;
         *kind = 1; gs = -L->tau * sigma;           /* S = -tau u v' */
     } else {
         int st = cg_lmo_psd(&Op, L->tau, 0, v, &sigma);
-        if (st < 0) return NA_REAL;
+        if (st < 0) return -st;
         *kind = st; gs = st ? L->tau * sigma : 0.0; /* S = tau v v' or 0 */
     }
     if (nmv) *nmv += Op.n_matvec;
-    return gx - gs;
+    *gap = gx - gs;
+    return CG_OK;
 }
 
 static double lr_lmo(cg_problem *P)
 {
     lowrank *L = (lowrank *) P->self;
     P->svd_rank = 1;
-    return lmo_on(L, L->G, L->u, L->v, &L->s_kind, 1e-8, &L->n_matvec);
+    double gap = NA_REAL;
+    cg_fail_status(P, lmo_on(L, L->G, L->u, L->v, &L->s_kind, 1e-8, &L->n_matvec, &gap),
+                   "the linear minimization oracle");
+    return gap;
 }
 
 static double lr_line_search(cg_problem *P) { return -1.0; }
@@ -245,7 +326,9 @@ static int lr_lmo_dense(cg_problem *P, const double *g, double *s)
 {
     lowrank *L = (lowrank *) P->self;
     int kind;
-    if (ISNAN(lmo_on(L, g, L->u, L->v, &kind, 1e-8, &L->n_matvec))) return CG_ERR_SVD;
+    double gap;
+    int st = lmo_on(L, g, L->u, L->v, &kind, 1e-8, &L->n_matvec, &gap);
+    if (st != CG_OK) return st;
     memset(s, 0, L->mn * sizeof(double));
     if (!kind) return CG_OK;
     const double *left = L->set == CG_SET_NUCLEAR ? L->u : L->v;
@@ -290,7 +373,8 @@ static void lr_evaluate(cg_problem *P, double *obj, double *gap)
     const void *vmax = vmaxget();
     double *u = (double *) R_alloc(L->m, sizeof(double));
     double *v = (double *) R_alloc(L->n, sizeof(double));
-    *gap = lmo_on(L, L->Gf, u, v, &kind, 1e-10, NULL);
+    int st = lmo_on(L, L->Gf, u, v, &kind, 1e-10, NULL, gap);
+    if (st != CG_OK) *gap = cg_gap_failed(P, st);
     vmaxset(vmax);
 }
 
@@ -426,6 +510,7 @@ int cg_problem_lowrank(cg_problem *P, SEXP spec)
     L->G = cg_zeros(L->mn); L->A = cg_zeros(L->mn); L->V = cg_zeros(L->mn); L->Gf = cg_zeros(L->mn);
     L->u = cg_zeros(L->m); L->v = cg_zeros(L->n);
     P->self = L;
+    L->P = P;
     P->gradient = lr_gradient; P->lmo = lr_lmo; P->line_search = lr_line_search;
     P->fw_step = lr_fw_step; P->pg_step = lr_pg_step; P->evaluate = lr_evaluate;
     P->epoch = lr_epoch; P->n_matvec = lr_n_matvec;

@@ -89,6 +89,14 @@ static void resid_add_row(regression *R, int r)
     R->cnt[R->pos[r]] += 1.0;
 }
 
+/* the step must never see a non-finite gradient */
+static void gradient_check(cg_problem *P, const regression *R)
+{
+    if (!cg_all_finite(R->g, (size_t) R->p))
+        cg_fail(P, "the gradient X'(X beta - y) / n overflowed double precision after "
+                "%.0f rows (the data or the radius are too large: scale them)", R->smp.drawn);
+}
+
 static double reg_gradient(cg_problem *P, int batch)
 {
     regression *R = (regression *) P->self;
@@ -96,8 +104,16 @@ static double reg_gradient(cg_problem *P, int batch)
     int nb = cg_sampler_next(&R->smp, R->batch_idx, batch);
     const double inv = 1.0 / R->smp.drawn;
     if (R->gram) {
-        for (int k = 0; k < nb; k++) gram_add_row(R, R->batch_idx[k]);
+        for (int k = 0; k < nb; k++) {
+            gram_add_row(R, R->batch_idx[k]);
+            /* a full batch costs n p^2 (minutes for n = 10^5, p = 10^3) */
+            if (k % 256 == 255 && cg_interrupt_poll()) {
+                cg_fail_status(P, CG_ERR_INTERRUPT, NULL);   /* S is not used again */
+                return nb;
+            }
+        }
         for (int j = 0; j < p; j++) R->g[j] = (R->Stheta[j] - R->b[j]) * inv;
+        gradient_check(P, R);
         return nb;
     }
     for (int k = 0; k < nb; k++) resid_add_row(R, R->batch_idx[k]);
@@ -110,6 +126,7 @@ static double reg_gradient(cg_problem *P, int batch)
         else
             for (int a = R->rp[r]; a < R->rp[r + 1]; a++) R->g[R->ci[a]] += w * R->rx[a];
     }
+    gradient_check(P, R);
     return nb;
 }
 
@@ -177,6 +194,7 @@ static int reg_pg_step(cg_problem *P, double eta)
     regression *R = (regression *) P->self;
     if (eta <= 0) eta = 1.0 / R->lipschitz;
     for (int j = 0; j < R->p; j++) R->xrow[j] = R->theta[j] - eta * R->g[j];
+    if (!cg_all_finite(R->xrow, (size_t) R->p)) return CG_ERR_NONFINITE;  /* theta kept */
     cg_proj_l1(R->xrow, R->p, R->radius, R->theta, R->work);
     /* a projection moves every coordinate: refresh the representation */
     if (R->gram) {

@@ -26,6 +26,7 @@ typedef struct {
     double iters;               /* full gradients (epochs) */
     double *u, *v;
     long n_matvec;
+    cg_problem *P;              /* for cg_fail_status */
 } robust;
 
 static double enet_value(const robust *R, const double *y)
@@ -62,7 +63,10 @@ static int x_cg_point(robust *R, double *S)
         cg_linop_dense(&L, &dd, S, n, n);
         int nz = cg_lmo_psd(&L, R->tau, 0, R->u, &sigma);
         R->n_matvec += L.n_matvec;
-        if (nz < 0) return -1;
+        if (nz < 0) {
+            cg_fail_status(R->P, -nz, "the linear minimization oracle of X");
+            return -1;
+        }
         memset(S, 0, R->mn * sizeof(double));
         if (nz) F77_CALL(dger)(&m, &n, &R->tau, R->u, &one, R->u, &one, S, &m);
         return 1;
@@ -70,7 +74,10 @@ static int x_cg_point(robust *R, double *S)
     cg_linop_dense(&L, &dd, R->G, m, n);
     int st = cg_lmo_nuclear(&L, R->tau, R->u, R->v, &sigma, R->lmo_tol);
     R->n_matvec += L.n_matvec;
-    if (st != CG_OK) return -1;
+    if (st != CG_OK) {
+        cg_fail_status(R->P, st, "the linear minimization oracle of X");
+        return -1;
+    }
     memset(S, 0, R->mn * sizeof(double));
     const double c = -R->tau;
     F77_CALL(dger)(&m, &n, &c, R->u, &one, R->v, &one, S, &m);
@@ -85,6 +92,7 @@ static int x_prox_point(robust *R, double *S)
     int st = cg_weak_prox(S, R->m, R->n, R->psd ? CG_SET_PSD : CG_SET_NUCLEAR, R->tau,
                           R->max_rank, &R->rank, S, &R->certified, &triplets,
                           &R->n_matvec);
+    cg_fail_status(R->P, st, "the weak proximal oracle of X");
     return st == CG_OK ? triplets : -1;
 }
 
@@ -116,7 +124,9 @@ static int y_prox_point(robust *R, double *S, double c)
     R->regSY = 0.0;
     if (R->sparse == Y_L1) cg_proj_l1(S, n, R->s, S, NULL);
     else if (R->sparse == Y_LP) {
-        if (cg_proj_lp(S, R->mn, R->s, R->p, S) != CG_OK) return -1;
+        const int st = cg_proj_lp(S, R->mn, R->s, R->p, S);
+        cg_fail_status(R->P, st, "the projection of Y onto the lp ball");
+        if (st != CG_OK) return -1;
     } else {
         cg_prox_enet(S, n, R->lambda1, R->lambda2, 1.0 / c);
         R->regSY = enet_value(R, S);
@@ -219,11 +229,13 @@ static void rb_evaluate(cg_problem *P, double *obj, double *gap)
         memcpy(R->SX, R->G, mn * sizeof(double));
         cg_symmetrize(R->SX, R->n);
         cg_linop_dense(&L, &dd, R->SX, R->n, R->n);
-        if (cg_extreme_value(&L, -1, R->rank, &sig) != CG_OK) { *gap = NA_REAL; return; }
+        const int st = cg_extreme_value(&L, -1, R->rank, &sig);
+        if (st != CG_OK) { *gap = cg_gap_failed(P, st); return; }
         minx = R->tau * fmin(sig, 0.0);
     } else {
         cg_linop_dense(&L, &dd, R->G, R->m, R->n);
-        if (cg_extreme_value(&L, 0, R->rank, &sig) != CG_OK) { *gap = NA_REAL; return; }
+        const int st = cg_extreme_value(&L, 0, R->rank, &sig);
+        if (st != CG_OK) { *gap = cg_gap_failed(P, st); return; }
         minx = -R->tau * sig;
     }
     if (R->sparse == Y_L1) miny = -R->s * gmax;
@@ -240,7 +252,8 @@ static void rb_evaluate(cg_problem *P, double *obj, double *gap)
         }
         miny = -ss / (4.0 * R->lambda2);
     }
-    *gap = fmax(gz + R->regY - minx - miny, 0.0);
+    const double g = gz + R->regY - minx - miny;
+    *gap = g < 0.0 ? 0.0 : g;              /* NaN stays NaN (fmax would drop it) */
 }
 
 static double rb_epoch(cg_problem *P) { return ((robust *) P->self)->iters; }
@@ -275,6 +288,7 @@ int cg_problem_robust(cg_problem *P, SEXP spec)
     R->u = cg_zeros(R->m); R->v = cg_zeros(R->n);
     refresh(R);                            /* (X_1, Y_1) = (0, 0) */
     P->self = R;
+    R->P = P;
     P->gradient = rb_gradient; P->line_search = rb_line_search;
     P->fw_step = rb_fw_step; P->evaluate = rb_evaluate;
     P->epoch = rb_epoch; P->n_matvec = rb_n_matvec;

@@ -17,7 +17,7 @@
 static double prox_eta(const cg_solver_opts *o, int t)
 {
     if (t <= o->t0) return o->eta0;
-    const double e = o->eta_a / (t - o->t0 + o->eta_c);
+    const double e = o->eta_a / ((double) t - o->t0 + o->eta_c);
     return e < 1.0 ? e : 1.0;
 }
 
@@ -30,11 +30,10 @@ int cg_solve_alt(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
     const int second = first == CG_BLOCK_X ? CG_BLOCK_Y : CG_BLOCK_X;
     const int prox = o->method == CG_METHOD_ALT_CGPG || o->method == CG_METHOD_ALT_PGCG;
     cg_run r;
-    cg_run_start(&r, P, ctl, tr);
-    int status = CG_STOP_MAX_ITER, t;
-    for (t = 1; t <= ctl->max_iter; t++) {
+    int stop = cg_run_start(&r, P, ctl, tr), t = 0;
+    while (stop < 0 && t < ctl->max_iter) {
         r.n_grad += P->gradient(P, CG_BATCH_FULL);
-        const double eta = prox_eta(o, t);
+        const double eta = prox_eta(o, t + 1);
         int a, b;
         if (o->method == CG_METHOD_ALTMIN) {
             a = P->block_exact(P, CG_BLOCK_X);
@@ -43,19 +42,27 @@ int cg_solve_alt(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
             a = P->block_point(P, first, 0, eta);
             b = a < 0 ? -1 : P->block_point(P, second, prox, eta);
         }
-        if (b < 0) { status = CG_STOP_ERROR; t--; break; }
+        if (b < 0) cg_fail(P, "a block update failed at iteration %d", t + 1);
+        if ((stop = cg_run_failed(P)) >= 0) break;
         P->svd_rank = a + b;
         r.n_lmo += a + b;
-        if (o->method != CG_METHOD_ALTMIN)
-            P->fw_step(P, o->step_rule == CG_STEP_LINE_SEARCH ? P->line_search(P) : eta);
-        if (o->method == CG_METHOD_CGCG_P && P->block_exact(P, CG_BLOCK_Y) < 0) {
-            status = CG_STOP_ERROR;
-            break;
+        if (o->method != CG_METHOD_ALTMIN) {
+            const double gamma = o->step_rule == CG_STEP_LINE_SEARCH ? P->line_search(P) : eta;
+            if (!R_FINITE(gamma))
+                cg_fail(P, "the step size is not finite at iteration %d: the line search "
+                        "overflowed double precision (the data are too large, or the "
+                        "penalty too small: scale them)", t + 1);
+            if ((stop = cg_run_failed(P)) >= 0) break;
+            P->fw_step(P, gamma);
         }
-        int stop = cg_run_after_iter(&r, P, t, 1);
-        if (stop >= 0) { status = stop; break; }
+        t++;
+        /* cgcg_p's extra step on Y keeps the iterate when it fails */
+        if (o->method == CG_METHOD_CGCG_P && P->block_exact(P, CG_BLOCK_Y) < 0)
+            cg_fail(P, "the proximal step on Y failed at iteration %d", t);
+        if ((stop = cg_run_failed(P)) >= 0) break;
+        stop = cg_run_after_iter(&r, P, t, 1);
     }
-    *iters = t > ctl->max_iter ? ctl->max_iter : t;
-    cg_run_finish(&r, P, *iters);
-    return status;
+    *iters = t;
+    cg_run_finish(&r, P, t);
+    return stop < 0 ? CG_STOP_MAX_ITER : stop;
 }

@@ -5,61 +5,71 @@
 #include "stochcg.h"
 #include <math.h>
 
+/* in double: t + K - 1 overflows int for K near .Machine$integer.max */
 static double step_size(const cg_solver_opts *o, cg_problem *P, int t)
 {
     if (o->step_rule == CG_STEP_LINE_SEARCH) {
         double g = P->line_search(P);
         if (g >= 0) return g;
     }
-    if (o->step_rule == CG_STEP_SFW) return (double) o->K / (t + o->K - 1);
-    return 2.0 / (t + 1);   /* 2/(t'+2) with t' = t - 1 counted from zero */
+    if (o->step_rule == CG_STEP_SFW) return o->K / ((double) t + o->K - 1.0);
+    return 2.0 / (t + 1.0);   /* 2/(t'+2) with t' = t - 1 counted from zero */
 }
 
+/* t counts completed iterations: a failure inside an iteration (before its
+ * step) leaves the iterate of iteration t */
 int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                 cg_trace *tr, int *iters)
 {
     const int stochastic = (o->method != CG_METHOD_FW);
     cg_run r;
-    cg_run_start(&r, P, ctl, tr);
-    int status = CG_STOP_MAX_ITER, t;
-    for (t = 1; t <= ctl->max_iter; t++) {
+    int stop = cg_run_start(&r, P, ctl, tr), t = 0;
+    while (stop < 0 && t < ctl->max_iter) {
         int batch = !stochastic ? CG_BATCH_FULL : CG_BATCH_DEFAULT;
-        if (o->method == CG_METHOD_SCG) {    /* Hazan and Luo: m_t ~ (t + 1)^2 */
-            double k = ceil(o->scg_c * (t + 1.0) * (t + 1.0));
+        if (o->method == CG_METHOD_SCG) {
+            /* Hazan and Luo: m_t ~ (t + 1)^2 at iteration t, here t + 1 */
+            double k = ceil(o->scg_c * (t + 2.0) * (t + 2.0));
             batch = k > 1e8 ? 100000000 : (k < 1 ? 1 : (int) k);
         }
         r.n_grad += P->gradient(P, batch);
+        if ((stop = cg_run_failed(P)) >= 0) break;
         double gap_hat = P->lmo(P);
         r.n_lmo += 1;
-        if (ISNAN(gap_hat)) { status = CG_STOP_ERROR; t--; break; }
+        if (!R_FINITE(gap_hat))
+            cg_fail(P, "the estimated Frank-Wolfe gap is not finite at iteration %d: it "
+                    "overflowed double precision (the data or the radius are too large: "
+                    "scale them)", t + 1);
+        if ((stop = cg_run_failed(P)) >= 0) break;
         /* with the exact gradient the LMO gives the duality gap, up to the
          * LMO's own accuracy: confirm with the independent full evaluation */
         if (!stochastic && cg_run_small_gap(&r, gap_hat)) {
-            cg_run_evaluate(&r, P, t - 1);
-            if (cg_run_small_gap(&r, r.gap)) { status = CG_STOP_TOL; t--; break; }
+            cg_run_evaluate(&r, P, t);
+            if ((stop = cg_run_failed(P)) >= 0) break;
+            if (cg_run_small_gap(&r, r.gap)) { stop = CG_STOP_TOL; break; }
         }
-        P->fw_step(P, step_size(o, P, t));
-        int stop = cg_run_after_iter(&r, P, t, stochastic);
-        if (stop >= 0) { status = stop; break; }
+        P->fw_step(P, step_size(o, P, t + 1));
+        t++;
+        stop = cg_run_after_iter(&r, P, t, stochastic);
     }
-    *iters = t > ctl->max_iter ? ctl->max_iter : t;
-    cg_run_finish(&r, P, *iters);
-    return status;
+    *iters = t;
+    cg_run_finish(&r, P, t);
+    return stop < 0 ? CG_STOP_MAX_ITER : stop;
 }
 
 int cg_solve_pg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                 cg_trace *tr, int *iters)
 {
     cg_run r;
-    cg_run_start(&r, P, ctl, tr);
-    int status = CG_STOP_MAX_ITER, t;
-    for (t = 1; t <= ctl->max_iter; t++) {
+    int stop = cg_run_start(&r, P, ctl, tr), t = 0;
+    while (stop < 0 && t < ctl->max_iter) {
         r.n_grad += P->gradient(P, CG_BATCH_DEFAULT);
-        if (P->pg_step(P, o->eta) != CG_OK) { status = CG_STOP_ERROR; break; }
-        int stop = cg_run_after_iter(&r, P, t, 1);
-        if (stop >= 0) { status = stop; break; }
+        if ((stop = cg_run_failed(P)) >= 0) break;
+        cg_fail_status(P, P->pg_step(P, o->eta), "the projection");
+        if ((stop = cg_run_failed(P)) >= 0) break;
+        t++;
+        stop = cg_run_after_iter(&r, P, t, 1);
     }
-    *iters = t > ctl->max_iter ? ctl->max_iter : t;
-    cg_run_finish(&r, P, *iters);
-    return status;
+    *iters = t;
+    cg_run_finish(&r, P, t);
+    return stop < 0 ? CG_STOP_MAX_ITER : stop;
 }

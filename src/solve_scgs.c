@@ -26,21 +26,32 @@ int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
     double *v = (double *) R_alloc(n, sizeof(double));
     memcpy(x, y, n * sizeof(double));
     cg_run r;
-    cg_run_start(&r, P, ctl, tr);
-    int status = CG_STOP_MAX_ITER, k, stop = -1;
+    int stop = cg_run_start(&r, P, ctl, tr), k = 0;   /* k: completed iterations */
     const double L = o->lipschitz, D2 = o->diam2;
-    for (k = 1; k <= ctl->max_iter; k++) {
-        const double gamma = 3.0 / (k + 2), beta = 4.0 * L / (k + 2);
-        const double eta = L * D2 / ((double) k * (k + 1));
-        double b = ceil(o->scgs_c * pow(k + 2.0, 3.0));
+    if (stop < 0 && !(isfinite(L) && isfinite(D2))) {  /* eta_k = Inf would stall */
+        cg_fail(P, "the %s is not finite: it overflowed double precision (the data or "
+                "the radius are too large: scale them)",
+                isfinite(D2) ? "smoothness constant"
+                             : "squared diameter (2 radius)^2 of the set");
+        stop = cg_run_failed(P);
+    }
+    while (stop < 0 && k < ctl->max_iter) {
+        const double kk = k + 1.0;                     /* this iteration, in double */
+        const double gamma = 3.0 / (kk + 2.0), beta = 4.0 * L / (kk + 2.0);
+        const double eta = L * D2 / (kk * (kk + 1.0));
+        double b = ceil(o->scgs_c * pow(kk + 2.0, 3.0));
         int batch = b > 1e8 ? 100000000 : (b < 1 ? 1 : (int) b);
         for (size_t i = 0; i < n; i++) z[i] = (1.0 - gamma) * y[i] + gamma * x[i];
         r.n_grad += P->gradient_at(P, z, batch, g);
-        /* CndG on the prox-subproblem, from u = x_{k-1} */
+        if ((stop = cg_run_failed(P)) >= 0) break;
+        /* CndG on the prox-subproblem, from u = x_{k-1}; up to CNDG_MAX
+         * LMOs, so Ctrl-C is checked here too */
         memcpy(u, x, n * sizeof(double));
         for (int t = 0; t < CNDG_MAX; t++) {
             for (size_t i = 0; i < n; i++) d[i] = g[i] + beta * (u[i] - x[i]);
-            if (P->lmo_dense(P, d, v) != CG_OK) { stop = CG_STOP_ERROR; break; }
+            cg_fail_status(P, P->lmo_dense(P, d, v), "the linear minimization oracle");
+            if (cg_interrupt_poll()) cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
+            if (P->stop) break;
             r.n_lmo += 1;
             double wolfe = 0.0, vv = 0.0;
             for (size_t i = 0; i < n; i++) {
@@ -51,15 +62,14 @@ int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
             double alpha = fmin(1.0, wolfe / (beta * vv));
             for (size_t i = 0; i < n; i++) u[i] += alpha * (v[i] - u[i]);
         }
-        if (stop >= 0) break;
+        if ((stop = cg_run_failed(P)) >= 0) break;
         memcpy(x, u, n * sizeof(double));
         for (size_t i = 0; i < n; i++) y[i] = (1.0 - gamma) * y[i] + gamma * x[i];
         P->svd_rank = 1;
+        k++;
         stop = cg_run_after_iter(&r, P, k, 1);
-        if (stop >= 0) break;
     }
-    if (stop >= 0) status = stop;
-    *iters = k > ctl->max_iter ? ctl->max_iter : k;
+    *iters = k;
     cg_run_finish(&r, P, *iters);
-    return status;
+    return stop < 0 ? CG_STOP_MAX_ITER : stop;
 }

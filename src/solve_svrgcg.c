@@ -12,8 +12,7 @@ int cg_solve_svrgcg(cg_problem *P, const cg_solver_opts *o, const cg_control *ct
                     cg_trace *tr, int *iters)
 {
     cg_run r;
-    cg_run_start(&r, P, ctl, tr);
-    int status = CG_STOP_MAX_ITER, t = 0, stop = -1;
+    int stop = cg_run_start(&r, P, ctl, tr), t = 0;
     for (int s = 1; t < ctl->max_iter && stop < 0; s++) {
         int ks = CG_BATCH_FULL;
         if (o->batch_snapshot > 0) {
@@ -21,17 +20,18 @@ int cg_solve_svrgcg(cg_problem *P, const cg_solver_opts *o, const cg_control *ct
             ks = k > 1e8 ? 100000000 : (int) k;
         }
         r.n_grad += P->snapshot(P, ks);
+        if ((stop = cg_run_failed(P)) >= 0) break;
         for (int inner = 1; inner < o->inner && t < ctl->max_iter; inner++) {
             r.n_grad += P->vr_gradient(P, o->batch_inner);
-            if (P->prox_step(P, o->scale, o->eta) != CG_OK) { stop = CG_STOP_ERROR; break; }
+            cg_fail_status(P, P->prox_step(P, o->scale, o->eta), "the weak proximal oracle");
+            if ((stop = cg_run_failed(P)) >= 0) break;
             r.n_lmo += P->svd_rank;          /* rank-one SVD equivalents */
             t++;
             stop = cg_run_after_iter(&r, P, t, 1);
             if (stop >= 0) break;
         }
     }
-    if (stop >= 0) status = stop;
     *iters = t;
     cg_run_finish(&r, P, *iters);
-    return status;
+    return stop < 0 ? CG_STOP_MAX_ITER : stop;
 }

@@ -22,7 +22,9 @@
 #endif
 
 /* ---------------------------------------------------------------- status */
-enum { CG_OK = 0, CG_ERR_SVD = 1, CG_ERR_LAPACK = 2, CG_ERR_DOMAIN = 3 };
+enum { CG_OK = 0, CG_ERR_SVD = 1, CG_ERR_LAPACK = 2, CG_ERR_DOMAIN = 3,
+       CG_ERR_NONFINITE = 4,   /* NA/NaN/Inf in a kernel's input or products */
+       CG_ERR_INTERRUPT = 5 }; /* Ctrl-C seen inside a kernel (solves only) */
 
 /* ------------------------------------------------------- linear operators */
 /* A matrix-free m x n operator: the only way oracles see a matrix gradient. */
@@ -49,6 +51,7 @@ void cg_linop_coo(cg_linop *A, cg_coo_data *d, int m, int n, int nnz,
 void cg_linop_csc(cg_linop *A, cg_csc_data *d, int m, int n,
                   const int *p, const int *i, const double *x);
 double *cg_zeros(size_t n);          /* zero-filled R_alloc scratch */
+int cg_all_finite(const double *x, size_t n);   /* no NA, NaN or Inf */
 void cg_symmetrize(double *A, int n);  /* A <- (A + A') / 2, n x n, in place */
 /* dense column-major copy of A (m x n), by products with unit vectors */
 void cg_linop_densify(cg_linop *A, double *out);
@@ -58,7 +61,9 @@ void cg_linop_densify(cg_linop *A, double *out);
  * d decreasing. Uses RSpectra's eigs_sym_c on A'A or AA' (whichever is
  * smaller) to residual tolerance tol (relative to sigma^2), or LAPACK on a
  * dense copy when min(m, n) is small.
- * Returns CG_OK or CG_ERR_SVD. */
+ * Returns CG_OK, CG_ERR_SVD (no convergence), CG_ERR_NONFINITE (non-finite
+ * entries or products) or, during a solve, CG_ERR_INTERRUPT (Ctrl-C: the
+ * Lanczos run is cut short, see cg_interrupt_poll). */
 int cg_svds(cg_linop *A, int k, double tol, double *d, double *u, double *v);
 /* k eigenpairs of a symmetric n x n operator: which = +1 largest algebraic,
  * -1 smallest algebraic. vals (k), vecs (n x k). */
@@ -71,7 +76,8 @@ int cg_extreme_value(cg_linop *A, int which, int hint, double *value);
 
 /* Dense LAPACK, workspace from R_alloc; X is destroyed. Thin SVD: s (min),
  * U (m x min), VT (min x n). Eigenpairs il..iu (1-based, ascending) of the
- * symmetric X (upper triangle read): w (>= n), Z (n x (iu - il + 1)). */
+ * symmetric X (upper triangle read): w (>= n), Z (n x (iu - il + 1)).
+ * Non-finite X gives CG_ERR_NONFINITE (X untouched): LAPACK is not called. */
 int cg_lapack_svd(double *X, int m, int n, double *s, double *U, double *VT);
 int cg_lapack_syevr(double *X, int n, int il, int iu, double *w, double *Z);
 
@@ -105,7 +111,8 @@ void cg_proj_l1(const double *y, int n, double radius, double *x, double *work);
 void cg_proj_capped_simplex(const double *y, int n, double radius, double cap,
                             double *x, double *work);
 /* lp ball {||x||_p <= radius}, 1 < p < 2, Euclidean projection; x may be y.
- * Returns CG_OK or CG_ERR_DOMAIN (bad p). */
+ * Returns CG_OK, CG_ERR_DOMAIN (bad p) or, during a solve, CG_ERR_INTERRUPT
+ * (x not written). */
 int  cg_proj_lp(const double *y, size_t n, double radius, double p, double *x);
 /* projection of nonnegative spectra onto {s >= 0, sum s <= radius}
  * (or == radius when equality), in place */
@@ -162,6 +169,12 @@ double cg_clock(void);                           /* monotonic seconds */
 /* TRUE if the user pressed Ctrl-C; never longjmps, so solvers can return
  * the iterate they have. */
 int    cg_interrupted(void);
+/* cg_interrupted() at most every 50 ms, and only while polling is on (during
+ * a solve; kernels called otherwise are never cut short): cheap enough for
+ * every product inside a kernel. cg_interrupt_polling sets polling on or
+ * off and returns the previous setting. */
+int    cg_interrupt_poll(void);
+int    cg_interrupt_polling(int on);
 void   cg_progress(const cg_control *ctl, double *last, int iter, double time,
                    double obj, int eval_iter, int final);
 
@@ -222,6 +235,12 @@ struct cg_problem {
     int    (*block_point)(cg_problem *P, int block, int prox, double eta);
     int    (*block_exact)(cg_problem *P, int block);
     int    svd_rank;          /* rank of the last SVD done in an iteration */
+    /* The run's first failure (cg_fail, cg_fail_status): CG_STOP_ERROR with
+     * its reason in `failure`, or CG_STOP_INTERRUPT; 0 while none. Problems
+     * record it where they detect it, solvers stop at their next check and
+     * keep the last complete iterate. */
+    int    stop;
+    char   failure[512];
 };
 
 /* problem constructors (prob_*.c): unpack the R spec, allocate with R_alloc */
@@ -271,19 +290,34 @@ enum { CG_STOP_MAX_ITER = 0, CG_STOP_TOL = 1, CG_STOP_TIME = 2,
 typedef struct {
     const cg_control *ctl;
     cg_trace *tr;
-    double t0, paused, n_grad, n_lmo, obj, gap, last_check, last_progress;
+    double t0, paused, n_grad, n_lmo, obj, gap, last_progress;
     int last_eval;
 } cg_run;
 
-void   cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr);
+/* evaluates at iteration 0; returns a CG_STOP_* code (failure) or -1 */
+int    cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr);
 double cg_run_elapsed(const cg_run *r);
-void   cg_run_evaluate(cg_run *r, cg_problem *P, int iter);   /* pushes a trace row */
+/* pushes a trace row; a non-finite objective or gap (NA means unknown) is a
+ * failure */
+void   cg_run_evaluate(cg_run *r, cg_problem *P, int iter);
 int    cg_run_small_gap(const cg_run *r, double gap);
-/* scheduled evaluation, progress, time and interrupt checks after iteration
- * t (gap_stop: stop when the evaluated gap is small); returns a CG_STOP_*
- * code or -1 to continue */
+/* scheduled evaluation, failure, progress, time and interrupt checks after
+ * iteration t (gap_stop: stop when the evaluated gap is small); returns a
+ * CG_STOP_* code or -1 to continue */
 int    cg_run_after_iter(cg_run *r, cg_problem *P, int t, int gap_stop);
 void   cg_run_finish(cg_run *r, cg_problem *P, int iters);
+
+/* The failure channel shared by problems and solvers: the first failure is
+ * the cause and is kept, later ones are dropped. cg_fail records an error
+ * with a message saying what went wrong (printf format); cg_fail_status a
+ * kernel status (CG_ERR_*) of `what` ("the linear minimization oracle"),
+ * CG_ERR_INTERRUPT as an interrupt. cg_run_failed returns P->stop if set,
+ * else -1. cg_gap_failed is for trace-only gaps: a Lanczos run that did not
+ * converge leaves the gap unknown (returns NA), overflow and Ctrl-C stop. */
+void   cg_fail(cg_problem *P, const char *fmt, ...);
+void   cg_fail_status(cg_problem *P, int status, const char *what);
+int    cg_run_failed(const cg_problem *P);
+double cg_gap_failed(cg_problem *P, int status);
 
 int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                 cg_trace *tr, int *iters);

@@ -2,6 +2,7 @@
 #include "stochcg.h"
 #include <time.h>
 #include <string.h>
+#include <limits.h>
 
 /* columns are (re)allocated together; growing copies the rows so far (the
  * old blocks are reclaimed by R when the .Call returns) */
@@ -35,7 +36,7 @@ void cg_trace_push(cg_trace *tr, int iter, double epoch, double time, double obj
                    double gap, double infeas, double n_grad, double n_lmo,
                    double n_matvec, int svd_rank)
 {
-    if (tr->len == tr->cap) trace_alloc(tr, 2 * tr->cap);
+    if (tr->len == tr->cap) trace_alloc(tr, tr->cap > INT_MAX / 2 ? INT_MAX : 2 * tr->cap);
     int r = tr->len++;
     tr->iter[r] = iter; tr->epoch[r] = epoch; tr->time[r] = time;
     tr->objective[r] = obj; tr->gap[r] = gap; tr->infeas[r] = infeas;
@@ -80,6 +81,27 @@ static void check_interrupt_fn(void *unused) { R_CheckUserInterrupt(); }
 int cg_interrupted(void)
 {
     return !R_ToplevelExec(check_interrupt_fn, NULL);
+}
+
+/* Process-wide, like R's own interrupt flag: on only inside a solve. */
+static int polling = 0;
+static double last_poll = 0.0;
+
+int cg_interrupt_polling(int on)
+{
+    int old = polling;
+    polling = on;
+    last_poll = cg_clock();
+    return old;
+}
+
+int cg_interrupt_poll(void)
+{
+    if (!polling) return 0;
+    double now = cg_clock();
+    if (now - last_poll < 0.05) return 0;
+    last_poll = now;
+    return cg_interrupted();
 }
 
 /* One status line, rewritten in place, for fits longer than ~2 seconds.
