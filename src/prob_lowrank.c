@@ -26,6 +26,7 @@ typedef struct {
     double sigma;                  /* Gaussian oracle noise */
     SEXP rcall, rho;               /* R sampler: the call f(k), built in R */
     int nobs, sparse;              /* finite sum over rows */
+    int block;                     /* rows of B (centred rows, column-major) */
     const double *Xd; const int *rp, *ci; const double *rx;
     const double *xbar; double c;
     cg_sampler smp; int *batch_idx; double *B;
@@ -146,26 +147,25 @@ static double sample_mean_raw(lowrank *L, int k, double *out)
     case SRC_RFUN:
         return rfun_sample(L, k, out) ? k : 0;
     default: {                   /* rows: c/k * Bc' Bc by BLAS */
+        /* centred rows are dense even for sparse data: they go through B in
+         * blocks of ~10^8 flops (>= 256 rows), so B stays block x p however
+         * large the batch, with Ctrl-C polled between blocks; out is not used
+         * after an interrupt */
         const int p = L->n;
         int nb = cg_sampler_next(&L->smp, L->batch_idx, k);
-        memset(L->B, 0, sizeof(double) * (size_t) nb * p);
-        for (int b = 0; b < nb; b++) {
-            int r = L->batch_idx[b];
-            if (!L->sparse)
-                for (int j = 0; j < p; j++) L->B[b + (size_t) j * nb] = L->Xd[r + (size_t) j * L->nobs];
-            else
-                for (int a = L->rp[r]; a < L->rp[r + 1]; a++) L->B[b + (size_t) L->ci[a] * nb] = L->rx[a];
-            for (int j = 0; j < p; j++) L->B[b + (size_t) j * nb] -= L->xbar[j];
-        }
-        /* in blocks of rows of ~10^8 flops (one call unless batches are
-         * large), with Ctrl-C polled between them; out is not used after an
-         * interrupt */
         double alpha = L->c / nb, beta = 0.0;
-        const double rows = fmax(256.0, 1e8 / ((double) p * p));
-        const int block = rows < nb ? (int) rows : nb;
-        for (int b0 = 0; b0 < nb; b0 += block) {
-            int rb = nb - b0 < block ? nb - b0 : block;
-            F77_CALL(dsyrk)("U", "T", &p, &rb, &alpha, L->B + b0, &nb, &beta, out, &p
+        for (int b0 = 0; b0 < nb; b0 += L->block) {
+            int rb = nb - b0 < L->block ? nb - b0 : L->block;
+            if (L->sparse) memset(L->B, 0, sizeof(double) * (size_t) rb * p);
+            for (int b = 0; b < rb; b++) {
+                int r = L->batch_idx[b0 + b];
+                if (!L->sparse)
+                    for (int j = 0; j < p; j++) L->B[b + (size_t) j * rb] = L->Xd[r + (size_t) j * L->nobs];
+                else
+                    for (int a = L->rp[r]; a < L->rp[r + 1]; a++) L->B[b + (size_t) L->ci[a] * rb] = L->rx[a];
+                for (int j = 0; j < p; j++) L->B[b + (size_t) j * rb] -= L->xbar[j];
+            }
+            F77_CALL(dsyrk)("U", "T", &p, &rb, &alpha, L->B, &rb, &beta, out, &p
                             FCONE FCONE);
             beta = 1.0;
             if (cg_interrupt_poll()) {
@@ -498,7 +498,10 @@ int cg_problem_lowrank(cg_problem *P, SEXP spec)
         int cap = asInteger(cg_list_get(spec, "max_batch"));
         cg_sampler_init(&L->smp, L->nobs, cap, CG_SAMPLE_REPLACE);
         L->batch_idx = (int *) R_alloc(cap > L->nobs ? cap : L->nobs, sizeof(int));
-        L->B = (double *) R_alloc((size_t) (cap > L->nobs ? cap : L->nobs) * L->n, sizeof(double));
+        const double rows = fmax(256.0, 1e8 / ((double) L->n * L->n));
+        const int most = cap > L->nobs ? cap : L->nobs;
+        L->block = rows < most ? (int) rows : most;
+        L->B = (double *) R_alloc((size_t) L->block * L->n, sizeof(double));
     }
     if (L->loss == LOSS_SENSING) {
         int cap = asInteger(cg_list_get(spec, "max_batch"));
