@@ -29,8 +29,9 @@ static eigs_sym_c_funtype spectra_eigs_sym(void)
  * guard records why and returns zeros from then on: a zero operator makes
  * the Lanczos run end at its next convergence test, and the status, not a
  * longjmp through RSpectra's C++, takes the news up to the solver. The call
- * itself runs under R_ToplevelExec: an R error raised by RSpectra (it
- * reports its exceptions that way) ends here as CG_ERR_SVD. */
+ * itself runs under cg_try: an R error raised by RSpectra (it reports its
+ * exceptions that way) ends here as CG_ERR_SVD, a Ctrl-C it takes itself as
+ * CG_ERR_INTERRUPT. */
 typedef struct {
     mat_op op; void *data; int status;
     int dim, k; spectra_opts *opts; double *evals, *evecs; int nconv, info;
@@ -47,12 +48,13 @@ static void guarded_op(const double *x, double *y, int n, void *data)
     if (c->status != CG_OK) memset(y, 0, (size_t) n * sizeof(double));
 }
 
-static void spectra_body(void *data)
+static SEXP spectra_body(void *data)
 {
     spectra_call *c = (spectra_call *) data;
     int niter = 0, nops = 0;
     spectra_eigs_sym()(guarded_op, c->dim, c->k, c->opts, c, &c->nconv, &niter, &nops,
                        c->evals, c->evecs, &c->info);
+    return R_NilValue;
 }
 
 /* k eigenpairs of the symmetric operator op (dim x dim) by RSpectra */
@@ -60,9 +62,12 @@ static int spectra_run(mat_op op, void *data, int dim, int k, spectra_opts *opts
                        double *evals, double *evecs)
 {
     spectra_call c = { op, data, CG_OK, dim, k, opts, evals, evecs, 0, 1 };
-    const Rboolean done = R_ToplevelExec(spectra_body, &c);
+    int caught;
+    cg_try(spectra_body, &c, &caught);
     if (c.status != CG_OK) return c.status;
-    if (!done || c.info != 0 || c.nconv < k || !cg_all_finite(evals, (size_t) k))
+    /* RSpectra may take a Ctrl-C itself (between its iterations) */
+    if (caught == CG_ERR_INTERRUPT) return CG_ERR_INTERRUPT;
+    if (caught != CG_OK || c.info != 0 || c.nconv < k || !cg_all_finite(evals, (size_t) k))
         return CG_ERR_SVD;
     return CG_OK;
 }

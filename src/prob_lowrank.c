@@ -68,18 +68,12 @@ static double sample_mean(lowrank *L, int k, double *out)
 /* ---- the user's R sampler M(k), called under R_tryCatch: an R error or a
  * Ctrl-C inside it must not longjmp out of the solve (the fit would be
  * lost); it stops the run instead, with the last complete iterate */
-typedef struct { SEXP call, rho; int caught; } rfun_call;
+typedef struct { SEXP call, rho; } rfun_call;
 
 static SEXP rfun_body(void *data)
 {
     rfun_call *c = (rfun_call *) data;
     return eval(c->call, c->rho);
-}
-
-static SEXP rfun_handler(SEXP cond, void *data)
-{
-    ((rfun_call *) data)->caught = 1;
-    return cond;
 }
 
 /* one call M(k); its value (checked: an m x n numeric matrix of finite
@@ -89,18 +83,16 @@ static int rfun_sample(lowrank *L, int k, double *out)
     cg_problem *P = L->P;
     SEXP kk = PROTECT(ScalarInteger(k));
     SETCADR(L->rcall, kk);
-    SEXP conds = PROTECT(allocVector(STRSXP, 2));
-    SET_STRING_ELT(conds, 0, mkChar("error"));
-    SET_STRING_ELT(conds, 1, mkChar("interrupt"));
-    rfun_call c = { L->rcall, L->rho, 0 };
+    rfun_call c = { L->rcall, L->rho };
     const double call = ++L->calls;
+    int caught;
     PutRNGstate();                       /* the user's code may draw from R's RNG too */
-    SEXP res = PROTECT(R_tryCatch(rfun_body, &c, conds, rfun_handler, &c, NULL, NULL));
+    SEXP res = PROTECT(cg_try(rfun_body, &c, &caught));
     GetRNGstate();
     int ok = 0;
-    if (c.caught && inherits(res, "interrupt")) {
+    if (caught == CG_ERR_INTERRUPT) {
         cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
-    } else if (c.caught) {
+    } else if (caught == CG_ERR_R) {
         SEXP msg = cg_list_get(res, "message");
         cg_fail(P, "the sampler `M(k)` failed at its call %.0f by the solver (k = %d): %s",
                 call, k, isString(msg) && LENGTH(msg) > 0 ? CHAR(STRING_ELT(msg, 0)) : "");
@@ -125,7 +117,7 @@ static int rfun_sample(lowrank *L, int k, double *out)
             UNPROTECT(1);
         }
     }
-    UNPROTECT(3);
+    UNPROTECT(2);
     return ok;
 }
 

@@ -24,7 +24,8 @@
 /* ---------------------------------------------------------------- status */
 enum { CG_OK = 0, CG_ERR_SVD = 1, CG_ERR_LAPACK = 2, CG_ERR_DOMAIN = 3,
        CG_ERR_NONFINITE = 4,   /* NA/NaN/Inf in a kernel's input or products */
-       CG_ERR_INTERRUPT = 5 }; /* Ctrl-C seen inside a kernel (solves only) */
+       CG_ERR_INTERRUPT = 5,   /* Ctrl-C seen inside a kernel (solves only) */
+       CG_ERR_R = 6 };         /* an R error inside R code called back (cg_try) */
 
 /* ------------------------------------------------------- linear operators */
 /* A matrix-free m x n operator: the only way oracles see a matrix gradient. */
@@ -169,6 +170,10 @@ double cg_clock(void);                           /* monotonic seconds */
 /* TRUE if the user pressed Ctrl-C; never longjmps, so solvers can return
  * the iterate they have. */
 int    cg_interrupted(void);
+/* body(data) under R_tryCatch for errors and interrupts: neither longjmps
+ * past the caller (the fit is kept). *caught: CG_OK, CG_ERR_INTERRUPT or
+ * CG_ERR_R (an R error; the condition object is returned). */
+SEXP   cg_try(SEXP (*body)(void *), void *data, int *caught);
 /* cg_interrupted() at most every 50 ms, and only while polling is on (during
  * a solve; kernels called otherwise are never cut short): cheap enough for
  * every product inside a kernel. cg_interrupt_polling sets polling on or

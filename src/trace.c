@@ -83,6 +83,23 @@ int cg_interrupted(void)
     return !R_ToplevelExec(check_interrupt_fn, NULL);
 }
 
+static SEXP try_handler(SEXP cond, void *caught)
+{
+    *(int *) caught = inherits(cond, "interrupt") ? CG_ERR_INTERRUPT : CG_ERR_R;
+    return cond;
+}
+
+SEXP cg_try(SEXP (*body)(void *), void *data, int *caught)
+{
+    SEXP conds = PROTECT(allocVector(STRSXP, 2));
+    SET_STRING_ELT(conds, 0, mkChar("error"));
+    SET_STRING_ELT(conds, 1, mkChar("interrupt"));
+    *caught = CG_OK;
+    SEXP res = R_tryCatch(body, data, conds, try_handler, caught, NULL, NULL);
+    UNPROTECT(1);
+    return res;
+}
+
 /* Process-wide, like R's own interrupt flag: on only inside a solve. */
 static int polling = 0;
 static double last_poll = 0.0;
