@@ -97,7 +97,10 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
   check_count(K, "K")
   if (is.null(batch_size)) batch_size <- max(1L, ceiling(N / 100))
   check_count(batch_size, "batch_size")
-  if (!is.null(step_size)) check_number(step_size, "step_size", min = 0, strict_min = TRUE)
+  check_step_size(step_size, method)
+  if (method == "spg" && prod(as.double(obs$dims)) > .Machine$integer.max)
+    stop_arg("method", "= \"spg\" keeps a dense m x n iterate: ", obs$dims[1], " x ",
+             obs$dims[2], " is too large; use \"sfw\" or \"fw\"")
   control <- as_control(control)
 
   # ---- centering (removed here, added back by predict/fitted)
@@ -135,7 +138,9 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
 # Observed entries as list(row, col, value, dims) with 1-based indices.
 observed_entries <- function(Y, dims = NULL) {
   if (inherits(Y, "sparseMatrix")) {
-    Y <- methods::as(methods::as(Y, "CsparseMatrix"), "generalMatrix")
+    if (!methods::is(Y, "dMatrix") && !methods::is(Y, "lMatrix") && !methods::is(Y, "iMatrix"))
+      stop_arg("Y", "must hold numeric values (a pattern matrix has none)")
+    Y <- methods::as(methods::as(methods::as(Y, "CsparseMatrix"), "generalMatrix"), "dMatrix")
     Y <- methods::as(Y, "TsparseMatrix")
     out <- list(row = Y@i + 1L, col = Y@j + 1L, value = as.double(Y@x), dims = dim(Y))
   } else if (is.data.frame(Y)) {
@@ -152,6 +157,7 @@ observed_entries <- function(Y, dims = NULL) {
     out <- list(row = idx[[1]], col = idx[[2]], value = as.double(cols[[3]]),
                 dims = c(max(idx[[1]], 0L), max(idx[[2]], 0L)))
   } else if (is.matrix(Y) && (is.numeric(Y) || is.logical(Y))) {
+    if (any(is.nan(Y))) stop_arg("Y", "contains NaN; mark missing entries with NA")
     w <- which(!is.na(Y), arr.ind = TRUE)
     out <- list(row = unname(w[, 1]), col = unname(w[, 2]),
                 value = as.double(Y[w]), dims = dim(Y))

@@ -41,9 +41,15 @@ print.cg_control <- function(x, ...) {
 
 as_control <- function(control) {
   if (is.null(control)) return(cg_control())
-  if (!inherits(control, "cg_control")) {
-    if (!is.list(control)) stop("`control` must be made by cg_control()", call. = FALSE)
-    control <- do.call(cg_control, control)
-  }
-  control
+  # a list, or a cg_control edited by hand: checked again by cg_control()
+  if (!is.list(control)) stop_arg("control", "must be made by cg_control()")
+  settings <- names(formals(cg_control))
+  given <- names(control)
+  if (length(control) > 0L && (is.null(given) || any(!nzchar(given))))
+    stop_arg("control", "must be a named list of settings of cg_control()")
+  unknown <- setdiff(given, settings)
+  if (length(unknown) > 0L)
+    stop_arg("control", "has unknown settings: ", paste(unknown, collapse = ", "),
+             " (known: ", paste(settings, collapse = ", "), ")")
+  do.call(cg_control, unclass(control))
 }

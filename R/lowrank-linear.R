@@ -137,6 +137,8 @@ linear_operator <- function(A, dims, arg, dims_arg = "dims") {
     if (is.null(d1)) stop_arg(arg, "must be a list of matrices")
     rows <- lapply(seq_along(A), function(i) {
       Ai <- A[[i]]
+      if (!(inherits(Ai, "Matrix") || (is.matrix(Ai) && (is.numeric(Ai) || is.logical(Ai)))))
+        stop_arg(arg, "must be a list of numeric matrices (element ", i, " is not)")
       if (!identical(dim(Ai), d1)) stop_arg(arg, "matrices must all have the same dimensions")
       Ai <- methods::as(methods::as(Matrix::Matrix(Ai, sparse = TRUE), "generalMatrix"), "dMatrix")
       if (any(!is.finite(Ai@x))) stop_arg(arg, "contains NA, NaN or Inf")
@@ -149,6 +151,7 @@ linear_operator <- function(A, dims, arg, dims_arg = "dims") {
     dims <- d1
   } else {
     Amat <- check_design(A, arg)
+    if (nrow(Amat) < 1L) stop_arg(arg, "must have at least one row (one per measurement)")
     if (is.null(dims)) stop_arg("dims", "is required when `", arg, "` is a matrix of vectorizations")
     dims <- check_dims(dims)
     if (prod(as.double(dims)) != ncol(Amat)) {

@@ -74,7 +74,8 @@
 #' @param batch Samples per inner iteration \eqn{k_t}; `NULL` for the theory
 #'   value.
 #' @param snapshot_batch Samples of the first snapshot \eqn{k_1} (doubling
-#'   every epoch); `NULL` for the theory value.
+#'   every epoch, at most `1e8`); `NULL` for the theory value. `0` takes the
+#'   exact mean, available only when `M` is a matrix.
 #' @param target Optional exact \eqn{E[M]} used only to evaluate the objective
 #'   in the trace when `M` is a function (otherwise the trace objective is
 #'   `NA` for function samplers).
@@ -218,7 +219,9 @@ lowrank_source <- function(M, set, target) {
                 C0 = 0.5 * (sum(M0^2) + M$sigma^2 * length(M0)),
                 sigma2 = M$sigma^2 * length(M0))
   } else if (is.function(M)) {
-    pilot <- lapply(1:2, function(i) M(1L))
+    pilot <- tryCatch(lapply(1:2, function(i) M(1L)), error = function(e)
+      stop_arg("M", "must be a function of k returning a matrix; M(1) failed: ",
+               conditionMessage(e)))
     ok <- vapply(pilot, function(p) is.numeric(p) && is.matrix(p) && all(is.finite(p)), NA)
     if (!all(ok)) stop_arg("M", "must return a finite numeric matrix when called as M(k)")
     if (!identical(dim(pilot[[1]]), dim(pilot[[2]])))
@@ -233,6 +236,7 @@ lowrank_source <- function(M, set, target) {
                 C0 = 0.5 * sum(pilot[[1]]^2),
                 sigma2 = 0.5 * sum((pilot[[1]] - pilot[[2]])^2))
   } else {
+    if (!is.null(target)) stop_arg("target", "is used only when `M` is a function")
     M <- as.matrix(check_design(M, "M"))
     out <- list(source = 0L, M = M, sigma = 0, dims = dim(M), C0 = 0.5 * sum(M^2),
                 sigma2 = 0)
@@ -271,7 +275,12 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   # theory defaults (Theorem 3, Corollaries 3-4 of Garber and Kaplan 2019)
   C0 <- max(src$C0, .Machine$double.eps)
   gamma_smooth <- if (reg$kind == 2L) max(log(length(reg$op$op_b)), 1) else prod(dims)
-  if (is.null(mu)) mu <- eps * C0 / gamma_smooth
+  if (is.null(mu)) {
+    mu <- eps * C0 / gamma_smooth
+    if (!(is.finite(mu) && mu > 0))
+      stop_arg("eps", "is out of range: the default `mu` = eps * C0 / ", signif(gamma_smooth, 3),
+               " is ", mu, "; give a smaller `eps` or `mu` itself")
+  }
   check_number(mu, "mu", min = 0, strict_min = TRUE)
   lambda2 <- reg$lambda2 %||% 0
   beta_R <- switch(reg$kind + 1L, reg$lambda / mu, reg$lambda / mu + 2 * lambda2,
@@ -285,16 +294,24 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   }
   alpha <- max(alpha, .Machine$double.eps)
   beta <- beta_G + beta_R
-  if (is.null(eta)) eta <- alpha / (2 * beta)
+  if (is.null(eta)) {
+    eta <- alpha / (2 * beta)
+    if (!(is.finite(eta) && eta > 0))
+      stop("the default step `eta` = alpha / (2 beta) is ", eta, " (alpha = ", signif(alpha, 3),
+           ", beta = ", signif(beta, 3), "): the penalty weights or the smoothing `mu` are ",
+           "out of scale; give `eta` or rescale them", call. = FALSE)
+  }
   check_number(eta, "eta", min = 0, max = 1, strict_min = TRUE)
   if (is.null(inner)) inner <- min(ceiling(8 * beta * log(8) / (3 * alpha)) + 1, 1e7)
   check_count(inner, "inner", min = 2)
-  if (is.null(batch)) batch <- min(ceiling(32 * beta_i^2 / alpha^2), 1e7)
+  if (is.null(batch)) batch <- min(max(1, ceiling(32 * beta_i^2 / alpha^2)), 1e7)
   check_count(batch, "batch")
   stochastic_src <- src$source %in% 1:3 || loss == 1L
   if (is.null(snapshot_batch))
-    snapshot_batch <- if (src$source %in% 1:2) max(1, ceiling(32 * src$sigma2 / C0)) else 0
-  check_number(snapshot_batch, "snapshot_batch", min = 0)
+    snapshot_batch <- if (src$source %in% 1:2) min(1e8, max(1, ceiling(32 * src$sigma2 / C0))) else 0
+  # 0 = the exact mean, which only a matrix or the rows of `data` give
+  check_count(snapshot_batch, "snapshot_batch", min = if (src$source %in% 1:2) 1 else 0,
+              max = 1e8)
 
   spec <- list(problem = "lowrank", method = method, step = "standard", K = 2L,
                eta = as.double(eta), m = dims[1], n = dims[2],

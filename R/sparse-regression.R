@@ -86,7 +86,7 @@ sparse_regression <- function(X, y, radius, method = c("sfw", "fw", "spg"),
   check_count(K, "K")
   if (is.null(batch_size)) batch_size <- max(1L, ceiling(n / 500))
   check_count(batch_size, "batch_size")
-  if (!is.null(step_size)) check_number(step_size, "step_size", min = 0, strict_min = TRUE)
+  check_step_size(step_size, method)
   if (is.null(gram)) gram <- p <= 2000L
   check_flag(gram, "gram")
   if (gram && p > 16000L)

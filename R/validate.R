@@ -14,8 +14,8 @@ check_number <- function(x, arg, min = -Inf, max = Inf, finite = TRUE,
   invisible(x)
 }
 
-check_count <- function(x, arg, min = 1) {
-  check_number(x, arg, min = min)
+check_count <- function(x, arg, min = 1, max = Inf) {
+  check_number(x, arg, min = min, max = max)
   if (x != round(x)) stop_arg(arg, "must be a whole number")
   if (x > .Machine$integer.max) stop_arg(arg, "is too large")
   invisible(x)
@@ -37,6 +37,13 @@ check_scale <- function(value, arg) {
     stop_arg(arg, "is too large in scale: its squared norm overflows double ",
              "precision; rescale the data")
   invisible(value)
+}
+
+# the projected-gradient step: used by method "spg" only
+check_step_size <- function(step_size, method) {
+  if (is.null(step_size)) return(invisible())
+  if (method != "spg") stop_arg("step_size", "is used only by method = \"spg\"")
+  check_number(step_size, "step_size", min = 0, strict_min = TRUE)
 }
 
 check_flag <- function(x, arg) {

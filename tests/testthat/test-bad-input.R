@@ -68,11 +68,79 @@ bad_calls <- list(
        "`dims` is smaller than the largest row or column index in `Y`"),
   list(quote(complete_matrix(data.frame(row = c(1, 3e9), col = 1:2, value = 1:2), 5,
                              control = ctl)),
-       "`Y` row and col must be positive whole numbers up to 2147483647")
+       "`Y` row and col must be positive whole numbers up to 2147483647"),
+  # ---- found by a red-team run of ~1300 calls (each in its own R process)
+  # the exact mean (snapshot_batch = 0) exists only for a matrix M
+  list(quote(lowrank_sparse(lowrank_sampler(M10, 100), 0.1, 5, snapshot_batch = 0,
+                            control = ctl)),
+       "`snapshot_batch` must be at least 1"),
+  list(quote(lowrank_sparse(function(k) M10, 0.1, 5, snapshot_batch = 0, target = M10,
+                            control = ctl)),
+       "`snapshot_batch` must be at least 1"),
+  list(quote(lowrank_sparse(lowrank_sampler(M10, 1), 0.1, 5, snapshot_batch = 2.5,
+                            control = ctl)),
+       "`snapshot_batch` must be a whole number"),
+  list(quote(lowrank_sparse(lowrank_sampler(M10, 1), 0.1, 5, snapshot_batch = 3e9,
+                            control = ctl)),
+       "`snapshot_batch` must be at most 1e\\+08"),
+  list(quote(lowrank_sparse(M10, 0.1, 5, target = M10 * 100, control = ctl)),
+       "`target` is used only when `M` is a function"),
+  list(quote(lowrank_sparse(function() M10, 0.1, 5, control = ctl)),
+       "`M` must be a function of k returning a matrix; M\\(1\\) failed: unused argument"),
+  # defaults derived from out-of-scale arguments say which
+  list(quote(lowrank_sparse(M10, 0.1, 5, eps = 1e308, control = ctl)),
+       "`eps` is out of range: the default `mu` = eps \\* C0 / 100 is Inf"),
+  list(quote(lowrank_sparse(M10, 1e308, 5, control = ctl)),
+       "the default step `eta` = alpha / \\(2 beta\\) is 0 \\(alpha = 1, beta = Inf\\)"),
+  list(quote(matrix_sensing(As, bs, 5, lambda2 = 1e308, dims = c(5, 5), control = ctl)),
+       "the default step `eta` = alpha / \\(2 beta\\) is NaN"),
+  list(quote(matrix_sensing(As[0, , drop = FALSE], bs[0], 5, lambda2 = 0.1, dims = c(5, 5))),
+       "`A` must have at least one row"),
+  list(quote(lowrank_constrained(M10, list(array(1, c(10, 10, 1))), 1, 5, control = ctl)),
+       "`A` must be a list of numeric matrices \\(element 1 is not\\)"),
+  list(quote(lowrank_constrained(M10, list(diag(10), matrix("a", 10, 10)), 1:2, 5,
+                                 control = ctl)),
+       "`A` must be a list of numeric matrices \\(element 2 is not\\)"),
+  # completion input
+  list(quote(complete_matrix({Z <- M10; Z[1, 1] <- NaN; Z}, 5, control = ctl)),
+       "`Y` contains NaN; mark missing entries with NA"),
+  list(quote(complete_matrix(methods::as(Matrix::Matrix(M10 > 0, sparse = TRUE), "nMatrix"),
+                             5, control = ctl)),
+       "`Y` must hold numeric values \\(a pattern matrix has none\\)"),
+  list(quote(complete_matrix(data.frame(row = c(1, 5e4), col = c(1, 5e4), value = 1:2), 1,
+                             method = "spg")),
+       "`method` = \"spg\" keeps a dense m x n iterate: 50000 x 50000 is too large"),
+  # arguments a method would ignore
+  list(quote(complete_matrix(M10, 5, step_size = 0.1, control = ctl)),
+       "`step_size` is used only by method = \"spg\""),
+  list(quote(sparse_regression(X20, y20, 3, method = "sfw", step_size = 0.1)),
+       "`step_size` is used only by method = \"spg\""),
+  # control: lists and hand-edited objects are checked like cg_control()'s
+  list(quote(sparse_regression(X20, y20, 3, control = list(foo = 1))),
+       "`control` has unknown settings: foo \\(known: max_iter, max_time, tol"),
+  list(quote(sparse_regression(X20, y20, 3, control = list(1))),
+       "`control` must be a named list of settings of cg_control\\(\\)"),
+  list(quote(sparse_regression(X20, y20, 3, control = "a")),
+       "`control` must be made by cg_control\\(\\)"),
+  list(quote(sparse_regression(X20, y20, 3, control = structure(
+         list(max_iter = 20L, max_time = Inf, tol = NA_real_, eval_every = 1L,
+              progress = FALSE, verbose = FALSE), class = "cg_control"))),
+       "`tol` must be a single number"),
+  list(quote(sparse_regression(X20, y20, 3, control = structure(
+         list(max_iter = -1L), class = "cg_control"))),
+       "`max_iter` must be at least 0")
 )
 
 test_that("bad and extreme input gives an error naming the argument", {
   for (case in bad_calls) {
     expect_error(eval(case[[1]]), case[[2]], info = deparse(case[[1]], width.cutoff = 200L)[1])
   }
+})
+
+test_that("degenerate but valid input fits: an all-zero sensing operator, a control list", {
+  fit <- matrix_sensing(As * 0, bs, 5, lambda2 = 0.1, dims = c(5, 5), control = ctl)
+  expect_identical(fit$parameters$batch, 1)
+  expect_identical(sum(abs(as.matrix(fit$solution$X))), 0)   # X = 0 is optimal
+  fit <- sparse_regression(X20, y20, 3, method = "fw", control = list(max_iter = 7, tol = 0))
+  expect_identical(fit$iterations, 7L)
 })
