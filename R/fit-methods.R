@@ -186,7 +186,8 @@ fmt_problem <- function(problem) {
 #'
 #' @param x,object A [cg_fit] object (for `print.summary.cg_fit()`, a
 #'   `summary.cg_fit` object).
-#' @param rows Approximate number of trace rows to show.
+#' @param rows Approximate number of trace rows to show: a whole number, at
+#'   least 1.
 #' @param ... Unused.
 #' @returns `print()` returns its argument invisibly. `summary()` returns an
 #'   object of class `summary.cg_fit`: a list with `header` (character lines
@@ -205,6 +206,7 @@ print.cg_fit <- function(x, ...) {
 #' @method summary cg_fit
 #' @export
 summary.cg_fit <- function(object, rows = 6L, ...) {
+  check_count(rows, "rows")
   tr <- object$trace
   shown <- NULL
   n_trace <- 0L
@@ -286,10 +288,11 @@ print.summary.cg_fit <- function(x, ...) {
 plot.cg_fit <- function(x, what = c("objective", "gap"),
                         against = c("iter", "time", "n_grad", "n_lmo", "n_matvec"),
                         ...) {
-  what <- match.arg(what, several.ok = TRUE)
+  what <- match_choices(what, c("objective", "gap"), "what")
   # one default axis; all four panels at once are rarely wanted
   against <- if (missing(against)) "iter" else {
-    match.arg(against, several.ok = TRUE)
+    match_choices(against, c("iter", "time", "n_grad", "n_lmo", "n_matvec"),
+                  "against")
   }
   tr <- x$trace
   if (!is.data.frame(tr) || nrow(tr) == 0L) {
@@ -327,6 +330,29 @@ plot.cg_fit <- function(x, what = c("objective", "gap"),
   invisible(x)
 }
 
+# match.arg(several.ok = TRUE) (partial matching included) with an error
+# that names the argument and lists the choices
+match_choices <- function(x, choices, arg) {
+  hit <- if (is.character(x)) pmatch(x, choices, duplicates.ok = TRUE) else NA
+  if (length(x) < 1L || anyNA(hit))
+    stop_arg(arg, "must be one or more of ",
+             paste0('"', choices, '"', collapse = ", "),
+             if (is.character(x) && length(x) >= 1L)
+               paste0(', not "', x[is.na(hit)][1L], '"'))
+  unique(choices[hit])
+}
+
+# The main estimate of a fit, object$solution[[1]]; a fit whose solution was
+# removed or emptied by hand gets an error naming `object`, not "subscript
+# out of bounds".
+fit_solution <- function(object) {
+  sol <- object$solution
+  if (!is.list(sol) || length(sol) == 0L)
+    stop_arg("object", "has no solution: its `solution` element is missing ",
+             "or empty (a fit altered by hand?)")
+  sol[[1L]]
+}
+
 # Log scale for a trace column: only if it has evaluated values and all of
 # them are positive (an objective can be zero or negative).
 trace_log_scale <- function(y) {
@@ -355,7 +381,7 @@ utils_modify <- function(x, val) {
 #' @importFrom stats coef fitted
 #' @method coef cg_fit
 #' @export
-coef.cg_fit <- function(object, ...) object$solution[[1L]]
+coef.cg_fit <- function(object, ...) fit_solution(object)
 
 #' @rdname coef.cg_fit
 #' @method fitted cg_fit
@@ -382,8 +408,12 @@ fitted.cg_fit <- function(object, ...) {
 #' @method predict sparse_regression_fit
 #' @export
 predict.sparse_regression_fit <- function(object, newx, ...) {
+  beta <- fit_solution(object)
+  # checked before `newx`, whose message would otherwise blame the user's data
+  if (!is.numeric(beta) || !is.null(dim(beta)) || !all_finite(beta))
+    stop_arg("object", "has an invalid solution: `beta` must be a finite ",
+             "numeric vector (a fit altered by hand?)")
   if (missing(newx)) return(fitted.cg_fit(object))
-  beta <- object$solution[[1L]]
   p <- length(beta)
   if (is.data.frame(newx)) newx <- as.matrix(newx)
   if (is.null(dim(newx))) {
@@ -427,7 +457,7 @@ predict.sparse_regression_fit <- function(object, newx, ...) {
 #' @export
 predict.complete_matrix_fit <- function(object, newdata,
                                         type = c("link", "response"), ...) {
-  type <- match.arg(type)
+  type <- match_choice(type, c("link", "response"), "type")
   if (missing(newdata)) {
     newdata <- object$obs
     if (is.null(newdata)) {
@@ -443,7 +473,7 @@ predict.complete_matrix_fit <- function(object, newdata,
     stop("`newdata` must have columns `row` and `col`.", call. = FALSE)
   }
   pairs <- index_pairs(newdata, "newdata")
-  X <- object$solution[[1L]]
+  X <- fit_solution(object)
   check_lowrank(X, "object$solution$X")
   dims <- c(nrow(X$u), nrow(X$v))
   if (!is.null(object$dims) && !identical(suppressWarnings(as.integer(object$dims)), dims))
@@ -451,14 +481,21 @@ predict.complete_matrix_fit <- function(object, newdata,
              " but its solution `X` is ", dims[1], " x ", dims[2])
   i <- check_index(pairs$i, dims[1], "newdata", "row")
   j <- check_index(pairs$j, dims[2], "newdata", "column")
-  eta <- lowrank_entries(X, i, j) + center_offset(object$center, i, j)
+  eta <- lowrank_entries(X, i, j) + center_offset(object$center, i, j, dims)
   if (type == "link") return(eta)
   family_linkinv(object$family)(eta)
 }
 
-# Centering removed before the fit, at pairs (i, j).
-center_offset <- function(center, i, j) {
+# Centering removed before the fit, at pairs (i, j) of an m x n = dims
+# matrix. The effects are checked against dims: indexing a shortened
+# center$row would give NA, a removed one numeric(0).
+center_offset <- function(center, i, j, dims) {
   type <- center$type %||% "none"
+  if (type %in% c("mean", "both")) check_center(center$mean, 1, "mean")
+  if (type == "both") {
+    check_center(center$row, dims[1], "row")
+    check_center(center$col, dims[2], "col")
+  }
   switch(type,
     none = 0,
     mean = center$mean,
@@ -466,6 +503,12 @@ center_offset <- function(center, i, j) {
     stop(sprintf("unknown centering type \"%s\" in the fit.", type),
          call. = FALSE)
   )
+}
+
+check_center <- function(x, n, part) {
+  if (!is.numeric(x) || length(x) != n || !all_finite(x))
+    stop_arg("object", "has an invalid `center$", part, "`: it must be a ",
+             "finite numeric vector of length ", n, " (a fit altered by hand?)")
 }
 
 # Inverse link (mean function) of a family given by name.

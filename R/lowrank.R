@@ -30,7 +30,12 @@ setOldClass("lowrank")
 #' `lowrank()` only checks and stores its arguments; it does not
 #' orthogonalize them, so `d` are singular values only when `u` and `v` have
 #' orthonormal columns. Methods that report singular values (`print()`)
-#' compute them from the factors when they are not.
+#' compute them from the factors when they are not. Factors whose product
+#' could overflow double precision (when
+#' \eqn{\sum_k |d_k| \|u_k\| \|v_k\|}{sum_k |d[k]| ||u[, k]|| ||v[, k]||},
+#' a bound on every entry and on the norm of \eqn{X}, is not finite) are
+#' rejected by `lowrank()` and by every method, rather than giving infinite
+#' entries or failing inside an SVD.
 #'
 #' Products with a `lowrank` object are computed in factored form, e.g.
 #' `x %*% y` as `u %*% (d * (t(v) %*% y))`, in
@@ -46,7 +51,8 @@ setOldClass("lowrank")
 #'   column).
 #' @param x,object A `lowrank` object (for `%*%`, either operand may be one).
 #' @param y A matrix, vector, `Matrix` object or `lowrank` object.
-#' @param digits Number of significant digits to print.
+#' @param digits Number of significant digits to print, a whole number from
+#'   1 to 22.
 #' @param ... Unused.
 #'
 #' @returns `lowrank()` returns an object of class `lowrank`: a list with
@@ -106,7 +112,21 @@ check_lowrank <- function(x, arg = NULL) {
       fail(sprintf("`%s` has %d columns but `d` has length %d; they must match.",
                    f, ncol(x[[f]]), length(d)))
   }
+  # bounds every entry of u diag(d) t(v) and its Frobenius norm, hence every
+  # sum the methods form (products, the SVD core in print())
+  if (!is.finite(sum(abs(d) * column_norms(u) * column_norms(v))))
+    fail("`d` is too large in scale: the product u diag(d) t(v) overflows ",
+         "double precision; rescale the factors.")
   invisible(x)
+}
+
+# Euclidean norms of the columns of a finite matrix, scaled so that squaring
+# large entries does not overflow.
+column_norms <- function(a) {
+  vapply(seq_len(ncol(a)), function(k) {
+    s <- if (nrow(a) > 0L) max(abs(a[, k])) else 0
+    if (s == 0) 0 else s * sqrt(sum((a[, k] / s)^2))
+  }, 0)
 }
 
 # Unchecked constructor for internal use (solvers, compression, products).
@@ -211,6 +231,8 @@ dim.lowrank <- function(x) {
 #' @export
 print.lowrank <- function(x, digits = 4L, ...) {
   check_lowrank(x, "x")
+  check_count(digits, "digits")
+  check_number(digits, "digits", max = 22)   # the range format() accepts
   dims <- c(nrow(x$u), nrow(x$v))
   s <- lowrank_singular_values(x)
   cat(sprintf("<lowrank matrix: %d x %d, rank %d>\n", dims[1], dims[2],
@@ -250,6 +272,17 @@ t.lowrank <- function(x) {
 operand_nrow <- function(y) if (is.null(dim(y))) length(y) else nrow(y)
 operand_ncol <- function(y) if (is.null(dim(y))) length(y) else ncol(y)
 
+# The non-lowrank operand of a product: a numeric (or logical) vector or
+# matrix, or a Matrix object; `arg` is "x" or "y".
+check_operand <- function(z, arg) {
+  ok <- inherits(z, "Matrix") ||
+    (is.atomic(z) && (is.numeric(z) || is.logical(z)) && length(dim(z)) <= 2L)
+  if (!ok)
+    stop_arg(arg, "must be a numeric vector or matrix, or a Matrix object ",
+             "(got ", if (is.null(z)) "NULL" else class(z)[1L], ")")
+  invisible(z)
+}
+
 # Dense results: a Matrix operand would otherwise give a dense Matrix class.
 as_dense_result <- function(z) if (inherits(z, "Matrix")) as.matrix(z) else z
 
@@ -257,6 +290,7 @@ as_dense_result <- function(z) if (inherits(z, "Matrix")) as.matrix(z) else z
 #' @export
 setMethod("%*%", signature("lowrank", "ANY"), function(x, y) {
   check_lowrank(x, "x")
+  check_operand(y, "y")
   if (operand_nrow(y) != nrow(x$v)) {
     stop(sprintf(paste("non-conformable arguments: the lowrank matrix has %d",
                        "columns but `y` has %d rows."),
@@ -270,6 +304,7 @@ setMethod("%*%", signature("lowrank", "ANY"), function(x, y) {
 #' @export
 setMethod("%*%", signature("ANY", "lowrank"), function(x, y) {
   check_lowrank(y, "y")
+  check_operand(x, "x")
   # A vector on the left is a row vector, as for base %*%.
   if (is.null(dim(x))) x <- matrix(x, nrow = 1L)
   if (operand_ncol(x) != nrow(y$u)) {

@@ -144,3 +144,81 @@ test_that("degenerate but valid input fits: an all-zero sensing operator, a cont
   fit <- sparse_regression(X20, y20, 3, method = "fw", control = list(max_iter = 7, tol = 0))
   expect_identical(fit$iterations, 7L)
 })
+
+# ---- methods of fits and lowrank objects: bad arguments and fits or
+# lowrank objects altered by hand
+set.seed(12)
+Xm <- matrix(rnorm(60), 12)
+sr_fit <- sparse_regression(Xm, rnorm(12), 2, control = ctl)
+cm_fit <- complete_matrix(data.frame(row = rep(1:6, 5), col = rep(1:5, each = 6),
+                                     value = rnorm(30)), 3, center = "both", control = ctl)
+lr <- lowrank(matrix(rnorm(20), 10, 2), c(2, 1), matrix(rnorm(16), 8, 2))
+no_solution <- replace(sr_fit, "solution", list(list()))
+char_beta <- sr_fit; char_beta$solution$beta <- "a"
+empty_sr <- structure(list(), class = c("sparse_regression_fit", "cg_fit"))
+no_row <- cm_fit; no_row$center$row <- NULL
+short_row <- cm_fit; short_row$center$row <- short_row$center$row[1:3]
+na_col <- cm_fit; na_col$center$col[2] <- NA
+huge_lr <- lr; huge_lr$d <- c(1e308, 1e308)
+obj_re <- "`object` has an invalid solution: `beta` must be a finite numeric vector"
+center_re <- function(part, n)
+  sprintf("`object` has an invalid `center\\$%s`: it must be a finite numeric vector of length %d",
+          part, n)
+operand_re <- function(arg, got)
+  sprintf("`%s` must be a numeric vector or matrix, or a Matrix object \\(got %s\\)", arg, got)
+
+bad_method_calls <- list(
+  list(quote(print(lr, digits = "a")), "`digits` must be a single number"),
+  list(quote(print(lr, digits = NA)), "`digits` must be a single number"),
+  list(quote(print(lr, digits = 0)), "`digits` must be at least 1"),
+  list(quote(print(lr, digits = 2.5)), "`digits` must be a whole number"),
+  list(quote(print(lr, digits = 30)), "`digits` must be at most 22"),
+  list(quote(predict(cm_fit, type = "nonsense")),
+       '`type` must be one of "link", "response", not "nonsense"'),
+  list(quote(predict(cm_fit, type = NA)), '`type` must be one of "link", "response"'),
+  list(quote(plot(sr_fit, what = "nonsense")),
+       '`what` must be one or more of "objective", "gap", not "nonsense"'),
+  list(quote(plot(sr_fit, what = c("obj", NA))), "`what` must be one or more of"),
+  list(quote(plot(sr_fit, against = "nonsense")),
+       '`against` must be one or more of "iter", "time", "n_grad", "n_lmo", "n_matvec", not "nonsense"'),
+  list(quote(plot(sr_fit, against = 1)), "`against` must be one or more of"),
+  list(quote(summary(sr_fit, rows = NA)), "`rows` must be a single number"),
+  list(quote(summary(sr_fit, rows = "a")), "`rows` must be a single number"),
+  list(quote(summary(sr_fit, rows = -3)), "`rows` must be at least 1"),
+  list(quote(summary(sr_fit, rows = 2.5)), "`rows` must be a whole number"),
+  list(quote(coef(no_solution)),
+       "`object` has no solution: its `solution` element is missing or empty"),
+  list(quote(predict(char_beta, Xm)), obj_re),
+  list(quote(predict(char_beta)), obj_re),
+  list(quote(predict(empty_sr, Xm)), "`object` has no solution"),
+  list(quote(predict(no_row)), center_re("row", 6)),
+  list(quote(predict(short_row, data.frame(row = 5, col = 1))), center_re("row", 6)),
+  list(quote(predict(na_col, data.frame(row = 1, col = 1))), center_re("col", 5)),
+  list(quote(rep("a", 8) %*% lr), operand_re("x", "character")),
+  list(quote(NULL %*% lr), operand_re("x", "NULL")),
+  list(quote(lr %*% rep("a", 8)), operand_re("y", "character")),
+  list(quote(lr %*% data.frame(a = 1:8)), operand_re("y", "data.frame")),
+  list(quote(lr %*% as.list(1:8)), operand_re("y", "list")),
+  list(quote(lr %*% array(1, c(8, 1, 1))), operand_re("y", "array")),
+  list(quote(lowrank(matrix(1, 10, 2), c(1e308, 1e308), matrix(1, 8, 2))),
+       "`d` is too large in scale: the product u diag\\(d\\) t\\(v\\) overflows double precision"),
+  list(quote(print(huge_lr)), "`x` is not a valid lowrank object: `d` is too large in scale"),
+  list(quote(as.matrix(huge_lr)), "`x` is not a valid lowrank object: `d` is too large in scale")
+)
+
+test_that("methods of fits and lowrank objects give errors naming the argument", {
+  for (case in bad_method_calls) {
+    expect_error(eval(case[[1]]), case[[2]], info = deparse(case[[1]], width.cutoff = 200L)[1])
+  }
+  # what the checks must still accept: partial matching, several choices,
+  # Matrix and 0-column operands, finite factors of large scale
+  expect_identical(coef(sr_fit), sr_fit$solution$beta)
+  expect_equal(predict(sr_fit, Xm), as.vector(Xm %*% sr_fit$solution$beta))
+  expect_equal(dim(lr %*% matrix(0, 8, 0)), c(10L, 0L))
+  expect_equal(lr %*% Matrix::Diagonal(8), as.matrix(lr))
+  expect_equal(nrow(summary(sr_fit, rows = 2)$trace), 2L)
+  expect_equal(as.matrix(lowrank(1, 1e300, 1)), matrix(1e300))
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_identical(plot(sr_fit, what = "obj", against = c("iter", "time")), sr_fit)
+})

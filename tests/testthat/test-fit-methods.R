@@ -109,7 +109,7 @@ test_that("plot runs for every panel combination and restores par()", {
   fit$trace$objective <- seq(-1, 1, length.out = 11)
   fit$trace$gap <- NA_real_
   expect_no_error(plot(fit))
-  expect_error(plot(fit, what = "bogus"), "should be one of")
+  expect_error(plot(fit, what = "bogus"), "`what` must be one or more of")
   fit$trace <- fit$trace[0, ]
   expect_error(plot(fit), "`x` has an empty trace")
 })
@@ -173,7 +173,7 @@ test_that("predict.complete_matrix_fit maps through the family mean", {
   expect_equal(predict(p, nd, type = "response"), exp(eta))
   b <- fake_completion_fit("both", "binomial")
   expect_equal(predict(b, nd, type = "response"), 1 / (1 + exp(-eta)))
-  expect_error(predict(b, nd, type = "probability"), "should be one of")
+  expect_error(predict(b, nd, type = "probability"), "`type` must be one of")
 })
 
 test_that("predict.complete_matrix_fit checks newdata", {
