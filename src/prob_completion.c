@@ -79,8 +79,7 @@ static void overflow_failure(cg_problem *P, const completion *C, const double *t
                 "(above log(.Machine$double.xmax) = 709.78); reduce the radius (%g)",
                 big, C->radius);
     else
-        cg_fail(P, "%s overflowed double precision (the data or the radius are too large: "
-                "scale them)", what);
+        cg_fail(P, "%s " CG_OVERFLOW_HINT, what);
 }
 
 static double mc_gradient(cg_problem *P, int batch)

@@ -37,8 +37,7 @@ int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         r.n_lmo += 1;
         if (!R_FINITE(gap_hat))
             cg_fail(P, "the estimated Frank-Wolfe gap is not finite at iteration %d: it "
-                    "overflowed double precision (the data or the radius are too large: "
-                    "scale them)", t + 1);
+                    CG_OVERFLOW_HINT, t + 1);
         if ((stop = cg_run_failed(P)) >= 0) break;
         /* with the exact gradient the LMO gives the duality gap, up to the
          * LMO's own accuracy: confirm with the independent full evaluation */

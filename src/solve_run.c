@@ -28,8 +28,7 @@ void cg_run_evaluate(cg_run *r, cg_problem *P, int iter)
         Rprintf("iter %6d  time %8.3f  objective %.8g  gap %.4g\n", iter, now,
                 r->obj, r->gap);
     if (overflowed(r->obj) || overflowed(r->gap))
-        cg_fail(P, "the %s is %s at iteration %d: it overflowed double precision (the data "
-                "or the radius are too large: scale them)",
+        cg_fail(P, "the %s is %s at iteration %d: it " CG_OVERFLOW_HINT,
                 overflowed(r->obj) ? "objective" : "duality gap",
                 nonfinite_name(overflowed(r->obj) ? r->obj : r->gap), iter);
 }
@@ -92,8 +91,8 @@ void cg_fail_status(cg_problem *P, int status, const char *what)
         if (!P->stop) P->stop = CG_STOP_INTERRUPT;
         return;
     case CG_ERR_NONFINITE:
-        cg_fail(P, "%s met non-finite values (NA, NaN or Inf): the gradient overflowed "
-                "double precision (the data or the radius are too large: scale them)", what);
+        cg_fail(P, "%s met non-finite values (NA, NaN or Inf): the gradient "
+                CG_OVERFLOW_HINT, what);
         return;
     case CG_ERR_SVD:
         cg_fail(P, "%s failed: the Lanczos partial SVD did not converge", what);

@@ -29,8 +29,7 @@ int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
     int stop = cg_run_start(&r, P, ctl, tr), k = 0;   /* k: completed iterations */
     const double L = o->lipschitz, D2 = o->diam2;
     if (stop < 0 && !(isfinite(L) && isfinite(D2))) {  /* eta_k = Inf would stall */
-        cg_fail(P, "the %s is not finite: it overflowed double precision (the data or "
-                "the radius are too large: scale them)",
+        cg_fail(P, "the %s is not finite: it " CG_OVERFLOW_HINT,
                 isfinite(D2) ? "smoothness constant"
                              : "squared diameter (2 radius)^2 of the set");
         stop = cg_run_failed(P);

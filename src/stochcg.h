@@ -320,6 +320,9 @@ void   cg_run_finish(cg_run *r, cg_problem *P, int iters);
  * else -1. cg_gap_failed is for trace-only gaps: a Lanczos run that did not
  * converge leaves the gap unknown (returns NA), overflow and Ctrl-C stop. */
 void   cg_fail(cg_problem *P, const char *fmt, ...);
+/* the advice that ends an overflow message */
+#define CG_OVERFLOW_HINT "overflowed double precision (the data or the radius are too " \
+    "large: scale them)"
 void   cg_fail_status(cg_problem *P, int status, const char *what);
 int    cg_run_failed(const cg_problem *P);
 double cg_gap_failed(cg_problem *P, int status);
