@@ -77,6 +77,7 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
                             sampling = c("shuffle", "stream", "replace"),
                             step = NULL, K = 2L, step_size = NULL, dims = NULL,
                             control = cg_control()) {
+  started <- wall_clock()
   call <- match.call()
   # ---- error checking
   family <- match_choice(family, c("gaussian", "poisson", "binomial"), "family")
@@ -121,7 +122,7 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
                lmo_tol = lmo_tolerance(),
                batch_size = as.integer(min(batch_size, N)),
                sampling = if (method == "fw") 1L else sampling_code(sampling))
-  fit <- cg_run(spec, control, "complete_matrix", call)
+  fit <- cg_run(spec, control, "complete_matrix", call, started)
 
   sol <- fit$solution
   fit$solution <- list(X = lowrank_compress(sol$u, sol$w, sol$v))
@@ -132,7 +133,7 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
   fit$obs <- data.frame(row = obs$row, col = obs$col)
   class(fit) <- c("complete_matrix_fit", "cg_fit")
   fit$fitted.values <- predict(fit, fit$obs)
-  fit
+  finish_fit(fit, started)
 }
 
 # Observed entries as list(row, col, value, dims) with 1-based indices.

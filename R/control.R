@@ -7,9 +7,16 @@
 #'   `max(1, |objective|)`. Deterministic methods check the exact gap every
 #'   iteration; stochastic methods check the true (full-data) gap at the
 #'   scheduled evaluations. `0` disables the test.
-#' @param eval_every Evaluate the full objective and duality gap for the trace
-#'   every `eval_every` iterations (plus the first and the last). These
-#'   evaluations are excluded from the reported time.
+#' @param eval_every When to evaluate the full objective and duality gap for
+#'   the trace (always at the first and the last iteration). `NULL` (the
+#'   default) adapts the schedule: geometric in the iterations (every
+#'   iteration at first, then about 100 evaluations per e-fold of the
+#'   iteration count) and only while evaluations take at most 10% of the wall
+#'   time so far, so that tracing never dominates a fit. A count fixes the
+#'   schedule: every `eval_every` iterations, whatever it costs (for plots
+#'   against iterations, or to compare methods at the same iterations).
+#'   Evaluations are excluded from the solver time (the trace's `time` column
+#'   and the fit's `solver_time`), never from the fit's `time`.
 #' @param progress Show a one-line progress display for fits that run longer
 #'   than about two seconds. Defaults to `interactive()`.
 #' @param verbose Print each trace row as it is recorded.
@@ -18,16 +25,19 @@
 #' cg_control(max_iter = 200, eval_every = 5)
 #' @export
 cg_control <- function(max_iter = 1000L, max_time = Inf, tol = 1e-6,
-                       eval_every = 10L, progress = interactive(),
+                       eval_every = NULL, progress = interactive(),
                        verbose = FALSE) {
   check_count(max_iter, "max_iter", min = 0)
   check_number(max_time, "max_time", min = 0, finite = FALSE)
   check_number(tol, "tol", min = 0)
-  check_count(eval_every, "eval_every", min = 1)
+  if (!is.null(eval_every)) {
+    check_count(eval_every, "eval_every", min = 1)
+    eval_every <- as.integer(eval_every)
+  }
   check_flag(progress, "progress")
   check_flag(verbose, "verbose")
   structure(list(max_iter = as.integer(max_iter), max_time = as.double(max_time),
-                 tol = as.double(tol), eval_every = as.integer(eval_every),
+                 tol = as.double(tol), eval_every = eval_every,
                  progress = progress, verbose = verbose),
             class = "cg_control")
 }
@@ -35,7 +45,8 @@ cg_control <- function(max_iter = 1000L, max_time = Inf, tol = 1e-6,
 #' @export
 print.cg_control <- function(x, ...) {
   cat("<cg_control>\n")
-  cat(sprintf("  %-10s %s\n", names(x), vapply(x, format, "")), sep = "")
+  shown <- vapply(x, function(v) if (is.null(v)) "adaptive" else format(v), "")
+  cat(sprintf("  %-10s %s\n", names(x), shown), sep = "")
   invisible(x)
 }
 

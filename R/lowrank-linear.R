@@ -41,6 +41,7 @@ lowrank_constrained <- function(M, A, b, radius, set = c("nuclear", "psd"),
                                 eta = NULL, inner = NULL, batch = NULL,
                                 snapshot_batch = NULL, target = NULL,
                                 control = cg_control()) {
+  started <- wall_clock()
   call <- match.call()
   set <- match_choice(set, c("nuclear", "psd"), "set")
   method <- match_choice(method, c("svrgcg", "scg", "scgs", "fw"), "method")
@@ -55,7 +56,7 @@ lowrank_constrained <- function(M, A, b, radius, set = c("nuclear", "psd"),
   src$C0 <- src$C0 + max(-b) + sqrt(op$norm2) * radius
   lowrank_solve(src, list(kind = 2L, op = op$csr, op_norm2 = op$norm2), radius, set,
                 method, rank, max_rank, mu, eps, eta, inner, batch, snapshot_batch,
-                control, call, "lowrank_constrained")
+                control, call, "lowrank_constrained", started)
 }
 
 #' Low-rank matrix sensing with an elastic-net penalty
@@ -108,6 +109,7 @@ matrix_sensing <- function(A, b, radius, lambda1 = 0, lambda2 = 0,
                            max_rank = NULL, mu = NULL, eps = 0.01, eta = NULL,
                            inner = NULL, batch = NULL, dims = NULL,
                            control = cg_control()) {
+  started <- wall_clock()
   call <- match.call()
   set <- match_choice(set, c("nuclear", "psd"), "set")
   method <- match_choice(method, c("svrgcg", "scg", "scgs", "fw"), "method")
@@ -123,7 +125,7 @@ matrix_sensing <- function(A, b, radius, lambda1 = 0, lambda2 = 0,
               op_norm2 = op$norm2, beta_i = op$max_row2)
   lowrank_solve(src, list(kind = 1L, lambda = lambda1, lambda2 = lambda2), radius,
                 set, method, rank, max_rank, mu, eps, eta, inner, batch,
-                snapshot_batch = 0, control, call, "matrix_sensing")
+                snapshot_batch = 0, control, call, "matrix_sensing", started)
 }
 
 # A list of m x d matrices, or an n x (m d) matrix of vectorizations, as the

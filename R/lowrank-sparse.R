@@ -108,6 +108,7 @@ lowrank_sparse <- function(M, lambda, radius, set = c("nuclear", "psd"),
                            max_rank = NULL, mu = NULL, eps = 0.01, eta = NULL,
                            inner = NULL, batch = NULL, snapshot_batch = NULL,
                            target = NULL, control = cg_control()) {
+  started <- wall_clock()
   call <- match.call()
   set <- match_choice(set, c("nuclear", "psd"), "set")
   method <- match_choice(method, c("svrgcg", "scg", "scgs", "fw"), "method")
@@ -115,7 +116,7 @@ lowrank_sparse <- function(M, lambda, radius, set = c("nuclear", "psd"),
   check_number(lambda, "lambda", min = 0)
   lowrank_solve(src, list(kind = 0L, lambda = lambda), radius, set, method, rank,
                 max_rank, mu, eps, eta, inner, batch, snapshot_batch, control, call,
-                "lowrank_sparse")
+                "lowrank_sparse", started)
 }
 
 #' Gaussian observation oracle for [lowrank_sparse()]
@@ -176,6 +177,7 @@ sparse_covariance <- function(data, lambda, radius, set = c("psd", "nuclear"),
                               method = c("svrgcg", "scg", "scgs", "fw"), rank = 1L,
                               max_rank = NULL, mu = NULL, eps = 0.01, eta = NULL,
                               inner = NULL, batch = NULL, control = cg_control()) {
+  started <- wall_clock()
   call <- match.call()
   set <- match_choice(set, c("psd", "nuclear"), "set")
   method <- match_choice(method, c("svrgcg", "scg", "scgs", "fw"), "method")
@@ -207,7 +209,7 @@ sparse_covariance <- function(data, lambda, radius, set = c("psd", "nuclear"),
   check_number(lambda, "lambda", min = 0)
   lowrank_solve(src, list(kind = 0L, lambda = lambda), radius, set, method, rank,
                 max_rank, mu, eps, eta, inner, batch, snapshot_batch = 0, control,
-                call, "sparse_covariance")
+                call, "sparse_covariance", started)
 }
 
 # ---- internal: where E[M] comes from (source codes of src/prob_lowrank.c)
@@ -258,7 +260,7 @@ lowrank_source <- function(M, set, target) {
 # max ||A_i||^2).
 lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
                           eps, eta, inner, batch, snapshot_batch, control, call,
-                          problem) {
+                          problem, started) {
   if (missing(radius)) stop_arg("radius", "is missing, with no default")
   check_radius(radius)
   dims <- src$dims
@@ -333,7 +335,7 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   if (src$source == 3L) spec <- c(spec, src$rows)
   if (!is.null(src$op)) spec <- c(spec, src$op, max_batch = as.integer(max(length(src$op$op_b), 32L)))
   if (!is.null(reg$op)) spec <- c(spec, reg$op)
-  fit <- cg_run(spec, control, problem, call)
+  fit <- cg_run(spec, control, problem, call, started)
   X <- fit$solution$X
   dimnames(X) <- src$dimnames
   fit$certified_rank <- fit$solution$certified_rank
@@ -342,5 +344,5 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   fit$parameters <- list(eta = eta, inner = inner, batch = batch,
                          snapshot_batch = snapshot_batch, alpha = alpha, beta = beta)
   class(fit) <- c(paste0(problem, "_fit"), "cg_fit")
-  fit
+  finish_fit(fit, started)
 }

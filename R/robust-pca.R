@@ -136,6 +136,7 @@ robust_pca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"),
                        lambda2 = NULL, psd = FALSE,
                        step = c("line_search", "theory"),
                        control = cg_control()) {
+  started <- wall_clock()
   call <- match.call()
   sparse <- match_choice(sparse, c("l1", "lp", "enet"), "sparse")
   method <- match_choice(method, c("alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p", "altmin"),
@@ -189,7 +190,7 @@ robust_pca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"),
                  rank = as.integer(rank), max_rank = as.integer(max_rank),
                  lmo_tol = lmo_tolerance(), lowrank_tol = as.double(lowrank_tol)),
             steps)
-  fit <- cg_run(spec, control, "robust_pca", call)
+  fit <- cg_run(spec, control, "robust_pca", call, started)
   sol <- fit$solution
   if (sol$status != 0L) stop("the SVD of the final low-rank part failed", call. = FALSE)
   X <- new_lowrank(sol$u, sol$d, sol$v)
@@ -207,7 +208,7 @@ robust_pca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"),
     list(tau, s, sparse, delta, lambda1, lambda2, psd, step)
   fit$notes <- robust_notes(fit)
   class(fit) <- c("robust_pca_fit", "cg_fit")
-  fit
+  finish_fit(fit, started)
 }
 
 # Step sizes of solve_alt.c: eta_t = eta0 for t <= t0, then eta_a / (t - t0 + eta_c).

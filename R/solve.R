@@ -1,14 +1,17 @@
 # The one internal dispatcher: every problem function validates its input,
 # builds a `spec` (a plain list the C side reads by name) and calls cg_run().
 # cg_run() makes the single .Call and assembles the parts of the fit that all
-# problems share; the caller adds its problem-specific elements.
+# problems share; the caller adds its problem-specific elements and returns
+# finish_fit(fit, started), `started` being wall_clock() on entry.
 
-cg_run <- function(spec, control, problem, call) {
+cg_run <- function(spec, control, problem, call, started) {
   stopifnot(is.list(spec), inherits(control, "cg_control"))
   spec$K <- as.integer(spec$K %||% 2L)
   spec$eta <- as.double(spec$eta %||% -1)
   spec$step <- spec$step %||% "standard"
-  res <- .Call(C_cg_solve_call, spec, unclass(control))
+  settings <- unclass(control)
+  settings$eval_every <- control$eval_every %||% 0L   # 0: adaptive schedule
+  res <- .Call(C_cg_solve_call, spec, settings)
   trace <- as.data.frame(res$trace)
   last <- trace[nrow(trace), ]
   status <- res$status
@@ -28,8 +31,17 @@ cg_run <- function(spec, control, problem, call) {
        infeasibility = NA_real_, trace = trace, method = spec$method,
        problem = problem, control = control,
        converged = identical(status, "converged"), status = status,
-       message = message, iterations = res$iterations, time = last$time,
-       call = call)
+       message = message, iterations = res$iterations,
+       time = wall_clock() - started, solver_time = last$time, call = call)
+}
+
+wall_clock <- function() proc.time()[["elapsed"]]
+
+# `time` is the wall clock of the whole call, from argument checks to the
+# finished fit; `solver_time` (the trace's clock) leaves out evaluations.
+finish_fit <- function(fit, started) {
+  fit$time <- max(wall_clock() - started, fit$solver_time)
+  fit
 }
 
 `%||%` <- function(a, b) if (is.null(a)) b else a

@@ -72,6 +72,7 @@ sparse_regression <- function(X, y, radius, method = c("sfw", "fw", "spg"),
                               sampling = c("shuffle", "stream", "replace"),
                               step = NULL, K = 2L, step_size = NULL,
                               gram = NULL, control = cg_control()) {
+  started <- wall_clock()
   call <- match.call()
   # ---- error checking
   method <- match_choice(method, c("sfw", "fw", "spg"), "method")
@@ -110,7 +111,7 @@ sparse_regression <- function(X, y, radius, method = c("sfw", "fw", "spg"),
     spec$X <- X
   }
 
-  fit <- cg_run(spec, control, "sparse_regression", call)
+  fit <- cg_run(spec, control, "sparse_regression", call, started)
   beta <- fit$solution$beta
   names(beta) <- colnames(X)
   fit$solution$beta <- beta
@@ -118,7 +119,7 @@ sparse_regression <- function(X, y, radius, method = c("sfw", "fw", "spg"),
   fit$radius <- radius
   fit$nobs <- n
   class(fit) <- c("sparse_regression_fit", "cg_fit")
-  fit
+  finish_fit(fit, started)
 }
 
 # largest eigenvalue of X'X / n

@@ -38,7 +38,8 @@ static SEXP solve_body(void *data)
     else cg_problem_robust(P, s->spec);
 
     /* the trace grows by doubling: start small, whatever max_iter is */
-    const double rows = (double) s->ctl->max_iter / s->ctl->eval_every + 3;
+    const int every = s->ctl->eval_every;
+    const double rows = (double) s->ctl->max_iter / (every > 0 ? every : 1) + 3;
     cg_trace_init(s->tr, rows < 1024 ? (int) rows : 1024);
     const int method = s->o->method;
     s->status = method == CG_METHOD_SPG ? cg_solve_pg(P, s->o, s->ctl, s->tr, &s->iters)
@@ -64,7 +65,7 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     ctl.eval_every = asInteger(cg_list_get(control, "eval_every"));
     ctl.progress = asLogical(cg_list_get(control, "progress"));
     ctl.verbose = asLogical(cg_list_get(control, "verbose"));
-    if (ctl.max_iter < 0 || ctl.eval_every < 1) error("invalid control");
+    if (ctl.max_iter < 0 || ctl.eval_every < 0) error("invalid control");
 
     int problem = cg_lookup(string_elt(spec, "problem"), problem_names, N_OF(problem_names), "problem");
     cg_solver_opts o;

@@ -51,8 +51,7 @@ int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         stop = cg_run_after_iter(&r, P, t, stochastic);
     }
     *iters = t;
-    cg_run_finish(&r, P, t);
-    return stop < 0 ? CG_STOP_MAX_ITER : stop;
+    return cg_run_finish(&r, P, t, stop);
 }
 
 int cg_solve_pg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
@@ -69,6 +68,5 @@ int cg_solve_pg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         stop = cg_run_after_iter(&r, P, t, 1);
     }
     *iters = t;
-    cg_run_finish(&r, P, t);
-    return stop < 0 ? CG_STOP_MAX_ITER : stop;
+    return cg_run_finish(&r, P, t, stop);
 }

@@ -1,5 +1,6 @@
 /* Bookkeeping shared by every solver loop: a clock that excludes trace-only
- * work, work counters, scheduled evaluations of the full objective and gap,
+ * work, work counters, scheduled evaluations of the full objective and gap
+ * (fixed, or adaptive within a share of the wall time),
  * the stopping rules (tolerance, time, Ctrl-C) and the failure channel. */
 #include "stochcg.h"
 #include <math.h>
@@ -19,7 +20,8 @@ void cg_run_evaluate(cg_run *r, cg_problem *P, int iter)
 {
     double start = cg_clock();
     P->evaluate(P, &r->obj, &r->gap);
-    r->paused += cg_clock() - start;
+    r->eval_cost = cg_clock() - start;
+    r->paused += r->eval_cost;
     double now = cg_run_elapsed(r);
     cg_trace_push(r->tr, iter, P->epoch(P), now, r->obj, r->gap, NA_REAL,
                   r->n_grad, r->n_lmo, (double) P->n_matvec(P), P->svd_rank);
@@ -39,12 +41,24 @@ int cg_run_small_gap(const cg_run *r, double gap)
     return R_FINITE(gap) && R_FINITE(r->obj) && gap <= r->ctl->tol * fmax(1.0, fabs(r->obj));
 }
 
+/* Is an evaluation due after iteration t? A fixed eval_every, or the adaptive
+ * schedule: geometric in iterations (at most ~100 rows per e-fold of t, every
+ * iteration early on) and only while evaluations, the next one costing about
+ * what the last did, stay within CG_EVAL_BUDGET of the wall time so far. */
+static int eval_due(const cg_run *r, int t)
+{
+    if (r->ctl->eval_every > 0) return t % r->ctl->eval_every == 0;
+    if (t - r->last_eval < 1 + t / 100) return 0;
+    double wall = cg_clock() - r->t0;
+    return r->paused + r->eval_cost <= CG_EVAL_BUDGET * wall;
+}
+
 /* time, interrupt and scheduled-evaluation checks after an iteration;
  * returns a stop code or -1 to continue */
 int cg_run_after_iter(cg_run *r, cg_problem *P, int t, int gap_stop)
 {
     const cg_control *ctl = r->ctl;
-    if (t % ctl->eval_every == 0) {
+    if (eval_due(r, t)) {
         cg_run_evaluate(r, P, t);
         if (P->stop) return P->stop;
         if (gap_stop && cg_run_small_gap(r, r->gap)) return CG_STOP_TOL;
@@ -61,15 +75,22 @@ int cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr)
 {
     r->ctl = ctl; r->tr = tr; r->paused = 0; r->n_grad = 0; r->n_lmo = 0;
     r->obj = NA_REAL; r->gap = NA_REAL; r->last_eval = -1; r->last_progress = -1;
+    r->eval_cost = 0;
     r->t0 = cg_clock();
     cg_run_evaluate(r, P, 0);
     return cg_run_failed(P);
 }
 
-void cg_run_finish(cg_run *r, cg_problem *P, int iters)
+int cg_run_finish(cg_run *r, cg_problem *P, int iters, int stop)
 {
     if (r->last_eval != iters) cg_run_evaluate(r, P, iters);
     cg_progress(r->ctl, &r->last_progress, iters, cg_run_elapsed(r), r->obj, r->last_eval, 1);
+    if (stop < 0) stop = CG_STOP_MAX_ITER;
+    if (stop != CG_STOP_MAX_ITER && stop != CG_STOP_TIME) return stop;
+    if (P->stop) return P->stop;          /* the final evaluation failed */
+    /* the final evaluation certifies the tolerance: say so, whatever ended
+     * the loop (a sparse evaluation schedule may have missed the moment) */
+    return cg_run_small_gap(r, r->gap) ? CG_STOP_TOL : stop;
 }
 
 /* ------------------------------------------------------ failure channel */

@@ -69,6 +69,5 @@ int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         stop = cg_run_after_iter(&r, P, k, 1);
     }
     *iters = k;
-    cg_run_finish(&r, P, *iters);
-    return stop < 0 ? CG_STOP_MAX_ITER : stop;
+    return cg_run_finish(&r, P, *iters, stop);
 }

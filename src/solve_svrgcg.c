@@ -32,6 +32,5 @@ int cg_solve_svrgcg(cg_problem *P, const cg_solver_opts *o, const cg_control *ct
         }
     }
     *iters = t;
-    cg_run_finish(&r, P, *iters);
-    return stop < 0 ? CG_STOP_MAX_ITER : stop;
+    return cg_run_finish(&r, P, *iters, stop);
 }

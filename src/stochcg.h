@@ -156,9 +156,11 @@ typedef struct {
 } cg_trace;
 
 typedef struct {
-    int max_iter, eval_every, progress, verbose;
+    int max_iter, eval_every, progress, verbose;  /* eval_every 0: adaptive */
     double max_time, tol;
 } cg_control;
+/* the adaptive schedule's share of the wall time spent on evaluations */
+#define CG_EVAL_BUDGET 0.1
 
 void   cg_trace_init(cg_trace *tr, int cap);
 void   cg_trace_push(cg_trace *tr, int iter, double epoch, double time, double obj,
@@ -296,6 +298,7 @@ typedef struct {
     const cg_control *ctl;
     cg_trace *tr;
     double t0, paused, n_grad, n_lmo, obj, gap, last_progress;
+    double eval_cost;        /* seconds the last evaluation took */
     int last_eval;
 } cg_run;
 
@@ -310,7 +313,10 @@ int    cg_run_small_gap(const cg_run *r, double gap);
  * iteration t (gap_stop: stop when the evaluated gap is small); returns a
  * CG_STOP_* code or -1 to continue */
 int    cg_run_after_iter(cg_run *r, cg_problem *P, int t, int gap_stop);
-void   cg_run_finish(cg_run *r, cg_problem *P, int iters);
+/* final evaluation and progress line; returns the run's stop code: `stop`
+ * (-1: the loop ran out of iterations), or CG_STOP_TOL when the final
+ * evaluation meets the tolerance after max_iter or max_time */
+int    cg_run_finish(cg_run *r, cg_problem *P, int iters, int stop);
 
 /* The failure channel shared by problems and solvers: the first failure is
  * the cause and is kept, later ones are dropped. cg_fail records an error

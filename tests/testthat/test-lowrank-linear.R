@@ -65,7 +65,7 @@ test_that("matrix_sensing reaches the reference within gap + smoothing", {
   # step reaches the optimum of the smoothed problem to the gap tolerance
   set.seed(13)
   fit <- matrix_sensing(Amat, b, tau, l1, l2, dims = c(m, m), eps = 1e-3, eta = 0.05,
-                        control = cg_control(max_iter = 4000, tol = 1e-8))
+                        control = cg_control(max_iter = 4000, tol = 1e-8, eval_every = 10))
   expect_true(fit$converged)
   expect_lt(fit$objective - ref$objective, 1e-3 * ref$objective)
 })

@@ -98,7 +98,7 @@ test_that("all_finite() finds NA, NaN and Inf without allocating", {
 # index ranges, compressed pointers) before any solver work, so a spec that
 # slipped past the R checks (as the constraint matrices of issue 8 did) is
 # an error, not an out-of-bounds write
-solve_spec <- function(spec) cg_run(spec, cg_control(max_iter = 2), "test", NULL)
+solve_spec <- function(spec) cg_run(spec, cg_control(max_iter = 2), "test", NULL, started = 0)
 
 test_that("regression specs are checked", {
   spec <- list(problem = "regression", method = "fw", step = "line_search", n = 4L,

@@ -1,0 +1,69 @@
+# fit$time is the wall clock of the call; solver_time and the trace's clock
+# leave out evaluations; the default evaluation schedule adapts.
+
+regression_data <- function(n = 200, p = 50, seed = 1) {
+  set.seed(seed)
+  X <- matrix(rnorm(n * p), n)
+  list(X = X, y = drop(X[, 1:3] %*% c(2, -1, 1)) + rnorm(n))
+}
+
+test_that("time is the wall clock of the whole call, solver_time the trace's clock", {
+  d <- regression_data()
+  wall <- system.time(
+    fit <- sparse_regression(d$X, d$y, 3, method = "fw",
+                             control = cg_control(max_iter = 300, tol = 0, eval_every = 1))
+  )[["elapsed"]]
+  expect_identical(fit$solver_time, fit$trace$time[nrow(fit$trace)])
+  expect_gte(fit$time, fit$solver_time)
+  # measured around the call: only the call itself lies outside fit$time
+  expect_lte(fit$time, wall + 0.01)
+  expect_gte(fit$time, wall - 0.1)
+  # one evaluation per iteration: the trace-only work is left out of solver_time
+  expect_equal(nrow(fit$trace), 301)
+})
+
+test_that("a fixed eval_every gives the fixed schedule, plus the last iteration", {
+  d <- regression_data()
+  fit <- sparse_regression(d$X, d$y, 3, method = "sfw",
+                           control = cg_control(max_iter = 95, tol = 0, eval_every = 10))
+  expect_identical(fit$trace$iter, c(seq(0L, 90L, by = 10L), 95L))
+})
+
+test_that("the adaptive schedule is geometric in the iterations", {
+  d <- regression_data()
+  set.seed(2)
+  fit <- sparse_regression(d$X, d$y, 3, method = "sfw",
+                           control = cg_control(max_iter = 20000, tol = 0))
+  it <- fit$trace$iter
+  expect_identical(it[c(1, length(it))], c(0L, 20000L))
+  # between evaluations at iterations a < b: b - a >= 1 + floor(b / 100),
+  # hence at most ~100 rows per e-fold of the iteration count
+  gaps <- diff(it[-length(it)])
+  expect_true(all(gaps >= 1 + it[-c(1, length(it))] %/% 100))
+  expect_lte(length(it), 100 + 100 * log(20000 / 100) + 2)
+  expect_null(fit$control$eval_every)
+  expect_output(print(cg_control()), "eval_every +adaptive")
+})
+
+test_that("a final evaluation meeting the tolerance makes the fit converged", {
+  d <- regression_data()
+  # a stochastic method checks the gap only at evaluations: with one every
+  # 1000 iterations, the loop never sees the small gap before max_iter = 200,
+  # the final evaluation does (gap 0.022, objective 0.5)
+  set.seed(3)
+  fit <- sparse_regression(d$X, d$y, 3, method = "sfw",
+                           control = cg_control(max_iter = 200, tol = 0.1, eval_every = 1000))
+  expect_identical(fit$trace$iter, c(0L, 200L))
+  expect_true(fit$converged)
+  expect_identical(fit$status, "converged")
+  expect_lte(fit$gap, 0.1 * max(1, abs(fit$objective)))
+})
+
+test_that("print shows the solver's time only when it differs from the wall clock", {
+  d <- regression_data()
+  fit <- sparse_regression(d$X, d$y, 3, control = cg_control(max_iter = 5))
+  fit$time <- 2; fit$solver_time <- 1.95
+  expect_output(print(fit), "Iterations: 5 in 2 s\n")
+  fit$solver_time <- 0.5
+  expect_output(print(fit), "Iterations: 5 in 2 s \\(solver 0\\.5 s; the rest: set-up and trace evaluations\\)")
+})
