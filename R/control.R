@@ -16,7 +16,11 @@
 #'   schedule: every `eval_every` iterations, whatever it costs (for plots
 #'   against iterations, or to compare methods at the same iterations).
 #'   Evaluations are excluded from the solver time (the trace's `time` column
-#'   and the fit's `solver_time`), never from the fit's `time`.
+#'   and the fit's `solver_time`), never from the fit's `time`. Stochastic
+#'   methods test `tol` at evaluations, so with the adaptive schedule where
+#'   such a run stops depends on timing; fix `eval_every` for a run that
+#'   `set.seed()` reproduces to the iteration (the iterates themselves never
+#'   depend on the schedule).
 #' @param progress Show a one-line progress display for fits that run longer
 #'   than about two seconds. Defaults to `interactive()`.
 #' @param verbose Print each trace row as it is recorded.

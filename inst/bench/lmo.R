@@ -22,7 +22,7 @@ run <- function(method, tol, iters) {
                          method = method, batch_size = 2000,
                          control = cg_control(max_iter = iters, eval_every = iters, tol = 0))
   data.frame(method = method, lmo_tol = tol, iterations = iters,
-             solver_s = round(fit$time, 2), n_matvec = tail(fit$trace$n_matvec, 1),
+             solver_s = round(fit$solver_time, 2), n_matvec = tail(fit$trace$n_matvec, 1),
              per_lmo = round(tail(fit$trace$n_matvec, 1) / iters, 1),
              objective = signif(fit$objective, 7), gap = signif(fit$gap, 3))
 }
