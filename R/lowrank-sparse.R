@@ -275,6 +275,10 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   # theory defaults (Theorem 3, Corollaries 3-4 of Garber and Kaplan 2019)
   C0 <- max(src$C0, .Machine$double.eps)
   gamma_smooth <- if (reg$kind == 2L) max(log(length(reg$op$op_b)), 1) else prod(dims)
+  # no `mu`: continuation from the theory value (mu halves whenever the
+  # smoothed gap falls below the smoothing's dual residual, src/smooth.c);
+  # a given `mu` stays fixed (the paper's setting)
+  mu_auto <- is.null(mu)
   if (is.null(mu)) {
     mu <- eps * C0 / gamma_smooth
     if (!(is.finite(mu) && mu > 0))
@@ -283,8 +287,9 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   }
   check_number(mu, "mu", min = 0, strict_min = TRUE)
   lambda2 <- reg$lambda2 %||% 0
-  beta_R <- switch(reg$kind + 1L, reg$lambda / mu, reg$lambda / mu + 2 * lambda2,
-                   reg$op_norm2 / mu)
+  # smoothness of the regularizer: beta_R = lip_reg / mu (+ 2 lambda2)
+  lip_reg <- if (reg$kind == 2L) reg$op_norm2 else reg$lambda
+  beta_R <- lip_reg / mu + 2 * lambda2
   if (loss == 0L) {
     alpha <- 1; beta_G <- 1; beta_i <- 1
   } else {
@@ -318,7 +323,9 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
                set = if (set == "psd") 1L else 0L, source = src$source,
                loss = as.integer(loss), reg = as.integer(reg$kind),
                lambda = as.double(reg$lambda %||% 0), lambda2 = as.double(lambda2),
-               mu = as.double(mu), radius = as.double(radius),
+               mu = as.double(mu), mu_auto = mu_auto,
+               lip_loss = as.double(beta_G + 2 * lambda2), lip_reg = as.double(lip_reg),
+               radius = as.double(radius),
                rank = as.integer(min(rank, max_rank)), max_rank = as.integer(max_rank),
                M = src$M, sigma = as.double(src$sigma %||% 0),
                inner = as.integer(inner), batch_inner = as.integer(batch),
@@ -337,8 +344,9 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   X <- fit$solution$X
   dimnames(X) <- src$dimnames
   fit$certified_rank <- fit$solution$certified_rank
+  fit$radius <- radius; fit$set <- set; fit$mu <- fit$solution$mu
+  fit$smoothing <- list(mu_start = mu, mu = fit$solution$mu, continuation = mu_auto)
   fit$solution <- list(X = X)
-  fit$radius <- radius; fit$set <- set; fit$mu <- mu
   fit$parameters <- list(eta = eta, inner = inner, batch = batch,
                          snapshot_batch = snapshot_batch, alpha = alpha, beta = beta)
   class(fit) <- c(paste0(problem, "_fit"), "cg_fit")
