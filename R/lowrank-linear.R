@@ -9,9 +9,18 @@
 #' log-sum-exp with parameter `mu`, \eqn{\mu\log\sum_i
 #' e^{(\langle A_i, X\rangle - b_i)/\mu}}, which lies within
 #' \eqn{\mu \log n} of it; the trace reports the original objective. Methods,
-#' samplers, certified rank and defaults are those of [lowrank_sparse()] with
-#' \eqn{\beta = 1 + \|\mathcal A\|^2/\mu} (Corollary 4) and
-#' \eqn{\mu = } `eps` \eqn{\times C_0 / \log n}.
+#' samplers, certified rank, continuation and defaults are those of
+#' [lowrank_sparse()] with \eqn{\beta = 1 + \|\mathcal A\|^2/\mu} (Corollary
+#' 4) and starting \eqn{\mu = } `eps` \eqn{\times C_0 / \log n}. `gap` bounds
+#' objective \eqn{-} optimum of the stated problem: the smoothed
+#' Frank-Wolfe gap plus \eqn{\max_i z_i - \langle p, z\rangle}{max_i z_i -
+#' <p, z>}, with \eqn{z_i = \langle A_i, X\rangle - b_i} and \eqn{p} their
+#' softmax weights (a dual point of the maximum).
+#'
+#' **Default method and why.** `"svrgcg"` with continuation: on the test
+#' instance (\eqn{d = 12}, 4 forms) it reaches 1e-3 of the stated optimum
+#' in 0.03 s (830 iterations) where `"fw"` needs 0.6 s and `"scgs"` 1.2 s
+#' (`inst/bench/smoothed_defaults.R`).
 #'
 #' @section Memory:
 #' As [lowrank_sparse()], about 9 times the size of `M` on top of `M`
@@ -70,9 +79,20 @@ lowrank_constrained <- function(M, A, b, radius, set = c("nuclear", "psd"),
 #' variance-reduced correction is computed from the sampled
 #' \eqn{A_i}). The elastic net makes the objective
 #' \eqn{2\lambda_2}-strongly convex (`lambda2 > 0` is required by `"svrgcg"`);
-#' the l1 term is Huber-smoothed. Defaults as in [lowrank_sparse()] with
-#' \eqn{\alpha = 2\lambda_2}, \eqn{\beta = \|\mathcal A\|^2/N + \lambda_1/\mu +
-#' 2\lambda_2} and \eqn{k_t = 32\max_i\|A_i\|^4/\alpha^2}.
+#' the l1 term is Huber-smoothed, with continuation and a certificate of the
+#' stated problem (`gap`) as in [lowrank_sparse()]. Defaults as in
+#' [lowrank_sparse()] with \eqn{\alpha = 2\lambda_2}, \eqn{\beta =
+#' \|\mathcal A\|^2/N + \lambda_1/\mu + 2\lambda_2} and \eqn{k_t =
+#' 32\max_i\|A_i\|^4/\alpha^2}.
+#'
+#' **Default method and why.** `"svrgcg"` when `lambda2 > 0`, else `"fw"`
+#' (SVRGCG needs the strong convexity). Measured
+#' (`inst/bench/smoothed_defaults.R` and the example below): on the
+#' dense-Gaussian test instance (\eqn{8 \times 8}, \eqn{N = 300}) `"fw"`
+#' certifies 1e-3 in 85 iterations against 900 for `"svrgcg"`, but on the
+#' sparse example (\eqn{15 \times 15}, \eqn{N = 400}) `"svrgcg"` certifies
+#' 1e-4 in 0.36 s where `"fw"` has not after 20000 iterations; `"scg"` and
+#' `"scgs"` (sampled measurements) stall at 0.2-10\%.
 #'
 #' @section Memory:
 #' About twice the size of a `dgCMatrix` `A` on top of `A`
@@ -89,6 +109,8 @@ lowrank_constrained <- function(M, A, b, radius, set = c("nuclear", "psd"),
 #' @param b Measurements, length \eqn{N}.
 #' @param lambda1,lambda2 Elastic-net weights (non-negative).
 #' @param dims `c(m, d)` when `A` is a matrix of vectorizations.
+#' @param method `"svrgcg"` (default when `lambda2 > 0`), `"scg"`, `"scgs"`
+#'   or `"fw"` (default when `lambda2 = 0`).
 #' @inheritParams lowrank_sparse
 #' @returns A fit of class `c("matrix_sensing_fit", "cg_fit")`.
 #' @examples
@@ -110,9 +132,11 @@ matrix_sensing <- function(A, b, radius, lambda1 = 0, lambda2 = 0,
                            control = cg_control()) {
   call <- match.call()
   set <- match_choice(set, c("nuclear", "psd"), "set")
-  method <- match_choice(method, c("svrgcg", "scg", "scgs", "fw"), "method")
   check_number(lambda1, "lambda1", min = 0)
   check_number(lambda2, "lambda2", min = 0)
+  # default: svrgcg needs strong convexity (lambda2 > 0), else fw
+  if (missing(method)) method <- if (lambda2 > 0) "svrgcg" else "fw"
+  method <- match_choice(method, c("svrgcg", "scg", "scgs", "fw"), "method")
   op <- linear_operator(A, dims, "A")
   b <- check_vector(b, "b", op$n)
   op$csr$op_b <- b
