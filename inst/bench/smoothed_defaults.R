@@ -99,6 +99,18 @@ res <- rbind(res, run("matrix_sensing (m = 8, N = 300)", function(method, schedu
                  mu = if (schedule == "fixed") 0.01 * 0.5 * mean(b^2) / m^2, control = ctl),
   ref, c("svrgcg", "scgs", "fw", "scg")))
 
+# 6. matrix_sensing, the help example (sparse operator)
+set.seed(4)
+m <- 15; N <- 400
+X0 <- tcrossprod(rnorm(m), rnorm(m))
+A <- Matrix::rsparsematrix(N, m * m, density = 0.05)
+b <- as.vector(A %*% as.vector(X0)) + rnorm(N, sd = 0.01)
+ref <- ref_sensing(as.matrix(A), b, 1e-3, 1e-2, c(m, m), sum(svd(X0)$d), iters = 20000)
+res <- rbind(res, run("matrix_sensing (help example, 15 x 15, N = 400)", function(method, schedule)
+  matrix_sensing(A, b, sum(svd(X0)$d), 1e-3, 1e-2, dims = c(m, m), method = method,
+                 mu = if (schedule == "fixed") 0.01 * 0.5 * mean(b^2) / m^2, control = ctl),
+  ref, c("svrgcg", "fw")))
+
 print(res, row.names = FALSE)
 f <- function(x, d = 3) ifelse(is.na(x), "-", format(signif(x, d)))
 md <- c("| problem | method | mu | s to 1e-3 | iter to 1e-3 | s to certified 1e-3 | iter | final rel. error | final gap / obj | gap >= obj - opt | iterations | s |",

@@ -68,7 +68,7 @@ test_that("matrix_sensing reaches the exact reference; its gap certifies it", {
   fit <- matrix_sensing(Amat, b, tau, l1, l2, dims = c(m, m), method = "scg",
                         control = cg_control(max_iter = 500, tol = 0, eval_every = 50))
   expect_true(all(fit$trace$gap >= fit$trace$objective - ref$objective - 1e-9))
-  # without lambda2 (svrgcg needs it) the default method is fw
+  # the default method is fw (it needs no lambda2; svrgcg does)
   fit0 <- matrix_sensing(Amat, b, tau, l1, dims = c(m, m), control = cg_control(max_iter = 50))
   expect_identical(fit0$method, "fw")
 })
