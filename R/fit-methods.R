@@ -81,12 +81,16 @@
 #'     `"svrgcg"` (the rank-\eqn{r} step equalled the exact proximal step), or
 #'     `NA`.}
 #'   \item{`radius`, `set`, `mu`}{Constraint radius, `"nuclear"` or `"psd"`,
-#'     and the smoothing parameter used.}
+#'     and the final smoothing parameter.}
+#'   \item{`smoothing`}{List: `mu_start`, `mu` (final) and `continuation`
+#'     (`TRUE` when `mu` was decreased automatically, i.e. not given).}
 #'   \item{`parameters`}{The SVRGCG parameters used: `eta`, `inner`,
 #'     `batch`, `snapshot_batch`, `alpha`, `beta`.}
 #' }
-#' For these fits `gap` is the Frank-Wolfe gap of the smoothed objective
-#' (a certificate for it), and `objective` the original nonsmooth objective.
+#' For these fits `objective` is the stated nonsmooth objective and `gap`
+#' bounds objective minus optimum of that stated problem (the smoothed
+#' Frank-Wolfe gap plus the smoothing's dual residual at the solution; see
+#' [lowrank_sparse()]).
 #' @seealso [summary.cg_fit()], [plot.cg_fit()], [coef.cg_fit()],
 #'   [predict.sparse_regression_fit()], [predict.complete_matrix_fit()],
 #'   [lowrank()].

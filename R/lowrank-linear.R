@@ -9,9 +9,18 @@
 #' log-sum-exp with parameter `mu`, \eqn{\mu\log\sum_i
 #' e^{(\langle A_i, X\rangle - b_i)/\mu}}, which lies within
 #' \eqn{\mu \log n} of it; the trace reports the original objective. Methods,
-#' samplers, certified rank and defaults are those of [lowrank_sparse()] with
-#' \eqn{\beta = 1 + \|\mathcal A\|^2/\mu} (Corollary 4) and
-#' \eqn{\mu = } `eps` \eqn{\times C_0 / \log n}.
+#' samplers, certified rank, continuation and defaults are those of
+#' [lowrank_sparse()] with \eqn{\beta = 1 + \|\mathcal A\|^2/\mu} (Corollary
+#' 4) and starting \eqn{\mu = } `eps` \eqn{\times C_0 / \log n}. `gap` bounds
+#' objective \eqn{-} optimum of the stated problem: the smoothed
+#' Frank-Wolfe gap plus \eqn{\max_i z_i - \langle p, z\rangle}{max_i z_i -
+#' <p, z>}, with \eqn{z_i = \langle A_i, X\rangle - b_i} and \eqn{p} their
+#' softmax weights (a dual point of the maximum).
+#'
+#' **Default method and why.** `"svrgcg"` with continuation: on the test
+#' instance (\eqn{d = 12}, 4 forms) it reaches 1e-3 of the stated optimum
+#' in 0.03 s (830 iterations) where `"fw"` needs 0.6 s and `"scgs"` 1.2 s
+#' (`inst/bench/smoothed_defaults.R`).
 #'
 #' @section Memory:
 #' As [lowrank_sparse()], about 9 times the size of `M` on top of `M`
@@ -71,9 +80,22 @@ lowrank_constrained <- function(M, A, b, radius, set = c("nuclear", "psd"),
 #' variance-reduced correction is computed from the sampled
 #' \eqn{A_i}). The elastic net makes the objective
 #' \eqn{2\lambda_2}-strongly convex (`lambda2 > 0` is required by `"svrgcg"`);
-#' the l1 term is Huber-smoothed. Defaults as in [lowrank_sparse()] with
-#' \eqn{\alpha = 2\lambda_2}, \eqn{\beta = \|\mathcal A\|^2/N + \lambda_1/\mu +
-#' 2\lambda_2} and \eqn{k_t = 32\max_i\|A_i\|^4/\alpha^2}.
+#' the l1 term is Huber-smoothed, with continuation and a certificate of the
+#' stated problem (`gap`) as in [lowrank_sparse()]. Defaults as in
+#' [lowrank_sparse()] with \eqn{\alpha = 2\lambda_2}, \eqn{\beta =
+#' \|\mathcal A\|^2/N + \lambda_1/\mu + 2\lambda_2} and \eqn{k_t =
+#' 32\max_i\|A_i\|^4/\alpha^2}.
+#'
+#' **Default method and why.** `"fw"` (deterministic Frank-Wolfe on the
+#' smoothed objective, with continuation): it reaches 1e-3 of the stated
+#' optimum fastest on both measured instances (`inst/bench/smoothed_defaults.R`):
+#' 85 iterations, 2 ms, against 900 and 0.07 s for `"svrgcg"` on the
+#' dense-Gaussian test instance (\eqn{8 \times 8}, \eqn{N = 300}), and 250
+#' iterations, 0.02 s, against 4070 and 0.5 s on the sparse example below
+#' (\eqn{15 \times 15}, \eqn{N = 400}), and it needs no `lambda2`. For a
+#' certified high accuracy `"svrgcg"` can be faster (on the example it
+#' certifies 1e-3 in 0.64 s, `"fw"` in 0.9 s, and goes further); `"scg"` and
+#' `"scgs"` (sampled measurements) stall near 10\% on both.
 #'
 #' @section Memory:
 #' About twice the size of a `dgCMatrix` `A` on top of `A`
@@ -90,6 +112,8 @@ lowrank_constrained <- function(M, A, b, radius, set = c("nuclear", "psd"),
 #' @param b Measurements, length \eqn{N}.
 #' @param lambda1,lambda2 Elastic-net weights (non-negative).
 #' @param dims `c(m, d)` when `A` is a matrix of vectorizations.
+#' @param method `"fw"` (default), `"svrgcg"` (needs `lambda2 > 0`), `"scg"`
+#'   or `"scgs"`.
 #' @inheritParams lowrank_sparse
 #' @returns A fit of class `c("matrix_sensing_fit", "cg_fit")`.
 #' @examples
@@ -105,14 +129,14 @@ lowrank_constrained <- function(M, A, b, radius, set = c("nuclear", "psd"),
 #' @export
 matrix_sensing <- function(A, b, radius, lambda1 = 0, lambda2 = 0,
                            set = c("nuclear", "psd"),
-                           method = c("svrgcg", "scg", "scgs", "fw"), rank = 1L,
+                           method = c("fw", "svrgcg", "scg", "scgs"), rank = 1L,
                            max_rank = NULL, mu = NULL, eps = 0.01, eta = NULL,
                            inner = NULL, batch = NULL, dims = NULL,
                            control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   set <- match_choice(set, c("nuclear", "psd"), "set")
-  method <- match_choice(method, c("svrgcg", "scg", "scgs", "fw"), "method")
+  method <- match_choice(method, c("fw", "svrgcg", "scg", "scgs"), "method")
   check_number(lambda1, "lambda1", min = 0)
   check_number(lambda2, "lambda2", min = 0)
   op <- linear_operator(A, dims, "A")

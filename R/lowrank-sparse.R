@@ -21,9 +21,42 @@
 #' is kept for the next iteration and recorded in the trace (`svd_rank`
 #' counts the singular triplets computed, `n_lmo` their running total, the
 #' paper's "rank-one SVD" count). The l1 term is smoothed by the Huber
-#' function with parameter `mu`; the trace and `objective` report the
-#' original nonsmooth objective, and `gap` is the Frank-Wolfe gap of the
-#' smoothed objective.
+#' function with parameter \eqn{\mu}{mu} for the gradient steps; the trace
+#' and `objective` report the stated (nonsmooth) objective.
+#'
+#' **Certificate.** `gap` bounds objective \eqn{-} optimum of the *stated*
+#' problem, whatever \eqn{\mu}{mu}: with the Huber gradient
+#' \eqn{Z = \lambda\,\mathrm{clip}(X/\mu, -1, 1)}{Z = lambda clip(X / mu, -1, 1)}
+#' as a dual point (\eqn{\|Z\|_\infty \le \lambda}{|Z| <= lambda}), weak duality gives
+#' \deqn{F(X) - F^* \le \langle \nabla F_\mu(X), X - S\rangle + \lambda
+#' \sum_{|x_{ij}| < \mu} \left(|x_{ij}| - x_{ij}^2/\mu\right),}{F(X) - F* <=
+#' <grad F_mu(X), X - S> + lambda sum_{|x_ij| < mu} (|x_ij| - x_ij^2 / mu),}
+#' the Frank-Wolfe gap of the smoothed objective (\eqn{S} its linear
+#' minimizer over the set) plus a residual that is zero for entries that are
+#' 0 or at least \eqn{\mu}{mu} in size. It is computed with the exact mean
+#' (the target for samplers), and "converged" means it is below `tol`.
+#'
+#' **Smoothing continuation (default).** One fixed \eqn{\mu}{mu} solves a
+#' different problem (the issue-9 instance, `d = 40`, `lambda = 2`, ended
+#' 2.4\% above the stated optimum with every method). Without `mu`, the
+#' solver starts from the theory value below and halves \eqn{\mu}{mu}
+#' whenever the smoothed gap falls below the residual, i.e. when the
+#' smoothing dominates the error (checked at each snapshot of `"svrgcg"`,
+#' every 10 iterations of `"scg"` and `"scgs"`, every iteration of `"fw"`);
+#' the step \eqn{\eta}{eta} and the epoch length \eqn{T} follow
+#' \eqn{\beta(\mu)}{beta(mu)} (given `eta` and `inner` are those of the
+#' starting \eqn{\mu}{mu}), and SCGS restarts. The check uses the exact
+#' gradient when the data are held (a matrix, the rows of `data`), else the
+#' last snapshot of a stream (`"svrgcg"` only; `"scg"` and `"scgs"` keep
+#' \eqn{\mu}{mu} fixed on streams). Passing `mu` keeps it fixed, the paper's
+#' setting; the certificate is still that of the stated problem, so such a
+#' fit reports a gap that includes the smoothing bias.
+#'
+#' **Default method and why.** `"svrgcg"` with continuation: on the issue-9
+#' instance it reaches 1e-3 of the stated optimum in 0.09 s (certified at
+#' 1e-3 in 0.14 s) while `"scgs"` takes 11 s and `"fw"` and `"scg"` do not
+#' get there in 20000 iterations; on the PSD test instance it is 25 times
+#' faster than `"fw"` and `"scgs"` (`inst/bench/smoothed_defaults.R`).
 #'
 #' Defaults follow the paper's theory (Theorem 3, Corollary 3):
 #' \eqn{\alpha = 1}, \eqn{\beta = 1 + \lambda/\mu}, step
@@ -67,8 +100,9 @@
 #' @param method `"svrgcg"` (default), `"scg"`, `"scgs"` or `"fw"`.
 #' @param rank Starting rank of the weak proximal oracle (certified upward).
 #' @param max_rank Largest rank the oracle may use (default: full).
-#' @param mu Huber smoothing parameter; default from `eps`.
-#' @param eps Target accuracy relative to \eqn{C_0}, used for the default `mu`.
+#' @param mu Huber smoothing parameter, kept fixed; `NULL` (default) starts
+#'   from the theory value below and decreases it (continuation).
+#' @param eps Accuracy relative to \eqn{C_0} that sets the starting `mu`.
 #' @param eta SVRGCG step \eqn{\eta}; `NULL` for the theory value above.
 #' @param inner Inner iterations per epoch \eqn{T}; `NULL` for the theory value.
 #' @param batch Samples per inner iteration \eqn{k_t}; `NULL` for the theory
@@ -82,8 +116,10 @@
 #' @param control Solver settings from [cg_control()]; `max_iter` counts inner
 #'   iterations (proximal or Frank-Wolfe steps).
 #' @returns A fit of class `c("lowrank_sparse_fit", "cg_fit")` (see
-#'   [cg_fit]); `solution$X` is the estimate (a dense matrix), and
-#'   `certified_rank` the rank certified by the last proximal step.
+#'   [cg_fit]); `solution$X` is the estimate (a dense matrix),
+#'   `certified_rank` the rank certified by the last proximal step, `mu` the
+#'   final smoothing parameter and `smoothing` a list with `mu_start`, `mu`
+#'   and `continuation` (`TRUE` unless `mu` was given).
 #' @references Garber, D. and Kaplan, A. (2019). Fast stochastic algorithms
 #'   for low-rank and nonsmooth matrix problems. AISTATS.
 #' @examples
@@ -147,7 +183,16 @@ lowrank_sampler <- function(M0, sigma) {
 #' \eqn{p \times p} matrix per sample. `data` may be dense or a sparse
 #' `Matrix` (kept sparse). The default set is the PSD cone with bounded trace
 #' (a covariance is PSD). See [lowrank_sparse()] for the method, the certified
-#' rank and the defaults.
+#' rank, the certificate of the stated problem (`gap`), the smoothing
+#' continuation and the defaults.
+#'
+#' **Default method and why.** `"svrgcg"` with continuation (full
+#' snapshots): on the test instance (\eqn{n = 200}, \eqn{p = 15}) it and
+#' `"fw"` both reach 1e-3 of the stated optimum within a few milliseconds,
+#' but only `"svrgcg"` certifies it (115 iterations; `"fw"`'s gap is still
+#' 1.6e-3 after 20000) and it goes on to 3e-7 (`"fw"`: 2e-4) in the same
+#' budget, while the sampling methods `"scg"` and `"scgs"` stall near 8\%
+#' (`inst/bench/smoothed_defaults.R`).
 #'
 #' @section Memory:
 #' `data` is read where it is, never copied. On top of it the call uses about
@@ -277,6 +322,10 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   # theory defaults (Theorem 3, Corollaries 3-4 of Garber and Kaplan 2019)
   C0 <- max(src$C0, .Machine$double.eps)
   gamma_smooth <- if (reg$kind == 2L) max(log(length(reg$op$op_b)), 1) else prod(dims)
+  # no `mu`: continuation from the theory value (mu halves whenever the
+  # smoothed gap falls below the smoothing's dual residual, src/smooth.c);
+  # a given `mu` stays fixed (the paper's setting)
+  mu_auto <- is.null(mu)
   if (is.null(mu)) {
     mu <- eps * C0 / gamma_smooth
     if (!(is.finite(mu) && mu > 0))
@@ -285,8 +334,9 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   }
   check_number(mu, "mu", min = 0, strict_min = TRUE)
   lambda2 <- reg$lambda2 %||% 0
-  beta_R <- switch(reg$kind + 1L, reg$lambda / mu, reg$lambda / mu + 2 * lambda2,
-                   reg$op_norm2 / mu)
+  # smoothness of the regularizer: beta_R = lip_reg / mu (+ 2 lambda2)
+  lip_reg <- if (reg$kind == 2L) reg$op_norm2 else reg$lambda
+  beta_R <- lip_reg / mu + 2 * lambda2
   if (loss == 0L) {
     alpha <- 1; beta_G <- 1; beta_i <- 1
   } else {
@@ -320,7 +370,9 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
                set = if (set == "psd") 1L else 0L, source = src$source,
                loss = as.integer(loss), reg = as.integer(reg$kind),
                lambda = as.double(reg$lambda %||% 0), lambda2 = as.double(lambda2),
-               mu = as.double(mu), radius = as.double(radius),
+               mu = as.double(mu), mu_auto = mu_auto,
+               lip_loss = as.double(beta_G + 2 * lambda2), lip_reg = as.double(lip_reg),
+               radius = as.double(radius),
                rank = as.integer(min(rank, max_rank)), max_rank = as.integer(max_rank),
                M = src$M, sigma = as.double(src$sigma %||% 0),
                inner = as.integer(inner), batch_inner = as.integer(batch),
@@ -339,8 +391,9 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   X <- fit$solution$X
   dimnames(X) <- src$dimnames
   fit$certified_rank <- fit$solution$certified_rank
+  fit$radius <- radius; fit$set <- set; fit$mu <- fit$solution$mu
+  fit$smoothing <- list(mu_start = mu, mu = fit$solution$mu, continuation = mu_auto)
   fit$solution <- list(X = X)
-  fit$radius <- radius; fit$set <- set; fit$mu <- mu
   fit$parameters <- list(eta = eta, inner = inner, batch = batch,
                          snapshot_batch = snapshot_batch, alpha = alpha, beta = beta)
   class(fit) <- c(paste0(problem, "_fit"), "cg_fit")

@@ -1,8 +1,9 @@
 /* Low-rank + sparse matrix estimation (Garber and Kaplan 2019, eqs. 2, 7):
  *   min_X 1/2 ||X - E[M]||_F^2 + lambda ||X||_1
  *   over the nuclear ball ||X||_* <= tau or the PSD cone with tr X <= tau.
- * The l1 term is smoothed by Huber (mu) for the gradient-based steps; the
- * trace reports the original nonsmooth objective. E[M] comes from:
+ * The l1 term is smoothed by Huber (mu = P->mu, see smooth.c) for the
+ * gradient-based steps; the trace reports the original nonsmooth objective
+ * and a certified gap of it (smoothed gap + dual residual). E[M] comes from:
  *   a fixed matrix (deterministic), the Gaussian oracle M_i = M0 + sigma Q_i,
  *   an R function returning the mean of k fresh observations, or the rows of
  *   a data matrix (finite sum, M_i = c (x_i - xbar)(x_i - xbar)', c = n/(n-1),
@@ -30,13 +31,14 @@ typedef struct {
     const double *Xd; const int *rp, *ci; const double *rx;
     const double *xbar; double c;
     cg_sampler smp; int *batch_idx; double *B;
-    double lambda, mu, tau;
+    double lambda, tau;
     int loss, reg;                 /* LOSS_*, REG_* */
     double lambda2;                /* elastic net: lambda2 ||X||_F^2 */
     /* a sparse linear operator by rows (CSR over the m*n entries of vec X):
      * the sensing measurements (loss) or the max-of-linear-forms term */
     int nop; const int *op_p, *op_j; const double *op_x, *op_b;
-    double *w;                     /* nop scratch */
+    double *w, *wp;                /* nop scratch: values, softmax weights */
+    int snapshot_taken;            /* Mbar holds a snapshot mean */
     cg_sampler osmp; int *obatch;  /* measurement minibatches (sensing) */
     double *Xs, *gtil;             /* snapshot (sensing) */
     int rank, max_rank, certified;
@@ -205,21 +207,31 @@ static double reg_value(lowrank *L, const double *x)
     }
 }
 
+/* softmax weights of the linear forms at x into L->wp; returns the dual
+ * residual max_i z_i - <p, z> (smooth.c) */
+static double maxlin_weights(lowrank *L, const double *x)
+{
+    for (int i = 0; i < L->nop; i++) L->w[i] = op_row(L, i, x) - L->op_b[i];
+    return cg_softmax(L->w, L->nop, L->P->mu, L->wp);
+}
+
+/* dual residual of the smoothed regularizer at x (smooth.c) */
+static double reg_residual(lowrank *L, const double *x)
+{
+    if (L->reg == REG_MAXLIN) return maxlin_weights(L, x);
+    return cg_huber_residual(x, L->mn, L->P->mu, L->lambda);
+}
+
 /* g += gradient at x of the smoothed regularizer: Huber for the l1 term,
  * log-sum-exp (softmax weights) for the max of linear forms */
 static void reg_grad_add(lowrank *L, const double *x, double *g)
 {
     if (L->reg == REG_MAXLIN) {
-        double mx = R_NegInf, z = 0.0;
-        for (int i = 0; i < L->nop; i++) {
-            L->w[i] = (op_row(L, i, x) - L->op_b[i]) / L->mu;
-            mx = fmax(mx, L->w[i]);
-        }
-        for (int i = 0; i < L->nop; i++) { L->w[i] = exp(L->w[i] - mx); z += L->w[i]; }
-        for (int i = 0; i < L->nop; i++) op_row_add(L, i, L->w[i] / z, g);
+        maxlin_weights(L, x);
+        for (int i = 0; i < L->nop; i++) op_row_add(L, i, L->wp[i], g);
         return;
     }
-    cg_huber_grad_add(x, L->mn, L->mu, L->lambda, g);
+    cg_huber_grad_add(x, L->mn, L->P->mu, L->lambda, g);
     if (L->reg == REG_ENET)
         for (size_t i = 0; i < L->mn; i++) g[i] += 2.0 * L->lambda2 * x[i];
 }
@@ -344,17 +356,14 @@ static void lr_fw_step(cg_problem *P, double gamma)
 
 static int lr_pg_step(cg_problem *P, double eta) { return CG_ERR_DOMAIN; }
 
-/* original (nonsmooth) objective, and the Frank-Wolfe gap of the smoothed
- * objective with the exact gradient (a certificate for it); NA when the
- * exact loss is unknown (a sampler without a target) */
-static void lr_evaluate(cg_problem *P, double *obj, double *gap)
+/* Frank-Wolfe gap at X of the smoothed objective, with the loss gradient
+ * from the mean Mref (distance loss) or all measurements (sensing); Lanczos
+ * products are added to *nmv when nmv is given. NA (and a failure recorded
+ * if it is overflow or Ctrl-C) when the LMO fails. */
+static double smoothed_gap(lowrank *L, const double *Mref, long *nmv)
 {
-    lowrank *L = (lowrank *) P->self;
-    double f = loss_value(L, L->X);
-    if (ISNAN(f)) { *obj = NA_REAL; *gap = NA_REAL; return; }
-    *obj = f + reg_value(L, L->X);
     if (L->loss == LOSS_DIST)
-        for (size_t i = 0; i < L->mn; i++) L->Gf[i] = L->X[i] - L->M[i];
+        for (size_t i = 0; i < L->mn; i++) L->Gf[i] = L->X[i] - Mref[i];
     else {
         memset(L->Gf, 0, L->mn * sizeof(double));
         for (int i = 0; i < L->nop; i++)
@@ -362,12 +371,45 @@ static void lr_evaluate(cg_problem *P, double *obj, double *gap)
     }
     reg_grad_add(L, L->X, L->Gf);
     int kind;
+    double gap;
     const void *vmax = vmaxget();
     double *u = (double *) R_alloc(L->m, sizeof(double));
     double *v = (double *) R_alloc(L->n, sizeof(double));
-    int st = lmo_on(L, L->Gf, u, v, &kind, 1e-10, NULL, gap);
-    if (st != CG_OK) *gap = cg_gap_failed(P, st);
+    int st = lmo_on(L, L->Gf, u, v, &kind, 1e-10, nmv, &gap);
+    if (st != CG_OK) gap = cg_gap_failed(L->P, st);
     vmaxset(vmax);
+    return gap;
+}
+
+/* original (nonsmooth) objective, and a certificate of it: the exact
+ * smoothed Frank-Wolfe gap plus the dual residual bounds objective -
+ * optimum of the stated problem (smooth.c); NA when the exact loss is
+ * unknown (a sampler without a target) */
+static void lr_evaluate(cg_problem *P, double *obj, double *gap)
+{
+    lowrank *L = (lowrank *) P->self;
+    double f = loss_value(L, L->X);
+    if (ISNAN(f)) { *obj = NA_REAL; *gap = NA_REAL; return; }
+    *obj = f + reg_value(L, L->X);
+    *gap = smoothed_gap(L, L->M, NULL) + reg_residual(L, L->X);
+}
+
+/* for continuation (solver work, its products counted): the exact gradient
+ * when the problem holds the data (a matrix, the rows of data, the
+ * measurements), else the last snapshot mean of a stream (never the
+ * target, which the solver must not see); NA before any snapshot */
+static double lr_smooth_gap(cg_problem *P)
+{
+    lowrank *L = (lowrank *) P->self;
+    if (L->loss == LOSS_SENSING || L->source == SRC_MATRIX || L->source == SRC_ROWS)
+        return smoothed_gap(L, L->M, &L->n_matvec);
+    return L->snapshot_taken ? smoothed_gap(L, L->Mbar, &L->n_matvec) : NA_REAL;
+}
+
+static double lr_smooth_residual(cg_problem *P)
+{
+    lowrank *L = (lowrank *) P->self;
+    return reg_residual(L, L->X);
 }
 
 /* passes over the data (finite sums only), counting every sample gradient
@@ -386,8 +428,10 @@ static double lr_snapshot(cg_problem *P, int batch)
 {
     lowrank *L = (lowrank *) P->self;
     double k;
-    if (L->loss == LOSS_DIST) k = sample_mean(L, batch, L->Mbar);
-    else {
+    if (L->loss == LOSS_DIST) {
+        k = sample_mean(L, batch, L->Mbar);
+        L->snapshot_taken = 1;
+    } else {
         memcpy(L->Xs, L->X, L->mn * sizeof(double));
         k = loss_grad(L, L->Xs, batch, L->gtil);
     }
@@ -457,8 +501,13 @@ int cg_problem_lowrank(cg_problem *P, SEXP spec)
         L->op_j = cg_spec_index(spec, "op_j", nnz, 0, last);
         L->op_x = cg_spec_real(spec, "op_x", nnz);
         L->w = (double *) R_alloc(L->nop, sizeof(double));
+        L->wp = (double *) R_alloc(L->nop, sizeof(double));
     }
-    L->mu = asReal(cg_list_get(spec, "mu"));
+    P->mu = P->mu0 = asReal(cg_list_get(spec, "mu"));
+    P->mu_auto = asLogical(cg_list_get(spec, "mu_auto")) == TRUE;
+    P->lip_loss = asReal(cg_list_get(spec, "lip_loss"));
+    P->lip_reg = asReal(cg_list_get(spec, "lip_reg"));
+    if (!(P->mu > 0)) error("spec: mu must be positive");
     L->tau = asReal(cg_list_get(spec, "radius"));
     L->rank = asInteger(cg_list_get(spec, "rank"));
     L->max_rank = asInteger(cg_list_get(spec, "max_rank"));
@@ -513,6 +562,7 @@ int cg_problem_lowrank(cg_problem *P, SEXP spec)
     P->prox_step = lr_prox_step;
     P->x = L->X; P->dim = L->mn;
     P->gradient_at = lr_gradient_at; P->lmo_dense = lr_lmo_dense;
+    P->smooth_gap = lr_smooth_gap; P->smooth_residual = lr_smooth_residual;
     P->svd_rank = 0;
     return CG_OK;
 }
@@ -520,12 +570,13 @@ int cg_problem_lowrank(cg_problem *P, SEXP spec)
 SEXP cg_lowrank_solution(cg_problem *P)
 {
     lowrank *L = (lowrank *) P->self;
-    static const char *names[] = {"X", "certified_rank", ""};
+    static const char *names[] = {"X", "certified_rank", "mu", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP X = PROTECT(allocMatrix(REALSXP, L->m, L->n));
     memcpy(REAL(X), L->X, L->mn * sizeof(double));
     SET_VECTOR_ELT(out, 0, X);
     SET_VECTOR_ELT(out, 1, ScalarInteger(L->certified ? L->rank : NA_INTEGER));
+    SET_VECTOR_ELT(out, 2, ScalarReal(P->mu));     /* the final mu (continuation) */
     UNPROTECT(2);
     return out;
 }

@@ -22,13 +22,14 @@ int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                 cg_trace *tr, int *iters)
 {
     const int stochastic = (o->method != CG_METHOD_FW);
+    double scg_c = o->scg_c;
     cg_run r;
     int stop = cg_run_start(&r, P, ctl, tr), t = 0;
     while (stop < 0 && t < ctl->max_iter) {
         int batch = !stochastic ? CG_BATCH_FULL : CG_BATCH_DEFAULT;
         if (o->method == CG_METHOD_SCG) {
             /* Hazan and Luo: m_t ~ (t + 1)^2 at iteration t, here t + 1 */
-            double k = ceil(o->scg_c * (t + 2.0) * (t + 2.0));
+            double k = ceil(scg_c * (t + 2.0) * (t + 2.0));
             batch = k > 1e8 ? 100000000 : (k < 1 ? 1 : (int) k);
         }
         r.n_grad += P->gradient(P, batch);
@@ -39,6 +40,26 @@ int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
             cg_fail(P, "the estimated Frank-Wolfe gap is not finite at iteration %d: it "
                     CG_OVERFLOW_HINT, t + 1);
         if ((stop = cg_run_failed(P)) >= 0) break;
+        /* smoothed problems: the certificate adds the dual residual, and
+         * continuation decreases mu (smooth.c); with the exact gradient the
+         * LMO's gap is the smoothed gap, else it is computed every
+         * CG_SMOOTH_CHECK iterations. SCG's batches scale as 1 / L^2. */
+        if (P->mu > 0) {
+            const double L_old = cg_smooth_lipschitz(P);
+            int changed = 0;
+            if (!stochastic) {
+                double smoothed = gap_hat;
+                gap_hat += P->smooth_residual(P);
+                changed = cg_smoothing_update(P, smoothed);
+            } else if (P->mu_auto && t % CG_SMOOTH_CHECK == 0) {
+                changed = cg_smoothing_update(P, P->smooth_gap(P));
+                if ((stop = cg_run_failed(P)) >= 0) break;
+            }
+            if (changed) {
+                const double q = L_old / cg_smooth_lipschitz(P);
+                scg_c *= q * q;
+            }
+        }
         /* with the exact gradient the LMO gives the duality gap, up to the
          * LMO's own accuracy: confirm with the independent full evaluation */
         if (!stochastic && cg_run_small_gap(&r, gap_hat)) {

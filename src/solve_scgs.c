@@ -5,7 +5,9 @@
  * search until its Wolfe gap is below eta_k. Parameters for smooth convex
  * problems: gamma_k = 3/(k+2), beta_k = 4L/(k+2), eta_k = L D^2/(k(k+1)),
  * batch B_k = ceil(sigma^2 (k+2)^3 / (L^2 D^2)). The reported iterate is y_k.
- * Needs a dense iterate (cg_problem.x). */
+ * Needs a dense iterate (cg_problem.x). Smoothed problems with continuation
+ * (smooth.c) check mu every CG_SMOOTH_CHECK iterations; when it decreases,
+ * the method restarts from y with k = 0 and the new smoothness L(mu). */
 #include "stochcg.h"
 #include <string.h>
 #include <math.h>
@@ -27,7 +29,9 @@ int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
     memcpy(x, y, n * sizeof(double));
     cg_run r;
     int stop = cg_run_start(&r, P, ctl, tr), k = 0;   /* k: completed iterations */
-    const double L = o->lipschitz, D2 = o->diam2;
+    int ks = 0;                                         /* ... of this stage */
+    double L = o->lipschitz, scgs_c = o->scgs_c;
+    const double D2 = o->diam2;
     if (stop < 0 && !(isfinite(L) && isfinite(D2))) {  /* eta_k = Inf would stall */
         cg_fail(P, "the %s is not finite: it " CG_OVERFLOW_HINT,
                 isfinite(D2) ? "smoothness constant"
@@ -35,10 +39,10 @@ int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         stop = cg_run_failed(P);
     }
     while (stop < 0 && k < ctl->max_iter) {
-        const double kk = k + 1.0;                     /* this iteration, in double */
+        const double kk = ks + 1.0;                    /* this iteration, in double */
         const double gamma = 3.0 / (kk + 2.0), beta = 4.0 * L / (kk + 2.0);
         const double eta = L * D2 / (kk * (kk + 1.0));
-        double b = ceil(o->scgs_c * pow(kk + 2.0, 3.0));
+        double b = ceil(scgs_c * pow(kk + 2.0, 3.0));
         int batch = b > 1e8 ? 100000000 : (b < 1 ? 1 : (int) b);
         for (size_t i = 0; i < n; i++) z[i] = (1.0 - gamma) * y[i] + gamma * x[i];
         r.n_grad += P->gradient_at(P, z, batch, g);
@@ -65,7 +69,17 @@ int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         memcpy(x, u, n * sizeof(double));
         for (size_t i = 0; i < n; i++) y[i] = (1.0 - gamma) * y[i] + gamma * x[i];
         P->svd_rank = 1;
-        k++;
+        k++; ks++;
+        if (P->mu_auto && P->mu > 0 && k % CG_SMOOTH_CHECK == 0) {
+            const double L_old = cg_smooth_lipschitz(P);
+            if (cg_smoothing_update(P, P->smooth_gap(P))) {
+                const double q = L_old / cg_smooth_lipschitz(P);
+                L /= q; scgs_c *= q * q;
+                memcpy(x, y, n * sizeof(double));
+                ks = 0;
+            }
+            if ((stop = cg_run_failed(P)) >= 0) break;
+        }
         stop = cg_run_after_iter(&r, P, k, 1);
     }
     *iters = k;

@@ -4,13 +4,17 @@
  * sum), then T - 1 inner iterations each form the SVRG estimate from k_t
  * samples and move toward a weak proximal point (rank-r SVD + projection of
  * the r values, rank certified). An iteration of the trace is one inner
- * iteration. */
+ * iteration. Smoothed problems with continuation (smooth.c) check mu at
+ * each snapshot; the step and the epoch length are those of the starting
+ * mu, rescaled with the smoothness beta(mu): eta ~ 1/beta (so the proximal
+ * scale 1/(2 beta eta) is unchanged) and T - 1 ~ beta, as in Theorem 3. */
 #include "stochcg.h"
 #include <math.h>
 
 int cg_solve_svrgcg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                     cg_trace *tr, int *iters)
 {
+    double eta = o->eta, inner_len = o->inner;
     cg_run r;
     int stop = cg_run_start(&r, P, ctl, tr), t = 0;
     for (int s = 1; t < ctl->max_iter && stop < 0; s++) {
@@ -21,9 +25,18 @@ int cg_solve_svrgcg(cg_problem *P, const cg_solver_opts *o, const cg_control *ct
         }
         r.n_grad += P->snapshot(P, ks);
         if ((stop = cg_run_failed(P)) >= 0) break;
-        for (int inner = 1; inner < o->inner && t < ctl->max_iter; inner++) {
+        if (P->mu_auto && P->mu > 0) {
+            const double L_old = cg_smooth_lipschitz(P);
+            if (cg_smoothing_update(P, P->smooth_gap(P))) {
+                const double q = L_old / cg_smooth_lipschitz(P);
+                eta *= q;
+                inner_len = fmin(ceil((inner_len - 1.0) / q) + 1.0, 1e7);
+            }
+            if ((stop = cg_run_failed(P)) >= 0) break;
+        }
+        for (int inner = 1; inner < inner_len && t < ctl->max_iter; inner++) {
             r.n_grad += P->vr_gradient(P, o->batch_inner);
-            cg_fail_status(P, P->prox_step(P, o->scale, o->eta), "the weak proximal oracle");
+            cg_fail_status(P, P->prox_step(P, o->scale, eta), "the weak proximal oracle");
             if ((stop = cg_run_failed(P)) >= 0) break;
             r.n_lmo += P->svd_rank;          /* rank-one SVD equivalents */
             t++;

@@ -147,6 +147,10 @@ int cg_weak_prox(const double *A, int m, int n, int set, double tau, int max_ran
 /* smoothing (smooth.c) */
 double cg_huber_value(const double *x, size_t n, double mu, double lambda);
 void   cg_huber_grad_add(const double *x, size_t n, double mu, double lambda, double *out);
+/* dual residuals: certified gap of the stated problem = smoothed FW gap +
+ * residual (see smooth.c) */
+double cg_huber_residual(const double *x, size_t n, double mu, double lambda);
+double cg_softmax(const double *z, int n, double mu, double *p);
 
 /* ---------------------------------------------------------- trace */
 typedef struct {
@@ -248,6 +252,19 @@ struct cg_problem {
      * keep the last complete iterate. */
     int    stop;
     char   failure[512];
+    /* Smoothed problems (smooth.c): mu > 0 is the current smoothing
+     * parameter of the nonsmooth term (0: not smoothed), read by the
+     * problem's gradients and changed only by cg_smoothing_update
+     * (continuation, when mu_auto; mu0 is the starting value). The
+     * smoothness is lip_loss + lip_reg / mu. smooth_gap: the smoothed
+     * objective's Frank-Wolfe gap at x from the most accurate gradient the
+     * solver may use (exact when the problem holds the data, else the last
+     * snapshot), NA if none; smooth_residual: the dual residual at x, so
+     * that their sum bounds objective - optimum of the stated problem. */
+    double mu, mu0, lip_loss, lip_reg;
+    int    mu_auto;
+    double (*smooth_gap)(cg_problem *P);
+    double (*smooth_residual)(cg_problem *P);
 };
 
 /* problem constructors (prob_*.c): unpack the R spec, allocate with R_alloc */
@@ -332,6 +349,13 @@ void   cg_fail(cg_problem *P, const char *fmt, ...);
 void   cg_fail_status(cg_problem *P, int status, const char *what);
 int    cg_run_failed(const cg_problem *P);
 double cg_gap_failed(cg_problem *P, int status);
+
+/* continuation step (smooth.c): returns 1 if mu changed */
+int    cg_smoothing_update(cg_problem *P, double smoothed_gap);
+double cg_smooth_lipschitz(const cg_problem *P);
+/* smoothed problems: a solver checks continuation every CG_SMOOTH_CHECK
+ * iterations (SVRGCG: at each snapshot) */
+#define CG_SMOOTH_CHECK 10
 
 int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                 cg_trace *tr, int *iters);
