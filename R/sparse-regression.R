@@ -76,7 +76,10 @@
 #' @param step_size Step of `"spg"`; `NULL` for \eqn{1/L}.
 #' @param gram Keep the Gram matrix of the drawn rows (`TRUE`) or their
 #'   fitted values (`FALSE`); `NULL` chooses `TRUE` when `p <= 2000`.
-#' @param control Solver settings from [cg_control()].
+#' @param control Solver settings from [cg_control()]. `NULL` (the
+#'   default) means `cg_control()`, with `max_iter = 1e5` for `"pfw"`: its
+#'   steps cost \eqn{O(p)} and it needs at least one per nonzero
+#'   coefficient.
 #' @returns A fit of class `c("sparse_regression_fit", "cg_fit")`; see
 #'   [cg_fit]. `coef()` gives \eqn{\beta}, `predict(fit, newx)` predictions.
 #' @references Lafond, J., Wai, H.-T. and Moulines, E. (2015). Convergence
@@ -98,7 +101,7 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
                               batch_size = NULL,
                               sampling = c("shuffle", "stream", "replace"),
                               step = NULL, K = 2L, step_size = NULL,
-                              gram = NULL, control = cg_control()) {
+                              gram = NULL, control = NULL) {
   call <- match.call()
   # ---- error checking
   method <- match_choice(method, c("pfw", "sfw", "fw", "spg"), "method")
@@ -120,7 +123,8 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   check_flag(gram, "gram")
   if (gram && p > 16000L)
     stop_arg("gram", "= TRUE needs p^2 doubles; with ", p, " columns use gram = FALSE")
-  control <- as_control(control)
+  control <- if (is.null(control) && method == "pfw") cg_control(max_iter = 1e5)
+             else as_control(control)
 
   # ---- problem spec
   sparse <- inherits(X, "Matrix")
@@ -132,11 +136,9 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
                sampling = if (method %in% c("fw", "pfw")) 1L else sampling_code(sampling),
                lipschitz = if (method == "spg") design_lipschitz(X) else 1)
   if (sparse) {
-    spec <- c(spec, list(col_p = X@p, col_i = X@i, col_x = X@x))
-    if (method != "pfw") {                               # the row sampler's copy
-      Xr <- methods::as(Matrix::t(X), "CsparseMatrix")   # rows of X as columns
-      spec <- c(spec, list(row_p = Xr@p, row_j = Xr@i, row_x = Xr@x))
-    }
+    Xr <- methods::as(Matrix::t(X), "CsparseMatrix")   # rows of X as columns
+    spec <- c(spec, list(row_p = Xr@p, row_j = Xr@i, row_x = Xr@x,
+                         col_p = X@p, col_i = X@i, col_x = X@x))
   } else {
     spec$X <- X
   }

@@ -10,8 +10,9 @@
  *    Best when p is large.
  * Method "pfw" (pairwise Frank-Wolfe) reads all the data from the start and
  * keeps the exact gradient g = (G theta - X'y) / n through the Gram columns
- * G_j = X'x_j of the vertices it visits, computed once each (O(nnz(X)),
- * cached up to a memory budget): a pairwise step then costs O(p). */
+ * G_j = X'x_j of the vertices it visits, computed once each (at most
+ * O(nnz(X)): by rows where x_j is nonzero when X is sparse) and cached up to
+ * a memory budget: a pairwise step then costs O(p). */
 #include "stochcg.h"
 #include "prob_sampler.h"
 #include <string.h>
@@ -37,8 +38,9 @@ typedef struct {
     /* pairwise Frank-Wolfe: away vertex a = a_val e_a_idx (the origin when
      * a_idx < 0), slack = r - ||theta||_1, Gram columns / n of s and a */
     int pairwise, a_idx, cache_left;
+    int *support, n_support, *in_support;   /* every j with theta_j != 0 */
     double a_val, slack, rows_read, rows_reported;
-    double **gcol, *gs, *ga, *colbuf, *colwork;
+    double **gcol, *gs, *ga, *colbuf;
 } regression;
 
 static double x_at(const regression *R, int r, int j)    /* dense only */
@@ -270,17 +272,14 @@ static const double *gram_col(regression *R, int j, double *scratch)
         int one = 1; double inv = 1.0 / n, zero = 0.0;
         F77_CALL(dgemv)("T", &R->n, &R->p, &inv, R->X, &R->n, R->X + (size_t) j * n, &one,
                         &zero, c, &one FCONE);
-    } else {
-        double *w = R->colwork;                  /* x_j scattered, zero elsewhere */
-        for (int a = R->cp[j]; a < R->cp[j + 1]; a++) w[R->ri[a]] = R->cx[a];
-        for (int k = 0; k < p; k++) {
-            double s = 0.0;
-            for (int a = R->cp[k]; a < R->cp[k + 1]; a++) s += R->cx[a] * w[R->ri[a]];
-            c[k] = s / n;
+    } else {                     /* by rows: only the rows where x_j != 0 */
+        memset(c, 0, sizeof(double) * p);
+        for (int a = R->cp[j]; a < R->cp[j + 1]; a++) {
+            const int i = R->ri[a]; const double v = R->cx[a] / n;
+            for (int b = R->rp[i]; b < R->rp[i + 1]; b++) c[R->ci[b]] += v * R->rx[b];
         }
-        for (int a = R->cp[j]; a < R->cp[j + 1]; a++) w[R->ri[a]] = 0.0;
     }
-    R->rows_read += n;
+    R->rows_read += R->sparse ? R->cp[j + 1] - R->cp[j] : n;
     return c;
 }
 
@@ -304,8 +303,26 @@ static double reg_pair_lmo(cg_problem *P)
     regression *R = (regression *) P->self;
     cg_lmo_l1(R->g, R->p, R->radius, &R->s_idx, &R->s_val);
     double gx = 0.0;
-    for (int j = 0; j < R->p; j++) gx += R->g[j] * R->theta[j];
+    for (int k = 0; k < R->n_support; k++) {
+        const int j = R->support[k];
+        gx += R->g[j] * R->theta[j];
+    }
     return gx - R->s_val * R->g[R->s_idx];
+}
+
+/* keep j in the support list exactly when theta_j != 0 */
+static void support_update(regression *R, int j)
+{
+    const int k = R->in_support[j];
+    if (R->theta[j] != 0.0 && k < 0) {
+        R->in_support[j] = R->n_support;
+        R->support[R->n_support++] = j;
+    } else if (R->theta[j] == 0.0 && k >= 0) {
+        const int last = R->support[--R->n_support];
+        R->support[k] = last;
+        R->in_support[last] = k;
+        R->in_support[j] = -1;
+    }
 }
 
 /* exact step along d = s - a: -<g, d> / (d' X'X d / n) */
@@ -313,7 +330,8 @@ static double reg_pair_direction(cg_problem *P, double *gamma_max, double *gamma
 {
     regression *R = (regression *) P->self;
     const int s = R->s_idx;
-    cg_away_l1(R->g, R->theta, R->p, R->radius, R->slack, &R->a_idx, &R->a_val, gamma_max);
+    cg_away_l1(R->g, R->theta, R->support, R->n_support, R->radius, R->slack,
+               &R->a_idx, &R->a_val, gamma_max);
     const int a = R->a_idx;
     const double sv = R->s_val, av = R->a_val;
     R->gs = (double *) gram_col(R, s, R->colbuf);
@@ -337,12 +355,16 @@ static void reg_pair_step(cg_problem *P, double gamma, int drop)
     const int grows = theta[s] * R->s_val >= 0.0;    /* s adds to |theta_s| */
     const double cs = gamma * R->s_val, ca = gamma * R->a_val;
     theta[s] += cs;
-    for (int j = 0; j < p; j++) R->g[j] += cs * R->gs[j];
     if (a >= 0) {
         theta[a] -= ca;
         if (drop && a != s) theta[a] = 0.0;   /* exact zero, not a rounding residue */
-        for (int j = 0; j < p; j++) R->g[j] -= ca * R->ga[j];
+        const double *gs = R->gs, *ga = R->ga;
+        for (int j = 0; j < p; j++) R->g[j] += cs * gs[j] - ca * ga[j];
+        support_update(R, a);
+    } else {
+        for (int j = 0; j < p; j++) R->g[j] += cs * R->gs[j];
     }
+    support_update(R, s);
     const double after = fabs(theta[s]) + (a >= 0 && a != s ? fabs(theta[a]) : 0.0);
     /* the origin dropped: on the sphere exactly */
     R->slack = (a < 0 && drop && grows) ? 0.0 : fmax(R->slack - (after - before), 0.0);
@@ -375,11 +397,9 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
         R->cp = cg_spec_pointers(spec, "col_p", p, nnz);
         R->ri = cg_spec_index(spec, "col_i", nnz, 0, n - 1);
         R->cx = cg_spec_real(spec, "col_x", nnz);
-        if (!R->pairwise) {                       /* rows, for the row sampler */
-            R->rp = cg_spec_pointers(spec, "row_p", n, nnz);
-            R->ci = cg_spec_index(spec, "row_j", nnz, 0, p - 1);
-            R->rx = cg_spec_real(spec, "row_x", nnz);
-        }
+        R->rp = cg_spec_pointers(spec, "row_p", n, nnz);
+        R->ci = cg_spec_index(spec, "row_j", nnz, 0, p - 1);
+        R->rx = cg_spec_real(spec, "row_x", nnz);
     } else {
         R->X = cg_spec_real(spec, "X", (R_xlen_t) n * p);
     }
@@ -395,7 +415,9 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
         R->gcol = (double **) R_alloc(p, sizeof(double *));
         for (int j = 0; j < p; j++) R->gcol[j] = NULL;
         R->colbuf = cg_zeros(2 * (size_t) p);
-        if (R->sparse) R->colwork = cg_zeros(n);
+        R->support = (int *) R_alloc(p, sizeof(int));
+        R->in_support = (int *) R_alloc(p, sizeof(int));
+        for (int j = 0; j < p; j++) R->in_support[j] = -1;
         R->slack = R->radius;
         P->gradient = reg_pair_gradient; P->lmo = reg_pair_lmo;
         P->pair_direction = reg_pair_direction; P->pair_step = reg_pair_step;

@@ -22,15 +22,16 @@ void cg_lmo_l1(const double *g, int n, double radius, int *idx, double *val)
  * makes its decomposition unique and sparse: no vertex pair +-r e_j is ever
  * active together, and interior points need no bookkeeping. Ties keep the
  * origin, then the smallest index. */
-void cg_away_l1(const double *g, const double *x, int n, double radius, double slack,
-                int *idx, double *val, double *weight)
+void cg_away_l1(const double *g, const double *x, const int *support, int k,
+                double radius, double slack, int *idx, double *val, double *weight)
 {
     int best = -1;
     double score = slack > 0.0 ? 0.0 : -INFINITY;
-    for (int j = 0; j < n; j++) {
+    for (int t = 0; t < k; t++) {
+        const int j = support[t];
         if (x[j] == 0.0) continue;
         double sj = x[j] > 0.0 ? g[j] : -g[j];
-        if (sj > score) { score = sj; best = j; }
+        if (sj > score || (sj == score && best >= 0 && j < best)) { score = sj; best = j; }
     }
     *idx = best;
     if (best < 0) { *val = 0.0; *weight = fmax(slack, 0.0) / radius; return; }

@@ -110,9 +110,10 @@ void cg_lmo_box(const double *g, int n, const double *lo, const double *hi, doub
  * convex combination of the vertices sign(x_j) r e_j (weights |x_j| / r) and
  * the origin (weight slack / r, slack = r - ||x||_1, active when > 0): the
  * active one maximizing <g, v>, as idx (-1 for the origin), val (its
- * nonzero entry, 0 for the origin) and its weight. */
-void cg_away_l1(const double *g, const double *x, int n, double radius, double slack,
-                int *idx, double *val, double *weight);
+ * nonzero entry, 0 for the origin) and its weight. support (k indices)
+ * holds every j with x_j != 0 (and may hold others). */
+void cg_away_l1(const double *g, const double *x, const int *support, int k,
+                double radius, double slack, int *idx, double *val, double *weight);
 /* Euclidean projections; work has length >= 2n. */
 void cg_proj_simplex(const double *y, int n, double radius, double *x, double *work);
 void cg_proj_l1(const double *y, int n, double radius, double *x, double *work);
