@@ -258,7 +258,7 @@ static void reg_evaluate(cg_problem *P, double *obj, double *gap)
 /* ------------------------------------------ pairwise Frank-Wolfe ("pfw") */
 /* the Gram column X'x_j / n: from the cache, or computed (one pass over X)
  * into the cache while the budget lasts, else into `scratch` */
-static const double *gram_col(regression *R, int j, double *scratch)
+static const double *gram_col(cg_problem *P, regression *R, int j, double *scratch)
 {
     if (R->gcol[j]) return R->gcol[j];
     const int n = R->n, p = R->p;
@@ -280,6 +280,9 @@ static const double *gram_col(regression *R, int j, double *scratch)
         }
     }
     R->rows_read += R->sparse ? R->cp[j + 1] - R->cp[j] : n;
+    if (!cg_all_finite(c, (size_t) p))
+        cg_fail(P, "the Gram column X'x_%d / n overflowed double precision (the data are "
+                "too large: scale them)", j + 1);
     return c;
 }
 
@@ -334,11 +337,11 @@ static double reg_pair_direction(cg_problem *P, double *gamma_max, double *gamma
                &R->a_idx, &R->a_val, gamma_max);
     const int a = R->a_idx;
     const double sv = R->s_val, av = R->a_val;
-    R->gs = (double *) gram_col(R, s, R->colbuf);
+    R->gs = (double *) gram_col(P, R, s, R->colbuf);
     double slope = sv * R->g[s], curv = sv * sv * R->gs[s];
     R->ga = NULL;
     if (a >= 0) {
-        R->ga = (double *) gram_col(R, a, R->colbuf + R->p);
+        R->ga = (double *) gram_col(P, R, a, R->colbuf + R->p);
         slope -= av * R->g[a];
         curv += av * av * R->ga[a] - 2.0 * sv * av * R->gs[a];
     }

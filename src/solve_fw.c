@@ -103,6 +103,7 @@ int cg_solve_pfw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         }
         double gamma_max, gamma;
         P->pair_direction(P, &gamma_max, &gamma);
+        if ((stop = cg_run_failed(P)) >= 0) break;
         if (!(gamma < gamma_max)) gamma = gamma_max;
         if (gamma < 0) gamma = 0;
         P->pair_step(P, gamma, gamma == gamma_max);
