@@ -37,7 +37,7 @@ typedef struct {
     int s_idx; double s_val;         /* last LMO vertex s = s_val * e_s_idx */
     /* pairwise Frank-Wolfe: away vertex a = a_val e_a_idx (the origin when
      * a_idx < 0), slack = r - ||theta||_1, Gram columns / n of s and a */
-    int pairwise, a_idx, cache_left;
+    int pairwise, a_idx, cache_left, next_s;   /* next_s: argmax |g| or -1 */
     int *support, n_support, *in_support;   /* every j with theta_j != 0 */
     double a_val, slack, rows_read, rows_reported;
     double **gcol, *gs, *ga, *colbuf;
@@ -293,6 +293,7 @@ static double reg_pair_gradient(cg_problem *P, int batch)
     regression *R = (regression *) P->self;
     if (batch == CG_BATCH_FULL) {
         exact_gradient(R, R->res, R->g);
+        R->next_s = -1;
         R->rows_read += R->n;
         gradient_check(P, R);
     }
@@ -304,7 +305,12 @@ static double reg_pair_gradient(cg_problem *P, int batch)
 static double reg_pair_lmo(cg_problem *P)
 {
     regression *R = (regression *) P->self;
-    cg_lmo_l1(R->g, R->p, R->radius, &R->s_idx, &R->s_val);
+    if (R->next_s >= 0) {               /* cg_lmo_l1's vertex, found by the step */
+        R->s_idx = R->next_s;
+        R->s_val = R->g[R->next_s] < 0.0 ? R->radius : -R->radius;
+    } else {
+        cg_lmo_l1(R->g, R->p, R->radius, &R->s_idx, &R->s_val);
+    }
     double gx = 0.0;
     for (int k = 0; k < R->n_support; k++) {
         const int j = R->support[k];
@@ -358,14 +364,21 @@ static void reg_pair_step(cg_problem *P, double gamma, int drop)
     const int grows = theta[s] * R->s_val >= 0.0;    /* s adds to |theta_s| */
     const double cs = gamma * R->s_val, ca = gamma * R->a_val;
     theta[s] += cs;
+    const double *gs = R->gs, *ga = a >= 0 ? R->ga : R->gs;
+    const double ca_g = a >= 0 ? ca : 0.0;
+    /* update g and find the next LMO vertex (largest |g_j|, first on ties,
+     * as cg_lmo_l1) in one pass */
+    double amax = -1.0; int best = 0;
+    for (int j = 0; j < p; j++) {
+        const double gj = R->g[j] + cs * gs[j] - ca_g * ga[j];
+        R->g[j] = gj;
+        if (fabs(gj) > amax) { amax = fabs(gj); best = j; }
+    }
+    R->next_s = best;
     if (a >= 0) {
         theta[a] -= ca;
         if (drop && a != s) theta[a] = 0.0;   /* exact zero, not a rounding residue */
-        const double *gs = R->gs, *ga = R->ga;
-        for (int j = 0; j < p; j++) R->g[j] += cs * gs[j] - ca * ga[j];
         support_update(R, a);
-    } else {
-        for (int j = 0; j < p; j++) R->g[j] += cs * R->gs[j];
     }
     support_update(R, s);
     const double after = fabs(theta[s]) + (a >= 0 && a != s ? fabs(theta[a]) : 0.0);
@@ -422,6 +435,7 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
         R->in_support = (int *) R_alloc(p, sizeof(int));
         for (int j = 0; j < p; j++) R->in_support[j] = -1;
         R->slack = R->radius;
+        R->next_s = -1;
         P->gradient = reg_pair_gradient; P->lmo = reg_pair_lmo;
         P->pair_direction = reg_pair_direction; P->pair_step = reg_pair_step;
         return CG_OK;
