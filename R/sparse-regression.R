@@ -2,11 +2,33 @@
 #'
 #' Solves \deqn{\min_\beta \frac{1}{2n}\|y - X\beta\|_2^2 \quad\text{s.t.}\quad
 #' \|\beta\|_1 \le r}{min 1/(2n) ||y - X beta||^2  s.t.  ||beta||_1 <= r}
-#' with the stochastic Frank-Wolfe algorithm of Lafond, Wai and Moulines
-#' (2015), its deterministic counterpart, or stochastic projected gradient.
+#' (the lasso in its constrained form) by pairwise Frank-Wolfe, with the
+#' stochastic Frank-Wolfe algorithm of Lafond, Wai and Moulines (2015), its
+#' deterministic counterpart, or stochastic projected gradient.
 #'
-#' The gradient estimate uses running sufficient statistics of the rows drawn
-#' so far (their eq. 23): \eqn{S_t = \sum x_i x_i^\top}, \eqn{b_t = \sum x_i
+#' @section Default method:
+#' `"pfw"`, pairwise Frank-Wolfe (Lacoste-Julien and Jaggi 2015), because
+#' `X` is in memory: it reaches the lasso solution itself, with its exact
+#' zeros. Each step moves weight from the active vertex \eqn{\pm r e_j}
+#' most aligned with the gradient (or from the origin, while
+#' \eqn{\|\beta\|_1 < r}) to the Frank-Wolfe vertex, with exact line
+#' search; a step that empties a vertex sets its coefficient to exactly
+#' zero. The rate is linear (plain `"fw"` slows to \eqn{1/t} zigzagging on
+#' the face of the solution), on the sphere and inside the ball alike. The
+#' gradient is kept exact through the Gram columns \eqn{X^\top x_j} of the
+#' coordinates visited, each computed once (one pass over `X`) and cached
+#' up to 64 MB, so a step costs \eqn{O(p)}; it is recomputed from scratch
+#' every 10000 steps and before a small gap is trusted. The fit is
+#' `"converged"` when the exact duality gap, an upper bound on objective
+#' minus optimum, is below `tol`; set `tol` well below the default for
+#' coefficients accurate to many digits (the error in \eqn{\beta} is of
+#' order the square root of the gap). The stochastic methods (`"sfw"`,
+#' `"spg"`) are for data seen one row at a time (streams, or rows sampled
+#' from a large data set): they read few rows per step but never reach the
+#' optimum to high accuracy.
+#'
+#' For `"sfw"` and `"spg"`, the gradient estimate uses running sufficient
+#' statistics of the rows drawn so far (their eq. 23): \eqn{S_t = \sum x_i x_i^\top}, \eqn{b_t = \sum x_i
 #' y_i}. With `sampling = "shuffle"` rows are drawn without replacement in
 #' random order, `batch_size` per iteration (the empirical-risk setting of
 #' their section 3.3); once every row has been drawn the gradient is exact and
@@ -26,7 +48,9 @@
 #'
 #' @section Memory:
 #' `X` is read where it is, never copied (a double matrix or a `dgCMatrix`;
-#' other types are converted first). A dense `X` needs little more:
+#' other types are converted first). `"pfw"` adds \eqn{p} doubles per
+#' coordinate visited (at most 64 MB) and \eqn{O(n + p)} vectors. For the
+#' other methods, a dense `X` needs little more:
 #' \eqn{p^2} doubles for the Gram matrix (`gram = TRUE`) and \eqn{O(n + p)}
 #' vectors: at \eqn{80000 \times 250}{80000 x 250} the call used 0.05 times
 #' the size of `X` on top of `X` (`inst/bench/memory.R`). A sparse `X` adds
@@ -37,45 +61,51 @@
 #'   (sparse `dgCMatrix` is kept sparse).
 #' @param y Response, length n.
 #' @param radius Radius \eqn{r > 0} of the l1 ball.
-#' @param method `"sfw"` (stochastic Frank-Wolfe, the default), `"fw"`
-#'   (deterministic Frank-Wolfe) or `"spg"` (stochastic projected gradient
-#'   with step `step_size`, default \eqn{1/L},
-#'   \eqn{L = \lambda_{\max}(X^\top X/n)}).
+#' @param method `"pfw"` (pairwise Frank-Wolfe, the default; see Default
+#'   method), `"sfw"` (stochastic Frank-Wolfe), `"fw"` (deterministic
+#'   Frank-Wolfe) or `"spg"` (stochastic projected gradient with step
+#'   `step_size`, default \eqn{1/L}, \eqn{L = \lambda_{\max}(X^\top X/n)}).
 #' @param batch_size Rows drawn per iteration by the stochastic methods.
 #'   Default `ceiling(n / 500)`, so that the data are seen once in about 500
 #'   iterations.
 #' @param sampling `"shuffle"`, `"stream"` or `"replace"`; see Details.
 #' @param step Frank-Wolfe step rule: `"line_search"` (exact, the default for
-#'   `"fw"`), `"standard"` (\eqn{2/(t+1)}, \eqn{t \ge 1}) or `"sfw"`
-#'   (\eqn{K/(t+K-1)}, the default for `"sfw"`).
+#'   `"fw"` and the only rule of `"pfw"`), `"standard"` (\eqn{2/(t+1)},
+#'   \eqn{t \ge 1}) or `"sfw"` (\eqn{K/(t+K-1)}, the default for `"sfw"`).
 #' @param K Step-size parameter of `step = "sfw"` (a positive integer).
 #' @param step_size Step of `"spg"`; `NULL` for \eqn{1/L}.
 #' @param gram Keep the Gram matrix of the drawn rows (`TRUE`) or their
 #'   fitted values (`FALSE`); `NULL` chooses `TRUE` when `p <= 2000`.
-#' @param control Solver settings from [cg_control()].
+#' @param control Solver settings from [cg_control()]. `NULL` (the
+#'   default) means `cg_control()`, with `max_iter = 1e5` for `"pfw"`: its
+#'   steps cost \eqn{O(p)} and it needs at least one per nonzero
+#'   coefficient.
 #' @returns A fit of class `c("sparse_regression_fit", "cg_fit")`; see
 #'   [cg_fit]. `coef()` gives \eqn{\beta}, `predict(fit, newx)` predictions.
 #' @references Lafond, J., Wai, H.-T. and Moulines, E. (2015). Convergence
 #'   analysis of a stochastic projection-free algorithm. arXiv:1510.01171.
+#'
+#'   Lacoste-Julien, S. and Jaggi, M. (2015). On the global linear
+#'   convergence of Frank-Wolfe optimization variants. NeurIPS 28.
 #' @examples
 #' set.seed(1)
 #' n <- 200; p <- 50
 #' X <- matrix(rnorm(n * p), n, p)
 #' beta <- c(3, -2, 1.5, rep(0, p - 3))
 #' y <- drop(X %*% beta + rnorm(n))
-#' fit <- sparse_regression(X, y, radius = 6, method = "fw")
+#' fit <- sparse_regression(X, y, radius = 6)
 #' fit
 #' round(coef(fit)[1:5], 3)
 #' @export
-sparse_regression <- function(X, y, radius, method = c("sfw", "fw", "spg"),
+sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
                               batch_size = NULL,
                               sampling = c("shuffle", "stream", "replace"),
                               step = NULL, K = 2L, step_size = NULL,
-                              gram = NULL, control = cg_control()) {
+                              gram = NULL, control = NULL) {
   started <- wall_clock()
   call <- match.call()
   # ---- error checking
-  method <- match_choice(method, c("sfw", "fw", "spg"), "method")
+  method <- match_choice(method, c("pfw", "sfw", "fw", "spg"), "method")
   sampling <- match_choice(sampling, c("shuffle", "stream", "replace"), "sampling")
   X <- check_design(X, "X")
   n <- nrow(X); p <- ncol(X)
@@ -83,7 +113,9 @@ sparse_regression <- function(X, y, radius, method = c("sfw", "fw", "spg"),
   y <- check_vector(y, "y", n)
   if (missing(radius)) stop_arg("radius", "is missing, with no default")
   check_radius(radius)
-  step <- default_step(method, step)
+  step <- default_step(if (method == "pfw") "fw" else method, step)
+  if (method == "pfw" && step != "line_search")
+    stop_arg("step", "must be \"line_search\" for method = \"pfw\" (its only rule)")
   check_count(K, "K")
   if (is.null(batch_size)) batch_size <- max(1L, ceiling(n / 500))
   check_count(batch_size, "batch_size")
@@ -92,7 +124,8 @@ sparse_regression <- function(X, y, radius, method = c("sfw", "fw", "spg"),
   check_flag(gram, "gram")
   if (gram && p > 16000L)
     stop_arg("gram", "= TRUE needs p^2 doubles; with ", p, " columns use gram = FALSE")
-  control <- as_control(control)
+  control <- if (is.null(control) && method == "pfw") cg_control(max_iter = 1e5)
+             else as_control(control)
 
   # ---- problem spec
   sparse <- inherits(X, "Matrix")
@@ -101,7 +134,7 @@ sparse_regression <- function(X, y, radius, method = c("sfw", "fw", "spg"),
                n = n, p = p, y = y, radius = as.double(radius), sparse = sparse,
                gram = gram,
                batch_size = as.integer(min(batch_size, n)),
-               sampling = if (method == "fw") 1L else sampling_code(sampling),
+               sampling = if (method %in% c("fw", "pfw")) 1L else sampling_code(sampling),
                lipschitz = if (method == "spg") design_lipschitz(X) else 1)
   if (sparse) {
     Xr <- methods::as(Matrix::t(X), "CsparseMatrix")   # rows of X as columns

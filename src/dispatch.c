@@ -6,7 +6,7 @@
 
 static const char *const problem_names[] = {"regression", "completion", "lowrank", "robust"};
 static const char *const method_names[] = {"fw", "sfw", "spg", "svrgcg", "scg", "scgs",
-                                           "alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p", "altmin"};
+                                           "alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p", "altmin", "pfw"};
 static const char *const step_names[] = {"line_search", "standard", "sfw"};
 static const char *const stop_names[] = {"max_iter", "converged", "max_time",
                                          "interrupted", "error"};
@@ -45,6 +45,7 @@ static SEXP solve_body(void *data)
     s->status = method == CG_METHOD_SPG ? cg_solve_pg(P, s->o, s->ctl, s->tr, &s->iters)
               : method == CG_METHOD_SVRGCG ? cg_solve_svrgcg(P, s->o, s->ctl, s->tr, &s->iters)
               : method == CG_METHOD_SCGS ? cg_solve_scgs(P, s->o, s->ctl, s->tr, &s->iters)
+              : method == CG_METHOD_PFW ? cg_solve_pfw(P, s->o, s->ctl, s->tr, &s->iters)
               : method >= CG_METHOD_ALT_CGPG ? cg_solve_alt(P, s->o, s->ctl, s->tr, &s->iters)
               : cg_solve_fw(P, s->o, s->ctl, s->tr, &s->iters);
     return R_NilValue;
@@ -86,7 +87,8 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     o.eta_c = asReal(cg_list_get(spec, "eta_c"));
     o.t0 = asInteger(cg_list_get(spec, "t0"));
 
-    if ((o.method >= CG_METHOD_ALT_CGPG) != (problem == 3))
+    const int alternating = o.method >= CG_METHOD_ALT_CGPG && o.method <= CG_METHOD_ALTMIN;
+    if (alternating != (problem == 3) || (o.method == CG_METHOD_PFW && problem != 0))
         error("method '%s' does not apply to problem '%s'", method_names[o.method],
               problem_names[problem]);
     cg_problem P;

@@ -7,7 +7,12 @@
  *    (sparse); memory p^2. Best when p is moderate.
  *  - residual: the fitted values x_k' theta of the drawn rows. A FW step
  *    costs O(|drawn|), the gradient O(nnz of the drawn rows); memory O(n).
- *    Best when p is large. */
+ *    Best when p is large.
+ * Method "pfw" (pairwise Frank-Wolfe) reads all the data from the start and
+ * keeps the exact gradient g = (G theta - X'y) / n through the Gram columns
+ * G_j = X'x_j of the vertices it visits, computed once each (at most
+ * O(nnz(X)): by rows where x_j is nonzero when X is sparse) and cached up to
+ * a memory budget: a pairwise step then costs O(p). */
 #include "stochcg.h"
 #include "prob_sampler.h"
 #include <string.h>
@@ -30,6 +35,12 @@ typedef struct {
     double *cnt, *xt, *xi;           /* multiplicity, x'theta, X[row, s_idx] */
     double *res, *gfull;             /* trace-only evaluation scratch */
     int s_idx; double s_val;         /* last LMO vertex s = s_val * e_s_idx */
+    /* pairwise Frank-Wolfe: away vertex a = a_val e_a_idx (the origin when
+     * a_idx < 0), slack = r - ||theta||_1, Gram columns / n of s and a */
+    int pairwise, a_idx, cache_left, next_s;   /* next_s: argmax |g| or -1 */
+    int *support, n_support, *in_support;   /* every j with theta_j != 0 */
+    double a_val, slack, rows_read, rows_reported;
+    double **gcol, *gs, *ga, *colbuf;
 } regression;
 
 static double x_at(const regression *R, int r, int j)    /* dense only */
@@ -94,7 +105,8 @@ static void gradient_check(cg_problem *P, const regression *R)
 {
     if (!cg_all_finite(R->g, (size_t) R->p))
         cg_fail(P, "the gradient X'(X beta - y) / n overflowed double precision after "
-                "%.0f rows (the data or the radius are too large: scale them)", R->smp.drawn);
+                "%.0f rows (the data or the radius are too large: scale them)",
+                R->pairwise ? (double) R->n : R->smp.drawn);
 }
 
 static double reg_gradient(cg_problem *P, int batch)
@@ -207,12 +219,10 @@ static int reg_pg_step(cg_problem *P, double eta)
     return CG_OK;
 }
 
-/* full objective 1/(2n)||y - X theta||^2 and gap <g, theta> + r ||g||_inf */
-static void reg_evaluate(cg_problem *P, double *obj, double *gap)
+/* res = X theta - y and g = X'res / n, from scratch */
+static void exact_gradient(const regression *R, double *res, double *g)
 {
-    regression *R = (regression *) P->self;
     const int n = R->n, p = R->p;
-    double *res = R->res, *g = R->gfull;
     for (int r = 0; r < n; r++) res[r] = -R->y[r];
     if (!R->sparse) {
         int one = 1; double alpha = 1.0, beta = 1.0, zero = 0.0, inv = 1.0 / n;
@@ -220,15 +230,24 @@ static void reg_evaluate(cg_problem *P, double *obj, double *gap)
                         &beta, res, &one FCONE);
         F77_CALL(dgemv)("T", &R->n, &R->p, &inv, R->X, &R->n, res, &one,
                         &zero, g, &one FCONE);
-    } else {
-        for (int j = 0; j < p; j++)
-            for (int a = R->cp[j]; a < R->cp[j + 1]; a++) res[R->ri[a]] += R->cx[a] * R->theta[j];
-        for (int j = 0; j < p; j++) {
-            double s = 0.0;
-            for (int a = R->cp[j]; a < R->cp[j + 1]; a++) s += R->cx[a] * res[R->ri[a]];
-            g[j] = s / n;
-        }
+        return;
     }
+    for (int j = 0; j < p; j++)
+        for (int a = R->cp[j]; a < R->cp[j + 1]; a++) res[R->ri[a]] += R->cx[a] * R->theta[j];
+    for (int j = 0; j < p; j++) {
+        double s = 0.0;
+        for (int a = R->cp[j]; a < R->cp[j + 1]; a++) s += R->cx[a] * res[R->ri[a]];
+        g[j] = s / n;
+    }
+}
+
+/* full objective 1/(2n)||y - X theta||^2 and gap <g, theta> + r ||g||_inf */
+static void reg_evaluate(cg_problem *P, double *obj, double *gap)
+{
+    regression *R = (regression *) P->self;
+    const int n = R->n, p = R->p;
+    double *res = R->res, *g = R->gfull;
+    exact_gradient(R, res, g);
     double rss = 0.0, gt = 0.0, gmax = 0.0;
     for (int r = 0; r < n; r++) rss += res[r] * res[r];
     for (int j = 0; j < p; j++) { gt += g[j] * R->theta[j]; gmax = fmax(gmax, fabs(g[j])); }
@@ -236,10 +255,141 @@ static void reg_evaluate(cg_problem *P, double *obj, double *gap)
     *gap = gt + R->radius * gmax;
 }
 
+/* ------------------------------------------ pairwise Frank-Wolfe ("pfw") */
+/* the Gram column X'x_j / n: from the cache, or computed (one pass over X)
+ * into the cache while the budget lasts, else into `scratch` */
+static const double *gram_col(cg_problem *P, regression *R, int j, double *scratch)
+{
+    if (R->gcol[j]) return R->gcol[j];
+    const int n = R->n, p = R->p;
+    double *c = scratch;
+    if (R->cache_left > 0) {
+        c = cg_zeros(p);
+        R->gcol[j] = c;
+        R->cache_left--;
+    }
+    if (!R->sparse) {
+        int one = 1; double inv = 1.0 / n, zero = 0.0;
+        F77_CALL(dgemv)("T", &R->n, &R->p, &inv, R->X, &R->n, R->X + (size_t) j * n, &one,
+                        &zero, c, &one FCONE);
+    } else {                     /* by rows: only the rows where x_j != 0 */
+        memset(c, 0, sizeof(double) * p);
+        for (int a = R->cp[j]; a < R->cp[j + 1]; a++) {
+            const int i = R->ri[a]; const double v = R->cx[a] / n;
+            for (int b = R->rp[i]; b < R->rp[i + 1]; b++) c[R->ci[b]] += v * R->rx[b];
+        }
+    }
+    R->rows_read += R->sparse ? R->cp[j + 1] - R->cp[j] : n;
+    if (!cg_all_finite(c, (size_t) p))
+        cg_fail(P, "the Gram column X'x_%d / n overflowed double precision (the data are "
+                "too large: scale them)", j + 1);
+    return c;
+}
+
+/* the gradient is kept exact by pair_step; CG_BATCH_FULL recomputes it.
+ * Returns the rows read since the last call (passes over X times n). */
+static double reg_pair_gradient(cg_problem *P, int batch)
+{
+    regression *R = (regression *) P->self;
+    if (batch == CG_BATCH_FULL) {
+        exact_gradient(R, R->res, R->g);
+        R->next_s = -1;
+        R->rows_read += R->n;
+        gradient_check(P, R);
+    }
+    double fresh = R->rows_read - R->rows_reported;
+    R->rows_reported = R->rows_read;
+    return fresh;
+}
+
+static double reg_pair_lmo(cg_problem *P)
+{
+    regression *R = (regression *) P->self;
+    if (R->next_s >= 0) {               /* cg_lmo_l1's vertex, found by the step */
+        R->s_idx = R->next_s;
+        R->s_val = R->g[R->next_s] < 0.0 ? R->radius : -R->radius;
+    } else {
+        cg_lmo_l1(R->g, R->p, R->radius, &R->s_idx, &R->s_val);
+    }
+    double gx = 0.0;
+    for (int k = 0; k < R->n_support; k++) {
+        const int j = R->support[k];
+        gx += R->g[j] * R->theta[j];
+    }
+    return gx - R->s_val * R->g[R->s_idx];
+}
+
+/* keep j in the support list exactly when theta_j != 0 */
+static void support_update(regression *R, int j)
+{
+    const int k = R->in_support[j];
+    if (R->theta[j] != 0.0 && k < 0) {
+        R->in_support[j] = R->n_support;
+        R->support[R->n_support++] = j;
+    } else if (R->theta[j] == 0.0 && k >= 0) {
+        const int last = R->support[--R->n_support];
+        R->support[k] = last;
+        R->in_support[last] = k;
+        R->in_support[j] = -1;
+    }
+}
+
+/* exact step along d = s - a: -<g, d> / (d' X'X d / n) */
+static double reg_pair_direction(cg_problem *P, double *gamma_max, double *gamma_exact)
+{
+    regression *R = (regression *) P->self;
+    const int s = R->s_idx;
+    cg_away_l1(R->g, R->theta, R->support, R->n_support, R->radius, R->slack,
+               &R->a_idx, &R->a_val, gamma_max);
+    const int a = R->a_idx;
+    const double sv = R->s_val, av = R->a_val;
+    R->gs = (double *) gram_col(P, R, s, R->colbuf);
+    double slope = sv * R->g[s], curv = sv * sv * R->gs[s];
+    R->ga = NULL;
+    if (a >= 0) {
+        R->ga = (double *) gram_col(P, R, a, R->colbuf + R->p);
+        slope -= av * R->g[a];
+        curv += av * av * R->ga[a] - 2.0 * sv * av * R->gs[a];
+    }
+    *gamma_exact = slope >= 0.0 ? 0.0 : curv > 0.0 ? -slope / curv : INFINITY;
+    return -slope;
+}
+
+static void reg_pair_step(cg_problem *P, double gamma, int drop)
+{
+    regression *R = (regression *) P->self;
+    const int s = R->s_idx, a = R->a_idx, p = R->p;
+    double *theta = R->theta;
+    const double before = fabs(theta[s]) + (a >= 0 && a != s ? fabs(theta[a]) : 0.0);
+    const int grows = theta[s] * R->s_val >= 0.0;    /* s adds to |theta_s| */
+    const double cs = gamma * R->s_val, ca = gamma * R->a_val;
+    theta[s] += cs;
+    const double *gs = R->gs, *ga = a >= 0 ? R->ga : R->gs;
+    const double ca_g = a >= 0 ? ca : 0.0;
+    /* update g and find the next LMO vertex (largest |g_j|, first on ties,
+     * as cg_lmo_l1) in one pass */
+    double amax = -1.0; int best = 0;
+    for (int j = 0; j < p; j++) {
+        const double gj = R->g[j] + cs * gs[j] - ca_g * ga[j];
+        R->g[j] = gj;
+        if (fabs(gj) > amax) { amax = fabs(gj); best = j; }
+    }
+    R->next_s = best;
+    if (a >= 0) {
+        theta[a] -= ca;
+        if (drop && a != s) theta[a] = 0.0;   /* exact zero, not a rounding residue */
+        support_update(R, a);
+    }
+    support_update(R, s);
+    const double after = fabs(theta[s]) + (a >= 0 && a != s ? fabs(theta[a]) : 0.0);
+    /* the origin dropped: on the sphere exactly */
+    R->slack = (a < 0 && drop && grows) ? 0.0 : fmax(R->slack - (after - before), 0.0);
+}
+
 static double reg_epoch(cg_problem *P)
 {
     regression *R = (regression *) P->self;
-    return R->smp.drawn / R->n;
+    return (R->pairwise ? R->rows_read : R->smp.drawn) / R->n;
 }
 
 static long reg_n_matvec(cg_problem *P) { return 0; }
@@ -257,21 +407,43 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
     R->y = cg_spec_real(spec, "y", n);
     R->radius = asReal(cg_list_get(spec, "radius"));
     R->lipschitz = asReal(cg_list_get(spec, "lipschitz"));
+    R->pairwise = strcmp(CHAR(STRING_ELT(cg_list_get(spec, "method"), 0)), "pfw") == 0;
     if (R->sparse) {
-        const R_xlen_t nnz = XLENGTH(cg_list_get(spec, "row_j"));
-        R->rp = cg_spec_pointers(spec, "row_p", n, nnz);
-        R->ci = cg_spec_index(spec, "row_j", nnz, 0, p - 1);
-        R->rx = cg_spec_real(spec, "row_x", nnz);
+        const R_xlen_t nnz = XLENGTH(cg_list_get(spec, "col_i"));
         R->cp = cg_spec_pointers(spec, "col_p", p, nnz);
         R->ri = cg_spec_index(spec, "col_i", nnz, 0, n - 1);
         R->cx = cg_spec_real(spec, "col_x", nnz);
+        R->rp = cg_spec_pointers(spec, "row_p", n, nnz);
+        R->ci = cg_spec_index(spec, "row_j", nnz, 0, p - 1);
+        R->rx = cg_spec_real(spec, "row_x", nnz);
     } else {
         R->X = cg_spec_real(spec, "X", (R_xlen_t) n * p);
+    }
+    R->theta = cg_zeros(p); R->g = cg_zeros(p);
+    R->res = cg_zeros(n); R->gfull = cg_zeros(p);
+    P->self = R;
+    P->evaluate = reg_evaluate; P->epoch = reg_epoch; P->n_matvec = reg_n_matvec;
+    P->svd_rank = 0;
+    if (R->pairwise) {
+        /* Gram columns: at most 2^23 doubles (64 MB), or all p */
+        const double budget = fmax(2.0, 8388608.0 / p);
+        R->cache_left = budget < p ? (int) budget : p;
+        R->gcol = (double **) R_alloc(p, sizeof(double *));
+        for (int j = 0; j < p; j++) R->gcol[j] = NULL;
+        R->colbuf = cg_zeros(2 * (size_t) p);
+        R->support = (int *) R_alloc(p, sizeof(int));
+        R->in_support = (int *) R_alloc(p, sizeof(int));
+        for (int j = 0; j < p; j++) R->in_support[j] = -1;
+        R->slack = R->radius;
+        R->next_s = -1;
+        P->gradient = reg_pair_gradient; P->lmo = reg_pair_lmo;
+        P->pair_direction = reg_pair_direction; P->pair_step = reg_pair_step;
+        return CG_OK;
     }
     cg_sampler_init(&R->smp, n, asInteger(cg_list_get(spec, "batch_size")),
                     asInteger(cg_list_get(spec, "sampling")));
     R->batch_idx = (int *) R_alloc(n > R->smp.batch ? n : R->smp.batch, sizeof(int));
-    R->theta = cg_zeros(p); R->g = cg_zeros(p); R->xrow = cg_zeros(p);
+    R->xrow = cg_zeros(p);
     R->work = cg_zeros(2 * (size_t) p);               /* projection needs 2p */
     if (R->gram) {
         R->S = cg_zeros((size_t) p * p); R->b = cg_zeros(p); R->Stheta = cg_zeros(p);
@@ -281,12 +453,8 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
         for (int r = 0; r < n; r++) R->pos[r] = -1;
         R->cnt = cg_zeros(n); R->xt = cg_zeros(n); R->xi = cg_zeros(n);
     }
-    R->res = cg_zeros(n); R->gfull = cg_zeros(p);
-    P->self = R;
     P->gradient = reg_gradient; P->lmo = reg_lmo; P->line_search = reg_line_search;
-    P->fw_step = reg_fw_step; P->pg_step = reg_pg_step; P->evaluate = reg_evaluate;
-    P->epoch = reg_epoch; P->n_matvec = reg_n_matvec;
-    P->svd_rank = 0;
+    P->fw_step = reg_fw_step; P->pg_step = reg_pg_step;
     return CG_OK;
 }
 

@@ -18,6 +18,27 @@ void cg_lmo_l1(const double *g, int n, double radius, int *idx, double *val)
     *val = (n > 0 && g[best] < 0.0) ? radius : -radius;
 }
 
+/* Away vertex (see stochcg.h). Writing x with the origin as an extra vertex
+ * makes its decomposition unique and sparse: no vertex pair +-r e_j is ever
+ * active together, and interior points need no bookkeeping. Ties keep the
+ * origin, then the smallest index. */
+void cg_away_l1(const double *g, const double *x, const int *support, int k,
+                double radius, double slack, int *idx, double *val, double *weight)
+{
+    int best = -1;
+    double score = slack > 0.0 ? 0.0 : -INFINITY;
+    for (int t = 0; t < k; t++) {
+        const int j = support[t];
+        if (x[j] == 0.0) continue;
+        double sj = x[j] > 0.0 ? g[j] : -g[j];
+        if (sj > score || (sj == score && best >= 0 && j < best)) { score = sj; best = j; }
+    }
+    *idx = best;
+    if (best < 0) { *val = 0.0; *weight = fmax(slack, 0.0) / radius; return; }
+    *val = x[best] > 0.0 ? radius : -radius;
+    *weight = fabs(x[best]) / radius;
+}
+
 /* lp ball, p > 1 (p = Inf allowed): by Hoelder equality with the dual norm
  * q = p / (p - 1), s_i = -r sign(g_i) |g_i|^(q-1) / ||g||_q^(q-1). Entries are
  * scaled by max |g| first so that |g|^q cannot overflow or underflow.

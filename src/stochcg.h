@@ -106,6 +106,14 @@ void cg_lmo_l1(const double *g, int n, double radius, int *idx, double *val);
 void cg_lmo_lp(const double *g, int n, double radius, double p, double *s);
 void cg_lmo_simplex(const double *g, int n, double radius, int *idx);
 void cg_lmo_box(const double *g, int n, const double *lo, const double *hi, double *s);
+/* Away vertex of the l1 ball for pairwise Frank-Wolfe. x is read as the
+ * convex combination of the vertices sign(x_j) r e_j (weights |x_j| / r) and
+ * the origin (weight slack / r, slack = r - ||x||_1, active when > 0): the
+ * active one maximizing <g, v>, as idx (-1 for the origin), val (its
+ * nonzero entry, 0 for the origin) and its weight. support (k indices)
+ * holds every j with x_j != 0 (and may hold others). */
+void cg_away_l1(const double *g, const double *x, const int *support, int k,
+                double radius, double slack, int *idx, double *val, double *weight);
 /* Euclidean projections; work has length >= 2n. */
 void cg_proj_simplex(const double *y, int n, double radius, double *x, double *work);
 void cg_proj_l1(const double *y, int n, double radius, double *x, double *work);
@@ -215,6 +223,17 @@ struct cg_problem {
     int    (*pg_step)(cg_problem *P, double eta);
     /* Full objective and full Frank-Wolfe gap at x (trace-only work). */
     void   (*evaluate)(cg_problem *P, double *obj, double *gap);
+    /* Pairwise Frank-Wolfe over a polytope (NULL where not supported); the
+     * problem keeps x as a convex combination of vertices. pair_direction,
+     * after lmo: selects the away vertex a (the active one maximizing
+     * <g, a>) and returns <g, a - s>, with the largest feasible step (the
+     * weight of a) in *gamma_max and the exact line-search step along s - a
+     * in *gamma_exact (may exceed gamma_max; Inf where the objective is
+     * linear and decreasing). pair_step: x <- x + gamma (s - a); drop = 1
+     * when gamma is the weight of a, which then leaves the active set
+     * exactly. */
+    double (*pair_direction)(cg_problem *P, double *gamma_max, double *gamma_exact);
+    void   (*pair_step)(cg_problem *P, double gamma, int drop);
     /* fraction of the data seen so far (epochs) */
     double (*epoch)(cg_problem *P);
     long   (*n_matvec)(cg_problem *P);
@@ -305,7 +324,7 @@ typedef struct {
 enum { CG_METHOD_FW = 0, CG_METHOD_SFW = 1, CG_METHOD_SPG = 2,
        CG_METHOD_SVRGCG = 3, CG_METHOD_SCG = 4, CG_METHOD_SCGS = 5,
        CG_METHOD_ALT_CGPG = 6, CG_METHOD_ALT_PGCG = 7, CG_METHOD_CGCG = 8,
-       CG_METHOD_CGCG_P = 9, CG_METHOD_ALTMIN = 10 };
+       CG_METHOD_CGCG_P = 9, CG_METHOD_ALTMIN = 10, CG_METHOD_PFW = 11 };
 enum { CG_STEP_LINE_SEARCH = 0, CG_STEP_STANDARD = 1, CG_STEP_SFW = 2 };
 enum { CG_STOP_MAX_ITER = 0, CG_STOP_TOL = 1, CG_STOP_TIME = 2,
        CG_STOP_INTERRUPT = 3, CG_STOP_ERROR = 4 };
@@ -361,6 +380,8 @@ int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                 cg_trace *tr, int *iters);
 int cg_solve_pg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                 cg_trace *tr, int *iters);
+int cg_solve_pfw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
+                 cg_trace *tr, int *iters);
 int cg_solve_svrgcg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                     cg_trace *tr, int *iters);
 int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,

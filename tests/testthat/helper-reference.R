@@ -40,6 +40,32 @@ ref_lasso_ball <- function(X, y, r, iters = 5000) {
             function(v) ref_proj_l1(v, r), numeric(ncol(X)), L, iters)
 }
 
+# The exact solution of min 1/(2n)||y - X b||^2 s.t. ||b||_1 <= r when it is
+# unique: FISTA (above) finds the support and signs, then the optimality
+# conditions on them are solved as a linear system (least squares on the
+# support when the constraint is slack; else with the multiplier mu of
+# s'b = r), and checked: signs kept, mu >= 0, |X_j'(y - Xb)| / n <= mu off
+# the support. Stops if they fail (FISTA not yet accurate enough).
+ref_lasso_exact <- function(X, y, r, iters = 20000) {
+  X <- as.matrix(X); n <- nrow(X); p <- ncol(X)
+  b0 <- ref_lasso_ball(X, y, r, iters)$x
+  S <- which(abs(b0) > 1e-6 * max(abs(b0)))
+  s <- sign(b0[S])
+  A <- crossprod(X[, S, drop = FALSE]) / n
+  c <- drop(crossprod(X[, S, drop = FALSE], y)) / n
+  b <- numeric(p)
+  if (sum(abs(b0)) < r * (1 - 1e-6)) {          # interior: least squares
+    b[S] <- solve(A, c); mu <- 0
+  } else {
+    sol <- solve(rbind(cbind(A, s), c(s, 0)), c(c, r))
+    b[S] <- sol[seq_along(S)]; mu <- sol[length(S) + 1]
+  }
+  g <- abs(drop(crossprod(X, y - X %*% b))) / n
+  stopifnot(all(sign(b[S]) == s), mu >= 0, max(g[-S], 0) <= mu + 1e-10,
+            sum(abs(b)) <= r * (1 + 1e-12))
+  list(beta = b, support = S, objective = sum((y - X %*% b)^2) / (2 * n), mu = mu)
+}
+
 # completion losses: A(x) - y x, averaged over observed entries
 ref_family <- list(
   gaussian = list(loss = function(x, y) (y - x)^2 / 2, mean = identity, curv = 1),

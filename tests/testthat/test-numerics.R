@@ -39,7 +39,7 @@ make_completion <- function(m = 30, n = 20, seed = 3) {
 
 test_that("sFW step arithmetic is in double: K = .Machine$integer.max stays in the ball", {
   d <- make_regression()
-  fit <- sparse_regression(d$X, d$y, 3, K = .Machine$integer.max,
+  fit <- sparse_regression(d$X, d$y, 3, method = "sfw", K = .Machine$integer.max,
                            control = cg_control(max_iter = 50))
   beta <- fit$solution$beta
   expect_lte(sum(abs(beta)), 3 * (1 + 1e-12))
@@ -64,7 +64,7 @@ test_that("an overflowed objective never converges: robust_pca(M * 1e300)", {
 
 test_that("radius 1e308 stops with the overflow named, for every problem", {
   d <- make_regression()
-  for (method in c("sfw", "fw", "spg")) {
+  for (method in c("pfw", "sfw", "fw", "spg")) {
     res <- with_warnings(sparse_regression(d$X, d$y, 1e308, method = method))
     expect_failure_fit(res, "duality gap is Inf at iteration 0: it overflowed")
     expect_true(all(is.finite(res$fit$solution$beta)))
@@ -91,6 +91,9 @@ test_that("data scaled by 1e200: the objective or the gradient overflow is named
     expect_failure_fit(res, "gradient X'\\(X beta - y\\) / n overflowed double precision")
     expect_true(all(is.finite(res$fit$solution$beta)))
   }
+  res <- with_warnings(sparse_regression(d$X * 1e200, d$y, 3))      # pfw
+  expect_failure_fit(res, "Gram column X'x_[0-9]+ / n overflowed double precision")
+  expect_identical(res$fit$iterations, 0L)
   df <- make_completion()
   df$value <- df$value * 1e200
   expect_failure_fit(with_warnings(complete_matrix(df, 10, dims = c(30, 20))),
@@ -262,14 +265,14 @@ test_that("the trace grows as needed: max_iter = .Machine$integer.max, eval_ever
   expect_identical(fit$status, "converged")
   expect_identical(max(fit$trace$iter), fit$iterations)
   expect_gte(nrow(fit$trace), fit$iterations + 1)
-  fit <- sparse_regression(d$X, d$y, 3,
+  fit <- sparse_regression(d$X, d$y, 3, method = "sfw",
                            control = cg_control(max_iter = .Machine$integer.max,
                                                 eval_every = 1, tol = 0, max_time = 0.2))
   expect_identical(fit$status, "max_time")
   expect_identical(fit$trace$iter, 0:fit$iterations)
   # past the first allocation (1024 rows): every row kept, in order
-  fit <- sparse_regression(d$X, d$y, 3, control = cg_control(max_iter = 3000,
-                                                             eval_every = 1, tol = 0))
+  fit <- sparse_regression(d$X, d$y, 3, method = "sfw",
+                           control = cg_control(max_iter = 3000, eval_every = 1, tol = 0))
   expect_identical(fit$trace$iter, 0:3000)
   expect_true(all(is.finite(fit$trace$objective)))
 })

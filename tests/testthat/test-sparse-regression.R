@@ -57,10 +57,94 @@ test_that("fw, sfw and spg reach the FISTA reference; gap certifies fw", {
   expect_lte(fit$objective - ref$objective, fit$gap)
 })
 
+# ---- pairwise Frank-Wolfe, the default
+sparse_design <- function(d) Matrix::Matrix(d$X * (abs(d$X) > 0.8), sparse = TRUE)
+
+test_that("pfw is the default and reaches the exact solution, support included", {
+  d <- make_regression()
+  ctl <- cg_control(tol = 1e-14)
+  for (X in list(d$X, sparse_design(d))) {
+    ref <- ref_lasso_exact(X, d$y, 3)
+    fit <- sparse_regression(X, d$y, 3, control = ctl)
+    expect_identical(fit$method, "pfw")
+    expect_identical(fit$status, "converged")
+    expect_lt(max(abs(coef(fit) - ref$beta)), 1e-6)
+    expect_identical(which(coef(fit) != 0), ref$support)      # exact zeros elsewhere
+    expect_lte(sum(abs(coef(fit))), 3 * (1 + 1e-12))
+    # the gap certifies the objective
+    expect_lte(fit$gap, 1e-14 * max(1, fit$objective))
+    expect_lte(fit$objective - ref$objective, fit$gap + 1e-15)
+  }
+})
+
+test_that("pfw: sparse and dense storage of the same design give the same fit", {
+  # (not the same path: at the optimum all active vertices tie for the away
+  # step, so rounding picks among them)
+  d <- make_regression()
+  Xs <- sparse_design(d)
+  ctl <- cg_control(tol = 1e-14)
+  fs <- sparse_regression(Xs, d$y, 3, control = ctl)
+  fd <- sparse_regression(as.matrix(Xs), d$y, 3, control = ctl)
+  expect_equal(coef(fs), coef(fd), tolerance = 1e-10)
+  expect_equal(fs$objective, fd$objective, tolerance = 1e-14)
+})
+
+test_that("pfw: interior optimum is least squares (lm without intercept)", {
+  d <- make_regression()
+  ols <- unname(coef(lm(d$y ~ d$X - 1)))
+  r <- 1.5 * sum(abs(ols))
+  fit <- sparse_regression(d$X, d$y, r, control = cg_control(tol = 1e-14, max_iter = 1e4))
+  expect_identical(fit$status, "converged")
+  expect_lt(max(abs(coef(fit) - ols)), 1e-6)
+  expect_lt(sum(abs(coef(fit))), r)
+})
+
+test_that("pfw: duplicated columns (solution not unique) reach the optimal objective", {
+  d <- make_regression()
+  X2 <- cbind(d$X, d$X[, 1:3])                 # the signal columns twice
+  ref <- ref_lasso_exact(d$X, d$y, 3)          # same optimal value as without copies
+  fit <- sparse_regression(X2, d$y, 3, control = cg_control(tol = 1e-14))
+  expect_identical(fit$status, "converged")
+  expect_equal(fit$objective, ref$objective, tolerance = 1e-12)
+  # the coefficients of each column and its copy add up to the unique fit
+  b <- coef(fit)
+  expect_lt(max(abs(b[1:30] + c(b[31:33], rep(0, 27)) - ref$beta)), 1e-6)
+})
+
+test_that("pfw: an early stop reports an honest gap and status", {
+  d <- make_regression()
+  ref <- ref_lasso_exact(d$X, d$y, 3)
+  fit <- sparse_regression(d$X, d$y, 3, control = cg_control(max_iter = 5, tol = 1e-12))
+  expect_identical(fit$status, "max_iter")
+  expect_false(fit$converged)
+  expect_gte(fit$gap, fit$objective - ref$objective)
+  expect_gt(fit$gap, 1e-12 * max(1, fit$objective))
+})
+
+test_that("pfw matches glmnet at the radius of its solution", {
+  skip_if_not_installed("glmnet")
+  d <- make_regression(n = 200, p = 60, seed = 7)
+  for (X in list(d$X, sparse_design(d))) {
+    g <- glmnet::glmnet(X, d$y, standardize = FALSE, intercept = FALSE,
+                        thresh = 1e-14, lambda = 0.05)
+    b <- as.vector(coef(g))[-1]
+    fit <- sparse_regression(X, d$y, sum(abs(b)), control = cg_control(tol = 1e-14))
+    expect_lt(max(abs(coef(fit) - b)), 1e-6)
+    expect_identical(which(coef(fit) != 0), which(b != 0))
+  }
+})
+
+test_that("pfw takes only exact line search", {
+  d <- make_regression()
+  expect_error(sparse_regression(d$X, d$y, 3, step = "sfw"),
+               "`step` must be \"line_search\" for method = \"pfw\"")
+})
+
 test_that("trace objective matches the solution and the columns are complete", {
   d <- make_regression()
   set.seed(2)
-  fit <- sparse_regression(d$X, d$y, radius = 3, control = cg_control(max_iter = 50, eval_every = 7))
+  fit <- sparse_regression(d$X, d$y, radius = 3, method = "sfw",
+                           control = cg_control(max_iter = 50, eval_every = 7))
   expect_named(fit$trace, c("iter", "epoch", "time", "objective", "gap",
                             "infeasibility", "n_grad", "n_lmo", "svd_rank", "n_matvec"))
   expect_equal(fit$trace$iter, c(0, 7 * 1:7, 50))
@@ -116,11 +200,12 @@ test_that("set.seed reproduces a stochastic fit bit for bit", {
 test_that("sampling modes: stream takes rows in order, replace never exhausts", {
   d <- make_regression()
   ctl <- cg_control(max_iter = 30, eval_every = 10)
-  f1 <- sparse_regression(d$X, d$y, 3, sampling = "stream", batch_size = 2, control = ctl)
-  f2 <- sparse_regression(d$X[1:60, ], d$y[1:60], 3, sampling = "stream",
+  f1 <- sparse_regression(d$X, d$y, 3, method = "sfw", sampling = "stream",
+                          batch_size = 2, control = ctl)
+  f2 <- sparse_regression(d$X[1:60, ], d$y[1:60], 3, method = "sfw", sampling = "stream",
                           batch_size = 2, control = ctl)
   expect_identical(coef(f1), coef(f2))     # only the first 60 rows were used
-  f3 <- sparse_regression(d$X, d$y, 3, sampling = "replace", batch_size = 10,
+  f3 <- sparse_regression(d$X, d$y, 3, method = "sfw", sampling = "replace", batch_size = 10,
                           control = cg_control(max_iter = 30, eval_every = 30))
   expect_equal(tail(f3$trace$epoch, 1), 300 / 120)
 })
