@@ -3,8 +3,11 @@
 #' @param max_iter Maximum number of iterations (a non-negative integer).
 #' @param max_time Maximum solver time in seconds (time spent on trace-only
 #'   evaluations is not counted). `Inf` for no limit.
-#' @param tol Stopping tolerance on the Frank-Wolfe duality gap, relative to
-#'   `max(1, |objective|)`. Deterministic methods check the exact gap every
+#' @param tol Stopping tolerance on the duality gap (an upper bound on the
+#'   objective's distance to the optimum of the stated problem), relative to
+#'   `|objective|`, or to a thousandth of the objective at the start when the
+#'   objective falls below that (optima near zero), so that rescaling the
+#'   data does not change where a fit stops. Deterministic methods check the exact gap every
 #'   iteration; stochastic methods check the true (full-data) gap at the
 #'   scheduled evaluations. `0` disables the test.
 #' @param eval_every When to evaluate the full objective and duality gap for

@@ -93,7 +93,7 @@
 #'   most `tau`; `M` must be symmetric.
 #' @param step `"line_search"` (default) or `"theory"`; see Methods.
 #' @param control Solver control from [cg_control()]: iterations, time
-#'   budget, `tol` on the duality gap relative to `max(1, |objective|)`,
+#'   budget, `tol` on the duality gap relative to the objective (see [cg_control()]),
 #'   `eval_every` (trace and stopping checks).
 #' @returns A fit of class `c("robust_pca_fit", "cg_fit")` (see [cg_fit]):
 #'   `solution$X` is a [lowrank()] object, `solution$Y` a sparse

@@ -35,10 +35,14 @@ void cg_run_evaluate(cg_run *r, cg_problem *P, int iter)
                 nonfinite_name(overflowed(r->obj) ? r->obj : r->gap), iter);
 }
 
-/* a gap computed from non-finite numbers must never stop a run as converged */
+/* tol is relative to the objective, as scale-free as the problem: fits
+ * whose optimum is (near) zero measure it against a thousandth of the
+ * objective at the start. A gap computed from non-finite numbers must never
+ * stop a run as converged. */
 int cg_run_small_gap(const cg_run *r, double gap)
 {
-    return R_FINITE(gap) && R_FINITE(r->obj) && gap <= r->ctl->tol * fmax(1.0, fabs(r->obj));
+    double scale = fmax(fabs(r->obj), 1e-3 * fabs(r->obj0));
+    return R_FINITE(gap) && R_FINITE(r->obj) && gap <= r->ctl->tol * scale;
 }
 
 /* Is an evaluation due after iteration t? A fixed eval_every, or the adaptive
@@ -78,6 +82,7 @@ int cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr)
     r->eval_cost = 0;
     r->t0 = cg_clock();
     cg_run_evaluate(r, P, 0);
+    r->obj0 = R_FINITE(r->obj) ? r->obj : 0;
     return cg_run_failed(P);
 }
 

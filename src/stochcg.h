@@ -334,6 +334,7 @@ typedef struct {
     const cg_control *ctl;
     cg_trace *tr;
     double t0, paused, n_grad, n_lmo, obj, gap, last_progress;
+    double obj0;             /* the objective at the start: scale of tol */
     double eval_cost;        /* seconds the last evaluation took */
     int last_eval;
 } cg_run;
