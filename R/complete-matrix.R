@@ -118,7 +118,7 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
                cell_col = as.integer(ukey %/% obs$dims[1]), y = y,
                family = match(family, c("gaussian", "poisson", "binomial")) - 1L,
                radius = as.double(radius), dense_iterate = method == "spg",
-               lmo_tol = lmo_tolerance(),
+               lmo_tol = lmo_tolerance(), max_iter = as.integer(control$max_iter),
                batch_size = as.integer(min(batch_size, N)),
                sampling = if (method == "fw") 1L else sampling_code(sampling))
   fit <- cg_run(spec, control, "complete_matrix", call)
