@@ -155,7 +155,10 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
   fit <- cg_run(spec, control, "complete_matrix", call)
 
   sol <- fit$solution
-  fit$solution <- list(X = lowrank_compress(sol$u, sol$w, sol$v))
+  # the C side returns a thin SVD (compressing again would cost as much as
+  # an SVD of the iterate) unless its compression failed
+  fit$solution <- list(X = if (isTRUE(sol$svd_form)) new_lowrank(sol$u, sol$w, sol$v)
+                           else lowrank_compress(sol$u, sol$w, sol$v))
   fit$rank <- length(fit$solution$X$d)
   fit$dropped <- sol$dropped
   if (!is.na(fit$dropped))

@@ -396,13 +396,13 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
 
 /* The fit as factors: the atoms compressed to thin SVD (exact), or for the
  * dense baseline the thin SVD kept from its last projection (a full SVD of
- * theta only if that projection failed). Also the rank control's record:
- * directions dropped and the total rise of the estimated objective. */
+ * theta only if that projection failed); svd_form says whether the factors
+ * are in thin-SVD form. Also the number of atoms dropped. */
 SEXP cg_completion_solution(cg_problem *P)
 {
     completion *C = (completion *) P->self;
     const int m = C->m, n = C->n, mn = m < n ? m : n;
-    const double *U, *V, *W; int k; double *VT = NULL;
+    const double *U, *V, *W; int k, svd_form = 1; double *VT = NULL;
     if (C->dense && C->frank >= 0) {
         k = C->frank; U = C->fu; W = C->fd; V = C->fv;
     } else if (C->dense) {
@@ -415,13 +415,14 @@ SEXP cg_completion_solution(cg_problem *P)
         for (k = 0; k < mn && s[k] > 1e-12 * s[0]; k++) ;
         U = Ud; W = s; V = NULL;
     } else {
-        cg_atoms_compress(&C->atoms);   /* on failure the atoms stay as they are */
+        /* on failure the atoms stay as they are, for R to compress */
+        svd_form = cg_atoms_compress(&C->atoms) == CG_OK;
         k = C->atoms.k; U = C->atoms.u; V = C->atoms.v;
         double *w = (double *) R_alloc(k > 0 ? k : 1, sizeof(double));
         cg_atoms_weights(&C->atoms, w);
         W = w;
     }
-    static const char *names[] = {"u", "w", "v", "dropped", ""};
+    static const char *names[] = {"u", "w", "v", "dropped", "svd_form", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP u = PROTECT(allocMatrix(REALSXP, m, k));
     SEXP v = PROTECT(allocMatrix(REALSXP, n, k));
@@ -433,6 +434,7 @@ SEXP cg_completion_solution(cg_problem *P)
         for (int c = 0; c < n; c++) REAL(v)[(size_t) j * n + c] = VT[(size_t) c * mn + j];
     SET_VECTOR_ELT(out, 0, u); SET_VECTOR_ELT(out, 1, w); SET_VECTOR_ELT(out, 2, v);
     SET_VECTOR_ELT(out, 3, ScalarInteger(C->dense ? NA_INTEGER : C->n_dropped));
+    SET_VECTOR_ELT(out, 4, ScalarLogical(svd_form));
     UNPROTECT(4);
     return out;
 }
