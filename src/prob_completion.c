@@ -404,7 +404,8 @@ SEXP cg_completion_solution(cg_problem *P)
     const int m = C->m, n = C->n, mn = m < n ? m : n;
     const double *U, *V, *W; int k, svd_form = 1; double *VT = NULL;
     if (C->dense && C->frank >= 0) {
-        k = C->frank; U = C->fu; W = C->fd; V = C->fv;
+        U = C->fu; W = C->fd; V = C->fv;   /* rounding-level directions dropped */
+        for (k = 0; k < C->frank && W[k] > 1e-12 * W[0]; k++) ;
     } else if (C->dense) {
         double *s = (double *) R_alloc(mn, sizeof(double));
         double *Ud = (double *) R_alloc((size_t) m * mn, sizeof(double));
