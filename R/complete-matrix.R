@@ -34,15 +34,16 @@
 #' `fit$rank` is its rank and `fit$dropped` the number of atoms dropped.
 #'
 #' @section Default method:
-#' `"sfw"` is the default because it reaches a given objective sooner than
+#' `"sfw"` is the default because it reaches a lower objective sooner than
 #' `"fw"` on typical data: on MovieLens (\eqn{9 \times 10^4}{9e4} ratings,
-#' 671 x 9066, `inst/bench/completion_rank.R`) it reaches the objective of
-#' 1000 `"fw"` iterations in about 300 iterations and a quarter of the time,
-#' at the same test error. With the default `cg_control()` neither reaches a
-#' duality gap of `tol = 1e-6` (the Frank-Wolfe gap decreases as
-#' \eqn{O(1/t)}): after the default 1000 iterations the gap is about
-#' \eqn{3 \times 10^{-3}}{3e-3} of the objective, and the status is
-#' `"max_iter"`. The gap is a certificate: `fit$objective - gap` is a lower
+#' 671 x 9066, `inst/bench/completion_rank.R`), 1000 iterations of `"sfw"`
+#' end at a lower objective than 1000 of `"fw"` in about a quarter of the
+#' time (11 s against 40 s), at the same test error and rank (43, where
+#' softImpute at the same nuclear norm has rank 47). With the default
+#' `cg_control()` neither reaches a duality gap of `tol = 1e-6` (the
+#' Frank-Wolfe gap decreases as \eqn{O(1/t)}): after the default 1000
+#' iterations the gap is about \eqn{3 \times 10^{-3}}{3e-3} of the
+#' objective, and the status is `"max_iter"`. The gap is a certificate: `fit$objective - gap` is a lower
 #' bound on the optimum. For a certified solution raise `max_iter` or set
 #' `tol` to the accuracy needed. `"spg"` (a full SVD per iteration) is the
 #' paper's baseline.
