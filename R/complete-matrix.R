@@ -49,7 +49,7 @@
 #' paper's baseline.
 #'
 #' @section Memory:
-#' On top of `Y`, about 180 bytes per observed entry, 13 to 16 times the size
+#' On top of `Y`, about 200 bytes per observed entry, 15 to 17 times the size
 #' of a `dgCMatrix` `Y` (12 bytes per entry; `inst/bench/memory.R`): the entries
 #' in triplet form and their cell indices in R, and 13 doubles per cell of
 #' statistics, iterate values and scratch in the C solver. The iterate is a
