@@ -19,14 +19,47 @@
 #' iteration; `"spg"` is the stochastic projected-gradient baseline of the
 #' paper (dense iterate and a full SVD per iteration).
 #'
+#' @section Low rank:
+#' A Frank-Wolfe step adds a rank-one atom, so after \eqn{T} steps the
+#' iterate could have rank \eqn{\min(T, m, n)} even when the solution has
+#' low rank. `"fw"` and `"sfw"` keep it low: whenever the number of atoms
+#' doubles, and after the last iteration, the atoms are rewritten as the thin
+#' SVD of their sum (exact: QR of the factors and the SVD of a small core,
+#' \eqn{O((m + n) k^2)}{O((m + n) k^2)} for \eqn{k} atoms), then
+#' projected-gradient steps on the singular values over
+#' \eqn{\{d \ge 0, \sum d \le r\}}{{d >= 0, sum d <= r}} move weight to
+#' the useful directions and drop those whose weight reaches zero. These
+#' steps only decrease the (estimated) objective, so nothing is truncated:
+#' `fit$objective` and `fit$gap` are those of the returned `X`.
+#' `fit$rank` is its rank and `fit$dropped` the number of atoms dropped.
+#' A run stopped before `max_iter` (by `tol`, `max_time` or an interrupt)
+#' skips the final step: its rank can be up to about twice that of the last
+#' compression. On planted low-rank data the rank is that of the optimum
+#' (tested); on MovieLens 43, where softImpute at the same nuclear norm has
+#' 47 (`inst/bench/completion_rank.R`).
+#'
+#' @section Default method:
+#' `"sfw"` is the default because it reaches a lower objective sooner than
+#' `"fw"` on typical data: on MovieLens (\eqn{9 \times 10^4}{9e4} ratings,
+#' 671 x 9066, `inst/bench/completion_rank.R`), 1000 iterations of `"sfw"`
+#' end at a lower objective than 1000 of `"fw"` in about a quarter of the
+#' time (11 s against 40 s), at the same test error and rank (43, where
+#' softImpute at the same nuclear norm has rank 47). With the default
+#' `cg_control()` neither reaches a duality gap of `tol = 1e-6` (the
+#' Frank-Wolfe gap decreases as \eqn{O(1/t)}): after the default 1000
+#' iterations the gap is about \eqn{3 \times 10^{-3}}{3e-3} of the
+#' objective, and the status is `"max_iter"`. The gap is a certificate: `fit$objective - gap` is a lower
+#' bound on the optimum. For a certified solution raise `max_iter` or set
+#' `tol` to the accuracy needed. `"spg"` (a full SVD per iteration) is the
+#' paper's baseline.
+#'
 #' @section Memory:
-#' On top of `Y`, about 180 bytes per observed entry, 13 to 16 times the size
+#' On top of `Y`, about 200 bytes per observed entry, 15 to 17 times the size
 #' of a `dgCMatrix` `Y` (12 bytes per entry; `inst/bench/memory.R`): the entries
-#' in triplet form and their cell indices in R, and ten doubles per cell of
-#' statistics and iterate values in the C solver. The iterate is a sum of
-#' rank-one atoms, one more per iteration at most, so memory also grows by up
-#' to about \eqn{8(m + n)}{8 (m + n)} doubles per iteration (the atoms, and
-#' their compression to thin-SVD form at the end). `method = "spg"` keeps a
+#' in triplet form and their cell indices in R, and 13 doubles per cell of
+#' statistics, iterate values and scratch in the C solver. The iterate is a
+#' sum of rank-one atoms, at most about twice its rank plus 8 between
+#' compressions (see "Low rank"), each \eqn{m + n}{m + n} doubles. `method = "spg"` keeps a
 #' dense \eqn{m \times n}{m x n} iterate and computes full SVDs: about ten
 #' \eqn{m \times n}{m x n} matrices of doubles.
 #'
@@ -40,7 +73,7 @@
 #'   `"both"` (remove a grand mean plus row and column effects fitted by least
 #'   squares on the observed entries). Only for `family = "gaussian"`. The
 #'   effects are added back by `predict()` and `fitted()`.
-#' @param method `"sfw"` (default), `"fw"` or `"spg"`.
+#' @param method `"sfw"` (default; see "Default method"), `"fw"` or `"spg"`.
 #' @param batch_size Observed entries drawn per iteration by stochastic
 #'   methods; default `ceiling(N / 100)`.
 #' @param sampling `"shuffle"` (without replacement, random order),
@@ -55,8 +88,10 @@
 #'   largest row and column index).
 #' @param control Solver settings from [cg_control()].
 #' @returns A fit of class `c("complete_matrix_fit", "cg_fit")`; see
-#'   [cg_fit]. `solution$X` is a [lowrank] object (the fit without centering
-#'   effects); `predict(fit, newdata)` gives values at (row, col) pairs.
+#'   [cg_fit]. `solution$X` is a [lowrank] object in thin-SVD form (the fit
+#'   without centering effects), `rank` its rank and `dropped` the number of
+#'   atoms dropped (`NA` for `"spg"`); `predict(fit, newdata)` gives values at
+#'   (row, col) pairs, `clip = c(lo, hi)` limits them to a bounded scale.
 #' @references Lafond, J., Wai, H.-T. and Moulines, E. (2015). Convergence
 #'   analysis of a stochastic projection-free algorithm. arXiv:1510.01171.
 #' @examples
@@ -68,8 +103,10 @@
 #' fit <- complete_matrix(obs, radius = sum(svd(truth)$d), method = "fw",
 #'                        control = cg_control(max_iter = 300))
 #' fit
+#' fit$rank
 #' predict(fit, data.frame(row = 1:3, col = 1:3))
 #' truth[cbind(1:3, 1:3)]
+#' predict(fit, data.frame(row = 1:3, col = 1:3), clip = c(-1, 1))
 #' @export
 complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomial"),
                             center = c("none", "mean", "both"),
@@ -119,13 +156,22 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
                cell_col = as.integer(ukey %/% obs$dims[1]), y = y,
                family = match(family, c("gaussian", "poisson", "binomial")) - 1L,
                radius = as.double(radius), dense_iterate = method == "spg",
-               lmo_tol = lmo_tolerance(),
+               lmo_tol = lmo_tolerance(), max_iter = as.integer(control$max_iter),
                batch_size = as.integer(min(batch_size, N)),
                sampling = if (method == "fw") 1L else sampling_code(sampling))
   fit <- cg_run(spec, control, "complete_matrix", call, started)
 
   sol <- fit$solution
-  fit$solution <- list(X = lowrank_compress(sol$u, sol$w, sol$v))
+  # the C side returns a thin SVD (compressing again would cost as much as
+  # an SVD of the iterate) unless its compression failed
+  fit$solution <- list(X = if (isTRUE(sol$svd_form)) new_lowrank(sol$u, sol$w, sol$v)
+                           else lowrank_compress(sol$u, sol$w, sol$v))
+  fit$rank <- length(fit$solution$X$d)
+  fit$dropped <- sol$dropped
+  if (!is.na(fit$dropped))
+    fit$notes <- sprintf(paste("rank %d: %d atoms dropped when their weight reached zero",
+                               "(descent steps; no truncation, the objective and gap are",
+                               "those of X)"), fit$rank, fit$dropped)
   fit$family <- family
   fit$dims <- obs$dims
   fit$radius <- radius

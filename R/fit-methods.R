@@ -72,6 +72,10 @@
 #'     link scale, centering included.}
 #'   \item{`obs`}{Data frame with columns `row` and `col` of the observed
 #'     entries, in the order of `fitted.values`.}
+#'   \item{`rank`}{Rank of `solution$X`.}
+#'   \item{`dropped`}{Number of atoms dropped during the run by the
+#'     rank control of `"fw"` and `"sfw"` (see [complete_matrix()]), `NA`
+#'     for `"spg"`.}
 #' }
 #'
 #' Fits of [lowrank_sparse()], [sparse_covariance()], [lowrank_constrained()]
@@ -459,21 +463,40 @@ predict.sparse_regression_fit <- function(object, newx, ...) {
 #' (overall mean, and row and column effects for `center = "both"`) and, for
 #' `type = "response"`, maps through the inverse link of the family
 #' (identity for gaussian, `exp` for poisson, `plogis` for binomial).
+#' Ratings on a bounded scale (e.g. 1 to 5 stars) are predicted with
+#' `clip = c(1, 5)`: values are then limited to that range.
 #'
 #' @param object A `complete_matrix_fit` object (see [cg_fit]).
 #' @param newdata A data frame with columns `row` and `col`, or a two-column
 #'   integer matrix of (row, column) pairs; indices are 1-based. If omitted,
-#'   the observed entries `object$obs` are used.
+#'   the observed entries `object$obs` are used. `"all"` predicts the whole
+#'   \eqn{m \times n}{m x n} matrix (dense: use it only for matrices that
+#'   fit in memory).
 #' @param type `"link"` (default) for the linear predictor, `"response"` for
 #'   the mean of the family.
+#' @param clip `NULL` (default: no clipping) or `c(lo, hi)` with
+#'   `lo < hi`: predictions (on the scale of `type`) below `lo` become `lo`,
+#'   above `hi` become `hi`.
 #' @param ... Unused.
-#' @returns Numeric vector with one prediction per pair.
+#' @returns Numeric vector with one prediction per pair, or for
+#'   `newdata = "all"` the \eqn{m \times n}{m x n} matrix.
 #' @seealso [cg_fit], [predict.lowrank()].
 #' @method predict complete_matrix_fit
 #' @export
 predict.complete_matrix_fit <- function(object, newdata,
-                                        type = c("link", "response"), ...) {
+                                        type = c("link", "response"), clip = NULL, ...) {
   type <- match_choice(type, c("link", "response"), "type")
+  if (!is.null(clip) && (!is.numeric(clip) || length(clip) != 2L || anyNA(clip) ||
+                         !(clip[1] < clip[2])))
+    stop_arg("clip", "must be NULL or a numeric vector c(lo, hi) with lo < hi")
+  all_cells <- !missing(newdata) && identical(newdata, "all")
+  if (all_cells) {
+    dims <- as.double(object$dims)
+    if (length(dims) != 2L || anyNA(dims) || prod(dims) > .Machine$integer.max)
+      stop_arg("newdata", "= \"all\" needs a fit of at most ", .Machine$integer.max,
+               " cells; predict at (row, col) pairs instead")
+    newdata <- cbind(rep(seq_len(dims[1]), dims[2]), rep(seq_len(dims[2]), each = dims[1]))
+  }
   if (missing(newdata)) {
     newdata <- object$obs
     if (is.null(newdata)) {
@@ -483,7 +506,7 @@ predict.complete_matrix_fit <- function(object, newdata,
   }
   if (!(is.data.frame(newdata) || is.matrix(newdata))) {
     stop(paste("`newdata` must be a data frame with columns `row` and `col`,",
-               "or a two-column integer matrix."), call. = FALSE)
+               "a two-column integer matrix, or \"all\"."), call. = FALSE)
   }
   if (is.data.frame(newdata) && !all(c("row", "col") %in% names(newdata))) {
     stop("`newdata` must have columns `row` and `col`.", call. = FALSE)
@@ -498,8 +521,10 @@ predict.complete_matrix_fit <- function(object, newdata,
   i <- check_index(pairs$i, dims[1], "newdata", "row")
   j <- check_index(pairs$j, dims[2], "newdata", "column")
   eta <- lowrank_entries(X, i, j) + center_offset(object$center, i, j, dims)
-  if (type == "link") return(eta)
-  family_linkinv(object$family)(eta)
+  out <- if (type == "link") eta else family_linkinv(object$family)(eta)
+  if (!is.null(clip)) out <- pmin(pmax(out, clip[1]), clip[2])
+  if (all_cells) out <- matrix(out, dims[1], dims[2])
+  out
 }
 
 # Centering removed before the fit, at pairs (i, j) of an m x n = dims

@@ -75,6 +75,82 @@ int cg_atoms_add(cg_atoms *a, const double *u, const double *v, double weight)
     return j;
 }
 
+/* Orthonormal basis Q (rows x q, q = min(rows, k)) and triangular R (q x k,
+ * column-major, ld q) of the k columns of A (rows x k): A = Q R. A is
+ * overwritten by Q. Scratch from R_alloc (the caller releases it). */
+static int thin_qr(double *A, int rows, int k, double *R)
+{
+    const int q = rows < k ? rows : k;
+    int info = 0, lwork = -1;
+    double *tau = (double *) R_alloc(q > 0 ? q : 1, sizeof(double)), wq;
+    F77_CALL(dgeqrf)(&rows, &k, A, &rows, tau, &wq, &lwork, &info);
+    if (info != 0) return CG_ERR_LAPACK;
+    lwork = (int) wq;
+    double *work = (double *) R_alloc(lwork > 0 ? lwork : 1, sizeof(double));
+    F77_CALL(dgeqrf)(&rows, &k, A, &rows, tau, work, &lwork, &info);
+    if (info != 0) return CG_ERR_LAPACK;
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < q; i++)
+            R[(size_t) j * q + i] = i <= j ? A[(size_t) j * rows + i] : 0.0;
+    lwork = -1;
+    F77_CALL(dorgqr)(&rows, &q, &q, A, &rows, tau, &wq, &lwork, &info);
+    if (info != 0) return CG_ERR_LAPACK;
+    lwork = (int) wq;
+    work = (double *) R_alloc(lwork > 0 ? lwork : 1, sizeof(double));
+    F77_CALL(dorgqr)(&rows, &q, &q, A, &rows, tau, work, &lwork, &info);
+    return info == 0 ? CG_OK : CG_ERR_LAPACK;
+}
+
+/* Rewrite the atoms as the thin SVD of their sum: with U = Qu Ru and
+ * V = Qv Rv (thin QR), X = Qu (Ru diag(w) Rv') Qv', and the SVD of the small
+ * core gives the singular pairs. O((m + n) k^2), never an m x n matrix.
+ * Afterwards u, v have orthonormal columns, weights are the singular values
+ * (decreasing, scale 1) and only exact-zero directions (below 1e-14 of the
+ * largest, rounding level) are dropped. The old atoms are kept on failure. */
+int cg_atoms_compress(cg_atoms *a)
+{
+    const int m = a->m, n = a->n, k = a->k;
+    if (k == 0) { a->scale = 1.0; return CG_OK; }
+    const void *vmax = vmaxget();
+    const int qu = m < k ? m : k, qv = n < k ? n : k, q = qu < qv ? qu : qv;
+    double *Qu = (double *) R_alloc((size_t) m * k, sizeof(double));
+    double *Qv = (double *) R_alloc((size_t) n * k, sizeof(double));
+    double *Ru = (double *) R_alloc((size_t) qu * k, sizeof(double));
+    double *Rv = (double *) R_alloc((size_t) qv * k, sizeof(double));
+    memcpy(Qu, a->u, sizeof(double) * (size_t) m * k);
+    memcpy(Qv, a->v, sizeof(double) * (size_t) n * k);
+    int st = thin_qr(Qu, m, k, Ru);
+    if (st == CG_OK) st = thin_qr(Qv, n, k, Rv);
+    if (st != CG_OK) { vmaxset(vmax); return st; }
+    /* core = Ru diag(scale w) Rv' (qu x qv) */
+    for (int j = 0; j < k; j++) {
+        const double wj = a->scale * a->w[j];
+        for (int i = 0; i < qu; i++) Ru[(size_t) j * qu + i] *= wj;
+    }
+    double *core = (double *) R_alloc((size_t) qu * qv, sizeof(double));
+    const double one = 1.0, zero = 0.0;
+    F77_CALL(dgemm)("N", "T", &qu, &qv, &k, &one, Ru, &qu, Rv, &qv, &zero, core, &qu
+                    FCONE FCONE);
+    double *s = (double *) R_alloc(q, sizeof(double));
+    double *Uc = (double *) R_alloc((size_t) qu * q, sizeof(double));
+    double *VTc = (double *) R_alloc((size_t) q * qv, sizeof(double));
+    st = cg_lapack_svd(core, qu, qv, s, Uc, VTc);
+    if (st != CG_OK) { vmaxset(vmax); return st; }
+    int r = 0;
+    while (r < q && s[r] > 1e-14 * s[0]) r++;
+    /* k >= r columns are available in a->u, a->v: write in place */
+    if (r > 0) {
+        F77_CALL(dgemm)("N", "N", &m, &r, &qu, &one, Qu, &m, Uc, &qu, &zero, a->u, &m
+                        FCONE FCONE);
+        F77_CALL(dgemm)("N", "T", &n, &r, &qv, &one, Qv, &n, VTc, &q, &zero, a->v, &n
+                        FCONE FCONE);
+    }
+    memcpy(a->w, s, sizeof(double) * r);
+    a->k = r; a->scale = 1.0;
+    vmaxset(vmax);
+    return CG_OK;
+}
+
 double cg_atoms_entry(const cg_atoms *a, int i, int j)
 {
     double s = 0.0;

@@ -9,13 +9,13 @@ enum {
     OR_LMO_L1, OR_LMO_LP, OR_LMO_SIMPLEX, OR_LMO_BOX, OR_PROJ_SIMPLEX,
     OR_PROJ_L1, OR_PROJ_CAPPED, OR_PROJ_SPECTRUM, OR_LMO_NUCLEAR, OR_LMO_PSD,
     OR_PROJ_NUCLEAR, OR_PROJ_PSD, OR_SOFT, OR_PROX_ENET, OR_SVDS, OR_EIGS_SYM,
-    OR_WEAK_PROX, OR_PROJ_LP, OR_COUNT
+    OR_WEAK_PROX, OR_PROJ_LP, OR_ATOMS_COMPRESS, OR_COUNT
 };
 static const char *const oracle_names[OR_COUNT] = {
     "lmo_l1", "lmo_lp", "lmo_simplex", "lmo_box", "proj_simplex",
     "proj_l1", "proj_capped_simplex", "proj_spectrum", "lmo_nuclear", "lmo_psd",
     "proj_nuclear", "proj_psd", "soft_threshold", "prox_enet", "svds", "eigs_sym",
-    "weak_prox", "proj_lp"
+    "weak_prox", "proj_lp", "atoms_compress"
 };
 
 /* ------------------------------------------------------ argument access */
@@ -315,6 +315,30 @@ SEXP cg_oracle_call(SEXP name, SEXP args)
         res_add(&r, "rank", ScalarInteger(rank));
         res_add(&r, "certified", ScalarLogical(certified));
         res_add(&r, "triplets", ScalarInteger(triplets));
+        break;
+    }
+    case OR_ATOMS_COMPRESS: {   /* atoms u (m x k), w (k), v (n x k) as vectors */
+        int lu, lv, k;
+        const double *u = arg_real(args, "u", &lu), *v = arg_real(args, "v", &lv);
+        const double *w = arg_real(args, "w", &k);
+        if (k < 1 || lu % k || lv % k || lu == 0 || lv == 0)
+            error("arguments 'u' and 'v' must hold k = length(w) >= 1 columns");
+        const int m = lu / k, nc = lv / k;
+        cg_atoms a;
+        cg_atoms_init(&a, m, nc, k);
+        memcpy(a.u, u, sizeof(double) * lu);    /* as given: no merging */
+        memcpy(a.v, v, sizeof(double) * lv);
+        memcpy(a.w, w, sizeof(double) * k);
+        a.k = k;
+        st = cg_atoms_compress(&a);
+        if (st != CG_OK) error("atoms compression failed (status %d)", st);
+        SEXP U = PROTECT(new_matrix(m, a.k)), V = PROTECT(new_matrix(nc, a.k));
+        if (a.k > 0) {
+            memcpy(REAL(U), a.u, sizeof(double) * (size_t) m * a.k);
+            memcpy(REAL(V), a.v, sizeof(double) * (size_t) nc * a.k);
+        }
+        res_add(&r, "u", U); res_add(&r, "d", real_copy(a.w, a.k)); res_add(&r, "v", V);
+        UNPROTECT(2);
         break;
     }
     case OR_SOFT: case OR_PROX_ENET: {

@@ -14,13 +14,29 @@
  * looser tolerance than the trace's gap (FW needs only an approximate LMO,
  * and the gap used to stop is confirmed by the full evaluation); see
  * inst/bench/lmo.R. The projected-gradient baseline keeps
- * theta dense (its full SVD needs the dense matrix anyway). */
+ * theta dense (its full SVD needs the dense matrix anyway).
+ *
+ * Rank control. Each FW step adds an atom, so after T steps the iterate has
+ * rank up to min(T, m, n) though the solution has low rank: the LMO atoms
+ * lie close to the solution's singular subspaces but each leaves a small
+ * component outside. When the atom count doubles, the atoms are rewritten
+ * as the thin SVD of their sum (exact, O((m + n) k^2)) and the trailing
+ * singular directions are dropped, the rest rescaled to keep the nuclear
+ * norm (a move within the ball; near the optimum its first-order change
+ * cancels, <G, u v'> being about -sigma_1(G) on the solution's subspace).
+ * Directions are dropped while the estimated objective rises by at most
+ * DROP_SHARE of the progress expected since the last compression, estimated
+ * as gap * (iterations since) / iterations, so FW's rate is kept. The
+ * returned iterate is the algorithm's own (its objective and gap are
+ * evaluated there), and the total rise is reported. */
 #include "stochcg.h"
 #include "prob_sampler.h"
 #include <string.h>
 #include <math.h>
 
 enum { FAM_GAUSSIAN = 0, FAM_POISSON = 1, FAM_BINOMIAL = 2 };
+#define WEIGHT_STEPS 5
+#define FINAL_WEIGHT_STEPS 50
 
 typedef struct {
     int m, n, N, C, family, dense;
@@ -36,8 +52,14 @@ typedef struct {
     double *th, *gval, *sval;      /* per touched cell */
     cg_atoms atoms;
     double *theta;                 /* dense m x n (projected gradient only) */
+    double *fu, *fd, *fv;          /* its thin SVD from the last projection, */
+    int frank;                     /* of rank frank (-1: unknown) */
     double *u, *v, sigma;          /* last LMO pair: s = -radius u v' */
     double lmo_tol;                /* Lanczos tolerance of the LMO */
+    /* rank control (atoms only): compression to thin SVD when the atom count
+     * doubles, then dropping of trailing singular directions */
+    int iter, max_iter, k_kept, n_dropped;
+    double *tail, *trial, *kept;
     double *gfull, *thfull, *eu, *ev;   /* trace-only scratch */
     long n_matvec;
 } completion;
@@ -143,6 +165,106 @@ static double mc_line_search(cg_problem *P)
     return fmin(1.0, fmax(0.0, -gd / dd));
 }
 
+/* estimated objective (drawn statistics) at values x on the touched cells */
+static double estimated_objective(const completion *C, const double *x)
+{
+    double f = 0.0;
+    for (int t = 0; t < C->nt; t++) {
+        int c = C->tc[t];
+        f += C->cnt[c] * log_partition(C->family, x[t]) - C->sy[c] * x[t];
+    }
+    return f / C->smp.drawn;
+}
+
+/* second derivative A''(x) */
+static double curvature(int fam, double x)
+{
+    switch (fam) {
+    case FAM_POISSON: return exp(x);
+    case FAM_BINOMIAL: { double p = 1.0 / (1.0 + exp(-x)); return p * (1.0 - p); }
+    default: return 1.0;
+    }
+}
+
+/* Compress the atoms to thin SVD, then take projected-gradient steps on
+ * their weights over {w >= 0, sum w <= radius} (see "Rank control" above).
+ * The step 1/max_j H_jj uses the diagonal of the weights' Hessian, the
+ * step length along the projected direction comes from the quadratic model
+ * (exact for gaussian), halved until the estimated objective decreases. */
+static void mc_reduce_rank(cg_problem *P, int steps)
+{
+    completion *C = (completion *) P->self;
+    cg_atoms *a = &C->atoms;
+    const int st = cg_atoms_compress(a);
+    if (st != CG_OK) { cg_fail_status(P, st, "the compression of the iterate"); return; }
+    const int nt = C->nt, fam = C->family;
+    const double inv = 1.0 / C->smp.drawn;
+    double *g = C->tail, *D = C->trial, *x = C->kept;
+    const void *vmax = vmaxget();
+    for (int step = 0; step < steps && a->k > 1; step++) {
+        const int k = a->k;
+        double *h = (double *) R_alloc(k, sizeof(double));
+        double *wn = (double *) R_alloc(3 * (size_t) k, sizeof(double));
+        double *pw = wn + k;
+        for (int t = 0; t < nt; t++) {
+            const int c = C->tc[t];
+            g[t] = (C->cnt[c] * mean_fn(fam, C->th[t]) - C->sy[c]) * inv;
+            D[t] = C->cnt[c] * curvature(fam, C->th[t]) * inv;     /* Hessian weights */
+        }
+        double hmax = 0.0;
+        for (int j = 0; j < k; j++) {
+            const double *u = a->u + (size_t) j * a->m, *v = a->v + (size_t) j * a->n;
+            double sh = 0.0, sd = 0.0;
+            for (int t = 0; t < nt; t++) {
+                const double e = u[C->trow[t]] * v[C->tcol[t]];
+                sh += g[t] * e; sd += D[t] * e * e;
+            }
+            h[j] = sh;
+            if (sd > hmax) hmax = sd;
+        }
+        if (!(hmax > 0)) break;
+        /* projection arc: w(eta) = P(w - eta h), eta halved until the
+         * estimated objective decreases (Armijo); zeros of w(eta) are exact */
+        const double f0 = estimated_objective(C, C->th);
+        int accepted = 0;
+        double f1 = f0;
+        for (int half = 0; half < 30 && !accepted; half++) {
+            const double eta = ldexp(1.0 / hmax, -half);
+            double slope = 0.0;
+            for (int j = 0; j < k; j++) wn[j] = a->scale * a->w[j] - eta * h[j];
+            cg_proj_spectrum(wn, k, C->radius, 0, pw);
+            for (int j = 0; j < k; j++) { wn[j] -= a->scale * a->w[j]; slope += h[j] * wn[j]; }
+            if (!(slope < 0)) break;
+            memset(D, 0, sizeof(double) * nt);
+            for (int j = 0; j < k; j++) {
+                if (wn[j] == 0.0) continue;
+                const double *u = a->u + (size_t) j * a->m, *v = a->v + (size_t) j * a->n;
+                for (int t = 0; t < nt; t++) D[t] += wn[j] * u[C->trow[t]] * v[C->tcol[t]];
+            }
+            for (int t = 0; t < nt; t++) x[t] = C->th[t] + D[t];
+            f1 = estimated_objective(C, x);
+            accepted = f1 <= f0 + 1e-4 * slope;
+        }
+        if (!accepted) break;
+        memcpy(C->th, x, sizeof(double) * nt);
+        /* new weights; atoms whose weight reached zero are dropped */
+        int kk = 0;
+        for (int j = 0; j < k; j++) {
+            const double wj = a->scale * a->w[j] + wn[j];
+            if (wj <= 0.0) { C->n_dropped++; continue; }
+            if (kk != j) {
+                memcpy(a->u + (size_t) kk * a->m, a->u + (size_t) j * a->m, sizeof(double) * a->m);
+                memcpy(a->v + (size_t) kk * a->n, a->v + (size_t) j * a->n, sizeof(double) * a->n);
+            }
+            a->w[kk++] = wj;
+        }
+        a->k = kk; a->scale = 1.0;
+        if (f0 - f1 <= 1e-12 * fabs(f0)) break;      /* no more progress */
+    }
+    vmaxset(vmax);
+    C->k_kept = a->k;
+}
+
 static void mc_fw_step(cg_problem *P, double gamma)
 {
     completion *C = (completion *) P->self;
@@ -151,6 +273,9 @@ static void mc_fw_step(cg_problem *P, double gamma)
     /* s = radius (-u) v': store -u so that atom weights stay positive */
     for (int i = 0; i < C->m; i++) C->u[i] = -C->u[i];
     cg_atoms_add(&C->atoms, C->u, C->v, gamma * C->radius);
+    C->iter++;
+    if (C->iter == C->max_iter) mc_reduce_rank(P, FINAL_WEIGHT_STEPS);
+    else if (C->atoms.k >= 2 * C->k_kept + 8) mc_reduce_rank(P, WEIGHT_STEPS);
 }
 
 static int mc_pg_step(cg_problem *P, double eta)
@@ -172,7 +297,9 @@ static int mc_pg_step(cg_problem *P, double eta)
             return CG_ERR_NONFINITE;
     for (int t = 0; t < C->nt; t++)
         C->theta[C->trow[t] + (size_t) C->tcol[t] * C->m] -= eta * C->gval[t];
-    int st = cg_proj_nuclear_dense(C->theta, C->m, C->n, C->radius);
+    int st = cg_proj_nuclear_dense_factors(C->theta, C->m, C->n, C->radius, C->fu, C->fd,
+                                           C->fv, &C->frank);
+    if (st != CG_OK) C->frank = -1;
     P->svd_rank = C->m < C->n ? C->m : C->n;
     return st;
 }
@@ -234,6 +361,7 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     C->radius = asReal(cg_list_get(spec, "radius"));
     C->dense = asLogical(cg_list_get(spec, "dense_iterate"));
     C->lmo_tol = asReal(cg_list_get(spec, "lmo_tol"));
+    C->max_iter = asInteger(cg_list_get(spec, "max_iter"));
     const int N = C->N, nc = C->C, m = C->m, n = C->n;
     cg_sampler_init(&C->smp, N, asInteger(cg_list_get(spec, "batch_size")),
                     asInteger(cg_list_get(spec, "sampling")));
@@ -249,8 +377,14 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     }
     C->th = cg_zeros(nc); C->gval = cg_zeros(nc); C->sval = cg_zeros(nc);
     C->gfull = cg_zeros(nc); C->thfull = cg_zeros(nc);
+    if (!C->dense) { C->tail = cg_zeros(nc); C->trial = cg_zeros(nc); C->kept = cg_zeros(nc); }
     C->u = cg_zeros(m); C->v = cg_zeros(n); C->eu = cg_zeros(m); C->ev = cg_zeros(n);
-    if (C->dense) C->theta = cg_zeros((size_t) m * n);
+    if (C->dense) {               /* theta = 0: rank 0 until the first projection */
+        const int mn = m < n ? m : n;
+        C->theta = cg_zeros((size_t) m * n);
+        C->fu = cg_zeros((size_t) m * mn); C->fv = cg_zeros((size_t) n * mn);
+        C->fd = cg_zeros(mn); C->frank = 0;
+    }
     else cg_atoms_init(&C->atoms, m, n, 64);
     P->self = C;
     P->gradient = mc_gradient; P->lmo = mc_lmo; P->line_search = mc_line_search;
@@ -260,14 +394,19 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     return CG_OK;
 }
 
-/* The fit as factors: the atoms (u, w, v), or for the dense baseline a thin
- * SVD of theta truncated to its nonzero singular values. */
+/* The fit as factors: the atoms compressed to thin SVD (exact), or for the
+ * dense baseline the thin SVD kept from its last projection (a full SVD of
+ * theta only if that projection failed); svd_form says whether the factors
+ * are in thin-SVD form. Also the number of atoms dropped. */
 SEXP cg_completion_solution(cg_problem *P)
 {
     completion *C = (completion *) P->self;
     const int m = C->m, n = C->n, mn = m < n ? m : n;
-    const double *U, *V, *W; int k; double *VT = NULL;
-    if (C->dense) {
+    const double *U, *V, *W; int k, svd_form = 1; double *VT = NULL;
+    if (C->dense && C->frank >= 0) {
+        U = C->fu; W = C->fd; V = C->fv;   /* rounding-level directions dropped */
+        for (k = 0; k < C->frank && W[k] > 1e-12 * W[0]; k++) ;
+    } else if (C->dense) {
         double *s = (double *) R_alloc(mn, sizeof(double));
         double *Ud = (double *) R_alloc((size_t) m * mn, sizeof(double));
         VT = (double *) R_alloc((size_t) mn * n, sizeof(double));
@@ -277,12 +416,14 @@ SEXP cg_completion_solution(cg_problem *P)
         for (k = 0; k < mn && s[k] > 1e-12 * s[0]; k++) ;
         U = Ud; W = s; V = NULL;
     } else {
+        /* on failure the atoms stay as they are, for R to compress */
+        svd_form = cg_atoms_compress(&C->atoms) == CG_OK;
         k = C->atoms.k; U = C->atoms.u; V = C->atoms.v;
         double *w = (double *) R_alloc(k > 0 ? k : 1, sizeof(double));
         cg_atoms_weights(&C->atoms, w);
         W = w;
     }
-    static const char *names[] = {"u", "w", "v", ""};
+    static const char *names[] = {"u", "w", "v", "dropped", "svd_form", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP u = PROTECT(allocMatrix(REALSXP, m, k));
     SEXP v = PROTECT(allocMatrix(REALSXP, n, k));
@@ -293,6 +434,8 @@ SEXP cg_completion_solution(cg_problem *P)
     else for (int j = 0; j < k; j++)
         for (int c = 0; c < n; c++) REAL(v)[(size_t) j * n + c] = VT[(size_t) c * mn + j];
     SET_VECTOR_ELT(out, 0, u); SET_VECTOR_ELT(out, 1, w); SET_VECTOR_ELT(out, 2, v);
+    SET_VECTOR_ELT(out, 3, ScalarInteger(C->dense ? NA_INTEGER : C->n_dropped));
+    SET_VECTOR_ELT(out, 4, ScalarLogical(svd_form));
     UNPROTECT(4);
     return out;
 }

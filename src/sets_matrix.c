@@ -27,15 +27,22 @@ int cg_lmo_psd(cg_linop *G, double radius, int equality, double *v, double *lamb
 
 /* Projection onto the nuclear ball: keep the singular vectors and project the
  * singular values onto {s >= 0, sum s <= r}. */
-static int proj_nuclear_dense(double *X, int m, int n, double radius);
+static int proj_nuclear_dense(double *X, int m, int n, double radius, double *fu,
+                              double *fd, double *fv, int *rank);
 static int proj_psd_dense(double *X, int n, double radius, int equality);
 
 /* The dense projections run once per projected-gradient iteration: their
  * LAPACK scratch is released on return so memory stays flat. */
 int cg_proj_nuclear_dense(double *X, int m, int n, double radius)
 {
+    return cg_proj_nuclear_dense_factors(X, m, n, radius, NULL, NULL, NULL, NULL);
+}
+
+int cg_proj_nuclear_dense_factors(double *X, int m, int n, double radius, double *fu,
+                                  double *fd, double *fv, int *rank)
+{
     const void *vmax = vmaxget();
-    int st = proj_nuclear_dense(X, m, n, radius);
+    int st = proj_nuclear_dense(X, m, n, radius, fu, fd, fv, rank);
     vmaxset(vmax);
     return st;
 }
@@ -48,9 +55,11 @@ int cg_proj_psd_dense(double *X, int n, double radius, int equality)
     return st;
 }
 
-static int proj_nuclear_dense(double *X, int m, int n, double radius)
+static int proj_nuclear_dense(double *X, int m, int n, double radius, double *fu,
+                              double *fd, double *fv, int *rank)
 {
     int mn = m < n ? m : n;
+    if (rank) *rank = 0;
     if (mn == 0) return CG_OK;
     double *s = (double *) R_alloc(mn, sizeof(double));
     double *U = (double *) R_alloc((size_t) m * mn, sizeof(double));
@@ -63,6 +72,13 @@ static int proj_nuclear_dense(double *X, int m, int n, double radius)
     int r = 0;                    /* s stays decreasing: rank = leading nonzeros */
     while (r < mn && s[r] > 0.0) r++;
     if (r == 0) { memset(X, 0, (size_t) m * n * sizeof(double)); return CG_OK; }
+    if (rank) {                   /* the projection's thin SVD, kept for the caller */
+        *rank = r;
+        memcpy(fu, U, sizeof(double) * (size_t) m * r);
+        memcpy(fd, s, sizeof(double) * r);
+        for (int j = 0; j < r; j++)
+            for (int c = 0; c < n; c++) fv[(size_t) j * n + c] = VT[(size_t) c * mn + j];
+    }
     for (int j = 0; j < r; j++)
         for (int i = 0; i < m; i++) U[(size_t) j * m + i] *= s[j];
     const double one = 1.0, zero = 0.0;

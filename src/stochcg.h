@@ -99,6 +99,10 @@ int    cg_atoms_add(cg_atoms *a, const double *u, const double *v, double weight
 double cg_atoms_entry(const cg_atoms *a, int i, int j);
 /* effective weights (scale folded in) into w_out (k) */
 void   cg_atoms_weights(const cg_atoms *a, double *w_out);
+/* rewrite the atoms as the thin SVD of their sum (orthonormal u, v; weights
+ * the singular values, decreasing; scale 1): O((m + n) k^2). Returns CG_OK,
+ * or a LAPACK status with the atoms unchanged. */
+int    cg_atoms_compress(cg_atoms *a);
 
 /* -------------------------------------------------------------- sets */
 /* Vector LMOs: argmin_{s in C} <g, s>. */
@@ -134,6 +138,10 @@ int  cg_lmo_nuclear(cg_linop *G, double radius, double *u, double *v, double *si
 int  cg_lmo_psd(cg_linop *G, double radius, int equality, double *v, double *lambda);
 /* Dense matrix projections (full SVD / eigendecomposition), in place. */
 int  cg_proj_nuclear_dense(double *X, int m, int n, double radius);
+/* the same, also giving the result's thin SVD: rank r in *rank, singular
+ * values fd (r), fu (m x r), fv (n x r); capacities min(m, n) columns */
+int  cg_proj_nuclear_dense_factors(double *X, int m, int n, double radius, double *fu,
+                                   double *fd, double *fv, int *rank);
 int  cg_proj_psd_dense(double *X, int n, double radius, int equality);
 /* prox operators, in place */
 void cg_soft_threshold(double *x, int n, double lambda);

@@ -163,9 +163,9 @@ cg_fit1 <- function(method, radius, it) {
 }
 for (meth in c("fw", "sfw")) for (rad in radii) for (it in iters) cg_fit1(meth, rad, it)
 if (run_spg) {
-  # one iteration = a full dense SVD of the m x n iterate (plus one more in
-  # R to factor the dense solution); with reference LAPACK this alone takes
-  # about a minute here, so spg is run for a single iteration to show its cost
+  # one iteration = a full dense SVD of the m x n iterate (the fit reuses
+  # the last one's factors); with reference LAPACK this alone takes about
+  # half a minute here, so spg is run for a single iteration to show its cost
   cg_fit1("spg", nuc_ref, 1L)
 }
 

@@ -169,3 +169,89 @@ test_that("bad input is rejected with a message naming the argument", {
   fit <- complete_matrix(d$obs, 5, method = "fw", control = cg_control(max_iter = 5))
   expect_error(predict(fit, data.frame(row = 100, col = 1)), "newdata")
 })
+
+test_that("fw and sfw return the rank of the optimum on planted low-rank data", {
+  # rank-3 truth, radius half its nuclear norm: the optimum has rank 3
+  # (checked on the reference), while 1000 FW steps add 1000 atoms
+  d <- make_completion(m = 40, n = 30, rank = 3, frac = 0.5, seed = 2)
+  r <- 0.5 * sum(svd(d$truth)$d)
+  ref <- ref_completion(d$obs, r, "gaussian", d$dims, iters = 3000)
+  s <- svd(ref$x)$d
+  ref_rank <- sum(s > 1e-8 * s[1])
+  expect_identical(ref_rank, 3L)
+  for (m in c("fw", "sfw")) {
+    set.seed(3)
+    fit <- complete_matrix(d$obs, radius = r, method = m, dims = d$dims,
+                           control = cg_control(max_iter = 1000, tol = 0, eval_every = 100))
+    expect_identical(fit$rank, ref_rank)
+    expect_identical(length(fit$solution$X$d), ref_rank)
+    expect_gt(fit$dropped, 900)
+    expect_lt(fit$objective - ref$objective, 1e-3 * ref$objective)
+    expect_gte(fit$gap, fit$objective - ref$objective - 1e-10)   # certificate holds
+    expect_lte(sum(fit$solution$X$d), r * (1 + 1e-10))
+    expect_match(paste(capture.output(print(fit)), collapse = "\n"),
+                 sprintf("rank %d: %d atoms dropped", ref_rank, fit$dropped))
+  }
+  set.seed(3)
+  fit <- complete_matrix(d$obs, radius = r, method = "spg", dims = d$dims,
+                         control = cg_control(max_iter = 5))
+  expect_identical(fit$rank, length(fit$solution$X$d))
+  expect_true(is.na(fit$dropped))
+})
+
+test_that("compressing atoms to thin SVD keeps the matrix exactly", {
+  set.seed(11)
+  for (shape in list(c(30, 20, 8), c(7, 50, 12), c(40, 6, 15))) {
+    m <- shape[1]; n <- shape[2]; k <- shape[3]
+    u <- matrix(rnorm(m * k), m); v <- matrix(rnorm(n * k), n)
+    w <- rnorm(k)                                     # signs of both kinds
+    X <- u %*% (w * t(v))
+    out <- stochcg:::cg_oracle("atoms_compress", u = u, w = w, v = v)
+    Y <- out$u %*% (out$d * t(out$v))
+    expect_lt(norm(X - Y, "F") / norm(X, "F"), 1e-10)
+    expect_identical(length(out$d), as.integer(min(m, n, k)))
+    expect_true(all(out$d > 0) && !is.unsorted(rev(out$d)))
+    expect_equal(crossprod(out$u), diag(length(out$d)), tolerance = 1e-12)
+    expect_equal(crossprod(out$v), diag(length(out$d)), tolerance = 1e-12)
+  }
+  # repeated and opposite atoms: the sum has rank 2 and is kept exactly
+  u <- matrix(rnorm(20 * 2), 20); v <- matrix(rnorm(10 * 2), 10)
+  U <- cbind(u, u[, 1], -u[, 2]); V <- cbind(v, v[, 1], v[, 2])
+  w <- c(1, 2, 0.5, 1.5)
+  out <- stochcg:::cg_oracle("atoms_compress", u = U, w = w, v = V)
+  X <- U %*% (w * t(V))
+  expect_identical(length(out$d), 2L)
+  expect_lt(norm(X - out$u %*% (out$d * t(out$v)), "F") / norm(X, "F"), 1e-10)
+  expect_error(stochcg:::cg_oracle("atoms_compress", u = 1:5, w = c(1, 2), v = 1:4),
+               "must hold k = length\\(w\\) >= 1 columns")
+})
+
+test_that("predict clips to a bounded scale and predicts the full matrix", {
+  d <- make_completion(seed = 12)
+  obs <- d$obs; obs$value <- obs$value + 3
+  fit <- complete_matrix(obs, 8, method = "fw", center = "both", dims = d$dims,
+                         control = cg_control(max_iter = 50))
+  nd <- data.frame(row = rep(1:30, 2), col = rep(1:20, 3))
+  p <- predict(fit, nd)
+  lo <- quantile(p, 0.25); hi <- quantile(p, 0.75)
+  pc <- predict(fit, nd, clip = c(lo, hi))
+  expect_equal(pc, pmin(pmax(p, lo), hi))
+  expect_true(any(pc == lo) && any(pc == hi) && any(pc > lo & pc < hi))
+  full <- predict(fit, "all")
+  M <- as.matrix(fit$solution$X) + fit$center$mean +
+    outer(fit$center$row, fit$center$col, "+")
+  expect_equal(full, M, tolerance = 1e-10)
+  expect_equal(predict(fit, "all", clip = c(2, 4)), pmin(pmax(M, 2), 4), tolerance = 1e-10)
+  fb <- complete_matrix(make_completion(seed = 12, family = "binomial")$obs, 5,
+                        family = "binomial", method = "fw", dims = d$dims,
+                        control = cg_control(max_iter = 20))
+  expect_equal(predict(fb, nd, type = "response", clip = c(0.1, 0.9)),
+               pmin(pmax(plogis(predict(fb, nd)), 0.1), 0.9))
+  msg <- "`clip` must be NULL or a numeric vector c\\(lo, hi\\) with lo < hi"
+  expect_error(predict(fit, nd, clip = 1), msg)
+  expect_error(predict(fit, nd, clip = c(5, 1)), msg)
+  expect_error(predict(fit, nd, clip = c(1, 1)), msg)
+  expect_error(predict(fit, nd, clip = c(NA, 1)), msg)
+  expect_error(predict(fit, nd, clip = c("1", "5")), msg)
+  expect_error(predict(fit, "some"), "`newdata` must be a data frame .* or \"all\"")
+})

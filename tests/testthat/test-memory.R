@@ -128,7 +128,7 @@ test_that("completion specs are checked", {
                cell = 0:2, cell_row = 0:2, cell_col = c(2L, 0L, 1L), y = c(1, 2, 3),
                family = 0L, radius = 1, dense_iterate = FALSE, lmo_tol = 1e-4,
                batch_size = 3L, sampling = 1L)
-  expect_named(solve_spec(spec)$solution, c("u", "w", "v"))
+  expect_named(solve_spec(spec)$solution, c("u", "w", "v", "dropped", "svd_form"))
   expect_error(solve_spec(replace(spec, "cell_row", list(c(0L, 3L, 1L)))),
                "spec element 'cell_row': index 3 out of range 0..2")
   expect_error(solve_spec(replace(spec, "cell", list(c(0L, 1L, 5L)))),
