@@ -130,16 +130,17 @@
 #' c(alt_cgpg = rel(fit), altmin = rel(fit2))
 #' plot(fit2, type = "images")
 #' @export
-robust_pca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"),
-                       method = c("alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p", "altmin"),
+robust_pca <- function(M, tau = NULL, s = NULL, sparse = c("l1", "lp", "enet"),
+                       method = c("admm", "alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p",
+                                  "altmin"),
                        rank = 1L, max_rank = NULL, delta = 0.2, lambda1 = NULL,
                        lambda2 = NULL, psd = FALSE,
                        step = c("line_search", "theory"),
                        control = cg_control()) {
   call <- match.call()
   sparse <- match_choice(sparse, c("l1", "lp", "enet"), "sparse")
-  method <- match_choice(method, c("alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p", "altmin"),
-                         "method")
+  method <- match_choice(method, c("admm", "alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p",
+                                    "altmin"), "method")
   step <- match_choice(step, c("line_search", "theory"), "step")
   if (missing(M)) stop_arg("M", "is missing, with no default")
   M <- check_design(M, "M")
@@ -153,18 +154,39 @@ robust_pca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"),
     if (dims[1] != dims[2]) stop_arg("M", "must be square for psd = TRUE")
     if (!is_symmetric_matrix(M, tol = 1e-8)) stop_arg("M", "must be symmetric for psd = TRUE")
   }
-  if (missing(tau)) stop_arg("tau", "is missing, with no default")
-  check_radius(tau, "tau")
+  # neither bound: the penalized form (PCP), for the l1 model and admm only
+  penalized <- is.null(tau) && is.null(s) && sparse == "l1"
+  if (penalized) {
+    if (method != "admm")
+      stop_arg("tau", "is required for method = \"", method, "\" (the paper's methods ",
+               "solve the constrained form); give neither `tau` nor `s` only with ",
+               "method = \"admm\"")
+    if (psd) stop_arg("tau", "is required for psd = TRUE")
+    if (!is.null(lambda2)) stop_arg("lambda2", "is used only with sparse = \"enet\"")
+    if (is.null(lambda1)) lambda1 <- 1 / sqrt(max(dims))
+    check_number(lambda1, "lambda1", min = 0, strict_min = TRUE)
+  } else {
+    if (is.null(tau))
+      stop_arg("tau", "is required ",
+               if (sparse == "l1") paste("when `s` is given (the constrained form); give",
+                                         "neither `tau` nor `s` for the penalized form")
+               else paste0("for sparse = \"", sparse, "\""))
+    check_radius(tau, "tau")
+  }
   if (sparse == "enet") {
     if (!is.null(s)) stop_arg("s", "must be NULL for sparse = \"enet\" (a penalty, not a ball)")
     if (is.null(lambda1)) stop_arg("lambda1", "is required for sparse = \"enet\"")
     if (is.null(lambda2)) stop_arg("lambda2", "is required for sparse = \"enet\"")
     check_number(lambda1, "lambda1", min = 0)
     check_number(lambda2, "lambda2", min = 0, strict_min = TRUE)
-  } else {
-    if (is.null(s)) stop_arg("s", "is required for sparse = \"", sparse, "\"")
+  } else if (!penalized) {
+    if (is.null(s))
+      stop_arg("s", "is required when `tau` is given (the constrained form)",
+               if (sparse == "l1") "; give neither `tau` nor `s` for the penalized form")
     check_radius(s, "s")
-    if (!is.null(lambda1)) stop_arg("lambda1", "is used only with sparse = \"enet\"")
+    if (!is.null(lambda1))
+      stop_arg("lambda1", "is used only with sparse = \"enet\" or the penalized form ",
+               "(neither `tau` nor `s`)")
     if (!is.null(lambda2)) stop_arg("lambda2", "is used only with sparse = \"enet\"")
   }
   check_number(delta, "delta", min = 0, max = 1, strict_min = TRUE)
@@ -178,14 +200,19 @@ robust_pca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"),
   if (!is.numeric(lowrank_tol) || length(lowrank_tol) != 1L || !(lowrank_tol > 0 && lowrank_tol < 1))
     stop("option `stochcg.lowrank_tol` must be a number in (0, 1)", call. = FALSE)
 
-  steps <- robust_steps(M, tau, s, sparse, method, step, delta, lambda1, lambda2,
-                        psd, control)
+  steps <- if (penalized) robust_steps(M, 0, 0, sparse, "admm", "theory", delta, 0, 0,
+                                       FALSE, control)
+           else robust_steps(M, tau, s, sparse, method, step, delta, lambda1, lambda2,
+                             psd, control)
   spec <- c(list(problem = "robust", method = method,
                  step = if (step == "line_search") "line_search" else "standard", M = M,
-                 tau = as.double(tau), s = as.double(s %||% 0),
+                 tau = as.double(tau %||% 0), s = as.double(s %||% 0),
                  sparse = match(sparse, c("l1", "lp", "enet")) - 1L,
-                 p = 1 + delta, lambda1 = as.double(lambda1 %||% 0),
+                 p = 1 + delta, lambda1 = as.double(if (penalized) 0 else lambda1 %||% 0),
                  lambda2 = as.double(lambda2 %||% 0), psd = psd,
+                 admm = method == "admm", pcp = penalized,
+                 lambda = as.double(if (penalized) lambda1 else 0),
+                 rho = admm_penalty(M, penalized),
                  rank = as.integer(rank), max_rank = as.integer(max_rank),
                  lmo_tol = lmo_tolerance(), lowrank_tol = as.double(lowrank_tol)),
             steps)
@@ -198,9 +225,11 @@ robust_pca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"),
                     Dimnames = if (is.null(dimnames(M))) list(NULL, NULL) else dimnames(M))
   fit$solution <- list(X = X, Y = Y)
   # NA where no proximal step on X certifies a rank
-  fit$certified_rank <- if (method %in% c("alt_cgpg", "altmin")) sol$certified_rank
+  fit$certified_rank <- if (method %in% c("alt_cgpg", "altmin", "admm")) sol$certified_rank
                         else NA_integer_
   fit$X_tail <- sol$tail
+  fit$infeasibility <- sol$infeasibility
+  fit$form <- if (penalized) "penalized" else "constrained"
   fit$radius <- tau
   # list() assignment keeps the NULL ones (s for "enet", lambdas otherwise)
   fit[c("tau", "s", "sparse", "delta", "lambda1", "lambda2", "psd", "step")] <-
@@ -208,6 +237,17 @@ robust_pca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"),
   fit$notes <- robust_notes(fit)
   class(fit) <- c("robust_pca_fit", "cg_fit")
   fit
+}
+
+# Starting ADMM penalty (residual balancing adapts it): for the penalized
+# form rpca's mu = mn / (4 ||M||_1), in the units of the multiplier; for the
+# constrained form the penalty is scale-free, and a small one (a long
+# Douglas-Rachford step) suits the common case where M nearly lies in the
+# sum of the two sets; the balancing raises it when the residual is large.
+admm_penalty <- function(M, penalized) {
+  if (!penalized) return(0.01)
+  a <- sum(abs(M))
+  if (a > 0) prod(as.double(dim(M))) / (4 * a) else 1
 }
 
 # Step sizes of solve_alt.c: eta_t = eta0 for t <= t0, then eta_a / (t - t0 + eta_c).
@@ -218,7 +258,8 @@ robust_pca <- function(M, tau, s = NULL, sparse = c("l1", "lp", "enet"),
 robust_steps <- function(M, tau, s, sparse, method, step, delta, lambda1, lambda2,
                          psd, control) {
   standard <- list(eta0 = 1, t0 = 0L, eta_a = 2, eta_c = 1)
-  if (step == "line_search" || method %in% c("cgcg", "cgcg_p", "altmin")) return(standard)
+  if (step == "line_search" || method %in% c("cgcg", "cgcg_p", "altmin", "admm"))
+    return(standard)
   if (method == "alt_cgpg" && sparse == "lp")
     return(list(eta0 = 1, t0 = 0L, eta_a = 1, eta_c = 5))
   if (method == "alt_cgpg" && sparse == "enet")

@@ -6,7 +6,8 @@
 
 static const char *const problem_names[] = {"regression", "completion", "lowrank", "robust"};
 static const char *const method_names[] = {"fw", "sfw", "spg", "svrgcg", "scg", "scgs",
-                                           "alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p", "altmin"};
+                                           "alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p", "altmin",
+                                           "admm"};
 static const char *const step_names[] = {"line_search", "standard", "sfw"};
 static const char *const stop_names[] = {"max_iter", "converged", "max_time",
                                          "interrupted", "error"};
