@@ -74,6 +74,10 @@ int cg_eigs_sym(cg_linop *A, int k, int which, double *vals, double *vecs);
  * `hint` of them), so a wide Lanczos subspace and a loose tolerance, with
  * the value moved outward by it so that gaps stay upper bounds */
 int cg_extreme_value(cg_linop *A, int which, int hint, double *value);
+/* the same with the Lanczos tolerance given (cg_extreme_value: 1e-6); the
+ * value moves outward by it, so a certificate's floor is about tol / 2
+ * relative to the term it enters */
+int cg_extreme_value_tol(cg_linop *A, int which, int hint, double tol, double *value);
 
 /* Dense LAPACK, workspace from R_alloc; X is destroyed. Thin SVD: s (min),
  * U (m x min), VT (min x n). Eigenpairs il..iu (1-based, ascending) of the
