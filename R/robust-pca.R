@@ -47,7 +47,7 @@
 #'     \eqn{1/\rho}{1/rho}, \eqn{Y} by soft thresholding at
 #'     \eqn{\lambda/\rho}{lambda/rho}, then the multiplier \eqn{U}. The
 #'     penalty starts at `rpca`'s \eqn{mn / (4\|M\|_1)}{mn / (4 ||M||_1)} and
-#'     is rebalanced every 10 iterations (doubled or halved when the primal
+#'     is rebalanced every iteration (doubled or halved when the primal
 #'     residual and the dual residual differ by 10 times; Boyd et al. 2011,
 #'     Sec. 3.4.1). `gap` is the duality gap
 #'     \eqn{\|X\|_* + \lambda\|M - X\|_1 - \langle \Lambda, M\rangle +
@@ -67,11 +67,15 @@
 #'     the elastic-net prox). The returned point is the last projection, so
 #'     it is feasible, `X` has the certified rank and `Y` is sparse. The
 #'     penalty starts small (0.01: a long Douglas-Rachford step, right when
-#'     `M` nearly lies in the sum of the sets) and is rebalanced as above on
-#'     normalized residuals, which raises it for noisy data. `gap` is the
+#'     `M` nearly lies in the sum of the sets) and is rebalanced as above,
+#'     every 10th iteration, on normalized residuals, which raises it for
+#'     noisy data. `gap` is the
 #'     joint Frank-Wolfe gap below (an upper bound on objective minus
-#'     optimum), `converged` means `gap <= tol * max(1, objective)`: an
-#'     absolute tolerance when the optimum is near 0.}
+#'     optimum); `converged` means `gap <= tol * max(1, ||M||_F^2 / 2)`,
+#'     relative to the objective at \eqn{X = Y = 0}{X = Y = 0} rather than
+#'     at the optimum, which is often near 0 here (with `tol` relative to
+#'     `max(1, objective)` the run would need an absolute gap of `tol`, below
+#'     the rounding error of the gap on large matrices).}
 #' }
 #' Measured before choosing (plain R prototypes with a full SVD, then the C
 #' code, on the stock, volcano and gene-expression matrices): the inexact ALM
@@ -171,8 +175,9 @@
 #' @param step `"line_search"` (default) or `"theory"`; see Methods
 #'   (unused by `"admm"`).
 #' @param control Solver control from [cg_control()]: iterations, time
-#'   budget, `tol` on the duality gap relative to `max(1, |objective|)`,
-#'   `eval_every` (trace and stopping checks).
+#'   budget, `tol` on the duality gap relative to `max(1, |objective|)`
+#'   (`"admm"` on the constrained form: relative to `max(1, ||M||_F^2 /
+#'   2)`), `eval_every` (trace and stopping checks).
 #' @returns A fit of class `c("robust_pca_fit", "cg_fit")` (see [cg_fit]):
 #'   `solution$X` is a [lowrank()] object, `solution$Y` a sparse
 #'   `dgCMatrix`; `objective` and `gap` are those of the form solved (see
@@ -311,6 +316,9 @@ robust_pca <- function(M, tau = NULL, s = NULL, sparse = c("l1", "lp", "enet"),
                  lmo_tol = lmo_tolerance(), lowrank_tol = as.double(lowrank_tol)),
             steps)
   fit <- cg_run(spec, control, "robust_pca", call)
+  if (method == "admm" && !penalized && fit$status == "converged")
+    fit$message <- sprintf("duality gap %.3g below tol x max(1, ||M||_F^2 / 2) = %.3g",
+                           fit$gap, control$tol * max(1, sum(M^2) / 2))
   sol <- fit$solution
   if (sol$status != 0L) stop("the SVD of the final low-rank part failed", call. = FALSE)
   X <- new_lowrank(sol$u, sol$d, sol$v)

@@ -15,6 +15,7 @@
  * t <= t0, then eta_a / (t - t0 + eta_c). Sees the problem only through
  * cg_problem. */
 #include "stochcg.h"
+#include <math.h>
 
 static double prox_eta(const cg_solver_opts *o, int t)
 {
@@ -24,7 +25,8 @@ static double prox_eta(const cg_solver_opts *o, int t)
 }
 
 /* admm: the problem's own splitting iteration (split_step), with the
- * package's bookkeeping and a stop when the evaluated gap is small */
+ * package's bookkeeping and a stop when the evaluated gap is small relative
+ * to max(1, |objective|, the problem's gap_scale) */
 static int solve_split(cg_problem *P, const cg_control *ctl, cg_trace *tr, int *iters)
 {
     cg_run r;
@@ -37,7 +39,10 @@ static int solve_split(cg_problem *P, const cg_control *ctl, cg_trace *tr, int *
         P->svd_rank = a;
         r.n_lmo += a;
         t++;
-        stop = cg_run_after_iter(&r, P, t, 1);
+        stop = cg_run_after_iter(&r, P, t, 0);
+        if (stop < 0 && r.last_eval == t && R_FINITE(r.gap) && R_FINITE(r.obj) &&
+            r.gap <= ctl->tol * fmax(fmax(1.0, fabs(r.obj)), P->gap_scale))
+            stop = CG_STOP_TOL;
     }
     *iters = t;
     cg_run_finish(&r, P, t);

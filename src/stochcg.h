@@ -252,6 +252,9 @@ struct cg_problem {
      * iteration on the problem's own variables; returns the singular
      * triplets computed, or -1 on failure. NULL where not supported. */
     int    (*split_step)(cg_problem *P);
+    /* splitting methods stop when gap <= tol * max(1, |objective|,
+     * gap_scale); 0 unless the problem sets a scale of its own */
+    double gap_scale;
     int    svd_rank;          /* rank of the last SVD done in an iteration */
     /* The run's first failure (cg_fail, cg_fail_status): CG_STOP_ERROR with
      * its reason in `failure`, or CG_STOP_INTERRUPT; 0 while none. Problems
