@@ -213,7 +213,13 @@ static int split_constrained(robust *R)
  * of Lin, Chen and Ma 2010 and Candes et al. 2011; what rpca::rpca runs
  * with a fixed rho and a full SVD): X = SVT(M - Y + U/rho, 1/rho) by the
  * certified partial SVD, Y = soft(M - X + U/rho, lambda/rho),
- * U = U + rho (M - X - Y); rho balanced as above. */
+ * U = U + rho (M - X - Y), over-relaxed; rho balanced as above. */
+/* relaxation of the PCP iteration: measured iterations to a 1e-6 gap (R
+ * prototype, full SVD) on volcano / stock / tissue: 1.0: 170 / 170 / 210,
+ * 1.3: 140 / 270 / 160, 1.6: 120 / 220 / 130, 1.7: 110 / 200 / 120,
+ * 1.9: 120 / 180 / 110 */
+#define PCP_RELAX 1.7
+
 static int split_pcp(robust *R)
 {
     const size_t mn = R->mn;
@@ -225,14 +231,21 @@ static int split_pcp(robust *R)
                           &R->n_matvec, &R->nuclear);
     cg_fail_status(R->P, st, "the singular value thresholding of X");
     if (st != CG_OK) return -1;
-    for (size_t i = 0; i < mn; i++) Y[i] = R->M[i] - X[i] + ir * R->U1[i];
+    /* over-relaxation (Boyd et al. 3.4.3): Y and U see
+     * Xh = a X + (1 - a)(M - Y_old) */
+    const double a = PCP_RELAX;
+    for (size_t i = 0; i < mn; i++) {
+        const double xh = a * X[i] + (1.0 - a) * (R->M[i] - R->Y[i]);
+        Y[i] = R->M[i] - xh + ir * R->U1[i];
+    }
     cg_soft_threshold(Y, (int) mn, R->lambda * ir);
     double pr = 0.0, du = 0.0;
     for (size_t i = 0; i < mn; i++) {
         const double r = R->M[i] - X[i] - Y[i];
+        const double xh = a * X[i] + (1.0 - a) * (R->M[i] - R->Y[i]);
         pr += r * r;
         du += (Y[i] - R->Y[i]) * (Y[i] - R->Y[i]);
-        R->U1[i] += R->rho * r;
+        R->U1[i] += R->rho * (R->M[i] - xh - Y[i]);
         R->Z[i] = X[i] + Y[i];
         R->Y[i] = Y[i];
     }

@@ -3,9 +3,10 @@
  * singular values (eigenvalues) of A by a threshold theta and drops those
  * below it. If sigma_{r+1}(A) <= theta_r, the threshold computed from the top
  * r values, then every dropped value would be zero in the exact projection
- * too, so the rank-r step is exact. Singular value thresholding (cg_svt) is
- * certified the same way, with a fixed threshold. Otherwise r grows (by half) and the
- * check repeats; the caller keeps the certified r for the next call. */
+ * too, so the rank-r step is exact. Otherwise r grows (by half) and the
+ * check repeats; the caller keeps the certified r for the next call.
+ * Singular value thresholding (cg_svt) is certified the same way, with a
+ * fixed threshold. */
 #include "stochcg.h"
 #include <string.h>
 #include <math.h>
@@ -67,14 +68,15 @@ static int spectral_prox(const double *A, int m, int n, int set, double tau, dou
         /* V = sum_j p_j u_j w_j'; for the PSD set w = u and p >= 0, so scale
          * both factors by sqrt(p_j) and V = U U' is exactly symmetric */
         const int psd = set == CG_SET_PSD;
-        /* p decreases: only the kept values enter the product */
-        while (r > 1 && !(p[r - 1] > 0.0)) r--;
-        for (int j = 0; j < r; j++) {
+        /* p decreases: only the nonzero values enter the product */
+        int used = r;
+        while (used > 1 && !(p[used - 1] > 0.0)) used--;
+        for (int j = 0; j < used; j++) {
             const double c = psd ? sqrt(fmax(p[j], 0.0)) : p[j];
             for (int i = 0; i < m; i++) U[(size_t) j * m + i] *= c;
         }
         const double one = 1.0, zero = 0.0;
-        F77_CALL(dgemm)("N", "T", &m, &n, &r, &one, U, &m, psd ? U : W, psd ? &m : &n,
+        F77_CALL(dgemm)("N", "T", &m, &n, &used, &one, U, &m, psd ? U : W, psd ? &m : &n,
                         &zero, V, &m FCONE FCONE);
         /* remember the smallest certified rank, the number of values kept
          * (r only grows inside a call, and would otherwise overshoot) */
