@@ -171,7 +171,9 @@ fit_header <- function(x) {
     # NA: not certified (rank capped), or no proximal step on X (methods
     # with rank-one steps only), where the line would say nothing
     prox <- x$method %in% c("svrgcg", "alt_cgpg", "altmin")
-    if (!is.null(x$certified_rank) && (prox || !is.na(x$certified_rank)))
+    # robust PCA says what its certified rank means in its notes
+    if (!is.null(x$certified_rank) && (prox || !is.na(x$certified_rank)) &&
+        !inherits(x, "robust_pca_fit"))
       lines <- c(lines, sprintf("  rank certified by the last proximal step: %s",
                                 if (is.na(x$certified_rank)) "none (rank capped by max_rank)"
                                 else fmt_num(x$certified_rank)))

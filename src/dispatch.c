@@ -6,7 +6,8 @@
 
 static const char *const problem_names[] = {"regression", "completion", "lowrank", "robust"};
 static const char *const method_names[] = {"fw", "sfw", "spg", "svrgcg", "scg", "scgs",
-                                           "alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p", "altmin", "pfw"};
+                                           "alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p", "altmin", "pfw",
+                                           "admm"};
 static const char *const step_names[] = {"line_search", "standard", "sfw"};
 static const char *const stop_names[] = {"max_iter", "converged", "max_time",
                                          "interrupted", "error"};
@@ -87,7 +88,8 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     o.eta_c = asReal(cg_list_get(spec, "eta_c"));
     o.t0 = asInteger(cg_list_get(spec, "t0"));
 
-    const int alternating = o.method >= CG_METHOD_ALT_CGPG && o.method <= CG_METHOD_ALTMIN;
+    const int alternating = (o.method >= CG_METHOD_ALT_CGPG && o.method <= CG_METHOD_ALTMIN)
+                            || o.method == CG_METHOD_ADMM;
     if (alternating != (problem == 3) || (o.method == CG_METHOD_PFW && problem != 0))
         error("method '%s' does not apply to problem '%s'", method_names[o.method],
               problem_names[problem]);

@@ -301,6 +301,11 @@ static int eigs_lanczos(cg_linop *A, int k, int which, double tol, int maxit, in
  * eigenvalue), so the gap stays an upper bound. */
 int cg_extreme_value(cg_linop *A, int which, int hint, double *value)
 {
+    return cg_extreme_value_tol(A, which, hint, 1e-6, value);
+}
+
+int cg_extreme_value_tol(cg_linop *A, int which, int hint, double tol, double *value)
+{
     const int m = A->m, n = A->n, mn = m < n ? m : n;
     if (mn < 1 || (which == -1 && m != n)) return CG_ERR_DOMAIN;
     const void *vmax = vmaxget();
@@ -311,7 +316,6 @@ int cg_extreme_value(cg_linop *A, int which, int hint, double *value)
     if (mn <= CG_DENSE_MAX || 2 * cluster + 20 >= mn) {     /* LAPACK: exact */
         st = which == -1 ? eigs_dense(A, 1, -1, value, u) : svds_dense(A, 1, value, u, v);
     } else {
-        const double tol = 1e-6;
         double x;
         st = which == -1 ? eigs_lanczos(A, 1, -1, tol, 1000, 2 * cluster + 20, &x, u)
                          : svds_lanczos(A, 1, tol, 1000, 2 * cluster + 20, &x, u, v);

@@ -4,7 +4,9 @@
  * below it. If sigma_{r+1}(A) <= theta_r, the threshold computed from the top
  * r values, then every dropped value would be zero in the exact projection
  * too, so the rank-r step is exact. Otherwise r grows (by half) and the
- * check repeats; the caller keeps the certified r for the next call. */
+ * check repeats; the caller keeps the certified r for the next call.
+ * Singular value thresholding (cg_svt) is certified the same way, with a
+ * fixed threshold. */
 #include "stochcg.h"
 #include <string.h>
 #include <math.h>
@@ -21,8 +23,12 @@ static double project_top(const double *s, int r, double tau, double *p, double 
     return s[0] - p[0];
 }
 
-int cg_weak_prox(const double *A, int m, int n, int set, double tau, int max_rank,
-                 int *rank, double *V, int *certified, int *triplets, long *n_matvec)
+/* theta >= 0: singular value thresholding at theta (the prox of
+ * theta ||.||_*); theta < 0: the projection onto the ball of radius tau.
+ * *shrunk (if not NULL): the sum of the kept, shrunk values, ||V||_*. */
+static int spectral_prox(const double *A, int m, int n, int set, double tau, double svt,
+                         int max_rank, int *rank, double *V, int *certified, int *triplets,
+                         long *n_matvec, double *shrunk)
 {
     const int mn = m < n ? m : n;
     int r = *rank < 1 ? 1 : *rank, st = CG_OK;
@@ -36,6 +42,9 @@ int cg_weak_prox(const double *A, int m, int n, int set, double tau, int max_ran
     *certified = 0;
     for (;;) {
         int k = r < mn ? r + 1 : mn;           /* one extra value to certify r */
+        /* the SVD would be a dense LAPACK one anyway (cg_svds): take every
+         * value at once, unless the rank is capped */
+        if (2 * k >= mn && max_rank == mn) k = r = mn;
         /* scratch for k triplets (earlier rounds' is released at the end) */
         d = (double *) R_alloc(k, sizeof(double));
         p = (double *) R_alloc(k, sizeof(double));
@@ -46,7 +55,9 @@ int cg_weak_prox(const double *A, int m, int n, int set, double tau, int max_ran
                                : cg_svds(&L, k, 1e-10, d, U, W);
         *triplets += k;
         if (st != CG_OK) break;
-        double theta = project_top(d, r, tau, p, work);
+        double theta = svt;
+        if (svt >= 0.0) for (int i = 0; i < r; i++) p[i] = fmax(d[i] - svt, 0.0);
+        else theta = project_top(d, r, tau, p, work);
         if (k == r || d[r] <= theta + 1e-12 * fabs(d[0])) { *certified = 1; break; }
         if (r >= max_rank) break;
         r = r + (r + 1) / 2;
@@ -57,19 +68,38 @@ int cg_weak_prox(const double *A, int m, int n, int set, double tau, int max_ran
         /* V = sum_j p_j u_j w_j'; for the PSD set w = u and p >= 0, so scale
          * both factors by sqrt(p_j) and V = U U' is exactly symmetric */
         const int psd = set == CG_SET_PSD;
-        for (int j = 0; j < r; j++) {
+        /* p decreases: only the nonzero values enter the product */
+        int used = r;
+        while (used > 1 && !(p[used - 1] > 0.0)) used--;
+        for (int j = 0; j < used; j++) {
             const double c = psd ? sqrt(fmax(p[j], 0.0)) : p[j];
             for (int i = 0; i < m; i++) U[(size_t) j * m + i] *= c;
         }
         const double one = 1.0, zero = 0.0;
-        F77_CALL(dgemm)("N", "T", &m, &n, &r, &one, U, &m, psd ? U : W, psd ? &m : &n,
+        F77_CALL(dgemm)("N", "T", &m, &n, &used, &one, U, &m, psd ? U : W, psd ? &m : &n,
                         &zero, V, &m FCONE FCONE);
         /* remember the smallest certified rank, the number of values kept
          * (r only grows inside a call, and would otherwise overshoot) */
         int kept = 0;
-        for (int j = 0; j < r; j++) kept += p[j] > 0.0;
+        double sum = 0.0;
+        for (int j = 0; j < r; j++) { kept += p[j] > 0.0; sum += fmax(p[j], 0.0); }
         *rank = *certified && kept > 0 ? kept : r;
+        if (shrunk) *shrunk = sum;
     }
     vmaxset(vmax);
     return st;
+}
+
+int cg_weak_prox(const double *A, int m, int n, int set, double tau, int max_rank,
+                 int *rank, double *V, int *certified, int *triplets, long *n_matvec)
+{
+    return spectral_prox(A, m, n, set, tau, -1.0, max_rank, rank, V, certified, triplets,
+                         n_matvec, NULL);
+}
+
+int cg_svt(const double *A, int m, int n, double theta, int max_rank, int *rank, double *V,
+           int *certified, int *triplets, long *n_matvec, double *nuclear)
+{
+    return spectral_prox(A, m, n, CG_SET_NUCLEAR, 0.0, theta, max_rank, rank, V, certified,
+                         triplets, n_matvec, nuclear);
 }

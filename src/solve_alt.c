@@ -7,12 +7,15 @@
  *   cgcg_p    cgcg followed by an exact proximal step on Y (FW-P of Mu et al.);
  *   altmin    alternating exact minimization (proximal steps with step 1 /
  *             beta on X, then on Y): block coordinate descent, a baseline
- *             outside the paper built from the same oracles.
+ *             outside the paper built from the same oracles;
+ *   admm      operator splitting owned by the problem (split_step): the
+ *             default, see prob_robust.c.
  * Both blocks then move by one convex combination: the exact line search
  * (Sec. 5) or the step eta_t itself (Theorems 4-6). eta_t = eta0 for
  * t <= t0, then eta_a / (t - t0 + eta_c). Sees the problem only through
  * cg_problem. */
 #include "stochcg.h"
+#include <math.h>
 
 static double prox_eta(const cg_solver_opts *o, int t)
 {
@@ -21,9 +24,30 @@ static double prox_eta(const cg_solver_opts *o, int t)
     return e < 1.0 ? e : 1.0;
 }
 
+/* admm: the problem's own splitting iteration (split_step), with the
+ * package's bookkeeping; it stops when an evaluated gap is small */
+static int solve_split(cg_problem *P, const cg_control *ctl, cg_trace *tr, int *iters)
+{
+    cg_run r;
+    int stop = cg_run_start(&r, P, ctl, tr), t = 0;
+    while (stop < 0 && t < ctl->max_iter) {
+        r.n_grad += P->gradient(P, CG_BATCH_FULL);
+        const int a = P->split_step(P);
+        if (a < 0) cg_fail(P, "the splitting step failed at iteration %d", t + 1);
+        if ((stop = cg_run_failed(P)) >= 0) break;
+        P->svd_rank = a;
+        r.n_lmo += a;
+        t++;
+        stop = cg_run_after_iter(&r, P, t, 1);
+    }
+    *iters = t;
+    return cg_run_finish(&r, P, t, stop);
+}
+
 int cg_solve_alt(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                  cg_trace *tr, int *iters)
 {
+    if (o->method == CG_METHOD_ADMM) return solve_split(P, ctl, tr, iters);
     /* first block by a CG point; the second by a proximal point (alt_*) or
      * a CG point (cgcg, cgcg_p) */
     const int first = o->method == CG_METHOD_ALT_CGPG ? CG_BLOCK_Y : CG_BLOCK_X;

@@ -74,6 +74,10 @@ int cg_eigs_sym(cg_linop *A, int k, int which, double *vals, double *vecs);
  * `hint` of them), so a wide Lanczos subspace and a loose tolerance, with
  * the value moved outward by it so that gaps stay upper bounds */
 int cg_extreme_value(cg_linop *A, int which, int hint, double *value);
+/* the same with the Lanczos tolerance given (cg_extreme_value: 1e-6); the
+ * value moves outward by it, so a certificate's floor is about tol / 2
+ * relative to the term it enters */
+int cg_extreme_value_tol(cg_linop *A, int which, int hint, double tol, double *value);
 
 /* Dense LAPACK, workspace from R_alloc; X is destroyed. Thin SVD: s (min),
  * U (m x min), VT (min x n). Eigenpairs il..iu (1-based, ascending) of the
@@ -159,6 +163,11 @@ void cg_prox_enet(double *x, int n, double l1, double l2, double step);
 enum { CG_SET_NUCLEAR = 0, CG_SET_PSD = 1 };
 int cg_weak_prox(const double *A, int m, int n, int set, double tau, int max_rank,
                  int *rank, double *V, int *certified, int *triplets, long *n_matvec);
+/* Singular value thresholding V = sum_j (sigma_j - theta)_+ u_j v_j' (the
+ * prox of theta ||.||_*), with the same certified, growing rank: exact once
+ * sigma_{r+1}(A) <= theta. *nuclear = ||V||_*. */
+int cg_svt(const double *A, int m, int n, double theta, int max_rank, int *rank, double *V,
+           int *certified, int *triplets, long *n_matvec, double *nuclear);
 
 /* smoothing (smooth.c) */
 double cg_huber_value(const double *x, size_t n, double mu, double lambda);
@@ -272,6 +281,10 @@ struct cg_problem {
      * alternating minimization); returns the triplets computed or -1. */
     int    (*block_point)(cg_problem *P, int block, int prox, double eta);
     int    (*block_exact)(cg_problem *P, int block);
+    /* Operator-splitting methods (ADMM, robust PCA's default): one
+     * iteration on the problem's own variables; returns the singular
+     * triplets computed, or -1 on failure. NULL where not supported. */
+    int    (*split_step)(cg_problem *P);
     int    svd_rank;          /* rank of the last SVD done in an iteration */
     /* The run's first failure (cg_fail, cg_fail_status): CG_STOP_ERROR with
      * its reason in `failure`, or CG_STOP_INTERRUPT; 0 while none. Problems
@@ -332,7 +345,8 @@ typedef struct {
 enum { CG_METHOD_FW = 0, CG_METHOD_SFW = 1, CG_METHOD_SPG = 2,
        CG_METHOD_SVRGCG = 3, CG_METHOD_SCG = 4, CG_METHOD_SCGS = 5,
        CG_METHOD_ALT_CGPG = 6, CG_METHOD_ALT_PGCG = 7, CG_METHOD_CGCG = 8,
-       CG_METHOD_CGCG_P = 9, CG_METHOD_ALTMIN = 10, CG_METHOD_PFW = 11 };
+       CG_METHOD_CGCG_P = 9, CG_METHOD_ALTMIN = 10, CG_METHOD_PFW = 11,
+       CG_METHOD_ADMM = 12 };
 enum { CG_STEP_LINE_SEARCH = 0, CG_STEP_STANDARD = 1, CG_STEP_SFW = 2 };
 enum { CG_STOP_MAX_ITER = 0, CG_STOP_TOL = 1, CG_STOP_TIME = 2,
        CG_STOP_INTERRUPT = 3, CG_STOP_ERROR = 4 };

@@ -405,3 +405,35 @@ ref_rpca_iterate <- function(M, tau, s = NULL, sparse = "l1", method = "alt_cgpg
   }
   list(objective = obj, X = X, Y = Y)
 }
+
+# ---- robust PCA, penalized form (principal component pursuit) --------------
+# min ||L||_* + lambda ||S||_1 subject to L + S = M. Certificate for any L
+# and multiplier U: the point (L, M - L) is feasible, and
+# Lam = U / max(||U||_2, ||U||_inf / lambda) is dual feasible
+# (||Lam||_2 <= 1, ||Lam||_inf <= lambda), so <Lam, M> <= optimum <= f(L, M - L).
+ref_pcp_bounds <- function(M, L, U, lambda) {
+  sc <- max(svd(U, 0, 0)$d[1], max(abs(U)) / lambda)
+  list(objective = sum(svd(L, 0, 0)$d) + lambda * sum(abs(M - L)),
+       lower = if (sc > 0) sum(U * M) / sc else 0)
+}
+
+# Reference solver: ADMM with rpca's fixed penalty mu = mn / (4 ||M||_1) and
+# a full svd() per iteration, until the certified relative gap
+# (objective - lower) / objective is at most tol. Returns L, S = M - L (the
+# feasible point), objective, lower bound and iterations.
+ref_pcp <- function(M, lambda = 1 / sqrt(max(dim(M))), tol = 1e-10, max_iter = 20000) {
+  mu <- prod(dim(M)) / (4 * sum(abs(M)))
+  S <- U <- 0 * M
+  soft <- function(A, t) sign(A) * pmax(abs(A) - t, 0)
+  for (k in seq_len(max_iter)) {
+    sv <- svd(M - S + U / mu)
+    L <- sv$u %*% (pmax(sv$d - 1 / mu, 0) * t(sv$v))
+    S <- soft(M - L + U / mu, lambda / mu)
+    U <- U + mu * (M - L - S)
+    if (k %% 20 == 0 || k == max_iter) {
+      b <- ref_pcp_bounds(M, L, U, lambda)
+      if (b$objective - b$lower <= tol * b$objective) break
+    }
+  }
+  c(list(L = L, S = M - L), b, iterations = k)
+}

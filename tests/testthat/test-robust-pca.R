@@ -511,3 +511,157 @@ test_that("altmin: alternating exact projections, step by step and to the optimu
   # rank 3 up to the optimization error (a 4th value ~1e-6 relative remains)
   expect_identical(sum(fit$solution$X$d > 1e-4 * fit$solution$X$d[1]), 3L)
 })
+
+# ------------------------------------------------------------ admm (default)
+# M = L + S + N on a 24 x 30 grid: rank 2, 10% gross errors, dense noise
+pcp_data <- function(seed = 3, m = 24, n = 30) {
+  set.seed(seed)
+  L0 <- matrix(rnorm(m * 2), m) %*% matrix(rnorm(2 * n), 2)
+  S0 <- matrix(rbinom(m * n, 1, 0.1) * rnorm(m * n, sd = 5), m)
+  L0 + S0 + matrix(rnorm(m * n, sd = 0.3), m)
+}
+relF <- function(A, B) norm(A - B, "F") / norm(B, "F")
+
+test_that("robust_pca(M): the PCP optimum of the plain-R reference, certified", {
+  M <- pcp_data()
+  lambda <- 1 / sqrt(30)
+  ref <- ref_pcp(M)                                   # certified to 1e-10
+  expect_lte(ref$objective - ref$lower, 1e-10 * ref$objective)
+  fit <- robust_pca(M, control = cg_control(tol = 1e-9, max_iter = 5000))
+  expect_true(fit$converged)
+  expect_identical(fit$method, "admm")
+  expect_identical(fit$form, "penalized")
+  expect_equal(fit$lambda1, lambda)
+  X <- as.matrix(fit$solution$X); Y <- as.matrix(fit$solution$Y)
+  nuc <- sum(svd(X, 0, 0)$d)
+  # objective and infeasibility of the returned parts
+  expect_equal(fit$objective, nuc + lambda * sum(abs(Y)), tolerance = 1e-9)
+  expect_equal(fit$infeasibility, norm(M - X - Y, "F") / norm(M, "F"), tolerance = 1e-6)
+  # the gap bounds f(X, M - X) - optimum, f(X, Y) - optimum and
+  # lambda ||M - X - Y||_1 (optimum <= ref$objective)
+  f_feas <- nuc + lambda * sum(abs(M - X))
+  expect_gte(fit$gap, f_feas - ref$objective - 1e-12 * ref$objective)
+  expect_gte(fit$gap, fit$objective - ref$objective - 1e-12 * ref$objective)
+  expect_gte(fit$gap, lambda * sum(abs(M - X - Y)) * (1 - 1e-9))
+  expect_lte(fit$gap, 1e-9 * fit$objective)
+  # same optimum (objective 1e-8 relative) and the same decomposition
+  expect_lte(abs(f_feas - ref$objective), 1e-8 * ref$objective)
+  expect_lte(relF(X, ref$L), 1e-3)
+  expect_lte(relF(Y, ref$S), 1e-3)
+  expect_identical(length(fit$solution$X$d), sum(svd(ref$L, 0, 0)$d > 1e-6 * norm(M, "2")))
+  expect_identical(fit$certified_rank, length(fit$solution$X$d))
+  # the default tolerance: converged, within 1e-6 of the optimum
+  f6 <- robust_pca(M)
+  expect_true(f6$converged)
+  expect_lte(f6$gap, 1e-6 * f6$objective)
+  expect_lte(f6$objective - ref$lower, f6$gap)
+  # lambda1 sets the weight: a larger one moves mass from Y to X
+  f2 <- robust_pca(M, lambda1 = 2 * lambda, control = cg_control(tol = 1e-9, max_iter = 5000))
+  ref2 <- ref_pcp(M, lambda = 2 * lambda)
+  expect_lte(relF(as.matrix(f2$solution$X), ref2$L), 1e-3)
+  expect_lt(sum(abs(f2$solution$Y)), sum(abs(Y)))
+})
+
+test_that("admm, constrained form: every model of Y and the PSD set reach the reference", {
+  d <- rpca_noisy()
+  for (sp in c("l1", "lp", "enet")) {
+    ref <- ref_for(d, sp)
+    fit <- fit_rpca(d, sp, "admm", max_iter = 3000, tol = 1e-9, eval_every = 10)
+    expect_true(fit$converged, label = paste(sp, "converged"))
+    expect_identical(fit$form, "constrained")
+    expect_true(is.na(fit$infeasibility))
+    expect_rpca_fit(fit, d, sp, ref)
+    expect_lte(rel_err(fit, ref), 1e-8, label = paste("admm", sp))
+    expect_lte(relF(as.matrix(fit$solution$X), ref$X), 1e-3)
+    expect_lte(relF(as.matrix(fit$solution$Y), ref$Y), 1e-3)
+    # X is the last exact projection: its rank is the certified one
+    expect_identical(fit$certified_rank, length(fit$solution$X$d))
+  }
+  d <- rpca_noisy(psd = TRUE, seed = 2)
+  for (sp in c("l1", "enet")) {
+    ref <- ref_for(d, sp, psd = TRUE)
+    fit <- fit_rpca(d, sp, "admm", psd = TRUE, max_iter = 3000, tol = 1e-9)
+    expect_true(fit$converged)
+    expect_rpca_fit(fit, d, sp, ref, psd = TRUE)
+    expect_lte(rel_err(fit, ref), 1e-8, label = paste("admm psd", sp))
+  }
+})
+
+test_that("a planted low-rank plus sparse matrix is recovered by both forms", {
+  set.seed(8)
+  n <- 80; r <- 3
+  L0 <- tcrossprod(matrix(rnorm(n * r), n), matrix(rnorm(n * r), n))
+  S0 <- matrix(0, n, n)
+  idx <- sample(n * n, 320)                          # 5% gross errors
+  S0[idx] <- 10 * sign(rnorm(320))
+  M <- L0 + S0
+  fit <- robust_pca(M)
+  expect_true(fit$converged)
+  expect_lt(relF(as.matrix(fit$solution$X), L0), 1e-5)
+  expect_lt(relF(as.matrix(fit$solution$Y), S0), 1e-5)
+  expect_identical(length(fit$solution$X$d), 3L)
+  # exact bounds: the optimum is 0 at (L0, S0)
+  fc <- robust_pca(M, sum(svd(L0)$d), sum(abs(S0)))
+  expect_true(fc$converged)
+  expect_lt(relF(as.matrix(fc$solution$X), L0), 1e-5)
+  expect_identical(length(fc$solution$X$d), 3L)
+  expect_lte(fc$objective, fc$gap)
+})
+
+test_that("robust_pca(M) matches rpca::rpca (same problem, same lambda)", {
+  skip_if_not_installed("rpca")
+  M <- pcp_data()
+  r <- rpca::rpca(M)
+  expect_true(r$convergence$converged)
+  fit <- robust_pca(M)
+  expect_lte(relF(as.matrix(fit$solution$X), r$L), 1e-3)
+  expect_lte(relF(as.matrix(fit$solution$Y), r$S), 1e-3)
+  # with rpca's bounds the constrained form finds the same decomposition
+  fc <- robust_pca(M, sum(svd(r$L)$d), sum(abs(r$S)))
+  expect_lte(relF(as.matrix(fc$solution$X), r$L), 1e-3)
+  expect_lte(relF(as.matrix(fc$solution$Y), r$S), 1e-3)
+})
+
+test_that("the bounds: neither (penalized), both (constrained), one is an error", {
+  M <- rpca_noisy(seed = 7)$M
+  expect_error(robust_pca(M, tau = 1),
+               paste0("^`s` is required when `tau` is given \\(the constrained form\\); ",
+                      "give neither `tau` nor `s` for the penalized form$"))
+  expect_error(robust_pca(M, s = 1),
+               paste0("^`tau` is required when `s` is given \\(the constrained form\\); ",
+                      "give neither `tau` nor `s` for the penalized form$"))
+  expect_error(robust_pca(M, tau = 1, sparse = "lp"),
+               "^`s` is required when `tau` is given \\(the constrained form\\)$")
+  expect_error(robust_pca(M, method = "alt_cgpg"),
+               "^`tau` is required for method = \"alt_cgpg\" \\(the paper's methods solve")
+  expect_error(robust_pca(M, sparse = "lp"), "^`tau` is required for sparse = \"lp\"$")
+  expect_error(robust_pca(M, sparse = "enet", lambda1 = 1, lambda2 = 1),
+               "^`tau` is required for sparse = \"enet\"$")
+  expect_error(robust_pca(crossprod(M), psd = TRUE), "^`tau` is required for psd = TRUE$")
+  expect_error(robust_pca(M, lambda1 = 0), "^`lambda1` must be")
+  expect_error(robust_pca(M, lambda1 = -1), "^`lambda1` must be")
+  expect_error(robust_pca(M, lambda2 = 1), "^`lambda2` is used only with sparse = \"enet\"$")
+  expect_error(robust_pca(M, 1, 1, lambda1 = 1),
+               "^`lambda1` is used only with sparse = \"enet\" or the penalized form")
+})
+
+test_that("print states the rank of X, and a certified rank only where it holds", {
+  d <- rpca_noisy(seed = 6)
+  # alt_cgpg returns a combination of many proximal points: X is full rank
+  # and no certificate is claimed for it
+  fa <- fit_rpca(d, "l1", "alt_cgpg", max_iter = 30)
+  ra <- length(fa$solution$X$d)
+  expect_gt(ra, fa$certified_rank)
+  out <- capture.output(print(fa))
+  expect_true(any(grepl(sprintf("X: final iterate truncated to rank %d ", ra), out)))
+  expect_false(any(grepl("certified|exact result", out)))
+  # admm's X is the last exact projection
+  fd <- fit_rpca(d, "l1", "admm", max_iter = 2000)
+  rd <- length(fd$solution$X$d)
+  expect_output(print(fd), sprintf(
+    "X: rank %d, the last proximal step's exact result \\(sigma_%d below its threshold\\)",
+    rd, rd + 1L))
+  fp <- robust_pca(pcp_data())
+  expect_output(print(fp), "penalized form, lambda = 0.1826")
+  expect_output(print(fp), "Infeasibility: ")
+})
