@@ -5,9 +5,10 @@
 #'   evaluations is not counted). `Inf` for no limit.
 #' @param tol Stopping tolerance on the duality gap (an upper bound on the
 #'   objective's distance to the optimum of the stated problem), relative to
-#'   `|objective|`, or to a thousandth of the objective at the start when the
-#'   objective falls below that (optima near zero), so that rescaling the
-#'   data does not change where a fit stops. Deterministic methods check the exact gap every
+#'   `|objective|`, or to a thousandth of the objective at the start (the
+#'   zero iterate) when that is larger: rescaling the data does not change
+#'   where a fit stops, and an optimum near zero (an exact fit, as in robust
+#'   PCA with tight bounds) needs no gap below rounding error. Deterministic methods check the exact gap every
 #'   iteration; stochastic methods check the true (full-data) gap at the
 #'   scheduled evaluations. `0` disables the test.
 #' @param eval_every When to evaluate the full objective and duality gap for

@@ -74,10 +74,9 @@
 #'     every 10th iteration, on normalized residuals, which raises it for
 #'     noisy data. `gap` is the
 #'     joint Frank-Wolfe gap below (an upper bound on objective minus
-#'     optimum); `converged` means `gap <= tol * |objective|`, or, as the
-#'     optimum is often near 0 here, `tol` times a thousandth of
-#'     \eqn{\|M\|_F^2/2}{||M||_F^2 / 2} (the objective at
-#'     \eqn{X = Y = 0}{X = Y = 0}) when that is larger (see [cg_control()]).}
+#'     optimum); as the optimum is often near 0 here, `converged` usually
+#'     means `gap <= tol * ||M||_F^2 / 2000`, a thousandth of the objective
+#'     at \eqn{X = Y = 0}{X = Y = 0} (see `tol` in [cg_control()]).}
 #' }
 #' Measured before choosing (plain R prototypes with a full SVD, then the C
 #' code, on the stock, volcano and gene-expression matrices): the inexact ALM

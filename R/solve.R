@@ -16,7 +16,7 @@ cg_run <- function(spec, control, problem, call, started) {
   last <- trace[nrow(trace), ]
   status <- res$status
   message <- switch(status,
-    converged = sprintf("duality gap %.3g below tol x |objective| = %.3g",
+    converged = sprintf("duality gap %.3g below tol x max(|objective|, |objective at start| / 1000) = %.3g",
                         last$gap, control$tol * tol_scale(trace)),
     max_iter = sprintf("reached max_iter = %d", control$max_iter),
     max_time = sprintf("reached max_time = %g s", control$max_time),
@@ -37,8 +37,8 @@ cg_run <- function(spec, control, problem, call, started) {
 
 wall_clock <- function() proc.time()[["elapsed"]]
 
-# what `tol` is relative to (as in C, cg_run_small_gap): the objective, or a
-# thousandth of the starting one for optima near zero
+# what `tol` is relative to (as in C, cg_run_small_gap): the objective, or
+# a thousandth of the starting one if larger (optima near zero)
 tol_scale <- function(trace) {
   obj0 <- trace$objective[1L]
   max(abs(trace$objective[nrow(trace)]), 1e-3 * if (is.finite(obj0)) abs(obj0) else 0)
