@@ -11,20 +11,21 @@
 #'   PCA with tight bounds) needs no gap below rounding error. Deterministic methods check the exact gap every
 #'   iteration; stochastic methods check the true (full-data) gap at the
 #'   scheduled evaluations. `0` disables the test.
-#' @param eval_every When to evaluate the full objective and duality gap for
-#'   the trace (always at the first and the last iteration). `NULL` (the
-#'   default) adapts the schedule: geometric in the iterations (every
-#'   iteration at first, then about 100 evaluations per e-fold of the
-#'   iteration count) and only while evaluations take at most 10% of the wall
-#'   time so far, so that tracing never dominates a fit. A count fixes the
-#'   schedule: every `eval_every` iterations, whatever it costs (for plots
-#'   against iterations, or to compare methods at the same iterations).
-#'   Evaluations are excluded from the solver time (the trace's `time` column
-#'   and the fit's `solver_time`), never from the fit's `time`. Stochastic
-#'   methods test `tol` at evaluations, so with the adaptive schedule where
-#'   such a run stops depends on timing; fix `eval_every` for a run that
-#'   `set.seed()` reproduces to the iteration (the iterates themselves never
-#'   depend on the schedule).
+#' @param eval_every When to evaluate the full objective and duality gap
+#'   (always at the first and the last iteration). `NULL` (the default)
+#'   adapts the schedule. Evaluations a run may stop on (with `tol > 0`) come
+#'   at most 10% of the iterations apart (every iteration up to 10), at
+#'   iterations fixed by the iteration count, so that `set.seed()`
+#'   reproduces a fit exactly; in between, rows for the trace only, geometric
+#'   in the iterations (about 100 per e-fold of the iteration count) and
+#'   only while evaluations take at most 10% of the wall time so far. These
+#'   never change the fit. A count fixes the schedule: every `eval_every`
+#'   iterations, whatever it costs (for plots against iterations, or to
+#'   compare methods at the same iterations). Evaluations are excluded from
+#'   the solver time (the trace's `time` column and the fit's
+#'   `solver_time`), never from the fit's `time`. When an evaluation costs
+#'   far more than an iteration (stochastic methods with small minibatches),
+#'   `tol = 0` leaves only the budgeted trace rows.
 #' @param progress Show a one-line progress display for fits that run longer
 #'   than about two seconds. Defaults to `interactive()`.
 #' @param verbose Print each trace row as it is recorded.

@@ -16,7 +16,10 @@ static const char *nonfinite_name(double x)
     return ISNAN(x) ? "NaN" : x > 0 ? "Inf" : "-Inf";
 }
 
-void cg_run_evaluate(cg_run *r, cg_problem *P, int iter)
+/* `test`: an evaluation the run may stop on, made at an iteration that does
+ * not depend on timing; only these set the objective that scales tol, so
+ * that trace-only rows (made when time allows) never change a fit. */
+static void evaluate(cg_run *r, cg_problem *P, int iter, int test)
 {
     double start = cg_clock();
     P->evaluate(P, &r->obj, &r->gap);
@@ -26,6 +29,7 @@ void cg_run_evaluate(cg_run *r, cg_problem *P, int iter)
     cg_trace_push(r->tr, iter, P->epoch(P), now, r->obj, r->gap, NA_REAL,
                   r->n_grad, r->n_lmo, (double) P->n_matvec(P), P->svd_rank);
     r->last_eval = iter;
+    if (test) { r->last_test = iter; r->obj_test = r->obj; }
     if (r->ctl->verbose)
         Rprintf("iter %6d  time %8.3f  objective %.8g  gap %.4g\n", iter, now,
                 r->obj, r->gap);
@@ -35,6 +39,8 @@ void cg_run_evaluate(cg_run *r, cg_problem *P, int iter)
                 nonfinite_name(overflowed(r->obj) ? r->obj : r->gap), iter);
 }
 
+void cg_run_evaluate(cg_run *r, cg_problem *P, int iter) { evaluate(r, P, iter, 1); }
+
 /* tol is relative to the objective, as scale-free as the problem; an
  * optimum near zero (an exact fit) is measured against a thousandth of the
  * objective at the start (the zero iterate) instead, so that it needs no gap
@@ -43,20 +49,28 @@ void cg_run_evaluate(cg_run *r, cg_problem *P, int iter)
  * from non-finite numbers must never stop a run as converged. */
 int cg_run_small_gap(const cg_run *r, double gap)
 {
-    double scale = fmax(fabs(r->obj), 1e-3 * fabs(r->obj0));
-    return R_FINITE(gap) && R_FINITE(r->obj) && gap <= r->ctl->tol * scale;
+    double scale = fmax(fabs(r->obj_test), 1e-3 * fabs(r->obj0));
+    return R_FINITE(gap) && R_FINITE(r->obj_test) && gap <= r->ctl->tol * scale;
 }
 
-/* Is an evaluation due after iteration t? A fixed eval_every, or the adaptive
- * schedule: geometric in iterations (at most ~100 rows per e-fold of t, every
- * iteration early on) and only while evaluations, the next one costing about
- * what the last did, stay within CG_EVAL_BUDGET of the wall time so far. */
+enum { EVAL_NONE = 0, EVAL_TRACE = 1, EVAL_TEST = 2 };
+
+/* Which evaluation is due after iteration t? A fixed eval_every: a test at
+ * each. The adaptive schedule: tests (only with tol > 0) at most 10% of the
+ * iterations apart, set by the iteration count alone so that set.seed()
+ * reproduces where a run stops (tying them to passes over the data instead
+ * kept a stochastic run going over 18 times longer than it needed); and trace
+ * rows in between, geometric in iterations (about 100 rows per e-fold of t)
+ * while evaluations, the next one costing about what the last did, stay
+ * within CG_EVAL_BUDGET of the wall time so far. */
 static int eval_due(const cg_run *r, int t)
 {
-    if (r->ctl->eval_every > 0) return t % r->ctl->eval_every == 0;
-    if (t - r->last_eval < 1 + t / 100) return 0;
+    const cg_control *ctl = r->ctl;
+    if (ctl->eval_every > 0) return t % ctl->eval_every == 0 ? EVAL_TEST : EVAL_NONE;
+    if (ctl->tol > 0 && t - r->last_test >= 1 + t / 10) return EVAL_TEST;
+    if (t - r->last_eval < 1 + t / 100) return EVAL_NONE;
     double wall = cg_clock() - r->t0;
-    return r->paused + r->eval_cost <= CG_EVAL_BUDGET * wall;
+    return r->paused + r->eval_cost <= CG_EVAL_BUDGET * wall ? EVAL_TRACE : EVAL_NONE;
 }
 
 /* time, interrupt and scheduled-evaluation checks after an iteration;
@@ -64,10 +78,11 @@ static int eval_due(const cg_run *r, int t)
 int cg_run_after_iter(cg_run *r, cg_problem *P, int t, int gap_stop)
 {
     const cg_control *ctl = r->ctl;
-    if (eval_due(r, t)) {
-        cg_run_evaluate(r, P, t);
+    const int due = eval_due(r, t);
+    if (due != EVAL_NONE) {
+        evaluate(r, P, t, due == EVAL_TEST);
         if (P->stop) return P->stop;
-        if (gap_stop && cg_run_small_gap(r, r->gap)) return CG_STOP_TOL;
+        if (due == EVAL_TEST && gap_stop && cg_run_small_gap(r, r->gap)) return CG_STOP_TOL;
     }
     if (P->stop) return P->stop;
     double now = cg_run_elapsed(r);
@@ -81,7 +96,7 @@ int cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr)
 {
     r->ctl = ctl; r->tr = tr; r->paused = 0; r->n_grad = 0; r->n_lmo = 0;
     r->obj = NA_REAL; r->gap = NA_REAL; r->last_eval = -1; r->last_progress = -1;
-    r->eval_cost = 0;
+    r->eval_cost = 0; r->last_test = -1; r->obj_test = NA_REAL;
     r->t0 = cg_clock();
     cg_run_evaluate(r, P, 0);
     r->obj0 = R_FINITE(r->obj) ? r->obj : 0;
@@ -91,6 +106,7 @@ int cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr)
 int cg_run_finish(cg_run *r, cg_problem *P, int iters, int stop)
 {
     if (r->last_eval != iters) cg_run_evaluate(r, P, iters);
+    else { r->last_test = iters; r->obj_test = r->obj; }  /* same iterate */
     cg_progress(r->ctl, &r->last_progress, iters, cg_run_elapsed(r), r->obj, r->last_eval, 1);
     if (stop < 0) stop = CG_STOP_MAX_ITER;
     if (stop != CG_STOP_MAX_ITER && stop != CG_STOP_TIME) return stop;

@@ -357,6 +357,8 @@ typedef struct {
     cg_trace *tr;
     double t0, paused, n_grad, n_lmo, obj, gap, last_progress;
     double obj0;             /* the objective at the start: scale of tol */
+    double obj_test;         /* ... and at the last test (see eval_due) */
+    int last_test;
     double eval_cost;        /* seconds the last evaluation took */
     int last_eval;
 } cg_run;

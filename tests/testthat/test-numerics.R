@@ -76,7 +76,10 @@ test_that("radius 1e308 stops with the overflow named, for every problem", {
                        "duality gap is Inf at iteration 0")
   expect_failure_fit(with_warnings(robust_pca(M, 1e308, 50)), "duality gap is Inf")
   df <- make_completion()
-  res <- with_warnings(complete_matrix(df, 1e308, dims = c(30, 20)))
+  # eval_every = 10: the step of iteration 2 meets the overflow before an
+  # evaluation does (the default schedule evaluates at iteration 1)
+  res <- with_warnings(complete_matrix(df, 1e308, dims = c(30, 20),
+                                       control = cg_control(eval_every = 10)))
   expect_failure_fit(res, "Frank-Wolfe gap is not finite at iteration 2: it overflowed")
   expect_identical(res$fit$iterations, 1L)
 })
@@ -87,7 +90,8 @@ test_that("data scaled by 1e200: the objective or the gradient overflow is named
                      "objective is Inf at iteration 0")
   # the objective is finite at 0 but X'X overflows once beta moves
   for (method in c("sfw", "spg")) {
-    res <- with_warnings(sparse_regression(d$X * 1e200, d$y, 3, method = method))
+    res <- with_warnings(sparse_regression(d$X * 1e200, d$y, 3, method = method,
+                                           control = cg_control(eval_every = 10)))
     expect_failure_fit(res, "gradient X'\\(X beta - y\\) / n overflowed double precision")
     expect_true(all(is.finite(res$fit$solution$beta)))
   }

@@ -67,3 +67,19 @@ test_that("print shows the solver's time only when it differs from the wall cloc
   fit$solver_time <- 0.5
   expect_output(print(fit), "Iterations: 5 in 2 s \\(solver 0\\.5 s; the rest: set-up and trace evaluations\\)")
 })
+
+test_that("the default schedule reproduces a fit exactly: stops do not depend on timing", {
+  d <- regression_data(n = 2000, p = 50, seed = 3)
+  fits <- lapply(1:3, function(i) {
+    set.seed(5)
+    sparse_regression(d$X, d$y, 1, method = "sfw", control = cg_control(max_iter = 5e4, tol = 1e-4))
+  })
+  expect_identical(fits[[2]]$iterations, fits[[1]]$iterations)
+  expect_identical(coef(fits[[2]]), coef(fits[[1]]))
+  expect_identical(coef(fits[[3]]), coef(fits[[1]]))
+  expect_lt(fits[[1]]$iterations, 5e4)               # it stopped on tol
+  a <- robust_pca(volcano)
+  b <- robust_pca(volcano)
+  expect_identical(a$iterations, b$iterations)
+  expect_identical(as.matrix(a$solution$X), as.matrix(b$solution$X))
+})
