@@ -1,8 +1,9 @@
 # Where the time of a call goes: wall clock (fit$time, measured by
 # system.time around the call as well) against the solver's own time
 # (fit$solver_time), for the old fixed evaluation schedule (eval_every = 10)
-# and the adaptive default (eval_every = NULL: evaluations within ~10% of the
-# wall time). Each call is one a user would make.
+# and the adaptive default (eval_every = NULL: stop tests at most 10% of the
+# iterations apart, trace rows within ~10% of the wall time). Each call is
+# one a user would make, with the default tol unless said otherwise.
 #
 # Run from the repository root (after R CMD INSTALL .):
 #   Rscript inst/bench/timing.R
@@ -30,11 +31,11 @@ calls <- list(
     sparse_regression(Xs, ys, 5, method = "fw", control = ctl)
   },
   "sparse_regression sfw, 2e4 iterations" = function(ctl) {
-    ctl$max_iter <- 2e4; ctl$tol <- 0
+    ctl$max_iter <- 2e4      # default tol = 1e-6: stop tests at <= 10% spacing
     sparse_regression(Xs, ys, 5, method = "sfw", control = ctl)
   },
   "complete_matrix sfw (MovieLens), 1000 iterations" = function(ctl) {
-    ctl$max_iter <- 1000; ctl$tol <- 0
+    ctl$max_iter <- 1000     # default tol
     complete_matrix(ml_obs, radius = 3000, method = "sfw", center = "both", control = ctl)
   }
 )
