@@ -174,9 +174,13 @@ fit_header <- function(x) {
     # robust PCA says what its certified rank means in its notes
     if (!is.null(x$certified_rank) && (prox || !is.na(x$certified_rank)) &&
         !inherits(x, "robust_pca_fit"))
-      lines <- c(lines, sprintf("  rank certified by the last proximal step: %s",
-                                if (is.na(x$certified_rank)) "none (rank capped by max_rank)"
-                                else fmt_num(x$certified_rank)))
+      # X moves part way towards each proximal point, so its own rank can
+      # exceed the step's (matrix_sensing: a certified step of rank 1, X of
+      # numerical rank 8): say what is certified, of what
+      lines <- c(lines, if (is.na(x$certified_rank))
+        "  last proximal step: rank not certified (capped by max_rank)"
+      else sprintf("  last proximal step: rank %s, certified exact (X combines such steps; its own rank can be higher)",
+                   fmt_num(x$certified_rank)))
     # problem-specific lines made at fit time
     if (length(x$notes)) lines <- c(lines, paste0("  ", x$notes))
   }
