@@ -63,6 +63,15 @@ test_that("matrix_sensing reaches the exact reference; its gap certifies it", {
     expect_gte(fit$gap, fit$objective - ref$objective - 1e-9)
     expect_lt(fit$objective - ref$objective, 1e-3 * ref$objective)
     expect_lt(norm(fit$solution$X - ref$X, "F"), 1e-3 * norm(ref$X, "F"))
+    if (method == "svrgcg") {
+      # print says what the certified rank is of: the last proximal step,
+      # not X (which averages steps and has more, tiny, directions)
+      d <- svd(fit$solution$X)$d
+      expect_gt(sum(d > 1e-12 * d[1]), fit$certified_rank)
+      expect_output(print(fit), sprintf(
+        "last proximal step: rank %d, certified exact \\(X combines such steps",
+        fit$certified_rank))
+    }
   }
   set.seed(13)
   fit <- matrix_sensing(Amat, b, tau, l1, l2, dims = c(m, m), method = "scg",
