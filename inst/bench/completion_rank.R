@@ -25,23 +25,14 @@
 #   bound max(objective - gap) over the fits bounds the optimum from below.
 
 suppressPackageStartupMessages(library(stochcg))
-if (!requireNamespace("dslabs", quietly = TRUE)) stop("needs the dslabs package")
 if (!requireNamespace("softImpute", quietly = TRUE)) stop("needs the softImpute package")
 out_dir <- file.path("inst", "bench", "results")
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 t_script <- proc.time()[["elapsed"]]
 
-ml <- dslabs::movielens
-user <- match(ml$userId, sort(unique(ml$userId)))
-movie <- match(ml$movieId, sort(unique(ml$movieId)))
-m <- max(user); n <- max(movie)
-set.seed(2024)
-test_idx <- sample(nrow(ml), round(0.1 * nrow(ml)))
-train <- data.frame(row = user[-test_idx], col = movie[-test_idx],
-                    value = ml$rating[-test_idx])
-test <- data.frame(row = user[test_idx], col = movie[test_idx],
-                   value = ml$rating[test_idx])
-test <- test[test$row %in% train$row & test$col %in% train$col, ]
+source(file.path("inst", "bench", "movielens-split.R"))
+split <- movielens_split()
+train <- split$train; test <- split$test; m <- split$m; n <- split$n
 rmse <- function(p) sqrt(mean((p - test$value)^2))
 clip <- c(0.5, 5)
 wall <- function(expr) {

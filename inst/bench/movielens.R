@@ -46,24 +46,14 @@ run_si_svd <- env_flag("STOCHCG_BENCH_SI_SVD")
 t_script <- proc.time()[["elapsed"]]
 
 # ------------------------------------------------------------------ data
-if (!requireNamespace("dslabs", quietly = TRUE)) stop("needs the dslabs package")
-ml <- dslabs::movielens
-user <- match(ml$userId, sort(unique(ml$userId)))
-movie <- match(ml$movieId, sort(unique(ml$movieId)))
-m <- max(user); n <- max(movie)
-set.seed(2024)
-test_idx <- sample(nrow(ml), round(0.1 * nrow(ml)))
-train <- data.frame(row = user[-test_idx], col = movie[-test_idx],
-                    value = ml$rating[-test_idx])
-test <- data.frame(row = user[test_idx], col = movie[test_idx],
-                   value = ml$rating[test_idx])
-keep <- test$row %in% train$row & test$col %in% train$col
-n_drop <- sum(!keep)
-test <- test[keep, ]
+source(file.path("inst", "bench", "movielens-split.R"))
+split <- movielens_split()
+train <- split$train; test <- split$test; m <- split$m; n <- split$n
+n_drop <- split$n_drop
 cat(sprintf(paste0("MovieLens: %d ratings, %d users x %d movies; train %d, ",
                    "test %d (%d test entries with a user/movie unseen in ",
                    "train removed)\n"),
-            nrow(ml), m, n, nrow(train), nrow(test), n_drop))
+            split$n_ratings, m, n, nrow(train), nrow(test), n_drop))
 
 clip <- function(p) pmin(pmax(p, 0.5), 5)
 rmse <- function(p) sqrt(mean((clip(p) - test$value)^2))
@@ -278,7 +268,7 @@ md <- c("# MovieLens benchmark (dslabs::movielens)", "",
                        "[0.5, 5] for all methods. Seconds are wall-clock `system.time()` elapsed ",
                        "around each whole call (2 shared cores; other jobs were running, so ",
                        "absolute times are noisy). stochcg fits use `eval_every = max_iter`, `tol = 0`."),
-                nrow(ml), m, n, nrow(train), nrow(test), n_drop, t_center),
+                split$n_ratings, m, n, nrow(train), nrow(test), n_drop, t_center),
         "", "## Summary", "", md_table(summ_fmt), "", "## Target", "",
         paste0("- ", verdict), "", "## All fits", "", md_table(rows_fmt), "",
         "## Profile of one stochcg fit", "", "```", prof_lines, "```", "",
