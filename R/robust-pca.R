@@ -69,10 +69,10 @@
 #'     ball or PSD set and the \eqn{\ell_1}{l1} / \eqn{\ell_p}{lp} ball, or
 #'     the elastic-net prox). The returned point is the last projection, so
 #'     it is feasible, `X` has the certified rank and `Y` is sparse. The
-#'     penalty starts small (0.01: a long Douglas-Rachford step, right when
+#'     penalty starts small (0.03: a long Douglas-Rachford step, right when
 #'     `M` nearly lies in the sum of the sets) and is rebalanced as above,
 #'     every 10th iteration, on normalized residuals, which raises it for
-#'     noisy data. `gap` is the
+#'     noisy data; the iteration is over-relaxed (1.6). `gap` is the
 #'     joint Frank-Wolfe gap below (an upper bound on objective minus
 #'     optimum); as the optimum is often near 0 here, `converged` usually
 #'     means `gap <= tol * ||M||_F^2 / 2000`, a thousandth of the objective
@@ -345,7 +345,7 @@ robust_pca <- function(M, tau = NULL, s = NULL, sparse = c("l1", "lp", "enet"),
 # Douglas-Rachford step) suits the common case where M nearly lies in the
 # sum of the two sets; the balancing raises it when the residual is large.
 admm_penalty <- function(M, penalized) {
-  if (!penalized) return(0.01)
+  if (!penalized) return(0.03)          # with DR_RELAX in src/prob_robust.c
   a <- sum(abs(M))
   if (a > 0) prod(as.double(dim(M))) / (4 * a) else 1
 }
