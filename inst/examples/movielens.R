@@ -18,7 +18,7 @@ cat(sprintf("MovieLens: %d users x %d movies, %d training and %d test ratings\n"
             dims[1], dims[2], nrow(train), length(test)))
 
 rmse <- function(fit) {
-  pred <- pmin(pmax(predict(fit, ratings[test, ]), 0.5), 5)
+  pred <- predict(fit, ratings[test, ], clip = c(0.5, 5))   # ratings run 0.5 to 5
   sqrt(mean((pred - ratings$value[test])^2))
 }
 
@@ -28,7 +28,7 @@ cat(sprintf("Baseline (user + movie effects only): test RMSE %.4f\n\n", rmse(bas
 
 fit <- complete_matrix(train, radius = 700, center = "both", dims = dims,
                        method = "sfw", batch_size = 2000,
-                       control = cg_control(max_iter = 200, eval_every = 20))
+                       control = cg_control(max_iter = 200))
 print(fit)
 cat(sprintf("\nLow-rank fit: test RMSE %.4f (rank of the solution %d)\n",
             rmse(fit), length(fit$solution$X$d)))
