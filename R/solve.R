@@ -18,8 +18,10 @@ cg_run <- function(spec, control, problem, call, started) {
   message <- switch(status,
     converged = sprintf("duality gap %.3g below tol x max(|objective|, |objective at start| / 1000) = %.3g",
                         last$gap, control$tol * tol_scale(trace)),
-    max_iter = sprintf("reached max_iter = %d", control$max_iter),
-    max_time = sprintf("reached max_time = %g s", control$max_time),
+    max_iter = paste0(sprintf("reached max_iter = %d", control$max_iter),
+                      unfinished_hint(last$gap, trace, control, "max_iter")),
+    max_time = paste0(sprintf("reached max_time = %g s", control$max_time),
+                      unfinished_hint(last$gap, trace, control, "max_time")),
     interrupted = "interrupted by the user; the fit holds the last iterate",
     error = sprintf("stopped after %d iterations: %s; the fit holds the last iterate",
                     res$iterations,
@@ -36,6 +38,13 @@ cg_run <- function(spec, control, problem, call, started) {
 }
 
 wall_clock <- function() proc.time()[["elapsed"]]
+
+# how far a run that ran out of budget is from its tolerance, and what to do
+unfinished_hint <- function(gap, trace, control, budget) {
+  if (is.na(gap) || control$tol <= 0) return("")
+  sprintf(" with the relative gap at %.2g > tol = %g: raise %s for more accuracy",
+          gap / tol_scale(trace), control$tol, budget)
+}
 
 # what `tol` is relative to (as in C, cg_run_small_gap): the objective, or
 # a thousandth of the starting one if larger (optima near zero)

@@ -83,3 +83,15 @@ test_that("the default schedule reproduces a fit exactly: stops do not depend on
   expect_identical(a$iterations, b$iterations)
   expect_identical(as.matrix(a$solution$X), as.matrix(b$solution$X))
 })
+
+test_that("a fit that runs out of iterations says how far from tol it is", {
+  d <- regression_data()
+  set.seed(1)
+  fit <- sparse_regression(d$X, d$y, 3, method = "sfw", control = cg_control(max_iter = 50))
+  expect_identical(fit$status, "max_iter")
+  rel <- fit$gap / max(abs(fit$objective), 1e-3 * abs(fit$trace$objective[1]))
+  expect_identical(fit$message, sprintf(
+    "reached max_iter = 50 with the relative gap at %.2g > tol = 1e-06: raise max_iter for more accuracy", rel))
+  fit0 <- sparse_regression(d$X, d$y, 3, method = "sfw", control = cg_control(max_iter = 50, tol = 0))
+  expect_identical(fit0$message, "reached max_iter = 50")
+})
