@@ -16,8 +16,9 @@ cg_run <- function(spec, control, problem, call, started) {
   last <- trace[nrow(trace), ]
   status <- res$status
   message <- switch(status,
-    converged = sprintf("duality gap %.3g below tol x max(|objective|, |objective at start| / 1000) = %.3g",
-                        last$gap, control$tol * tol_scale(trace)),
+    converged = sprintf("duality gap %.3g below tol x %s = %.3g", last$gap,
+                        if (tol_scale(trace) > abs(last$objective)) "|objective at start| / 1000"
+                        else "|objective|", control$tol * tol_scale(trace)),
     max_iter = paste0(sprintf("reached max_iter = %d", control$max_iter),
                       unfinished_hint(last$gap, trace, control, "max_iter")),
     max_time = paste0(sprintf("reached max_time = %g s", control$max_time),
