@@ -1,6 +1,8 @@
 #' Control settings shared by all solvers
 #'
 #' @param max_iter Maximum number of iterations (a non-negative integer).
+#'   `NULL` (the default): the method's own default, 1000, or \eqn{10^5}
+#'   for [sparse_regression()]'s `"pfw"`, whose steps cost \eqn{O(p)}.
 #' @param max_time Maximum solver time in seconds (time spent on trace-only
 #'   evaluations is not counted). `Inf` for no limit.
 #' @param tol Stopping tolerance on the duality gap (an upper bound on the
@@ -33,10 +35,13 @@
 #' @examples
 #' cg_control(max_iter = 200, eval_every = 5)
 #' @export
-cg_control <- function(max_iter = 1000L, max_time = Inf, tol = 1e-6,
+cg_control <- function(max_iter = NULL, max_time = Inf, tol = 1e-6,
                        eval_every = NULL, progress = interactive(),
                        verbose = FALSE) {
-  check_count(max_iter, "max_iter", min = 0)
+  if (!is.null(max_iter)) {
+    check_count(max_iter, "max_iter", min = 0)
+    max_iter <- as.integer(max_iter)
+  }
   check_number(max_time, "max_time", min = 0, finite = FALSE)
   check_number(tol, "tol", min = 0)
   if (!is.null(eval_every)) {
@@ -45,7 +50,7 @@ cg_control <- function(max_iter = 1000L, max_time = Inf, tol = 1e-6,
   }
   check_flag(progress, "progress")
   check_flag(verbose, "verbose")
-  structure(list(max_iter = as.integer(max_iter), max_time = as.double(max_time),
+  structure(list(max_iter = max_iter, max_time = as.double(max_time),
                  tol = as.double(tol), eval_every = eval_every,
                  progress = progress, verbose = verbose),
             class = "cg_control")
@@ -54,13 +59,15 @@ cg_control <- function(max_iter = 1000L, max_time = Inf, tol = 1e-6,
 #' @export
 print.cg_control <- function(x, ...) {
   cat("<cg_control>\n")
-  shown <- vapply(x, function(v) if (is.null(v)) "adaptive" else format(v), "")
+  shown <- vapply(names(x), function(k) if (!is.null(x[[k]])) format(x[[k]])
+                  else if (k == "max_iter") "method default" else "adaptive", "")
   cat(sprintf("  %-10s %s\n", names(x), shown), sep = "")
   invisible(x)
 }
 
-as_control <- function(control) {
-  if (is.null(control)) return(cg_control())
+# `max_iter`: the method's default, filled in where none is given
+as_control <- function(control, max_iter = 1000L) {
+  if (is.null(control)) control <- cg_control()
   # a list, or a cg_control edited by hand: checked again by cg_control()
   if (!is.list(control)) stop_arg("control", "must be made by cg_control()")
   settings <- names(formals(cg_control))
@@ -71,5 +78,7 @@ as_control <- function(control) {
   if (length(unknown) > 0L)
     stop_arg("control", "has unknown settings: ", paste(unknown, collapse = ", "),
              " (known: ", paste(settings, collapse = ", "), ")")
-  do.call(cg_control, unclass(control))
+  control <- do.call(cg_control, unclass(control))
+  if (is.null(control$max_iter)) control$max_iter <- as.integer(max_iter)
+  control
 }

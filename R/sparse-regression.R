@@ -76,10 +76,10 @@
 #' @param step_size Step of `"spg"`; `NULL` for \eqn{1/L}.
 #' @param gram Keep the Gram matrix of the drawn rows (`TRUE`) or their
 #'   fitted values (`FALSE`); `NULL` chooses `TRUE` when `p <= 2000`.
-#' @param control Solver settings from [cg_control()]. `NULL` (the
-#'   default) means `cg_control()`, with `max_iter = 1e5` for `"pfw"`: its
-#'   steps cost \eqn{O(p)} and it needs at least one per nonzero
-#'   coefficient.
+#' @param control Solver settings from [cg_control()]; `NULL` (the
+#'   default) means `cg_control()`. Unless `max_iter` is given, `"pfw"` runs
+#'   up to \eqn{10^5} steps (they cost \eqn{O(p)}, and it needs at least one
+#'   per nonzero coefficient), the other methods 1000 iterations.
 #' @returns A fit of class `c("sparse_regression_fit", "cg_fit")`; see
 #'   [cg_fit]. `coef()` gives \eqn{\beta}, `predict(fit, newx)` predictions.
 #' @references Lafond, J., Wai, H.-T. and Moulines, E. (2015). Convergence
@@ -124,8 +124,7 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   check_flag(gram, "gram")
   if (gram && p > 16000L)
     stop_arg("gram", "= TRUE needs p^2 doubles; with ", p, " columns use gram = FALSE")
-  control <- if (is.null(control) && method == "pfw") cg_control(max_iter = 1e5)
-             else as_control(control)
+  control <- as_control(control, max_iter = if (method == "pfw") 1e5 else 1000)
 
   # ---- problem spec
   sparse <- inherits(X, "Matrix")

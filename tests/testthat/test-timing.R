@@ -95,3 +95,14 @@ test_that("a fit that runs out of iterations says how far from tol it is", {
   fit0 <- sparse_regression(d$X, d$y, 3, method = "sfw", control = cg_control(max_iter = 50, tol = 0))
   expect_identical(fit0$message, "reached max_iter = 50")
 })
+
+test_that("max_iter defaults to the method's own when not given", {
+  d <- regression_data()
+  expect_null(cg_control()$max_iter)
+  expect_output(print(cg_control()), "max_iter +method default")
+  ctl <- cg_control(tol = 1e-10)
+  expect_identical(sparse_regression(d$X, d$y, 3, control = ctl)$control$max_iter, 100000L)
+  expect_identical(sparse_regression(d$X, d$y, 3, method = "sfw", control = ctl)$control$max_iter, 1000L)
+  expect_identical(sparse_regression(d$X, d$y, 3, control = cg_control(max_iter = 7))$control$max_iter, 7L)
+  expect_identical(robust_pca(volcano, control = list(max_iter = NULL, tol = 1e-3))$control$max_iter, 1000L)
+})
