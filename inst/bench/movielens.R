@@ -241,12 +241,12 @@ Rprof(NULL)
 ps <- summaryRprof(prof_file)$by.self
 pt <- pf$value$trace
 prof_lines <- c(
-  sprintf("Profiled fit: fw, radius %g, max_iter %d: elapsed %.2f s, solver (fit$time) %.2f s, outside the solver loop %.2f s.",
-          radii[2], prof_it, pf$time, pf$value$time, pf$time - pf$value$time),
+  sprintf("Profiled fit: fw, radius %g, max_iter %d: elapsed %.2f s, solver (fit$solver_time) %.2f s, outside the solver loop %.2f s.",
+          radii[2], prof_it, pf$time, pf$value$solver_time, pf$time - pf$value$solver_time),
   sprintf("LMOs: %d, sparse matvecs (A x or A' x, %d nonzeros): %.0f, i.e. %.1f per LMO; %.3f ms per matvec if the solver time were all matvecs.",
           as.integer(pt$n_lmo[nrow(pt)]), nrow(train), pt$n_matvec[nrow(pt)],
           pt$n_matvec[nrow(pt)] / pt$n_lmo[nrow(pt)],
-          1000 * pf$value$time / pt$n_matvec[nrow(pt)]),
+          1000 * pf$value$solver_time / pt$n_matvec[nrow(pt)]),
   "Rprof, self time by function (top 8; .Call = the C solver):",
   paste0("    ", utils::capture.output(print(utils::head(ps, 8)))))
 unlink(prof_file)
