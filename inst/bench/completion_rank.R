@@ -18,7 +18,7 @@
 #   same size of solution), default settings (method "sfw", cg_control()),
 #   then "fw" and shorter sfw runs.
 # * Predictions clipped to [0.5, 5] (predict(clip = )). Seconds: wall clock
-#   of the whole call; for stochcg also the solver time (fit$time, without
+#   of the whole call; for stochcg also the solver time (fit$solver_time, without
 #   trace evaluations).
 # * Objective and duality gap of stochcg fits are those of the returned X
 #   (gap = <grad, X - S>, an upper bound on objective - optimum). The lower
@@ -70,9 +70,9 @@ run <- function(label, method, control) {
   f <- r$value
   e <- rmse(predict(f, test[c("row", "col")], clip = clip))
   cat(sprintf("%-40s rank %3d  RMSE %.4f  obj %.6f  gap %.2e  %6.1f s (solver %6.1f)\n",
-              label, f$rank, e, f$objective, f$gap, r$time, f$time))
+              label, f$rank, e, f$objective, f$gap, r$time, f$solver_time))
   add(method = paste("stochcg", method), setting = label, seconds = r$time,
-      solver_seconds = f$time, rank = f$rank, test_rmse = e, objective = f$objective,
+      solver_seconds = f$solver_time, rank = f$rank, test_rmse = e, objective = f$objective,
       gap = f$gap, dropped = f$dropped)
   invisible(f)
 }
