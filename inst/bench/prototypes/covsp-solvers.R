@@ -58,8 +58,18 @@ eigs_sa <- function(f, k, p, tol = 1e-10) {
   e
 }
 
-lambda_min <- function(A)
-  eigs_sa(function(x, args) as.numeric(A %*% x), 1, nrow(A))$values
+# (falls back to a dense eigen() when Lanczos fails: at the solution the
+# rank(Lambda) smallest eigenvalues form a cluster at eps, which stalls a
+# k = 1 Lanczos; a C version should take k = rank(Lambda) + 1 or a Cholesky)
+lambda_min <- function(A) {
+  e <- tryCatch(eigs_sa(function(x, args) as.numeric(A %*% x), 1, nrow(A))$values,
+                error = function(e) NULL)
+  if (is.null(e)) {
+    message("lambda_min: Lanczos failed, dense eigen()")
+    e <- min(eigen(as.matrix(A), TRUE, TRUE)$values)
+  }
+  e
+}
 
 # feasible point with the same zeros: raise the diagonal to the floor
 fix_floor <- function(Sigma, eps) {
