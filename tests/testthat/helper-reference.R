@@ -437,3 +437,122 @@ ref_pcp <- function(M, lambda = 1 / sqrt(max(dim(M))), tol = 1e-10, max_iter = 2
   }
   c(list(L = L, S = M - L), b, iterations = k)
 }
+
+# ---- l1-penalized covariance with an eigenvalue floor (Xue, Ma, Zou 2012) ---
+# Primal:  P(Sigma) = 1/2 ||Sigma - S||_F^2 + lambda sum_{i != j} |Sigma_ij|
+#          over Sigma >= eps I (diagonal unpenalized).
+# Dual:    Lagrangian with Lambda >= 0 (PSD) for Sigma - eps I >= 0,
+#          g(Lambda) = min_Sigma P(Sigma) - <Lambda, Sigma - eps I>,
+#          attained at Sigma(Lambda) = soft_off(S + Lambda, lambda), so
+#          g(Lambda) = P(Sigma(Lambda)) - <Lambda, Sigma(Lambda)> + eps tr(Lambda)
+#          and g(Lambda) <= P* <= P(Sigma) for every Lambda >= 0 and every
+#          feasible Sigma: the gap P(Sigma) - g(Lambda) certifies both.
+# KKT:     Sigma >= eps I, Lambda >= 0, Lambda (Sigma - eps I) = 0, and
+#          G = Sigma - S - Lambda has G_ii = 0, G_ij = -lambda sign(Sigma_ij) on
+#          the support, |G_ij| <= lambda off it.
+ref_soft_off <- function(A, t) {
+  B <- sign(A) * pmax(abs(A) - t, 0)
+  diag(B) <- diag(A)
+  B
+}
+
+ref_covsp_objective <- function(Sigma, S, lambda) {
+  0.5 * sum((Sigma - S)^2) + lambda * (sum(abs(Sigma)) - sum(abs(diag(Sigma))))
+}
+
+ref_covsp_dual <- function(Lambda, S, lambda, eps) {
+  Sg <- ref_soft_off(S + Lambda, lambda)
+  ref_covsp_objective(Sg, S, lambda) - sum(Lambda * Sg) + eps * sum(diag(Lambda))
+}
+
+# Projection onto {Sigma >= eps I} (eigenvalues clipped at eps)
+ref_proj_floor <- function(A, eps) {
+  e <- eigen((A + t(A)) / 2, symmetric = TRUE)
+  e$vectors %*% (pmax(e$values, eps) * t(e$vectors))
+}
+
+# Reference solver: the ADMM of Xue, Ma and Zou (split Sigma = Theta, Theta
+# >= eps I; scaled multiplier U) with a full eigen() per iteration and
+# residual balancing of rho. U = V min(d - eps, 0) V' is negative
+# semidefinite after every Theta step, so Lambda = -rho U is dual feasible.
+# Returned Sigma: the soft-thresholded iterate (exact zeros) with its
+# diagonal raised by max(0, eps - lambda_min) so it is feasible; stopped when
+# P(Sigma) - g(Lambda) <= tol max(1, P(Sigma)), so
+# P(Sigma) - tol max(1, P) <= optimum <= P(Sigma), and the primal and dual
+# residuals ||Sigma - Theta||, rho ||Theta - Theta_old|| are at most
+# tol max(1, ||S||_F) (the gap alone bounds ||Sigma - Sigma*||_F only by
+# sqrt(2 gap); the residuals make the KKT conditions hold to ~tol).
+ref_pd_sparse_cov <- function(S, lambda, eps, tol = 1e-10, rho = 1,
+                              max_iter = 50000, check_every = 5) {
+  S <- (S + t(S)) / 2
+  p <- nrow(S)
+  Theta <- ref_proj_floor(S, eps)
+  U <- matrix(0, p, p)
+  nS <- max(1, sqrt(sum(S^2)))
+  for (k in seq_len(max_iter)) {
+    Sigma <- ref_soft_off((S + rho * (Theta - U)) / (1 + rho), lambda / (1 + rho))
+    e <- eigen(Sigma + U, symmetric = TRUE)
+    Theta_old <- Theta
+    Theta <- e$vectors %*% (pmax(e$values, eps) * t(e$vectors))
+    U <- e$vectors %*% (pmin(e$values - eps, 0) * t(e$vectors))
+    r <- sqrt(sum((Sigma - Theta)^2))
+    s <- rho * sqrt(sum((Theta - Theta_old)^2))
+    if (k %% check_every == 0 || k == max_iter) {
+      lmin <- min(eigen(Sigma, symmetric = TRUE, only.values = TRUE)$values)
+      Sf <- Sigma
+      diag(Sf) <- diag(Sf) + max(0, eps - lmin)
+      Lambda <- -rho * U
+      primal <- ref_covsp_objective(Sf, S, lambda)
+      dual <- ref_covsp_dual(Lambda, S, lambda, eps)
+      if (primal - dual <= tol * max(1, primal) && max(r, s) <= tol * nS) break
+    }
+    if (r > 10 * s) {
+      rho <- 2 * rho; U <- U / 2
+    } else if (s > 10 * r) {
+      rho <- rho / 2; U <- 2 * U
+    }
+  }
+  list(Sigma = Sf, Lambda = Lambda, objective = primal, lower = dual,
+       gap = primal - dual, residual = max(r, s), iterations = k, rho = rho,
+       n_below = sum(e$values < eps))
+}
+
+# KKT residuals of a candidate Sigma (and multiplier Lambda). Entries with
+# |Sigma_ij| <= zero_tol count as zeros; `tiny` counts nonzeros below zero_tol
+# (they should be exact zeros). Without Lambda, one supported on the
+# eigenvectors of Sigma within floor_tol of eps is fitted by alternating
+# between Lambda = psd(P (Sigma - S + lambda Z) P) and the off-support
+# subgradient Z = clip((S + Lambda) / lambda).
+ref_covsp_kkt <- function(Sigma, S, lambda, eps, Lambda = NULL,
+                          zero_tol = 1e-8, floor_tol = 1e-6) {
+  Sigma <- as.matrix(Sigma)
+  p <- nrow(S)
+  e <- eigen((Sigma + t(Sigma)) / 2, symmetric = TRUE)
+  zero <- abs(Sigma) <= zero_tol
+  diag(zero) <- FALSE
+  offd <- row(S) != col(S)
+  Z <- sign(Sigma) * offd
+  if (is.null(Lambda)) {
+    V <- e$vectors[, e$values <= eps + floor_tol, drop = FALSE]
+    Lambda <- matrix(0, p, p)
+    if (ncol(V) > 0) {
+      for (it in 1:200) {
+        if (lambda > 0) Z[zero] <- pmin(pmax((S + Lambda)[zero] / lambda, -1), 1)
+        M <- crossprod(V, (Sigma - S + lambda * Z) %*% V)
+        em <- eigen((M + t(M)) / 2, symmetric = TRUE)
+        Lambda <- V %*% (em$vectors %*% (pmax(em$values, 0) * t(em$vectors))) %*% t(V)
+      }
+    }
+  }
+  G <- Sigma - S - Lambda
+  supp <- !zero & offd
+  list(floor = max(0, eps - min(e$values)),
+       lambda_psd = max(0, -min(eigen((Lambda + t(Lambda)) / 2, symmetric = TRUE,
+                                      only.values = TRUE)$values)),
+       complementary = abs(sum(Lambda * (Sigma - eps * diag(p)))),
+       diagonal = max(abs(diag(G))),
+       support = if (any(supp)) max(abs(G[supp] + lambda * sign(Sigma[supp]))) else 0,
+       off_support = if (any(zero)) max(0, abs(G[zero]) - lambda) else 0,
+       tiny = sum(Sigma[zero] != 0),
+       zeros = sum(zero) / 2)
+}
