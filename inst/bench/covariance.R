@@ -379,6 +379,10 @@ lines <- c(lines, "## Notes", "",
   "  One PDSCE::pdsoft fit (lambda 0.3) on the first 500 of its genes took 153 s (pdsoft is O(p^3)",
   "  per sweep: hours per fit at p = 4758, times 211 fits for pdsoft.cv); spcov was not run at",
   "  p = 4758 (5 min for its CV at p = 100, eigendecompositions of p x p in every step).",
+  "- stock452 side run (not in the tables; PDSCE::pdsoft defaults, tau = 1e-4, one fit each, time",
+  "  split): lambda 0.3: 9.9 s, -64000 per row, 77% zeros, min eig 7.7e-5; lambda 0.2: 7.1 s,",
+  "  -81000 per row, 50% zeros, min eig 5.0e-5. The eigenvalue floor, not the sparsity, decides the",
+  "  held-out likelihood at p = 452 (the 211 fits of pdsoft.cv take > 15 min).",
   "- The run of 2026-11-23 used COVBENCH_CAP = 900 (15 min), not the default 30 min, on 2 cores",
   "  shared with 3-5 other R processes: seconds are inflated (2-4x) and \"> 15 min\" is a lower bound.", "")
 writeLines(lines, file.path(out_dir, "covariance.md"))
