@@ -76,10 +76,10 @@
 #' @param step_size Step of `"spg"`; `NULL` for \eqn{1/L}.
 #' @param gram Keep the Gram matrix of the drawn rows (`TRUE`) or their
 #'   fitted values (`FALSE`); `NULL` chooses `TRUE` when `p <= 2000`.
-#' @param control Solver settings from [cg_control()]; `NULL` (the
-#'   default) means `cg_control()`. Unless `max_iter` is given, `"pfw"` runs
-#'   up to \eqn{10^5} steps (they cost \eqn{O(p)}, and it needs at least one
-#'   per nonzero coefficient), the other methods 1000 iterations.
+#' @param control Solver settings from [cg_control()]. Unless `max_iter`
+#'   is given, `"pfw"` runs up to \eqn{10^5} steps (they cost \eqn{O(p)},
+#'   and it needs at least one per nonzero coefficient), the other methods
+#'   1000 iterations.
 #' @returns A fit of class `c("sparse_regression_fit", "cg_fit")`; see
 #'   [cg_fit]. `coef()` gives \eqn{\beta}, `predict(fit, newx)` predictions.
 #' @references Lafond, J., Wai, H.-T. and Moulines, E. (2015). Convergence
@@ -101,7 +101,7 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
                               batch_size = NULL,
                               sampling = c("shuffle", "stream", "replace"),
                               step = NULL, K = 2L, step_size = NULL,
-                              gram = NULL, control = NULL) {
+                              gram = NULL, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   # ---- error checking

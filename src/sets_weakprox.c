@@ -23,8 +23,8 @@ static double project_top(const double *s, int r, double tau, double *p, double 
     return s[0] - p[0];
 }
 
-/* theta >= 0: singular value thresholding at theta (the prox of
- * theta ||.||_*); theta < 0: the projection onto the ball of radius tau.
+/* svt >= 0: singular value thresholding at svt (the prox of svt ||.||_*);
+ * svt < 0: the projection onto the ball of radius tau.
  * *shrunk (if not NULL): the sum of the kept, shrunk values, ||V||_*. */
 static int spectral_prox(const double *A, int m, int n, int set, double tau, double svt,
                          int max_rank, int *rank, double *V, int *certified, int *triplets,
