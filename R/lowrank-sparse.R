@@ -173,66 +173,47 @@ lowrank_sampler <- function(M0, sigma) {
   structure(list(M0 = as.matrix(M0), sigma = as.double(sigma)), class = "cg_sampler")
 }
 
-#' Sparse and low-rank covariance estimation
+#' Sample covariance as a finite sum, for [lowrank_sparse()]
 #'
-#' [lowrank_sparse()] with \eqn{E[M]} the sample covariance of the rows of
-#' `data`, as a finite sum over rows: \eqn{M_i = \frac{n}{n-1}(x_i - \bar
-#' x)(x_i - \bar x)^\top}, whose mean is `cov(data)`. SVRGCG takes full
-#' snapshots (Garber and Kaplan 2019, Alg. 2); minibatch gradients (for
-#' `"scg"`) are one BLAS call on the centred rows of the batch, never a
-#' \eqn{p \times p} matrix per sample. `data` may be dense or a sparse
-#' `Matrix` (kept sparse). The default set is the PSD cone with bounded trace
-#' (a covariance is PSD). See [lowrank_sparse()] for the method, the certified
-#' rank, the certificate of the stated problem (`gap`), the smoothing
-#' continuation and the defaults.
-#'
-#' **Default method and why.** `"svrgcg"` with continuation (full
-#' snapshots): on the test instance (\eqn{n = 200}, \eqn{p = 15}) it and
-#' `"fw"` both reach 1e-3 of the stated optimum within a few milliseconds,
-#' but only `"svrgcg"` certifies it (115 iterations; `"fw"`'s gap is still
-#' 1.6e-3 after 20000) and it goes on to 3e-7 (`"fw"`: 2e-4) in the same
-#' budget, while the sampling methods `"scg"` and `"scgs"` stall near 8\%
-#' (`inst/bench/smoothed_defaults.R`).
+#' The paper's covariance model (Garber and Kaplan 2019, eq. 7, Alg. 2):
+#' \eqn{E[M]} is the sample covariance of the rows of `data`, a finite sum
+#' over rows \eqn{M_i = \frac{n}{n-1}(x_i - \bar x)(x_i - \bar x)^\top}
+#' whose mean is `cov(data)`. Given as `M` to [lowrank_sparse()], SVRGCG
+#' takes full snapshots and minibatch gradients (for `"scg"`) are one BLAS
+#' call on the centred rows of the batch, never a \eqn{p \times p} matrix per
+#' sample. `data` may be dense or a sparse `Matrix` (kept sparse). This
+#' estimates a sparse low-rank matrix; for a covariance estimate to use as
+#' one (positive definite, exact zeros, free diagonal) see
+#' [sparse_covariance()].
 #'
 #' @section Memory:
-#' `data` is read where it is, never copied. On top of it the call uses about
-#' 1.6 to 2.2 times the size of a dense `data` (`inst/bench/memory.R`): the C solver's
-#' minibatch buffer of \eqn{n \times p}{n x p} doubles (dense, also for a
-#' sparse `data`, whose minibatches it densifies), the row distances to the
-#' mean (computed in R by blocks of columns), and seven
-#' \eqn{p \times p}{p x p} matrices as in [lowrank_sparse()]. A sparse `data`
-#' adds one copy of it by rows.
+#' `data` is read where it is, never copied. On top of it the fit uses about
+#' 1.6 to 2.2 times the size of a dense `data` (`inst/bench/memory.R`): the C
+#' solver's minibatch buffer of \eqn{n \times p}{n x p} doubles (dense, also
+#' for a sparse `data`, whose minibatches it densifies), the row distances to
+#' the mean (computed by blocks of columns), and seven
+#' \eqn{p \times p}{p x p} matrices as in [lowrank_sparse()]. A sparse
+#' `data` adds one copy of it by rows.
 #'
 #' @param data An \eqn{n \times p} numeric matrix or `Matrix` of observations
 #'   (rows), \eqn{n \ge 2}.
-#' @inheritParams lowrank_sparse
-#' @returns A fit of class `c("sparse_covariance_fit", "cg_fit")`;
-#'   `solution$X` is the \eqn{p \times p} estimate.
+#' @returns An object of class `cg_rows`, for `M` in [lowrank_sparse()].
 #' @examples
 #' set.seed(2)
 #' n <- 300; p <- 20
 #' L <- matrix(0, p, 2); L[1:5, 1] <- 2; L[6:10, 2] <- 1.5
 #' data <- matrix(rnorm(n * 2), n) %*% t(L) + matrix(rnorm(n * p, sd = 0.5), n)
-#' fit <- sparse_covariance(data, lambda = 0.05, radius = 25,
-#'                          control = cg_control(max_iter = 300))
+#' fit <- lowrank_sparse(covariance_rows(data), lambda = 0.05, radius = 25,
+#'                       control = cg_control(max_iter = 300))
 #' fit
-#' round(fit$solution$X[1:6, 1:6], 2)
 #' @export
-sparse_covariance <- function(data, lambda, radius, set = c("psd", "nuclear"),
-                              method = c("svrgcg", "scg", "scgs", "fw"), rank = 1L,
-                              max_rank = NULL, mu = NULL, eps = 0.01, eta = NULL,
-                              inner = NULL, batch = NULL, control = cg_control()) {
-  started <- wall_clock()
-  call <- match.call()
-  set <- match_choice(set, c("psd", "nuclear"), "set")
-  method <- match_choice(method, c("svrgcg", "scg", "scgs", "fw"), "method")
+covariance_rows <- function(data) {
   data <- check_design(data, "data")
   n <- nrow(data); p <- ncol(data)
   if (n < 2L || p < 1L) stop_arg("data", "must have at least two rows and one column")
   xbar <- Matrix::colMeans(data)
   sparse <- inherits(data, "Matrix")
-  S <- as.matrix(Matrix::crossprod(data) - n * tcrossprod(xbar)) / (n - 1)
-  S <- (S + t(S)) / 2
+  S <- sample_covariance(data, xbar)
   # squared distances of the rows to the mean, for E||M_i - S||^2 (by blocks
   # of columns: no temporary of the size of data)
   r2 <- numeric(n)
@@ -251,14 +232,23 @@ sparse_covariance <- function(data, lambda, radius, set = c("psd", "nuclear"),
                          Xr <- methods::as(Matrix::t(data), "CsparseMatrix")
                          list(row_p = Xr@p, row_j = Xr@i, row_x = Xr@x)
                        } else list(data = data)))
-  check_number(lambda, "lambda", min = 0)
-  lowrank_solve(src, list(kind = 0L, lambda = lambda), radius, set, method, rank,
-                max_rank, mu, eps, eta, inner, batch, snapshot_batch = 0, control,
-                call, "sparse_covariance", started)
+  structure(src, class = "cg_rows")
+}
+
+# cov(data) (divisor n - 1) without centring a copy of data; symmetric
+sample_covariance <- function(data, xbar = Matrix::colMeans(data)) {
+  n <- nrow(data)
+  S <- as.matrix(Matrix::crossprod(data)) - n * tcrossprod(xbar)
+  S <- S / (n - 1)
+  (S + t(S)) / 2
 }
 
 # ---- internal: where E[M] comes from (source codes of src/prob_lowrank.c)
 lowrank_source <- function(M, set, target) {
+  if (inherits(M, "cg_rows")) {
+    if (!is.null(target)) stop_arg("target", "is used only when `M` is a function")
+    return(unclass(M))
+  }
   if (inherits(M, "cg_sampler")) {   # re-checked: a user may build one by hand
     M0 <- as.matrix(check_design(M$M0, "M$M0"))
     check_number(M$sigma, "M$sigma", min = 0)

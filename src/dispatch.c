@@ -4,10 +4,11 @@
 #include "stochcg.h"
 #include <string.h>
 
-static const char *const problem_names[] = {"regression", "completion", "lowrank", "robust"};
+static const char *const problem_names[] = {"regression", "completion", "lowrank", "robust",
+                                          "covariance"};
 static const char *const method_names[] = {"fw", "sfw", "spg", "svrgcg", "scg", "scgs",
                                            "alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p", "altmin", "pfw",
-                                           "admm"};
+                                           "admm", "dual_apg"};
 static const char *const step_names[] = {"line_search", "standard", "sfw"};
 static const char *const stop_names[] = {"max_iter", "converged", "max_time",
                                          "interrupted", "error"};
@@ -36,14 +37,16 @@ static SEXP solve_body(void *data)
     if (s->problem == 0) cg_problem_regression(P, s->spec);
     else if (s->problem == 1) cg_problem_completion(P, s->spec);
     else if (s->problem == 2) cg_problem_lowrank(P, s->spec);
-    else cg_problem_robust(P, s->spec);
+    else if (s->problem == 3) cg_problem_robust(P, s->spec);
+    else cg_problem_covariance(P, s->spec);
 
     /* the trace grows by doubling: start small, whatever max_iter is */
     const int every = s->ctl->eval_every;
     const double rows = (double) s->ctl->max_iter / (every > 0 ? every : 1) + 3;
     cg_trace_init(s->tr, rows < 1024 ? (int) rows : 1024);
     const int method = s->o->method;
-    s->status = method == CG_METHOD_SPG ? cg_solve_pg(P, s->o, s->ctl, s->tr, &s->iters)
+    s->status = s->problem == 4 ? cg_solve_split(P, s->ctl, s->tr, &s->iters)
+              : method == CG_METHOD_SPG ? cg_solve_pg(P, s->o, s->ctl, s->tr, &s->iters)
               : method == CG_METHOD_SVRGCG ? cg_solve_svrgcg(P, s->o, s->ctl, s->tr, &s->iters)
               : method == CG_METHOD_SCGS ? cg_solve_scgs(P, s->o, s->ctl, s->tr, &s->iters)
               : method == CG_METHOD_PFW ? cg_solve_pfw(P, s->o, s->ctl, s->tr, &s->iters)
@@ -90,7 +93,10 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
 
     const int alternating = (o.method >= CG_METHOD_ALT_CGPG && o.method <= CG_METHOD_ALTMIN)
                             || o.method == CG_METHOD_ADMM;
-    if (alternating != (problem == 3) || (o.method == CG_METHOD_PFW && problem != 0))
+    const int covariance = o.method == CG_METHOD_DUAL_APG || o.method == CG_METHOD_ALTMIN;
+    if (problem == 4 ? !covariance
+                     : alternating != (problem == 3) || o.method == CG_METHOD_DUAL_APG
+                       || (o.method == CG_METHOD_PFW && problem != 0))
         error("method '%s' does not apply to problem '%s'", method_names[o.method],
               problem_names[problem]);
     cg_problem P;
@@ -112,7 +118,8 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     SET_VECTOR_ELT(out, 0, problem == 0 ? cg_regression_solution(&P)
                          : problem == 1 ? cg_completion_solution(&P)
                          : problem == 2 ? cg_lowrank_solution(&P)
-                         : cg_robust_solution(&P));
+                         : problem == 3 ? cg_robust_solution(&P)
+                         : cg_covariance_solution(&P));
     SET_VECTOR_ELT(out, 1, cg_trace_to_list(&tr));
     SET_VECTOR_ELT(out, 2, mkString(stop_names[status]));
     SET_VECTOR_ELT(out, 3, ScalarInteger(iters));

@@ -105,23 +105,33 @@ int cg_lapack_svd(double *X, int m, int n, double *s, double *U, double *VT)
     return info == 0 ? CG_OK : CG_ERR_LAPACK;
 }
 
-int cg_lapack_syevr(double *X, int n, int il, int iu, double *w, double *Z)
+/* dsyevr on the upper triangle: eigenpairs il..iu (range "I") or those in
+ * (vl, vu] (range "V"); *found of them into w, Z (n x found) */
+static int syevr(double *X, int n, const char *range, double vl, double vu, int il, int iu,
+                 double *w, double *Z, int *found)
 {
     if (!cg_all_finite(X, (size_t) n * n)) return CG_ERR_NONFINITE;
-    int info = 0, lwork = -1, liwork = -1, found = 0, iwq, k = iu - il + 1;
-    double vl = 0.0, vu = 0.0, abstol = 0.0, wq;
-    int *isuppz = (int *) R_alloc(2 * (size_t) (k > 0 ? k : 1), sizeof(int));
-    F77_CALL(dsyevr)("V", "I", "U", &n, X, &n, &vl, &vu, &il, &iu, &abstol, &found,
+    int info = 0, lwork = -1, liwork = -1, iwq;
+    double abstol = 0.0, wq;
+    int *isuppz = (int *) R_alloc(2 * (size_t) n, sizeof(int));
+    F77_CALL(dsyevr)("V", range, "U", &n, X, &n, &vl, &vu, &il, &iu, &abstol, found,
                      w, Z, &n, isuppz, &wq, &lwork, &iwq, &liwork, &info
                      FCONE FCONE FCONE);
     if (info != 0) return CG_ERR_LAPACK;
     lwork = (int) wq; liwork = iwq;
     double *work = (double *) R_alloc(lwork, sizeof(double));
     int *iwork = (int *) R_alloc(liwork, sizeof(int));
-    F77_CALL(dsyevr)("V", "I", "U", &n, X, &n, &vl, &vu, &il, &iu, &abstol, &found,
+    F77_CALL(dsyevr)("V", range, "U", &n, X, &n, &vl, &vu, &il, &iu, &abstol, found,
                      w, Z, &n, isuppz, work, &lwork, iwork, &liwork, &info
                      FCONE FCONE FCONE);
-    return (info == 0 && found == k) ? CG_OK : CG_ERR_LAPACK;
+    return info == 0 ? CG_OK : CG_ERR_LAPACK;
+}
+
+int cg_lapack_syevr(double *X, int n, int il, int iu, double *w, double *Z)
+{
+    int found = 0;
+    const int st = syevr(X, n, "I", 0.0, 0.0, il, iu, w, Z, &found);
+    return (st == CG_OK && found != iu - il + 1) ? CG_ERR_LAPACK : st;
 }
 
 /* ------------------------------------------------------------ dense SVD */
@@ -320,6 +330,70 @@ int cg_extreme_value_tol(cg_linop *A, int which, int hint, double tol, double *v
         st = which == -1 ? eigs_lanczos(A, 1, -1, tol, 1000, 2 * cluster + 20, &x, u)
                          : svds_lanczos(A, 1, tol, 1000, 2 * cluster + 20, &x, u, v);
         if (st == CG_OK) *value = which == -1 ? x - tol * fabs(x) : x * sqrt(1.0 + tol);
+    }
+    vmaxset(vmax);
+    return st;
+}
+
+/* Every eigenpair of the symmetric A beyond `thresh` (below it for which =
+ * -1, above for +1), for projections onto the PSD cone whose rank is not
+ * known in advance. Lanczos for the k outermost pairs, k doubling from
+ * khint until the k-th is no longer beyond; the small end of a covariance
+ * spectrum clusters, so a subspace that does not converge is widened
+ * (ncv 2k+1 -> 4k -> 8k) before giving up; LAPACK (values in range) on a
+ * dense copy for small n or once 2k >= n. Returns CG_OK with *found pairs
+ * (at most cap; CG_ERR_DOMAIN when more exist) in vals, vecs (n x cap),
+ * ordered from the outer end inward. */
+int cg_eigs_beyond(cg_linop *A, int which, double thresh, int khint, double tol, int cap,
+                   int *found, double *vals, double *vecs)
+{
+    const int n = A->n;
+    if (A->m != n || n < 1 || (which != 1 && which != -1) || cap < 1) return CG_ERR_DOMAIN;
+    const void *vmax = vmaxget();
+    int k = khint < 2 ? 2 : khint, st = CG_OK;
+    *found = 0;
+    for (;;) {
+        if (n <= CG_DENSE_MAX || 2 * k >= n) {
+            double *X = (double *) R_alloc((size_t) n * n, sizeof(double));
+            cg_linop_densify(A, X);
+            cg_symmetrize(X, n);
+            double *w = (double *) R_alloc(n, sizeof(double));
+            double *Z = (double *) R_alloc((size_t) n * n, sizeof(double));
+            /* (vl, vu]: below thresh, or above it (-Inf, Inf are fine) */
+            const double vl = which < 0 ? R_NegInf : thresh, vu = which < 0 ? thresh : R_PosInf;
+            int m = 0;
+            st = syevr(X, n, "V", vl, vu, 0, 0, w, Z, &m);
+            if (st != CG_OK) break;
+            if (which < 0 && m > 0 && w[m - 1] >= thresh) m--;   /* strictly below */
+            if (m > cap) { st = CG_ERR_DOMAIN; break; }
+            for (int j = 0; j < m; j++) {        /* ascending: outer end first */
+                const int src = which < 0 ? j : m - 1 - j;
+                vals[j] = w[src];
+                memcpy(vecs + (size_t) j * n, Z + (size_t) src * n, (size_t) n * sizeof(double));
+            }
+            *found = m;
+            break;
+        }
+        double *ev = (double *) R_alloc(k, sizeof(double));
+        double *evec = (double *) R_alloc((size_t) n * k, sizeof(double));
+        const int ncvs[3] = { 2 * k + 1 > 20 ? 2 * k + 1 : 20, 4 * k > 60 ? 4 * k : 60,
+                              8 * k > 180 ? 8 * k : 180 };
+        for (int a = 0; a < 3; a++) {
+            st = eigs_lanczos(A, k, which, tol, 3000, ncvs[a], ev, evec);
+            if (st != CG_ERR_SVD || ncvs[a] >= n) break;
+        }
+        if (st != CG_OK) break;
+        if (which * (ev[k - 1] - thresh) <= 0.0) {          /* all beyond are in */
+            int m = 0;
+            while (m < k && which * (ev[m] - thresh) > 0.0) m++;
+            if (m > cap) { st = CG_ERR_DOMAIN; break; }
+            memcpy(vals, ev, (size_t) m * sizeof(double));
+            memcpy(vecs, evec, (size_t) n * m * sizeof(double));
+            *found = m;
+            break;
+        }
+        if (k >= cap) { st = CG_ERR_DOMAIN; break; }
+        k *= 2;
     }
     vmaxset(vmax);
     return st;

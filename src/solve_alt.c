@@ -25,8 +25,9 @@ static double prox_eta(const cg_solver_opts *o, int t)
 }
 
 /* admm: the problem's own splitting iteration (split_step), with the
- * package's bookkeeping; it stops when an evaluated gap is small */
-static int solve_split(cg_problem *P, const cg_control *ctl, cg_trace *tr, int *iters)
+ * package's bookkeeping; it stops when an evaluated gap is small (also the
+ * solver of sparse_covariance(), whose iterations are the problem's own) */
+int cg_solve_split(cg_problem *P, const cg_control *ctl, cg_trace *tr, int *iters)
 {
     cg_run r;
     int stop = cg_run_start(&r, P, ctl, tr), t = 0;
@@ -47,7 +48,7 @@ static int solve_split(cg_problem *P, const cg_control *ctl, cg_trace *tr, int *
 int cg_solve_alt(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                  cg_trace *tr, int *iters)
 {
-    if (o->method == CG_METHOD_ADMM) return solve_split(P, ctl, tr, iters);
+    if (o->method == CG_METHOD_ADMM) return cg_solve_split(P, ctl, tr, iters);
     /* first block by a CG point; the second by a proximal point (alt_*) or
      * a CG point (cgcg, cgcg_p) */
     const int first = o->method == CG_METHOD_ALT_CGPG ? CG_BLOCK_Y : CG_BLOCK_X;

@@ -78,6 +78,11 @@ int cg_extreme_value(cg_linop *A, int which, int hint, double *value);
  * value moves outward by it, so a certificate's floor is about tol / 2
  * relative to the term it enters */
 int cg_extreme_value_tol(cg_linop *A, int which, int hint, double tol, double *value);
+/* every eigenpair of symmetric A below thresh (which = -1) or above it
+ * (+1): *found (<= cap; CG_ERR_DOMAIN if more) pairs into vals (cap),
+ * vecs (n x cap), outer end first; khint: the expected count */
+int cg_eigs_beyond(cg_linop *A, int which, double thresh, int khint, double tol, int cap,
+                   int *found, double *vals, double *vecs);
 
 /* Dense LAPACK, workspace from R_alloc; X is destroyed. Thin SVD: s (min),
  * U (m x min), VT (min x n). Eigenpairs il..iu (1-based, ascending) of the
@@ -317,6 +322,9 @@ SEXP cg_completion_solution(cg_problem *P);
 SEXP cg_lowrank_solution(cg_problem *P);
 int  cg_problem_robust(cg_problem *P, SEXP spec);
 SEXP cg_robust_solution(cg_problem *P);
+/* sparse_covariance(): floored l1 covariance, optionally + low-rank part */
+int  cg_problem_covariance(cg_problem *P, SEXP spec);
+SEXP cg_covariance_solution(cg_problem *P);
 enum { CG_BLOCK_X = 0, CG_BLOCK_Y = 1 };
 
 /* ---------------------------------------------------------- solvers */
@@ -346,7 +354,7 @@ enum { CG_METHOD_FW = 0, CG_METHOD_SFW = 1, CG_METHOD_SPG = 2,
        CG_METHOD_SVRGCG = 3, CG_METHOD_SCG = 4, CG_METHOD_SCGS = 5,
        CG_METHOD_ALT_CGPG = 6, CG_METHOD_ALT_PGCG = 7, CG_METHOD_CGCG = 8,
        CG_METHOD_CGCG_P = 9, CG_METHOD_ALTMIN = 10, CG_METHOD_PFW = 11,
-       CG_METHOD_ADMM = 12 };
+       CG_METHOD_ADMM = 12, CG_METHOD_DUAL_APG = 13 };
 enum { CG_STEP_LINE_SEARCH = 0, CG_STEP_STANDARD = 1, CG_STEP_SFW = 2 };
 enum { CG_STOP_MAX_ITER = 0, CG_STOP_TOL = 1, CG_STOP_TIME = 2,
        CG_STOP_INTERRUPT = 3, CG_STOP_ERROR = 4 };
@@ -411,6 +419,8 @@ int cg_solve_svrgcg(cg_problem *P, const cg_solver_opts *o, const cg_control *ct
                     cg_trace *tr, int *iters);
 int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                   cg_trace *tr, int *iters);
+/* the problem's own iteration (split_step) with the run bookkeeping */
+int cg_solve_split(cg_problem *P, const cg_control *ctl, cg_trace *tr, int *iters);
 int cg_solve_alt(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                  cg_trace *tr, int *iters);
 

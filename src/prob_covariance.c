@@ -1,0 +1,499 @@
+/* Positive definite sparse covariance estimation (sparse_covariance()):
+ *   "sparse"          min_{R >= eps I} 1/2 ||R - S||_F^2 + lambda |R|_off
+ *                     (Xue, Ma and Zou 2012; |.|_off the l1 norm of the
+ *                     off-diagonal entries: the diagonal is free);
+ *   "lowrank+sparse"  min 1/2 ||L + R - S||_F^2 + gamma tr L + lambda |R|_off
+ *                     over L psd and R >= eps I (a convex POET).
+ * The floored sparse part is solved on its dual,
+ *   max_{Lambda psd} g(Lambda),  R(Lambda) = soft_off(T + Lambda, lambda),
+ * T = S - L, grad g = eps I - R(Lambda) (1-Lipschitz), by accelerated
+ * projected gradient with adaptive restart: the projection onto the psd cone
+ * needs only the eigenpairs of R(Y) - Y below eps, as many as the floor has
+ * active directions (1 to 8 on stock returns), found by Lanczos on a sparse
+ * plus low-rank operator; Lambda stays factored. No full eigendecomposition
+ * of a p x p matrix is taken, and S is the only dense p x p array. When
+ * soft_off(S) already has all its eigenvalues above eps, the first step
+ * finds none below and Lambda = 0 is optimal (one iteration).
+ * "lowrank+sparse" alternates exact block minimizations (block coordinate
+ * descent): R by the dual solver above (warm started), then
+ * L = psd part of (S - R - gamma I), from the eigenpairs of S - R above gamma.
+ * Certificate of the stated problem (both structures): the Fenchel dual
+ *   D(W) = -1/2 ||W||^2 - <W, S> + eps tr W,
+ * feasible when -W <= Z for some Z with |Z_ij| <= lambda off the diagonal and
+ * 0 on it, and (with L) W >= -gamma I. W = R(Lambda) - T meets the first
+ * condition for every Lambda psd (-W = Z - Lambda, Z the soft-threshold's
+ * residual); W + t I with t = max(0, -gamma - lambda_min(W)) meets both.
+ * The primal point raises the diagonal of R(Lambda) by
+ * delta = max(0, eps - lambda_min(R(Lambda))) (Ritz value moved outward, so
+ * the floor holds). */
+#include "stochcg.h"
+#include <string.h>
+#include <math.h>
+#include <float.h>
+
+#define EIG_TOL 1e-9        /* Lanczos tolerance of the projections */
+#define CERT_TOL 1e-9       /* ... of lambda_min in the certificates */
+#define BLOCK 64            /* columns per dense block of a pass */
+
+typedef struct {            /* V diag(d) V', V p x r (capacity cap) */
+    int r, cap;
+    double *v, *d;
+} symfac;
+
+typedef struct {            /* symmetric sparse matrix, both triangles */
+    int *p, *i; double *x;
+    size_t cap;
+} csc;
+
+typedef struct {
+    int p, lowrank, cap;
+    const double *S;
+    double lambda, gamma, eps, trS;
+    symfac lam, prev, Y, nxt, L, Lr;    /* dual, its previous, extrapolation,
+                                           the step's output; L and the L of
+                                           the last R step (target T = S - Lr) */
+    double tk;                          /* APG momentum */
+    csc W, R;                           /* R(Y) (work), R(Lambda) (certified) */
+    double delta, lmin;                 /* diagonal raise, lambda_min(R(Lambda)) */
+    double g2, gs, gt, trG, l1;         /* ||G||^2, <G, S>, <G, T>, tr G, |R|_off;
+                                           G = R(Lambda) - T */
+    double gap_inner, obj_inner;        /* the R step's own certificate */
+    double inner_tol;
+    int max_inner, inner_iters, restarts;
+    double *block, *block2, *scratch;   /* p x BLOCK, p x BLOCK, 2 cap x BLOCK */
+    int have_R;                         /* R(Lambda) computed for Lambda, Lr */
+    double passes;                      /* passes over S (epochs) */
+    long n_matvec;
+    cg_problem *P;
+} cov;
+
+/* ------------------------------------------------------------- factors */
+static void fac_init(symfac *f, int p, int cap)
+{
+    f->r = 0; f->cap = cap;
+    f->v = cg_zeros((size_t) p * cap); f->d = cg_zeros(cap);
+}
+
+static void fac_copy(symfac *to, const symfac *from, int p)
+{
+    to->r = from->r;
+    memcpy(to->v, from->v, (size_t) p * from->r * sizeof(double));
+    memcpy(to->d, from->d, (size_t) from->r * sizeof(double));
+}
+
+/* y += coef V diag(d) V' x  (t: r scratch) */
+static void fac_mult_add(const symfac *f, int p, double coef, const double *x, double *y,
+                         double *t)
+{
+    if (f->r == 0 || coef == 0.0) return;
+    const double one = 1.0, zero = 0.0; const int inc = 1;
+    F77_CALL(dgemv)("T", &p, &f->r, &one, f->v, &p, x, &inc, &zero, t, &inc FCONE);
+    for (int k = 0; k < f->r; k++) t[k] *= coef * f->d[k];
+    F77_CALL(dgemv)("N", &p, &f->r, &one, f->v, &p, t, &inc, &one, y, &inc FCONE);
+}
+
+/* out (p x nb) = coef * columns j0.. j0+nb-1 of V diag(d) V' (+ out if add) */
+static void fac_columns(const symfac *f, int p, int j0, int nb, double coef, double *out,
+                        int add, double *scratch)
+{
+    if (f->r == 0) { if (!add) memset(out, 0, (size_t) p * nb * sizeof(double)); return; }
+    /* scratch (r x nb) = diag(coef d) V[j0.., ]' */
+    for (int c = 0; c < nb; c++)
+        for (int k = 0; k < f->r; k++)
+            scratch[k + (size_t) c * f->r] = coef * f->d[k] * f->v[j0 + c + (size_t) k * p];
+    const double one = 1.0, beta = add ? 1.0 : 0.0;
+    F77_CALL(dgemm)("N", "N", &p, &nb, &f->r, &one, f->v, &p, scratch, &f->r, &beta, out, &p
+                    FCONE FCONE);
+}
+
+/* <A, B> for factored A, B: sum_ij a_i b_j (u_i' v_j)^2 */
+static double fac_inner(const symfac *a, const symfac *b, int p)
+{
+    double s = 0.0; const int inc = 1;
+    for (int i = 0; i < a->r; i++)
+        for (int j = 0; j < b->r; j++) {
+            const double c = F77_CALL(ddot)(&p, a->v + (size_t) i * p, &inc,
+                                            b->v + (size_t) j * p, &inc);
+            s += a->d[i] * b->d[j] * c * c;
+        }
+    return s;
+}
+
+static double fac_trace(const symfac *f)
+{
+    double s = 0.0;
+    for (int k = 0; k < f->r; k++) s += f->d[k];
+    return s;
+}
+
+/* ------------------------------------------------------ sparse storage */
+/* room for `need` entries, the first `used` kept. Growth is geometric and
+ * made outside any vmax scope, so it lives until the solve returns. */
+static void csc_reserve(csc *m, size_t used, size_t need)
+{
+    if (need <= m->cap) return;
+    size_t cap = m->cap * 2 > need ? m->cap * 2 : need;
+    int *i = (int *) R_alloc(cap, sizeof(int));
+    double *x = (double *) R_alloc(cap, sizeof(double));
+    if (used) {
+        memcpy(i, m->i, used * sizeof(int));
+        memcpy(x, m->x, used * sizeof(double));
+    }
+    m->i = i; m->x = x; m->cap = cap;
+}
+
+/* ------------------------------------------------------------ operator */
+/* y = s_coef S x + c_coef C x + sum_f f_coef F x + shift x */
+typedef struct {
+    const cov *c;
+    double s_coef; const csc *C; double c_coef;
+    const symfac *F[2]; double f_coef[2];
+    double shift;
+    double *t;
+} cov_op;
+
+static void cov_mult(const cg_linop *A, const double *x, double *y)
+{
+    const cov_op *o = (const cov_op *) A->data;
+    const int p = o->c->p;
+    if (o->s_coef != 0.0) {
+        const int inc = 1; const double zero = 0.0;
+        F77_CALL(dgemv)("N", &p, &p, &o->s_coef, o->c->S, &p, x, &inc, &zero, y, &inc FCONE);
+    } else memset(y, 0, (size_t) p * sizeof(double));
+    if (o->shift != 0.0) for (int i = 0; i < p; i++) y[i] += o->shift * x[i];
+    if (o->C) {
+        const csc *C = o->C;
+        for (int j = 0; j < p; j++) {
+            const double xj = o->c_coef * x[j];
+            if (xj != 0.0) for (int k = C->p[j]; k < C->p[j + 1]; k++) y[C->i[k]] += C->x[k] * xj;
+        }
+    }
+    for (int f = 0; f < 2; f++)
+        if (o->F[f]) fac_mult_add(o->F[f], p, o->f_coef[f], x, y, o->t);
+    ((cg_linop *) A)->n_matvec++;
+}
+
+static void op_init(cg_linop *A, cov_op *o, const cov *c)
+{
+    memset(o, 0, sizeof(*o));
+    o->c = c;
+    o->t = (double *) R_alloc(3 * (size_t) c->cap + 1, sizeof(double));
+    A->m = A->n = c->p; A->mult = cov_mult; A->tmult = cov_mult; A->data = o;
+    A->n_matvec = 0;
+}
+
+/* --------------------------------------------------------------- passes */
+/* out = soft_off(S - Lf + A, lambda) in compressed columns, by blocks of
+ * columns (the low-rank parts through dgemm); with stats, also the sums
+ * ||G||^2, <G, S>, tr G and |R|_off for G = R - (S - Lf). */
+static void soft_pass(cov *c, const symfac *A, const symfac *Lf, csc *out, int stats)
+{
+    const int p = c->p;
+    double g2 = 0.0, gs = 0.0, gt = 0.0, trG = 0.0, l1 = 0.0;
+    double *scratch = c->scratch;
+    size_t nz = 0;
+    out->p[0] = 0;
+    for (int j0 = 0; j0 < p; j0 += BLOCK) {
+        const int nb = p - j0 < BLOCK ? p - j0 : BLOCK;
+        fac_columns(A, p, j0, nb, 1.0, c->block, 0, scratch);     /* A columns */
+        fac_columns(Lf, p, j0, nb, 1.0, c->block2, 0, scratch);   /* Lf columns */
+        csc_reserve(out, nz, nz + (size_t) p * nb);
+        for (int cc = 0; cc < nb; cc++) {
+            const int j = j0 + cc;
+            const double *sj = c->S + (size_t) j * p;
+            const double *aj = c->block + (size_t) cc * p, *lj = c->block2 + (size_t) cc * p;
+            for (int i = 0; i < p; i++) {
+                const double t = sj[i] - lj[i], a = t + aj[i];
+                double r = a;
+                if (i != j) r = a > c->lambda ? a - c->lambda : a < -c->lambda ? a + c->lambda : 0.0;
+                if (r != 0.0) { out->i[nz] = i; out->x[nz] = r; nz++; }
+                if (stats) {
+                    const double g = r - t;
+                    g2 += g * g; gs += g * sj[i]; gt += g * t;
+                    if (i == j) trG += g; else l1 += fabs(r);
+                }
+            }
+            out->p[j + 1] = (int) nz;
+        }
+    }
+    if (stats) { c->g2 = g2; c->gs = gs; c->gt = gt; c->trG = trG; c->l1 = l1; }
+    c->passes += 1.0;
+}
+
+/* ------------------------------------------------------- the R step */
+/* One accelerated projected-gradient step on the dual with target S - Lr:
+ * Lambda+ = psd part of (Y + eps I - R(Y)) = sum (eps - d) u u' over the
+ * eigenpairs (d, u) of R(Y) - Y below eps. */
+static int dual_step(cov *c)
+{
+    const int p = c->p;
+    const double tn = (1.0 + sqrt(1.0 + 4.0 * c->tk * c->tk)) / 2.0;
+    const double beta = (c->tk - 1.0) / tn;
+    /* Y = (1 + beta) Lambda - beta Lambda_prev, factored side by side */
+    symfac *Y = &c->Y;
+    fac_copy(Y, &c->lam, p);
+    for (int k = 0; k < Y->r; k++) Y->d[k] *= 1.0 + beta;
+    if (beta > 0.0 && c->prev.r > 0) {
+        memcpy(Y->v + (size_t) p * Y->r, c->prev.v, (size_t) p * c->prev.r * sizeof(double));
+        for (int k = 0; k < c->prev.r; k++) Y->d[Y->r + k] = -beta * c->prev.d[k];
+        Y->r += c->prev.r;
+    }
+    soft_pass(c, Y, &c->Lr, &c->W, 0);
+    cg_linop A; cov_op o;
+    const void *vmax = vmaxget();
+    op_init(&A, &o, c);
+    o.C = &c->W; o.c_coef = 1.0; o.F[0] = Y; o.f_coef[0] = -1.0;
+    int found = 0;
+    const int st = cg_eigs_beyond(&A, -1, c->eps, c->lam.r + 2, EIG_TOL, c->cap, &found,
+                                  c->nxt.d, c->nxt.v);
+    c->n_matvec += A.n_matvec;
+    vmaxset(vmax);
+    if (st == CG_ERR_DOMAIN) {
+        cg_fail(c->P, "the floor is active in more than %d directions; give a larger "
+                "`floor` or `lambda`", c->cap);
+        return -1;
+    }
+    if (st != CG_OK) { cg_fail_status(c->P, st, "the eigenvalues below the floor"); return -1; }
+    c->nxt.r = found;
+    for (int k = 0; k < found; k++) c->nxt.d[k] = c->eps - c->nxt.d[k];
+    /* gradient restart (O'Donoghue and Candes 2015): momentum off when
+     * <Y - Lambda+, Lambda+ - Lambda> > 0, from factored inner products */
+    const double yn = fac_inner(Y, &c->nxt, p), yl = fac_inner(Y, &c->lam, p);
+    const double nn = fac_inner(&c->nxt, &c->nxt, p), nl = fac_inner(&c->nxt, &c->lam, p);
+    if (yn - yl - nn + nl > 0.0) { c->tk = 1.0; c->restarts++; } else c->tk = tn;
+    symfac t = c->prev; c->prev = c->lam; c->lam = c->nxt; c->nxt = t;
+    return found;
+}
+
+/* R(Lambda) with its statistics, the floor shift delta and the R step's own
+ * duality gap, D_T(W) = -1/2 ||W||^2 - <W, T> + eps tr W at W = G (for
+ * "sparse", T = S: the certificate of the stated problem) */
+static int certify_inner(cov *c)
+{
+    soft_pass(c, &c->lam, &c->Lr, &c->R, 1);
+    c->have_R = 1;
+    cg_linop A; cov_op o;
+    const void *vmax = vmaxget();
+    op_init(&A, &o, c);
+    o.C = &c->R; o.c_coef = 1.0;
+    double lmin;
+    const int st = cg_extreme_value_tol(&A, -1, c->lam.r + 1, CERT_TOL, &lmin);
+    c->n_matvec += A.n_matvec;
+    vmaxset(vmax);
+    if (st != CG_OK) {
+        cg_fail_status(c->P, st, "the smallest eigenvalue of the estimate");
+        return -1;
+    }
+    c->lmin = lmin;
+    c->delta = lmin < c->eps ? c->eps - lmin : 0.0;
+    const double d = c->delta, p = c->p;
+    c->obj_inner = 0.5 * c->g2 + d * c->trG + 0.5 * p * d * d + c->lambda * c->l1;
+    c->gap_inner = c->obj_inner - (-0.5 * c->g2 - c->gt + c->eps * c->trG);
+    return 0;
+}
+
+/* R step to the inner tolerance (relative to its objective), warm started
+ * from the last dual; returns the eigenpairs computed or -1 */
+static int r_step(cov *c)
+{
+    int work = 0;
+    c->tk = 1.0;                               /* the target moved: no momentum */
+    c->prev.r = 0;
+    for (int it = 1; it <= c->max_inner; it++) {
+        const int a = dual_step(c);
+        if (a < 0) return -1;
+        work += a;
+        c->inner_iters++;
+        if (it == 1 || it % 5 == 0 || it == c->max_inner) {
+            if (certify_inner(c) < 0) return -1;
+            if (c->gap_inner <= c->inner_tol * fmax(fabs(c->obj_inner), DBL_MIN)) return work;
+        }
+        if (cg_interrupt_poll()) { cg_fail_status(c->P, CG_ERR_INTERRUPT, ""); return -1; }
+    }
+    return work;
+}
+
+/* L = psd part of (S - R - delta I - gamma I): eigenpairs of S - R_f above gamma */
+static int l_step(cov *c)
+{
+    cg_linop A; cov_op o;
+    const void *vmax = vmaxget();
+    op_init(&A, &o, c);
+    o.s_coef = 1.0; o.C = &c->R; o.c_coef = -1.0; o.shift = -c->delta;
+    int found = 0;
+    const int st = cg_eigs_beyond(&A, +1, c->gamma, c->L.r + 2, EIG_TOL, c->cap, &found,
+                                  c->L.d, c->L.v);
+    c->n_matvec += A.n_matvec;
+    vmaxset(vmax);
+    if (st == CG_ERR_DOMAIN) {
+        cg_fail(c->P, "the low-rank part has rank above %d; give a larger `gamma`", c->cap);
+        return -1;
+    }
+    if (st != CG_OK) { c->L.r = 0; cg_fail_status(c->P, st, "the low-rank step"); return -1; }
+    c->L.r = found;
+    for (int k = 0; k < found; k++) c->L.d[k] -= c->gamma;
+    return found;
+}
+
+/* ------------------------------------------------------ problem table */
+static int cv_split_step(cg_problem *P)
+{
+    cov *c = (cov *) P->self;
+    if (!c->lowrank) {
+        const int a = dual_step(c);
+        if (a >= 0) c->have_R = 0;
+        return a < 0 ? -1 : c->lam.r;
+    }
+    fac_copy(&c->Lr, &c->L, c->p);
+    const int a = r_step(c);
+    if (a < 0) return -1;
+    const int b = l_step(c);
+    return b < 0 ? -1 : c->L.r;
+}
+
+/* objective of the stated problem at the primal point and its duality gap */
+static void cv_evaluate(cg_problem *P, double *obj, double *gap)
+{
+    cov *c = (cov *) P->self;
+    *obj = NA_REAL; *gap = NA_REAL;
+    if (!c->lowrank) {
+        if (certify_inner(c) < 0) return;
+        *obj = c->obj_inner; *gap = c->gap_inner;
+        return;
+    }
+    if (!c->have_R && certify_inner(c) < 0) return;
+    const int p = c->p;
+    /* primal: 1/2 ||L + R + delta I - S||^2 + gamma tr L + lambda |R|_off */
+    double f2 = 0.0;
+    double *col = c->block2;
+    for (int j0 = 0; j0 < p; j0 += BLOCK) {
+        const int nb = p - j0 < BLOCK ? p - j0 : BLOCK;
+        fac_columns(&c->L, p, j0, nb, 1.0, c->block, 0, c->scratch);
+        for (int cc = 0; cc < nb; cc++) {
+            const int j = j0 + cc;
+            const double *sj = c->S + (size_t) j * p, *lj = c->block + (size_t) cc * p;
+            memset(col, 0, (size_t) p * sizeof(double));
+            for (int k = c->R.p[j]; k < c->R.p[j + 1]; k++) col[c->R.i[k]] = c->R.x[k];
+            col[j] += c->delta;
+            for (int i = 0; i < p; i++) {
+                const double r = lj[i] + col[i] - sj[i];
+                f2 += r * r;
+            }
+        }
+    }
+    *obj = 0.5 * f2 + c->gamma * fac_trace(&c->L) + c->lambda * c->l1;
+    /* dual at W = G + t I, G = R(Lambda) - S + Lr, t from lambda_min(G) */
+    cg_linop A; cov_op o;
+    const void *vmax = vmaxget();
+    op_init(&A, &o, c);
+    o.s_coef = -1.0; o.C = &c->R; o.c_coef = 1.0; o.F[0] = &c->Lr; o.f_coef[0] = 1.0;
+    double lmin;
+    const int st = cg_extreme_value_tol(&A, -1, c->L.r + 1, CERT_TOL, &lmin);
+    c->n_matvec += A.n_matvec;
+    vmaxset(vmax);
+    if (st != CG_OK) { cg_fail_status(P, st, "the duality gap's eigenvalue"); return; }
+    const double t = -c->gamma - lmin > 0.0 ? -c->gamma - lmin : 0.0;
+    const double dual = -0.5 * (c->g2 + 2.0 * t * c->trG + p * t * t) - (c->gs + t * c->trS)
+                        + c->eps * (c->trG + p * t);
+    *gap = *obj - dual;
+}
+
+static double cv_gradient(cg_problem *P, int batch) { (void) P; (void) batch; return 1.0; }
+static double cv_epoch(cg_problem *P) { return ((cov *) P->self)->passes; }
+static long cv_n_matvec(cg_problem *P) { return ((cov *) P->self)->n_matvec; }
+
+/* optional warm start (p x r factor `v`, weights `d`) into f */
+static void warm_factor(SEXP spec, const char *vname, const char *dname, symfac *f, int p)
+{
+    SEXP v = cg_list_get(spec, vname), d = cg_list_get(spec, dname);
+    if (isNull(v)) return;
+    if (TYPEOF(v) != REALSXP || TYPEOF(d) != REALSXP || XLENGTH(v) != (R_xlen_t) p * XLENGTH(d)
+        || XLENGTH(d) > f->cap)
+        error("invalid warm start '%s'", vname);
+    f->r = LENGTH(d);
+    memcpy(f->v, REAL(v), (size_t) p * f->r * sizeof(double));
+    memcpy(f->d, REAL(d), (size_t) f->r * sizeof(double));
+}
+
+int cg_problem_covariance(cg_problem *P, SEXP spec)
+{
+    cov *c = (cov *) R_alloc(1, sizeof(cov));
+    memset(c, 0, sizeof(cov));
+    SEXP S = cg_list_get(spec, "S");
+    if (TYPEOF(S) != REALSXP || !isMatrix(S)) error("spec element 'S' must be a double matrix");
+    const int p = INTEGER(getAttrib(S, R_DimSymbol))[0];
+    if (p < 1 || INTEGER(getAttrib(S, R_DimSymbol))[1] != p) error("spec element 'S' must be square");
+    c->p = p; c->S = REAL_RO(S);
+    c->lowrank = asLogical(cg_list_get(spec, "lowrank")) == TRUE;
+    c->lambda = asReal(cg_list_get(spec, "lambda"));
+    c->gamma = c->lowrank ? asReal(cg_list_get(spec, "gamma")) : 0.0;
+    c->eps = asReal(cg_list_get(spec, "floor"));
+    c->inner_tol = asReal(cg_list_get(spec, "inner_tol"));
+    c->max_inner = asInteger(cg_list_get(spec, "max_inner"));
+    c->cap = asInteger(cg_list_get(spec, "max_rank"));
+    if (!(c->lambda >= 0.0) || !(c->eps > 0.0) || !(c->gamma >= 0.0) || !(c->inner_tol > 0.0)
+        || c->max_inner < 1 || c->cap < 1 || c->cap > p)
+        error("invalid covariance spec");
+    for (int i = 0; i < p; i++) c->trS += c->S[i + (size_t) i * p];
+    fac_init(&c->lam, p, c->cap); fac_init(&c->prev, p, c->cap); fac_init(&c->nxt, p, c->cap);
+    fac_init(&c->Y, p, 2 * c->cap); fac_init(&c->L, p, c->cap); fac_init(&c->Lr, p, c->cap);
+    warm_factor(spec, "warm_v", "warm_d", &c->lam, p);
+    if (c->lowrank) warm_factor(spec, "warm_Lu", "warm_Ld", &c->L, p);
+    fac_copy(&c->Lr, &c->L, p);
+    c->tk = 1.0;
+    c->block = cg_zeros((size_t) p * BLOCK); c->block2 = cg_zeros((size_t) p * BLOCK);
+    c->scratch = cg_zeros((size_t) 2 * c->cap * BLOCK + 1);
+    c->R.p = (int *) R_alloc((size_t) p + 1, sizeof(int));
+    c->W.p = (int *) R_alloc((size_t) p + 1, sizeof(int));
+    csc_reserve(&c->R, 0, (size_t) 4 * p + BLOCK * (size_t) p);
+    csc_reserve(&c->W, 0, (size_t) 4 * p + BLOCK * (size_t) p);
+    c->P = P;
+    P->self = c;
+    P->gradient = cv_gradient; P->evaluate = cv_evaluate; P->epoch = cv_epoch;
+    P->n_matvec = cv_n_matvec; P->split_step = cv_split_step;
+    P->svd_rank = 0;
+    return CG_OK;
+}
+
+/* ------------------------------------------------------------- solution */
+static SEXP factor_matrix(const symfac *f, int p)
+{
+    SEXP out = allocMatrix(REALSXP, p, f->r);
+    if (f->r) memcpy(REAL(out), f->v, (size_t) p * f->r * sizeof(double));
+    return out;
+}
+
+static SEXP real_vector(const double *x, int n)
+{
+    SEXP out = allocVector(REALSXP, n);
+    if (n) memcpy(REAL(out), x, (size_t) n * sizeof(double));
+    return out;
+}
+
+SEXP cg_covariance_solution(cg_problem *P)
+{
+    cov *c = (cov *) P->self;
+    const int p = c->p;
+    if (!c->have_R) certify_inner(c);     /* (the final evaluation made it) */
+    static const char *names[] = {"R_p", "R_i", "R_x", "delta", "min_eigen", "L_u", "L_d",
+                                  "dual_v", "dual_d", "inner_iterations", "restarts", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    const int nnz = c->R.p[p];
+    SEXP rp = allocVector(INTSXP, p + 1);
+    SET_VECTOR_ELT(out, 0, rp);
+    memcpy(INTEGER(rp), c->R.p, (size_t) (p + 1) * sizeof(int));
+    SEXP ri = allocVector(INTSXP, nnz);
+    SET_VECTOR_ELT(out, 1, ri);
+    if (nnz) memcpy(INTEGER(ri), c->R.i, (size_t) nnz * sizeof(int));
+    SET_VECTOR_ELT(out, 2, real_vector(c->R.x, nnz));
+    SET_VECTOR_ELT(out, 3, ScalarReal(c->delta));
+    SET_VECTOR_ELT(out, 4, ScalarReal(c->lmin + c->delta));
+    SET_VECTOR_ELT(out, 5, factor_matrix(&c->L, p));
+    SET_VECTOR_ELT(out, 6, real_vector(c->L.d, c->L.r));
+    SET_VECTOR_ELT(out, 7, factor_matrix(&c->lam, p));
+    SET_VECTOR_ELT(out, 8, real_vector(c->lam.d, c->lam.r));
+    SET_VECTOR_ELT(out, 9, ScalarInteger(c->inner_iters));
+    SET_VECTOR_ELT(out, 10, ScalarInteger(c->restarts));
+    UNPROTECT(1);
+    return out;
+}
