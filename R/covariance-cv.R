@@ -242,9 +242,9 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
         row <- (gi - 1L) * length(lambdas) + li
         fit <- tryCatch(
           withCallingHandlers(
-            covariance_fit(mom$S, lambda = lambdas[li], gamma = gammas[gi],
+            covariance_fit(mom$S, lambda = lambdas[li], gamma = if (lr) gammas[gi],
                            structure = structure, floor = floor, control = inner,
-                           warm = warm, nobs = mom$n),
+                           warm = warm, nobs = mom$n, dimnames = list(NULL, NULL)),
             warning = function(w) invokeRestart("muffleWarning")),
           error = function(e) e)
         if (inherits(fit, "error")) {

@@ -675,7 +675,7 @@ covariance_header <- function(x) {
   part <- if (lr) x$solution$S else Sigma
   if (!is.null(part) && !is.na(p) && p > 1L)
     lines <- c(lines, sprintf("  %s of off-diagonal entries%s are exactly zero",
-                              pct(offdiag_zero_fraction(part)),
+                              pct(x$sparsity %||% offdiag_zero_fraction(part)),
                               if (lr) " of the sparse part S" else ""))
   me <- x$min_eigen
   if (!is.null(me)) {
