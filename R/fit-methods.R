@@ -597,6 +597,35 @@ family_linkinv <- function(family) {
 #' fits, or with `what = "objective"` or `"gap"`, it draws the convergence
 #' panels of [plot.cg_fit()]. The graphics parameters are restored on exit.
 #'
+#' @section The cross-validation table:
+#' `fit$cv` (when `lambda` or `gamma` was chosen by cross-validation) is a
+#' data frame with one row per grid point and columns `lambda`, `gamma`
+#' (`NA` for `"sparse"`), `loglik` (mean over the folds of the held-out
+#' Gaussian log-likelihood per test row, [heldout_loglik()], the test rows
+#' centred by the training mean of their fold), `se` (its standard error
+#' across folds), `n_folds` (folds whose fit converged; a fit that failed or
+#' did not converge counts as missing, with a warning), `zeros` (mean
+#' fraction of exact zeros off the diagonal: of `Sigma` for `"sparse"`, of
+#' the sparse part `S` for `"lowrank+sparse"`), `rank` (mean rank of `L`;
+#' `NA` for `"sparse"`) and `chosen` (`TRUE` in the row of the largest
+#' `loglik` among the grid points all folds scored). Its attributes hold
+#' `folds` (the number of folds), `foldid` (the fold of each row of the
+#' data, drawn with [sample()]: `set.seed()` reproduces it) and
+#' `fold_loglik` (the grid points x folds matrix of held-out
+#' log-likelihoods).
+#'
+#' Default grids, functions of the sample covariance \eqn{S} of all rows:
+#' for `lambda`, 15 values (8 for `"lowrank+sparse"`) log-spaced from
+#' \eqn{\max_{i \ne j} |S_{ij}|}{max |S_ij| off the diagonal}, where the
+#' estimate becomes diagonal, down to 1% of it when \eqn{n > p} and 10%
+#' when \eqn{n \le p} (a singular \eqn{S}: below that, fits are slow,
+#' the floor binding in many directions, and score poorly); for `gamma`, 5
+#' values log-spaced from \eqn{\lambda_1(S)/2}{lambda_1(S) / 2} down to
+#' \eqn{\lambda_1(S)/100}{lambda_1(S) / 100} (\eqn{L = 0} once
+#' \eqn{\gamma \ge \lambda_1(S)}{gamma >= lambda_1(S)}). Each fold
+#' fits the path from the largest `lambda` down, each fit warm-started by
+#' the previous one.
+#'
 #' @param x,object A `sparse_covariance_fit` (for `print.summary...`, see
 #'   [print.cg_fit()]).
 #' @param what `"cv"` for the cross-validation curve, or one or both of
