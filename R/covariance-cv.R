@@ -274,16 +274,15 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
       message(sprintf("CV fold %d of %d: %d fits in %.1f s (%.1f s so far)", k, folds, ng,
                       wall_clock() - t_fold, wall_clock() - started))
   }
-  if (n_failed + n_unconverged > 0L)
-    warning(sprintf(paste0("%d of %d cross-validation fits %s; their held-out log-likelihood ",
-                           "is NA and their grid points are averaged over the other folds%s"),
-                    n_failed + n_unconverged, ng * folds,
-                    paste(c(if (n_failed) sprintf("failed (%d, first error: %s)", n_failed,
-                                                  first_error),
-                            if (n_unconverged) sprintf("did not converge (%d)", n_unconverged)),
-                          collapse = " or "),
-                    if (n_unconverged) " (raise control$max_iter or max_time)" else ""),
+  if (n_failed + n_unconverged > 0L) {
+    why <- c(if (n_unconverged) sprintf("%d did not converge (raise control$max_iter or max_time)",
+                                        n_unconverged),
+             if (n_failed) sprintf("%d failed (first error: %s)", n_failed, first_error))
+    warning(sprintf(paste0("%d of %d cross-validation fits gave no held-out log-likelihood: %s; ",
+                           "their grid points are averaged over the other folds"),
+                    n_failed + n_unconverged, ng * folds, paste(why, collapse = "; ")),
             call. = FALSE)
+  }
   cv_table(grid, ll, zeros, rank, lr, folds, foldid, warm_chosen)
 }
 

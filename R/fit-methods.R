@@ -668,6 +668,10 @@ summary.sparse_covariance_fit <- function(object, ...) {
 covariance_header <- function(x) {
   lines <- fit_header(x)
   if (is.null(x$structure)) return(lines)
+  # the call's time includes the cross-validation
+  if (!is.null(x$cv))
+    lines <- sub("the rest: set-up and trace evaluations", "the rest: cross-validation and set-up",
+                 lines, fixed = TRUE)
   Sigma <- x$solution$Sigma
   p <- if (is.null(Sigma)) NA_integer_ else nrow(Sigma)
   lr <- identical(x$structure, "lowrank+sparse")

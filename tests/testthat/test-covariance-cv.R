@@ -156,7 +156,7 @@ test_that("covariance_cv: fits that do not converge give NA and one warning", {
   expect_warning(
     cv <- covariance_cv(X, "sparse", lambdas = lams, floor = 0.1, folds = 3,
                         control = cg_control(max_iter = 1, progress = FALSE)),
-    "3 of 6 cross-validation fits did not converge")
+    "3 of 6 cross-validation fits gave no held-out log-likelihood: 3 did not converge")
   expect_identical(cv$n_folds, c(3, 0))
   expect_true(is.na(cv$loglik[2]) && is.finite(cv$loglik[1]))
   expect_identical(cv$chosen, c(TRUE, FALSE))
