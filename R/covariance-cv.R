@@ -255,6 +255,11 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
         if (identical(fit$status, "interrupted"))
           stop("cross-validation interrupted by the user (fold ", k, " of ", folds, ")",
                call. = FALSE)
+        if (identical(fit$status, "error")) {          # a numerical failure
+          n_failed <- n_failed + 1L
+          if (is.null(first_error)) first_error <- fit$message
+          next
+        }
         warm <- fit$warm
         if (li == 1L) warm_gamma <- fit$warm
         # warm starts kept for the full-data fit: the last fold's, when
