@@ -608,7 +608,11 @@ family_linkinv <- function(family) {
 #' fraction of exact zeros off the diagonal: of `Sigma` for `"sparse"`, of
 #' the sparse part `S` for `"lowrank+sparse"`), `rank` (mean rank of `L`;
 #' `NA` for `"sparse"`) and `chosen` (`TRUE` in the row of the largest
-#' `loglik` among the grid points all folds scored). Its attributes hold
+#' `loglik` among the grid points all folds scored). Along each fold's path
+#' the smaller values of `lambda` are not fitted once the held-out
+#' log-likelihood has fallen at two consecutive values to more than 10%
+#' below the best of the path (denser, slower fits that cannot be chosen):
+#' `loglik` is `NA` at such grid points. Its attributes hold
 #' `folds` (the number of folds), `foldid` (the fold of each row of the
 #' data, drawn with [sample()]: `set.seed()` reproduces it) and
 #' `fold_loglik` (the grid points x folds matrix of held-out

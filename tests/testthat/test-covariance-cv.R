@@ -123,6 +123,29 @@ test_that("covariance_cv: balanced reproducible folds, loglik = folds recomputed
   expect_identical(which(cv$chosen), which.max(rowMeans(ll)))
 })
 
+test_that("early stop of the lambda path: same choice, skipped points have no mean", {
+  expect_false(past_peak(c(-10, -9, -30, NA)))           # one fall only
+  expect_false(past_peak(c(-10, -10.2, -10.5)))          # within 10% of the best
+  expect_true(past_peak(c(-10, -9, -10, -12)))           # two falls, 3 below -9
+  expect_true(past_peak(c(-10, NA, -11, -12)))           # NA (not converged) ignored
+  expect_false(past_peak(c(-10, -11, NA)))
+  set.seed(1)
+  X <- cv_data(n = 30, p = 20, seed = 1)
+  set.seed(1)
+  a <- covariance_cv(X, "sparse", folds = 3, progress = FALSE)
+  set.seed(1)
+  b <- covariance_cv(X, "sparse", folds = 3, progress = FALSE, early_stop = FALSE)
+  expect_gt(attr(a, "skipped"), 0)
+  expect_identical(attr(b, "skipped"), 0L)
+  full <- a$n_folds == 3
+  expect_true(all(is.na(a$loglik[!full])))
+  expect_equal(a$loglik[full], b$loglik[full])
+  expect_identical(which(a$chosen), which(b$chosen))
+  # the skipped points are worse, in every fold, than the chosen one
+  fa <- attr(b, "fold_loglik")
+  expect_true(all(fa[!full, ] < rep(fa[which(b$chosen), ], each = sum(!full))))
+})
+
 test_that("cv_select: a single value is not cross-validated; grids are", {
   X <- cv_data(n = 40, p = 5)
   sel <- cv_select(X, "sparse", lambda = 0.1)
