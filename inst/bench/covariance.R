@@ -35,8 +35,9 @@
 # Every fit runs in its own child process, `timeout <cap> Rscript ...`, cap =
 # 1800 s (30 min) unless COVBENCH_CAP is set; a fit that does not finish is
 # reported as "> cap". Select data sets / estimators with the environment
-# variables COVBENCH_DATA and COVBENCH_EST (comma-separated names); rows of
-# earlier runs are kept in inst/bench/results/covariance.csv and the markdown
+# variables COVBENCH_DATA, COVBENCH_SPLIT and COVBENCH_EST (comma-separated
+# names); rows of earlier runs are kept in inst/bench/results/covariance.csv
+# and the markdown
 # file is rebuilt from all rows.
 #
 # Run from the repository root:  Rscript inst/bench/covariance.R
@@ -251,6 +252,7 @@ sel <- function(var, all) {
 }
 run_data <- sel("COVBENCH_DATA", unique(vapply(cases, `[`, "", 1)))
 run_est <- sel("COVBENCH_EST", names(estimators))
+run_split <- sel("COVBENCH_SPLIT", c("time", "random"))
 out_dir <- file.path("inst", "bench", "results")
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 csv <- file.path(out_dir, "covariance.csv")
@@ -259,7 +261,7 @@ me <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
 rscript <- file.path(R.home("bin"), "Rscript")
 
 for (cs in cases) {
-  if (!cs[1] %in% run_data) next
+  if (!cs[1] %in% run_data || !cs[2] %in% run_split) next
   s <- make_split(cs[1], cs[2])
   dfile <- tempfile(fileext = ".rds"); saveRDS(s, dfile)
   for (est in run_est) {
