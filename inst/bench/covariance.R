@@ -145,12 +145,14 @@ estimators <- list(
   # on held-out Gaussian log-likelihood over the default grids; the note gives
   # the chosen values, the sparsity of the sparse part and the rank of L.
   stochcg_sparse = if (has_structure()) function(train) {
+    set.seed(7)                          # the CV folds
     f <- stochcg::sparse_covariance(train, lambda = "cv", structure = "sparse")
     list(Sigma = as.matrix(f$solution$Sigma),
          note = sprintf("lambda = %.3g (CV)%s", f$lambda,
                         if (isTRUE(f$converged)) "" else ", not converged"))
   },
   stochcg_lowrank_sparse = if (has_structure()) function(train) {
+    set.seed(7)
     f <- stochcg::sparse_covariance(train, lambda = "cv", structure = "lowrank+sparse")
     list(Sigma = as.matrix(f$solution$Sigma),
          note = sprintf("lambda = %.3g, gamma = %.3g (CV), rank L = %d, R %.1f%% zeros%s",
@@ -374,7 +376,18 @@ lines <- c(lines, "## Notes", "",
   "  split): lambda 0.3: 9.9 s, -64000 per row, 77% zeros, min eig 7.7e-5; lambda 0.2: 7.1 s,",
   "  -81000 per row, 50% zeros, min eig 5.0e-5. The eigenvalue floor, not the sparsity, decides the",
   "  held-out likelihood at p = 452 (the 211 fits of pdsoft.cv take > 15 min).",
-  "- The run of 2026-11-23 used COVBENCH_CAP = 900 (15 min), not the default 30 min, on 2 cores",
+  "- stochcg_sparse / stochcg_lowrank_sparse: sparse_covariance() with its defaults (floor 1% of",
+  "  the mean variance, 5-fold CV on held-out log-likelihood over the default grids: 15 lambdas for",
+  "  \"sparse\", 8 lambdas x 5 gammas for \"lowrank+sparse\"; folds by set.seed(7)). Their \"zeros\"",
+  "  column counts zeros of Sigma = L + R, which is dense; the note gives the zeros of R. On stock100",
+  "  the CV chose the largest gamma of the grid (lambda_1(S) / 2), L of rank 1 (the market factor).",
+  "- stochcg rows of 2026-11-23 run with COVBENCH_CAP = 900, one fit at a time on an otherwise idle",
+  "  machine, except golub / stochcg_lowrank_sparse, which shared the second core with a one-fit",
+  "  diagnostic: golub / stochcg_sparse at a single lambda = 0.5 (lambda_max = 1) made 4 dual",
+  "  iterations in 150 s (about 40 s each, ~200 eigenpairs below the floor per iteration) and",
+  "  stopped with relative gap 1.5e-4, not converged; the CV (5 folds x up to 15 lambdas) did not finish",
+  "  in 15 min at p = 4758.",
+  "- The peers' run of 2026-11-23 used COVBENCH_CAP = 900 (15 min), not the default 30 min, on 2 cores",
   "  shared with 3-5 other R processes: seconds are inflated (2-4x) and \"> 15 min\" is a lower bound.", "")
 writeLines(lines, file.path(out_dir, "covariance.md"))
 cat(lines, sep = "\n")
