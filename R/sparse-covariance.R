@@ -55,8 +55,8 @@
 #' @param structure `"sparse"` (default) or `"lowrank+sparse"`.
 #' @param gamma For `"lowrank+sparse"`: penalty on the trace of \eqn{L}
 #'   (larger, lower rank; \eqn{L = 0} from the largest eigenvalue of \eqn{S}
-#'   up): a number, a vector to choose from, or `NULL`/`"cv"` (default).
-#'   Must be `NULL` for `"sparse"`.
+#'   up): a number, a vector to choose from, or `NULL`/`"cv"` (default:
+#'   cross-validation). Not used by `"sparse"` (a number is an error there).
 #' @param floor Smallest eigenvalue allowed (of \eqn{\Sigma}, or of \eqn{R}
 #'   for `"lowrank+sparse"`), positive; `NULL` (default) for 1% of the mean
 #'   of the variances.
@@ -129,7 +129,7 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
   lambda <- check_penalty_grid(lambda, "lambda")
   if (lowrank) {
     gamma <- check_penalty_grid(gamma %||% "cv", "gamma", positive = TRUE)
-  } else if (!is.null(gamma)) {
+  } else if (!is.null(gamma) && !identical(gamma, "cv")) {
     stop_arg("gamma", "applies only to structure = \"lowrank+sparse\"")
   }
   tune <- !is.numeric(lambda) || length(lambda) > 1L ||
@@ -148,7 +148,8 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
     cv <- sel$cv; warm <- sel$warm
   }
   fit <- covariance_fit(S, lambda, if (lowrank) gamma else NULL, structure, floor, control,
-                        warm = warm, nobs = nobs, dimnames = list(colnames(data), colnames(data)),
+                        warm = warm, nobs = nobs,
+                        dimnames = if (!is.null(colnames(data))) list(colnames(data), colnames(data)),
                         call = call, started = started)
   fit$cv <- cv
   if (!is.null(cv)) fit$folds <- as.integer(folds)
@@ -182,6 +183,7 @@ covariance_fit <- function(S, lambda, gamma, structure, floor, control, warm = N
                # the R step of "lowrank+sparse" is solved a decade tighter than
                # the run, so its error does not stall the alternation's gap
                inner_tol = max(control$tol / 10, 1e-13), max_inner = 500L,
+               gap_goal = control$tol,
                max_rank = as.integer(min(p, 256L)))
   if (!is.null(warm) && nrow(warm$dual_v) == p) {
     spec$warm_v <- warm$dual_v; spec$warm_d <- warm$dual_d
