@@ -235,12 +235,16 @@ covariance_rows <- function(data) {
   structure(src, class = "cg_rows")
 }
 
-# cov(data) (divisor n - 1) without centring a copy of data; symmetric
+# cov(data) (divisor n - 1), exactly symmetric, with one p x p array where
+# possible: a dense data with n <= p is centred in a copy (no larger than the
+# result) and crossprod'ed (dsyrk); otherwise the crossproduct minus
+# n xbar xbar' (a sparse data stays sparse)
 sample_covariance <- function(data, xbar = Matrix::colMeans(data)) {
   n <- nrow(data)
-  S <- as.matrix(Matrix::crossprod(data)) - n * tcrossprod(xbar)
-  S <- S / (n - 1)
-  (S + t(S)) / 2
+  if (!inherits(data, "Matrix") && n <= ncol(data))
+    return(crossprod(sweep(data, 2L, xbar) / sqrt(n - 1)))
+  S <- as.matrix(Matrix::crossprod(data))
+  (S - n * tcrossprod(xbar)) / (n - 1)
 }
 
 # ---- internal: where E[M] comes from (source codes of src/prob_lowrank.c)

@@ -196,14 +196,14 @@ covariance_fit <- function(S, lambda, gamma, structure, floor, control, warm = N
   sparsity <- if (p > 1) 1 - offdiag_nonzero / (p * (p - 1)) else NA_real_
   as_storage <- function(A) {
     A <- if (Matrix::nnzero(A) <= 0.25 * p * p) A else as.matrix(A)
-    dimnames(A) <- dimnames
+    if (!is.null(dimnames)) dimnames(A) <- dimnames
     A
   }
   if (lowrank) {
     L <- lowrank(sol$L_u, sol$L_d, sol$L_u)
     Sigma <- as.matrix(R) + sol$L_u %*% (sol$L_d * t(sol$L_u))
     Sigma <- (Sigma + t(Sigma)) / 2
-    dimnames(Sigma) <- dimnames
+    if (!is.null(dimnames)) dimnames(Sigma) <- dimnames
     fit$solution <- list(Sigma = Sigma, L = L, S = as_storage(R))
   } else {
     fit$solution <- list(Sigma = as_storage(R))
