@@ -478,3 +478,15 @@ test_that("gamma = \"cv\" (the contract's default) is accepted and unused for \"
   expect_identical(dense(sparse_covariance(X, 0.1, gamma = "cv")$solution$Sigma),
                    dense(sparse_covariance(X, 0.1)$solution$Sigma))
 })
+
+test_that("single fits leave the RNG state and options alone", {
+  X <- cov_rows(8, 12, 16)                       # floor binding: eigensolver used
+  set.seed(17)
+  seed <- .Random.seed
+  opts <- options()
+  fit <- sparse_covariance(X, 0.02)
+  fit2 <- sparse_covariance(X, 0.1, structure = "lowrank+sparse", gamma = 1)
+  expect_identical(.Random.seed, seed)
+  expect_identical(options(), opts)
+  expect_equal(min_eig(fit$solution$Sigma), fit$floor, tolerance = 1e-6)   # it binds
+})
