@@ -311,6 +311,15 @@ test_that("lowrank+sparse: agrees with the reference (Sigma, L, S), L PSD of the
                                                    cs$gamma, cs$lambda), tolerance = 1e-10)
     expect_gte(fit$gap, fit$objective - ref$objective - 1e-12 * max(1, ref$objective))
     expect_true(fit$converged, info = info)
+    # KKT of the fit itself: L optimal given R, R optimal given L
+    k <- ref_lrsp_kkt(sol$L, sol$S, S, cs$gamma, cs$lambda, eps)
+    expect_lte(max(k$L_step, k$diagonal, k$support, k$off_support), 1e-6 * max(abs(S)))
+    expect_lte(k$floor, 1e-8 * eps)
+    # from the covariance with n: the same fit
+    fc <- sparse_covariance(S, cs$lambda, structure = "lowrank+sparse", gamma = cs$gamma,
+                            floor = cs$floor, n = cs$n, control = tight)
+    expect_equal(dense(fc$solution$Sigma), dense(sol$Sigma), tolerance = 1e-8, info = info)
+    expect_identical(fc$rank, fit$rank)
     # default control
     fd <- sparse_covariance(X, cs$lambda, structure = "lowrank+sparse", gamma = cs$gamma,
                             floor = cs$floor)
@@ -355,7 +364,9 @@ test_that("lowrank+sparse: compound symmetry S = a I + b 11' (closed form, as a 
     expect_lte(max(abs(as.matrix(fit$solution$L) - (b - gam / (p - 1)))), 1e-6)
     expect_lte(max(abs(dense(fit$solution$S) - (a + gam / (p - 1)) * diag(p))), 1e-6)
     expect_identical(sum(offdiag(fit$solution$S) != 0), 0L)
+    expect_s4_class(fit$solution$S, "dsCMatrix")   # diagonal: p nonzeros of p^2
     expect_identical(fit$rank, 1L)
+    expect_identical(fit$nobs, 50L)
   }
 })
 
