@@ -250,7 +250,10 @@ test_that("sparse: a covariance input with n, and a dgCMatrix of rows, give the 
     expect_lte(max(abs(dense(fs$solution$Sigma) -
                        ref_pd_sparse_cov(cov(X), lam, fd$floor)$Sigma)), 1e-6 * max(abs(cov(X))))
   }
-  # column names carry over to Sigma
+  # column names carry over to Sigma, and none are made up
+  expect_null(dimnames(sparse_covariance(X, 0.1)$solution$Sigma))
+  expect_null(dimnames(sparse_covariance(X, 0.1, structure = "lowrank+sparse",
+                                         gamma = 1)$solution$Sigma))
   colnames(X) <- paste0("v", 1:12)
   fit <- sparse_covariance(X, 0.1)
   expect_identical(dimnames(fit$solution$Sigma), list(colnames(X), colnames(X)))
