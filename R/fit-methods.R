@@ -568,3 +568,234 @@ family_linkinv <- function(family) {
     stop(sprintf("unknown family \"%s\" in the fit.", name), call. = FALSE)
   )
 }
+
+# ---- sparse_covariance() fits ----------------------------------------------
+
+#' Print, summarize and plot a sparse covariance fit
+#'
+#' Methods for the fits of [sparse_covariance()] (class
+#' `c("sparse_covariance_fit", "cg_fit")`). `print()` shows the lines of
+#' [print.cg_fit()] (status, time, objective, duality gap, the parts of the
+#' solution) followed by the estimator's own: the structure, \eqn{p} and
+#' \eqn{n}, `lambda` (and `gamma`), saying when they were chosen by
+#' cross-validation and over how many values, the eigenvalue floor, the
+#' fraction of off-diagonal entries that are exactly zero (of `Sigma` for
+#' `"sparse"`, of the sparse part `S` for `"lowrank+sparse"`), the certified
+#' smallest eigenvalue of `Sigma` against the floor and, for
+#' `"lowrank+sparse"`, the rank and trace of `L`. `summary()` adds the
+#' convergence trace as [summary.cg_fit()] does.
+#'
+#' `plot()` draws, for a fit whose `lambda` (or `gamma`) was chosen by
+#' cross-validation, the CV curve (the default, `what = "cv"`): the mean
+#' held-out Gaussian log-likelihood per test row (see [heldout_loglik()])
+#' with bars of plus and minus one standard error across folds, against
+#' \eqn{\log\lambda}{log(lambda)} (against \eqn{\log\gamma}{log(gamma)} when
+#' only `gamma` was cross-validated), one line per value of `gamma` for
+#' `"lowrank+sparse"`, and a dashed vertical line at the chosen value. The
+#' top axis gives the percentage of exact zeros off the diagonal at each
+#' grid point. Grid points where every fold failed are left out. For other
+#' fits, or with `what = "objective"` or `"gap"`, it draws the convergence
+#' panels of [plot.cg_fit()]. The graphics parameters are restored on exit.
+#'
+#' @section The cross-validation table:
+#' `fit$cv` (when `lambda` or `gamma` was chosen by cross-validation) is a
+#' data frame with one row per grid point and columns `lambda`, `gamma`
+#' (`NA` for `"sparse"`), `loglik` (mean over the folds of the held-out
+#' Gaussian log-likelihood per test row, [heldout_loglik()], the test rows
+#' centred by the training mean of their fold), `se` (its standard error
+#' across folds), `n_folds` (folds whose fit converged; a fit that failed or
+#' did not converge counts as missing, with a warning), `zeros` (mean
+#' fraction of exact zeros off the diagonal: of `Sigma` for `"sparse"`, of
+#' the sparse part `S` for `"lowrank+sparse"`), `rank` (mean rank of `L`;
+#' `NA` for `"sparse"`) and `chosen` (`TRUE` in the row of the largest
+#' `loglik` among the grid points all folds scored). Along each fold's path
+#' the smaller values of `lambda` are not fitted once the held-out
+#' log-likelihood has fallen at two consecutive values to more than 10%
+#' below the best of the path (denser, slower fits that cannot be chosen):
+#' `loglik` is `NA` at such grid points. Its attributes hold
+#' `folds` (the number of folds), `foldid` (the fold of each row of the
+#' data, drawn with [sample()]: `set.seed()` reproduces it) and
+#' `fold_loglik` (the grid points x folds matrix of held-out
+#' log-likelihoods).
+#'
+#' Default grids, functions of the sample covariance \eqn{S} of all rows:
+#' for `lambda`, 15 values (8 for `"lowrank+sparse"`) log-spaced from
+#' \eqn{\max_{i \ne j} |S_{ij}|}{max |S_ij| off the diagonal}, where the
+#' estimate becomes diagonal, down to 1% of it when \eqn{n > p} and 10%
+#' when \eqn{n \le p} (a singular \eqn{S}: below that, fits are slow,
+#' the floor binding in many directions, and score poorly); for `gamma`, 5
+#' values log-spaced from \eqn{\lambda_1(S)/2}{lambda_1(S) / 2} down to
+#' \eqn{\lambda_1(S)/100}{lambda_1(S) / 100} (\eqn{L = 0} once
+#' \eqn{\gamma \ge \lambda_1(S)}{gamma >= lambda_1(S)}). Each fold
+#' fits the path from the largest `lambda` down, each fit warm-started by
+#' the previous one.
+#'
+#' @param x,object A `sparse_covariance_fit` (for `print.summary...`, see
+#'   [print.cg_fit()]).
+#' @param what `"cv"` for the cross-validation curve, or one or both of
+#'   `"objective"` and `"gap"` for the convergence panels of [plot.cg_fit()].
+#'   Default: `"cv"` when the fit has cross-validation results (`x$cv`),
+#'   else `c("objective", "gap")`.
+#' @param ... For `summary()`, `rows` as in [summary.cg_fit()]; for `plot()`,
+#'   `against` (convergence panels) and further graphical parameters passed
+#'   to [plot()], e.g. `main`, `col`, `ylim`.
+#' @returns `print()` and `plot()` return `x` invisibly; `summary()` an
+#'   object of class `summary.cg_fit` whose `header` holds the lines printed
+#'   by `print()`.
+#' @seealso [sparse_covariance()], [cg_fit], [heldout_loglik()].
+#' @examples
+#' set.seed(1)
+#' p <- 8
+#' Sigma0 <- 0.5^abs(outer(1:p, 1:p, "-"))
+#' data <- matrix(rnorm(60 * p), 60) %*% chol(Sigma0)
+#' fit <- sparse_covariance(data, lambda = c(0.4, 0.2, 0.1, 0.05), folds = 3)
+#' fit
+#' plot(fit)
+#' @method print sparse_covariance_fit
+#' @export
+print.sparse_covariance_fit <- function(x, ...) {
+  cat(covariance_header(x), sep = "\n")
+  invisible(x)
+}
+
+#' @rdname print.sparse_covariance_fit
+#' @method summary sparse_covariance_fit
+#' @export
+summary.sparse_covariance_fit <- function(object, ...) {
+  out <- NextMethod()
+  out$header <- covariance_header(object)
+  out
+}
+
+# print.cg_fit's lines plus the estimator's own; fits without a `structure`
+# (made by hand, or by older versions) get the cg_fit lines only
+covariance_header <- function(x) {
+  lines <- fit_header(x)
+  if (is.null(x$structure)) return(lines)
+  # the call's time includes the cross-validation
+  if (!is.null(x$cv))
+    lines <- sub("the rest: set-up and trace evaluations", "the rest: cross-validation and set-up",
+                 lines, fixed = TRUE)
+  Sigma <- x$solution$Sigma
+  p <- if (is.null(Sigma)) NA_integer_ else nrow(Sigma)
+  lr <- identical(x$structure, "lowrank+sparse")
+  cv <- x$cv
+  tuned <- function(par) {
+    if (!is.data.frame(cv) || is.null(cv[[par]])) return("")
+    values <- unique(cv[[par]][!is.na(cv[[par]])])
+    if (length(values) < 2L) return("")
+    k <- attr(cv, "folds")
+    sprintf(" (chosen by %s CV over %d values)",
+            if (is.null(k)) "K-fold" else paste0(k, "-fold"), length(values))
+  }
+  pct <- function(z) {
+    if (is.na(z)) return("NA")
+    # never round to 100% or 0% when it is not exactly that
+    s <- sprintf("%.1f%%", 100 * z)
+    if (s == "100.0%" && z < 1) s <- ">99.9%"
+    if (s == "0.0%" && z > 0) s <- "<0.1%"
+    s
+  }
+  n_txt <- if (is.null(x$nobs) || is.na(x$nobs)) "n not given" else
+    sprintf("n = %s observations", fmt_num(x$nobs))
+  lines <- c(lines,
+    sprintf("Covariance estimate: structure \"%s\", p = %s variables, %s",
+            x$structure, fmt_num(p), n_txt),
+    sprintf("  lambda = %s%s", fmt_num(x$lambda, 4), tuned("lambda")),
+    if (lr) sprintf("  gamma = %s%s", fmt_num(x$gamma, 4), tuned("gamma")),
+    sprintf("  floor = %s (smallest eigenvalue allowed)", fmt_num(x$floor, 4)))
+  if (is.data.frame(cv) && any(cv$chosen %in% TRUE)) {
+    b <- which(cv$chosen %in% TRUE)[1L]
+    lines <- c(lines, sprintf("  held-out log-likelihood per row at the chosen value: %s (se %s)",
+                              fmt_num(cv$loglik[b], 5), fmt_num(cv$se[b], 3)))
+  }
+  part <- if (lr) x$solution$S else Sigma
+  if (!is.null(part) && !is.na(p) && p > 1L)
+    lines <- c(lines, sprintf("  %s of off-diagonal entries%s are exactly zero",
+                              pct(x$sparsity %||% offdiag_zero_fraction(part)),
+                              if (lr) " of the sparse part S" else ""))
+  me <- x$min_eigen
+  if (!is.null(me)) {
+    lines <- c(lines, if (is.na(me)) "  smallest eigenvalue of Sigma: not certified" else
+      sprintf("  smallest eigenvalue of Sigma: %s (certified; %s the floor %s)",
+              fmt_num(me, 4), if (!is.null(x$floor) && !is.na(x$floor) &&
+                                   me < x$floor * (1 - 1e-8)) "BELOW" else "at or above",
+              fmt_num(x$floor, 4)))
+  }
+  if (lr && inherits(x$solution$L, "lowrank"))
+    lines <- c(lines, sprintf("  L (factor part): rank %d, trace %s",
+                              lowrank_rank(x$solution$L),
+                              fmt_num(lowrank_trace(x$solution$L), 4)))
+  lines
+}
+
+#' @rdname print.sparse_covariance_fit
+#' @importFrom graphics abline axis legend lines mtext segments
+#' @method plot sparse_covariance_fit
+#' @export
+plot.sparse_covariance_fit <- function(x, what = NULL, ...) {
+  if (is.null(what)) what <- if (is.null(x$cv)) c("objective", "gap") else "cv"
+  what <- match_choices(what, c("cv", "objective", "gap"), "what")
+  if (!"cv" %in% what) return(plot.cg_fit(x, what = what, ...))
+  if (length(what) > 1L)
+    stop_arg("what", "\"cv\" cannot be combined with \"objective\" or \"gap\" ",
+             "(one plot each)")
+  if (!is.data.frame(x$cv) || nrow(x$cv) == 0L)
+    stop_arg("x", "has no cross-validation results (`x$cv` is NULL): the fit ",
+             "was made with a single value of lambda",
+             if (identical(x$structure, "lowrank+sparse")) " and of gamma")
+  plot_cv(x$cv, x$lambda, x$gamma, x$structure %||% "sparse", ...)
+  invisible(x)
+}
+
+# the CV curve(s) of a cv data frame (see cv_select())
+plot_cv <- function(cv, lambda, gamma, structure, ...) {
+  dots <- list(...)
+  dots$against <- NULL                       # convergence-panel argument
+  nl <- length(unique(cv$lambda)); ngm <- length(unique(cv$gamma[!is.na(cv$gamma)]))
+  by_gamma <- nl < 2L && ngm >= 2L           # only gamma was cross-validated
+  xvar <- if (by_gamma) "gamma" else "lambda"
+  group <- if (by_gamma || ngm < 2L) rep(1, nrow(cv)) else cv$gamma
+  ok <- is.finite(cv$loglik) & cv[[xvar]] > 0
+  if (!any(ok)) stop_arg("x", "has no finite held-out log-likelihood to plot")
+  xv <- log(cv[[xvar]]); y <- cv$loglik
+  se <- ifelse(is.finite(cv$se), cv$se, 0)
+  groups <- sort(unique(group[ok]), decreasing = TRUE)
+  cols <- if (length(groups) > 1L) hcl.colors(length(groups), "Dark 3") else "black"
+  op <- par(mar = c(5, 4.5, 4, 2) + 0.1)
+  on.exit(par(op))
+  defaults <- list(xlab = sprintf("log(%s)", xvar), ylab = "held-out log-likelihood per row",
+                   main = sprintf("%s: %d-fold cross-validation", structure,
+                                  attr(cv, "folds") %||% NA_integer_),
+                   type = "n", xlim = range(xv[ok]),
+                   ylim = range(c(y[ok] - se[ok], y[ok] + se[ok])))
+  args <- utils_modify(defaults, dots)
+  do.call(plot, c(list(xv[ok], y[ok]), args))
+  # bars of neighbouring curves side by side, not on top of each other
+  width <- diff(range(xv[ok])) %||% 0
+  for (g in seq_along(groups)) {
+    i <- which(ok & group == groups[g])
+    i <- i[order(xv[i])]
+    lines(xv[i], y[i], type = "b", pch = 20, col = cols[g])
+    has_se <- i[se[i] > 0]
+    dx <- 0.006 * width * (g - (length(groups) + 1) / 2)
+    if (length(has_se))
+      segments(xv[has_se] + dx, y[has_se] - se[has_se], xv[has_se] + dx,
+               y[has_se] + se[has_se], col = cols[g])
+  }
+  chosen <- if (by_gamma) gamma else lambda
+  if (!is.null(chosen) && length(chosen) == 1L && is.finite(chosen) && chosen > 0)
+    abline(v = log(chosen), lty = 2)
+  if (length(groups) > 1L)
+    legend("bottomleft", legend = sprintf("gamma = %s", format(groups, digits = 3)),
+           col = cols, lty = 1, pch = 20, bty = "n", cex = 0.8)
+  # exact zeros off the diagonal along the top (one group: its own curve)
+  if (length(groups) == 1L && any(is.finite(cv$zeros[ok]))) {
+    i <- which(ok & is.finite(cv$zeros))
+    axis(3, at = xv[i], labels = sprintf("%.0f", 100 * cv$zeros[i]), cex.axis = 0.7,
+         mgp = c(3, 0.5, 0))
+    mtext(if (structure == "lowrank+sparse") "% zeros in S" else "% zeros",
+          side = 3, line = 0.5, at = graphics::par("usr")[1L], adj = 1.1, cex = 0.7)
+  }
+  invisible(NULL)
+}

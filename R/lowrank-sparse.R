@@ -91,8 +91,10 @@
 #' \eqn{2r \ge \min(m, n)}{2 r >= min(m, n)}. A [lowrank_sampler()] needs
 #' the same (its `M0` is read in place).
 #'
-#' @param M A numeric matrix, a [lowrank_sampler()], or a function of `k`
-#'   returning the mean of `k` observations (a matrix of fixed dimensions).
+#' @param M A numeric matrix, a [lowrank_sampler()], a function of `k`
+#'   returning the mean of `k` observations (a matrix of fixed dimensions),
+#'   or [covariance_rows()] of a data matrix (the sample covariance as a
+#'   finite sum over its rows, the paper's Alg. 2).
 #' @param lambda Weight \eqn{\lambda \ge 0} of the l1 term.
 #' @param radius \eqn{\tau > 0}: nuclear-norm (or trace) bound.
 #' @param set `"nuclear"` or `"psd"` (then `M` must be square; it is

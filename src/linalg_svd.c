@@ -327,8 +327,13 @@ int cg_extreme_value_tol(cg_linop *A, int which, int hint, double tol, double *v
         st = which == -1 ? eigs_dense(A, 1, -1, value, u) : svds_dense(A, 1, value, u, v);
     } else {
         double x;
-        st = which == -1 ? eigs_lanczos(A, 1, -1, tol, 1000, 2 * cluster + 20, &x, u)
-                         : svds_lanczos(A, 1, tol, 1000, 2 * cluster + 20, &x, u, v);
+        /* a subspace that does not converge is widened twice */
+        for (int ncv = 2 * cluster + 20, a = 0; a < 3; a++, ncv *= 2) {
+            if (ncv > mn) ncv = mn;
+            st = which == -1 ? eigs_lanczos(A, 1, -1, tol, 1000, ncv, &x, u)
+                             : svds_lanczos(A, 1, tol, 1000, ncv, &x, u, v);
+            if (st != CG_ERR_SVD || ncv == mn) break;
+        }
         if (st == CG_OK) *value = which == -1 ? x - tol * fabs(x) : x * sqrt(1.0 + tol);
     }
     vmaxset(vmax);

@@ -17,7 +17,7 @@
 # One case:                      Rscript inst/bench/memory.R <case> <size>
 
 cases <- c("sparse_regression", "sparse_regression_dgC", "complete_matrix",
-           "lowrank_sparse", "sparse_covariance", "lowrank_constrained",
+           "lowrank_sparse", "covariance_rows", "sparse_covariance", "lowrank_constrained",
            "matrix_sensing", "robust_pca")
 
 # the input of each case at size 1 or 2 (2 has 4 times the entries)
@@ -41,8 +41,12 @@ make_input <- function(case, size) {
       d <- 1000 * k
       list(M = matrix(rnorm(d * d), d))
     },
-    sparse_covariance = {
+    covariance_rows = {
       n <- 20000 * k^2; p <- 200
+      list(data = matrix(rnorm(n * p), n))
+    },
+    sparse_covariance = {        # p x p is the size that matters here
+      n <- 500; p <- 1000 * k
       list(data = matrix(rnorm(n * p), n))
     },
     lowrank_constrained = {
@@ -63,8 +67,9 @@ fit_case <- function(case, input) {
       stochcg::sparse_regression(X, y, radius = 1, control = ctl),
     complete_matrix = stochcg::complete_matrix(Y, radius = 10, control = ctl),
     lowrank_sparse = stochcg::lowrank_sparse(M, lambda = 0.01, radius = 10, control = ctl),
-    sparse_covariance = stochcg::sparse_covariance(data, lambda = 0.01, radius = 10,
-                                                   control = ctl),
+    covariance_rows = stochcg::lowrank_sparse(stochcg::covariance_rows(data), lambda = 0.01,
+                                              radius = 10, set = "psd", control = ctl),
+    sparse_covariance = stochcg::sparse_covariance(data, lambda = 0.1, control = ctl),
     lowrank_constrained = stochcg::lowrank_constrained(M, A, b = rep(0.1, length(A)),
                                                        radius = 10, control = ctl),
     matrix_sensing = stochcg::matrix_sensing(A, b, radius = 10,

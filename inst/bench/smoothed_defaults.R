@@ -1,7 +1,7 @@
 # Which method and smoothing schedule reach the STATED (nonsmooth) optimum of
 # the smoothed problems fastest: lowrank_sparse (the issue-9 instance: the
 # paper's Sec. 5 generator at d = 40, lambda = 2; the test instance, psd),
-# sparse_covariance, lowrank_constrained, matrix_sensing. Each method runs
+# lowrank_sparse(covariance_rows(data)), lowrank_constrained, matrix_sensing. Each method runs
 # with its defaults: "auto" = continuation (no `mu` given), "fixed" = the
 # paper's fixed mu = eps C0 / (m n) (passed explicitly). The optimum comes
 # from an exact dual reference (tests/testthat/helper-reference.R, certified
@@ -60,15 +60,15 @@ res <- rbind(res, run("lowrank_sparse (psd, d = 30)", function(method, schedule)
                  mu = if (schedule == "fixed") 0.01 * 0.5 * sum(Mp^2) / d^2, control = ctl),
   ref, c("svrgcg", "scgs", "fw")))
 
-# 3. sparse_covariance (the test instance)
+# 3. lowrank_sparse on covariance_rows(data) (the paper's covariance model)
 set.seed(8)
 n <- 200; p <- 15
 L <- matrix(0, p, 2); L[1:4, 1] <- 2; L[5:8, 2] <- 1.5
 data <- matrix(rnorm(n * 2), n) %*% t(L) + matrix(rnorm(n * p, sd = 0.5), n)
 S <- cov(data)
 ref <- ref_lowrank_l1(S, 0.05, 20, "psd")
-res <- rbind(res, run("sparse_covariance (n = 200, p = 15)", function(method, schedule)
-  sparse_covariance(data, 0.05, 20, method = method,
+res <- rbind(res, run("lowrank_sparse(covariance_rows) (n = 200, p = 15)", function(method, schedule)
+  lowrank_sparse(covariance_rows(data), 0.05, 20, set = "psd", method = method,
                     mu = if (schedule == "fixed") 0.01 * 0.5 * sum(S^2) / p^2, control = ctl),
   ref, c("svrgcg", "scgs", "fw", "scg")))
 

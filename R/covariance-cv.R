@@ -1,0 +1,404 @@
+# Cross-validation of sparse_covariance(): held-out Gaussian log-likelihood,
+# default tuning grids, the K-fold path with warm starts, and cv_select(),
+# which sparse_covariance() calls when `lambda` or `gamma` is "cv" or a grid.
+# The single fit is covariance_fit() (R/sparse-covariance.R).
+
+#' Held-out Gaussian log-likelihood of a covariance estimate
+#'
+#' Mean log-density per row of \eqn{N(0, \Sigma)}{N(0, Sigma)} at the rows of
+#' `x`:
+#' \deqn{-\frac12\left(p \log(2\pi) + \log\det\Sigma +
+#'   \mathrm{tr}(\Sigma^{-1} S_{test})\right),\qquad
+#'   S_{test} = x^\top x / n_{test},}{-1/2 (p log(2 pi) + log det Sigma +
+#'   tr(Sigma^{-1} S_test)), S_test = crossprod(x) / nrow(x),}
+#' the criterion [sparse_covariance()] maximizes in cross-validation. The
+#' rows of `x` must already be centred (by the mean of the data `Sigma` was
+#' estimated from, not by their own mean).
+#'
+#' Computed from a Cholesky factor \eqn{\Sigma = R^\top R}{Sigma = R'R}:
+#' \eqn{\log\det\Sigma = 2\sum_i \log R_{ii}}{log det Sigma = 2 sum log R_ii}
+#' and \eqn{\mathrm{tr}(\Sigma^{-1}S_{test}) = \|R^{-\top}x^\top\|_F^2 /
+#' n_{test}}{tr(Sigma^{-1} S_test) = ||R^{-T} x'||_F^2 / n_test}, with one
+#' triangular solve per test row; \eqn{\Sigma^{-1}}{the inverse} is never
+#' formed. A sparse `Sigma` (a `Matrix`) is factored by CHOLMOD
+#' ([Matrix::Cholesky()], fill-reducing permutation), a dense one by
+#' [chol()]. For \eqn{p} variables and \eqn{m} test rows the cost is one
+#' Cholesky factorization plus \eqn{O(p^2 m)}{O(p^2 m)}.
+#'
+#' @param Sigma A symmetric \eqn{p \times p}{p x p} covariance matrix: a
+#'   numeric matrix or a `Matrix` (e.g. the `dsCMatrix` of
+#'   `fit$solution$Sigma`).
+#' @param x Test observations in rows, centred: a numeric matrix with
+#'   \eqn{p} columns (or a `Matrix`), or a numeric vector of length \eqn{p}
+#'   for a single row.
+#' @returns A single number: the mean log-likelihood per row, or `-Inf` when
+#'   `Sigma` is not (numerically) positive definite.
+#' @seealso [sparse_covariance()]
+#' @examples
+#' set.seed(1)
+#' Sigma <- diag(3) + 0.5
+#' x <- matrix(rnorm(30), 10, 3)
+#' heldout_loglik(Sigma, x)
+#' heldout_loglik(Matrix::Matrix(Sigma, sparse = TRUE), x)   # the same
+#' heldout_loglik(diag(c(1, 1, -1)), x)                       # -Inf
+#' @export
+heldout_loglik <- function(Sigma, x) {
+  if (!(is.matrix(Sigma) && is.numeric(Sigma)) && !inherits(Sigma, "Matrix"))
+    stop_arg("Sigma", "must be a numeric matrix or a Matrix object")
+  p <- nrow(Sigma)
+  if (p < 1L || ncol(Sigma) != p) stop_arg("Sigma", "must be a square matrix")
+  if (is.null(dim(x))) {
+    if (!is.numeric(x) || length(x) != p)
+      stop_arg("x", "must be a numeric matrix with ", p, " columns or a vector of length ", p)
+    x <- matrix(x, nrow = 1L)
+  }
+  if (inherits(x, "Matrix")) x <- as.matrix(x)
+  if (is.data.frame(x)) x <- as.matrix(x)
+  if (!is.matrix(x) || !is.numeric(x)) stop_arg("x", "must be a numeric matrix")
+  if (ncol(x) != p)
+    stop_arg("x", "must have ", p, " columns (one per variable of `Sigma`), not ", ncol(x))
+  if (nrow(x) < 1L) stop_arg("x", "must have at least one row")
+  if (!all_finite(x)) stop_arg("x", "contains NA, NaN or Inf")
+  m <- nrow(x)
+  if (inherits(Sigma, "sparseMatrix")) {
+    Sigma <- methods::as(methods::as(Matrix::forceSymmetric(Sigma), "CsparseMatrix"), "dMatrix")
+    if (!all_finite(Sigma@x)) stop_arg("Sigma", "contains NA, NaN or Inf")
+    # LL' (not LDL'): CHOLMOD stops on the first non-positive pivot
+    ch <- tryCatch(Matrix::Cholesky(Sigma, perm = TRUE, LDL = FALSE, super = NA),
+                   error = function(e) NULL, warning = function(w) NULL)
+    if (is.null(ch)) return(-Inf)
+    L <- Matrix::expand(ch)$L                 # P Sigma P' = L L'
+    dL <- Matrix::diag(L)
+    if (any(!is.finite(dL)) || any(dL <= 0)) return(-Inf)
+    logdet <- 2 * sum(log(dL))
+    z <- Matrix::solve(ch, Matrix::solve(ch, t(x), system = "P"), system = "L")
+    quad <- sum(z@x^2)
+  } else {
+    if (inherits(Sigma, "Matrix")) Sigma <- as.matrix(Sigma)
+    if (!all_finite(Sigma)) stop_arg("Sigma", "contains NA, NaN or Inf")
+    R <- tryCatch(chol(Sigma), error = function(e) NULL)
+    if (is.null(R)) return(-Inf)
+    dR <- diag(R)
+    if (any(dR <= 0)) return(-Inf)
+    logdet <- 2 * sum(log(dR))
+    quad <- sum(backsolve(R, t(x), transpose = TRUE)^2)   # ||R^{-T} x'||_F^2
+  }
+  -0.5 * (p * log(2 * pi) + logdet + quad / m)
+}
+
+# ---- default grids ---------------------------------------------------------
+# Functions of the full-data covariance S (divisor n - 1), so that every fold
+# uses the same grid and the CV curve is a function of lambda alone.
+#
+# lambda ("sparse"): 15 values log-spaced from lambda_max = max_{i != j}|S_ij|
+#   (at lambda >= lambda_max the soft-thresholded S is diagonal: the answer is
+#   diag(S) raised to the floor, so larger values are all the same fit) down to
+#   ratio * lambda_max, ratio = 0.01 when n > p. When n <= p the sample
+#   covariance is singular, small lambdas give fits where the floor binds on
+#   hundreds of eigenvalues (p = 2000, n = 500: 105 below the floor at
+#   lambda = 0.05, minutes per fit) and a low held-out likelihood; the grid
+#   then stops at 0.1 * lambda_max. On stock data CV picked 0.3 lambda_max
+#   (p = 100) and 0.6 lambda_max (p = 452): well inside either range.
+# gamma ("lowrank+sparse"): L = 0 for gamma >= lambda_1(S) (the L-step
+#   thresholds the eigenvalues of S - R at gamma), so 5 values log-spaced
+#   from lambda_1(S) / 2 (about one factor) down to lambda_1(S) / 100 (many
+#   factors absorb most of S); crossed with 8 lambdas over the same range as
+#   for "sparse" (the sparse part of S - L needs no more than that of S).
+#   5 x 8 = 40 grid points x K folds: about the cost of 2.7 "sparse" paths,
+#   each L+S fit being a few alternating steps warm-started along lambda.
+default_lambdas <- function(S, n, nlambda = 15L) {
+  p <- nrow(S)
+  lmax <- 0
+  for (cols in column_blocks(S)) {             # max |S_ij|, i != j, no p x p temporary
+    B <- abs(S[, cols, drop = FALSE])
+    B[cbind(cols, seq_along(cols))] <- 0
+    lmax <- max(lmax, B)
+  }
+  if (!(lmax > 0)) return(0)                  # diagonal S: nothing to tune
+  ratio <- if (n > p) 0.01 else 0.1
+  lmax * exp(seq(0, log(ratio), length.out = nlambda))
+}
+
+default_gammas <- function(S, ngamma = 5L) {
+  l1 <- top_eigenvalue(S)
+  if (!(l1 > 0)) return(0)
+  l1 * exp(seq(log(1 / 2), log(1 / 100), length.out = ngamma))
+}
+
+# largest eigenvalue of a symmetric matrix without a full eigendecomposition
+top_eigenvalue <- function(S) {
+  p <- nrow(S)
+  if (p <= 50L) return(max(eigen(S, symmetric = TRUE, only.values = TRUE)$values))
+  e <- tryCatch(suppressWarnings(RSpectra::eigs_sym(S, 1L, which = "LA",
+                                                    opts = list(ncv = min(p, 20L), tol = 1e-8))),
+                error = function(e) NULL)
+  if (is.null(e) || length(e$values) < 1L) {
+    return(max(eigen(S, symmetric = TRUE, only.values = TRUE)$values))
+  }
+  e$values[1L]
+}
+
+# ---- fold helpers ----------------------------------------------------------
+# column means and covariance (divisor n - 1) of rows `rows` of X, dense or
+# dgCMatrix; test rows centred by the same (training) mean, dense
+fold_moments <- function(X, train) {
+  Xtr <- X[train, , drop = FALSE]
+  n <- nrow(Xtr)
+  mu <- Matrix::colMeans(Xtr)
+  S <- if (inherits(Xtr, "Matrix")) {
+    as.matrix(Matrix::crossprod(Xtr) - n * tcrossprod(mu)) / (n - 1)
+  } else {
+    crossprod(sweep(Xtr, 2L, mu)) / (n - 1)
+  }
+  S <- (S + t(S)) / 2
+  test <- sweep(as.matrix(X[!train, , drop = FALSE]), 2L, mu)
+  list(S = S, test = test, n = n)
+}
+
+full_covariance <- function(X) fold_moments(X, rep(TRUE, nrow(X)))$S
+
+# fraction of exact zeros among the off-diagonal entries of a symmetric matrix
+offdiag_zero_fraction <- function(A) {
+  p <- nrow(A)
+  if (p < 2L) return(NA_real_)
+  if (inherits(A, "sparseMatrix")) {
+    A <- methods::as(A, "TsparseMatrix")
+    off <- A@i != A@j & A@x != 0
+    # symmetric storage keeps one triangle
+    nz <- if (methods::is(A, "symmetricMatrix")) 2 * sum(off) else sum(off)
+  } else {
+    A <- as.matrix(A)
+    nz <- sum(A != 0) - sum(diag(A) != 0)
+  }
+  1 - nz / (p * (p - 1))
+}
+
+lowrank_rank <- function(L) {
+  if (is.null(L)) return(NA_real_)
+  if (inherits(L, "lowrank")) return(sum(L$d > 0))
+  NA_real_
+}
+
+lowrank_trace <- function(L) {
+  if (!inherits(L, "lowrank")) return(NA_real_)
+  sum(L$d * colSums(L$u * L$v))
+}
+
+# ---- the CV path -----------------------------------------------------------
+
+# K-fold cross-validation of covariance_fit() on held-out Gaussian
+# log-likelihood. X: n x p data (rows = observations); lambdas, gammas: grids
+# (NULL: the defaults above; gammas ignored for "sparse"); floor: a number
+# (NULL: 0.01 * mean(diag(S)) of the full data, as sparse_covariance()).
+# Folds are assigned at random with sample() (balanced: sizes differ by at
+# most one), so set.seed() reproduces them. Returns the data frame described
+# in cv_select(), with attributes "folds" (K), "foldid" (the assignment),
+# "fold_loglik" (grid points x folds), "skipped" (fits left out by the early
+# stop of the lambda path, see past_peak(); early_stop = FALSE fits them all)
+# and "warm" (a warm start at the chosen point: that of the last fold's fit
+# there).
+covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas = NULL,
+                          gammas = NULL, floor = NULL, folds = 5L,
+                          control = cg_control(), progress = control$progress,
+                          early_stop = TRUE) {
+  structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
+  X <- check_design(X, "data")
+  n <- nrow(X); p <- ncol(X)
+  check_count(folds, "folds", min = 2)
+  if (folds > n) stop_arg("folds", "must be at most the number of observations (", n, ")")
+  folds <- as.integer(folds)
+  control <- as_control(control)
+  check_flag(progress, "progress")
+  lr <- structure == "lowrank+sparse"
+  if (is.null(lambdas) || is.null(floor) || (lr && is.null(gammas))) {
+    S <- full_covariance(X)
+    if (is.null(floor)) floor <- 0.01 * mean(diag(S))
+    if (is.null(lambdas)) lambdas <- default_lambdas(S, n, if (lr) 8L else 15L)
+    if (lr && is.null(gammas)) gammas <- default_gammas(S)
+    rm(S)
+  }
+  check_number(floor, "floor", min = 0)
+  lambdas <- check_grid(lambdas, "lambda")
+  gammas <- if (lr) check_grid(gammas, "gamma") else NA_real_
+  # fits inside CV: no per-fit progress line
+  inner <- control
+  inner$progress <- FALSE
+  inner$verbose <- FALSE
+
+  grid <- expand.grid(lambda = lambdas, gamma = gammas, KEEP.OUT.ATTRS = FALSE)
+  ng <- nrow(grid)
+  foldid <- sample(rep_len(seq_len(folds), n))
+  ll <- zeros <- rank <- matrix(NA_real_, ng, folds)
+  skipped <- matrix(FALSE, ng, folds)
+  n_failed <- 0L; n_unconverged <- 0L; first_error <- NULL
+  warm_chosen <- vector("list", ng)
+  started <- wall_clock()
+  for (k in seq_len(folds)) {
+    t_fold <- wall_clock()
+    mom <- fold_moments(X, foldid != k)
+    warm_gamma <- NULL
+    for (gi in seq_along(gammas)) {
+      # along lambda, largest first, each fit warm-started by the previous
+      # one; the first lambda of a gamma starts from the first of the
+      # previous gamma (same S_k, neighbouring problem)
+      warm <- warm_gamma
+      path_ll <- rep(NA_real_, length(lambdas))
+      for (li in seq_along(lambdas)) {
+        row <- (gi - 1L) * length(lambdas) + li
+        if (early_stop && past_peak(path_ll)) {
+          skipped[row, k] <- TRUE
+          next
+        }
+        fit <- tryCatch(
+          withCallingHandlers(
+            covariance_fit(mom$S, lambda = lambdas[li], gamma = if (lr) gammas[gi],
+                           structure = structure, floor = floor, control = inner,
+                           warm = warm, nobs = mom$n, dimnames = list(NULL, NULL)),
+            warning = function(w) invokeRestart("muffleWarning")),
+          error = function(e) e)
+        if (inherits(fit, "error")) {
+          n_failed <- n_failed + 1L
+          if (is.null(first_error)) first_error <- conditionMessage(fit)
+          next
+        }
+        if (identical(fit$status, "interrupted"))
+          stop("cross-validation interrupted by the user (fold ", k, " of ", folds, ")",
+               call. = FALSE)
+        if (identical(fit$status, "error")) {          # a numerical failure
+          n_failed <- n_failed + 1L
+          if (is.null(first_error)) first_error <- fit$message
+          next
+        }
+        warm <- fit$warm
+        if (li == 1L) warm_gamma <- fit$warm
+        # warm starts kept for the full-data fit: the last fold's, when
+        # small (low-rank factors, not p x p matrices)
+        if (k == folds && warm_size(fit$warm) <= 64 * p) warm_chosen[row] <- list(fit$warm)
+        if (!isTRUE(fit$converged)) {
+          n_unconverged <- n_unconverged + 1L
+          next
+        }
+        Sigma <- fit$solution$Sigma
+        ll[row, k] <- path_ll[li] <- heldout_loglik(Sigma, mom$test)
+        zeros[row, k] <- offdiag_zero_fraction(if (lr) fit$solution$S else Sigma)
+        if (lr) rank[row, k] <- lowrank_rank(fit$solution$L)
+      }
+    }
+    if (progress)
+      message(sprintf("CV fold %d of %d: %d fits in %.1f s (%.1f s so far)", k, folds, ng,
+                      wall_clock() - t_fold, wall_clock() - started))
+  }
+  if (n_failed + n_unconverged > 0L) {
+    why <- c(if (n_unconverged) sprintf("%d did not converge (raise control$max_iter or max_time)",
+                                        n_unconverged),
+             if (n_failed) sprintf("%d failed (first error: %s)", n_failed, first_error))
+    warning(sprintf(paste0("%d of %d cross-validation fits gave no held-out log-likelihood: %s; ",
+                           "their grid points are averaged over the other folds"),
+                    n_failed + n_unconverged, ng * folds, paste(why, collapse = "; ")),
+            call. = FALSE)
+  }
+  cv_table(grid, ll, zeros, rank, lr, folds, foldid, warm_chosen, skipped)
+}
+
+# Early stop of a fold's lambda path: once the held-out log-likelihood has
+# fallen at two consecutive lambdas and lies more than 10% of |best| below
+# the best of the path, the smaller lambdas are not fitted (their entries
+# stay NA; such grid points cannot be chosen, see cv_table()). Past the peak
+# the fits only get denser and slower (on stock452, "lowrank+sparse", the
+# smallest lambdas were 57 of 200 fits that ran to max_iter, for held-out
+# log-likelihoods 50-150% below the best).
+past_peak <- function(path_ll) {
+  v <- path_ll[is.finite(path_ll)]
+  m <- length(v)
+  if (m < 3L) return(FALSE)
+  best <- max(v)
+  v[m] < v[m - 1L] && v[m - 1L] < v[m - 2L] && v[m] < best - 0.1 * abs(best)
+}
+
+# number of numbers in a (nested list) warm start, without copying it
+warm_size <- function(warm) {
+  if (is.null(warm)) return(0)
+  if (!is.list(warm)) return(length(warm))
+  sum(unlist(rapply(warm, length, how = "list")), 0)
+}
+
+# the CV data frame: one row per grid point
+cv_table <- function(grid, ll, zeros, rank, lr, folds, foldid, warm,
+                     skipped = matrix(FALSE, nrow(ll), ncol(ll))) {
+  ok <- !is.na(ll)
+  n_ok <- rowSums(ok)
+  mean_ok <- function(M) ifelse(n_ok > 0L, rowSums(ifelse(ok, M, 0)) / pmax(n_ok, 1L), NA_real_)
+  loglik <- mean_ok(ll)
+  se <- vapply(seq_len(nrow(ll)), function(i) {
+    v <- ll[i, ok[i, ]]
+    if (length(v) < 2L || any(!is.finite(v))) NA_real_ else stats::sd(v) / sqrt(length(v))
+  }, 0)
+  # a point some fold skipped (path stopped past the peak): the folds that
+  # reached it are those where it scored better, so their mean would flatter
+  # it; no mean there
+  cut <- rowSums(skipped) > 0L
+  loglik[cut] <- NA_real_
+  se[cut] <- NA_real_
+  cv <- data.frame(lambda = grid$lambda, gamma = grid$gamma, loglik = loglik, se = se,
+                   n_folds = n_ok, zeros = mean_ok(zeros),
+                   rank = if (lr) mean_ok(rank) else NA_real_, chosen = FALSE)
+  # the best mean among the grid points every fold could score; if none,
+  # among those scored by the most folds
+  cand <- which(n_ok == max(n_ok) & is.finite(loglik))
+  if (length(cand)) {
+    best <- cand[which.max(cv$loglik[cand])]
+    cv$chosen[best] <- TRUE
+  } else best <- NA_integer_
+  attr(cv, "folds") <- folds
+  attr(cv, "foldid") <- foldid
+  attr(cv, "fold_loglik") <- ll
+  attr(cv, "skipped") <- sum(skipped)
+  attr(cv, "warm") <- if (is.na(best)) NULL else warm[[best]]
+  cv
+}
+
+check_grid <- function(x, arg) {
+  if (!is.numeric(x) || length(x) < 1L || anyNA(x) || any(!is.finite(x)) || any(x < 0))
+    stop_arg(arg, "must be \"cv\" or non-negative finite numbers")
+  sort(unique(as.double(x)), decreasing = TRUE)
+}
+
+# Called by sparse_covariance(): lambda and gamma are "cv" (default grid),
+# a numeric vector of length > 1 (that grid) or a single number (fixed).
+# gamma is ignored for structure = "sparse". Returns list(lambda, gamma, cv,
+# warm): the chosen values, the CV data frame (NULL when nothing was tuned)
+# with columns
+#   lambda, gamma (NA for "sparse"), loglik (mean over folds of the held-out
+#   Gaussian log-likelihood per test row), se (its standard error across
+#   folds; NA where the path of some fold was stopped early, past_peak()),
+#   n_folds (folds whose fit converged), zeros (mean fraction of
+#   exact zeros off the diagonal: of Sigma for "sparse", of the sparse part S
+#   for "lowrank+sparse"), rank (mean rank of L; NA for "sparse"), chosen
+#   (TRUE in the row of the largest loglik);
+# and a warm start for the full-data fit at the chosen values (the last
+# fold's fit there: a nearby problem of the same dimension) or NULL.
+cv_select <- function(X, structure = c("sparse", "lowrank+sparse"), lambda = "cv",
+                      gamma = "cv", floor = NULL, folds = 5L, control = cg_control()) {
+  structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
+  lr <- structure == "lowrank+sparse"
+  as_grid <- function(v, arg) {
+    if (identical(v, "cv")) return(NULL)
+    if (is.character(v)) stop_arg(arg, "must be \"cv\" or non-negative numbers")
+    check_grid(v, arg)
+  }
+  lambdas <- as_grid(lambda, "lambda")
+  gammas <- if (lr) as_grid(gamma, "gamma") else NA_real_
+  if (length(lambdas) == 1L && length(gammas) == 1L)          # nothing to tune
+    return(list(lambda = lambdas, gamma = gammas,
+                cv = NULL, warm = NULL))
+  cv <- covariance_cv(X, structure, lambdas = lambdas, gammas = if (lr) gammas,
+                      floor = floor, folds = folds, control = control)
+  best <- which(cv$chosen)
+  if (length(best) != 1L)
+    stop("cross-validation failed: no grid point has a finite held-out log-likelihood ",
+         "in any fold (see the warning); give `lambda`", if (lr) " and `gamma`",
+         " as numbers", call. = FALSE)
+  warm <- attr(cv, "warm")
+  attr(cv, "warm") <- NULL
+  list(lambda = cv$lambda[best], gamma = cv$gamma[best], cv = cv, warm = warm)
+}

@@ -1,0 +1,226 @@
+# Cross-validation of sparse_covariance(): heldout_loglik() against a direct
+# computation, the default grids, the fold bookkeeping of covariance_cv()
+# against folds recomputed by hand, and the print / plot methods.
+
+# direct Gaussian log-likelihood: solve() and determinant(), row by row
+direct_loglik <- function(Sigma, x) {
+  Sigma <- as.matrix(Sigma)
+  p <- ncol(Sigma)
+  ld <- as.numeric(determinant(Sigma, logarithm = TRUE)$modulus)
+  mean(apply(x, 1, function(r) -0.5 * (p * log(2 * pi) + ld + sum(r * solve(Sigma, r)))))
+}
+
+cv_data <- function(n = 60, p = 8, seed = 1) {
+  set.seed(seed)
+  matrix(rnorm(n * p), n) %*% chol(0.5^abs(outer(seq_len(p), seq_len(p), "-")))
+}
+
+test_that("heldout_loglik: closed form, dense and dsCMatrix agree", {
+  set.seed(3)
+  p <- 7
+  A <- crossprod(matrix(rnorm(p * p), p)) / p + diag(p)
+  A[abs(A) < 0.3 & row(A) != col(A)] <- 0          # exact zeros, still PD
+  expect_gt(min(eigen(A, TRUE, TRUE)$values), 0)
+  x <- matrix(rnorm(5 * p), 5)
+  ref <- direct_loglik(A, x)
+  As <- Matrix::Matrix(A, sparse = TRUE)
+  expect_s4_class(As, "dsCMatrix")
+  expect_equal(heldout_loglik(A, x), ref, tolerance = 1e-12)
+  expect_equal(heldout_loglik(As, x), ref, tolerance = 1e-12)
+  # a general sparse matrix (dgCMatrix) and a dense Matrix give the same
+  expect_equal(heldout_loglik(methods::as(As, "generalMatrix"), x), ref, tolerance = 1e-12)
+  expect_equal(heldout_loglik(Matrix::Matrix(A), x), ref, tolerance = 1e-12)
+  # one row as a vector
+  expect_equal(heldout_loglik(As, x[2, ]), direct_loglik(A, x[2, , drop = FALSE]),
+               tolerance = 1e-12)
+  # diagonal closed form
+  d <- c(1, 2, 4)
+  y <- matrix(c(1, -1, 2, 0, 1, 1), 2, byrow = TRUE)
+  expect_equal(heldout_loglik(Matrix::Diagonal(3, d), y),
+               -0.5 * (3 * log(2 * pi) + sum(log(d)) + mean(colSums(t(y)^2 / d))))
+})
+
+test_that("heldout_loglik is -Inf, not an error, when Sigma is not positive definite", {
+  x <- matrix(c(1, 2, 3, 0, 1, 0), 2, byrow = TRUE)
+  indef <- diag(c(1, 1, -1))
+  singular <- matrix(1, 3, 3)                        # rank 1, PSD
+  expect_identical(heldout_loglik(indef, x), -Inf)
+  expect_identical(heldout_loglik(singular, x), -Inf)
+  expect_identical(heldout_loglik(Matrix::Matrix(indef, sparse = TRUE), x), -Inf)
+  expect_identical(heldout_loglik(Matrix::Matrix(diag(c(1, 0, 1)), sparse = TRUE), x), -Inf)
+})
+
+test_that("heldout_loglik: bad input", {
+  A <- diag(3)
+  expect_error(heldout_loglik(A, matrix(0, 2, 4)), "`x` must have 3 columns")
+  expect_error(heldout_loglik(A, 1:2), "`x` must be a numeric matrix with 3 columns")
+  expect_error(heldout_loglik(matrix(0, 2, 3), matrix(0, 1, 2)), "`Sigma` must be a square matrix")
+  expect_error(heldout_loglik("a", 1), "`Sigma` must be a numeric matrix")
+  expect_error(heldout_loglik(A, matrix(c(NA, 0, 0), 1)), "`x` contains NA")
+})
+
+test_that("default grids: lambda from max |S_ij| off the diagonal, gamma from lambda_1(S)", {
+  X <- cv_data()
+  S <- stats::cov(X)
+  off <- abs(S); diag(off) <- 0
+  lam <- default_lambdas(S, nrow(X))
+  expect_length(lam, 15L)
+  expect_equal(lam[1], max(off))
+  expect_equal(lam[15], 0.01 * max(off))                     # n > p
+  expect_equal(default_lambdas(S, 5L)[15], 0.1 * max(off))   # n <= p
+  expect_true(all(diff(log(lam)) < 0))
+  expect_equal(diff(range(diff(log(lam)))), 0, tolerance = 1e-10)   # log-spaced
+  l1 <- max(eigen(S, TRUE, TRUE)$values)
+  gam <- default_gammas(S)
+  expect_equal(gam[c(1, 5)], l1 * c(1 / 2, 1 / 100))
+  # RSpectra path (p > 50) agrees with eigen()
+  set.seed(4)
+  B <- crossprod(matrix(rnorm(80 * 60), 80))
+  expect_equal(top_eigenvalue(B), max(eigen(B, TRUE, TRUE)$values), tolerance = 1e-7)
+  # at lambda_max the fit is diagonal: the top of the grid is the diagonal answer
+  fit <- covariance_fit(S, lam[1], NULL, "sparse", 0.01, cg_control(), dimnames = list(NULL, NULL))
+  expect_equal(offdiag_zero_fraction(fit$solution$Sigma), 1)
+})
+
+test_that("offdiag_zero_fraction counts both triangles of symmetric storage", {
+  A <- diag(4); A[1, 2] <- A[2, 1] <- 0.5; A[3, 4] <- A[4, 3] <- 0.1
+  expect_equal(offdiag_zero_fraction(A), 1 - 4 / 12)
+  expect_equal(offdiag_zero_fraction(Matrix::Matrix(A, sparse = TRUE)), 1 - 4 / 12)
+  expect_equal(offdiag_zero_fraction(methods::as(Matrix::Matrix(A, sparse = TRUE), "generalMatrix")),
+               1 - 4 / 12)
+})
+
+test_that("covariance_cv: balanced reproducible folds, loglik = folds recomputed by hand", {
+  X <- cv_data(n = 50, p = 6)
+  lams <- c(0.3, 0.1, 0.02)
+  set.seed(11)
+  cv <- covariance_cv(X, "sparse", lambdas = lams, floor = 0.05, folds = 3,
+                      control = cg_control(progress = FALSE))
+  set.seed(11)
+  cv2 <- covariance_cv(X, "sparse", lambdas = rev(lams), floor = 0.05, folds = 3,
+                       control = cg_control(progress = FALSE))
+  expect_identical(cv, cv2)                           # set.seed reproduces; grid sorted
+  expect_equal(cv$lambda, sort(lams, decreasing = TRUE))
+  expect_true(all(is.na(cv$gamma)) && all(is.na(cv$rank)))
+  foldid <- attr(cv, "foldid")
+  expect_equal(sort(as.vector(table(foldid))), c(16L, 17L, 17L))
+  expect_identical(cv$n_folds, rep(3, 3))
+  # each fold: training covariance (divisor n_k - 1), test rows centred by
+  # the training mean, a cold-started fit
+  ll <- matrix(NA, 3, 3)
+  for (k in 1:3) {
+    tr <- X[foldid != k, ]; te <- X[foldid == k, ]
+    mu <- colMeans(tr)
+    for (j in 1:3) {
+      f <- covariance_fit(stats::cov(tr), cv$lambda[j], NULL, "sparse", 0.05,
+                          cg_control(tol = 1e-10), dimnames = list(NULL, NULL))
+      ll[j, k] <- direct_loglik(f$solution$Sigma, sweep(te, 2, mu))
+    }
+  }
+  expect_equal(attr(cv, "fold_loglik"), ll, tolerance = 1e-6)
+  expect_equal(cv$loglik, rowMeans(ll), tolerance = 1e-6)
+  expect_equal(cv$se, apply(ll, 1, stats::sd) / sqrt(3), tolerance = 1e-5)
+  expect_identical(which(cv$chosen), which.max(rowMeans(ll)))
+})
+
+test_that("early stop of the lambda path: same choice, skipped points have no mean", {
+  expect_false(past_peak(c(-10, -9, -30, NA)))           # one fall only
+  expect_false(past_peak(c(-10, -10.2, -10.5)))          # within 10% of the best
+  expect_true(past_peak(c(-10, -9, -10, -12)))           # two falls, 3 below -9
+  expect_true(past_peak(c(-10, NA, -11, -12)))           # NA (not converged) ignored
+  expect_false(past_peak(c(-10, -11, NA)))
+  set.seed(1)
+  X <- cv_data(n = 30, p = 20, seed = 1)
+  set.seed(1)
+  a <- covariance_cv(X, "sparse", folds = 3, progress = FALSE)
+  set.seed(1)
+  b <- covariance_cv(X, "sparse", folds = 3, progress = FALSE, early_stop = FALSE)
+  expect_gt(attr(a, "skipped"), 0)
+  expect_identical(attr(b, "skipped"), 0L)
+  full <- a$n_folds == 3
+  expect_true(all(is.na(a$loglik[!full])))
+  expect_equal(a$loglik[full], b$loglik[full])
+  expect_identical(which(a$chosen), which(b$chosen))
+  # the skipped points are worse, in every fold, than the chosen one
+  fa <- attr(b, "fold_loglik")
+  expect_true(all(fa[!full, ] < rep(fa[which(b$chosen), ], each = sum(!full))))
+})
+
+test_that("cv_select: a single value is not cross-validated; grids are", {
+  X <- cv_data(n = 40, p = 5)
+  sel <- cv_select(X, "sparse", lambda = 0.1)
+  expect_identical(sel[c("lambda", "gamma", "cv", "warm")],
+                   list(lambda = 0.1, gamma = NA_real_, cv = NULL, warm = NULL))
+  sel <- cv_select(X, "lowrank+sparse", lambda = 0.1, gamma = 2)
+  expect_null(sel$cv)
+  expect_identical(sel$gamma, 2)
+  set.seed(5)
+  sel <- cv_select(X, "lowrank+sparse", lambda = c(0.2, 0.05), gamma = c(1, 0.3), folds = 3,
+                   control = cg_control(progress = FALSE))
+  expect_identical(nrow(sel$cv), 4L)
+  expect_setequal(sel$cv$gamma, c(1, 0.3))
+  b <- which(sel$cv$chosen)
+  expect_identical(c(sel$lambda, sel$gamma), c(sel$cv$lambda[b], sel$cv$gamma[b]))
+  expect_identical(b, which.max(sel$cv$loglik))
+  expect_true(all(sel$cv$rank >= 0))
+  expect_error(cv_select(X, "sparse", lambda = "aic"), "`lambda` must be \"cv\"")
+  expect_error(cv_select(X, "sparse", lambda = c(0.1, -1)), "`lambda` must be \"cv\"")
+  expect_error(covariance_cv(X, "sparse", lambdas = c(0.2, 0.1), folds = 41),
+               "`folds` must be at most the number of observations")
+})
+
+test_that("covariance_cv: fits that do not converge give NA and one warning", {
+  # p > n and a small lambda: the floor binds, one dual step is not enough;
+  # a lambda above max |S_ij| is screened (diagonal) and converges at once
+  X <- cv_data(n = 12, p = 20, seed = 2)
+  S <- stats::cov(X); off <- abs(S); diag(off) <- 0
+  lams <- c(2 * max(off), 1e-3)
+  set.seed(1)
+  expect_warning(
+    cv <- covariance_cv(X, "sparse", lambdas = lams, floor = 0.1, folds = 3,
+                        control = cg_control(max_iter = 1, progress = FALSE)),
+    "3 of 6 cross-validation fits gave no held-out log-likelihood: 3 did not converge")
+  expect_identical(cv$n_folds, c(3, 0))
+  expect_true(is.na(cv$loglik[2]) && is.finite(cv$loglik[1]))
+  expect_identical(cv$chosen, c(TRUE, FALSE))
+})
+
+test_that("print, summary and plot of a cross-validated fit", {
+  X <- cv_data(n = 60, p = 8)
+  set.seed(2)
+  fit <- sparse_covariance(X, lambda = c(0.4, 0.2, 0.1, 0.05), folds = 3,
+                           control = cg_control(progress = FALSE))
+  expect_s3_class(fit$cv, "data.frame")
+  expect_identical(fit$lambda, fit$cv$lambda[fit$cv$chosen])
+  out <- capture.output(print(fit))
+  expect_match(out, "lambda = .* \\(chosen by 3-fold CV over 4 values\\)", all = FALSE)
+  z <- offdiag_zero_fraction(fit$solution$Sigma)
+  expect_match(out, sprintf("%.1f%% of off-diagonal entries are exactly zero", 100 * z),
+               fixed = TRUE, all = FALSE)
+  expect_match(out, "smallest eigenvalue of Sigma: .*floor", all = FALSE)
+  expect_identical(summary(fit)$header, out)
+  pdf(NULL)
+  on.exit(dev.off())
+  mar <- par("mar")
+  expect_invisible(plot(fit))
+  expect_identical(par("mar"), mar)
+  single <- sparse_covariance(X, lambda = 0.1)
+  expect_null(single$cv)
+  expect_false(any(grepl("chosen by", capture.output(print(single)))))
+  expect_error(plot(single, what = "cv"), "`x` has no cross-validation results")
+  expect_error(plot(fit, what = c("cv", "gap")), "`what` \"cv\" cannot be combined")
+})
+
+test_that("print of a lowrank+sparse fit: rank and trace of L", {
+  X <- cv_data(n = 60, p = 8)
+  f <- matrix(rnorm(60), 60)
+  X <- X + f %*% matrix(1, 1, 8)                     # one common factor
+  fit <- sparse_covariance(X, lambda = 0.1, structure = "lowrank+sparse", gamma = 1)
+  out <- capture.output(print(fit))
+  L <- fit$solution$L
+  expect_match(out, sprintf("L (factor part): rank %d, trace %s", sum(L$d > 0),
+                            format(sum(diag(as.matrix(L))), digits = 4)),
+               fixed = TRUE, all = FALSE)
+  expect_match(out, "of off-diagonal entries of the sparse part S are exactly zero",
+               all = FALSE)
+})
