@@ -217,6 +217,7 @@ covariance_fit <- function(S, lambda, gamma, structure, floor, control, warm = N
   fit$sparsity <- sparsity
   fit$rank <- length(sol$L_d)
   fit$dual_rank <- length(sol$dual_d)
+  fit$inner_iterations <- sol$inner_iterations   # dual steps ("lowrank+sparse")
   fit$warm <- list(dual_v = sol$dual_v, dual_d = sol$dual_d, L_u = sol$L_u, L_d = sol$L_d)
   class(fit) <- c("sparse_covariance_fit", "cg_fit")
   finish_fit(fit, started)

@@ -20,9 +20,13 @@
  * Certificate of the stated problem (both structures): the Fenchel dual
  *   D(W) = -1/2 ||W||^2 - <W, S> + eps tr W,
  * feasible when -W <= Z for some Z with |Z_ij| <= lambda off the diagonal and
- * 0 on it, and (with L) W >= -gamma I. W = R(Lambda) - T meets the first
- * condition for every Lambda psd (-W = Z - Lambda, Z the soft-threshold's
- * residual); W + t I with t = max(0, -gamma - lambda_min(W)) meets both.
+ * 0 on it, and (with L) W >= -gamma I. For "sparse", W = R(Lambda) + delta I
+ * - S meets the first condition for every Lambda psd (-W = Z - Lambda -
+ * delta I, Z the soft-threshold's residual). For "lowrank+sparse", W = G + t I
+ * with G = L + R(Lambda) + delta I - S right after an L step: G >= -gamma I
+ * by that step, and -W <= Z iff Lambda + (L - Lr) + (delta + t) I >= 0, a
+ * low-rank matrix plus a multiple of I, so t comes from a small dense
+ * eigenproblem in the span of the factors: no p x p eigenvalue is needed.
  * The primal point raises the diagonal of R(Lambda) by
  * delta = max(0, eps - lambda_min(R(Lambda))) (Ritz value moved outward, so
  * the floor holds). */
@@ -55,13 +59,14 @@ typedef struct {
     double tk;                          /* APG momentum */
     csc W, R;                           /* R(Y) (work), R(Lambda) (certified) */
     double delta, lmin;                 /* diagonal raise, lambda_min(R(Lambda)) */
-    double g2, gs, gt, trG, l1;         /* ||G||^2, <G, S>, <G, T>, tr G, |R|_off;
+    double g2, gt, trG, l1;             /* ||G||^2, <G, T>, tr G, |R|_off;
                                            G = R(Lambda) - T */
     double gap_inner, obj_inner;        /* the R step's own certificate */
-    double inner_tol;
+    double inner_tol, outer_rel_gap;    /* the last evaluation's gap / objective */
     int max_inner, inner_iters, restarts;
     double *block, *block2, *scratch;   /* p x BLOCK, p x BLOCK, 2 cap x BLOCK */
     int have_R;                         /* R(Lambda) computed for Lambda, Lr */
+    int fresh_L;                        /* L is the L step's for the current R */
     double passes;                      /* passes over S (epochs) */
     long n_matvec;
     cg_problem *P;
@@ -126,6 +131,55 @@ static double fac_trace(const symfac *f)
     return s;
 }
 
+/* smallest eigenvalue of M = sum_f coef_f F_f = V diag(w) V' (V the k
+ * stacked factor columns): with V'V = Q diag(th) Q', V = U th^1/2 Q' (U
+ * orthonormal), so the spectrum of M off its null space is that of the
+ * k x k B = C diag(w) C', C = th^1/2 Q'; M also has 0 when k < p. */
+static int fac_min_eigen(const symfac **f, const double *coef, int nf, int p, double *out)
+{
+    int k = 0;
+    for (int a = 0; a < nf; a++) k += f[a]->r;
+    *out = 0.0;
+    if (k == 0) return CG_OK;
+    const void *vmax = vmaxget();
+    double *V = (double *) R_alloc((size_t) p * k, sizeof(double));
+    double *w = (double *) R_alloc(k, sizeof(double));
+    int col = 0;
+    for (int a = 0; a < nf; a++)
+        for (int j = 0; j < f[a]->r; j++, col++) {
+            memcpy(V + (size_t) col * p, f[a]->v + (size_t) j * p, (size_t) p * sizeof(double));
+            w[col] = coef[a] * f[a]->d[j];
+        }
+    /* K = V'V = Q diag(th) Q' */
+    double *K = (double *) R_alloc((size_t) k * k, sizeof(double));
+    const double one = 1.0, zero = 0.0;
+    F77_CALL(dgemm)("T", "N", &k, &k, &p, &one, V, &p, V, &p, &zero, K, &k FCONE FCONE);
+    double *th = (double *) R_alloc(k, sizeof(double));
+    double *Q = (double *) R_alloc((size_t) k * k, sizeof(double));
+    int st = cg_lapack_syevr(K, k, 1, k, th, Q);
+    if (st == CG_OK) {
+        /* B = C' diag(w) C with C = diag(sqrt th) Q' (k x k): C[i, j] = sqrt(th_i) Q[j, i] */
+        double *C = (double *) R_alloc((size_t) k * k, sizeof(double));
+        for (int i = 0; i < k; i++) {
+            const double sq = th[i] > 0.0 ? sqrt(th[i]) : 0.0;
+            for (int j = 0; j < k; j++) C[i + (size_t) j * k] = sq * Q[j + (size_t) i * k];
+        }
+        double *B = (double *) R_alloc((size_t) k * k, sizeof(double));
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j <= i; j++) {
+                double b = 0.0;
+                for (int l = 0; l < k; l++) b += C[i + (size_t) l * k] * w[l] * C[j + (size_t) l * k];
+                B[i + (size_t) j * k] = B[j + (size_t) i * k] = b;
+            }
+        double *e = (double *) R_alloc(k, sizeof(double));
+        double *Z = (double *) R_alloc((size_t) k * k, sizeof(double));
+        st = cg_lapack_syevr(B, k, 1, 1, e, Z);
+        if (st == CG_OK) *out = k < p ? fmin(e[0], 0.0) : e[0];
+    }
+    vmaxset(vmax);
+    return st;
+}
+
 /* ------------------------------------------------------ sparse storage */
 /* room for `need` entries, the first `used` kept. Growth is geometric and
  * made outside any vmax scope, so it lives until the solve returns. */
@@ -185,11 +239,11 @@ static void op_init(cg_linop *A, cov_op *o, const cov *c)
 /* --------------------------------------------------------------- passes */
 /* out = soft_off(S - Lf + A, lambda) in compressed columns, by blocks of
  * columns (the low-rank parts through dgemm); with stats, also the sums
- * ||G||^2, <G, S>, tr G and |R|_off for G = R - (S - Lf). */
+ * ||G||^2, <G, T>, tr G and |R|_off for G = R - T, T = S - Lf. */
 static void soft_pass(cov *c, const symfac *A, const symfac *Lf, csc *out, int stats)
 {
     const int p = c->p;
-    double g2 = 0.0, gs = 0.0, gt = 0.0, trG = 0.0, l1 = 0.0;
+    double g2 = 0.0, gt = 0.0, trG = 0.0, l1 = 0.0;
     double *scratch = c->scratch;
     size_t nz = 0;
     out->p[0] = 0;
@@ -209,14 +263,14 @@ static void soft_pass(cov *c, const symfac *A, const symfac *Lf, csc *out, int s
                 if (r != 0.0) { out->i[nz] = i; out->x[nz] = r; nz++; }
                 if (stats) {
                     const double g = r - t;
-                    g2 += g * g; gs += g * sj[i]; gt += g * t;
+                    g2 += g * g; gt += g * t;
                     if (i == j) trG += g; else l1 += fabs(r);
                 }
             }
             out->p[j + 1] = (int) nz;
         }
     }
-    if (stats) { c->g2 = g2; c->gs = gs; c->gt = gt; c->trG = trG; c->l1 = l1; }
+    if (stats) { c->g2 = g2; c->gt = gt; c->trG = trG; c->l1 = l1; }
     c->passes += 1.0;
 }
 
@@ -277,7 +331,9 @@ static int certify_inner(cov *c)
     op_init(&A, &o, c);
     o.C = &c->R; o.c_coef = 1.0;
     double lmin;
-    const int st = cg_extreme_value_tol(&A, -1, c->lam.r + 1, CERT_TOL, &lmin);
+    /* the floor binds in rank(Lambda) directions: that many eigenvalues
+     * cluster at eps near the optimum */
+    const int st = cg_lowest_eigenvalue(&A, c->lam.r + 2, CERT_TOL, &lmin);
     c->n_matvec += A.n_matvec;
     vmaxset(vmax);
     if (st != CG_OK) {
@@ -292,11 +348,14 @@ static int certify_inner(cov *c)
     return 0;
 }
 
-/* R step to the inner tolerance (relative to its objective), warm started
- * from the last dual; returns the eigenpairs computed or -1 */
+/* R step, warm started from the last dual, to a relative gap a tenth of
+ * the alternation's last one (inexact block steps whose error shrinks with
+ * the outer gap; early alternations need no exact R), at most 1e-3 and at
+ * least inner_tol; returns the eigenpairs computed or -1 */
 static int r_step(cov *c)
 {
     int work = 0;
+    const double goal = fmax(c->inner_tol, fmin(1e-3, 0.1 * c->outer_rel_gap));
     c->tk = 1.0;                               /* the target moved: no momentum */
     c->prev.r = 0;
     for (int it = 1; it <= c->max_inner; it++) {
@@ -306,7 +365,7 @@ static int r_step(cov *c)
         c->inner_iters++;
         if (it == 1 || it % 5 == 0 || it == c->max_inner) {
             if (certify_inner(c) < 0) return -1;
-            if (c->gap_inner <= c->inner_tol * fmax(fabs(c->obj_inner), DBL_MIN)) return work;
+            if (c->gap_inner <= goal * fmax(fabs(c->obj_inner), DBL_MIN)) return work;
         }
         if (cg_interrupt_poll()) { cg_fail_status(c->P, CG_ERR_INTERRUPT, ""); return -1; }
     }
@@ -332,6 +391,7 @@ static int l_step(cov *c)
     if (st != CG_OK) { c->L.r = 0; cg_fail_status(c->P, st, "the low-rank step"); return -1; }
     c->L.r = found;
     for (int k = 0; k < found; k++) c->L.d[k] -= c->gamma;
+    c->fresh_L = 1;
     return found;
 }
 
@@ -345,6 +405,7 @@ static int cv_split_step(cg_problem *P)
         return a < 0 ? -1 : c->lam.r;
     }
     fac_copy(&c->Lr, &c->L, c->p);
+    c->fresh_L = 0;
     const int a = r_step(c);
     if (a < 0) return -1;
     const int b = l_step(c);
@@ -363,8 +424,8 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
     }
     if (!c->have_R && certify_inner(c) < 0) return;
     const int p = c->p;
-    /* primal: 1/2 ||L + R + delta I - S||^2 + gamma tr L + lambda |R|_off */
-    double f2 = 0.0;
+    /* primal: 1/2 ||G||^2 + gamma tr L + lambda |R|_off, G = L + R + delta I - S */
+    double f2 = 0.0, fs = 0.0, ftr = 0.0;
     double *col = c->block2;
     for (int j0 = 0; j0 < p; j0 += BLOCK) {
         const int nb = p - j0 < BLOCK ? p - j0 : BLOCK;
@@ -377,25 +438,25 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
             col[j] += c->delta;
             for (int i = 0; i < p; i++) {
                 const double r = lj[i] + col[i] - sj[i];
-                f2 += r * r;
+                f2 += r * r; fs += r * sj[i];
             }
+            ftr += lj[j] + col[j] - sj[j];
         }
     }
     *obj = 0.5 * f2 + c->gamma * fac_trace(&c->L) + c->lambda * c->l1;
-    /* dual at W = G + t I, G = R(Lambda) - S + Lr, t from lambda_min(G) */
-    cg_linop A; cov_op o;
-    const void *vmax = vmaxget();
-    op_init(&A, &o, c);
-    o.s_coef = -1.0; o.C = &c->R; o.c_coef = 1.0; o.F[0] = &c->Lr; o.f_coef[0] = 1.0;
-    double lmin;
-    const int st = cg_extreme_value_tol(&A, -1, c->L.r + 1, CERT_TOL, &lmin);
-    c->n_matvec += A.n_matvec;
-    vmaxset(vmax);
+    if (!c->fresh_L) return;           /* no dual point before the first L step */
+    /* dual at W = G + t I, G = L + R_f - S. G >= -gamma I by the L step;
+     * -W <= Z iff Lambda + (L - Lr) + (delta + t) I >= 0 (see the top) */
+    const symfac *f[3] = { &c->lam, &c->L, &c->Lr };
+    const double coef[3] = { 1.0, 1.0, -1.0 };
+    double lmin = 0.0;
+    const int st = fac_min_eigen(f, coef, 3, p, &lmin);
     if (st != CG_OK) { cg_fail_status(P, st, "the duality gap's eigenvalue"); return; }
-    const double t = -c->gamma - lmin > 0.0 ? -c->gamma - lmin : 0.0;
-    const double dual = -0.5 * (c->g2 + 2.0 * t * c->trG + p * t * t) - (c->gs + t * c->trS)
-                        + c->eps * (c->trG + p * t);
+    const double t = -c->delta - lmin > 0.0 ? -c->delta - lmin : 0.0;
+    const double dual = -0.5 * (f2 + 2.0 * t * ftr + p * t * t) - (fs + t * c->trS)
+                        + c->eps * (ftr + p * t);
     *gap = *obj - dual;
+    c->outer_rel_gap = *gap / fmax(fabs(*obj), DBL_MIN);
 }
 
 static double cv_gradient(cg_problem *P, int batch) { (void) P; (void) batch; return 1.0; }
@@ -441,6 +502,7 @@ int cg_problem_covariance(cg_problem *P, SEXP spec)
     if (c->lowrank) warm_factor(spec, "warm_Lu", "warm_Ld", &c->L, p);
     fac_copy(&c->Lr, &c->L, p);
     c->tk = 1.0;
+    c->outer_rel_gap = 1.0;
     c->block = cg_zeros((size_t) p * BLOCK); c->block2 = cg_zeros((size_t) p * BLOCK);
     c->scratch = cg_zeros((size_t) 2 * c->cap * BLOCK + 1);
     c->R.p = (int *) R_alloc((size_t) p + 1, sizeof(int));

@@ -78,6 +78,9 @@ int cg_extreme_value(cg_linop *A, int which, int hint, double *value);
  * value moves outward by it, so a certificate's floor is about tol / 2
  * relative to the term it enters */
 int cg_extreme_value_tol(cg_linop *A, int which, int hint, double tol, double *value);
+/* the smallest eigenvalue of symmetric A, moved outward by tol, from the k
+ * smallest together (about k - 1 others cluster just above it) */
+int cg_lowest_eigenvalue(cg_linop *A, int k, double tol, double *value);
 /* every eigenpair of symmetric A below thresh (which = -1) or above it
  * (+1): *found (<= cap; CG_ERR_DOMAIN if more) pairs into vals (cap),
  * vecs (n x cap), outer end first; khint: the expected count */
