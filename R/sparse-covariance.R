@@ -104,10 +104,11 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
   lowrank <- structure == "lowrank+sparse"
   control <- as_control(control)
   data <- check_design(data, "data")
+  S <- NULL
   if (is.null(n)) {
     if (nrow(data) < 2L || ncol(data) < 1L)
       stop_arg("data", "must have at least two rows (observations) and one column")
-    S <- sample_covariance(data)
+    variances <- column_variances(data)
     nobs <- nrow(data)
   } else {
     check_count(n, "n", min = 2)
@@ -117,12 +118,13 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
       stop_arg("data", "must be a symmetric covariance matrix when `n` is given")
     S <- as.matrix(data)
     S <- (S + t(S)) / 2
-    if (any(diag(S) < 0)) stop_arg("data", "has negative variances on its diagonal")
+    variances <- diag(S)
+    if (any(variances < 0)) stop_arg("data", "has negative variances on its diagonal")
     nobs <- as.integer(n)
   }
-  check_scale(0.5 * sum(S^2), "data")
+  check_scale(0.5 * sum(variances^2), "data")
   if (is.null(floor)) {
-    floor <- 0.01 * mean(diag(S))
+    floor <- 0.01 * mean(variances)
     if (!(floor > 0)) stop_arg("data", "has no variance: give `floor` explicitly")
   }
   check_number(floor, "floor", min = 0, strict_min = TRUE)
@@ -141,12 +143,15 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
                "can be chosen by cross-validation only from the observations: give `data` ",
                "as rows, or a single value")
     check_count(folds, "folds", min = 2, max = nobs)
+    # (the full-data S is formed after CV: one p x p array at a time)
     sel <- cv_select(data, structure, lambda, if (lowrank) gamma else NULL, floor, folds,
                      control)
     lambda <- sel$lambda
     if (lowrank) gamma <- sel$gamma
     cv <- sel$cv; warm <- sel$warm
   }
+  if (is.null(S)) S <- sample_covariance(data)
+  check_scale(0.5 * sum(S^2), "data")
   fit <- covariance_fit(S, lambda, if (lowrank) gamma else NULL, structure, floor, control,
                         warm = warm, nobs = nobs,
                         dimnames = if (!is.null(colnames(data))) list(colnames(data), colnames(data)),
@@ -223,4 +228,16 @@ covariance_fit <- function(S, lambda, gamma, structure, floor, control, warm = N
   fit$warm <- list(dual_v = sol$dual_v, dual_d = sol$dual_d, L_u = sol$L_u, L_d = sol$L_d)
   class(fit) <- c("sparse_covariance_fit", "cg_fit")
   finish_fit(fit, started)
+}
+
+# column variances (divisor n - 1) by blocks of columns: no temporary of the
+# size of data, a sparse data kept sparse
+column_variances <- function(data) {
+  n <- nrow(data)
+  unlist(lapply(column_blocks(data), function(cols) {
+    B <- data[, cols, drop = FALSE]
+    m <- Matrix::colMeans(B)
+    if (inherits(B, "Matrix")) (Matrix::colSums(B^2) - n * m^2) / (n - 1)
+    else colSums(sweep(B, 2L, m)^2) / (n - 1)
+  }), use.names = FALSE)
 }
