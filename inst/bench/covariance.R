@@ -1,8 +1,8 @@
 # Covariance estimators on real data: held-out Gaussian log-likelihood,
 # Frobenius distance to the held-out sample covariance, sparsity, smallest
 # eigenvalue and seconds, for the sample covariance, the peers POET, PDSCE
-# and spcov, and stochcg::sparse_covariance (as it is today, and the two new
-# structures of issue 10 once the function has a `structure` argument).
+# and spcov, and stochcg::sparse_covariance's two structures (issue 10),
+# "sparse" and "lowrank+sparse", cross-validated.
 #
 # Data sets (observations in rows):
 #  - stock100: daily log-returns diff(log(price)) of the 100 stocks of the
@@ -35,8 +35,9 @@
 # Every fit runs in its own child process, `timeout <cap> Rscript ...`, cap =
 # 1800 s (30 min) unless COVBENCH_CAP is set; a fit that does not finish is
 # reported as "> cap". Select data sets / estimators with the environment
-# variables COVBENCH_DATA and COVBENCH_EST (comma-separated names); rows of
-# earlier runs are kept in inst/bench/results/covariance.csv and the markdown
+# variables COVBENCH_DATA, COVBENCH_SPLIT and COVBENCH_EST (comma-separated
+# names); rows of earlier runs are kept in inst/bench/results/covariance.csv
+# and the markdown
 # file is rebuilt from all rows.
 #
 # Run from the repository root:  Rscript inst/bench/covariance.R
@@ -45,10 +46,6 @@ child <- length(args) >= 1 && args[1] == "--child"
 
 # ---- estimators: each function(train) returns list(Sigma, note); seconds are
 # measured around the call. To add an estimator, add one entry here.
-top_eigen <- function(X, k) {            # top k eigenvalues of cov(X), no p x p eigen
-  d <- svd(X, 0, 0)$d[seq_len(k)]
-  d^2 / (nrow(X) - 1)
-}
 has_structure <- function()
   requireNamespace("stochcg", quietly = TRUE) &&
     "structure" %in% names(formals(stochcg::sparse_covariance))
@@ -143,27 +140,22 @@ estimators <- list(
     list(Sigma = fit1(S, best, start(S)), note = sprintf("lambda = %.2f", best))
   },
 
-  # stochcg::sparse_covariance as the vignette calls it (paper 000's model,
-  # Sigma = fit$solution$X): lambda 0.15, radius = sum of the top 3
-  # eigenvalues of the training covariance, eps 0.1, max 10 s.
-  stochcg_today = function(train) {
-    tau <- sum(top_eigen(train, 3))
-    f <- stochcg::sparse_covariance(
-      train, lambda = 0.15, radius = tau, set = "psd", eps = 0.1,
-      control = stochcg::cg_control(max_iter = 5000, max_time = 10, tol = 1e-4,
-                                    progress = FALSE))
-    list(Sigma = as.matrix(f$solution$X), note = sprintf("mu = %.2g", f$mu))
-  },
-
-  # issue 10's estimators (next session): run only when sparse_covariance()
-  # has a `structure` argument.
+  # issue 10's estimators (run only when sparse_covariance() has a
+  # `structure` argument): package defaults, lambda (and gamma) by 5-fold CV
+  # on held-out Gaussian log-likelihood over the default grids; the note gives
+  # the chosen values, the sparsity of the sparse part and the rank of L.
   stochcg_sparse = if (has_structure()) function(train) {
     f <- stochcg::sparse_covariance(train, lambda = "cv", structure = "sparse")
-    list(Sigma = as.matrix(f$solution$Sigma), note = "")
+    list(Sigma = as.matrix(f$solution$Sigma),
+         note = sprintf("lambda = %.3g (CV)%s", f$lambda,
+                        if (isTRUE(f$converged)) "" else ", not converged"))
   },
   stochcg_lowrank_sparse = if (has_structure()) function(train) {
     f <- stochcg::sparse_covariance(train, lambda = "cv", structure = "lowrank+sparse")
-    list(Sigma = as.matrix(f$solution$Sigma), note = "")
+    list(Sigma = as.matrix(f$solution$Sigma),
+         note = sprintf("lambda = %.3g, gamma = %.3g (CV), rank L = %d, R %.1f%% zeros%s",
+                        f$lambda, f$gamma, as.integer(f$rank), 100 * f$sparsity,
+                        if (isTRUE(f$converged)) "" else ", not converged"))
   }
 )
 estimators <- Filter(Negate(is.null), estimators)
@@ -260,6 +252,7 @@ sel <- function(var, all) {
 }
 run_data <- sel("COVBENCH_DATA", unique(vapply(cases, `[`, "", 1)))
 run_est <- sel("COVBENCH_EST", names(estimators))
+run_split <- sel("COVBENCH_SPLIT", c("time", "random"))
 out_dir <- file.path("inst", "bench", "results")
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 csv <- file.path(out_dir, "covariance.csv")
@@ -268,7 +261,7 @@ me <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
 rscript <- file.path(R.home("bin"), "Rscript")
 
 for (cs in cases) {
-  if (!cs[1] %in% run_data) next
+  if (!cs[1] %in% run_data || !cs[2] %in% run_split) next
   s <- make_split(cs[1], cs[2])
   dfile <- tempfile(fileext = ".rds"); saveRDS(s, dfile)
   for (est in run_est) {
@@ -365,9 +358,7 @@ lines <- c(lines, "## Notes", "",
   "- Convention check: with this standardization the sample covariance gives -187.5 per row on",
   "  stock100 / time (issue 10: -188); PDSCE at lambda 0.10-0.20 gives -171.0 to -163.5 with",
   "  18-50% zeros (issue: -164 to -171, 18-50%); POET with K = 1 gives -164.2 (issue: -164; POET's",
-  "  own K rule gives K = 2 here). stochcg_today's number depends on where its 10 s time cap stops",
-  "  it (smallest eigenvalue 1e-6 .. 1e-7 here, 8e-10 in the issue): -3e6 .. -2e8 per row here, -4e9",
-  "  in the issue; at p = 4758 it is not positive definite at all.",
+  "  own K rule gives K = 2 here).",
   "- PDSCE's own pdsoft.cv (Frobenius validation loss on random splits) picks lambda = 0, i.e. the",
   "  sample covariance; PDSCE_llcv (lambda by 5-fold CV on log-likelihood) is the strongest peer.",
   "- POET 2.0 with matrix = \"cor\" (its default) has a diagonal SigmaU (elementwise product with a",
