@@ -14,9 +14,13 @@
  * of a p x p matrix is taken, and S is the only dense p x p array. When
  * soft_off(S) already has all its eigenvalues above eps, the first step
  * finds none below and Lambda = 0 is optimal (one iteration).
- * "lowrank+sparse" alternates exact block minimizations (block coordinate
- * descent): R by the dual solver above (warm started), then
- * L = psd part of (S - R - gamma I), from the eigenpairs of S - R above gamma.
+ * "lowrank+sparse" minimizes L out: F(R) = min_L 1/2 ||L + R - S||^2 +
+ * gamma tr L is 1-smooth with gradient R + L(R) - S, L(R) = psd part of
+ * (S - R - gamma I) from the eigenpairs of S - R above gamma; accelerated
+ * proximal gradient with restart on R, whose proximal step is the floored
+ * sparse problem with target S - L(Y), solved by the dual method above, warm
+ * started (step 1 without momentum is alternating minimization, which
+ * converged only linearly, e.g. 5% per step on a p > n test case).
  * Certificate of the stated problem (both structures): the Fenchel dual
  *   D(W) = -1/2 ||W||^2 - <W, S> + eps tr W,
  * feasible when -W <= Z for some Z with |Z_ij| <= lambda off the diagonal and
