@@ -78,7 +78,7 @@
 #'     for `"spg"`.}
 #' }
 #'
-#' Fits of [lowrank_sparse()], [sparse_covariance()], [lowrank_constrained()]
+#' Fits of [lowrank_sparse()] (also on [covariance_rows()]), [lowrank_constrained()]
 #' and [matrix_sensing()] also have:
 #' \describe{
 #'   \item{`certified_rank`}{Rank certified by the last weak proximal step of

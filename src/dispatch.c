@@ -8,7 +8,7 @@ static const char *const problem_names[] = {"regression", "completion", "lowrank
                                           "covariance"};
 static const char *const method_names[] = {"fw", "sfw", "spg", "svrgcg", "scg", "scgs",
                                            "alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p", "altmin", "pfw",
-                                           "admm", "dual_apg"};
+                                           "admm", "dual_apg", "apg"};
 static const char *const step_names[] = {"line_search", "standard", "sfw"};
 static const char *const stop_names[] = {"max_iter", "converged", "max_time",
                                          "interrupted", "error"};
@@ -93,9 +93,9 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
 
     const int alternating = (o.method >= CG_METHOD_ALT_CGPG && o.method <= CG_METHOD_ALTMIN)
                             || o.method == CG_METHOD_ADMM;
-    const int covariance = o.method == CG_METHOD_DUAL_APG || o.method == CG_METHOD_ALTMIN;
+    const int covariance = o.method == CG_METHOD_DUAL_APG || o.method == CG_METHOD_APG;
     if (problem == 4 ? !covariance
-                     : alternating != (problem == 3) || o.method == CG_METHOD_DUAL_APG
+                     : alternating != (problem == 3) || o.method >= CG_METHOD_DUAL_APG
                        || (o.method == CG_METHOD_PFW && problem != 0))
         error("method '%s' does not apply to problem '%s'", method_names[o.method],
               problem_names[problem]);

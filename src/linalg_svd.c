@@ -403,3 +403,32 @@ int cg_eigs_beyond(cg_linop *A, int which, double thresh, int khint, double tol,
     vmaxset(vmax);
     return st;
 }
+
+/* The smallest eigenvalue of symmetric A, moved outward by the tolerance,
+ * when about k - 1 others cluster just above it (the directions in which a
+ * floor binds): Lanczos for the k smallest together converges where a
+ * single-value run stalls on the cluster; a subspace that does not converge
+ * is widened twice. */
+int cg_lowest_eigenvalue(cg_linop *A, int k, double tol, double *value)
+{
+    const int n = A->n;
+    if (A->m != n || n < 1) return CG_ERR_DOMAIN;
+    if (k < 1) k = 1;
+    const void *vmax = vmaxget();
+    double *vals = (double *) R_alloc(k < n ? k : n, sizeof(double)), *vecs;
+    int st;
+    if (n <= CG_DENSE_MAX || 2 * k + 20 >= n) {
+        vecs = (double *) R_alloc(n, sizeof(double));
+        st = eigs_dense(A, 1, -1, value, vecs);
+    } else {
+        vecs = (double *) R_alloc((size_t) n * k, sizeof(double));
+        st = CG_ERR_SVD;
+        for (int ncv = 2 * k + 20, a = 0; a < 3 && st == CG_ERR_SVD; a++, ncv *= 2) {
+            st = eigs_lanczos(A, k, -1, tol, 1000, ncv < n ? ncv : n, vals, vecs);
+            if (ncv >= n) break;
+        }
+        if (st == CG_OK) *value = vals[0] - tol * fabs(vals[0]);
+    }
+    vmaxset(vmax);
+    return st;
+}

@@ -14,15 +14,26 @@
  * of a p x p matrix is taken, and S is the only dense p x p array. When
  * soft_off(S) already has all its eigenvalues above eps, the first step
  * finds none below and Lambda = 0 is optimal (one iteration).
- * "lowrank+sparse" alternates exact block minimizations (block coordinate
- * descent): R by the dual solver above (warm started), then
- * L = psd part of (S - R - gamma I), from the eigenpairs of S - R above gamma.
+ * "lowrank+sparse" minimizes L out: F(R) = min_L 1/2 ||L + R - S||^2 +
+ * gamma tr L is 1-smooth with gradient R + L(R) - S, L(R) = psd part of
+ * (S - R - gamma I) from the eigenpairs of S - R above gamma; accelerated
+ * proximal gradient with restart on R, whose proximal step is the floored
+ * sparse problem with target S - L(Y), solved by the dual method above, warm
+ * started (step 1 without momentum is alternating minimization, which
+ * converged only linearly, e.g. 5% per step on a p > n test case).
  * Certificate of the stated problem (both structures): the Fenchel dual
  *   D(W) = -1/2 ||W||^2 - <W, S> + eps tr W,
  * feasible when -W <= Z for some Z with |Z_ij| <= lambda off the diagonal and
- * 0 on it, and (with L) W >= -gamma I. W = R(Lambda) - T meets the first
- * condition for every Lambda psd (-W = Z - Lambda, Z the soft-threshold's
- * residual); W + t I with t = max(0, -gamma - lambda_min(W)) meets both.
+ * 0 on it, and (with L) W >= -gamma I. For "sparse", W = R(Lambda) + delta I
+ * - S meets the first condition for every Lambda psd (-W = Z - Lambda -
+ * delta I, Z the soft-threshold's residual). For "lowrank+sparse", W = G + t I
+ * with G = L + R(Lambda) + delta I - S right after an L step: G >= -gamma I
+ * by that step, and -W <= Z iff Lambda + (L - Lr) + (delta + t) I >= 0, a
+ * low-rank matrix plus a multiple of I, so t comes from a small dense
+ * eigenproblem in the span of the factors: no p x p eigenvalue is needed.
+ * That t is of the size of the last change of L, so when it leaves the gap
+ * above tol, W = R(Lambda) - S + Lr + t I with t from lambda_min by Lanczos
+ * is tried too (tight at the optimum; one p x p dense operator).
  * The primal point raises the diagonal of R(Lambda) by
  * delta = max(0, eps - lambda_min(R(Lambda))) (Ritz value moved outward, so
  * the floor holds). */
@@ -58,10 +69,14 @@ typedef struct {
     double g2, gs, gt, trG, l1;         /* ||G||^2, <G, S>, <G, T>, tr G, |R|_off;
                                            G = R(Lambda) - T */
     double gap_inner, obj_inner;        /* the R step's own certificate */
-    double inner_tol;
+    double inner_tol, gap_goal, outer_rel_gap;  /* gap_goal: the run's tol */    /* the last evaluation's gap / objective */
     int max_inner, inner_iters, restarts;
     double *block, *block2, *scratch;   /* p x BLOCK, p x BLOCK, 2 cap x BLOCK */
     int have_R;                         /* R(Lambda) computed for Lambda, Lr */
+    int fresh_L;                        /* L is the L step's for the current R */
+    csc Rm, Rm2;                        /* R_f of the two previous R steps */
+    double dm, dm2, tR;                 /* their diagonal raises; R momentum */
+    int has_Rm;
     double passes;                      /* passes over S (epochs) */
     long n_matvec;
     cg_problem *P;
@@ -126,6 +141,55 @@ static double fac_trace(const symfac *f)
     return s;
 }
 
+/* smallest eigenvalue of M = sum_f coef_f F_f = V diag(w) V' (V the k
+ * stacked factor columns): with V'V = Q diag(th) Q', V = U th^1/2 Q' (U
+ * orthonormal), so the spectrum of M off its null space is that of the
+ * k x k B = C diag(w) C', C = th^1/2 Q'; M also has 0 when k < p. */
+static int fac_min_eigen(const symfac **f, const double *coef, int nf, int p, double *out)
+{
+    int k = 0;
+    for (int a = 0; a < nf; a++) k += f[a]->r;
+    *out = 0.0;
+    if (k == 0) return CG_OK;
+    const void *vmax = vmaxget();
+    double *V = (double *) R_alloc((size_t) p * k, sizeof(double));
+    double *w = (double *) R_alloc(k, sizeof(double));
+    int col = 0;
+    for (int a = 0; a < nf; a++)
+        for (int j = 0; j < f[a]->r; j++, col++) {
+            memcpy(V + (size_t) col * p, f[a]->v + (size_t) j * p, (size_t) p * sizeof(double));
+            w[col] = coef[a] * f[a]->d[j];
+        }
+    /* K = V'V = Q diag(th) Q' */
+    double *K = (double *) R_alloc((size_t) k * k, sizeof(double));
+    const double one = 1.0, zero = 0.0;
+    F77_CALL(dgemm)("T", "N", &k, &k, &p, &one, V, &p, V, &p, &zero, K, &k FCONE FCONE);
+    double *th = (double *) R_alloc(k, sizeof(double));
+    double *Q = (double *) R_alloc((size_t) k * k, sizeof(double));
+    int st = cg_lapack_syevr(K, k, 1, k, th, Q);
+    if (st == CG_OK) {
+        /* B = C' diag(w) C with C = diag(sqrt th) Q' (k x k): C[i, j] = sqrt(th_i) Q[j, i] */
+        double *C = (double *) R_alloc((size_t) k * k, sizeof(double));
+        for (int i = 0; i < k; i++) {
+            const double sq = th[i] > 0.0 ? sqrt(th[i]) : 0.0;
+            for (int j = 0; j < k; j++) C[i + (size_t) j * k] = sq * Q[j + (size_t) i * k];
+        }
+        double *B = (double *) R_alloc((size_t) k * k, sizeof(double));
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j <= i; j++) {
+                double b = 0.0;
+                for (int l = 0; l < k; l++) b += C[i + (size_t) l * k] * w[l] * C[j + (size_t) l * k];
+                B[i + (size_t) j * k] = B[j + (size_t) i * k] = b;
+            }
+        double *e = (double *) R_alloc(k, sizeof(double));
+        double *Z = (double *) R_alloc((size_t) k * k, sizeof(double));
+        st = cg_lapack_syevr(B, k, 1, 1, e, Z);
+        if (st == CG_OK) *out = k < p ? fmin(e[0], 0.0) : e[0];
+    }
+    vmaxset(vmax);
+    return st;
+}
+
 /* ------------------------------------------------------ sparse storage */
 /* room for `need` entries, the first `used` kept. Growth is geometric and
  * made outside any vmax scope, so it lives until the solve returns. */
@@ -146,7 +210,7 @@ static void csc_reserve(csc *m, size_t used, size_t need)
 /* y = s_coef S x + c_coef C x + sum_f f_coef F x + shift x */
 typedef struct {
     const cov *c;
-    double s_coef; const csc *C; double c_coef;
+    double s_coef; const csc *C, *C2; double c_coef, c2_coef;
     const symfac *F[2]; double f_coef[2];
     double shift;
     double *t;
@@ -161,10 +225,12 @@ static void cov_mult(const cg_linop *A, const double *x, double *y)
         F77_CALL(dgemv)("N", &p, &p, &o->s_coef, o->c->S, &p, x, &inc, &zero, y, &inc FCONE);
     } else memset(y, 0, (size_t) p * sizeof(double));
     if (o->shift != 0.0) for (int i = 0; i < p; i++) y[i] += o->shift * x[i];
-    if (o->C) {
-        const csc *C = o->C;
+    for (int m = 0; m < 2; m++) {
+        const csc *C = m == 0 ? o->C : o->C2;
+        const double coef = m == 0 ? o->c_coef : o->c2_coef;
+        if (C == NULL) continue;
         for (int j = 0; j < p; j++) {
-            const double xj = o->c_coef * x[j];
+            const double xj = coef * x[j];
             if (xj != 0.0) for (int k = C->p[j]; k < C->p[j + 1]; k++) y[C->i[k]] += C->x[k] * xj;
         }
     }
@@ -185,7 +251,7 @@ static void op_init(cg_linop *A, cov_op *o, const cov *c)
 /* --------------------------------------------------------------- passes */
 /* out = soft_off(S - Lf + A, lambda) in compressed columns, by blocks of
  * columns (the low-rank parts through dgemm); with stats, also the sums
- * ||G||^2, <G, S>, tr G and |R|_off for G = R - (S - Lf). */
+ * ||G||^2, <G, S>, <G, T>, tr G and |R|_off for G = R - T, T = S - Lf. */
 static void soft_pass(cov *c, const symfac *A, const symfac *Lf, csc *out, int stats)
 {
     const int p = c->p;
@@ -277,7 +343,9 @@ static int certify_inner(cov *c)
     op_init(&A, &o, c);
     o.C = &c->R; o.c_coef = 1.0;
     double lmin;
-    const int st = cg_extreme_value_tol(&A, -1, c->lam.r + 1, CERT_TOL, &lmin);
+    /* the floor binds in rank(Lambda) directions: that many eigenvalues
+     * cluster at eps near the optimum */
+    const int st = cg_lowest_eigenvalue(&A, c->lam.r + 2, CERT_TOL, &lmin);
     c->n_matvec += A.n_matvec;
     vmaxset(vmax);
     if (st != CG_OK) {
@@ -292,11 +360,14 @@ static int certify_inner(cov *c)
     return 0;
 }
 
-/* R step to the inner tolerance (relative to its objective), warm started
- * from the last dual; returns the eigenpairs computed or -1 */
+/* R step, warm started from the last dual, to a relative gap a tenth of
+ * the alternation's last one (inexact block steps whose error shrinks with
+ * the outer gap; early alternations need no exact R), at most 1e-3 and at
+ * least inner_tol; returns the eigenpairs computed or -1 */
 static int r_step(cov *c)
 {
     int work = 0;
+    const double goal = c->inner_tol;
     c->tk = 1.0;                               /* the target moved: no momentum */
     c->prev.r = 0;
     for (int it = 1; it <= c->max_inner; it++) {
@@ -306,49 +377,92 @@ static int r_step(cov *c)
         c->inner_iters++;
         if (it == 1 || it % 5 == 0 || it == c->max_inner) {
             if (certify_inner(c) < 0) return -1;
-            if (c->gap_inner <= c->inner_tol * fmax(fabs(c->obj_inner), DBL_MIN)) return work;
+            if (c->gap_inner <= goal * fmax(fabs(c->obj_inner), DBL_MIN)) return work;
         }
         if (cg_interrupt_poll()) { cg_fail_status(c->P, CG_ERR_INTERRUPT, ""); return -1; }
     }
     return work;
 }
 
-/* L = psd part of (S - R - delta I - gamma I): eigenpairs of S - R_f above gamma */
-static int l_step(cov *c)
+/* out = L(Y) = psd part of (S - Y - gamma I), from the eigenpairs of S - Y
+ * above gamma, at Y = a R + b Rm (a point R_f, or the extrapolation between
+ * two; each with its diagonal raise) */
+static int l_step(cov *c, double a, const csc *R, double dR, double b, const csc *Rm,
+                  double dRm, symfac *out)
 {
     cg_linop A; cov_op o;
     const void *vmax = vmaxget();
     op_init(&A, &o, c);
-    o.s_coef = 1.0; o.C = &c->R; o.c_coef = -1.0; o.shift = -c->delta;
+    o.s_coef = 1.0; o.C = R; o.c_coef = -a; o.shift = -(a * dR + b * dRm);
+    if (b != 0.0) { o.C2 = Rm; o.c2_coef = -b; }
     int found = 0;
-    const int st = cg_eigs_beyond(&A, +1, c->gamma, c->L.r + 2, EIG_TOL, c->cap, &found,
-                                  c->L.d, c->L.v);
+    const int st = cg_eigs_beyond(&A, +1, c->gamma, out->r + 2, EIG_TOL, c->cap, &found,
+                                  out->d, out->v);
     c->n_matvec += A.n_matvec;
     vmaxset(vmax);
     if (st == CG_ERR_DOMAIN) {
         cg_fail(c->P, "the low-rank part has rank above %d; give a larger `gamma`", c->cap);
         return -1;
     }
-    if (st != CG_OK) { c->L.r = 0; cg_fail_status(c->P, st, "the low-rank step"); return -1; }
-    c->L.r = found;
-    for (int k = 0; k < found; k++) c->L.d[k] -= c->gamma;
+    if (st != CG_OK) { out->r = 0; cg_fail_status(c->P, st, "the low-rank step"); return -1; }
+    out->r = found;
+    for (int k = 0; k < found; k++) out->d[k] -= c->gamma;
     return found;
+}
+
+/* <A + a I, B + b I> for symmetric sparse A, B (rows sorted in columns) */
+static double csc_dot(const csc *A, double a, const csc *B, double b, int p)
+{
+    double s = 0.0, trA = 0.0, trB = 0.0;
+    for (int j = 0; j < p; j++) {
+        int ka = A->p[j], kb = B->p[j];
+        const int ea = A->p[j + 1], eb = B->p[j + 1];
+        while (ka < ea && kb < eb) {
+            if (A->i[ka] == B->i[kb]) { s += A->x[ka] * B->x[kb]; ka++; kb++; }
+            else if (A->i[ka] < B->i[kb]) ka++;
+            else kb++;
+        }
+        for (int k = A->p[j]; k < ea; k++) if (A->i[k] == j) trA += A->x[k];
+        for (int k = B->p[j]; k < eb; k++) if (B->i[k] == j) trB += B->x[k];
+    }
+    return s + a * trB + b * trA + p * a * b;
 }
 
 /* ------------------------------------------------------ problem table */
 static int cv_split_step(cg_problem *P)
 {
     cov *c = (cov *) P->self;
+    const int p = c->p;
     if (!c->lowrank) {
         const int a = dual_step(c);
         if (a >= 0) c->have_R = 0;
         return a < 0 ? -1 : c->lam.r;
     }
-    fac_copy(&c->Lr, &c->L, c->p);
-    const int a = r_step(c);
-    if (a < 0) return -1;
-    const int b = l_step(c);
-    return b < 0 ? -1 : c->L.r;
+    /* accelerated proximal gradient on R for F(R) + lambda |R|_off, R >= eps I,
+     * F(R) = min_L 1/2 ||L + R - S||^2 + gamma tr L (1-smooth, gradient
+     * R + L(R) - S): the gradient step's L at the extrapolation Y, then the
+     * prox = the floored sparse problem with target S - L(Y), by the dual
+     * solver warm started (without momentum this is alternating minimization) */
+    if (!c->have_R && certify_inner(c) < 0) return -1;
+    const double tn = (1.0 + sqrt(1.0 + 4.0 * c->tR * c->tR)) / 2.0;
+    const double beta = c->has_Rm ? (c->tR - 1.0) / tn : 0.0;
+    if (l_step(c, 1.0 + beta, &c->R, c->delta, -beta, &c->Rm, c->dm, &c->Lr) < 0) return -1;
+    /* rotate: R_{k-1} <- R_k <- (R to be overwritten) */
+    csc t = c->Rm2; c->Rm2 = c->Rm; c->Rm = c->R; c->R = t;
+    c->dm2 = c->dm; c->dm = c->delta;
+    const int had = c->has_Rm;
+    c->has_Rm = 1;
+    c->fresh_L = 0;
+    if (r_step(c) < 0) return -1;
+    /* gradient restart: <Y - R+, R+ - R> > 0, Y = (1 + beta) R - beta Rm */
+    const double d0 = c->dm, dm = c->dm2, d1 = c->delta;
+    const csc *R0 = &c->Rm, *Rm = &c->Rm2, *R1 = &c->R;
+    double ip = (1.0 + beta) * (csc_dot(R0, d0, R1, d1, p) - csc_dot(R0, d0, R0, d0, p))
+                - csc_dot(R1, d1, R1, d1, p) + csc_dot(R1, d1, R0, d0, p);
+    if (had && beta > 0.0)
+        ip += -beta * csc_dot(Rm, dm, R1, d1, p) + beta * csc_dot(Rm, dm, R0, d0, p);
+    if (ip > 0.0) { c->tR = 1.0; c->restarts++; } else c->tR = tn;
+    return c->Lr.r;
 }
 
 /* objective of the stated problem at the primal point and its duality gap */
@@ -363,8 +477,13 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
     }
     if (!c->have_R && certify_inner(c) < 0) return;
     const int p = c->p;
-    /* primal: 1/2 ||L + R + delta I - S||^2 + gamma tr L + lambda |R|_off */
-    double f2 = 0.0;
+    /* the primal point: R_f and L(R_f), its exact L */
+    if (!c->fresh_L) {
+        if (l_step(c, 1.0, &c->R, c->delta, 0.0, NULL, 0.0, &c->L) < 0) return;
+        c->fresh_L = 1;
+    }
+    /* primal: 1/2 ||G||^2 + gamma tr L + lambda |R|_off, G = L + R + delta I - S */
+    double f2 = 0.0, fs = 0.0, ftr = 0.0;
     double *col = c->block2;
     for (int j0 = 0; j0 < p; j0 += BLOCK) {
         const int nb = p - j0 < BLOCK ? p - j0 : BLOCK;
@@ -377,25 +496,42 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
             col[j] += c->delta;
             for (int i = 0; i < p; i++) {
                 const double r = lj[i] + col[i] - sj[i];
-                f2 += r * r;
+                f2 += r * r; fs += r * sj[i];
             }
+            ftr += lj[j] + col[j] - sj[j];
         }
     }
     *obj = 0.5 * f2 + c->gamma * fac_trace(&c->L) + c->lambda * c->l1;
-    /* dual at W = G + t I, G = R(Lambda) - S + Lr, t from lambda_min(G) */
-    cg_linop A; cov_op o;
-    const void *vmax = vmaxget();
-    op_init(&A, &o, c);
-    o.s_coef = -1.0; o.C = &c->R; o.c_coef = 1.0; o.F[0] = &c->Lr; o.f_coef[0] = 1.0;
-    double lmin;
-    const int st = cg_extreme_value_tol(&A, -1, c->L.r + 1, CERT_TOL, &lmin);
-    c->n_matvec += A.n_matvec;
-    vmaxset(vmax);
+    /* (a) W = G + t I, G = L + R_f - S: G >= -gamma I by the L step, and
+     * -W <= Z iff Lambda + (L - Lr) + (delta + t) I >= 0 (see the top) */
+    const symfac *f[3] = { &c->lam, &c->L, &c->Lr };
+    const double coef[3] = { 1.0, 1.0, -1.0 };
+    double lmin = 0.0;
+    int st = fac_min_eigen(f, coef, 3, p, &lmin);
     if (st != CG_OK) { cg_fail_status(P, st, "the duality gap's eigenvalue"); return; }
-    const double t = -c->gamma - lmin > 0.0 ? -c->gamma - lmin : 0.0;
-    const double dual = -0.5 * (c->g2 + 2.0 * t * c->trG + p * t * t) - (c->gs + t * c->trS)
-                        + c->eps * (c->trG + p * t);
+    double t = -c->delta - lmin > 0.0 ? -c->delta - lmin : 0.0;
+    double dual = -0.5 * (f2 + 2.0 * t * ftr + p * t * t) - (fs + t * c->trS)
+                  + c->eps * (ftr + p * t);
     *gap = *obj - dual;
+    /* (a)'s shift is of the size of the last change of L, which alternation
+     * shrinks only linearly; short of the goal, (b) W = G' + t I with
+     * G' = R(Lambda) - S + Lr, exact on the sparse side, t from
+     * lambda_min(G') by Lanczos (about rank(L) values cluster at -gamma) */
+    if (*gap > c->gap_goal * fmax(fabs(*obj), DBL_MIN)) {
+        cg_linop A; cov_op o;
+        const void *vmax = vmaxget();
+        op_init(&A, &o, c);
+        o.s_coef = -1.0; o.C = &c->R; o.c_coef = 1.0; o.F[0] = &c->Lr; o.f_coef[0] = 1.0;
+        st = cg_lowest_eigenvalue(&A, c->L.r + 2, CERT_TOL, &lmin);
+        c->n_matvec += A.n_matvec;
+        vmaxset(vmax);
+        if (st != CG_OK) { cg_fail_status(P, st, "the duality gap's eigenvalue"); return; }
+        t = -c->gamma - lmin > 0.0 ? -c->gamma - lmin : 0.0;
+        dual = -0.5 * (c->g2 + 2.0 * t * c->trG + p * t * t) - (c->gs + t * c->trS)
+               + c->eps * (c->trG + p * t);
+        if (*obj - dual < *gap) *gap = *obj - dual;
+    }
+    c->outer_rel_gap = *gap / fmax(fabs(*obj), DBL_MIN);
 }
 
 static double cv_gradient(cg_problem *P, int batch) { (void) P; (void) batch; return 1.0; }
@@ -429,9 +565,10 @@ int cg_problem_covariance(cg_problem *P, SEXP spec)
     c->gamma = c->lowrank ? asReal(cg_list_get(spec, "gamma")) : 0.0;
     c->eps = asReal(cg_list_get(spec, "floor"));
     c->inner_tol = asReal(cg_list_get(spec, "inner_tol"));
+    c->gap_goal = asReal(cg_list_get(spec, "gap_goal"));
     c->max_inner = asInteger(cg_list_get(spec, "max_inner"));
     c->cap = asInteger(cg_list_get(spec, "max_rank"));
-    if (!(c->lambda >= 0.0) || !(c->eps > 0.0) || !(c->gamma >= 0.0) || !(c->inner_tol > 0.0)
+    if (!(c->lambda >= 0.0) || !(c->eps > 0.0) || !(c->gamma >= 0.0) || !(c->inner_tol > 0.0) || !(c->gap_goal >= 0.0)
         || c->max_inner < 1 || c->cap < 1 || c->cap > p)
         error("invalid covariance spec");
     for (int i = 0; i < p; i++) c->trS += c->S[i + (size_t) i * p];
@@ -441,12 +578,20 @@ int cg_problem_covariance(cg_problem *P, SEXP spec)
     if (c->lowrank) warm_factor(spec, "warm_Lu", "warm_Ld", &c->L, p);
     fac_copy(&c->Lr, &c->L, p);
     c->tk = 1.0;
+    c->outer_rel_gap = 1.0;
     c->block = cg_zeros((size_t) p * BLOCK); c->block2 = cg_zeros((size_t) p * BLOCK);
     c->scratch = cg_zeros((size_t) 2 * c->cap * BLOCK + 1);
     c->R.p = (int *) R_alloc((size_t) p + 1, sizeof(int));
     c->W.p = (int *) R_alloc((size_t) p + 1, sizeof(int));
     csc_reserve(&c->R, 0, (size_t) 4 * p + BLOCK * (size_t) p);
     csc_reserve(&c->W, 0, (size_t) 4 * p + BLOCK * (size_t) p);
+    if (c->lowrank) {
+        c->Rm.p = (int *) R_alloc((size_t) p + 1, sizeof(int));
+        c->Rm2.p = (int *) R_alloc((size_t) p + 1, sizeof(int));
+        csc_reserve(&c->Rm, 0, (size_t) 4 * p + BLOCK * (size_t) p);
+        csc_reserve(&c->Rm2, 0, (size_t) 4 * p + BLOCK * (size_t) p);
+    }
+    c->tR = 1.0;
     c->P = P;
     P->self = c;
     P->gradient = cv_gradient; P->evaluate = cv_evaluate; P->epoch = cv_epoch;

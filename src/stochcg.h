@@ -78,6 +78,9 @@ int cg_extreme_value(cg_linop *A, int which, int hint, double *value);
  * value moves outward by it, so a certificate's floor is about tol / 2
  * relative to the term it enters */
 int cg_extreme_value_tol(cg_linop *A, int which, int hint, double tol, double *value);
+/* the smallest eigenvalue of symmetric A, moved outward by tol, from the k
+ * smallest together (about k - 1 others cluster just above it) */
+int cg_lowest_eigenvalue(cg_linop *A, int k, double tol, double *value);
 /* every eigenpair of symmetric A below thresh (which = -1) or above it
  * (+1): *found (<= cap; CG_ERR_DOMAIN if more) pairs into vals (cap),
  * vecs (n x cap), outer end first; khint: the expected count */
@@ -354,7 +357,8 @@ enum { CG_METHOD_FW = 0, CG_METHOD_SFW = 1, CG_METHOD_SPG = 2,
        CG_METHOD_SVRGCG = 3, CG_METHOD_SCG = 4, CG_METHOD_SCGS = 5,
        CG_METHOD_ALT_CGPG = 6, CG_METHOD_ALT_PGCG = 7, CG_METHOD_CGCG = 8,
        CG_METHOD_CGCG_P = 9, CG_METHOD_ALTMIN = 10, CG_METHOD_PFW = 11,
-       CG_METHOD_ADMM = 12, CG_METHOD_DUAL_APG = 13 };
+       CG_METHOD_ADMM = 12, CG_METHOD_DUAL_APG = 13,
+       CG_METHOD_APG = 14 };
 enum { CG_STEP_LINE_SEARCH = 0, CG_STEP_STANDARD = 1, CG_STEP_SFW = 2 };
 enum { CG_STOP_MAX_ITER = 0, CG_STOP_TOL = 1, CG_STOP_TIME = 2,
        CG_STOP_INTERRUPT = 3, CG_STOP_ERROR = 4 };

@@ -2,7 +2,7 @@
 # weak proximal oracle against the exact projection, inequality (5), fits
 # against an exact (dual, certified) nonsmooth reference at 1e-3 with gaps
 # that bound objective - optimum of the stated problem, the stochastic
-# oracles, sparse_covariance, reproducibility and bad input.
+# oracles, covariance_rows, reproducibility and bad input.
 
 make_lowrank_sparse <- function(d = 30, r = 2, seed = 1, noise = 1) {
   set.seed(seed)
@@ -166,14 +166,15 @@ test_that("set.seed reproduces a stochastic fit; RNG advances", {
   expect_false(identical(a$solution$X, c$solution$X))
 })
 
-test_that("sparse_covariance: covariance of the rows, dense and sparse data agree", {
+test_that("covariance_rows: covariance of the rows, dense and sparse data agree", {
   set.seed(8)
   n <- 200; p <- 15
   L <- matrix(0, p, 2); L[1:4, 1] <- 2; L[5:8, 2] <- 1.5
   data <- matrix(rnorm(n * 2), n) %*% t(L) + matrix(rnorm(n * p, sd = 0.5), n)
   lambda <- 0.05; tau <- 20
   ref <- ref_lowrank_l1(cov(data), lambda, tau, "psd")
-  fit <- sparse_covariance(data, lambda, tau, control = cg_control(max_iter = 4000, tol = 1e-4))
+  fit <- lowrank_sparse(covariance_rows(data), lambda, tau, set = "psd",
+                        control = cg_control(max_iter = 4000, tol = 1e-4))
   expect_true(fit$converged)
   expect_lte(fit$gap, 1e-4 * max(1, abs(fit$objective)))
   expect_gte(fit$gap, fit$objective - ref$objective - 1e-9)
@@ -183,10 +184,10 @@ test_that("sparse_covariance: covariance of the rows, dense and sparse data agre
   expect_equal(fit$trace$n_grad[1], 0)
   ds <- data; ds[abs(ds) < 0.7] <- 0
   sp <- Matrix::Matrix(ds, sparse = TRUE)
-  set.seed(9); f1 <- sparse_covariance(ds, lambda, tau, method = "scg",
-                                       control = cg_control(max_iter = 40))
-  set.seed(9); f2 <- sparse_covariance(sp, lambda, tau, method = "scg",
-                                       control = cg_control(max_iter = 40))
+  set.seed(9); f1 <- lowrank_sparse(covariance_rows(ds), lambda, tau, set = "psd",
+                                    method = "scg", control = cg_control(max_iter = 40))
+  set.seed(9); f2 <- lowrank_sparse(covariance_rows(sp), lambda, tau, set = "psd",
+                                    method = "scg", control = cg_control(max_iter = 40))
   expect_equal(f2$solution$X, f1$solution$X, tolerance = 1e-10)
 })
 
@@ -207,5 +208,5 @@ test_that("bad input is rejected with a message naming the argument", {
   expect_error(lowrank_sparse(function(k) "a", 1, 5), "`M` must return a finite numeric matrix")
   expect_error(lowrank_sparse(d$M, 1, 5, rank = 0), "`rank` must be at least 1")
   expect_error(lowrank_sparse(d$M, 1, 5, eta = 2), "`eta` must be at most 1")
-  expect_error(sparse_covariance(matrix(1, 1, 3), 1, 5), "`data` must have at least two rows")
+  expect_error(covariance_rows(matrix(1, 1, 3)), "`data` must have at least two rows")
 })

@@ -42,7 +42,9 @@ test_that("dense inputs are not copied by any fitting function", {
                                                             control = ctl)),
     lowrank_sampler = list(M, function(x) lowrank_sparse(lowrank_sampler(x, 1), 0.1, 1,
                                                          control = ctl)),
-    sparse_covariance = list(X, function(x) sparse_covariance(x, 0.1, 1, control = ctl)),
+    covariance_rows = list(X, function(x) lowrank_sparse(covariance_rows(x), 0.1, 1,
+                                                         set = "psd", control = ctl)),
+    sparse_covariance = list(X, function(x) sparse_covariance(x, 0.1, control = ctl)),
     lowrank_constrained = list(M, function(x) lowrank_constrained(x, A, rep(1, 3), 1,
                                                                   control = ctl)),
     matrix_sensing = list(Ad, function(x) matrix_sensing(x, b, 1, lambda2 = 0.1,
@@ -64,7 +66,10 @@ test_that("sparse inputs are not copied", {
                    character(0))
   expect_identical(copies_of(Ys@x, function(x) complete_matrix(Ys, 1, control = ctl)),
                    character(0))
-  expect_identical(copies_of(Xs@x, function(x) sparse_covariance(Xs, 0.1, 1, control = ctl)),
+  expect_identical(copies_of(Xs@x, function(x) lowrank_sparse(covariance_rows(Xs), 0.1, 1,
+                                                               set = "psd", control = ctl)),
+                   character(0))
+  expect_identical(copies_of(Xs@x, function(x) sparse_covariance(Xs, 0.1, control = ctl)),
                    character(0))
   expect_identical(copies_of(Asp@x, function(x) matrix_sensing(Asp, b, 1, lambda2 = 0.1,
                                                                dims = c(10, 10), control = ctl)),

@@ -1,0 +1,508 @@
+# sparse_covariance(): the eigenvalue-floored l1 covariance (Xue, Ma and Zou
+# 2012) and the low-rank plus sparse covariance, checked against the
+# references of helper-reference.R (ref_pd_sparse_cov: ADMM with full
+# eigendecompositions to a 1e-10 gap; ref_lowrank_sparse_cov: accelerated
+# proximal steps with that ADMM as the prox, to a 1e-10 gap; both tested in
+# test-covariance-reference.R), against closed forms, and for bad input.
+#
+# Tolerances. "tight" fits (control tol 1e-10) must match the reference to
+# max |Sigma - ref| <= 1e-6 max |S| and its objective to 1e-8 relative.
+# Fits with the default control must be converged and certified: their
+# gap must bound their suboptimality (fit$gap >= fit$objective - ref
+# objective), and since the objective is 1-strongly convex in Sigma (also
+# for Sigma = L + R), ||Sigma - Sigma*||_F <= sqrt(2 gap), so
+# ||Sigma - ref||_F <= sqrt(2 fit$gap) + sqrt(2 ref$gap).
+
+tight <- cg_control(tol = 1e-10)
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+# n x p rows: a banded (AR-like) covariance with unequal variances, plus
+# an optional column of tiny variance (`tiny` = its standard deviation)
+cov_rows <- function(n, p, seed, tiny = NULL) {
+  set.seed(seed)
+  C <- toeplitz(0.6^(0:(p - 1)))
+  X <- matrix(rnorm(n * p), n) %*% chol(C) %*% diag(sqrt(seq(0.5, 2, length.out = p)))
+  if (!is.null(tiny)) X[, p] <- tiny * rnorm(n)
+  X
+}
+
+# rows from a k-factor model with heteroscedastic noise
+factor_rows <- function(n, p, seed, k = 2) {
+  set.seed(seed)
+  B <- matrix(rnorm(p * k), p) * 1.5
+  matrix(rnorm(n * k), n) %*% t(B) +
+    matrix(rnorm(n * p), n) %*% diag(sqrt(seq(0.3, 1, length.out = p)))
+}
+
+dense <- function(A) unname(as.matrix(A))
+min_eig <- function(A) min(eigen(dense(A), symmetric = TRUE, only.values = TRUE)$values)
+offdiag <- function(A) { A <- dense(A); A[row(A) != col(A)] }
+
+# the storage rule of the contract: a Matrix is a dsCMatrix, otherwise a
+# base matrix; symmetric either way
+expect_cov_storage <- function(A, info = NULL) {
+  if (inherits(A, "Matrix")) {
+    expect_s4_class(A, "dsCMatrix")
+  } else {
+    expect_true(is.matrix(A) && is.double(A), info = info)
+  }
+  expect_identical(dense(A), t(dense(A)), info = info)
+}
+
+# cases: (n, p, seed, lambda, floor, binds); floor NULL = the default
+# 0.01 mean(diag(S)); `binds` = whether the floor is active at the
+# reference solution (checked below on the reference itself)
+sparse_cases <- list(
+  list(n = 40, p = 10, seed = 1, lambda = 0.05, floor = NULL, binds = FALSE),
+  list(n = 60, p = 15, seed = 2, lambda = 0.2, floor = NULL, binds = FALSE),
+  list(n = 8, p = 12, seed = 3, lambda = 0.02, floor = NULL, binds = TRUE),
+  list(n = 8, p = 12, seed = 3, lambda = 0.1, floor = 0.2, binds = TRUE),
+  list(n = 30, p = 20, seed = 4, lambda = 0.1, floor = 0.5, binds = TRUE),
+  list(n = 100, p = 25, seed = 5, lambda = 0.3, floor = 0.05, binds = FALSE)
+)
+case_info <- function(cs) sprintf("n %d p %d seed %d lambda %g floor %s", cs$n, cs$p,
+                                  cs$seed, cs$lambda, format(cs$floor %||% "default"))
+
+test_that("sparse: agrees with the reference (floor binding or not), gap bounds suboptimality", {
+  for (cs in sparse_cases) {
+    info <- case_info(cs)
+    X <- cov_rows(cs$n, cs$p, cs$seed)
+    S <- cov(X)
+    fit <- sparse_covariance(X, cs$lambda, floor = cs$floor, control = tight)
+    eps <- if (is.null(cs$floor)) 0.01 * mean(diag(S)) else cs$floor
+    expect_equal(fit$floor, eps, tolerance = 1e-12, info = info)
+    ref <- ref_pd_sparse_cov(S, cs$lambda, eps)
+    # the case is what it claims to be
+    if (cs$binds) {
+      expect_equal(min_eig(ref$Sigma), eps, tolerance = 1e-9, info = info)
+    } else {
+      expect_gt(min_eig(ref$Sigma), eps * (1 + 1e-3))
+    }
+    expect_true(fit$converged, info = info)
+    expect_identical(fit$structure, "sparse")
+    expect_equal(fit$lambda, cs$lambda)
+    expect_identical(fit$gamma, NA_real_)
+    expect_identical(fit$nobs, as.integer(cs$n))
+    expect_cov_storage(fit$solution$Sigma, info)
+    expect_identical(coef(fit), fit$solution$Sigma)
+    expect_lte(max(abs(dense(fit$solution$Sigma) - ref$Sigma)), 1e-6 * max(abs(S)))
+    expect_equal(fit$objective, ref$objective, tolerance = 1e-8, info = info)
+    expect_gte(fit$gap, fit$objective - ref$objective - 1e-12 * max(1, ref$objective))
+    expect_lte(fit$gap, 1e-10 * max(1, abs(fit$objective)))
+    # the stated objective of the returned Sigma
+    expect_equal(fit$objective, ref_covsp_objective(dense(fit$solution$Sigma), S, cs$lambda),
+                 tolerance = 1e-10, info = info)
+    # KKT of the fit itself (multiplier fitted by ref_covsp_kkt)
+    k <- ref_covsp_kkt(fit$solution$Sigma, S, cs$lambda, eps)
+    expect_lte(k$floor, 1e-8 * eps)
+    expect_lte(max(k$diagonal, k$support, k$off_support), 1e-6 * max(abs(S)))
+    expect_identical(k$tiny, 0L)
+
+    # default control: converged and certified
+    fd <- sparse_covariance(X, cs$lambda, floor = cs$floor)
+    expect_true(fd$converged, info = info)
+    expect_lte(fd$gap, 1e-6 * max(1, abs(fd$objective)))
+    expect_gte(fd$gap, fd$objective - ref$objective - 1e-12 * max(1, ref$objective))
+    expect_lte(norm(dense(fd$solution$Sigma) - ref$Sigma, "F"),
+               sqrt(2 * max(fd$gap, 0)) + sqrt(2 * max(ref$gap, 0)) + 1e-12)
+  }
+})
+
+test_that("sparse: positive definite above the floor, min_eigen certified", {
+  for (cs in sparse_cases) {
+    info <- case_info(cs)
+    X <- cov_rows(cs$n, cs$p, cs$seed)
+    for (ctl in list(tight, cg_control())) {
+      fit <- sparse_covariance(X, cs$lambda, floor = cs$floor, control = ctl)
+      lmin <- min_eig(fit$solution$Sigma)
+      expect_gte(lmin, fit$floor * (1 - 1e-8))
+      expect_gte(fit$min_eigen, fit$floor)
+      expect_lte(fit$min_eigen, lmin + 1e-10 * max(abs(cov(X))))
+    }
+  }
+  # a floor far above the spectrum of S: Sigma = floor I + (what is above)
+  X <- cov_rows(30, 8, 6)
+  fit <- sparse_covariance(X, 0.05, floor = 10, control = tight)
+  expect_gte(min_eig(fit$solution$Sigma), 10 * (1 - 1e-8))
+  ref <- ref_pd_sparse_cov(cov(X), 0.05, 10)
+  expect_lte(max(abs(dense(fit$solution$Sigma) - ref$Sigma)), 1e-6 * 10)
+})
+
+test_that("sparse: exact zeros where the reference has them, nonzeros where it has them", {
+  for (cs in sparse_cases) {
+    info <- case_info(cs)
+    X <- cov_rows(cs$n, cs$p, cs$seed)
+    S <- cov(X)
+    eps <- if (is.null(cs$floor)) 0.01 * mean(diag(S)) else cs$floor
+    ref <- ref_pd_sparse_cov(S, cs$lambda, eps)
+    # the subgradient of the reference, G = Sigma - S - Lambda: a zero with
+    # |G_ij| well inside lambda is a zero of every near-optimal dual point
+    G <- ref$Sigma - S - ref$Lambda
+    offd <- row(S) != col(S)
+    zero_in <- offd & abs(ref$Sigma) < 1e-9 & abs(G) <= 0.9 * cs$lambda
+    zero_deep <- offd & abs(ref$Sigma) < 1e-9 & abs(G) <= 0.5 * cs$lambda
+    big <- offd & abs(ref$Sigma) > 1e-4 * max(abs(S))
+    expect_gt(sum(zero_in), 0)                    # the case has zeros to check
+    expect_gt(sum(big), 0)
+    fit <- sparse_covariance(X, cs$lambda, floor = cs$floor, control = tight)
+    Sg <- dense(fit$solution$Sigma)
+    expect_identical(sum(Sg[zero_in] != 0), 0L, info = info)
+    expect_identical(sign(Sg[big]), sign(ref$Sigma[big]), info = info)
+    fd <- sparse_covariance(X, cs$lambda, floor = cs$floor)
+    Sd <- dense(fd$solution$Sigma)
+    expect_identical(sum(Sd[zero_deep] != 0), 0L, info = info)
+    # what the fit reports as its sparsity
+    expect_equal(fit$sparsity, mean(Sg[offd] == 0), tolerance = 1e-12)
+  }
+})
+
+test_that("sparse: lambda >= max |S_ij| (i != j) gives diag(max(S_ii, floor)), stored sparse", {
+  # KKT: Sigma = D = diag(max(S_ii, eps)) with Lambda = diag(max(eps - S_ii, 0))
+  # >= 0, Lambda (D - eps I) = 0, G = D - S - Lambda zero on the diagonal and
+  # -S_ij off it, |S_ij| <= lambda
+  X <- cov_rows(30, 10, 7, tiny = 0.01)         # one variance far below the floor
+  S <- cov(X)
+  eps <- 0.01 * mean(diag(S))
+  expect_lt(S[10, 10], eps / 10)                # the floor binds on it
+  lam_max <- max(abs(offdiag(S)))
+  for (lam in c(lam_max, 1.5 * lam_max, 1e6)) {
+    for (ctl in list(tight, cg_control())) {
+      fit <- sparse_covariance(X, lam, control = ctl)
+      Sg <- fit$solution$Sigma
+      expect_s4_class(Sg, "dsCMatrix")            # p nonzeros of p^2
+      expect_identical(sum(offdiag(Sg) != 0), 0L)
+      expect_equal(diag(dense(Sg)), pmax(diag(S), eps), tolerance = 1e-10)
+      expect_true(fit$converged)
+      expect_equal(fit$sparsity, 1)
+    }
+  }
+  # from a given covariance too, with the floor given
+  fit <- sparse_covariance(S, 2 * lam_max, n = 30, floor = 0.5)
+  expect_identical(sum(offdiag(fit$solution$Sigma) != 0), 0L)
+  expect_equal(diag(dense(fit$solution$Sigma)), pmax(diag(S), 0.5), tolerance = 1e-10)
+})
+
+test_that("sparse: the diagonal is not penalized", {
+  # floor inactive: Lambda = 0, so G_ii = 0 gives Sigma_ii = S_ii and the
+  # answer is S soft-thresholded off the diagonal (when that is above the
+  # floor); with the floor active, Sigma_ii = S_ii + Lambda_ii >= S_ii
+  for (cs in sparse_cases) {
+    info <- case_info(cs)
+    X <- cov_rows(cs$n, cs$p, cs$seed)
+    S <- cov(X)
+    fit <- sparse_covariance(X, cs$lambda, floor = cs$floor, control = tight)
+    Sg <- dense(fit$solution$Sigma)
+    if (!cs$binds) {
+      expect_equal(Sg, ref_soft_off(S, cs$lambda), tolerance = 1e-10, info = info)
+      expect_equal(diag(Sg), diag(S), tolerance = 1e-12, info = info)
+    } else {
+      expect_true(all(diag(Sg) >= diag(S) - 1e-8 * max(abs(S))), info = info)
+    }
+  }
+})
+
+test_that("sparse: lambda = 0 gives the sample covariance with eigenvalues floored", {
+  for (cs in list(c(n = 8, p = 12, seed = 8), c(n = 50, p = 10, seed = 9))) {
+    X <- cov_rows(cs[["n"]], cs[["p"]], cs[["seed"]])
+    S <- cov(X)
+    e <- eigen(S, symmetric = TRUE)
+    for (eps in list(NULL, 0.3)) {
+      fl <- if (is.null(eps)) 0.01 * mean(diag(S)) else eps
+      expected <- e$vectors %*% (pmax(e$values, fl) * t(e$vectors))
+      fit <- sparse_covariance(X, 0, floor = eps, control = tight)
+      expect_false(inherits(fit$solution$Sigma, "Matrix"))   # dense
+      expect_lte(max(abs(dense(fit$solution$Sigma) - expected)), 1e-6 * max(abs(S)))
+      fd <- sparse_covariance(X, 0, floor = eps)
+      expect_true(fd$converged)
+      expect_lte(norm(dense(fd$solution$Sigma) - expected, "F"), sqrt(2 * max(fd$gap, 0)) + 1e-10)
+    }
+  }
+  # n > p and a floor below the spectrum: S itself
+  X <- cov_rows(200, 6, 10)
+  S <- cov(X)
+  fit <- sparse_covariance(X, 0, floor = 1e-3)
+  expect_equal(dense(fit$solution$Sigma), S, tolerance = 1e-10)
+})
+
+test_that("sparse: a covariance input with n, and a dgCMatrix of rows, give the fit from the rows", {
+  for (cs in sparse_cases[c(1, 3, 4)]) {
+    info <- case_info(cs)
+    X <- cov_rows(cs$n, cs$p, cs$seed)
+    S <- cov(X)
+    f_rows <- sparse_covariance(X, cs$lambda, floor = cs$floor, control = tight)
+    f_cov <- sparse_covariance(S, cs$lambda, floor = cs$floor, n = cs$n, control = tight)
+    expect_identical(f_cov$nobs, as.integer(cs$n))
+    expect_equal(f_cov$floor, f_rows$floor, tolerance = 1e-12)
+    expect_equal(dense(f_cov$solution$Sigma), dense(f_rows$solution$Sigma),
+                 tolerance = 1e-8, info = info)
+    expect_equal(f_cov$objective, f_rows$objective, tolerance = 1e-10, info = info)
+  }
+  # sparse rows
+  X <- cov_rows(40, 12, 11)
+  X[abs(X) < 0.8] <- 0
+  Xs <- Matrix::Matrix(X, sparse = TRUE)
+  expect_s4_class(Xs, "dgCMatrix")
+  for (lam in c(0.02, 0.1)) {
+    fd <- sparse_covariance(X, lam, control = tight)
+    fs <- sparse_covariance(Xs, lam, control = tight)
+    expect_equal(dense(fs$solution$Sigma), dense(fd$solution$Sigma), tolerance = 1e-8)
+    expect_equal(fs$floor, fd$floor, tolerance = 1e-12)
+    expect_lte(max(abs(dense(fs$solution$Sigma) -
+                       ref_pd_sparse_cov(cov(X), lam, fd$floor)$Sigma)), 1e-6 * max(abs(cov(X))))
+  }
+  # column names carry over to Sigma, and none are made up
+  expect_null(dimnames(sparse_covariance(X, 0.1)$solution$Sigma))
+  expect_null(dimnames(sparse_covariance(X, 0.1, structure = "lowrank+sparse",
+                                         gamma = 1)$solution$Sigma))
+  colnames(X) <- paste0("v", 1:12)
+  fit <- sparse_covariance(X, 0.1)
+  expect_identical(dimnames(fit$solution$Sigma), list(colnames(X), colnames(X)))
+})
+
+# ---- lowrank+sparse
+
+lrsp_cases <- list(
+  list(n = 40, p = 10, seed = 1, gamma = 1, lambda = 0.2, floor = 0.05),
+  list(n = 8, p = 12, seed = 2, gamma = 1, lambda = 0.1, floor = 0.05),   # floor binds
+  list(n = 60, p = 15, seed = 3, gamma = 1, lambda = 0.3, floor = 0.05),
+  list(n = 60, p = 15, seed = 3, gamma = 2, lambda = 0.3, floor = NULL)
+)
+lrsp_info <- function(cs) sprintf("n %d p %d seed %d gamma %g lambda %g floor %s", cs$n, cs$p,
+                                  cs$seed, cs$gamma, cs$lambda,
+                                  format(cs$floor %||% "default"))
+
+test_that("lowrank+sparse: agrees with the reference (Sigma, L, S), L PSD of the reference's rank", {
+  for (cs in lrsp_cases) {
+    info <- lrsp_info(cs)
+    X <- factor_rows(cs$n, cs$p, cs$seed)
+    S <- cov(X)
+    fit <- sparse_covariance(X, cs$lambda, structure = "lowrank+sparse", gamma = cs$gamma,
+                             floor = cs$floor, control = tight)
+    eps <- if (is.null(cs$floor)) 0.01 * mean(diag(S)) else cs$floor
+    expect_equal(fit$floor, eps, tolerance = 1e-12)
+    ref <- ref_lowrank_sparse_cov(S, cs$gamma, cs$lambda, eps)
+    expect_gte(ref$rank, 1L)                      # the case has a factor part
+    tol <- 1e-6 * max(abs(S))
+    sol <- fit$solution
+    expect_true(inherits(sol$L, "lowrank"))
+    expect_false(inherits(sol$Sigma, "Matrix"))
+    expect_cov_storage(sol$S, info)
+    expect_lte(max(abs(dense(sol$Sigma) - ref$Sigma)), tol)
+    expect_lte(max(abs(dense(sol$L) - ref$L)), tol)
+    expect_lte(max(abs(dense(sol$S) - ref$R)), tol)
+    expect_equal(dense(sol$Sigma), as.matrix(sol$L) + dense(sol$S), tolerance = 1e-12)
+    expect_identical(coef(fit), sol$Sigma)
+    # L: PSD, u = v, of the reference's rank
+    expect_identical(sol$L$u, sol$L$v)
+    expect_true(all(sol$L$d > 0))
+    expect_identical(length(sol$L$d), ref$rank)
+    expect_identical(fit$rank, ref$rank)
+    expect_gte(min_eig(as.matrix(sol$L)), -1e-10 * max(abs(S)))
+    # the sparse part above the floor, Sigma above min_eigen >= floor
+    expect_gte(min_eig(sol$S), eps * (1 - 1e-8))
+    expect_gte(fit$min_eigen, eps)
+    expect_lte(fit$min_eigen, min_eig(sol$Sigma) + 1e-10 * max(abs(S)))
+    # exact zeros of the sparse part where the reference's are deep
+    G <- ref$L + ref$R - S - ref$Lambda
+    zero_in <- row(S) != col(S) & ref$R == 0 & abs(G) <= 0.9 * cs$lambda
+    expect_identical(sum(dense(sol$S)[zero_in] != 0), 0L, info = info)
+    # objective and gap
+    expect_identical(fit$structure, "lowrank+sparse")
+    expect_equal(fit$gamma, cs$gamma)
+    expect_equal(fit$objective, ref$objective, tolerance = 1e-8, info = info)
+    expect_equal(fit$objective, ref_lrsp_objective(as.matrix(sol$L), dense(sol$S), S,
+                                                   cs$gamma, cs$lambda), tolerance = 1e-10)
+    expect_gte(fit$gap, fit$objective - ref$objective - 1e-12 * max(1, ref$objective))
+    expect_true(fit$converged, info = info)
+    # KKT of the fit itself: L optimal given R, R optimal given L
+    k <- ref_lrsp_kkt(sol$L, sol$S, S, cs$gamma, cs$lambda, eps)
+    expect_lte(max(k$L_step, k$diagonal, k$support, k$off_support), 1e-6 * max(abs(S)))
+    expect_lte(k$floor, 1e-8 * eps)
+    # from the covariance with n: the same fit
+    fc <- sparse_covariance(S, cs$lambda, structure = "lowrank+sparse", gamma = cs$gamma,
+                            floor = cs$floor, n = cs$n, control = tight)
+    expect_equal(dense(fc$solution$Sigma), dense(sol$Sigma), tolerance = 1e-8, info = info)
+    expect_identical(fc$rank, fit$rank)
+    # default control
+    fd <- sparse_covariance(X, cs$lambda, structure = "lowrank+sparse", gamma = cs$gamma,
+                            floor = cs$floor)
+    expect_true(fd$converged, info = info)
+    expect_lte(fd$gap, 1e-6 * max(1, abs(fd$objective)))
+    expect_gte(fd$gap, fd$objective - ref$objective - 1e-12 * max(1, ref$objective))
+    expect_lte(norm(dense(fd$solution$Sigma) - ref$Sigma, "F"),
+               sqrt(2 * max(fd$gap, 0)) + sqrt(2 * max(ref$gap, 0)) + 1e-12)
+  }
+})
+
+test_that("lowrank+sparse: gamma >= lambda_max(S) gives L = 0 and the sparse estimate", {
+  X <- factor_rows(40, 10, 12)
+  S <- cov(X)
+  gmax <- max(eigen(S, symmetric = TRUE, only.values = TRUE)$values)
+  for (lam in c(0.05, 0.3)) {
+    fs <- sparse_covariance(X, lam, control = tight)
+    for (gam in c(gmax, 10 * gmax)) {
+      fit <- sparse_covariance(X, lam, structure = "lowrank+sparse", gamma = gam,
+                               control = tight)
+      expect_identical(fit$rank, 0L)
+      expect_length(fit$solution$L$d, 0L)
+      expect_identical(max(abs(as.matrix(fit$solution$L))), 0)
+      expect_lte(max(abs(dense(fit$solution$Sigma) - dense(fs$solution$Sigma))),
+                 1e-6 * max(abs(S)))
+      expect_lte(max(abs(dense(fit$solution$S) - dense(fs$solution$Sigma))),
+                 1e-6 * max(abs(S)))
+      expect_equal(fit$objective, fs$objective, tolerance = 1e-8)
+    }
+  }
+})
+
+test_that("lowrank+sparse: compound symmetry S = a I + b 11' (closed form, as a covariance)", {
+  # see test-covariance-reference.R: gamma <= lambda (p - 1), b (p - 1) gives
+  # L = (b - gamma / (p - 1)) 11', R = (a + gamma / (p - 1)) I
+  p <- 6; a <- 1; b <- 0.5
+  S <- a * diag(p) + b * matrix(1, p, p)
+  for (cs in list(c(0.3, 0.1), c(1, 0.3))) {
+    gam <- cs[1]; lam <- cs[2]
+    fit <- sparse_covariance(S, lam, structure = "lowrank+sparse", gamma = gam, n = 50,
+                             floor = 0.05, control = tight)
+    expect_lte(max(abs(as.matrix(fit$solution$L) - (b - gam / (p - 1)))), 1e-6)
+    expect_lte(max(abs(dense(fit$solution$S) - (a + gam / (p - 1)) * diag(p))), 1e-6)
+    expect_identical(sum(offdiag(fit$solution$S) != 0), 0L)
+    expect_s4_class(fit$solution$S, "dsCMatrix")   # diagonal: p nonzeros of p^2
+    expect_identical(fit$rank, 1L)
+    expect_identical(fit$nobs, 50L)
+  }
+})
+
+# ---- cross-validation (tiny: p = 8, n = 60, folds = 3)
+# The column names of fit$cv, in one place:
+cv_col_lambda <- "lambda"     # the penalty value of the row
+cv_col_gamma <- "gamma"       # the trace penalty ("lowrank+sparse")
+cv_col_loglik <- "loglik"     # mean held-out Gaussian log-likelihood
+cv_cols_volatile <- character(0)   # columns allowed to differ between runs (timings)
+
+test_that("CV: reproducible, picks the grid value of largest held-out log-likelihood", {
+  X <- cov_rows(60, 8, 13)
+  S <- cov(X)
+  run <- function(...) { set.seed(3); sparse_covariance(X, folds = 3, ...) }
+  a <- run(); b <- run()
+  expect_false(is.null(a$cv))
+  expect_identical(a$lambda, b$lambda)
+  keep <- setdiff(names(a$cv), cv_cols_volatile)
+  expect_identical(a$cv[keep], b$cv[keep])
+  expect_identical(dense(a$solution$Sigma), dense(b$solution$Sigma))
+  cv <- a$cv
+  expect_true(all(c(cv_col_lambda, cv_col_loglik) %in% names(cv)))
+  expect_true(any(abs(cv[[cv_col_lambda]] - a$lambda) <= 1e-12 * max(1, a$lambda)))
+  best <- cv[[cv_col_lambda]][which.max(cv[[cv_col_loglik]])]
+  expect_equal(a$lambda, best, tolerance = 1e-12)
+  ll <- cv[[cv_col_loglik]]                      # NA where a fold path stopped early
+  expect_true(all(is.finite(ll[!is.na(ll)])))
+  expect_gte(sum(!is.na(ll)), 2L)
+  expect_gt(length(unique(cv[[cv_col_lambda]])), 1L)
+  # the documented default grid starts where the estimate is diagonal,
+  # max |S_ij| (i != j)
+  expect_gte(max(cv[[cv_col_lambda]]), max(abs(offdiag(S))) * (1 - 1e-12))
+  # the final fit is the single fit at the chosen lambda on all rows (both
+  # within their certified gaps of the one optimum)
+  f1 <- sparse_covariance(X, a$lambda)
+  expect_null(f1$cv)
+  expect_true(a$converged)
+  expect_lte(norm(dense(a$solution$Sigma) - dense(f1$solution$Sigma), "F"),
+             sqrt(2 * max(a$gap, 0)) + sqrt(2 * max(f1$gap, 0)) + 1e-12)
+  # a numeric vector: CV over exactly those values
+  grid <- c(0.3, 0.01, 0.1, 0.03)
+  v <- run(lambda = grid)
+  expect_setequal(unique(v$cv[[cv_col_lambda]]), grid)
+  expect_true(v$lambda %in% grid)
+  expect_equal(v$lambda, v$cv[[cv_col_lambda]][which.max(v$cv[[cv_col_loglik]])])
+  # a different seed may split differently, but the choice is still in the grid
+  set.seed(4)
+  expect_true(sparse_covariance(X, grid, folds = 3)$lambda %in% grid)
+  # lowrank+sparse over given vectors: the pairs CV'd are the grid, the
+  # chosen pair the best of them
+  w <- run(lambda = c(0.3, 0.05), structure = "lowrank+sparse", gamma = c(5, 1))
+  wc <- w$cv
+  expect_true(all(c(cv_col_lambda, cv_col_gamma, cv_col_loglik) %in% names(wc)))
+  expect_setequal(unique(wc[[cv_col_lambda]]), c(0.3, 0.05))
+  expect_setequal(unique(wc[[cv_col_gamma]]), c(5, 1))
+  i <- which.max(wc[[cv_col_loglik]])
+  expect_equal(c(w$lambda, w$gamma), c(wc[[cv_col_lambda]][i], wc[[cv_col_gamma]][i]))
+  expect_identical(w$structure, "lowrank+sparse")
+})
+
+test_that("CV needs the rows: a covariance input with lambda = \"cv\" or a vector is an error", {
+  X <- cov_rows(60, 8, 13)
+  S <- cov(X)
+  expect_error(sparse_covariance(S, n = 60), "^`lambda`")
+  expect_error(sparse_covariance(S, "cv", n = 60), "^`lambda`")
+  expect_error(sparse_covariance(S, c(0.1, 0.2), n = 60), "^`lambda`")
+  expect_error(sparse_covariance(S, 0.1, structure = "lowrank+sparse", n = 60), "^`gamma`")
+})
+
+# ---- bad input: each error names the argument (stop_arg: "`arg` ...")
+
+test_that("bad input gives an error naming the argument", {
+  X <- cov_rows(20, 6, 14)
+  S <- cov(X)
+  Xna <- X; Xna[3, 2] <- NA
+  Xinf <- X; Xinf[1, 1] <- Inf
+  Xnan <- X; Xnan[2, 2] <- NaN
+  Sns <- S; Sns[1, 2] <- Sns[1, 2] + 0.5
+  bad <- list(
+    list(quote(sparse_covariance(Xna, 0.1)), "^`data`"),
+    list(quote(sparse_covariance(Xinf, 0.1)), "^`data`"),
+    list(quote(sparse_covariance(Xnan, 0.1)), "^`data`"),
+    list(quote(sparse_covariance(matrix("a", 5, 3), 0.1)), "^`data`"),
+    list(quote(sparse_covariance(X[1, , drop = FALSE], 0.1)), "^`data`"),
+    list(quote(sparse_covariance(X, -0.1)), "^`lambda`"),
+    list(quote(sparse_covariance(X, NA)), "^`lambda`"),
+    list(quote(sparse_covariance(X, Inf)), "^`lambda`"),
+    list(quote(sparse_covariance(X, "auto")), "^`lambda`"),
+    list(quote(sparse_covariance(X, c(0.1, -1))), "^`lambda`"),
+    list(quote(sparse_covariance(X, 0.1, floor = -1)), "^`floor`"),
+    list(quote(sparse_covariance(X, 0.1, floor = 0)), "^`floor`"),
+    list(quote(sparse_covariance(X, 0.1, floor = NA)), "^`floor`"),
+    list(quote(sparse_covariance(X, 0.1, floor = c(1, 2))), "^`floor`"),
+    list(quote(sparse_covariance(X, 0.1, structure = "sparce")), "^`structure`"),
+    list(quote(sparse_covariance(X, 0.1, structure = "lowrank")), "^`structure`"),
+    list(quote(sparse_covariance(X, 0.1, gamma = 1)), "^`gamma`"),
+    list(quote(sparse_covariance(X, 0.1, structure = "lowrank+sparse", gamma = -1)),
+         "^`gamma`"),
+    list(quote(sparse_covariance(X, 0.1, structure = "lowrank+sparse", gamma = NA)),
+         "^`gamma`"),
+    list(quote(sparse_covariance(S[, -1], 0.1, n = 20)), "^`data`"),
+    list(quote(sparse_covariance(Sns, 0.1, n = 20)), "^`data`"),
+    list(quote(sparse_covariance(S - diag(10, 6), 0.1, n = 20)), "^`data`"),   # variances < 0
+    list(quote(sparse_covariance(matrix(1, 5, 3), 0.1)), "^`(data|floor)`"),   # default floor 0
+    list(quote(sparse_covariance(S, 0.1, n = 1)), "^`n`"),
+    list(quote(sparse_covariance(S, 0.1, n = 0)), "^`n`"),
+    list(quote(sparse_covariance(S, 0.1, n = 2.5)), "^`n`"),
+    list(quote(sparse_covariance(S, 0.1, n = NA)), "^`n`"),
+    list(quote(sparse_covariance(X, folds = 1)), "^`folds`"),
+    list(quote(sparse_covariance(X, folds = 21)), "^`folds`"),
+    list(quote(sparse_covariance(X, c(0.1, 0.2), folds = 0)), "^`folds`"),
+    list(quote(sparse_covariance(X, 0.1, control = list(tol = -1))), "^`tol`"),
+    list(quote(sparse_covariance(X, 0.1, control = "a")), "^`control`")
+  )
+  for (case in bad) {
+    expect_error(eval(case[[1]]), case[[2]], info = deparse(case[[1]], width.cutoff = 200L)[1])
+  }
+})
+
+test_that("gamma = \"cv\" (the contract's default) is accepted and unused for \"sparse\"", {
+  X <- cov_rows(20, 6, 15)
+  expect_identical(dense(sparse_covariance(X, 0.1, gamma = "cv")$solution$Sigma),
+                   dense(sparse_covariance(X, 0.1)$solution$Sigma))
+})
+
+test_that("single fits leave the RNG state and options alone", {
+  X <- cov_rows(8, 12, 16)                       # floor binding: eigensolver used
+  set.seed(17)
+  seed <- .Random.seed
+  opts <- options()
+  fit <- sparse_covariance(X, 0.02)
+  fit2 <- sparse_covariance(X, 0.1, structure = "lowrank+sparse", gamma = 1)
+  expect_identical(.Random.seed, seed)
+  expect_identical(options(), opts)
+  expect_equal(min_eig(fit$solution$Sigma), fit$floor, tolerance = 1e-6)   # it binds
+})
