@@ -301,6 +301,22 @@ static int eigs_lanczos(cg_linop *A, int k, int which, double tol, int maxit, in
     return CG_OK;
 }
 
+/* eigs_lanczos with a subspace of ncv vectors, doubled (up to n) while it
+ * does not converge, three tries at most: the small end of a covariance
+ * spectrum and the top of a gradient's cluster, and a narrow subspace stalls */
+static int eigs_lanczos_widening(cg_linop *A, int k, int which, double tol, int maxit,
+                                 int ncv, double *vals, double *vecs)
+{
+    const int n = A->n;
+    int st = CG_ERR_SVD;
+    for (int a = 0; a < 3; a++, ncv *= 2) {
+        if (ncv > n) ncv = n;
+        st = eigs_lanczos(A, k, which, tol, maxit, ncv, vals, vecs);
+        if (st != CG_ERR_SVD || ncv == n) break;
+    }
+    return st;
+}
+
 /* Extreme value for a duality gap: sigma_1(A) (which = 0), or the smallest
  * eigenvalue of the symmetric A (which = -1). Near an optimum the top values
  * of a gradient cluster (rank(X*) of them are equal at a solution of a
@@ -327,12 +343,14 @@ int cg_extreme_value_tol(cg_linop *A, int which, int hint, double tol, double *v
         st = which == -1 ? eigs_dense(A, 1, -1, value, u) : svds_dense(A, 1, value, u, v);
     } else {
         double x;
-        /* a subspace that does not converge is widened twice */
-        for (int ncv = 2 * cluster + 20, a = 0; a < 3; a++, ncv *= 2) {
-            if (ncv > mn) ncv = mn;
-            st = which == -1 ? eigs_lanczos(A, 1, -1, tol, 1000, ncv, &x, u)
-                             : svds_lanczos(A, 1, tol, 1000, ncv, &x, u, v);
-            if (st != CG_ERR_SVD || ncv == mn) break;
+        if (which == -1) {
+            st = eigs_lanczos_widening(A, 1, -1, tol, 1000, 2 * cluster + 20, &x, u);
+        } else {             /* a subspace that does not converge is widened twice */
+            for (int ncv = 2 * cluster + 20, a = 0; a < 3; a++, ncv *= 2) {
+                if (ncv > mn) ncv = mn;
+                st = svds_lanczos(A, 1, tol, 1000, ncv, &x, u, v);
+                if (st != CG_ERR_SVD || ncv == mn) break;
+            }
         }
         if (st == CG_OK) *value = which == -1 ? x - tol * fabs(x) : x * sqrt(1.0 + tol);
     }
@@ -345,7 +363,7 @@ int cg_extreme_value_tol(cg_linop *A, int which, int hint, double tol, double *v
  * known in advance. Lanczos for the k outermost pairs, k doubling from
  * khint until the k-th is no longer beyond; the small end of a covariance
  * spectrum clusters, so a subspace that does not converge is widened
- * (ncv 2k+1 -> 4k -> 8k) before giving up; LAPACK (values in range) on a
+ * (eigs_lanczos_widening) before giving up; LAPACK (values in range) on a
  * dense copy for small n or once 2k >= n. Returns CG_OK with *found pairs
  * (at most cap; CG_ERR_DOMAIN when more exist) in vals, vecs (n x cap),
  * ordered from the outer end inward. */
@@ -381,12 +399,8 @@ int cg_eigs_beyond(cg_linop *A, int which, double thresh, int khint, double tol,
         }
         double *ev = (double *) R_alloc(k, sizeof(double));
         double *evec = (double *) R_alloc((size_t) n * k, sizeof(double));
-        const int ncvs[3] = { 2 * k + 1 > 20 ? 2 * k + 1 : 20, 4 * k > 60 ? 4 * k : 60,
-                              8 * k > 180 ? 8 * k : 180 };
-        for (int a = 0; a < 3; a++) {
-            st = eigs_lanczos(A, k, which, tol, 3000, ncvs[a], ev, evec);
-            if (st != CG_ERR_SVD || ncvs[a] >= n) break;
-        }
+        st = eigs_lanczos_widening(A, k, which, tol, 3000, 2 * k + 1 > 20 ? 2 * k + 1 : 20,
+                                   ev, evec);
         if (st != CG_OK) break;
         if (which * (ev[k - 1] - thresh) <= 0.0) {          /* all beyond are in */
             int m = 0;
@@ -407,8 +421,7 @@ int cg_eigs_beyond(cg_linop *A, int which, double thresh, int khint, double tol,
 /* The smallest eigenvalue of symmetric A, moved outward by the tolerance,
  * when about k - 1 others cluster just above it (the directions in which a
  * floor binds): Lanczos for the k smallest together converges where a
- * single-value run stalls on the cluster; a subspace that does not converge
- * is widened twice. */
+ * single-value run stalls on the cluster (subspace widened as needed). */
 int cg_lowest_eigenvalue(cg_linop *A, int k, double tol, double *value)
 {
     const int n = A->n;
@@ -422,11 +435,7 @@ int cg_lowest_eigenvalue(cg_linop *A, int k, double tol, double *value)
         st = eigs_dense(A, 1, -1, value, vecs);
     } else {
         vecs = (double *) R_alloc((size_t) n * k, sizeof(double));
-        st = CG_ERR_SVD;
-        for (int ncv = 2 * k + 20, a = 0; a < 3 && st == CG_ERR_SVD; a++, ncv *= 2) {
-            st = eigs_lanczos(A, k, -1, tol, 1000, ncv < n ? ncv : n, vals, vecs);
-            if (ncv >= n) break;
-        }
+        st = eigs_lanczos_widening(A, k, -1, tol, 1000, 2 * k + 20, vals, vecs);
         if (st == CG_OK) *value = vals[0] - tol * fabs(vals[0]);
     }
     vmaxset(vmax);
