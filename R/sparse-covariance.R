@@ -27,7 +27,16 @@
 #' eigendecomposition; \eqn{\Lambda} stays low rank (its rank is the number
 #' of directions in which the floor binds). When the soft-thresholded
 #' \eqn{S} is already above the floor, that is the answer and the fit takes
-#' one iteration. `"lowrank+sparse"` minimizes out \eqn{L} (the positive
+#' one iteration. The `"sparse"` problem splits exactly over the connected
+#' components of the graph \eqn{|S_{ij}| > \lambda}{|S_ij| > lambda} (the
+#' block-diagonal solution of the parts meets the optimality conditions of
+#' the whole): a variable alone in its component gets
+#' \eqn{\max(S_{ii}, floor)}{max(S_ii, floor)} in closed form (e.g. a
+#' variable constant in the data), the other components are solved one by
+#' one, the largest last; `fit$components` gives their count, the largest
+#' size and the number of singletons, and the trace is that of the largest
+#' with the others' final objectives and gaps added. `"lowrank+sparse"`
+#' minimizes out \eqn{L} (the positive
 #' part of \eqn{S - R - \gamma I}, from its eigenpairs above \eqn{\gamma})
 #' and runs accelerated proximal gradient with restart on \eqn{R}, the
 #' proximal step being the floored sparse problem, solved by the dual method
@@ -76,7 +85,8 @@
 #'   (a certified lower bound on the smallest eigenvalue of
 #'   \eqn{\Sigma}, at least `floor`), `sparsity` (the fraction of
 #'   off-diagonal entries of the sparse part that are exactly zero), `rank`
-#'   (of \eqn{L}), `cv` (the cross-validation table, or `NULL`).
+#'   (of \eqn{L}), `cv` (the cross-validation table, or `NULL`),
+#'   `components` (`"sparse"` only, when the problem splits).
 #'   `coef(fit)` is `Sigma`.
 #' @references Xue, L., Ma, S. and Zou, H. (2012). Positive-definite
 #'   l1-penalized estimation of large covariance matrices. JASA 107,
@@ -176,11 +186,27 @@ check_penalty_grid <- function(x, arg, positive = FALSE) {
   sort(unique(as.double(x)), decreasing = TRUE)
 }
 
-# One fit at given penalties (no cross-validation): the C solver, then the
-# estimate assembled from its sparse part, floor shift and low-rank factor.
-# `warm` is a previous fit's $warm (same dimension) along a path.
+# One fit at given penalties (no cross-validation). `warm` is a previous
+# fit's $warm (same dimension) along a path. "sparse" splits exactly over the
+# connected components of |S_ij| > lambda (see src/screen_components.c):
+# singletons are max(S_ii, floor), other components are solved on their own
+# (fit_components()); "lowrank+sparse" does not split (L couples all).
 covariance_fit <- function(S, lambda, gamma, structure, floor, control, warm = NULL,
                            nobs = NA, dimnames = NULL, call = NULL, started = wall_clock()) {
+  if (structure == "sparse" && nrow(S) > 1L) {
+    comp <- threshold_components(S, lambda)
+    if (max(comp) > 1L)
+      return(fit_components(S, comp, lambda, floor, control, warm, nobs, dimnames, call,
+                            started))
+  }
+  covariance_solve(S, lambda, gamma, structure, floor, control, warm, nobs, dimnames, call,
+                   started)
+}
+
+# The C solver on one (connected) problem, then the estimate assembled from
+# its sparse part, floor shift and low-rank factor.
+covariance_solve <- function(S, lambda, gamma, structure, floor, control, warm = NULL,
+                             nobs = NA, dimnames = NULL, call = NULL, started = wall_clock()) {
   p <- nrow(S)
   lowrank <- structure == "lowrank+sparse"
   control <- as_control(control)
@@ -230,6 +256,145 @@ covariance_fit <- function(S, lambda, gamma, structure, floor, control, warm = N
   fit$warm <- list(dual_v = sol$dual_v, dual_d = sol$dual_d, L_u = sol$L_u, L_d = sol$L_d)
   class(fit) <- c("sparse_covariance_fit", "cg_fit")
   finish_fit(fit, started)
+}
+
+# component labels 1..K of the graph |S_ij| > lambda, i != j (dense S)
+threshold_components <- function(S, lambda) {
+  if (!is.double(S)) storage.mode(S) <- "double"
+  .Call(C_cg_threshold_components, S, as.double(lambda))
+}
+
+# "sparse" fit from its components (membership `comp`, from the C screen):
+# singletons in closed form, each other component by covariance_solve(),
+# the largest last. The fit's trace is the largest component's, with the
+# others' final objectives and gaps added (they are final when it starts), so
+# objective and gap in every row are those of the whole problem; `time` is
+# the wall clock of all of it.
+fit_components <- function(S, comp, lambda, floor, control, warm, nobs, dimnames, call,
+                           started) {
+  p <- nrow(S)
+  groups <- split(seq_len(p), comp)
+  sizes <- lengths(groups)
+  single <- unlist(groups[sizes == 1L], use.names = FALSE)
+  s_single <- S[cbind(single, single)]
+  sigma_single <- pmax(s_single, floor)
+  solve_order <- order(sizes)                 # the largest component last
+  fits <- vector("list", length(groups))
+  quiet <- control
+  quiet$progress <- FALSE
+  quiet$verbose <- FALSE
+  within <- 0                                # sum of S_ij^2 inside the solved components
+  for (g in solve_order[sizes[solve_order] > 1L | seq_along(solve_order) == length(groups)]) {
+    idx <- groups[[g]]
+    last <- g == solve_order[length(groups)]
+    ctl <- if (last) control else quiet
+    if (is.finite(control$max_time))
+      ctl$max_time <- max(control$max_time - (wall_clock() - started), 1e-3)
+    Sg <- S[idx, idx, drop = FALSE]
+    within <- within + sum(Sg^2)
+    fits[[g]] <- covariance_solve(Sg, lambda, NULL, "sparse", floor, ctl,
+                                  warm = restrict_warm(warm, idx), nobs = nobs,
+                                  dimnames = list(NULL, NULL))
+    rm(Sg)
+    if (fits[[g]]$status == "interrupted") break
+  }
+  solved <- which(!vapply(fits, is.null, NA))
+  main <- solve_order[length(groups)]
+  if (is.null(fits[[main]])) main <- solved[length(solved)]   # interrupted before it
+  fit <- fits[[main]]
+  others <- setdiff(solved, main)
+  # added to the main fit's objective: the other solved components'; the
+  # singletons', 1/2 (sigma_ii - S_ii)^2; and 1/2 S_ij^2 between components
+  # (Sigma_ij = 0 there). The last term is in the dual too (W_ij = -S_ij is
+  # feasible since |S_ij| <= lambda), so the gaps just add up.
+  in_main <- single %in% groups[[main]]
+  rest <- !(single %in% unlist(groups[solved], use.names = FALSE))
+  between <- sum(vapply(column_blocks(S), function(cols) sum(S[, cols]^2), 0)) - within -
+             sum(s_single[rest]^2)
+  const_obj <- 0.5 * sum((sigma_single - s_single)[!in_main]^2) + 0.5 * between +
+               sum(vapply(fits[others], function(f) f$objective, 0))
+  const_gap <- sum(vapply(fits[others], function(f) f$gap, 0))
+  fit$trace$objective <- fit$trace$objective + const_obj
+  fit$trace$gap <- fit$trace$gap + const_gap
+  fit$objective <- fit$objective + const_obj
+  fit$gap <- fit$gap + const_gap
+  # the worst status of the parts is the status of the whole
+  statuses <- vapply(fits[solved], function(f) f$status, "")
+  worst <- c("error", "interrupted", "max_time", "max_iter", "converged")
+  status <- worst[min(match(statuses, worst))]
+  if (status != fit$status) {
+    bad <- fits[solved][[which(statuses == status)[1L]]]
+    fit$status <- status
+    fit$message <- paste0("a component of ", sum(lengths(groups[solved[statuses == status]])),
+                          " variables: ", bad$message)
+  }
+  fit$converged <- status == "converged" &&
+                   fit$gap <= control$tol * tol_scale(fit$trace)
+  if (status == "converged" && !fit$converged) {
+    fit$status <- "max_iter"
+    fit$message <- sprintf("the components' gaps add up to %.3g, above tol x %.3g", fit$gap,
+                           tol_scale(fit$trace))
+  }
+  # the estimate: block diagonal over the components
+  parts <- lapply(solved, function(g) {
+    T <- methods::as(methods::as(fits[[g]]$solution$Sigma, "CsparseMatrix"), "TsparseMatrix")
+    keep <- T@i <= T@j                            # one triangle
+    idx <- groups[[g]]
+    list(i = idx[T@i[keep] + 1L], j = idx[T@j[keep] + 1L], x = T@x[keep])
+  })
+  # (an interrupted fit: components not reached keep their floored diagonal)
+  unsolved <- unlist(groups[setdiff(which(sizes > 1L), solved)], use.names = FALSE)
+  diag_only <- c(single[rest], unsolved)
+  ii <- c(unlist(lapply(parts, `[[`, "i")), diag_only)
+  jj <- c(unlist(lapply(parts, `[[`, "j")), diag_only)
+  xx <- c(unlist(lapply(parts, `[[`, "x")), pmax(S[cbind(diag_only, diag_only)], floor))
+  Sigma <- Matrix::sparseMatrix(i = pmin(ii, jj), j = pmax(ii, jj), x = xx, dims = c(p, p),
+                                symmetric = TRUE)
+  offdiag <- sum(ii != jj)
+  if (length(ii) + offdiag > 0.25 * p * p) Sigma <- as.matrix(Sigma)
+  if (!is.null(dimnames)) dimnames(Sigma) <- dimnames
+  fit$solution <- list(Sigma = Sigma)
+  fit$sparsity <- 1 - 2 * offdiag / (p * (p - 1))
+  fit$min_eigen <- min(c(sigma_single, vapply(fits[solved], function(f) f$min_eigen, 0)))
+  # the dual (floor multipliers), block diagonal: a warm start for the next fit
+  bind <- single[s_single < floor & rest]
+  V <- matrix(0, p, 0L); d <- numeric(0)
+  for (g in solved) {
+    w <- fits[[g]]$warm
+    if (length(w$dual_d)) {
+      B <- matrix(0, p, length(w$dual_d)); B[groups[[g]], ] <- w$dual_v
+      V <- cbind(V, B); d <- c(d, w$dual_d)
+    }
+  }
+  if (length(bind)) {
+    E <- matrix(0, p, length(bind)); E[cbind(bind, seq_along(bind))] <- 1
+    V <- cbind(V, E); d <- c(d, floor - S[cbind(bind, bind)])
+  }
+  fit$dual_rank <- length(d)
+  fit$warm <- list(dual_v = V, dual_d = d, L_u = NULL, L_d = NULL)
+  fit$components <- c(count = length(groups), largest = max(sizes),
+                      singletons = length(single))
+  fit$nobs <- nobs
+  fit$call <- call
+  finish_fit(fit, started)
+}
+
+# a warm start for the variables `idx`: the dual V diag(d) V' restricted to
+# them, V[idx, ] diag(d) V[idx, ]' (psd), refactored with orthonormal
+# columns and at most min(|idx|, 256) of them (the solver's rank cap)
+restrict_warm <- function(warm, idx) {
+  if (is.null(warm) || !length(warm$dual_d)) return(NULL)
+  V <- warm$dual_v[idx, , drop = FALSE]
+  keep <- colSums(V^2) > 0
+  if (!any(keep)) return(NULL)
+  qrV <- qr(V[, keep, drop = FALSE])
+  Q <- qr.Q(qrV); Rm <- qr.R(qrV)
+  if (length(qrV$pivot)) Rm <- Rm[, order(qrV$pivot), drop = FALSE]
+  M <- Rm %*% (warm$dual_d[keep] * t(Rm))
+  e <- eigen((M + t(M)) / 2, symmetric = TRUE)
+  r <- min(sum(e$values > 1e-12 * max(e$values, 0)), length(idx), 256L)
+  if (r < 1L) return(NULL)
+  list(dual_v = Q %*% e$vectors[, seq_len(r), drop = FALSE], dual_d = e$values[seq_len(r)])
 }
 
 # column variances (divisor n - 1) by blocks of columns: no temporary of the

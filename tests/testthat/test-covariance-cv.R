@@ -124,11 +124,23 @@ test_that("covariance_cv: balanced reproducible folds, loglik = folds recomputed
 })
 
 test_that("early stop of the lambda path: same choice, skipped points have no mean", {
-  expect_false(past_peak(c(-10, -9, -30, NA)))           # one fall only
-  expect_false(past_peak(c(-10, -10.2, -10.5)))          # within 10% of the best
-  expect_true(past_peak(c(-10, -9, -10, -12)))           # two falls, 3 below -9
-  expect_true(past_peak(c(-10, NA, -11, -12)))           # NA (not converged) ignored
-  expect_false(past_peak(c(-10, -11, NA)))
+  # one test row per fit: the 10% rule alone (NA = not fitted or not finite)
+  path <- function(v) lapply(v, function(x) if (is.na(x)) NULL else x)
+  expect_false(past_peak(path(c(-10, -9, -30, NA))))     # one fall only
+  expect_false(past_peak(path(c(-10, -10.2, -10.5))))    # within 10% of the best
+  expect_true(past_peak(path(c(-10, -9, -10, -12))))     # two falls, 3 below -9
+  expect_true(past_peak(path(c(-10, NA, -11, -12))))     # NA (not converged) ignored
+  expect_false(past_peak(path(c(-10, -11, NA))))
+  # several test rows: two falls, each fit below the best by more than two
+  # paired standard errors (but by less than 10%)
+  rows <- c(-100, -120, -90, -110)
+  worse <- function(by) rows - by + c(0.1, -0.1, 0.05, -0.05)
+  expect_true(past_peak(list(rows, worse(1), worse(2))))
+  # the same means, but the differences are noise across rows
+  noisy <- function(by) rows - by + c(8, -8, 6, -6)
+  expect_false(past_peak(list(rows, noisy(1), noisy(2))))
+  # significant but only at the last fit
+  expect_false(past_peak(list(rows, rows - c(2, -1, 1.5, -0.6), worse(2))))
   set.seed(1)
   X <- cv_data(n = 30, p = 20, seed = 1)
   set.seed(1)

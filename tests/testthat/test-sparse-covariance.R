@@ -506,3 +506,95 @@ test_that("single fits leave the RNG state and options alone", {
   expect_identical(options(), opts)
   expect_equal(min_eig(fit$solution$Sigma), fit$floor, tolerance = 1e-6)   # it binds
 })
+
+# ---- "sparse" splits over the connected components of |S_ij| > lambda
+
+# labels by breadth-first search in R (the reference for the C union-find)
+ref_components <- function(S, lambda) {
+  A <- abs(S) > lambda
+  diag(A) <- FALSE
+  lab <- integer(nrow(S)); k <- 0L
+  for (s in seq_len(nrow(S))) {
+    if (lab[s]) next
+    k <- k + 1L; lab[s] <- k; queue <- s
+    while (length(queue)) {
+      nb <- which(A[queue[1L], ] & lab == 0L)
+      lab[nb] <- k; queue <- c(queue[-1L], nb)
+    }
+  }
+  lab
+}
+
+test_that("components of the thresholded graph match a breadth-first search", {
+  set.seed(11)
+  for (p in c(1, 2, 7, 40)) {
+    B <- matrix(rnorm(p * p), p); S <- (B + t(B)) / 2
+    for (lambda in c(0, 0.8, 1.5, 2.5, Inf)) {
+      expect_identical(stochcg:::threshold_components(S, lambda), ref_components(S, lambda),
+                       info = sprintf("p %d lambda %g", p, lambda))
+    }
+  }
+  # entries equal to lambda are not edges (|S_ij| > lambda); integer input
+  S <- matrix(c(2L, 1L, 0L, 1L, 2L, 1L, 0L, 1L, 2L), 3)
+  expect_identical(stochcg:::threshold_components(S, 1), 1:3)
+  expect_identical(stochcg:::threshold_components(S, 0.5), rep(1L, 3))
+})
+
+# two correlated groups (6 and 5 variables), 3 weak independent variables and
+# a constant column (zero variance, below the floor): 5 components at lambda 0.3
+split_rows <- function(seed) {
+  set.seed(seed)
+  g1 <- matrix(rnorm(12 * 6), 12) %*% chol(toeplitz(0.7^(0:5)))
+  g2 <- matrix(rnorm(12 * 5), 12) %*% chol(toeplitz((-0.6)^(0:4)))
+  cbind(g1, 0.3 * matrix(rnorm(12 * 3), 12), g2, 5)
+}
+
+test_that("sparse: the split fit solves the whole problem (reference, KKT, objective of Sigma)", {
+  X <- split_rows(3)
+  S <- cov(X); p <- ncol(X)
+  for (lambda in c(0.3, 0.6)) {
+    info <- sprintf("lambda %g", lambda)
+    lab <- ref_components(S, lambda)
+    expect_gt(max(lab), 1L)                    # the case splits
+    fit <- sparse_covariance(X, lambda, floor = 0.2, control = tight)
+    expect_identical(unname(fit$components),
+                     c(max(lab), max(tabulate(lab)), sum(tabulate(lab) == 1L)), info = info)
+    ref <- ref_pd_sparse_cov(S, lambda, 0.2)
+    expect_true(fit$converged, info = info)
+    expect_lte(max(abs(dense(fit$solution$Sigma) - ref$Sigma)), 1e-6 * max(abs(S)))
+    expect_equal(fit$objective, ref$objective, tolerance = 1e-8, info = info)
+    expect_equal(fit$objective, ref_covsp_objective(dense(fit$solution$Sigma), S, lambda),
+                 tolerance = 1e-10, info = info)
+    expect_gte(fit$gap, fit$objective - ref$objective - 1e-12 * ref$objective)
+    expect_equal(fit$trace$objective[nrow(fit$trace)], fit$objective)
+    expect_equal(fit$trace$gap[nrow(fit$trace)], fit$gap)
+    # exact zeros between components, the constant column floored
+    Sg <- dense(fit$solution$Sigma)
+    expect_true(all(Sg[outer(lab, lab, "!=")] == 0), info = info)
+    expect_identical(Sg[p, p], 0.2)
+    expect_equal(fit$min_eigen, min_eig(Sg), tolerance = 1e-8)
+    expect_cov_storage(fit$solution$Sigma, info)
+    # the unsplit solver on the whole matrix agrees
+    whole <- stochcg:::covariance_solve(S, lambda, NULL, "sparse", 0.2, tight)
+    expect_lte(max(abs(dense(whole$solution$Sigma) - Sg)), 1e-6 * max(abs(S)))
+    # the dual (warm start) is block diagonal and includes the floored constant column
+    W <- fit$warm$dual_v %*% (fit$warm$dual_d * t(fit$warm$dual_v))
+    expect_true(all(abs(W[outer(lab, lab, "!=")]) < 1e-12), info = info)
+    expect_equal(W[p, p], 0.2 - S[p, p])
+  }
+})
+
+test_that("sparse: a warm start across a change of components gives the cold fit", {
+  X <- split_rows(4)
+  S <- cov(X)
+  # a dense dual from a small lambda (one component) warm-starts a split fit
+  f1 <- stochcg:::covariance_fit(S, 0.05, NULL, "sparse", 0.3, tight)
+  expect_equal(unname(f1$components %||% c(1, ncol(X), 0))[1], max(ref_components(S, 0.05)))
+  for (lambda in c(0.3, 0.6)) {
+    cold <- stochcg:::covariance_fit(S, lambda, NULL, "sparse", 0.3, tight)
+    warm <- stochcg:::covariance_fit(S, lambda, NULL, "sparse", 0.3, tight, warm = f1$warm)
+    expect_true(warm$converged)
+    expect_lte(max(abs(dense(warm$solution$Sigma) - dense(cold$solution$Sigma))),
+               1e-6 * max(abs(S)))
+  }
+})
