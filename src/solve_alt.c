@@ -73,7 +73,8 @@ int cg_solve_alt(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         P->svd_rank = a + b;
         r.n_lmo += a + b;
         if (o->method != CG_METHOD_ALTMIN) {
-            const double gamma = o->step_rule == CG_STEP_LINE_SEARCH ? P->block->line_search(P) : eta;
+            const double gamma = o->step_rule == CG_STEP_LINE_SEARCH ? P->block->line_search(P)
+                                                                     : eta;
             if (!R_FINITE(gamma))
                 cg_fail(P, "the step size is not finite at iteration %d: the line search "
                         "overflowed double precision (the data are too large, or the "

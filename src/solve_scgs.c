@@ -5,9 +5,10 @@
  * search until its Wolfe gap is below eta_k. Parameters for smooth convex
  * problems: gamma_k = 3/(k+2), beta_k = 4L/(k+2), eta_k = L D^2/(k(k+1)),
  * batch B_k = ceil(sigma^2 (k+2)^3 / (L^2 D^2)). The reported iterate is y_k.
- * Needs the sliding table and its dense iterate (cg_problem.x). Smoothed problems with continuation
- * (smooth.c) check mu every CG_SMOOTH_CHECK iterations; when it decreases,
- * the method restarts from y with k = 0 and the new smoothness L(mu). */
+ * Needs the sliding table and its dense iterate (cg_problem.x). Smoothed
+ * problems with continuation (smooth.c) check mu every CG_SMOOTH_CHECK
+ * iterations; when it decreases, the method restarts from y with k = 0 and
+ * the new smoothness L(mu). */
 #include "stochcg.h"
 #include <string.h>
 #include <math.h>

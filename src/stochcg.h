@@ -254,37 +254,49 @@ typedef struct cg_problem cg_problem;
 
 /* Frank-Wolfe: fw, sfw, scg (cg_solve_fw) */
 typedef struct {
-    double (*gradient)(cg_problem *P, int batch);   /* the estimate g the LMO reads */
-    double (*lmo)(cg_problem *P);   /* stores the atom s in P; returns <g, x - s>, the estimated gap */
-    double (*line_search)(cg_problem *P);   /* exact step in [0, 1] toward s, or < 0 if none */
-    void   (*fw_step)(cg_problem *P, double gamma);   /* x <- (1 - gamma) x + gamma s */
+    /* the estimate g the LMO reads */
+    double (*gradient)(cg_problem *P, int batch);
+    /* stores the atom s in P; returns <g, x - s>, the estimated Frank-Wolfe gap */
+    double (*lmo)(cg_problem *P);
+    /* exact step in [0, 1] toward s for the estimated objective, or < 0 if none */
+    double (*line_search)(cg_problem *P);
+    /* x <- (1 - gamma) x + gamma s */
+    void   (*fw_step)(cg_problem *P, double gamma);
 } cg_fw_ops;
 
 /* Projected gradient: the spg baseline (cg_solve_pg) */
 typedef struct {
-    double (*gradient)(cg_problem *P, int batch);   /* the estimate g the step uses */
-    int    (*pg_step)(cg_problem *P, double eta);   /* x <- Proj(x - eta g), eta <= 0: 1/L; status */
+    /* the estimate g the step uses */
+    double (*gradient)(cg_problem *P, int batch);
+    /* x <- Proj(x - eta g), eta <= 0: the problem's 1/L; returns a status */
+    int    (*pg_step)(cg_problem *P, double eta);
 } cg_pg_ops;
 
 /* Pairwise Frank-Wolfe over a polytope: pfw (cg_solve_pfw). x is kept as a
  * convex combination of vertices, the gradient exact by cheap updates
- * (CG_BATCH_FULL recomputes it from scratch). */
+ * (CG_BATCH_FULL recomputes it from scratch). After lmo, pair_direction
+ * picks the away vertex a (the active one maximizing <g, a>) and returns
+ * <g, a - s>, with the weight of a (the largest feasible step) in
+ * *gamma_max and the exact line-search step along s - a in *gamma_exact
+ * (may exceed gamma_max; Inf where the objective is linear and decreasing). */
 typedef struct {
-    double (*gradient)(cg_problem *P, int batch);   /* the exact gradient g */
-    double (*lmo)(cg_problem *P);   /* stores the FW vertex s in P; returns <g, x - s> */
-    /* after lmo: picks the away vertex a (the active one maximizing <g, a>), returns <g, a - s>;
-     * *gamma_max: the weight of a (largest feasible step); *gamma_exact: the exact line search
-     * along s - a (may exceed gamma_max; Inf where the objective is linear and decreasing) */
+    /* the exact gradient g */
+    double (*gradient)(cg_problem *P, int batch);
+    /* stores the FW vertex s in P; returns <g, x - s>, the Frank-Wolfe gap */
+    double (*lmo)(cg_problem *P);
+    /* the away vertex and the step bounds, see above */
     double (*pair_direction)(cg_problem *P, double *gamma_max, double *gamma_exact);
-    /* x <- x + gamma (s - a); drop = 1: gamma is a's weight, a leaves the active set exactly */
+    /* x <- x + gamma (s - a); drop = 1: gamma is a's weight, a leaves exactly */
     void   (*pair_step)(cg_problem *P, double gamma, int drop);
 } cg_pair_ops;
 
 /* Variance-reduced proximal steps: svrgcg (cg_solve_svrgcg) */
 typedef struct {
-    double (*snapshot)(cg_problem *P, int batch);   /* stores the snapshot mean gradient */
-    double (*vr_gradient)(cg_problem *P, int batch);   /* the SVRG estimate g at the iterate */
-    /* A = X - scale (g + grad R_mu(X)), V = weak prox(A), X <- (1 - eta) X + eta V; status */
+    /* stores the snapshot mean gradient from `batch` samples */
+    double (*snapshot)(cg_problem *P, int batch);
+    /* the SVRG estimate g at the iterate from `batch` samples */
+    double (*vr_gradient)(cg_problem *P, int batch);
+    /* A = X - scale (g + grad R_mu(X)), V = weak prox(A), X <- (1 - eta) X + eta V */
     int    (*prox_step)(cg_problem *P, double scale, double eta);
 } cg_prox_ops;
 
@@ -293,22 +305,28 @@ typedef struct {
 typedef struct {
     /* the gradient estimate at any point z from `batch` samples, into g */
     double (*gradient_at)(cg_problem *P, const double *z, int batch, double *g);
-    int    (*lmo_dense)(cg_problem *P, const double *g, double *s);   /* LMO for g as dense s; status */
+    /* the set's LMO for direction g as a dense point s; returns a status */
+    int    (*lmo_dense)(cg_problem *P, const double *g, double *s);
 } cg_sliding_ops;
 
 /* Two blocks, min g(X + Y) + R_X(X) + R_Y(Y) (Garber, Kaplan and Sabach):
- * alt_cgpg, alt_pgcg, cgcg, cgcg_p, altmin (cg_solve_alt). The point hooks
- * return the singular triplets computed, or -1 on failure. */
+ * alt_cgpg, alt_pgcg, cgcg, cgcg_p, altmin (cg_solve_alt). block_point
+ * stores the block's new point by a conditional gradient step (prox = 0:
+ * argmin R(S) + <S, grad g>) or a proximal step (prox = 1: argmin R(V) +
+ * <V, grad g> + eta/2 ||V + S_other - Z||^2, using the other block's point
+ * from the same iteration). Both block hooks return the singular triplets
+ * computed, or -1 on failure. */
 typedef struct {
-    double (*gradient)(cg_problem *P, int batch);   /* grad g at X + Y (kept current, exact) */
-    /* stores the block's new point: a conditional gradient step (prox = 0: argmin R(S) +
-     * <S, grad g>) or a proximal step (prox = 1: argmin R(V) + <V, grad g> + eta/2 ||V +
-     * S_other - Z||^2, with the other block's point from the same iteration) */
+    /* grad g at X + Y (kept current: exact) */
+    double (*gradient)(cg_problem *P, int batch);
+    /* a block's conditional gradient or proximal point, see above */
     int    (*block_point)(cg_problem *P, int block, int prox, double eta);
-    /* minimizes over one block with the other fixed (cgcg_p's extra step, altmin) */
+    /* minimizes over one block, the other fixed (cgcg_p's extra step, altmin) */
     int    (*block_exact)(cg_problem *P, int block);
-    double (*line_search)(cg_problem *P);   /* exact step moving both blocks toward their points */
-    void   (*fw_step)(cg_problem *P, double gamma);   /* both blocks: (1 - gamma) X + gamma S */
+    /* exact step moving both blocks toward their points */
+    double (*line_search)(cg_problem *P);
+    /* each block <- (1 - gamma) block + gamma point */
+    void   (*fw_step)(cg_problem *P, double gamma);
 } cg_block_ops;
 
 /* The problem's own iteration (operator splitting, accelerated proximal
@@ -316,26 +334,34 @@ typedef struct {
  * (cg_solve_split). The iteration is the problem's, so its table also
  * names the one method it is. */
 typedef struct {
-    const char *method;   /* the method this iteration is ("admm", ...) */
-    double (*gradient)(cg_problem *P, int batch);   /* counts a full gradient (the step forms it) */
-    int    (*split_step)(cg_problem *P);   /* one iteration: singular triplets computed, or -1 */
+    /* the method this iteration is ("admm", ...) */
+    const char *method;
+    /* counts one full gradient (the iteration forms its own) */
+    double (*gradient)(cg_problem *P, int batch);
+    /* one iteration; returns the singular triplets computed, or -1 on failure */
+    int    (*split_step)(cg_problem *P);
 } cg_split_ops;
 
 /* Smoothed problems (smooth.c), for the fw, prox and sliding loops while
- * mu > 0: not a method family */
+ * mu > 0: not a method family. The best gradient the solver may use is the
+ * exact one when the problem holds the data, else the last snapshot's. Gap
+ * plus residual at x bound objective - optimum of the stated problem. */
 typedef struct {
-    /* the smoothed objective's FW gap at x from the most accurate gradient the solver may use
-     * (exact when the problem holds the data, else the last snapshot), NA if none */
+    /* the smoothed FW gap at x from the best gradient the solver may use, NA if none */
     double (*smooth_gap)(cg_problem *P);
-    double (*smooth_residual)(cg_problem *P);   /* dual residual: gap + it bounds the error */
+    /* the dual residual at x */
+    double (*smooth_residual)(cg_problem *P);
 } cg_smooth_ops;
 
 struct cg_problem {
     void *self;
-    /* shared by every family (the run's bookkeeping, solve_run.c) */
-    void   (*evaluate)(cg_problem *P, double *obj, double *gap);   /* full objective, gap */
-    double (*epoch)(cg_problem *P);     /* fraction of the data seen so far (epochs) */
-    long   (*n_matvec)(cg_problem *P);  /* operator products so far */
+    /* shared by every family (the run's bookkeeping, solve_run.c): */
+    /* full objective and full Frank-Wolfe gap at x (trace-only work) */
+    void   (*evaluate)(cg_problem *P, double *obj, double *gap);
+    /* fraction of the data seen so far (epochs) */
+    double (*epoch)(cg_problem *P);
+    /* products with operators so far */
+    long   (*n_matvec)(cg_problem *P);
     /* one table per solver family, NULL where the problem does not support it */
     const cg_fw_ops      *fw;
     const cg_pg_ops      *pg;
@@ -475,7 +501,7 @@ cg_solver cg_solve_pg;       /* spg: the pg table */
 cg_solver cg_solve_pfw;      /* pfw: the pair table */
 cg_solver cg_solve_svrgcg;   /* svrgcg: the prox table */
 cg_solver cg_solve_scgs;     /* scgs: the sliding table */
-cg_solver cg_solve_alt;      /* alt_cgpg, alt_pgcg, cgcg, cgcg_p, altmin: the block table */
+cg_solver cg_solve_alt;      /* alt_cgpg, alt_pgcg, cgcg, cgcg_p, altmin: block table */
 cg_solver cg_solve_split;    /* admm, dual_apg, apg: the split table */
 
 /* ---------------------------------------------------------- helpers */
