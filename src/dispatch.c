@@ -1,14 +1,75 @@
-/* The single .Call entry for solving: names become enums once here, the
- * problem is built from the R spec, one solver runs, and the result goes
- * back as a plain list for R to turn into a fit object. */
+/* The single .Call entry for solving, driven by two tables: the problems
+ * (name, constructor, solution builder) and the methods (name, solver loop,
+ * family of operations it needs). Names become table rows once here, the
+ * problem is built from the R spec, the method runs if the problem provides
+ * its family's operation table (stochcg.h), else an R error names both, and
+ * the result goes back as a plain list for R to turn into a fit object.
+ * Adding a problem or a method is a row below; adding a family is a case in
+ * provides_family(). */
 #include "stochcg.h"
 #include <string.h>
 
-static const char *const problem_names[] = {"regression", "completion", "lowrank", "robust",
-                                          "covariance"};
-static const char *const method_names[] = {"fw", "sfw", "spg", "svrgcg", "scg", "scgs",
-                                           "alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p", "altmin", "pfw",
-                                           "admm", "dual_apg", "apg"};
+typedef struct {
+    const char *name;
+    int  (*build)(cg_problem *P, SEXP spec);   /* constructor: shared hooks and tables */
+    SEXP (*solution)(cg_problem *P);           /* the fit's solution part */
+} problem_row;
+
+static const problem_row problems[] = {
+    {"regression", cg_problem_regression, cg_regression_solution},
+    {"completion", cg_problem_completion, cg_completion_solution},
+    {"lowrank",    cg_problem_lowrank,    cg_lowrank_solution},
+    {"robust",     cg_problem_robust,     cg_robust_solution},
+    {"covariance", cg_problem_covariance, cg_covariance_solution},
+};
+
+/* the operation tables of cg_problem, one per solver family */
+enum { FAMILY_FW, FAMILY_PG, FAMILY_PAIR, FAMILY_PROX, FAMILY_SLIDING, FAMILY_BLOCK,
+       FAMILY_SPLIT };
+
+typedef struct {
+    const char *name;
+    cg_solver *solve;
+    int family;          /* the table the solver loop calls */
+} method_row;
+
+/* indexed by CG_METHOD_*, which solver loops shared by several methods
+ * read in cg_solver_opts.method */
+static const method_row methods[CG_METHOD_COUNT] = {
+    [CG_METHOD_FW]       = {"fw",       cg_solve_fw,     FAMILY_FW},
+    [CG_METHOD_SFW]      = {"sfw",      cg_solve_fw,     FAMILY_FW},
+    [CG_METHOD_SPG]      = {"spg",      cg_solve_pg,     FAMILY_PG},
+    [CG_METHOD_SVRGCG]   = {"svrgcg",   cg_solve_svrgcg, FAMILY_PROX},
+    [CG_METHOD_SCG]      = {"scg",      cg_solve_fw,     FAMILY_FW},
+    [CG_METHOD_SCGS]     = {"scgs",     cg_solve_scgs,   FAMILY_SLIDING},
+    [CG_METHOD_ALT_CGPG] = {"alt_cgpg", cg_solve_alt,    FAMILY_BLOCK},
+    [CG_METHOD_ALT_PGCG] = {"alt_pgcg", cg_solve_alt,    FAMILY_BLOCK},
+    [CG_METHOD_CGCG]     = {"cgcg",     cg_solve_alt,    FAMILY_BLOCK},
+    [CG_METHOD_CGCG_P]   = {"cgcg_p",   cg_solve_alt,    FAMILY_BLOCK},
+    [CG_METHOD_ALTMIN]   = {"altmin",   cg_solve_alt,    FAMILY_BLOCK},
+    [CG_METHOD_PFW]      = {"pfw",      cg_solve_pfw,    FAMILY_PAIR},
+    [CG_METHOD_ADMM]     = {"admm",     cg_solve_split,  FAMILY_SPLIT},
+    [CG_METHOD_DUAL_APG] = {"dual_apg", cg_solve_split,  FAMILY_SPLIT},
+    [CG_METHOD_APG]      = {"apg",      cg_solve_split,  FAMILY_SPLIT},
+};
+
+/* Does the built problem provide the table the method's loop calls? A
+ * split table is the problem's own iteration and names the one method it
+ * is. */
+static int provides_family(const cg_problem *P, const method_row *m)
+{
+    switch (m->family) {
+    case FAMILY_FW:      return P->fw != NULL;
+    case FAMILY_PG:      return P->pg != NULL;
+    case FAMILY_PAIR:    return P->pair != NULL;
+    case FAMILY_PROX:    return P->prox != NULL;
+    case FAMILY_SLIDING: return P->sliding != NULL;
+    case FAMILY_BLOCK:   return P->block != NULL;
+    case FAMILY_SPLIT:   return P->split != NULL && strcmp(P->split->method, m->name) == 0;
+    }
+    return 0;
+}
+
 static const char *const step_names[] = {"line_search", "standard", "sfw"};
 static const char *const stop_names[] = {"max_iter", "converged", "max_time",
                                          "interrupted", "error"};
@@ -22,11 +83,27 @@ static const char *string_elt(SEXP list, const char *name)
     return CHAR(STRING_ELT(x, 0));
 }
 
+static const problem_row *find_problem(const char *name)
+{
+    for (int i = 0; i < N_OF(problems); i++)
+        if (strcmp(name, problems[i].name) == 0) return &problems[i];
+    error("unknown problem '%s'", name);
+    return NULL;
+}
+
+static int find_method(const char *name)
+{
+    for (int i = 0; i < N_OF(methods); i++)
+        if (methods[i].name && strcmp(name, methods[i].name) == 0) return i;
+    error("unknown method '%s'", name);
+    return -1;
+}
+
 /* Problem construction and the solver run under R_ExecWithCleanup, so that
  * on every path, an R error included, the RNG state is saved and kernels
  * stop polling for Ctrl-C (they poll only inside a solve). */
 typedef struct {
-    SEXP spec; int problem; const cg_solver_opts *o; const cg_control *ctl;
+    SEXP spec; const problem_row *problem; const cg_solver_opts *o; const cg_control *ctl;
     cg_problem *P; cg_trace *tr; int iters, status, polling;
 } solve_call;
 
@@ -34,24 +111,17 @@ static SEXP solve_body(void *data)
 {
     solve_call *s = (solve_call *) data;
     cg_problem *P = s->P;
-    if (s->problem == 0) cg_problem_regression(P, s->spec);
-    else if (s->problem == 1) cg_problem_completion(P, s->spec);
-    else if (s->problem == 2) cg_problem_lowrank(P, s->spec);
-    else if (s->problem == 3) cg_problem_robust(P, s->spec);
-    else cg_problem_covariance(P, s->spec);
+    const method_row *m = &methods[s->o->method];
+    s->problem->build(P, s->spec);
+    /* before any solving: the tables say whether the method applies */
+    if (!provides_family(P, m))
+        error("method '%s' does not apply to problem '%s'", m->name, s->problem->name);
 
     /* the trace grows by doubling: start small, whatever max_iter is */
     const int every = s->ctl->eval_every;
     const double rows = (double) s->ctl->max_iter / (every > 0 ? every : 1) + 3;
     cg_trace_init(s->tr, rows < 1024 ? (int) rows : 1024);
-    const int method = s->o->method;
-    s->status = s->problem == 4 ? cg_solve_split(P, s->ctl, s->tr, &s->iters)
-              : method == CG_METHOD_SPG ? cg_solve_pg(P, s->o, s->ctl, s->tr, &s->iters)
-              : method == CG_METHOD_SVRGCG ? cg_solve_svrgcg(P, s->o, s->ctl, s->tr, &s->iters)
-              : method == CG_METHOD_SCGS ? cg_solve_scgs(P, s->o, s->ctl, s->tr, &s->iters)
-              : method == CG_METHOD_PFW ? cg_solve_pfw(P, s->o, s->ctl, s->tr, &s->iters)
-              : method >= CG_METHOD_ALT_CGPG ? cg_solve_alt(P, s->o, s->ctl, s->tr, &s->iters)
-              : cg_solve_fw(P, s->o, s->ctl, s->tr, &s->iters);
+    s->status = m->solve(P, s->o, s->ctl, s->tr, &s->iters);
     return R_NilValue;
 }
 
@@ -72,9 +142,9 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     ctl.verbose = asLogical(cg_list_get(control, "verbose"));
     if (ctl.max_iter < 0 || ctl.eval_every < 0) error("invalid control");
 
-    int problem = cg_lookup(string_elt(spec, "problem"), problem_names, N_OF(problem_names), "problem");
+    const problem_row *problem = find_problem(string_elt(spec, "problem"));
     cg_solver_opts o;
-    o.method = cg_lookup(string_elt(spec, "method"), method_names, N_OF(method_names), "method");
+    o.method = find_method(string_elt(spec, "method"));
     o.step_rule = cg_lookup(string_elt(spec, "step"), step_names, N_OF(step_names), "step rule");
     o.K = asInteger(cg_list_get(spec, "K"));
     o.eta = asReal(cg_list_get(spec, "eta"));
@@ -91,14 +161,6 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     o.eta_c = asReal(cg_list_get(spec, "eta_c"));
     o.t0 = asInteger(cg_list_get(spec, "t0"));
 
-    const int alternating = (o.method >= CG_METHOD_ALT_CGPG && o.method <= CG_METHOD_ALTMIN)
-                            || o.method == CG_METHOD_ADMM;
-    const int covariance = o.method == CG_METHOD_DUAL_APG || o.method == CG_METHOD_APG;
-    if (problem == 4 ? !covariance
-                     : alternating != (problem == 3) || o.method >= CG_METHOD_DUAL_APG
-                       || (o.method == CG_METHOD_PFW && problem != 0))
-        error("method '%s' does not apply to problem '%s'", method_names[o.method],
-              problem_names[problem]);
     cg_problem P;
     memset(&P, 0, sizeof(P));
     cg_trace tr;
@@ -115,11 +177,7 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
 
     static const char *names[] = {"solution", "trace", "status", "iterations", "message", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
-    SET_VECTOR_ELT(out, 0, problem == 0 ? cg_regression_solution(&P)
-                         : problem == 1 ? cg_completion_solution(&P)
-                         : problem == 2 ? cg_lowrank_solution(&P)
-                         : problem == 3 ? cg_robust_solution(&P)
-                         : cg_covariance_solution(&P));
+    SET_VECTOR_ELT(out, 0, problem->solution(&P));
     SET_VECTOR_ELT(out, 1, cg_trace_to_list(&tr));
     SET_VECTOR_ELT(out, 2, mkString(stop_names[status]));
     SET_VECTOR_ELT(out, 3, ScalarInteger(iters));

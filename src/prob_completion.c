@@ -343,6 +343,11 @@ static double mc_epoch(cg_problem *P)
 
 static long mc_n_matvec(cg_problem *P) { return ((completion *) P->self)->n_matvec; }
 
+/* Frank-Wolfe on the atoms, or the projected-gradient baseline on the dense
+ * iterate (dense_iterate) */
+static const cg_fw_ops completion_fw = {mc_gradient, mc_lmo, mc_line_search, mc_fw_step};
+static const cg_pg_ops completion_pg = {mc_gradient, mc_pg_step};
+
 int cg_problem_completion(cg_problem *P, SEXP spec)
 {
     completion *C = (completion *) R_alloc(1, sizeof(completion));
@@ -387,9 +392,9 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     }
     else cg_atoms_init(&C->atoms, m, n, 64);
     P->self = C;
-    P->gradient = mc_gradient; P->lmo = mc_lmo; P->line_search = mc_line_search;
-    P->fw_step = mc_fw_step; P->pg_step = mc_pg_step; P->evaluate = mc_evaluate;
-    P->epoch = mc_epoch; P->n_matvec = mc_n_matvec;
+    P->evaluate = mc_evaluate; P->epoch = mc_epoch; P->n_matvec = mc_n_matvec;
+    if (C->dense) P->pg = &completion_pg;
+    else P->fw = &completion_fw;
     P->svd_rank = 0;
     return CG_OK;
 }

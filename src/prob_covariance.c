@@ -537,6 +537,9 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
 static double cv_gradient(cg_problem *P, int batch) { (void) P; (void) batch; return 1.0; }
 static double cv_epoch(cg_problem *P) { return ((cov *) P->self)->passes; }
 static long cv_n_matvec(cg_problem *P) { return ((cov *) P->self)->n_matvec; }
+/* the problem's own iteration: dual_apg, or apg with the low-rank part */
+static const cg_split_ops covariance_dual_apg = {"dual_apg", cv_gradient, cv_split_step};
+static const cg_split_ops covariance_apg = {"apg", cv_gradient, cv_split_step};
 
 /* optional warm start (p x r factor `v`, weights `d`) into f */
 static void warm_factor(SEXP spec, const char *vname, const char *dname, symfac *f, int p)
@@ -594,8 +597,8 @@ int cg_problem_covariance(cg_problem *P, SEXP spec)
     c->tR = 1.0;
     c->P = P;
     P->self = c;
-    P->gradient = cv_gradient; P->evaluate = cv_evaluate; P->epoch = cv_epoch;
-    P->n_matvec = cv_n_matvec; P->split_step = cv_split_step;
+    P->evaluate = cv_evaluate; P->epoch = cv_epoch; P->n_matvec = cv_n_matvec;
+    P->split = c->lowrank ? &covariance_apg : &covariance_dual_apg;
     P->svd_rank = 0;
     return CG_OK;
 }

@@ -354,8 +354,6 @@ static void lr_fw_step(cg_problem *P, double gamma)
         for (int i = 0; i < m; i++) L->X[i + (size_t) j * m] += c * left[i] * L->v[j];
 }
 
-static int lr_pg_step(cg_problem *P, double eta) { return CG_ERR_DOMAIN; }
-
 /* Frank-Wolfe gap at X of the smoothed objective, with the loss gradient
  * from the mean Mref (distance loss) or all measurements (sensing); Lanczos
  * products are added to *nmv when nmv is given. NA (and a failure recorded
@@ -475,6 +473,13 @@ static int lr_prox_step(cg_problem *P, double scale, double eta)
     return CG_OK;
 }
 
+/* Frank-Wolfe (fw, scg), variance-reduced proximal steps (svrgcg) and
+ * sliding (scgs) on the dense iterate X; always smoothed (mu > 0) */
+static const cg_fw_ops lowrank_fw = {lr_gradient, lr_lmo, lr_line_search, lr_fw_step};
+static const cg_prox_ops lowrank_prox = {lr_snapshot, lr_vr_gradient, lr_prox_step};
+static const cg_sliding_ops lowrank_sliding = {lr_gradient_at, lr_lmo_dense};
+static const cg_smooth_ops lowrank_smooth = {lr_smooth_gap, lr_smooth_residual};
+
 int cg_problem_lowrank(cg_problem *P, SEXP spec)
 {
     lowrank *L = (lowrank *) R_alloc(1, sizeof(lowrank));
@@ -555,14 +560,12 @@ int cg_problem_lowrank(cg_problem *P, SEXP spec)
     L->u = cg_zeros(L->m); L->v = cg_zeros(L->n);
     P->self = L;
     L->P = P;
-    P->gradient = lr_gradient; P->lmo = lr_lmo; P->line_search = lr_line_search;
-    P->fw_step = lr_fw_step; P->pg_step = lr_pg_step; P->evaluate = lr_evaluate;
-    P->epoch = lr_epoch; P->n_matvec = lr_n_matvec;
-    P->snapshot = lr_snapshot; P->vr_gradient = lr_vr_gradient;
-    P->prox_step = lr_prox_step;
+    P->evaluate = lr_evaluate; P->epoch = lr_epoch; P->n_matvec = lr_n_matvec;
+    P->fw = &lowrank_fw;
+    P->prox = &lowrank_prox;
+    P->sliding = &lowrank_sliding;
     P->x = L->X; P->dim = L->mn;
-    P->gradient_at = lr_gradient_at; P->lmo_dense = lr_lmo_dense;
-    P->smooth_gap = lr_smooth_gap; P->smooth_residual = lr_smooth_residual;
+    P->smooth = &lowrank_smooth;
     P->svd_rank = 0;
     return CG_OK;
 }

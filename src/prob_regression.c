@@ -394,6 +394,13 @@ static double reg_epoch(cg_problem *P)
 
 static long reg_n_matvec(cg_problem *P) { return 0; }
 
+/* sampled gradients for the Frank-Wolfe and projected-gradient loops, or
+ * the pairwise method's exact gradient kept by updates (method "pfw") */
+static const cg_fw_ops regression_fw = {reg_gradient, reg_lmo, reg_line_search, reg_fw_step};
+static const cg_pg_ops regression_pg = {reg_gradient, reg_pg_step};
+static const cg_pair_ops regression_pair = {reg_pair_gradient, reg_pair_lmo,
+                                            reg_pair_direction, reg_pair_step};
+
 int cg_problem_regression(cg_problem *P, SEXP spec)
 {
     regression *R = (regression *) R_alloc(1, sizeof(regression));
@@ -436,8 +443,7 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
         for (int j = 0; j < p; j++) R->in_support[j] = -1;
         R->slack = R->radius;
         R->next_s = -1;
-        P->gradient = reg_pair_gradient; P->lmo = reg_pair_lmo;
-        P->pair_direction = reg_pair_direction; P->pair_step = reg_pair_step;
+        P->pair = &regression_pair;
         return CG_OK;
     }
     cg_sampler_init(&R->smp, n, asInteger(cg_list_get(spec, "batch_size")),
@@ -453,8 +459,8 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
         for (int r = 0; r < n; r++) R->pos[r] = -1;
         R->cnt = cg_zeros(n); R->xt = cg_zeros(n); R->xi = cg_zeros(n);
     }
-    P->gradient = reg_gradient; P->lmo = reg_lmo; P->line_search = reg_line_search;
-    P->fw_step = reg_fw_step; P->pg_step = reg_pg_step;
+    P->fw = &regression_fw;
+    P->pg = &regression_pg;
     return CG_OK;
 }
 

@@ -8,7 +8,7 @@
  * end, and returned as a truncated SVD. Each block offers a conditional
  * gradient point (its LMO) and a proximal point (for X the certified-rank
  * weak proximal oracle: a rank-r SVD, never a full one).
- * The default method, admm, splits the problem instead (split_step): the
+ * The default method, admm, splits the problem instead (split table): the
  * constrained form above, or the penalized form (PCP)
  *   min ||X||_* + lambda ||Y||_1  s.t.  X + Y = M,
  * with the certified partial SVD for the X steps; U1 (and U2) are its
@@ -437,6 +437,12 @@ static void rb_evaluate(cg_problem *P, double *obj, double *gap)
 static double rb_epoch(cg_problem *P) { return ((robust *) P->self)->iters; }
 static long rb_n_matvec(cg_problem *P) { return ((robust *) P->self)->n_matvec; }
 
+/* the paper's two-block methods (constrained form), and admm (split_step,
+ * with its dual buffers) */
+static const cg_block_ops robust_block = {rb_gradient, rb_block_point, rb_block_exact,
+                                          rb_line_search, rb_fw_step};
+static const cg_split_ops robust_admm = {"admm", rb_gradient, rb_split_step};
+
 int cg_problem_robust(cg_problem *P, SEXP spec)
 {
     robust *R = (robust *) R_alloc(1, sizeof(robust));
@@ -478,11 +484,9 @@ int cg_problem_robust(cg_problem *P, SEXP spec)
     R->P = P;
     /* the constrained form's optimum is often ~0 (M nearly in the sum of
      * the sets): its gap is measured against the objective at (0, 0) too */
-    P->gradient = rb_gradient; P->line_search = rb_line_search;
-    P->fw_step = rb_fw_step; P->evaluate = rb_evaluate;
-    P->epoch = rb_epoch; P->n_matvec = rb_n_matvec;
-    P->block_point = rb_block_point; P->block_exact = rb_block_exact;
-    P->split_step = rb_split_step;
+    P->evaluate = rb_evaluate; P->epoch = rb_epoch; P->n_matvec = rb_n_matvec;
+    P->block = R->pcp ? NULL : &robust_block;   /* the penalized form is admm's only */
+    P->split = R->U1 ? &robust_admm : NULL;     /* admm needs its dual buffers */
     P->svd_rank = 0;
     return CG_OK;
 }

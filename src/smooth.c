@@ -71,7 +71,7 @@ int cg_smoothing_update(cg_problem *P, double smoothed_gap)
 {
     if (!P->mu_auto || !(P->mu > 0) || !R_FINITE(smoothed_gap)) return 0;
     if (P->mu < 1e-12 * P->mu0) return 0;
-    double residual = P->smooth_residual(P);
+    double residual = P->smooth->smooth_residual(P);
     if (!(smoothed_gap <= residual)) return 0;
     P->mu *= 0.5;
     return 1;

@@ -7,13 +7,14 @@
  *   cgcg_p    cgcg followed by an exact proximal step on Y (FW-P of Mu et al.);
  *   altmin    alternating exact minimization (proximal steps with step 1 /
  *             beta on X, then on Y): block coordinate descent, a baseline
- *             outside the paper built from the same oracles;
- *   admm      operator splitting owned by the problem (split_step): the
- *             default, see prob_robust.c.
+ *             outside the paper built from the same oracles.
  * Both blocks then move by one convex combination: the exact line search
  * (Sec. 5) or the step eta_t itself (Theorems 4-6). eta_t = eta0 for
  * t <= t0, then eta_a / (t - t0 + eta_c). Sees the problem only through
- * cg_problem. */
+ * its block table in cg_problem.
+ * Also cg_solve_split, the problem's own iteration (its split table):
+ *   admm      operator splitting, robust PCA's default (prob_robust.c);
+ *   dual_apg, apg  sparse_covariance()'s solvers (prob_covariance.c). */
 #include "stochcg.h"
 #include <math.h>
 
@@ -24,16 +25,17 @@ static double prox_eta(const cg_solver_opts *o, int t)
     return e < 1.0 ? e : 1.0;
 }
 
-/* admm: the problem's own splitting iteration (split_step), with the
- * package's bookkeeping; it stops when an evaluated gap is small (also the
- * solver of sparse_covariance(), whose iterations are the problem's own) */
-int cg_solve_split(cg_problem *P, const cg_control *ctl, cg_trace *tr, int *iters)
+/* admm, dual_apg, apg: the problem's own iteration (split_step), with the
+ * package's bookkeeping; it stops when an evaluated gap is small */
+int cg_solve_split(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
+                   cg_trace *tr, int *iters)
 {
+    (void) o;                        /* the iteration is the problem's */
     cg_run r;
     int stop = cg_run_start(&r, P, ctl, tr), t = 0;
     while (stop < 0 && t < ctl->max_iter) {
-        r.n_grad += P->gradient(P, CG_BATCH_FULL);
-        const int a = P->split_step(P);
+        r.n_grad += P->split->gradient(P, CG_BATCH_FULL);
+        const int a = P->split->split_step(P);
         if (a < 0) cg_fail(P, "the splitting step failed at iteration %d", t + 1);
         if ((stop = cg_run_failed(P)) >= 0) break;
         P->svd_rank = a;
@@ -48,7 +50,6 @@ int cg_solve_split(cg_problem *P, const cg_control *ctl, cg_trace *tr, int *iter
 int cg_solve_alt(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                  cg_trace *tr, int *iters)
 {
-    if (o->method == CG_METHOD_ADMM) return cg_solve_split(P, ctl, tr, iters);
     /* first block by a CG point; the second by a proximal point (alt_*) or
      * a CG point (cgcg, cgcg_p) */
     const int first = o->method == CG_METHOD_ALT_CGPG ? CG_BLOCK_Y : CG_BLOCK_X;
@@ -57,32 +58,33 @@ int cg_solve_alt(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
     cg_run r;
     int stop = cg_run_start(&r, P, ctl, tr), t = 0;
     while (stop < 0 && t < ctl->max_iter) {
-        r.n_grad += P->gradient(P, CG_BATCH_FULL);
+        r.n_grad += P->block->gradient(P, CG_BATCH_FULL);
         const double eta = prox_eta(o, t + 1);
         int a, b;
         if (o->method == CG_METHOD_ALTMIN) {
-            a = P->block_exact(P, CG_BLOCK_X);
-            b = a < 0 ? -1 : P->block_exact(P, CG_BLOCK_Y);
+            a = P->block->block_exact(P, CG_BLOCK_X);
+            b = a < 0 ? -1 : P->block->block_exact(P, CG_BLOCK_Y);
         } else {
-            a = P->block_point(P, first, 0, eta);
-            b = a < 0 ? -1 : P->block_point(P, second, prox, eta);
+            a = P->block->block_point(P, first, 0, eta);
+            b = a < 0 ? -1 : P->block->block_point(P, second, prox, eta);
         }
         if (b < 0) cg_fail(P, "a block update failed at iteration %d", t + 1);
         if ((stop = cg_run_failed(P)) >= 0) break;
         P->svd_rank = a + b;
         r.n_lmo += a + b;
         if (o->method != CG_METHOD_ALTMIN) {
-            const double gamma = o->step_rule == CG_STEP_LINE_SEARCH ? P->line_search(P) : eta;
+            const double gamma = o->step_rule == CG_STEP_LINE_SEARCH ? P->block->line_search(P)
+                                                                     : eta;
             if (!R_FINITE(gamma))
                 cg_fail(P, "the step size is not finite at iteration %d: the line search "
                         "overflowed double precision (the data are too large, or the "
                         "penalty too small: scale them)", t + 1);
             if ((stop = cg_run_failed(P)) >= 0) break;
-            P->fw_step(P, gamma);
+            P->block->fw_step(P, gamma);
         }
         t++;
         /* cgcg_p's extra step on Y keeps the iterate when it fails */
-        if (o->method == CG_METHOD_CGCG_P && P->block_exact(P, CG_BLOCK_Y) < 0)
+        if (o->method == CG_METHOD_CGCG_P && P->block->block_exact(P, CG_BLOCK_Y) < 0)
             cg_fail(P, "the proximal step on Y failed at iteration %d", t);
         if ((stop = cg_run_failed(P)) >= 0) break;
         stop = cg_run_after_iter(&r, P, t, 1);

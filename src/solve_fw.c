@@ -1,7 +1,8 @@
 /* Frank-Wolfe family: deterministic FW, stochastic FW (Lafond, Wai and
  * Moulines 2015, Alg. 1), SCG / SFW with growing minibatches (Hazan and Luo
  * 2016), and the stochastic projected-gradient baseline.
- * Both loops see the problem only through cg_problem. */
+ * Each loop sees the problem only through its family's table (fw, pg,
+ * pair) in cg_problem. */
 #include "stochcg.h"
 #include <math.h>
 
@@ -9,7 +10,7 @@
 static double step_size(const cg_solver_opts *o, cg_problem *P, int t)
 {
     if (o->step_rule == CG_STEP_LINE_SEARCH) {
-        double g = P->line_search(P);
+        double g = P->fw->line_search(P);
         if (g >= 0) return g;
     }
     if (o->step_rule == CG_STEP_SFW) return o->K / ((double) t + o->K - 1.0);
@@ -32,9 +33,9 @@ int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
             double k = ceil(scg_c * (t + 2.0) * (t + 2.0));
             batch = k > 1e8 ? 100000000 : (k < 1 ? 1 : (int) k);
         }
-        r.n_grad += P->gradient(P, batch);
+        r.n_grad += P->fw->gradient(P, batch);
         if ((stop = cg_run_failed(P)) >= 0) break;
-        double gap_hat = P->lmo(P);
+        double gap_hat = P->fw->lmo(P);
         r.n_lmo += 1;
         if (!R_FINITE(gap_hat))
             cg_fail(P, "the estimated Frank-Wolfe gap is not finite at iteration %d: it "
@@ -49,10 +50,10 @@ int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
             int changed = 0;
             if (!stochastic) {
                 double smoothed = gap_hat;
-                gap_hat += P->smooth_residual(P);
+                gap_hat += P->smooth->smooth_residual(P);
                 changed = cg_smoothing_update(P, smoothed);
             } else if (P->mu_auto && t % CG_SMOOTH_CHECK == 0) {
-                changed = cg_smoothing_update(P, P->smooth_gap(P));
+                changed = cg_smoothing_update(P, P->smooth->smooth_gap(P));
                 if ((stop = cg_run_failed(P)) >= 0) break;
             }
             if (changed) {
@@ -67,7 +68,7 @@ int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
             if ((stop = cg_run_failed(P)) >= 0) break;
             if (cg_run_small_gap(&r, r.gap)) { stop = CG_STOP_TOL; break; }
         }
-        P->fw_step(P, step_size(o, P, t + 1));
+        P->fw->fw_step(P, step_size(o, P, t + 1));
         t++;
         stop = cg_run_after_iter(&r, P, t, stochastic);
     }
@@ -81,9 +82,9 @@ int cg_solve_pg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
     cg_run r;
     int stop = cg_run_start(&r, P, ctl, tr), t = 0;
     while (stop < 0 && t < ctl->max_iter) {
-        r.n_grad += P->gradient(P, CG_BATCH_DEFAULT);
+        r.n_grad += P->pg->gradient(P, CG_BATCH_DEFAULT);
         if ((stop = cg_run_failed(P)) >= 0) break;
-        cg_fail_status(P, P->pg_step(P, o->eta), "the projection");
+        cg_fail_status(P, P->pg->pg_step(P, o->eta), "the projection");
         if ((stop = cg_run_failed(P)) >= 0) break;
         t++;
         stop = cg_run_after_iter(&r, P, t, 1);
@@ -103,12 +104,13 @@ int cg_solve_pg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
 int cg_solve_pfw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                  cg_trace *tr, int *iters)
 {
+    (void) o;                        /* one rule: exact line search */
     cg_run r;
     int stop = cg_run_start(&r, P, ctl, tr), t = 0, exact = 1;
     while (stop < 0 && t < ctl->max_iter) {
-        r.n_grad += P->gradient(P, exact ? CG_BATCH_FULL : CG_BATCH_DEFAULT);
+        r.n_grad += P->pair->gradient(P, exact ? CG_BATCH_FULL : CG_BATCH_DEFAULT);
         if ((stop = cg_run_failed(P)) >= 0) break;
-        double gap = P->lmo(P);
+        double gap = P->pair->lmo(P);
         r.n_lmo += 1;
         if (!R_FINITE(gap))
             cg_fail(P, "the Frank-Wolfe gap is not finite at iteration %d: it "
@@ -121,11 +123,11 @@ int cg_solve_pfw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
             if (cg_run_small_gap(&r, r.gap)) { stop = CG_STOP_TOL; break; }
         }
         double gamma_max, gamma;
-        P->pair_direction(P, &gamma_max, &gamma);
+        P->pair->pair_direction(P, &gamma_max, &gamma);
         if ((stop = cg_run_failed(P)) >= 0) break;
         if (!(gamma < gamma_max)) gamma = gamma_max;
         if (gamma < 0) gamma = 0;
-        P->pair_step(P, gamma, gamma == gamma_max);
+        P->pair->pair_step(P, gamma, gamma == gamma_max);
         t++;
         exact = t % REFRESH == 0;
         stop = cg_run_after_iter(&r, P, t, 1);

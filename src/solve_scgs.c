@@ -5,9 +5,10 @@
  * search until its Wolfe gap is below eta_k. Parameters for smooth convex
  * problems: gamma_k = 3/(k+2), beta_k = 4L/(k+2), eta_k = L D^2/(k(k+1)),
  * batch B_k = ceil(sigma^2 (k+2)^3 / (L^2 D^2)). The reported iterate is y_k.
- * Needs a dense iterate (cg_problem.x). Smoothed problems with continuation
- * (smooth.c) check mu every CG_SMOOTH_CHECK iterations; when it decreases,
- * the method restarts from y with k = 0 and the new smoothness L(mu). */
+ * Needs the sliding table and its dense iterate (cg_problem.x). Smoothed
+ * problems with continuation (smooth.c) check mu every CG_SMOOTH_CHECK
+ * iterations; when it decreases, the method restarts from y with k = 0 and
+ * the new smoothness L(mu). */
 #include "stochcg.h"
 #include <string.h>
 #include <math.h>
@@ -45,14 +46,14 @@ int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         double b = ceil(scgs_c * pow(kk + 2.0, 3.0));
         int batch = b > 1e8 ? 100000000 : (b < 1 ? 1 : (int) b);
         for (size_t i = 0; i < n; i++) z[i] = (1.0 - gamma) * y[i] + gamma * x[i];
-        r.n_grad += P->gradient_at(P, z, batch, g);
+        r.n_grad += P->sliding->gradient_at(P, z, batch, g);
         if ((stop = cg_run_failed(P)) >= 0) break;
         /* CndG on the prox-subproblem, from u = x_{k-1}; up to CNDG_MAX
          * LMOs, so Ctrl-C is checked here too */
         memcpy(u, x, n * sizeof(double));
         for (int t = 0; t < CNDG_MAX; t++) {
             for (size_t i = 0; i < n; i++) d[i] = g[i] + beta * (u[i] - x[i]);
-            cg_fail_status(P, P->lmo_dense(P, d, v), "the linear minimization oracle");
+            cg_fail_status(P, P->sliding->lmo_dense(P, d, v), "the linear minimization oracle");
             if (cg_interrupt_poll()) cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
             if (P->stop) break;
             r.n_lmo += 1;
@@ -72,7 +73,7 @@ int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         k++; ks++;
         if (P->mu_auto && P->mu > 0 && k % CG_SMOOTH_CHECK == 0) {
             const double L_old = cg_smooth_lipschitz(P);
-            if (cg_smoothing_update(P, P->smooth_gap(P))) {
+            if (cg_smoothing_update(P, P->smooth->smooth_gap(P))) {
                 const double q = L_old / cg_smooth_lipschitz(P);
                 L /= q; scgs_c *= q * q;
                 memcpy(x, y, n * sizeof(double));

@@ -23,11 +23,11 @@ int cg_solve_svrgcg(cg_problem *P, const cg_solver_opts *o, const cg_control *ct
             double k = ceil(o->batch_snapshot * ldexp(1.0, s - 1));
             ks = k > 1e8 ? 100000000 : (int) k;
         }
-        r.n_grad += P->snapshot(P, ks);
+        r.n_grad += P->prox->snapshot(P, ks);
         if ((stop = cg_run_failed(P)) >= 0) break;
         if (P->mu_auto && P->mu > 0) {
             const double L_old = cg_smooth_lipschitz(P);
-            if (cg_smoothing_update(P, P->smooth_gap(P))) {
+            if (cg_smoothing_update(P, P->smooth->smooth_gap(P))) {
                 const double q = L_old / cg_smooth_lipschitz(P);
                 eta *= q;
                 inner_len = fmin(ceil((inner_len - 1.0) / q) + 1.0, 1e7);
@@ -35,8 +35,8 @@ int cg_solve_svrgcg(cg_problem *P, const cg_solver_opts *o, const cg_control *ct
             if ((stop = cg_run_failed(P)) >= 0) break;
         }
         for (int inner = 1; inner < inner_len && t < ctl->max_iter; inner++) {
-            r.n_grad += P->vr_gradient(P, o->batch_inner);
-            cg_fail_status(P, P->prox_step(P, o->scale, eta), "the weak proximal oracle");
+            r.n_grad += P->prox->vr_gradient(P, o->batch_inner);
+            cg_fail_status(P, P->prox->prox_step(P, o->scale, eta), "the weak proximal oracle");
             if ((stop = cg_run_failed(P)) >= 0) break;
             r.n_lmo += P->svd_rank;          /* rank-one SVD equivalents */
             t++;

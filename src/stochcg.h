@@ -3,9 +3,18 @@
  * Layers (see DESIGN.md):
  *   linalg_*  dense/sparse kernels, linear operators, top-k SVD, factored iterates
  *   sets_*    linear minimization oracles (LMOs), projections, prox operators
- *   prob_*    one problem each: owns its iterate and gradient estimator
- *   solve_*   one algorithm family each: sees a problem only through cg_problem
+ *   prob_*    one problem each: owns its iterate and gradient estimator, and
+ *             fills a static operation table (cg_fw_ops, cg_prox_ops, ...)
+ *             for each solver family it supports
+ *   solve_*   one algorithm family each: sees a problem only through its
+ *             family's table in cg_problem and the hooks all families share
  *   trace.c   trace recorder, timers, interrupt checks, progress
+ * dispatch.c joins them with two tables: the problems (name, constructor,
+ * solution builder) and the methods (name, solver loop, family it needs).
+ * A method applies to a problem exactly when the problem provides the
+ * table of the method's family, so adding a problem or a method is one
+ * row, and adding a family one ops struct with its pointer in cg_problem
+ * (see "problems" below).
  * Kernels work on raw pointers and return status codes; SEXP glue lives in
  * dispatch.c and oracles_api.c only.
  */
@@ -224,75 +233,147 @@ void   cg_progress(const cg_control *ctl, double *last, int iter, double time,
 
 /* ---------------------------------------------------------- problems */
 enum { CG_BATCH_FULL = -1, CG_BATCH_DEFAULT = 0 };
+enum { CG_BLOCK_X = 0, CG_BLOCK_Y = 1 };
 
-/* A problem owns its iterate x and its gradient estimator. Solvers combine
- * these calls; adding a problem never touches a solver. */
 typedef struct cg_problem cg_problem;
-struct cg_problem {
-    void *self;
-    /* Draw the next minibatch of `batch` sample points (CG_BATCH_DEFAULT:
-     * the problem's own batch size; CG_BATCH_FULL: all the data, i.e. the
-     * exact gradient), then form the gradient estimate at the current
-     * iterate. Returns the number of stochastic gradients used. */
+
+/* Operation tables. A problem owns its iterate and its gradient estimator;
+ * what a solver loop may ask of it is one small table of hooks per solver
+ * family below. A problem fills a static const table for each family it
+ * supports and points cg_problem at it; the pointer stays NULL for the
+ * others, and a method applies to a problem exactly when the problem
+ * provides the table of the method's family (dispatch.c). A new family is a
+ * struct here, a pointer in cg_problem and a case in dispatch.c's family
+ * check; no solver or problem outside the family changes.
+ *
+ * gradient(P, batch), in the families that have it: draw the next minibatch
+ * of `batch` sample points (CG_BATCH_DEFAULT: the problem's own batch size;
+ * CG_BATCH_FULL: all the data, i.e. the exact gradient), form the gradient
+ * estimate at the current iterate, and return the number of stochastic
+ * gradients used. Status returns are CG_OK or a CG_ERR_* code. */
+
+/* Frank-Wolfe: fw, sfw, scg (cg_solve_fw) */
+typedef struct {
+    /* the estimate g the LMO reads */
     double (*gradient)(cg_problem *P, int batch);
-    /* LMO on the current gradient estimate: stores the atom s inside P and
-     * returns <g, x - s> (the estimated Frank-Wolfe gap). */
+    /* stores the atom s in P; returns <g, x - s>, the estimated Frank-Wolfe gap */
     double (*lmo)(cg_problem *P);
-    /* Exact line-search step in [0,1] toward the stored atom for the current
-     * (estimated) objective, or a negative number if not available. */
+    /* exact step in [0, 1] toward s for the estimated objective, or < 0 if none */
     double (*line_search)(cg_problem *P);
     /* x <- (1 - gamma) x + gamma s */
     void   (*fw_step)(cg_problem *P, double gamma);
-    /* x <- Proj(x - eta g) (projected-gradient baselines); eta <= 0 uses the
-     * problem's default 1/L. */
+} cg_fw_ops;
+
+/* Projected gradient: the spg baseline (cg_solve_pg) */
+typedef struct {
+    /* the estimate g the step uses */
+    double (*gradient)(cg_problem *P, int batch);
+    /* x <- Proj(x - eta g), eta <= 0: the problem's 1/L; returns a status */
     int    (*pg_step)(cg_problem *P, double eta);
-    /* Full objective and full Frank-Wolfe gap at x (trace-only work). */
-    void   (*evaluate)(cg_problem *P, double *obj, double *gap);
-    /* Pairwise Frank-Wolfe over a polytope (NULL where not supported); the
-     * problem keeps x as a convex combination of vertices. pair_direction,
-     * after lmo: selects the away vertex a (the active one maximizing
-     * <g, a>) and returns <g, a - s>, with the largest feasible step (the
-     * weight of a) in *gamma_max and the exact line-search step along s - a
-     * in *gamma_exact (may exceed gamma_max; Inf where the objective is
-     * linear and decreasing). pair_step: x <- x + gamma (s - a); drop = 1
-     * when gamma is the weight of a, which then leaves the active set
-     * exactly. */
+} cg_pg_ops;
+
+/* Pairwise Frank-Wolfe over a polytope: pfw (cg_solve_pfw). x is kept as a
+ * convex combination of vertices, the gradient exact by cheap updates
+ * (CG_BATCH_FULL recomputes it from scratch). After lmo, pair_direction
+ * picks the away vertex a (the active one maximizing <g, a>) and returns
+ * <g, a - s>, with the weight of a (the largest feasible step) in
+ * *gamma_max and the exact line-search step along s - a in *gamma_exact
+ * (may exceed gamma_max; Inf where the objective is linear and decreasing). */
+typedef struct {
+    /* the exact gradient g */
+    double (*gradient)(cg_problem *P, int batch);
+    /* stores the FW vertex s in P; returns <g, x - s>, the Frank-Wolfe gap */
+    double (*lmo)(cg_problem *P);
+    /* the away vertex and the step bounds, see above */
     double (*pair_direction)(cg_problem *P, double *gamma_max, double *gamma_exact);
+    /* x <- x + gamma (s - a); drop = 1: gamma is a's weight, a leaves exactly */
     void   (*pair_step)(cg_problem *P, double gamma, int drop);
+} cg_pair_ops;
+
+/* Variance-reduced proximal steps: svrgcg (cg_solve_svrgcg) */
+typedef struct {
+    /* stores the snapshot mean gradient from `batch` samples */
+    double (*snapshot)(cg_problem *P, int batch);
+    /* the SVRG estimate g at the iterate from `batch` samples */
+    double (*vr_gradient)(cg_problem *P, int batch);
+    /* A = X - scale (g + grad R_mu(X)), V = weak prox(A), X <- (1 - eta) X + eta V */
+    int    (*prox_step)(cg_problem *P, double scale, double eta);
+} cg_prox_ops;
+
+/* Conditional gradient sliding, which keeps several points: scgs
+ * (cg_solve_scgs), on the problem's dense iterate cg_problem.x */
+typedef struct {
+    /* the gradient estimate at any point z from `batch` samples, into g */
+    double (*gradient_at)(cg_problem *P, const double *z, int batch, double *g);
+    /* the set's LMO for direction g as a dense point s; returns a status */
+    int    (*lmo_dense)(cg_problem *P, const double *g, double *s);
+} cg_sliding_ops;
+
+/* Two blocks, min g(X + Y) + R_X(X) + R_Y(Y) (Garber, Kaplan and Sabach):
+ * alt_cgpg, alt_pgcg, cgcg, cgcg_p, altmin (cg_solve_alt). block_point
+ * stores the block's new point by a conditional gradient step (prox = 0:
+ * argmin R(S) + <S, grad g>) or a proximal step (prox = 1: argmin R(V) +
+ * <V, grad g> + eta/2 ||V + S_other - Z||^2, using the other block's point
+ * from the same iteration). Both block hooks return the singular triplets
+ * computed, or -1 on failure. */
+typedef struct {
+    /* grad g at X + Y (kept current: exact) */
+    double (*gradient)(cg_problem *P, int batch);
+    /* a block's conditional gradient or proximal point, see above */
+    int    (*block_point)(cg_problem *P, int block, int prox, double eta);
+    /* minimizes over one block, the other fixed (cgcg_p's extra step, altmin) */
+    int    (*block_exact)(cg_problem *P, int block);
+    /* exact step moving both blocks toward their points */
+    double (*line_search)(cg_problem *P);
+    /* each block <- (1 - gamma) block + gamma point */
+    void   (*fw_step)(cg_problem *P, double gamma);
+} cg_block_ops;
+
+/* The problem's own iteration (operator splitting, accelerated proximal
+ * gradient) under the package's bookkeeping: admm, dual_apg, apg
+ * (cg_solve_split). The iteration is the problem's, so its table also
+ * names the one method it is. */
+typedef struct {
+    /* the method this iteration is ("admm", ...) */
+    const char *method;
+    /* counts one full gradient (the iteration forms its own) */
+    double (*gradient)(cg_problem *P, int batch);
+    /* one iteration; returns the singular triplets computed, or -1 on failure */
+    int    (*split_step)(cg_problem *P);
+} cg_split_ops;
+
+/* Smoothed problems (smooth.c), for the fw, prox and sliding loops while
+ * mu > 0: not a method family. The best gradient the solver may use is the
+ * exact one when the problem holds the data, else the last snapshot's. Gap
+ * plus residual at x bound objective - optimum of the stated problem. */
+typedef struct {
+    /* the smoothed FW gap at x from the best gradient the solver may use, NA if none */
+    double (*smooth_gap)(cg_problem *P);
+    /* the dual residual at x */
+    double (*smooth_residual)(cg_problem *P);
+} cg_smooth_ops;
+
+struct cg_problem {
+    void *self;
+    /* shared by every family (the run's bookkeeping, solve_run.c): */
+    /* full objective and full Frank-Wolfe gap at x (trace-only work) */
+    void   (*evaluate)(cg_problem *P, double *obj, double *gap);
     /* fraction of the data seen so far (epochs) */
     double (*epoch)(cg_problem *P);
+    /* products with operators so far */
     long   (*n_matvec)(cg_problem *P);
-    /* Variance-reduced proximal methods (NULL where not supported):
-     * snapshot: store the snapshot mean gradient from `batch` samples;
-     * vr_gradient: the SVRG estimate at the current iterate from `batch`
-     * samples; prox_step: A = X - scale (g + grad R_mu(X)), V = weak prox(A),
-     * X <- (1 - eta) X + eta V. */
-    double (*snapshot)(cg_problem *P, int batch);
-    double (*vr_gradient)(cg_problem *P, int batch);
-    int    (*prox_step)(cg_problem *P, double scale, double eta);
-    /* Problems with a dense iterate x (length dim) for solvers that keep
-     * several points (SCGS): the gradient estimate at any point z from
-     * `batch` samples into g, and the LMO of the set for direction g as a
-     * dense point s. NULL where not supported. */
+    /* one table per solver family, NULL where the problem does not support it */
+    const cg_fw_ops      *fw;
+    const cg_pg_ops      *pg;
+    const cg_pair_ops    *pair;
+    const cg_prox_ops    *prox;
+    const cg_sliding_ops *sliding;
+    const cg_block_ops   *block;
+    const cg_split_ops   *split;
+    const cg_smooth_ops  *smooth;       /* smoothed problems (mu > 0) */
+    /* the dense iterate (length dim) of problems with a sliding table */
     double *x;
     size_t dim;
-    double (*gradient_at)(cg_problem *P, const double *z, int batch, double *g);
-    int    (*lmo_dense)(cg_problem *P, const double *g, double *s);
-    /* Two-block problems min g(X + Y) + R_X(X) + R_Y(Y) (Garber, Kaplan and
-     * Sabach): block_point stores the block's new point, by a conditional
-     * gradient step (prox = 0: argmin R(S) + <S, grad g>) or a proximal step
-     * (prox = 1: argmin R(V) + <V, grad g> + eta/2 ||V + S_other - Z||^2,
-     * using the other block's point from the same iteration); returns the
-     * singular triplets computed, or -1 on failure. line_search and fw_step
-     * then move both blocks toward their points. block_exact minimizes over
-     * one block with the other fixed (FW-P's extra proximal step, and
-     * alternating minimization); returns the triplets computed or -1. */
-    int    (*block_point)(cg_problem *P, int block, int prox, double eta);
-    int    (*block_exact)(cg_problem *P, int block);
-    /* Operator-splitting methods (ADMM, robust PCA's default): one
-     * iteration on the problem's own variables; returns the singular
-     * triplets computed, or -1 on failure. NULL where not supported. */
-    int    (*split_step)(cg_problem *P);
     int    svd_rank;          /* rank of the last SVD done in an iteration */
     /* The run's first failure (cg_fail, cg_fail_status): CG_STOP_ERROR with
      * its reason in `failure`, or CG_STOP_INTERRUPT; 0 while none. Problems
@@ -304,18 +385,15 @@ struct cg_problem {
      * parameter of the nonsmooth term (0: not smoothed), read by the
      * problem's gradients and changed only by cg_smoothing_update
      * (continuation, when mu_auto; mu0 is the starting value). The
-     * smoothness is lip_loss + lip_reg / mu. smooth_gap: the smoothed
-     * objective's Frank-Wolfe gap at x from the most accurate gradient the
-     * solver may use (exact when the problem holds the data, else the last
-     * snapshot), NA if none; smooth_residual: the dual residual at x, so
-     * that their sum bounds objective - optimum of the stated problem. */
+     * smoothness is lip_loss + lip_reg / mu. The smooth table's gap and
+     * residual at x sum to a bound on objective - optimum of the stated
+     * problem. */
     double mu, mu0, lip_loss, lip_reg;
     int    mu_auto;
-    double (*smooth_gap)(cg_problem *P);
-    double (*smooth_residual)(cg_problem *P);
 };
 
-/* problem constructors (prob_*.c): unpack the R spec, allocate with R_alloc */
+/* problem constructors (prob_*.c): unpack the R spec, allocate with R_alloc,
+ * set the shared hooks and the tables of the families the spec supports */
 int  cg_problem_regression(cg_problem *P, SEXP spec);
 int  cg_problem_completion(cg_problem *P, SEXP spec);
 int  cg_problem_lowrank(cg_problem *P, SEXP spec);
@@ -328,7 +406,6 @@ SEXP cg_robust_solution(cg_problem *P);
 /* sparse_covariance(): floored l1 covariance, optionally + low-rank part */
 int  cg_problem_covariance(cg_problem *P, SEXP spec);
 SEXP cg_covariance_solution(cg_problem *P);
-enum { CG_BLOCK_X = 0, CG_BLOCK_Y = 1 };
 
 /* ---------------------------------------------------------- solvers */
 typedef struct {
@@ -353,12 +430,12 @@ typedef struct {
     int t0;
 } cg_solver_opts;
 
-enum { CG_METHOD_FW = 0, CG_METHOD_SFW = 1, CG_METHOD_SPG = 2,
-       CG_METHOD_SVRGCG = 3, CG_METHOD_SCG = 4, CG_METHOD_SCGS = 5,
-       CG_METHOD_ALT_CGPG = 6, CG_METHOD_ALT_PGCG = 7, CG_METHOD_CGCG = 8,
-       CG_METHOD_CGCG_P = 9, CG_METHOD_ALTMIN = 10, CG_METHOD_PFW = 11,
-       CG_METHOD_ADMM = 12, CG_METHOD_DUAL_APG = 13,
-       CG_METHOD_APG = 14 };
+/* The methods, each a row of dispatch.c's method table (indexed by these).
+ * Solver loops shared by several methods tell them apart by equality. */
+enum { CG_METHOD_FW, CG_METHOD_SFW, CG_METHOD_SPG, CG_METHOD_SVRGCG, CG_METHOD_SCG,
+       CG_METHOD_SCGS, CG_METHOD_ALT_CGPG, CG_METHOD_ALT_PGCG, CG_METHOD_CGCG,
+       CG_METHOD_CGCG_P, CG_METHOD_ALTMIN, CG_METHOD_PFW, CG_METHOD_ADMM,
+       CG_METHOD_DUAL_APG, CG_METHOD_APG, CG_METHOD_COUNT };
 enum { CG_STEP_LINE_SEARCH = 0, CG_STEP_STANDARD = 1, CG_STEP_SFW = 2 };
 enum { CG_STOP_MAX_ITER = 0, CG_STOP_TOL = 1, CG_STOP_TIME = 2,
        CG_STOP_INTERRUPT = 3, CG_STOP_ERROR = 4 };
@@ -413,20 +490,19 @@ double cg_smooth_lipschitz(const cg_problem *P);
  * iterations (SVRGCG: at each snapshot) */
 #define CG_SMOOTH_CHECK 10
 
-int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
-                cg_trace *tr, int *iters);
-int cg_solve_pg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
-                cg_trace *tr, int *iters);
-int cg_solve_pfw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
-                 cg_trace *tr, int *iters);
-int cg_solve_svrgcg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
-                    cg_trace *tr, int *iters);
-int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
-                  cg_trace *tr, int *iters);
-/* the problem's own iteration (split_step) with the run bookkeeping */
-int cg_solve_split(cg_problem *P, const cg_control *ctl, cg_trace *tr, int *iters);
-int cg_solve_alt(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
-                 cg_trace *tr, int *iters);
+/* Every solver loop has this signature (a row of dispatch.c's method
+ * table): runs the method o->method on P within ctl's limits, recording
+ * into tr; puts the iterations done into *iters and returns a CG_STOP_*
+ * code. Each loop calls only its family's table (and the shared hooks). */
+typedef int cg_solver(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
+                      cg_trace *tr, int *iters);
+cg_solver cg_solve_fw;       /* fw, sfw, scg: the fw table */
+cg_solver cg_solve_pg;       /* spg: the pg table */
+cg_solver cg_solve_pfw;      /* pfw: the pair table */
+cg_solver cg_solve_svrgcg;   /* svrgcg: the prox table */
+cg_solver cg_solve_scgs;     /* scgs: the sliding table */
+cg_solver cg_solve_alt;      /* alt_cgpg, alt_pgcg, cgcg, cgcg_p, altmin: block table */
+cg_solver cg_solve_split;    /* admm, dual_apg, apg: the split table */
 
 /* ---------------------------------------------------------- helpers */
 SEXP cg_list_get(SEXP list, const char *name);   /* R_NilValue if absent */
