@@ -200,13 +200,15 @@ lowrank_trace <- function(L) {
 # most one), so set.seed() reproduces them. Returns the data frame described
 # in cv_select(), with attributes "folds" (K), "foldid" (the assignment),
 # "fold_loglik" (grid points x folds), "skipped" (fits left out by the early
-# stop of the lambda path, see past_peak(); early_stop = FALSE fits them all)
+# stop of the lambda path, see past_peak(), or after a failed fit;
+# early_stop = FALSE fits them all); `fit_one` is covariance_fit() (the
+# tests pass a wrapper)
 # and "warm" (a warm start at the chosen point: that of the last fold's fit
 # there).
 covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas = NULL,
                           gammas = NULL, floor = NULL, folds = 5L,
                           control = cg_control(), progress = control$progress,
-                          early_stop = TRUE) {
+                          early_stop = TRUE, fit_one = covariance_fit) {
   structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
   X <- check_design(X, "data")
   n <- nrow(X); p <- ncol(X)
@@ -249,21 +251,25 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
       # previous gamma (same S_k, neighbouring problem)
       warm <- warm_gamma
       path_rows <- vector("list", length(lambdas))   # per test row, for past_peak()
+      # a failed fit ends the path: the smaller lambdas are denser problems
+      # (on golub, p = 4758, each failed in 50-150 s on the floor being active
+      # in more than 256 directions)
+      failed_path <- FALSE
       for (li in seq_along(lambdas)) {
         row <- (gi - 1L) * length(lambdas) + li
-        if (early_stop && past_peak(path_rows)) {
+        if (early_stop && (failed_path || past_peak(path_rows))) {
           skipped[row, k] <- TRUE
           next
         }
         fit <- tryCatch(
           withCallingHandlers(
-            covariance_fit(mom$S, lambda = lambdas[li], gamma = if (lr) gammas[gi],
+            fit_one(mom$S, lambda = lambdas[li], gamma = if (lr) gammas[gi],
                            structure = structure, floor = floor, control = inner,
                            warm = warm, nobs = mom$n, dimnames = list(NULL, NULL)),
             warning = function(w) invokeRestart("muffleWarning")),
           error = function(e) e)
         if (inherits(fit, "error")) {
-          n_failed <- n_failed + 1L
+          n_failed <- n_failed + 1L; failed_path <- TRUE
           if (is.null(first_error)) first_error <- conditionMessage(fit)
           next
         }
@@ -271,7 +277,7 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
           stop("cross-validation interrupted by the user (fold ", k, " of ", folds, ")",
                call. = FALSE)
         if (identical(fit$status, "error")) {          # a numerical failure
-          n_failed <- n_failed + 1L
+          n_failed <- n_failed + 1L; failed_path <- TRUE
           if (is.null(first_error)) first_error <- fit$message
           next
         }

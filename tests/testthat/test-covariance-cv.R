@@ -158,6 +158,25 @@ test_that("early stop of the lambda path: same choice, skipped points have no me
   expect_true(all(fa[!full, ] < rep(fa[which(b$chosen), ], each = sum(!full))))
 })
 
+test_that("a failed fit ends its fold's lambda path; the failure is reported", {
+  X <- cv_data(n = 30, p = 10, seed = 2)
+  lambdas <- c(0.4, 0.3, 0.2, 0.1, 0.05)
+  calls <- numeric(0)
+  failing <- function(S, lambda, ...) {
+    calls <<- c(calls, lambda)
+    if (lambda < 0.25) stop("the floor is active in more than 256 directions")
+    covariance_fit(S, lambda, ...)
+  }
+  set.seed(3)
+  expect_warning(cv <- covariance_cv(X, "sparse", lambdas = lambdas, folds = 3,
+                                     progress = FALSE, fit_one = failing),
+                 "3 of 15 cross-validation fits gave no held-out log-likelihood: 3 failed")
+  expect_identical(calls, rep(c(0.4, 0.3, 0.2), 3))   # 0.1 and 0.05 never tried
+  expect_identical(attr(cv, "skipped"), 6L)
+  expect_true(all(is.na(cv$loglik[3:5])))
+  expect_true(all(is.finite(cv$loglik[1:2])))
+})
+
 test_that("cv_select: a single value is not cross-validated; grids are", {
   X <- cv_data(n = 40, p = 5)
   sel <- cv_select(X, "sparse", lambda = 0.1)
