@@ -21,11 +21,12 @@ static const problem_row problems[] = {
     {"lowrank",    cg_problem_lowrank,    cg_lowrank_solution},
     {"robust",     cg_problem_robust,     cg_robust_solution},
     {"covariance", cg_problem_covariance, cg_covariance_solution},
+    {"kmeans",     cg_problem_kmeans,     cg_kmeans_solution},
 };
 
 /* the operation tables of cg_problem, one per solver family */
 enum { FAMILY_FW, FAMILY_PG, FAMILY_PAIR, FAMILY_PROX, FAMILY_SLIDING, FAMILY_BLOCK,
-       FAMILY_SPLIT };
+       FAMILY_SPLIT, FAMILY_HOMOTOPY };
 
 typedef struct {
     const char *name;
@@ -51,6 +52,7 @@ static const method_row methods[CG_METHOD_COUNT] = {
     [CG_METHOD_ADMM]     = {"admm",     cg_solve_split,  FAMILY_SPLIT},
     [CG_METHOD_DUAL_APG] = {"dual_apg", cg_solve_split,  FAMILY_SPLIT},
     [CG_METHOD_APG]      = {"apg",      cg_solve_split,  FAMILY_SPLIT},
+    [CG_METHOD_CGAL]     = {"cgal",     cg_solve_homotopy, FAMILY_HOMOTOPY},
 };
 
 /* Does the built problem provide the table the method's loop calls? A
@@ -66,6 +68,7 @@ static int provides_family(const cg_problem *P, const method_row *m)
     case FAMILY_SLIDING: return P->sliding != NULL;
     case FAMILY_BLOCK:   return P->block != NULL;
     case FAMILY_SPLIT:   return P->split != NULL && strcmp(P->split->method, m->name) == 0;
+    case FAMILY_HOMOTOPY: return P->homotopy != NULL;
     }
     return 0;
 }
@@ -160,6 +163,7 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     o.eta_a = asReal(cg_list_get(spec, "eta_a"));
     o.eta_c = asReal(cg_list_get(spec, "eta_c"));
     o.t0 = asInteger(cg_list_get(spec, "t0"));
+    o.beta0 = asReal(cg_list_get(spec, "beta0"));
 
     cg_problem P;
     memset(&P, 0, sizeof(P));

@@ -23,10 +23,11 @@ static void evaluate(cg_run *r, cg_problem *P, int iter, int test)
 {
     double start = cg_clock();
     P->evaluate(P, &r->obj, &r->gap);
+    if (P->homotopy) r->infeas = P->homotopy->infeasibility(P, &r->infeas_scale);
     r->eval_cost = cg_clock() - start;
     r->paused += r->eval_cost;
     double now = cg_run_elapsed(r);
-    cg_trace_push(r->tr, iter, P->epoch(P), now, r->obj, r->gap, NA_REAL,
+    cg_trace_push(r->tr, iter, P->epoch(P), now, r->obj, r->gap, r->infeas,
                   r->n_grad, r->n_lmo, (double) P->n_matvec(P), P->svd_rank);
     r->last_eval = iter;
     if (test) { r->last_test = iter; r->obj_test = r->obj; }
@@ -50,6 +51,9 @@ void cg_run_evaluate(cg_run *r, cg_problem *P, int iter) { evaluate(r, P, iter, 
 int cg_run_small_gap(const cg_run *r, double gap)
 {
     double scale = fmax(fabs(r->obj_test), 1e-3 * fabs(r->obj0));
+    /* with constraints (homotopy), the gap bounds f - f* only near
+     * feasibility: both must be small */
+    if (!R_IsNA(r->infeas) && !(r->infeas <= r->ctl->tol * r->infeas_scale)) return 0;
     return R_FINITE(gap) && R_FINITE(r->obj_test) && gap <= r->ctl->tol * scale;
 }
 
@@ -97,6 +101,7 @@ int cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr)
     r->ctl = ctl; r->tr = tr; r->paused = 0; r->n_grad = 0; r->n_lmo = 0;
     r->obj = NA_REAL; r->gap = NA_REAL; r->last_eval = -1; r->last_progress = -1;
     r->eval_cost = 0; r->last_test = -1; r->obj_test = NA_REAL;
+    r->infeas = NA_REAL; r->infeas_scale = 0;
     r->t0 = cg_clock();
     cg_run_evaluate(r, P, 0);
     r->obj0 = R_FINITE(r->obj) ? r->obj : 0;

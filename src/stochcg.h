@@ -342,6 +342,26 @@ typedef struct {
     int    (*split_step)(cg_problem *P);
 } cg_split_ops;
 
+/* Homotopy conditional gradient for min f(w) s.t. A w in K, w in a
+ * spectrahedron W (paper 003, template (2)): cgal (cg_solve_homotopy). The
+ * problem keeps w, A w and the multipliers y of the constraints; beta is the
+ * penalty of the augmented term, beta/2 dist(A w + y/beta, K)^2. Objective,
+ * infeasibility and the dual bound are in the problem's original units. */
+typedef struct {
+    /* v <- grad f(w) + A'(y + beta (A w - proj_K(A w + y / beta))) */
+    double (*gradient)(cg_problem *P, double beta);
+    /* stores s = LMO_W(v); returns a status */
+    int    (*lmo)(cg_problem *P);
+    /* w <- w + eta (s - w), A w kept current */
+    void   (*step)(cg_problem *P, double eta);
+    /* ||r||, r = A w - proj_K(A w + y / beta), then y <- y + sigma r when
+     * sigma ||r||^2 <= bound (else sigma = bound / ||r||^2); bound <= 0: y
+     * unchanged. Returns ||r|| */
+    double (*dual_step)(cg_problem *P, double beta, double sigma, double bound);
+    /* dist(A w, K); *scale: what tol measures it against (e.g. ||b||) */
+    double (*infeasibility)(cg_problem *P, double *scale);
+} cg_homotopy_ops;
+
 /* Smoothed problems (smooth.c), for the fw, prox and sliding loops while
  * mu > 0: not a method family. The best gradient the solver may use is the
  * exact one when the problem holds the data, else the last snapshot's. Gap
@@ -370,6 +390,7 @@ struct cg_problem {
     const cg_sliding_ops *sliding;
     const cg_block_ops   *block;
     const cg_split_ops   *split;
+    const cg_homotopy_ops *homotopy;
     const cg_smooth_ops  *smooth;       /* smoothed problems (mu > 0) */
     /* the dense iterate (length dim) of problems with a sliding table */
     double *x;
@@ -406,6 +427,9 @@ SEXP cg_robust_solution(cg_problem *P);
 /* sparse_covariance(): floored l1 covariance, optionally + low-rank part */
 int  cg_problem_covariance(cg_problem *P, SEXP spec);
 SEXP cg_covariance_solution(cg_problem *P);
+/* kmeans_sdp(): the Peng-Wei k-means SDP */
+int  cg_problem_kmeans(cg_problem *P, SEXP spec);
+SEXP cg_kmeans_solution(cg_problem *P);
 
 /* ---------------------------------------------------------- solvers */
 typedef struct {
@@ -428,6 +452,8 @@ typedef struct {
      * combination, eta_t the proximal step */
     double eta0, eta_a, eta_c;
     int t0;
+    /* homotopy methods: the starting penalty (cgal: beta_t = beta0 sqrt(t + 1)) */
+    double beta0;
 } cg_solver_opts;
 
 /* The methods, each a row of dispatch.c's method table (indexed by these).
@@ -435,7 +461,7 @@ typedef struct {
 enum { CG_METHOD_FW, CG_METHOD_SFW, CG_METHOD_SPG, CG_METHOD_SVRGCG, CG_METHOD_SCG,
        CG_METHOD_SCGS, CG_METHOD_ALT_CGPG, CG_METHOD_ALT_PGCG, CG_METHOD_CGCG,
        CG_METHOD_CGCG_P, CG_METHOD_ALTMIN, CG_METHOD_PFW, CG_METHOD_ADMM,
-       CG_METHOD_DUAL_APG, CG_METHOD_APG, CG_METHOD_COUNT };
+       CG_METHOD_DUAL_APG, CG_METHOD_APG, CG_METHOD_CGAL, CG_METHOD_COUNT };
 enum { CG_STEP_LINE_SEARCH = 0, CG_STEP_STANDARD = 1, CG_STEP_SFW = 2 };
 enum { CG_STOP_MAX_ITER = 0, CG_STOP_TOL = 1, CG_STOP_TIME = 2,
        CG_STOP_INTERRUPT = 3, CG_STOP_ERROR = 4 };
@@ -445,6 +471,8 @@ typedef struct {
     const cg_control *ctl;
     cg_trace *tr;
     double t0, paused, n_grad, n_lmo, obj, gap, last_progress;
+    double infeas, infeas_scale;  /* homotopy: dist(A w, K) at the last evaluation
+                                     and its tol scale; NA, 0 otherwise */
     double obj0;             /* the objective at the start: scale of tol */
     double obj_test;         /* ... and at the last test (see eval_due) */
     int last_test;
@@ -503,6 +531,7 @@ cg_solver cg_solve_svrgcg;   /* svrgcg: the prox table */
 cg_solver cg_solve_scgs;     /* scgs: the sliding table */
 cg_solver cg_solve_alt;      /* alt_cgpg, alt_pgcg, cgcg, cgcg_p, altmin: block table */
 cg_solver cg_solve_split;    /* admm, dual_apg, apg: the split table */
+cg_solver cg_solve_homotopy; /* cgal: the homotopy table */
 
 /* ---------------------------------------------------------- helpers */
 SEXP cg_list_get(SEXP list, const char *name);   /* R_NilValue if absent */

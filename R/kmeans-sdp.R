@@ -1,0 +1,164 @@
+#' k-means clustering by its semidefinite relaxation
+#'
+#' Solves the Peng-Wei SDP relaxation of k-means (paper 003, eq. 20),
+#' \deqn{\min_X \tfrac12 \langle D, X\rangle \;\; \text{s.t.}\;\; X
+#'   \mathbf{1} = \mathbf{1},\; X \ge 0,\; X \succeq 0,\; \mathrm{tr}\, X =
+#'   k,}{min 1/2 <D, X> s.t. X 1 = 1, X >= 0 entrywise, X psd, tr X = k,}
+#' with \eqn{D} the squared Euclidean distances between the points, by a
+#' conditional-gradient method that needs one smallest eigenvector per
+#' iteration and never forms the \eqn{n^2 + n} constraints as an operator;
+#' then rounds the solution to cluster labels. For a partition into \eqn{k}
+#' clusters, \eqn{X = \sum_c 1_c 1_c^\top / |c|}{X = sum_c 1_c 1_c' / |c|}
+#' is feasible and \eqn{\tfrac12\langle D, X\rangle}{1/2 <D, X>} is its
+#' k-means cost (within-cluster sum of squares), so the SDP value is a lower
+#' bound on the best k-means cost, equal to it when the relaxation is tight
+#' (well-separated clusters).
+#'
+#' **Algorithm.** `method = "cgal"` is the conditional-gradient augmented
+#' Lagrangian of Yurtsever, Fercoq and Cevher (2019) with the step and dual
+#' rules of SketchyCGAL (Yurtsever et al. 2021): penalty \eqn{\beta_t =
+#' \beta_0\sqrt{t+1}}{beta_t = beta0 sqrt(t + 1)}, step \eqn{2/(t+1)}, dual
+#' ascent with a step bounded so that the multipliers stay bounded. The
+#' problem is solved in normalized units (\eqn{D / \|D\|_F}{D / ||D||_F},
+#' \eqn{X / k}, constraint map of norm at most 1), where `beta0 = "auto"`
+#' is 1, the value those authors recommend for normalized problems; a number
+#' sets \eqn{\beta_0}{beta0} in these units. Memory: four dense
+#' \eqn{n \times n}{n x n} arrays (the cost, the iterate, the multipliers of
+#' \eqn{X \ge 0} and the gradient).
+#'
+#' **Certificate.** The trace's `infeasibility` is
+#' \eqn{\mathrm{dist}((X\mathbf 1, X), \{\mathbf 1\} \times
+#' \mathbf{R}_+^{n\times n})}{dist((X 1, X), {1} x R+)}, and `gap` is the
+#' objective minus a Lagrangian lower bound on the SDP optimum (weak duality
+#' with the method's multipliers: one smallest eigenvalue, moved outward by
+#' its tolerance), so `objective - gap` is a certified lower bound and the
+#' fit is `converged` when both the gap (relative to the objective) and the
+#' infeasibility (relative to \eqn{\sqrt n}{sqrt(n)}) are below
+#' `control$tol`. The objective of an infeasible iterate can lie below the
+#' optimum; the gap bounds the suboptimality as the infeasibility vanishes.
+#'
+#' **Rounding.** Labels come from k-means ([stats::kmeans()], 10 starts; it
+#' draws from R's random number generator, so use [set.seed()]) on the top
+#' \eqn{k} eigenvectors of \eqn{X} scaled by the square roots of their
+#' eigenvalues; `cost` is the k-means cost of those labels, at least the SDP
+#' value.
+#'
+#' @param x Points in rows: a numeric matrix or data frame (\eqn{n \ge 3}
+#'   rows), or a `dist` object of Euclidean distances.
+#' @param k Number of clusters, \eqn{2 \le k < n}{2 <= k < n}.
+#' @param method `"cgal"`.
+#' @param beta0 Starting penalty: `"auto"` (default) or a positive number,
+#'   in normalized units (see Details).
+#' @param control Solver settings from [cg_control()]; `tol` (default here
+#'   `1e-3`) bounds the relative gap and the relative infeasibility,
+#'   `max_iter` defaults to 5000 (the certified gap closes slowly, see Details).
+#' @returns A fit of class `c("kmeans_sdp_fit", "cg_fit")` (see [cg_fit]):
+#'   `solution$X` the \eqn{n \times n}{n x n} SDP solution, `labels`
+#'   (integer, 1 to `k`), `cost` (k-means cost of `labels`), `lower_bound`
+#'   (`objective - gap`, a lower bound on the SDP value and hence on every
+#'   k-means cost), `infeasibility`, `k`, `beta0`.
+#' @references Peng, J. and Wei, Y. (2007). Approximating k-means-type
+#'   clustering via semidefinite programming. SIAM J. Optim. 18, 186-205.
+#'
+#'   Yurtsever, A., Fercoq, O. and Cevher, V. (2019). A conditional-gradient-
+#'   based augmented Lagrangian framework. ICML.
+#'
+#'   Yurtsever, A., Tropp, J. A., Fercoq, O., Udell, M. and Cevher, V. (2021).
+#'   Scalable semidefinite programming. SIAM J. Math. Data Sci. 3, 171-200.
+#'
+#'   Dresdner, G., Vladarean, M.-L., Rätsch, G., Locatello, F., Cevher, V. and
+#'   Yurtsever, A. (2022). Faster one-sample stochastic conditional gradient
+#'   method for composite convex minimization. AISTATS.
+#' @examples
+#' set.seed(1)
+#' x <- iris[sample(150, 45), 1:4]
+#' fit <- kmeans_sdp(x, 3)
+#' fit
+#' table(fit$labels, iris$Species[as.integer(rownames(x))])
+#' c(sdp = fit$objective, lower_bound = fit$lower_bound, rounded = fit$cost)
+#' @export
+kmeans_sdp <- function(x, k, method = "cgal", beta0 = "auto",
+                       control = cg_control(tol = 1e-3)) {
+  started <- wall_clock()
+  call <- match.call()
+  D <- squared_distances(x)
+  n <- nrow(D)
+  if (n < 3L) stop_arg("x", "must have at least 3 points")
+  check_count(k, "k", min = 2)
+  if (k >= n) stop_arg("k", "must be smaller than the number of points (", n, ")")
+  method <- match_choice(method, "cgal", "method")
+  beta0 <- check_beta0(beta0)
+  control <- as_control(control, max_iter = 5000L)
+  norm_D <- sqrt(sum(D^2))
+  if (!(norm_D > 0)) stop_arg("x", "has all points equal: nothing to cluster")
+  spec <- list(problem = "kmeans", method = method, C = D / norm_D, k = as.double(k),
+               obj_scale = 0.5 * norm_D * k, beta0 = beta0)
+  fit <- cg_run(spec, control, "kmeans_sdp", call, started)
+  fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
+  X <- fit$solution$X
+  dimnames(X) <- list(rownames(D), rownames(D))
+  fit$solution <- list(X = X)
+  fit$labels <- round_clusters(X, k)
+  fit$cost <- partition_cost(D, fit$labels)
+  fit$lower_bound <- fit$objective - fit$gap
+  fit$k <- as.integer(k)
+  fit$beta0 <- beta0
+  class(fit) <- c("kmeans_sdp_fit", "cg_fit")
+  finish_fit(fit, started)
+}
+
+# squared Euclidean distances of the rows of x (a matrix, data frame or dist)
+squared_distances <- function(x) {
+  if (inherits(x, "dist")) {
+    D <- as.matrix(x)^2
+  } else {
+    if (is.data.frame(x)) {
+      if (!all(vapply(x, is.numeric, NA))) stop_arg("x", "must have numeric columns only")
+      x <- as.matrix(x)
+    }
+    if (!is.matrix(x) || !is.numeric(x)) stop_arg("x", "must be a numeric matrix, a data frame or a dist object")
+    if (!all_finite(x)) stop_arg("x", "contains NA, NaN or Inf")
+    g <- tcrossprod(x)
+    sq <- diag(g)
+    D <- pmax(outer(sq, sq, "+") - 2 * g, 0)
+    diag(D) <- 0
+    dimnames(D) <- list(rownames(x), rownames(x))
+  }
+  if (!all_finite(D)) stop_arg("x", "contains NA, NaN or Inf")
+  storage.mode(D) <- "double"
+  D
+}
+
+check_beta0 <- function(beta0) {
+  if (identical(beta0, "auto")) return(1)
+  if (!is.numeric(beta0) || length(beta0) != 1L || !is.finite(beta0) || beta0 <= 0)
+    stop_arg("beta0", "must be \"auto\" or a positive number")
+  as.double(beta0)
+}
+
+# labels 1..k from the top-k eigenvectors of X, scaled by sqrt(eigenvalue)
+round_clusters <- function(X, k) {
+  e <- if (nrow(X) <= 200L) eigen(X, symmetric = TRUE) else
+    RSpectra::eigs_sym(X, k, which = "LA")          # the top k only: no full eigen of n x n
+  U <- e$vectors[, seq_len(k), drop = FALSE] %*% diag(sqrt(pmax(e$values[seq_len(k)], 0)), k)
+  cl <- stats::kmeans(U, k, nstart = 10L)$cluster
+  # numbered by first appearance, so that equal partitions give equal labels
+  as.integer(factor(cl, levels = unique(cl)))
+}
+
+# k-means cost of a partition from squared distances: sum_c sum_{i,j in c} D_ij / (2 |c|)
+partition_cost <- function(D, labels) {
+  sum(vapply(split(seq_along(labels), labels), function(i) sum(D[i, i]) / (2 * length(i)), 0))
+}
+
+#' @method print kmeans_sdp_fit
+#' @export
+print.kmeans_sdp_fit <- function(x, ...) {
+  cat(fit_header(x), sep = "\n")
+  cat(sprintf("k-means SDP of %d points, k = %d: value %s, certified lower bound %s\n",
+              nrow(x$solution$X), x$k, fmt_num(x$objective), fmt_num(x$lower_bound)))
+  cat(sprintf("Rounded labels: cluster sizes %s, k-means cost %s (%s above the lower bound)\n",
+              paste(tabulate(x$labels, x$k), collapse = " "), fmt_num(x$cost),
+              sprintf("%.2g%%", 100 * (x$cost - x$lower_bound) / abs(x$lower_bound))))
+  invisible(x)
+}

@@ -1,0 +1,91 @@
+# kmeans_sdp(): the Peng-Wei k-means SDP by CGAL. Checked on planted
+# well-separated clusters, where the relaxation is tight (its solution is
+# the block matrix of the planted partition, its value the partition's
+# k-means cost), and by the certified lower bound, which must lie below
+# the cost of every partition whatever the iterate.
+
+planted <- function(seed, sizes = c(8, 10, 12), sep = 12) {
+  set.seed(seed)
+  centers <- rbind(c(0, 0), c(sep, 0), c(0, sep), c(sep, sep))[seq_along(sizes), ]
+  truth <- rep(seq_along(sizes), sizes)
+  list(x = centers[truth, ] + matrix(rnorm(2 * length(truth)), ncol = 2), truth = truth)
+}
+block_X <- function(labels) {
+  Reduce(`+`, lapply(unique(labels), function(c) {
+    v <- as.numeric(labels == c)
+    tcrossprod(v) / sum(v)
+  }))
+}
+kmeans_cost <- function(x, labels) {
+  sum(vapply(split(seq_len(nrow(x)), labels), function(i)
+    sum(sweep(x[i, , drop = FALSE], 2, colMeans(x[i, , drop = FALSE]))^2), 0))
+}
+
+test_that("planted clusters: the SDP solution is the planted block matrix, labels exact", {
+  for (seed in 1:2) {
+    p <- planted(seed)
+    n <- nrow(p$x)
+    set.seed(10)
+    fit <- kmeans_sdp(p$x, 3, control = cg_control(max_iter = 20000))
+    cost <- kmeans_cost(p$x, p$truth)
+    expect_s3_class(fit, "kmeans_sdp_fit")
+    expect_identical(fit$labels, as.integer(factor(p$truth, levels = unique(p$truth))))
+    expect_equal(fit$cost, cost, tolerance = 1e-10)
+    expect_lte(max(abs(fit$solution$X - block_X(p$truth))), 1e-3)
+    expect_lte(abs(fit$objective - cost), 1e-2 * cost)
+    expect_lte(fit$infeasibility, 1e-3 * sqrt(n))
+    # certified: the lower bound is below the SDP value, itself <= cost
+    expect_lte(fit$lower_bound, cost)
+    expect_gt(fit$lower_bound, 0.8 * cost)
+    expect_equal(fit$lower_bound, fit$objective - fit$gap)
+  }
+})
+
+test_that("the lower bound holds at every iterate and tightens; infeasibility falls", {
+  set.seed(2)
+  x <- as.matrix(iris[sample(150, 40), 1:4])
+  best <- min(replicate(5, stats::kmeans(x, 3, nstart = 20)$tot.withinss))
+  for (iters in c(20, 200, 2000)) {
+    fit <- kmeans_sdp(x, 3, control = cg_control(max_iter = iters))
+    expect_lte(fit$lower_bound, best)                    # below every partition's cost
+    expect_lte(fit$lower_bound, fit$cost)
+    expect_identical(fit$status, "max_iter")
+  }
+  tr <- fit$trace
+  expect_false(anyNA(tr$infeasibility))
+  expect_lt(tr$infeasibility[nrow(tr)], tr$infeasibility[2] / 10)
+  lb <- tr$objective - tr$gap
+  expect_true(all(lb[-1] <= best))
+  expect_gt(lb[nrow(tr)], lb[2])
+  # the objective is the k-means cost of X: 1/2 <D, X>
+  D <- as.matrix(dist(x))^2
+  expect_equal(fit$objective, 0.5 * sum(D * fit$solution$X), tolerance = 1e-10)
+  expect_equal(sum(diag(fit$solution$X)), 3, tolerance = 1e-10)
+})
+
+test_that("a dist object, a data frame and a matrix give the same fit; RNG use is reproducible", {
+  p <- planted(3, sizes = c(6, 7), sep = 10)
+  ctl <- cg_control(max_iter = 300)
+  set.seed(4); a <- kmeans_sdp(p$x, 2, control = ctl)
+  set.seed(4); b <- kmeans_sdp(dist(p$x), 2, control = ctl)
+  set.seed(4); d <- kmeans_sdp(as.data.frame(p$x), 2, control = ctl)
+  # dist() rounds differently from the Gram formula (1e-16 relative), and
+  # 300 iterations amplify that to about 1e-5 in X
+  expect_lte(max(abs(a$solution$X - b$solution$X)), 1e-3)
+  expect_identical(a$solution$X, d$solution$X)
+  expect_identical(a$labels, b$labels)
+  expect_identical(a$labels, d$labels)
+})
+
+test_that("bad input gives an error naming the argument", {
+  x <- matrix(rnorm(20), 10)
+  expect_error(kmeans_sdp(x, 10), "`k` must be smaller than the number of points \\(10\\)")
+  expect_error(kmeans_sdp(x, 1), "`k`")
+  expect_error(kmeans_sdp(x, 2, beta0 = -1), "`beta0` must be \"auto\" or a positive number")
+  expect_error(kmeans_sdp(x, 2, method = "sdpt3"), "`method`")
+  x[3, 1] <- NA
+  expect_error(kmeans_sdp(x, 2), "`x` contains NA, NaN or Inf")
+  expect_error(kmeans_sdp(matrix(1, 5, 2), 2), "`x` has all points equal")
+  expect_error(kmeans_sdp(iris, 3), "`x` must have numeric columns only")
+  expect_error(kmeans_sdp(letters, 3), "`x` must be a numeric matrix")
+})
