@@ -22,6 +22,7 @@ static const problem_row problems[] = {
     {"robust",     cg_problem_robust,     cg_robust_solution},
     {"covariance", cg_problem_covariance, cg_covariance_solution},
     {"kmeans",     cg_problem_kmeans,     cg_kmeans_solution},
+    {"sdp",        cg_problem_sdp,        cg_sdp_solution},
 };
 
 /* the operation tables of cg_problem, one per solver family */

@@ -430,6 +430,9 @@ SEXP cg_covariance_solution(cg_problem *P);
 /* kmeans_sdp(): the Peng-Wei k-means SDP */
 int  cg_problem_kmeans(cg_problem *P, SEXP spec);
 SEXP cg_kmeans_solution(cg_problem *P);
+/* sdp_solve(): min <C, X> s.t. <A_i, X> = / <= b_i, X psd, tr X = / <= alpha */
+int  cg_problem_sdp(cg_problem *P, SEXP spec);
+SEXP cg_sdp_solution(cg_problem *P);
 
 /* ---------------------------------------------------------- solvers */
 typedef struct {

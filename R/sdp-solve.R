@@ -1,0 +1,157 @@
+#' Solve a semidefinite program by a conditional-gradient method
+#'
+#' Solves the SDP template (2) of paper 003,
+#' \deqn{\min_X \langle C, X\rangle \;\; \text{s.t.}\;\; \langle A_i, X\rangle
+#'   = b_i \text{ or } \le b_i,\; X \succeq 0,\; \mathrm{tr}\,X = \alpha
+#'   \text{ (or } \le \alpha),}{min <C, X> s.t. <A_i, X> = b_i or <= b_i, X
+#'   psd, tr X = alpha (or <= alpha),}
+#' by the conditional-gradient augmented Lagrangian (`method = "cgal"`, see
+#' [kmeans_sdp()] for the algorithm, its normalization and `beta0`): one
+#' smallest eigenvector of an \eqn{n \times n}{n x n} matrix per iteration,
+#' the constraints applied as one sparse matrix.
+#'
+#' The problem is solved in normalized units: \eqn{C / \|C\|_F}{C /
+#' ||C||_F}, \eqn{X / \alpha}{X / alpha}, the constraint map divided by its
+#' operator norm (largest singular value of the \eqn{m \times n^2}{m x n^2}
+#' constraint matrix). `gap` is the objective minus a Lagrangian lower bound
+#' on the optimum (weak duality with the method's multipliers, one smallest
+#' eigenvalue), so `lower_bound` is certified; `infeasibility` is the
+#' distance of \eqn{(\langle A_i, X\rangle)_i}{(<A_i, X>)_i} to the
+#' constraint set, and `converged` needs both the relative gap and the
+#' infeasibility relative to \eqn{\max(1, \|b\|)}{max(1, ||b||)} below
+#' `control$tol`.
+#'
+#' Memory: three dense \eqn{n \times n}{n x n} arrays (cost, iterate,
+#' gradient) and the constraint matrix.
+#'
+#' @param C The cost: a symmetric \eqn{n \times n}{n x n} numeric matrix or
+#'   `Matrix`.
+#' @param A The constraints: a list of \eqn{m} symmetric \eqn{n \times
+#'   n}{n x n} matrices (dense or `Matrix`), or a sparse \eqn{m \times
+#'   n^2}{m x n^2} matrix whose row \eqn{i} is the column-major
+#'   \eqn{\mathrm{vec}(A_i)}{vec(A_i)}; `NULL` or an empty list for none.
+#' @param b Right-hand sides, length \eqn{m}.
+#' @param type `"="` or `"<="`, one per constraint or one for all.
+#' @param trace_bound \eqn{\alpha > 0}{alpha > 0}.
+#' @param trace `"="` (default) or `"<="`: the trace constraint.
+#' @param method `"cgal"`.
+#' @param beta0 `"auto"` (1 in normalized units) or a positive number.
+#' @param control Solver settings from [cg_control()] (`tol` default here
+#'   `1e-3`, `max_iter` 5000).
+#' @returns A fit of class `c("sdp_fit", "cg_fit")`: `solution$X` a
+#'   [lowrank] (eigen-factors of the final iterate, eigenvalues below
+#'   \eqn{10^{-8}}{1e-8} times the largest dropped), `dual` (the method's
+#'   multipliers, in the units of the stated problem, clipped to
+#'   \eqn{\ge 0}{>= 0} on inequality rows), `lower_bound`, `infeasibility`.
+#' @references Yurtsever, A., Fercoq, O. and Cevher, V. (2019). A
+#'   conditional-gradient-based augmented Lagrangian framework. ICML.
+#' @examples
+#' # the MaxCut SDP of the complete graph K_6: max 1/4 sum W_ij (1 - X_ij)
+#' # with diag X = 1, i.e. min <W/4, X>; its value is n^2/4 = 9
+#' n <- 6
+#' W <- matrix(1, n, n) - diag(n)
+#' A <- lapply(seq_len(n), function(i) { E <- matrix(0, n, n); E[i, i] <- 1; E })
+#' fit <- sdp_solve(W / 4, A, b = rep(1, n), trace_bound = n)
+#' sum(W) / 4 - fit$objective        # the cut value: 9
+#' @export
+sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
+                      method = "cgal", beta0 = "auto",
+                      control = cg_control(tol = 1e-3)) {
+  started <- wall_clock()
+  call <- match.call()
+  if (!(is.matrix(C) && is.numeric(C)) && !inherits(C, "Matrix"))
+    stop_arg("C", "must be a numeric matrix or a Matrix object")
+  n <- nrow(C)
+  if (n < 1L || ncol(C) != n) stop_arg("C", "must be a square matrix")
+  C <- as.matrix(C)
+  if (!all_finite(C)) stop_arg("C", "contains NA, NaN or Inf")
+  if (!is_symmetric_matrix(C, tol = 1e-8)) stop_arg("C", "must be symmetric")
+  C <- (C + t(C)) / 2
+  Amat <- constraint_matrix(A, n)
+  m <- nrow(Amat)
+  if (!is.numeric(b) || length(b) != m || !all_finite(b))
+    stop_arg("b", "must be ", m, " finite numbers (one per constraint)")
+  if (!is.character(type) || !all(type %in% c("=", "<=")) || !(length(type) %in% c(1L, m)))
+    stop_arg("type", "must be \"=\" or \"<=\", one per constraint or one for all")
+  check_number(trace_bound, "trace_bound", min = 0, strict_min = TRUE)
+  trace <- match_choice(trace, c("=", "<="), "trace")
+  method <- match_choice(method, "cgal", "method")
+  beta0 <- check_beta0(beta0)
+  control <- as_control(control, max_iter = 5000L)
+  alpha <- as.double(trace_bound)
+  norm_C <- sqrt(sum(C^2))
+  if (!(norm_C > 0)) norm_C <- 1
+  norm_A <- if (m > 0L) operator_norm(Amat) else 1
+  if (!(norm_A > 0)) norm_A <- 1
+  s <- 1 / norm_A
+  An <- Amat * s
+  spec <- list(problem = "sdp", method = method, C = C / norm_C,
+               A_p = An@p, A_i = An@i, A_x = An@x,
+               b = as.double(b) * s / alpha, eq = as.integer(rep_len(type, m) == "="),
+               trace_eq = trace == "=", obj_scale = norm_C * alpha,
+               infeas_scale = alpha * norm_A, b_norm = sqrt(sum(b^2)), beta0 = beta0)
+  fit <- cg_run(spec, control, "sdp_solve", call, started)
+  fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
+  X <- alpha * fit$solution$W
+  y <- norm_C * s * fit$solution$y
+  y[spec$eq == 0L] <- pmax(y[spec$eq == 0L], 0)
+  fit$solution <- list(X = psd_factors(X))
+  fit$dual <- y
+  fit$lower_bound <- fit$objective - fit$gap
+  fit$beta0 <- beta0
+  class(fit) <- c("sdp_fit", "cg_fit")
+  finish_fit(fit, started)
+}
+
+# the m x n^2 constraint matrix (dgCMatrix, row i = vec(A_i), symmetrized)
+constraint_matrix <- function(A, n) {
+  if (is.null(A) || (is.list(A) && length(A) == 0L))
+    return(Matrix::sparseMatrix(i = integer(0), j = integer(0), x = numeric(0),
+                                dims = c(0L, n * n)))
+  if (is.list(A)) {
+    parts <- lapply(seq_along(A), function(k) {
+      Ak <- A[[k]]
+      if (!(is.matrix(Ak) && is.numeric(Ak)) && !inherits(Ak, "Matrix"))
+        stop_arg("A", "must be a list of numeric matrices (element ", k, " is not)")
+      if (nrow(Ak) != n || ncol(Ak) != n)
+        stop_arg("A", "must hold ", n, " x ", n, " matrices (element ", k, " is ",
+                 nrow(Ak), " x ", ncol(Ak), ")")
+      T <- methods::as(methods::as(Matrix::Matrix((Ak + t(Ak)) / 2, sparse = TRUE),
+                                   "generalMatrix"), "TsparseMatrix")
+      if (!all_finite(T@x)) stop_arg("A", "contains NA, NaN or Inf (element ", k, ")")
+      list(i = rep(k, length(T@x)), j = T@i + 1L + n * T@j, x = T@x)
+    })
+    return(Matrix::sparseMatrix(i = unlist(lapply(parts, `[[`, "i")),
+                                j = unlist(lapply(parts, `[[`, "j")),
+                                x = unlist(lapply(parts, `[[`, "x")),
+                                dims = c(length(A), n * n)))
+  }
+  if ((is.matrix(A) && is.numeric(A)) || inherits(A, "Matrix")) {
+    if (ncol(A) != n * n) stop_arg("A", "must have n^2 = ", n * n, " columns (vec of each A_i)")
+    A <- methods::as(methods::as(Matrix::Matrix(A, sparse = TRUE), "generalMatrix"),
+                     "CsparseMatrix")
+    if (!all_finite(A@x)) stop_arg("A", "contains NA, NaN or Inf")
+    # symmetrize each row: vec(A_i) and vec(A_i') averaged
+    perm <- as.vector(t(matrix(seq_len(n * n), n)))
+    return((A + A[, perm, drop = FALSE]) / 2)
+  }
+  stop_arg("A", "must be a list of matrices or an m x n^2 matrix")
+}
+
+# largest singular value of a sparse matrix
+operator_norm <- function(A) {
+  if (min(dim(A)) <= 50L) {
+    G <- if (nrow(A) <= ncol(A)) Matrix::tcrossprod(A) else Matrix::crossprod(A)
+    return(sqrt(max(eigen(as.matrix(G), symmetric = TRUE, only.values = TRUE)$values)))
+  }
+  RSpectra::svds(A, 1L, nu = 0L, nv = 0L)$d[1L]
+}
+
+# X (symmetric psd up to rounding) as a lowrank u diag(d) u'
+psd_factors <- function(X) {
+  n <- nrow(X)
+  e <- if (n <= 1000L) eigen(X, symmetric = TRUE) else
+    RSpectra::eigs_sym(X, min(50L, n - 1L), which = "LA")
+  keep <- e$values > 1e-8 * max(e$values[1L], 0)
+  lowrank(e$vectors[, keep, drop = FALSE], e$values[keep], e$vectors[, keep, drop = FALSE])
+}

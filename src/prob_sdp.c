@@ -1,0 +1,238 @@
+/* The SDP template (2) of paper 003, for sdp_solve():
+ *   min <C, X>  s.t.  <A_i, X> = b_i (i in E), <A_i, X> <= b_i (i in I),
+ *                     X psd, tr X = alpha (or <= alpha),
+ * for the homotopy family, in normalized units made by the R side (C with
+ * ||C||_F = 1, W = X / alpha, the constraint rows scaled to a map of norm at
+ * most 1, b with them; see sdp_solve()). The constraints are one sparse
+ * m x n^2 matrix in compressed columns (column e = entry (e mod n, e div n)
+ * of X), so A W and A'u cost O(nnz); W and the gradient are dense n x n.
+ * Objective, infeasibility and the dual bound are reported in the original
+ * units. */
+#include "stochcg.h"
+#include <string.h>
+#include <math.h>
+
+typedef struct {
+    int n, m, trace_eq;
+    const double *C;            /* n x n */
+    const int *Ap, *Ai; const double *Ax;   /* m x n^2, CSC */
+    const double *b; const int *eq;         /* rhs, 1 = equality row */
+    double obj_scale;           /* <C_orig, X> = obj_scale <C, W> */
+    double infeas_scale;        /* dist in original units = infeas_scale * normalized */
+    double b_norm;              /* ||b_orig||: the scale of tol for infeasibility */
+    double *W, *V, *z, *y, *u, *s;  /* iterate, gradient, A W, dual, its gradient use, atom */
+    int zero_atom;              /* the LMO chose 0 (trace <= alpha, lambda_min >= 0) */
+    double beta, passes;
+    long n_matvec;
+} sdp;
+
+/* proj onto K of row i: b_i (equality) or min(., b_i) */
+static double proj_row(const sdp *q, int i, double v)
+{
+    return q->eq[i] ? q->b[i] : (v < q->b[i] ? v : q->b[i]);
+}
+
+/* u = y + beta (z - proj_K(z + y / beta)); beta = 0: u = y, the
+ * inequality rows clipped at 0 (the multiplier's sign) */
+static void multipliers(const sdp *q, double beta, double *u)
+{
+    for (int i = 0; i < q->m; i++) {
+        if (beta > 0.0) u[i] = q->y[i] + beta * (q->z[i] - proj_row(q, i, q->z[i] + q->y[i] / beta));
+        else u[i] = q->eq[i] ? q->y[i] : fmax(q->y[i], 0.0);
+    }
+}
+
+/* V = C + A'u; returns <u, b> */
+static double form_gradient(sdp *q, const double *u)
+{
+    const size_t nn = (size_t) q->n * q->n;
+    memcpy(q->V, q->C, nn * sizeof(double));
+    for (size_t e = 0; e < nn; e++) {
+        double t = 0.0;
+        for (int k = q->Ap[e]; k < q->Ap[e + 1]; k++) t += q->Ax[k] * u[q->Ai[k]];
+        q->V[e] += t;
+    }
+    cg_symmetrize(q->V, q->n);
+    double ub = 0.0;
+    for (int i = 0; i < q->m; i++) ub += u[i] * q->b[i];
+    return ub;
+}
+
+static double sdp_gradient(cg_problem *P, double beta)
+{
+    sdp *q = (sdp *) P->self;
+    multipliers(q, beta, q->u);
+    form_gradient(q, q->u);
+    q->beta = beta;
+    return 1.0;
+}
+
+/* smallest eigenvalue (and vector) of V */
+static int min_eigen(sdp *q, double *val, double *vec)
+{
+    cg_linop A; cg_dense_data d;
+    cg_linop_dense(&A, &d, q->V, q->n, q->n);
+    const int st = cg_eigs_sym(&A, 1, -1, val, vec);
+    q->n_matvec += A.n_matvec;
+    return st;
+}
+
+static int sdp_lmo(cg_problem *P)
+{
+    sdp *q = (sdp *) P->self;
+    double val;
+    const int st = min_eigen(q, &val, q->s);
+    q->zero_atom = !q->trace_eq && val >= 0.0;
+    return st;
+}
+
+static void sdp_step(cg_problem *P, double eta)
+{
+    sdp *q = (sdp *) P->self;
+    const int n = q->n;
+    const size_t nn = (size_t) n * n;
+    for (size_t e = 0; e < nn; e++) q->W[e] *= 1.0 - eta;
+    for (int i = 0; i < q->m; i++) q->z[i] *= 1.0 - eta;
+    q->passes += 1.0;
+    if (q->zero_atom) return;
+    const double *s = q->s;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) q->W[i + (size_t) j * n] += eta * s[i] * s[j];
+    /* z += eta A vec(s s') */
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            const size_t e = i + (size_t) j * n;
+            const double w = eta * s[i] * s[j];
+            for (int k = q->Ap[e]; k < q->Ap[e + 1]; k++) q->z[q->Ai[k]] += q->Ax[k] * w;
+        }
+}
+
+static double sdp_dual_step(cg_problem *P, double beta, double sigma, double bound)
+{
+    sdp *q = (sdp *) P->self;
+    double r2 = 0.0;
+    for (int i = 0; i < q->m; i++) {
+        const double r = q->z[i] - proj_row(q, i, q->z[i] + q->y[i] / beta);
+        r2 += r * r;
+    }
+    if (!(bound > 0.0) || !(r2 > 0.0)) return sqrt(r2);
+    const double step = sigma * r2 <= bound ? sigma : bound / r2;
+    for (int i = 0; i < q->m; i++)
+        q->y[i] += step * (q->z[i] - proj_row(q, i, q->z[i] + q->y[i] / beta));
+    return sqrt(r2);
+}
+
+static double sdp_infeasibility(cg_problem *P, double *scale)
+{
+    sdp *q = (sdp *) P->self;
+    double d2 = 0.0;
+    for (int i = 0; i < q->m; i++) {
+        const double r = q->z[i] - proj_row(q, i, q->z[i]);
+        d2 += r * r;
+    }
+    *scale = q->b_norm > 1.0 ? q->b_norm : 1.0;
+    return q->infeas_scale * sqrt(d2);
+}
+
+/* objective <C, X>; gap = objective - the better of two Lagrangian lower
+ * bounds (weak duality, any u with u_i >= 0 on inequality rows):
+ *   opt >= min_{W psd, tr W = 1 (<= 1)} <C + A'u, W> - <u, b>
+ *        = lambda_min(V) (or min(lambda_min(V), 0)) - <u, b>,
+ * for u the last gradient's multipliers and the clipped dual iterate;
+ * lambda_min moved outward by the Lanczos tolerance. */
+static void sdp_evaluate(cg_problem *P, double *obj, double *gap)
+{
+    sdp *q = (sdp *) P->self;
+    const size_t nn = (size_t) q->n * q->n;
+    double cw = 0.0;
+    for (size_t e = 0; e < nn; e++) cw += q->C[e] * q->W[e];
+    *obj = q->obj_scale * cw;
+    *gap = NA_REAL;
+    if (q->beta <= 0.0) return;
+    double best = R_NegInf;
+    for (int pass = 0; pass < 2; pass++) {
+        const void *vmax = vmaxget();
+        double *u = (double *) R_alloc(q->m > 0 ? q->m : 1, sizeof(double));
+        multipliers(q, pass == 0 ? q->beta : 0.0, u);
+        const double ub = form_gradient(q, u);
+        cg_linop A; cg_dense_data d;
+        cg_linop_dense(&A, &d, q->V, q->n, q->n);
+        double lmin;
+        const int st = cg_extreme_value_tol(&A, -1, 1, 1e-10, &lmin);
+        q->n_matvec += A.n_matvec;
+        vmaxset(vmax);
+        if (st != CG_OK) { *gap = cg_gap_failed(P, st); return; }
+        if (!q->trace_eq && lmin > 0.0) lmin = 0.0;
+        if (lmin - ub > best) best = lmin - ub;
+    }
+    *gap = *obj - q->obj_scale * best;
+}
+
+static double sdp_epoch(cg_problem *P) { return ((sdp *) P->self)->passes; }
+static long sdp_n_matvec(cg_problem *P) { return ((sdp *) P->self)->n_matvec; }
+
+static const cg_homotopy_ops sdp_homotopy = {
+    sdp_gradient, sdp_lmo, sdp_step, sdp_dual_step, sdp_infeasibility
+};
+
+int cg_problem_sdp(cg_problem *P, SEXP spec)
+{
+    sdp *q = (sdp *) R_alloc(1, sizeof(sdp));
+    memset(q, 0, sizeof(sdp));
+    SEXP C = cg_list_get(spec, "C");
+    if (TYPEOF(C) != REALSXP || !isMatrix(C)) error("spec element 'C' must be a double matrix");
+    const int n = INTEGER(getAttrib(C, R_DimSymbol))[0];
+    if (n < 1 || INTEGER(getAttrib(C, R_DimSymbol))[1] != n) error("spec element 'C' must be square");
+    SEXP Ap = cg_list_get(spec, "A_p"), Ai = cg_list_get(spec, "A_i"), Ax = cg_list_get(spec, "A_x");
+    SEXP b = cg_list_get(spec, "b"), eq = cg_list_get(spec, "eq");
+    if (TYPEOF(Ap) != INTSXP || XLENGTH(Ap) != (R_xlen_t) n * n + 1 || TYPEOF(Ai) != INTSXP ||
+        TYPEOF(Ax) != REALSXP || XLENGTH(Ai) != XLENGTH(Ax) || TYPEOF(b) != REALSXP ||
+        TYPEOF(eq) != INTSXP || XLENGTH(eq) != XLENGTH(b))
+        error("invalid sdp spec (constraints)");
+    q->n = n; q->m = LENGTH(b); q->C = REAL_RO(C);
+    q->Ap = INTEGER_RO(Ap); q->Ai = INTEGER_RO(Ai); q->Ax = REAL_RO(Ax);
+    q->b = REAL_RO(b); q->eq = INTEGER_RO(eq);
+    if (q->Ap[0] != 0 || q->Ap[(size_t) n * n] != LENGTH(Ai)) error("invalid sdp spec (A_p)");
+    for (R_xlen_t k = 0; k < XLENGTH(Ai); k++)
+        if (q->Ai[k] < 0 || q->Ai[k] >= q->m) error("invalid sdp spec (A_i)");
+    q->trace_eq = asLogical(cg_list_get(spec, "trace_eq")) == TRUE;
+    q->obj_scale = asReal(cg_list_get(spec, "obj_scale"));
+    q->infeas_scale = asReal(cg_list_get(spec, "infeas_scale"));
+    q->b_norm = asReal(cg_list_get(spec, "b_norm"));
+    if (!(q->obj_scale > 0.0) || !(q->infeas_scale > 0.0) || !(q->b_norm >= 0.0))
+        error("invalid sdp spec (scales)");
+    const size_t nn = (size_t) n * n;
+    q->W = cg_zeros(nn); q->V = cg_zeros(nn);
+    const int m1 = q->m > 0 ? q->m : 1;
+    q->z = cg_zeros(m1); q->y = cg_zeros(m1); q->u = cg_zeros(m1); q->s = cg_zeros(n);
+    if (q->trace_eq) {            /* start at I / n (tr W = 1); else at 0 */
+        for (int i = 0; i < n; i++) q->W[i + (size_t) i * n] = 1.0 / n;
+        for (size_t e = 0; e < nn; e++) {
+            const int r = (int) (e % n), c = (int) (e / n);
+            if (r != c) continue;
+            for (int k = q->Ap[e]; k < q->Ap[e + 1]; k++) q->z[q->Ai[k]] += q->Ax[k] / n;
+        }
+    }
+    P->self = q;
+    P->evaluate = sdp_evaluate; P->epoch = sdp_epoch; P->n_matvec = sdp_n_matvec;
+    P->homotopy = &sdp_homotopy;
+    return CG_OK;
+}
+
+/* W (normalized; R rescales) and the dual iterate y (normalized) */
+SEXP cg_sdp_solution(cg_problem *P)
+{
+    sdp *q = (sdp *) P->self;
+    const int n = q->n;
+    static const char *names[] = {"W", "y", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SEXP W = PROTECT(allocMatrix(REALSXP, n, n));
+    memcpy(REAL(W), q->W, (size_t) n * n * sizeof(double));
+    cg_symmetrize(REAL(W), n);
+    SET_VECTOR_ELT(out, 0, W);
+    SEXP y = PROTECT(allocVector(REALSXP, q->m));
+    if (q->m > 0) memcpy(REAL(y), q->y, (size_t) q->m * sizeof(double));
+    SET_VECTOR_ELT(out, 1, y);
+    UNPROTECT(3);
+    return out;
+}

@@ -1,0 +1,89 @@
+# sdp_solve(): the SDP template by CGAL, on problems with a closed-form
+# optimum (MaxCut of the complete graph, no constraints), on the k-means SDP
+# of planted clusters written as a generic SDP (inequality rows), and for
+# bad input. The lower bound is certified: it must never exceed the optimum.
+
+unit_diag <- function(n) lapply(seq_len(n), function(i) { E <- matrix(0, n, n); E[i, i] <- 1; E })
+
+test_that("MaxCut SDP of the complete graph: value n^2 / 4, optimal X has X 1 = 0", {
+  for (n in c(6, 9)) {
+    W <- matrix(1, n, n) - diag(n)
+    fit <- sdp_solve(W / 4, unit_diag(n), rep(1, n), trace_bound = n,
+                     control = cg_control(max_iter = 5000))
+    opt <- -n / 4                                    # min <W/4, X>
+    expect_lte(abs(fit$objective - opt), 1e-3 * abs(opt))
+    expect_lte(fit$lower_bound, opt + 1e-10)          # certified
+    expect_gt(fit$lower_bound, opt - 0.02 * abs(opt))
+    expect_lte(fit$infeasibility, 1e-2)
+    X <- as.matrix(fit$solution$X)
+    # <W/4, X> = (1'X1 - tr X) / 4: optimal iff X 1 = 0 (not unique)
+    expect_lte(sqrt(sum((X %*% rep(1, n))^2)), 0.05 * n)
+    expect_equal(sum(diag(X)), n, tolerance = 1e-10)
+    expect_length(fit$dual, n)
+  }
+})
+
+test_that("no constraints: alpha lambda_min(C) (trace =), 0 for psd C (trace <=)", {
+  set.seed(1)
+  B <- matrix(rnorm(100), 10); C <- B + t(B)
+  fit <- sdp_solve(C, NULL, numeric(0), trace_bound = 2)
+  expect_true(fit$converged)
+  expect_equal(fit$objective, 2 * min(eigen(C, symmetric = TRUE)$values), tolerance = 1e-10)
+  expect_lte(abs(fit$gap), 1e-8)
+  f2 <- sdp_solve(C + 20 * diag(10), list(), numeric(0), trace_bound = 2, trace = "<=")
+  expect_true(f2$converged)
+  expect_equal(f2$objective, 0)
+  expect_identical(length(f2$solution$X$d), 0L)
+})
+
+test_that("the k-means SDP as a generic SDP (n row sums, n^2 inequality rows) finds planted clusters", {
+  set.seed(5)
+  truth <- rep(1:2, c(5, 7))
+  x <- rbind(c(0, 0), c(9, 0))[truth, ] + matrix(rnorm(24), 12)
+  n <- nrow(x)
+  D <- as.matrix(dist(x))^2
+  rows <- lapply(seq_len(n), function(i) { E <- matrix(0, n, n); E[i, ] <- 1; E })  # (X 1)_i
+  nonneg <- lapply(seq_len(n * n), function(e) { E <- matrix(0, n, n); E[e] <- -1; E })
+  fit <- sdp_solve(D / 2, c(rows, nonneg), c(rep(1, n), rep(0, n * n)),
+                   type = c(rep("=", n), rep("<=", n * n)), trace_bound = 2,
+                   control = cg_control(max_iter = 20000))
+  Xs <- Reduce(`+`, lapply(1:2, function(c) { v <- as.numeric(truth == c); tcrossprod(v) / sum(v) }))
+  cost <- sum(D * Xs) / 2
+  expect_lte(abs(fit$objective - cost), 1e-2 * cost)
+  expect_lte(fit$lower_bound, cost)
+  expect_lte(max(abs(as.matrix(fit$solution$X) - Xs)), 1e-2)
+  expect_true(all(fit$dual[-(1:n)] >= 0))             # inequality multipliers
+  # the same problem through kmeans_sdp()
+  set.seed(1)
+  km <- kmeans_sdp(x, 2, control = cg_control(max_iter = 20000))
+  expect_lte(abs(km$objective - fit$objective), 1e-2 * cost)
+})
+
+test_that("constraints as a list or as an m x n^2 matrix give the same fit", {
+  n <- 5
+  W <- matrix(1, n, n) - diag(n)
+  A <- unit_diag(n)
+  M <- t(vapply(A, as.vector, numeric(n * n)))
+  ctl <- cg_control(max_iter = 300)
+  a <- sdp_solve(W / 4, A, rep(1, n), trace_bound = n, control = ctl)
+  b <- sdp_solve(W / 4, M, rep(1, n), trace_bound = n, control = ctl)
+  b2 <- sdp_solve(W / 4, Matrix::Matrix(M, sparse = TRUE), rep(1, n), trace_bound = n, control = ctl)
+  expect_equal(a$objective, b$objective, tolerance = 1e-12)
+  expect_equal(a$objective, b2$objective, tolerance = 1e-12)
+})
+
+test_that("bad input gives an error naming the argument", {
+  n <- 4
+  C <- diag(n); A <- unit_diag(n)
+  expect_error(sdp_solve(matrix(1:6, 2), A, rep(1, n), trace_bound = 1), "`C` must be a square matrix")
+  expect_error(sdp_solve(matrix(c(1, 2, 0, 1), 2), NULL, numeric(0), trace_bound = 1),
+               "`C` must be symmetric")
+  expect_error(sdp_solve(C, A, rep(1, 3), trace_bound = 1), "`b` must be 4 finite numbers")
+  expect_error(sdp_solve(C, A, rep(1, n), type = ">=", trace_bound = 1), "`type` must be")
+  expect_error(sdp_solve(C, A, rep(1, n), trace_bound = 0), "`trace_bound`")
+  expect_error(sdp_solve(C, list(diag(3)), 1, trace_bound = 1),
+               "`A` must hold 4 x 4 matrices \\(element 1 is 3 x 3\\)")
+  expect_error(sdp_solve(C, matrix(0, 2, 5), c(1, 1), trace_bound = 1),
+               "`A` must have n\\^2 = 16 columns")
+  expect_error(sdp_solve(C, A, rep(1, n), trace_bound = 1, beta0 = 0), "`beta0`")
+})
