@@ -23,6 +23,7 @@ static const problem_row problems[] = {
     {"covariance", cg_problem_covariance, cg_covariance_solution},
     {"kmeans",     cg_problem_kmeans,     cg_kmeans_solution},
     {"sdp",        cg_problem_sdp,        cg_sdp_solution},
+    {"sparsest_cut", cg_problem_cut,      cg_cut_solution},
 };
 
 /* the operation tables of cg_problem, one per solver family */

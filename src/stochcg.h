@@ -433,6 +433,9 @@ SEXP cg_kmeans_solution(cg_problem *P);
 /* sdp_solve(): min <C, X> s.t. <A_i, X> = / <= b_i, X psd, tr X = / <= alpha */
 int  cg_problem_sdp(cg_problem *P, SEXP spec);
 SEXP cg_sdp_solution(cg_problem *P);
+/* sparsest_cut_sdp(): paper 003 eq. (22), triangle inequalities by index */
+int  cg_problem_cut(cg_problem *P, SEXP spec);
+SEXP cg_cut_solution(cg_problem *P);
 
 /* ---------------------------------------------------------- solvers */
 typedef struct {

@@ -1,0 +1,105 @@
+#' Uniform sparsest cut by its semidefinite relaxation
+#'
+#' Solves the SDP relaxation of uniform sparsest cut with triangle
+#' inequalities (Arora, Rao and Vazirani 2009) in the form of paper 003,
+#' eq. (22),
+#' \deqn{\min_X \langle L, X\rangle \;\;\text{s.t.}\;\; n\,\mathrm{tr}\,X -
+#'   \langle J, X\rangle = n^2/2,\;\; X_{ij} + X_{jk} - X_{ik} - X_{jj} \le
+#'   0 \;\forall i,j,k,\;\; X \succeq 0,\; \mathrm{tr}\,X \le n,}{min <L, X>
+#'   s.t. n tr X - <J, X> = n^2 / 2, X_ij + X_jk - X_ik - X_jj <= 0 for all
+#'   i, j, k, X psd, tr X <= n,}
+#' (\eqn{L} the graph Laplacian, \eqn{J} the all-ones matrix) by CGAL (see
+#' [kmeans_sdp()] for the algorithm, its normalization and `beta0`), then
+#' rounds it to a cut. The \eqn{n^3} triangle inequalities are evaluated
+#' from \eqn{X} by index, never stored as an operator; their multipliers
+#' take \eqn{n^3} doubles (64 MB at \eqn{n = 200}), and an iteration costs
+#' \eqn{O(n^3)}.
+#'
+#' For a cut \eqn{(S, \bar S)}, the scaled indicator matrix is feasible
+#' with \eqn{\langle L, X\rangle = \frac{n^2}{2} |E(S, \bar S)| / (|S||\bar
+#' S|)}{<L, X> = n^2/2 |E(S, S')| / (|S| |S'|)} (when \eqn{|\bar S| \ge
+#' n/2}{|S'| >= n/2}), so \eqn{2\,\mathrm{SDP}/n^2}{2 SDP / n^2} bounds the
+#' uniform sparsest cut from below; `sparsity_bound` is that bound from the
+#' certified `lower_bound`. The cut is the best sweep cut (by sparsity)
+#' along the top eigenvector of \eqn{X}.
+#'
+#' @param adjacency The graph: a symmetric nonnegative adjacency (weight)
+#'   matrix, dense or `Matrix`, or an `igraph` graph (needs the igraph
+#'   package).
+#' @inheritParams kmeans_sdp
+#' @returns A fit of class `c("sparsest_cut_sdp_fit", "cg_fit")`:
+#'   `solution$X`, `cut` (logical, membership of \eqn{S}), `sparsity` (of
+#'   the cut: weight across over \eqn{|S||\bar S|}{|S| |S'|}),
+#'   `lower_bound`, `sparsity_bound`, `infeasibility`.
+#' @references Arora, S., Rao, S. and Vazirani, U. (2009). Expander flows,
+#'   geometric embeddings and graph partitioning. J. ACM 56(2).
+#' @examples
+#' # two triangles joined by one edge: the sparsest cut separates them
+#' A <- matrix(0, 6, 6)
+#' for (e in list(c(1, 2), c(1, 3), c(2, 3), c(4, 5), c(4, 6), c(5, 6), c(3, 4)))
+#'   A[e[1], e[2]] <- A[e[2], e[1]] <- 1
+#' fit <- sparsest_cut_sdp(A, control = cg_control(max_iter = 2000))
+#' which(fit$cut)
+#' c(cut = fit$sparsity, bound = fit$sparsity_bound)
+#' @export
+sparsest_cut_sdp <- function(adjacency, method = "cgal", beta0 = "auto",
+                             control = cg_control(tol = 1e-3)) {
+  started <- wall_clock()
+  call <- match.call()
+  Wt <- adjacency_matrix(adjacency)
+  n <- nrow(Wt)
+  method <- match_choice(method, "cgal", "method")
+  beta0 <- check_beta0(beta0)
+  control <- as_control(control, max_iter = 2000L)
+  L <- diag(rowSums(Wt)) - Wt
+  norm_L <- sqrt(sum(L^2))
+  if (!(norm_L > 0)) stop_arg("adjacency", "has no edges: every cut has sparsity 0")
+  spec <- list(problem = "sparsest_cut", method = method, C = L / norm_L,
+               obj_scale = n * norm_L, beta0 = beta0)
+  fit <- cg_run(spec, control, "sparsest_cut_sdp", call, started)
+  fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
+  X <- fit$solution$X
+  fit$lower_bound <- fit$objective - fit$gap
+  fit$sparsity_bound <- 2 * fit$lower_bound / n^2
+  sw <- sweep_cut(X, Wt)
+  fit$cut <- sw$cut
+  fit$sparsity <- sw$sparsity
+  fit$beta0 <- beta0
+  class(fit) <- c("sparsest_cut_sdp_fit", "cg_fit")
+  finish_fit(fit, started)
+}
+
+adjacency_matrix <- function(adjacency) {
+  if (inherits(adjacency, "igraph")) {
+    if (!requireNamespace("igraph", quietly = TRUE))
+      stop_arg("adjacency", "is an igraph graph but the igraph package is not installed")
+    adjacency <- igraph::as_adjacency_matrix(adjacency, sparse = FALSE,
+      attr = if ("weight" %in% igraph::edge_attr_names(adjacency)) "weight" else NULL)
+  }
+  if (!(is.matrix(adjacency) && (is.numeric(adjacency) || is.logical(adjacency))) &&
+      !inherits(adjacency, "Matrix"))
+    stop_arg("adjacency", "must be a numeric matrix, a Matrix or an igraph graph")
+  A <- as.matrix(adjacency)
+  storage.mode(A) <- "double"
+  n <- nrow(A)
+  if (n < 3L || ncol(A) != n) stop_arg("adjacency", "must be a square matrix of at least 3 nodes")
+  if (!all_finite(A)) stop_arg("adjacency", "contains NA, NaN or Inf")
+  if (any(A < 0)) stop_arg("adjacency", "must have nonnegative weights")
+  if (max(abs(A - t(A))) > 1e-10 * max(1, max(A))) stop_arg("adjacency", "must be symmetric")
+  diag(A) <- 0
+  A
+}
+
+# the sparsest of the n - 1 sweep cuts along the top eigenvector of X
+sweep_cut <- function(X, Wt) {
+  n <- nrow(X)
+  v <- eigen(X, symmetric = TRUE)$vectors[, 1L]
+  ord <- order(v)
+  best <- list(sparsity = Inf, cut = NULL)
+  for (k in seq_len(n - 1L)) {
+    S <- logical(n); S[ord[seq_len(k)]] <- TRUE
+    sp <- sum(Wt[S, !S]) / (k * (n - k))
+    if (sp < best$sparsity) best <- list(sparsity = sp, cut = S)
+  }
+  best
+}
