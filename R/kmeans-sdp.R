@@ -14,7 +14,7 @@
 #' bound on the best k-means cost, equal to it when the relaxation is tight
 #' (well-separated clusters).
 #'
-#' **Algorithm.** `method = "cgal"` is the conditional-gradient augmented
+#' **Algorithm.** `method = "cgal"` (default) is the conditional-gradient augmented
 #' Lagrangian of Yurtsever, Fercoq and Cevher (2019) with the step and dual
 #' rules of SketchyCGAL (Yurtsever et al. 2021): penalty \eqn{\beta_t =
 #' \beta_0\sqrt{t+1}}{beta_t = beta0 sqrt(t + 1)}, step \eqn{2/(t+1)}, dual
@@ -22,7 +22,13 @@
 #' problem is solved in normalized units (\eqn{D / \|D\|_F}{D / ||D||_F},
 #' \eqn{X / k}, constraint map of norm at most 1), where `beta0 = "auto"`
 #' is 1, the value those authors recommend for normalized problems; a number
-#' sets \eqn{\beta_0}{beta0} in these units. Memory: four dense
+#' sets \eqn{\beta_0}{beta0} in these units. The methods of paper 003:
+#' `"hsagcgm_v1"` (Alg. 1, Variant 1: smoothing \eqn{\beta_k = \beta_0 /
+#' \sqrt{k+1}}{beta_k = beta0 / sqrt(k + 1)} of the constraints, their full
+#' gradient, no multipliers; the cost is linear, so the SAG estimator of
+#' its gradient is exact) and `"hsagcgm_v2"` (Variant 2: a SAG table over
+#' the \eqn{n^2 + n} constraints, `batch` of them redrawn per iteration;
+#' the trace's `epoch` counts passes over the constraints). Memory: four dense
 #' \eqn{n \times n}{n x n} arrays (the cost, the iterate, the multipliers of
 #' \eqn{X \ge 0} and the gradient).
 #'
@@ -46,7 +52,9 @@
 #' @param x Points in rows: a numeric matrix or data frame (\eqn{n \ge 3}
 #'   rows), or a `dist` object of Euclidean distances.
 #' @param k Number of clusters, \eqn{2 \le k < n}{2 <= k < n}.
-#' @param method `"cgal"`.
+#' @param method `"cgal"` (default), `"hsagcgm_v1"` or `"hsagcgm_v2"`.
+#' @param batch For `"hsagcgm_v2"`: constraints drawn per iteration
+#'   (default \eqn{n}; it draws from R's random number generator).
 #' @param beta0 Starting penalty: `"auto"` (default) or a positive number,
 #'   in normalized units (see Details).
 #' @param control Solver settings from [cg_control()]; `tol` (default here
@@ -77,8 +85,8 @@
 #' table(fit$labels, iris$Species[as.integer(rownames(x))])
 #' c(sdp = fit$objective, lower_bound = fit$lower_bound, rounded = fit$cost)
 #' @export
-kmeans_sdp <- function(x, k, method = "cgal", beta0 = "auto",
-                       control = cg_control(tol = 1e-3)) {
+kmeans_sdp <- function(x, k, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2"), beta0 = "auto",
+                       batch = NULL, control = cg_control(tol = 1e-3)) {
   started <- wall_clock()
   call <- match.call()
   D <- squared_distances(x)
@@ -86,13 +94,16 @@ kmeans_sdp <- function(x, k, method = "cgal", beta0 = "auto",
   if (n < 3L) stop_arg("x", "must have at least 3 points")
   check_count(k, "k", min = 2)
   if (k >= n) stop_arg("k", "must be smaller than the number of points (", n, ")")
-  method <- match_choice(method, "cgal", "method")
+  method <- match_choice(method, c("cgal", "hsagcgm_v1", "hsagcgm_v2"), "method")
   beta0 <- check_beta0(beta0)
+  if (is.null(batch)) batch <- n
+  check_count(batch, "batch", min = 1)
   control <- as_control(control, max_iter = 5000L)
   norm_D <- sqrt(sum(D^2))
   if (!(norm_D > 0)) stop_arg("x", "has all points equal: nothing to cluster")
   spec <- list(problem = "kmeans", method = method, C = D / norm_D, k = as.double(k),
-               obj_scale = 0.5 * norm_D * k, beta0 = beta0)
+               obj_scale = 0.5 * norm_D * k, beta0 = beta0,
+               batch_constraints = as.integer(min(batch, .Machine$integer.max)))
   fit <- cg_run(spec, control, "kmeans_sdp", call, started)
   fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
   X <- fit$solution$X

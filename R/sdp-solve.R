@@ -34,7 +34,7 @@
 #' @param type `"="` or `"<="`, one per constraint or one for all.
 #' @param trace_bound \eqn{\alpha > 0}{alpha > 0}.
 #' @param trace `"="` (default) or `"<="`: the trace constraint.
-#' @param method `"cgal"`.
+#' @param method `"cgal"` (default) or `"hsagcgm_v1"` (see [kmeans_sdp()]).
 #' @param beta0 `"auto"` (1 in normalized units) or a positive number.
 #' @param control Solver settings from [cg_control()] (`tol` default here
 #'   `1e-3`, `max_iter` 5000).
@@ -55,7 +55,7 @@
 #' sum(W) / 4 - fit$objective        # the cut value: 9
 #' @export
 sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
-                      method = "cgal", beta0 = "auto",
+                      method = c("cgal", "hsagcgm_v1"), beta0 = "auto",
                       control = cg_control(tol = 1e-3)) {
   started <- wall_clock()
   call <- match.call()
@@ -75,7 +75,7 @@ sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
     stop_arg("type", "must be \"=\" or \"<=\", one per constraint or one for all")
   check_number(trace_bound, "trace_bound", min = 0, strict_min = TRUE)
   trace <- match_choice(trace, c("=", "<="), "trace")
-  method <- match_choice(method, "cgal", "method")
+  method <- match_choice(method, c("cgal", "hsagcgm_v1"), "method")
   beta0 <- check_beta0(beta0)
   control <- as_control(control, max_iter = 5000L)
   alpha <- as.double(trace_bound)

@@ -27,6 +27,7 @@
 #'   matrix, dense or `Matrix`, or an `igraph` graph (needs the igraph
 #'   package).
 #' @inheritParams kmeans_sdp
+#' @param method `"cgal"` (default) or `"hsagcgm_v1"` (see [kmeans_sdp()]).
 #' @returns A fit of class `c("sparsest_cut_sdp_fit", "cg_fit")`:
 #'   `solution$X`, `cut` (logical, membership of \eqn{S}), `sparsity` (of
 #'   the cut: weight across over \eqn{|S||\bar S|}{|S| |S'|}),
@@ -42,13 +43,13 @@
 #' which(fit$cut)
 #' c(cut = fit$sparsity, bound = fit$sparsity_bound)
 #' @export
-sparsest_cut_sdp <- function(adjacency, method = "cgal", beta0 = "auto",
+sparsest_cut_sdp <- function(adjacency, method = c("cgal", "hsagcgm_v1"), beta0 = "auto",
                              control = cg_control(tol = 1e-3)) {
   started <- wall_clock()
   call <- match.call()
   Wt <- adjacency_matrix(adjacency)
   n <- nrow(Wt)
-  method <- match_choice(method, "cgal", "method")
+  method <- match_choice(method, c("cgal", "hsagcgm_v1"), "method")
   beta0 <- check_beta0(beta0)
   control <- as_control(control, max_iter = 2000L)
   L <- diag(rowSums(Wt)) - Wt

@@ -55,6 +55,8 @@ static const method_row methods[CG_METHOD_COUNT] = {
     [CG_METHOD_DUAL_APG] = {"dual_apg", cg_solve_split,  FAMILY_SPLIT},
     [CG_METHOD_APG]      = {"apg",      cg_solve_split,  FAMILY_SPLIT},
     [CG_METHOD_CGAL]     = {"cgal",     cg_solve_homotopy, FAMILY_HOMOTOPY},
+    [CG_METHOD_HSAGCGM_V1] = {"hsagcgm_v1", cg_solve_homotopy, FAMILY_HOMOTOPY},
+    [CG_METHOD_HSAGCGM_V2] = {"hsagcgm_v2", cg_solve_homotopy, FAMILY_HOMOTOPY},
 };
 
 /* Does the built problem provide the table the method's loop calls? A
@@ -70,7 +72,9 @@ static int provides_family(const cg_problem *P, const method_row *m)
     case FAMILY_SLIDING: return P->sliding != NULL;
     case FAMILY_BLOCK:   return P->block != NULL;
     case FAMILY_SPLIT:   return P->split != NULL && strcmp(P->split->method, m->name) == 0;
-    case FAMILY_HOMOTOPY: return P->homotopy != NULL;
+    case FAMILY_HOMOTOPY:
+        return P->homotopy != NULL &&
+               (m != &methods[CG_METHOD_HSAGCGM_V2] || P->homotopy->sampled_gradient != NULL);
     }
     return 0;
 }
@@ -166,6 +170,7 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     o.eta_c = asReal(cg_list_get(spec, "eta_c"));
     o.t0 = asInteger(cg_list_get(spec, "t0"));
     o.beta0 = asReal(cg_list_get(spec, "beta0"));
+    o.batch_constraints = asInteger(cg_list_get(spec, "batch_constraints"));
 
     cg_problem P;
     memset(&P, 0, sizeof(P));

@@ -192,7 +192,7 @@ static double cut_epoch(cg_problem *P) { return ((cut *) P->self)->passes; }
 static long cut_n_matvec(cg_problem *P) { return ((cut *) P->self)->n_matvec; }
 
 static const cg_homotopy_ops cut_homotopy = {
-    cut_gradient, cut_lmo, cut_step, cut_dual_step, cut_infeasibility
+    cut_gradient, cut_lmo, cut_step, cut_dual_step, cut_infeasibility, NULL
 };
 
 int cg_problem_cut(cg_problem *P, SEXP spec)

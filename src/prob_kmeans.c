@@ -27,6 +27,9 @@ typedef struct {
     double *u;              /* the last gradient's row-sum multipliers */
     double *s;              /* the LMO's eigenvector (W moves toward s s') */
     double beta;            /* the penalty of the last gradient */
+    double *gam, *Vg;       /* hsagcgm_v2: SAG table (n row sums, then the
+                               n^2 entries) and A' of it (n x n) */
+    int sampled;            /* epochs counted by the constraints drawn */
     double passes;          /* iterations (each reads every constraint) */
     long n_matvec;
     cg_problem *P;
@@ -71,6 +74,44 @@ static double km_gradient(cg_problem *P, double beta)
     return 1.0;
 }
 
+/* H-SAG-CGM v2: `batch` constraints drawn uniformly among the n + n^2,
+ * their table entries refreshed to penalty (a_l'W - proj_K_l(a_l'W)) at
+ * the current W, Vg = A' table kept current by O(n) (row sum) or O(1)
+ * (entry) updates; V = C + Vg. An entry constraint (r, c) acts on the
+ * symmetric W through (E_rc + E_cr) / 2. */
+static double km_sampled_gradient(cg_problem *P, double penalty, int batch)
+{
+    kmeans *km = (kmeans *) P->self;
+    const int n = km->n;
+    const double m = (double) n + (double) n * n, b = km->a / km->k;
+    const double ha = 0.5 * km->a, hc = 0.5 * km->c;
+    for (int t = 0; t < batch; t++) {
+        const double l = R_unif_index(m);
+        if (l < n) {
+            const int i = (int) l;
+            const double g = penalty * (km->z1[i] - b), d = g - km->gam[i];
+            km->gam[i] = g;
+            for (int j = 0; j < n; j++) {
+                km->Vg[i + (size_t) j * n] += d * ha;
+                km->Vg[j + (size_t) i * n] += d * ha;
+            }
+        } else {
+            const size_t e = (size_t) (l - n);
+            const int r = (int) (e % n), c = (int) (e / n);
+            const double w = km->c * km->W[e];
+            const double g = penalty * (w < 0.0 ? w : 0.0), d = g - km->gam[n + e];
+            km->gam[n + e] = g;
+            km->Vg[r + (size_t) c * n] += d * hc;
+            km->Vg[c + (size_t) r * n] += d * hc;
+        }
+    }
+    for (size_t e = 0; e < (size_t) n * n; e++) km->V[e] = km->C[e] + km->Vg[e];
+    km->beta = penalty;
+    km->passes += batch / m;
+    km->sampled = 1;
+    return batch;
+}
+
 /* smallest eigenpair of V: the spectrahedron's vertex s s' */
 static int km_lmo(cg_problem *P)
 {
@@ -97,7 +138,7 @@ static void km_step(cg_problem *P, double eta)
     }
     for (int i = 0; i < n; i++)
         km->z1[i] = (1.0 - eta) * km->z1[i] + eta * km->a * s[i] * sum;
-    km->passes += 1.0;
+    if (!km->sampled) km->passes += 1.0;         /* a full pass over the constraints */
 }
 
 static double km_dual_step(cg_problem *P, double beta, double sigma, double bound)
@@ -188,7 +229,7 @@ static double km_epoch(cg_problem *P) { return ((kmeans *) P->self)->passes; }
 static long km_n_matvec(cg_problem *P) { return ((kmeans *) P->self)->n_matvec; }
 
 static const cg_homotopy_ops kmeans_homotopy = {
-    km_gradient, km_lmo, km_step, km_dual_step, km_infeasibility
+    km_gradient, km_lmo, km_step, km_dual_step, km_infeasibility, km_sampled_gradient
 };
 
 int cg_problem_kmeans(cg_problem *P, SEXP spec)
@@ -208,6 +249,10 @@ int cg_problem_kmeans(cg_problem *P, SEXP spec)
     km->W = cg_zeros(nn); km->V = cg_zeros(nn); km->Y = cg_zeros(nn);
     km->y = cg_zeros(n); km->z1 = cg_zeros(n); km->s = cg_zeros(n);
     km->u = cg_zeros(n);
+    SEXP method = cg_list_get(spec, "method");
+    if (isString(method) && strcmp(CHAR(STRING_ELT(method, 0)), "hsagcgm_v2") == 0) {
+        km->gam = cg_zeros((size_t) n + nn); km->Vg = cg_zeros(nn);
+    }
     /* start at I / n (tr W = 1); the first step (eta = 1) replaces it */
     for (int i = 0; i < n; i++) km->W[i + (size_t) i * n] = 1.0 / n;
     for (int i = 0; i < n; i++) km->z1[i] = km->a / n;

@@ -172,7 +172,7 @@ static double sdp_epoch(cg_problem *P) { return ((sdp *) P->self)->passes; }
 static long sdp_n_matvec(cg_problem *P) { return ((sdp *) P->self)->n_matvec; }
 
 static const cg_homotopy_ops sdp_homotopy = {
-    sdp_gradient, sdp_lmo, sdp_step, sdp_dual_step, sdp_infeasibility
+    sdp_gradient, sdp_lmo, sdp_step, sdp_dual_step, sdp_infeasibility, NULL
 };
 
 int cg_problem_sdp(cg_problem *P, SEXP spec)

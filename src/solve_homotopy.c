@@ -1,16 +1,25 @@
 /* Homotopy conditional gradient for min f(w) s.t. A w in K, w in a
- * spectrahedron (the homotopy table, stochcg.h):
- *   cgal  the conditional-gradient augmented Lagrangian of Yurtsever,
- *         Fercoq and Cevher (2019), with the step and dual rules of
- *         SketchyCGAL (Yurtsever et al. 2021, Alg. 6.1): at iteration t,
- *         beta_t = beta0 sqrt(t + 1), eta_t = 2 / (t + 1),
- *         v = grad f + A'(y + beta_t (A w - proj_K(A w + y / beta_t))),
- *         w <- w + eta_t (LMO(v) - w), then the dual ascent
- *         y <- y + gamma r, r = A w - proj_K(A w + y / beta_t),
- *         gamma = min(beta0, 4 beta0 / ((t + 1)^(3/2) ||r||^2))
- *         (the bound with alpha = ||A|| = 1: problems work in normalized
- *         units), which keeps y bounded.
- * An iteration reads every constraint once (one epoch). */
+ * spectrahedron (the homotopy table, stochcg.h). One loop, three methods:
+ *   cgal        the conditional-gradient augmented Lagrangian of Yurtsever,
+ *               Fercoq and Cevher (2019), with the step and dual rules of
+ *               SketchyCGAL (Yurtsever et al. 2021, Alg. 6.1): at iteration
+ *               k, penalty beta_k = beta0 sqrt(k + 1), eta_k = 2 / (k + 1),
+ *               v = grad f + A'(y + beta_k (A w - proj_K(A w + y / beta_k))),
+ *               w <- w + eta_k (LMO(v) - w), then the dual ascent
+ *               y <- y + gamma r, r = A w - proj_K(A w + y / beta_k),
+ *               gamma = min(beta0, 4 beta0 / ((k + 1)^(3/2) ||r||^2))
+ *               (the bound with alpha = ||A|| = 1: problems work in
+ *               normalized units), which keeps y bounded;
+ *   hsagcgm_v1  paper 003, Alg. 1 with Variant 1: smoothing beta_k =
+ *               beta0 / sqrt(k + 1), the full gradient of the smoothed
+ *               constraint term, (1/beta_k) A'(A w - proj_K(A w)) (no
+ *               multipliers: the gradient hook with penalty 1 / beta_k and
+ *               y = 0), eta_k = 2 / (k + 1); f's SAG estimator is the exact
+ *               gradient for the SDPs here, whose f is linear;
+ *   hsagcgm_v2  Variant 2: the constraint term from a SAG table, `batch`
+ *               constraints redrawn per iteration (sampled_gradient).
+ * An iteration of cgal or hsagcgm_v1 reads every constraint once (one
+ * epoch); hsagcgm_v2's epochs count the constraints drawn. */
 #include "stochcg.h"
 #include <math.h>
 
@@ -19,17 +28,23 @@ int cg_solve_homotopy(cg_problem *P, const cg_solver_opts *o, const cg_control *
 {
     const cg_homotopy_ops *h = P->homotopy;
     const double beta0 = o->beta0;
+    const int method = o->method;
     cg_run r;
     int stop = cg_run_start(&r, P, ctl, tr), t = 0;
     while (t < ctl->max_iter && stop < 0) {
         const double k = t + 1.0;                 /* the paper's iteration counter */
-        const double beta = beta0 * sqrt(k + 1.0);
-        r.n_grad += h->gradient(P, beta);
+        double penalty = beta0 * sqrt(k + 1.0);   /* cgal */
+        if (method != CG_METHOD_CGAL) penalty = sqrt(k + 1.0) / beta0;  /* 1 / beta_k */
+        if (method == CG_METHOD_HSAGCGM_V2)
+            r.n_grad += h->sampled_gradient(P, penalty, o->batch_constraints);
+        else
+            r.n_grad += h->gradient(P, penalty);
         cg_fail_status(P, h->lmo(P), "the linear minimization oracle (smallest eigenvector)");
         if ((stop = cg_run_failed(P)) >= 0) break;
         r.n_lmo += 1;
         h->step(P, 2.0 / (k + 1.0));
-        h->dual_step(P, beta, beta0, 4.0 * beta0 / pow(k + 1.0, 1.5));
+        if (method == CG_METHOD_CGAL)
+            h->dual_step(P, penalty, beta0, 4.0 * beta0 / pow(k + 1.0, 1.5));
         t++;
         stop = cg_run_after_iter(&r, P, t, 1);
     }

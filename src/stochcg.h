@@ -360,6 +360,10 @@ typedef struct {
     double (*dual_step)(cg_problem *P, double beta, double sigma, double bound);
     /* dist(A w, K); *scale: what tol measures it against (e.g. ||b||) */
     double (*infeasibility)(cg_problem *P, double *scale);
+    /* H-SAG-CGM variant 2 (NULL if unsupported): redraw `batch` constraints
+     * uniformly, refresh their entries (1/beta)(a_l'w - proj_K_l(a_l'w)) in
+     * the SAG table, then v <- grad f + A' table */
+    double (*sampled_gradient)(cg_problem *P, double beta, int batch);
 } cg_homotopy_ops;
 
 /* Smoothed problems (smooth.c), for the fw, prox and sliding loops while
@@ -458,8 +462,11 @@ typedef struct {
      * combination, eta_t the proximal step */
     double eta0, eta_a, eta_c;
     int t0;
-    /* homotopy methods: the starting penalty (cgal: beta_t = beta0 sqrt(t + 1)) */
+    /* homotopy methods: beta0 (cgal: penalty beta0 sqrt(t + 1); hsagcgm:
+     * smoothing beta0 / sqrt(k + 1)) and hsagcgm_v2's constraints per
+     * iteration */
     double beta0;
+    int batch_constraints;
 } cg_solver_opts;
 
 /* The methods, each a row of dispatch.c's method table (indexed by these).
@@ -467,7 +474,8 @@ typedef struct {
 enum { CG_METHOD_FW, CG_METHOD_SFW, CG_METHOD_SPG, CG_METHOD_SVRGCG, CG_METHOD_SCG,
        CG_METHOD_SCGS, CG_METHOD_ALT_CGPG, CG_METHOD_ALT_PGCG, CG_METHOD_CGCG,
        CG_METHOD_CGCG_P, CG_METHOD_ALTMIN, CG_METHOD_PFW, CG_METHOD_ADMM,
-       CG_METHOD_DUAL_APG, CG_METHOD_APG, CG_METHOD_CGAL, CG_METHOD_COUNT };
+       CG_METHOD_DUAL_APG, CG_METHOD_APG, CG_METHOD_CGAL, CG_METHOD_HSAGCGM_V1,
+       CG_METHOD_HSAGCGM_V2, CG_METHOD_COUNT };
 enum { CG_STEP_LINE_SEARCH = 0, CG_STEP_STANDARD = 1, CG_STEP_SFW = 2 };
 enum { CG_STOP_MAX_ITER = 0, CG_STOP_TOL = 1, CG_STOP_TIME = 2,
        CG_STOP_INTERRUPT = 3, CG_STOP_ERROR = 4 };
@@ -537,7 +545,7 @@ cg_solver cg_solve_svrgcg;   /* svrgcg: the prox table */
 cg_solver cg_solve_scgs;     /* scgs: the sliding table */
 cg_solver cg_solve_alt;      /* alt_cgpg, alt_pgcg, cgcg, cgcg_p, altmin: block table */
 cg_solver cg_solve_split;    /* admm, dual_apg, apg: the split table */
-cg_solver cg_solve_homotopy; /* cgal: the homotopy table */
+cg_solver cg_solve_homotopy; /* cgal, hsagcgm_v1, hsagcgm_v2: the homotopy table */
 
 /* ---------------------------------------------------------- helpers */
 SEXP cg_list_get(SEXP list, const char *name);   /* R_NilValue if absent */

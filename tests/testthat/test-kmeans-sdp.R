@@ -89,3 +89,30 @@ test_that("bad input gives an error naming the argument", {
   expect_error(kmeans_sdp(iris, 3), "`x` must have numeric columns only")
   expect_error(kmeans_sdp(letters, 3), "`x` must be a numeric matrix")
 })
+
+test_that("hsagcgm_v2 with every constraint redrawn each iteration is hsagcgm_v1 (SAG table bookkeeping)", {
+  p <- planted(6, sizes = c(4, 6), sep = 8)
+  n <- nrow(p$x); m <- n + n^2
+  ctl <- cg_control(max_iter = 60)
+  v1 <- kmeans_sdp(p$x, 2, method = "hsagcgm_v1", control = ctl)
+  set.seed(3)
+  # 25 m draws with replacement miss a given constraint with probability e^-25
+  v2 <- kmeans_sdp(p$x, 2, method = "hsagcgm_v2", batch = 25 * m, control = ctl)
+  expect_lte(max(abs(v1$solution$X - v2$solution$X)), 1e-10)
+  expect_equal(max(v2$trace$epoch), 60 * 25 * m / m)
+  expect_equal(max(v1$trace$epoch), 60)
+  # a small batch is a different (stochastic) run, reproducible by set.seed
+  set.seed(4); a <- kmeans_sdp(p$x, 2, method = "hsagcgm_v2", batch = 5, control = ctl)
+  set.seed(4); b <- kmeans_sdp(p$x, 2, method = "hsagcgm_v2", batch = 5, control = ctl)
+  expect_identical(a$solution$X, b$solution$X)
+  expect_gt(max(abs(a$solution$X - v1$solution$X)), 1e-6)
+})
+
+test_that("hsagcgm_v1 (plain penalty homotopy) recovers planted clusters with a strong penalty", {
+  p <- planted(1)
+  set.seed(1)
+  fit <- kmeans_sdp(p$x, 3, method = "hsagcgm_v1", beta0 = 0.1, control = cg_control(max_iter = 5000))
+  expect_identical(fit$labels, as.integer(factor(p$truth, levels = unique(p$truth))))
+  expect_lte(fit$lower_bound, kmeans_cost(p$x, p$truth))
+  expect_error(kmeans_sdp(p$x, 3, method = "hsagcgm_v2", batch = 0), "`batch`")
+})
