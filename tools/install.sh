@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 DEBS="r-base-dev r-cran-matrix r-cran-rspectra r-cran-testthat r-cran-cli \
       r-cran-knitr r-cran-rmarkdown pandoc r-cran-dslabs r-cran-huge \
-      r-cran-glmnet r-cran-mass r-cran-igraph"
+      r-cran-glmnet r-cran-mass r-cran-igraph \
+      r-cran-rcsdp"
 missing=""
 for p in $DEBS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

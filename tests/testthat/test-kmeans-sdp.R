@@ -116,3 +116,19 @@ test_that("hsagcgm_v1 (plain penalty homotopy) recovers planted clusters with a 
   expect_lte(fit$lower_bound, kmeans_cost(p$x, p$truth))
   expect_error(kmeans_sdp(p$x, 3, method = "hsagcgm_v2", batch = 0), "`batch`")
 })
+
+test_that("iris subsample: the SDP value of Rcsdp, certified lower bound below it", {
+  skip_if_not_installed("Rcsdp")
+  set.seed(30)
+  x <- as.matrix(iris[sample(150, 30), 1:4])
+  D <- as.matrix(dist(x))^2
+  ref <- ref_kmeans_rcsdp(D, 3)
+  fit <- kmeans_sdp(x, 3, control = cg_control(max_iter = 20000))
+  expect_lte(abs(fit$objective - ref$value), 2e-3 * ref$value)
+  expect_lte(fit$lower_bound, ref$value)
+  expect_gte(fit$cost, ref$value)
+  expect_lte(fit$infeasibility, 1e-3 * sqrt(30))
+  # the reference itself: feasible, and its value is 1/2 <D, X>
+  expect_equal(ref$value, sum(D * ref$X) / 2, tolerance = 1e-6)
+  expect_lte(max(abs(rowSums(ref$X) - 1)), 1e-6)
+})
