@@ -155,3 +155,12 @@ psd_factors <- function(X) {
   keep <- e$values > 1e-8 * max(e$values[1L], 0)
   lowrank(e$vectors[, keep, drop = FALSE], e$values[keep], e$vectors[, keep, drop = FALSE])
 }
+
+#' @method print sdp_fit
+#' @export
+print.sdp_fit <- function(x, ...) {
+  cat(fit_header(x), sep = "\n")
+  cat(sprintf("SDP with %d constraints: value %s, certified lower bound %s (weak duality)\n",
+              length(x$dual), fmt_num(x$objective), fmt_num(x$lower_bound)))
+  invisible(x)
+}

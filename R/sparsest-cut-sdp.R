@@ -104,3 +104,15 @@ sweep_cut <- function(X, Wt) {
   }
   best
 }
+
+#' @method print sparsest_cut_sdp_fit
+#' @export
+print.sparsest_cut_sdp_fit <- function(x, ...) {
+  cat(fit_header(x), sep = "\n")
+  n <- length(x$cut)
+  cat(sprintf("Sparsest cut SDP of %d nodes: value %s, certified lower bound %s\n", n,
+              fmt_num(x$objective), fmt_num(x$lower_bound)))
+  cat(sprintf("Rounded cut: %d | %d nodes, sparsity %s (lower bound on the best cut: %s)\n",
+              sum(x$cut), n - sum(x$cut), fmt_num(x$sparsity), fmt_num(x$sparsity_bound)))
+  invisible(x)
+}
