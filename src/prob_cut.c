@@ -86,22 +86,17 @@ static double cut_gradient(cg_problem *P, double beta)
     return 1.0;
 }
 
-static int min_eigen(cut *q, double *val, double *vec)
-{
-    cg_linop A; cg_dense_data d;
-    cg_linop_dense(&A, &d, q->V, q->n, q->n);
-    const int st = cg_eigs_sym(&A, 1, -1, val, vec);
-    q->n_matvec += A.n_matvec;
-    return st;
-}
-
+/* the vertex s s' of {tr W <= 1}, or 0 when lambda_min(V) >= 0 */
 static int cut_lmo(cg_problem *P)
 {
     cut *q = (cut *) P->self;
+    cg_linop A; cg_dense_data d;
+    cg_linop_dense(&A, &d, q->V, q->n, q->n);
     double val;
-    const int st = min_eigen(q, &val, q->s);
-    q->zero_atom = val >= 0.0;                 /* tr W <= 1: 0 is a vertex */
-    return st;
+    const int ret = cg_lmo_psd(&A, 1.0, 0, q->s, &val);
+    q->n_matvec += A.n_matvec;
+    q->zero_atom = ret == 0;
+    return ret < 0 ? -ret : CG_OK;
 }
 
 static void cut_step(cg_problem *P, double eta)
@@ -177,13 +172,12 @@ static void cut_evaluate(cg_problem *P, double *obj, double *gap)
         cg_linop A; cg_dense_data d;
         const void *vmax = vmaxget();
         cg_linop_dense(&A, &d, q->V, q->n, q->n);
-        double lmin;
-        const int st = cg_extreme_value_tol(&A, -1, 1, 1e-10, &lmin);
+        double lb;
+        const int st = cg_psd_support_min(&A, 1.0, 0, 1e-10, &lb);
         q->n_matvec += A.n_matvec;
         vmaxset(vmax);
         if (st != CG_OK) { *gap = cg_gap_failed(P, st); return; }
-        if (lmin > 0.0) lmin = 0.0;
-        if (lmin - ub > best) best = lmin - ub;
+        if (lb - ub > best) best = lb - ub;
     }
     *gap = *obj - q->obj_scale * best;
 }

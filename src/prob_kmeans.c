@@ -112,16 +112,16 @@ static double km_sampled_gradient(cg_problem *P, double penalty, int batch)
     return batch;
 }
 
-/* smallest eigenpair of V: the spectrahedron's vertex s s' */
+/* the spectrahedron's vertex s s' (tr W = 1): smallest eigenpair of V */
 static int km_lmo(cg_problem *P)
 {
     kmeans *km = (kmeans *) P->self;
     cg_linop A; cg_dense_data d;
     cg_linop_dense(&A, &d, km->V, km->n, km->n);
     double val;
-    const int st = cg_eigs_sym(&A, 1, -1, &val, km->s);
+    const int ret = cg_lmo_psd(&A, 1.0, 1, km->s, &val);
     km->n_matvec += A.n_matvec;
-    return st;
+    return ret < 0 ? -ret : CG_OK;
 }
 
 static void km_step(cg_problem *P, double eta)
@@ -215,12 +215,12 @@ static void km_evaluate(cg_problem *P, double *obj, double *gap)
         }
         cg_linop A; cg_dense_data d;
         cg_linop_dense(&A, &d, km->V, n, n);
-        double lmin;
-        const int st = cg_extreme_value_tol(&A, -1, 1, 1e-10, &lmin);
+        double lb;
+        const int st = cg_psd_support_min(&A, 1.0, 1, 1e-10, &lb);
         km->n_matvec += A.n_matvec;
         vmaxset(vmax);
         if (st != CG_OK) { *gap = cg_gap_failed(P, st); return; }
-        if (lmin - ub > best) best = lmin - ub;
+        if (lb - ub > best) best = lb - ub;
     }
     *gap = *obj - km->obj_scale * best;
 }

@@ -67,23 +67,17 @@ static double sdp_gradient(cg_problem *P, double beta)
     return 1.0;
 }
 
-/* smallest eigenvalue (and vector) of V */
-static int min_eigen(sdp *q, double *val, double *vec)
-{
-    cg_linop A; cg_dense_data d;
-    cg_linop_dense(&A, &d, q->V, q->n, q->n);
-    const int st = cg_eigs_sym(&A, 1, -1, val, vec);
-    q->n_matvec += A.n_matvec;
-    return st;
-}
-
+/* the spectrahedron's vertex s s', or 0 (trace <= alpha, lambda_min >= 0) */
 static int sdp_lmo(cg_problem *P)
 {
     sdp *q = (sdp *) P->self;
+    cg_linop A; cg_dense_data d;
+    cg_linop_dense(&A, &d, q->V, q->n, q->n);
     double val;
-    const int st = min_eigen(q, &val, q->s);
-    q->zero_atom = !q->trace_eq && val >= 0.0;
-    return st;
+    const int ret = cg_lmo_psd(&A, 1.0, q->trace_eq, q->s, &val);
+    q->n_matvec += A.n_matvec;
+    q->zero_atom = ret == 0;
+    return ret < 0 ? -ret : CG_OK;
 }
 
 static void sdp_step(cg_problem *P, double eta)
@@ -157,13 +151,12 @@ static void sdp_evaluate(cg_problem *P, double *obj, double *gap)
         const double ub = form_gradient(q, u);
         cg_linop A; cg_dense_data d;
         cg_linop_dense(&A, &d, q->V, q->n, q->n);
-        double lmin;
-        const int st = cg_extreme_value_tol(&A, -1, 1, 1e-10, &lmin);
+        double lb;
+        const int st = cg_psd_support_min(&A, 1.0, q->trace_eq, 1e-10, &lb);
         q->n_matvec += A.n_matvec;
         vmaxset(vmax);
         if (st != CG_OK) { *gap = cg_gap_failed(P, st); return; }
-        if (!q->trace_eq && lmin > 0.0) lmin = 0.0;
-        if (lmin - ub > best) best = lmin - ub;
+        if (lb - ub > best) best = lb - ub;
     }
     *gap = *obj - q->obj_scale * best;
 }

@@ -25,6 +25,19 @@ int cg_lmo_psd(cg_linop *G, double radius, int equality, double *v, double *lamb
     return (equality || *lambda < 0.0) ? 1 : 0;
 }
 
+/* min <G, S> over {S psd, tr S = r} (or tr S <= r): r lambda_min(G) (or
+ * r min(lambda_min, 0)), lambda_min by Lanczos moved outward by tol, so that
+ * the value is a lower bound (Lagrangian bounds of the SDPs). */
+int cg_psd_support_min(cg_linop *G, double radius, int equality, double tol, double *value)
+{
+    double lmin;
+    const int st = cg_extreme_value_tol(G, -1, 1, tol, &lmin);
+    if (st != CG_OK) return st;
+    if (!equality && lmin > 0.0) lmin = 0.0;
+    *value = radius * lmin;
+    return CG_OK;
+}
+
 /* Projection onto the nuclear ball: keep the singular vectors and project the
  * singular values onto {s >= 0, sum s <= r}. */
 static int proj_nuclear_dense(double *X, int m, int n, double radius, double *fu,

@@ -157,6 +157,9 @@ void cg_proj_spectrum(double *s, int k, double radius, int equality, double *wor
 int  cg_lmo_nuclear(cg_linop *G, double radius, double *u, double *v, double *sigma,
                     double tol);
 int  cg_lmo_psd(cg_linop *G, double radius, int equality, double *v, double *lambda);
+/* min <G, S> over the spectrahedron (tr S = radius, or <= with !equality),
+ * a certified lower bound: lambda_min moved outward by tol */
+int  cg_psd_support_min(cg_linop *G, double radius, int equality, double tol, double *value);
 /* Dense matrix projections (full SVD / eigendecomposition), in place. */
 int  cg_proj_nuclear_dense(double *X, int m, int n, double radius);
 /* the same, also giving the result's thin SVD: rank r in *rank, singular
