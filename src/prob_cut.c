@@ -154,32 +154,21 @@ static double cut_infeasibility(cg_problem *P, double *scale)
     return sqrt(d2);
 }
 
-/* objective <L, X>; gap against the better of two Lagrangian lower bounds
- * (tr W <= 1: min(lambda_min, 0)), as in prob_kmeans.c */
+/* objective <L, X>, gap to a certified Lagrangian bound (cg_sdp_evaluate,
+ * tr W <= 1) from the last gradient's multipliers and the dual iterate */
+static double cut_form(void *self, int pass)
+{
+    cut *q = (cut *) self;
+    const double u_eq = pass == 0 ? q->y_eq + q->beta * (eq_value(q) - q->b_eq) : q->y_eq;
+    return form_gradient(q, pass == 0 ? q->beta : 0.0, u_eq);
+}
+
 static void cut_evaluate(cg_problem *P, double *obj, double *gap)
 {
     cut *q = (cut *) P->self;
-    const size_t nn = (size_t) q->n * q->n;
-    double cw = 0.0;
-    for (size_t e = 0; e < nn; e++) cw += q->C[e] * q->W[e];
-    *obj = q->obj_scale * cw;
-    *gap = NA_REAL;
-    if (q->beta <= 0.0) return;
-    double best = R_NegInf;
-    for (int pass = 0; pass < 2; pass++) {
-        const double u_eq = pass == 0 ? q->y_eq + q->beta * (eq_value(q) - q->b_eq) : q->y_eq;
-        const double ub = form_gradient(q, pass == 0 ? q->beta : 0.0, u_eq);
-        cg_linop A; cg_dense_data d;
-        const void *vmax = vmaxget();
-        cg_linop_dense(&A, &d, q->V, q->n, q->n);
-        double lb;
-        const int st = cg_psd_support_min(&A, 1.0, 0, 1e-10, &lb);
-        q->n_matvec += A.n_matvec;
-        vmaxset(vmax);
-        if (st != CG_OK) { *gap = cg_gap_failed(P, st); return; }
-        if (lb - ub > best) best = lb - ub;
-    }
-    *gap = *obj - q->obj_scale * best;
+    const cg_sdp_eval e = { q->n, q->C, q->W, q->V, q->obj_scale, 0, q->beta, 2,
+                            cut_form, q, &q->n_matvec };
+    cg_sdp_evaluate(P, &e, obj, gap);
 }
 
 static double cut_epoch(cg_problem *P) { return ((cut *) P->self)->passes; }

@@ -180,49 +180,28 @@ static double km_infeasibility(cg_problem *P, double *scale)
     return sqrt(d2);
 }
 
-/* objective 1/2 <D, X>; gap = objective - a Lagrangian lower bound on the
- * optimum: for any u and mu >= 0, weak duality gives
- *   opt >= min_{W psd, tr W = 1} <C + A'(u, -mu), W> - <u, b>
- *        = lambda_min(V) - <u, b>
- * (V formed at the current W, its smallest eigenvalue moved outward by the
- * Lanczos tolerance): a certificate of the lower bound. Two multiplier
- * pairs are tried and the better bound kept: those of the last gradient,
- * u = y + beta (z1 - b), mu = -min(beta c W + Y, 0), and the dual iterate
- * itself, u = y, mu = -min(Y, 0) (on iris the second was the better one,
- * by 28% of the gap at 5000 iterations; averages of the first pair over
- * the iterations did worse). The bound is loose next to the primal
- * (planted clusters: W within 4e-6 of the solution, bound 7% below), and
- * the gap bounds objective - opt only as W nears feasibility. */
+/* objective 1/2 <D, X>, gap to a certified Lagrangian bound
+ * (cg_sdp_evaluate) from two multiplier pairs: those of the last gradient,
+ * u = y + beta (z1 - b), mu = -min(beta c W + Y, 0), and the dual iterate,
+ * u = y, mu = -min(Y, 0) (on iris the second was the better one, by 28% of
+ * the gap at 5000 iterations; averages of the first pair over the
+ * iterations did worse). The bound is loose next to the primal (planted
+ * clusters: W within 4e-6 of the solution, bound 7% below). */
+static double km_form(void *self, int pass)
+{
+    kmeans *km = (kmeans *) self;
+    if (pass == 1) return form_gradient(km, km->y, NULL, 0.0);
+    double *u = (double *) R_alloc(km->n, sizeof(double));
+    row_multipliers(km, km->beta, u);
+    return form_gradient(km, u, NULL, km->beta);
+}
+
 static void km_evaluate(cg_problem *P, double *obj, double *gap)
 {
     kmeans *km = (kmeans *) P->self;
-    const int n = km->n;
-    double cw = 0.0;
-    for (size_t e = 0; e < (size_t) n * n; e++) cw += km->C[e] * km->W[e];
-    *obj = km->obj_scale * cw;
-    *gap = NA_REAL;
-    if (km->beta <= 0.0) return;              /* no multipliers yet */
-    double best = R_NegInf;
-    for (int pass = 0; pass < 2; pass++) {
-        const void *vmax = vmaxget();
-        double ub;
-        if (pass == 0) {
-            double *u = (double *) R_alloc(n, sizeof(double));
-            row_multipliers(km, km->beta, u);
-            ub = form_gradient(km, u, NULL, km->beta);
-        } else {
-            ub = form_gradient(km, km->y, NULL, 0.0);
-        }
-        cg_linop A; cg_dense_data d;
-        cg_linop_dense(&A, &d, km->V, n, n);
-        double lb;
-        const int st = cg_psd_support_min(&A, 1.0, 1, 1e-10, &lb);
-        km->n_matvec += A.n_matvec;
-        vmaxset(vmax);
-        if (st != CG_OK) { *gap = cg_gap_failed(P, st); return; }
-        if (lb - ub > best) best = lb - ub;
-    }
-    *gap = *obj - km->obj_scale * best;
+    const cg_sdp_eval e = { km->n, km->C, km->W, km->V, km->obj_scale, 1, km->beta, 2,
+                            km_form, km, &km->n_matvec };
+    cg_sdp_evaluate(P, &e, obj, gap);
 }
 
 static double km_epoch(cg_problem *P) { return ((kmeans *) P->self)->passes; }

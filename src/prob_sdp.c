@@ -128,37 +128,55 @@ static double sdp_infeasibility(cg_problem *P, double *scale)
     return q->infeas_scale * sqrt(d2);
 }
 
-/* objective <C, X>; gap = objective - the better of two Lagrangian lower
- * bounds (weak duality, any u with u_i >= 0 on inequality rows):
- *   opt >= min_{W psd, tr W = 1 (<= 1)} <C + A'u, W> - <u, b>
- *        = lambda_min(V) (or min(lambda_min(V), 0)) - <u, b>,
- * for u the last gradient's multipliers and the clipped dual iterate;
- * lambda_min moved outward by the Lanczos tolerance. */
-static void sdp_evaluate(cg_problem *P, double *obj, double *gap)
+/* Shared by the SDP problems (this file, prob_kmeans.c, prob_cut.c), in
+ * normalized units (W in the spectrahedron of trace 1, or <= 1):
+ * objective obj_scale <C, W>, and gap = objective minus the best of
+ * `passes` Lagrangian lower bounds: by weak duality, for multipliers u
+ * with the right signs,
+ *   opt >= min_{W psd, tr W = 1 (<= 1)} <C + A'u, W> - <u, b>,
+ * the support function from one smallest eigenvalue moved outward by the
+ * Lanczos tolerance (cg_psd_support_min): a certificate of the bound.
+ * form(self, pass, &ub) fills V = C + A'u for the pass's multipliers and
+ * ub = <u, b>. NA gap while there are no multipliers (beta <= 0). */
+void cg_sdp_evaluate(cg_problem *P, const cg_sdp_eval *e, double *obj, double *gap)
 {
-    sdp *q = (sdp *) P->self;
-    const size_t nn = (size_t) q->n * q->n;
+    const size_t nn = (size_t) e->n * e->n;
     double cw = 0.0;
-    for (size_t e = 0; e < nn; e++) cw += q->C[e] * q->W[e];
-    *obj = q->obj_scale * cw;
+    for (size_t k = 0; k < nn; k++) cw += e->C[k] * e->W[k];
+    *obj = e->obj_scale * cw;
     *gap = NA_REAL;
-    if (q->beta <= 0.0) return;
+    if (!(e->beta > 0.0)) return;
     double best = R_NegInf;
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = 0; pass < e->passes; pass++) {
         const void *vmax = vmaxget();
-        double *u = (double *) R_alloc(q->m > 0 ? q->m : 1, sizeof(double));
-        multipliers(q, pass == 0 ? q->beta : 0.0, u);
-        const double ub = form_gradient(q, u);
+        const double ub = e->form(e->self, pass);
         cg_linop A; cg_dense_data d;
-        cg_linop_dense(&A, &d, q->V, q->n, q->n);
+        cg_linop_dense(&A, &d, e->V, e->n, e->n);
         double lb;
-        const int st = cg_psd_support_min(&A, 1.0, q->trace_eq, 1e-10, &lb);
-        q->n_matvec += A.n_matvec;
+        const int st = cg_psd_support_min(&A, 1.0, e->trace_eq, 1e-10, &lb);
+        *e->n_matvec += A.n_matvec;
         vmaxset(vmax);
         if (st != CG_OK) { *gap = cg_gap_failed(P, st); return; }
         if (lb - ub > best) best = lb - ub;
     }
-    *gap = *obj - q->obj_scale * best;
+    *gap = *obj - e->obj_scale * best;
+}
+
+/* pass 0: the last gradient's multipliers; 1: the dual iterate, clipped */
+static double sdp_form(void *self, int pass)
+{
+    sdp *q = (sdp *) self;
+    double *u = (double *) R_alloc(q->m > 0 ? q->m : 1, sizeof(double));
+    multipliers(q, pass == 0 ? q->beta : 0.0, u);
+    return form_gradient(q, u);
+}
+
+static void sdp_evaluate(cg_problem *P, double *obj, double *gap)
+{
+    sdp *q = (sdp *) P->self;
+    const cg_sdp_eval e = { q->n, q->C, q->W, q->V, q->obj_scale, q->trace_eq, q->beta, 2,
+                            sdp_form, q, &q->n_matvec };
+    cg_sdp_evaluate(P, &e, obj, gap);
 }
 
 static double sdp_epoch(cg_problem *P) { return ((sdp *) P->self)->passes; }

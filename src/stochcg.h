@@ -434,6 +434,15 @@ SEXP cg_robust_solution(cg_problem *P);
 /* sparse_covariance(): floored l1 covariance, optionally + low-rank part */
 int  cg_problem_covariance(cg_problem *P, SEXP spec);
 SEXP cg_covariance_solution(cg_problem *P);
+/* The SDP problems' shared evaluation (prob_sdp.c): objective and the gap
+ * to a certified Lagrangian lower bound, form() filling V for each pass's
+ * multipliers and returning <u, b> */
+typedef struct {
+    int n; const double *C, *W; double *V;
+    double obj_scale; int trace_eq; double beta; int passes;
+    double (*form)(void *self, int pass); void *self; long *n_matvec;
+} cg_sdp_eval;
+void cg_sdp_evaluate(cg_problem *P, const cg_sdp_eval *e, double *obj, double *gap);
 /* kmeans_sdp(): the Peng-Wei k-means SDP */
 int  cg_problem_kmeans(cg_problem *P, SEXP spec);
 SEXP cg_kmeans_solution(cg_problem *P);
