@@ -42,6 +42,7 @@ rcsdp_kmeans <- function(D, k) {
   b <- c(rep(1, n), k, rep(0, np))
   C <- list(-D / 2, rep(0, np))
   K <- list(type = c("s", "l"), size = c(n, np))
+  old <- setwd(tempdir()); on.exit(setwd(old), add = TRUE)   # csdp writes param.csdp
   t0 <- proc.time()[["elapsed"]]
   out <- Rcsdp::csdp(C, A, b, K, control = Rcsdp::csdp.control(printlevel = 0))
   list(value = -out$pobj, seconds = proc.time()[["elapsed"]] - t0)
@@ -67,7 +68,7 @@ for (n in sizes) {
   rc <- if (has_rcsdp && n <= rcsdp_max) tryCatch(rcsdp_kmeans(D, 3), error = function(e) NULL) else NULL
   fstar <- if (!is.null(rc)) rc$value else fstar_planted
   set.seed(1)
-  fit <- kmeans_sdp(x, 3, control = cg_control(max_iter = 20000, max_time = 600, eval_every = 10,
+  fit <- kmeans_sdp(x, 3, control = cg_control(max_iter = 20000, max_time = 300, eval_every = 10,
                                                 progress = FALSE))
   tr <- fit$trace
   ok <- which(abs(tr$objective - fstar) / abs(fstar) <= 1e-2 & tr$infeasibility / sqrt(n) <= 1e-2)

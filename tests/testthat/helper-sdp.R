@@ -17,6 +17,8 @@ ref_kmeans_rcsdp <- function(D, k) {
     e <- numeric(np); e[p] <- -1
     A[[n + 1 + p]] <- list(stm(pairs[p, 2], pairs[p, 1], 0.5, n = n), e)
   }
+  # csdp writes param.csdp into the working directory: work in a temporary one
+  old <- setwd(tempdir()); on.exit(setwd(old), add = TRUE)
   out <- Rcsdp::csdp(list(-D / 2, numeric(np)), A, c(rep(1, n), k, numeric(np)),
                      list(type = c("s", "l"), size = c(n, np)),
                      control = Rcsdp::csdp.control(printlevel = 0))
