@@ -15,7 +15,11 @@
 #' The reported `gap` is always the true Frank-Wolfe duality gap at the
 #' returned iterate, computed with a full gradient; a gap computed from a
 #' stochastic gradient is not a certificate and is never reported. When the
-#' full gradient was not evaluated, `gap` is `NA`.
+#' full gradient was not evaluated, `gap` is `NA`. For the semidefinite
+#' programs ([kmeans_sdp()], [sdp_solve()], [sparsest_cut_sdp()]) `gap` is
+#' the objective minus a certified Lagrangian lower bound on the optimum
+#' (`lower_bound`), which bounds the suboptimality as the `infeasibility`
+#' vanishes; `converged` needs both below `tol`.
 #'
 #' @returns A fit is a list with elements:
 #' \describe{

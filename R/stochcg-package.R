@@ -6,6 +6,11 @@
 #' specification and hand it to one C entry point; the result is a `cg_fit`
 #' object with a convergence trace (see [cg_fit]).
 #'
+#' Semidefinite programs by homotopy conditional gradient and CGAL (paper
+#' 003): [kmeans_sdp()], [sparsest_cut_sdp()] and the general
+#' [sdp_solve()]; their fits report `infeasibility` and a certified
+#' `lower_bound` on the optimum.
+#'
 #' @keywords internal
 #' @useDynLib stochcg, .registration = TRUE, .fixes = "C_"
 #' @importFrom RSpectra eigs_sym
