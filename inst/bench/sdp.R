@@ -75,7 +75,8 @@ for (n in sizes) {
   hit <- if (length(ok)) ok[1] else NA
   rows[[length(rows) + 1]] <- data.frame(
     data = data, n = n, constraints = n * n + n, f_star = signif(fstar, 7),
-    f_star_from = if (!is.null(rc)) "Rcsdp" else "planted partition",
+    f_star_from = if (!is.null(rc)) "Rcsdp" else if (!is.na(fstar_planted)) "planted partition"
+                  else "none (Rcsdp capped)",
     rcsdp_s = if (!is.null(rc)) round(rc$seconds, 2) else NA,
     stochcg_s_to_1e2 = if (is.na(hit)) NA else round(tr$time[hit], 2),
     iters_to_1e2 = if (is.na(hit)) NA else tr$iter[hit],
