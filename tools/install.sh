@@ -7,7 +7,7 @@ SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 DEBS="r-base-dev r-cran-matrix r-cran-rspectra r-cran-testthat r-cran-cli \
       r-cran-knitr r-cran-rmarkdown pandoc r-cran-dslabs r-cran-huge \
       r-cran-glmnet r-cran-mass r-cran-igraph \
-      r-cran-rcsdp"
+      r-cran-rcsdp r-cran-nmf"
 missing=""
 for p in $DEBS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
@@ -16,7 +16,7 @@ if [ -n "$missing" ]; then
 fi
 # the peers the tests and benchmarks compare with that Debian does not
 # package (CRAN; tests skip them if CRAN cannot be reached)
-$SUDO Rscript -e 'for (p in c("rpca", "softImpute")) if (!requireNamespace(p, quietly = TRUE))
+$SUDO Rscript -e 'for (p in c("rpca", "softImpute", "scs")) if (!requireNamespace(p, quietly = TRUE))
   try(install.packages(p, repos = "https://cloud.r-project.org", quiet = TRUE))' || true
 R CMD INSTALL --no-multiarch --with-keep.source . >/tmp/stochcg-install.log 2>&1 || {
   cat /tmp/stochcg-install.log; exit 1; }

@@ -24,3 +24,46 @@ ref_kmeans_rcsdp <- function(D, k) {
                      control = Rcsdp::csdp.control(printlevel = 0))
   list(value = -out$pobj, X = as.matrix(out$X[[1]]))
 }
+
+# A general reference for small SDPs, solved by SCS (CRAN) to a tight
+# tolerance: min <C, X> s.t. <E_i, X> = e_i, <G_j, X> <= g_j, X psd,
+# tr X <= trace_bound. E and G are matrices whose rows are the constraint
+# matrices vectorized (column-major, symmetric), so <E_i, X> = E[i, ] %*% c(X).
+# In SCS's svec (lower triangle by columns, off-diagonals times sqrt(2)),
+# <M, X> = svec(M)' svec(X) for symmetric M.
+ref_sdp_scs <- function(C, E, e, G, g, trace_bound, eps = 1e-8) {
+  n <- nrow(C)
+  low <- which(lower.tri(C, diag = TRUE))            # column-major lower triangle
+  w <- ifelse(row(C)[low] == col(C)[low], 1, sqrt(2))
+  svec <- function(M) M[low] * w                      # one symmetric matrix
+  svec_rows <- function(R) sweep(R[, low, drop = FALSE], 2, w, `*`)
+  A <- rbind(svec_rows(E), svec_rows(G), svec(diag(n)), -diag(length(low)))
+  b <- c(e, g, trace_bound, numeric(length(low)))
+  out <- scs::scs(A = Matrix::Matrix(A, sparse = TRUE), b = b, obj = svec(C),
+                  cone = list(z = nrow(E), l = nrow(G) + 1L, s = n),
+                  control = scs::scs_control(eps_abs = eps, eps_rel = eps, max_iters = 1e6L))
+  X <- matrix(0, n, n); X[low] <- out$x / w; X <- X + t(X) - diag(diag(X))
+  list(value = sum(C * X), X = X, status = out$info$status)
+}
+
+# The sparsest cut SDP (paper 003 eq. 22) of adjacency A for ref_sdp_scs:
+# n tr X - <J, X> = n^2 / 2, X_ij + X_jk - X_ik - X_jj <= 0 for all i, j, k.
+ref_sparsest_cut_scs <- function(A) {
+  n <- nrow(A)
+  L <- diag(rowSums(A)) - A
+  E <- matrix(c(n * diag(n) - 1), 1)
+  idx <- function(i, j) i + n * (j - 1)
+  trip <- as.matrix(expand.grid(i = 1:n, j = 1:n, k = 1:n))
+  G <- matrix(0, nrow(trip), n * n)
+  for (t in seq_len(nrow(trip))) {
+    i <- trip[t, 1]; j <- trip[t, 2]; k <- trip[t, 3]
+    M <- matrix(0, n, n)
+    M[i, j] <- M[i, j] + 0.5; M[j, i] <- M[j, i] + 0.5
+    M[j, k] <- M[j, k] + 0.5; M[k, j] <- M[k, j] + 0.5
+    M[i, k] <- M[i, k] - 0.5; M[k, i] <- M[k, i] - 0.5
+    M[j, j] <- M[j, j] - 1
+    G[t, ] <- c(M)
+  }
+  keep <- rowSums(abs(G)) > 0                         # coinciding indices can cancel
+  ref_sdp_scs(L, E, n^2 / 2, G[keep, , drop = FALSE], numeric(sum(keep)), n)
+}

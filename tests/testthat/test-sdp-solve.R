@@ -87,3 +87,22 @@ test_that("bad input gives an error naming the argument", {
                "`A` must have n\\^2 = 16 columns")
   expect_error(sdp_solve(C, A, rep(1, n), trace_bound = 1, beta0 = 0), "`beta0`")
 })
+
+test_that("a random SDP with equality and inequality rows agrees with SCS to 1e-3", {
+  skip_if_not_installed("scs")
+  set.seed(11); n <- 8
+  sym <- function() { B <- matrix(rnorm(n * n), n); (B + t(B)) / 2 }
+  C <- sym(); Z <- matrix(rnorm(n * 3), n); X0 <- Z %*% t(Z); X0 <- X0 / sum(diag(X0))
+  Eq <- replicate(3, sym(), simplify = FALSE); Iq <- replicate(4, sym(), simplify = FALSE)
+  e <- vapply(Eq, function(M) sum(M * X0), 0)              # X0 is feasible
+  g <- vapply(Iq, function(M) sum(M * X0), 0) + 0.1
+  ref <- ref_sdp_scs(C, t(vapply(Eq, c, numeric(n * n))), e, t(vapply(Iq, c, numeric(n * n))), g, 2)
+  expect_identical(ref$status, "solved")
+  fit <- sdp_solve(C, c(Eq, Iq), c(e, g), type = rep(c("=", "<="), c(3, 4)), trace_bound = 2,
+                   trace = "<=", control = cg_control(max_iter = 5000, tol = 0))
+  expect_lte(abs(fit$objective - ref$value), 1e-3 * abs(ref$value))
+  expect_lte(fit$lower_bound, ref$value + 1e-6)            # certified (SCS to 1e-8)
+  expect_gt(fit$lower_bound, ref$value - 1e-2 * abs(ref$value))
+  expect_lte(fit$infeasibility, 1e-3)
+  expect_lte(max(abs(as.matrix(fit$solution$X) - ref$X)), 0.02)
+})

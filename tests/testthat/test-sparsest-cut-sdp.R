@@ -70,3 +70,17 @@ test_that("bad input gives an error naming the argument", {
   expect_error(sparsest_cut_sdp(A), "`adjacency` must have nonnegative weights")
   expect_error(sparsest_cut_sdp("a"), "`adjacency` must be a numeric matrix")
 })
+
+test_that("a random 10-node graph: the SDP value of SCS to 2e-3, feasible to 1e-3, bounds ordered", {
+  skip_if_not_installed("scs")
+  set.seed(3); n <- 10
+  A <- matrix(0, n, n); A[upper.tri(A)] <- rbinom(n * (n - 1) / 2, 1, 0.4); A <- A + t(A)
+  ref <- ref_sparsest_cut_scs(A)
+  expect_identical(ref$status, "solved")
+  fit <- sparsest_cut_sdp(A, control = cg_control(max_iter = 3000, tol = 0))
+  expect_lte(abs(fit$objective - ref$value), 2e-3 * ref$value)
+  expect_lte(fit$infeasibility, 1e-3 * n^2 / 2)            # relative to ||b|| = n^2 / 2
+  expect_lte(fit$lower_bound, ref$value + 1e-6)            # certified
+  expect_lte(2 * ref$value / n^2, best_cut(A) + 1e-9)      # the relaxation bounds the cut
+  expect_gte(fit$sparsity, best_cut(A) - 1e-12)
+})
