@@ -21,6 +21,13 @@
 #' infeasibility relative to \eqn{\max(1, \|b\|)}{max(1, ||b||)} below
 #' `control$tol`.
 #'
+#' **Infeasible constraints.** For feasible problems the certified lower
+#' bound never exceeds \eqn{\alpha \lambda_{\max}(C)}{alpha lambda_max(C)},
+#' the largest value of \eqn{\langle C, X\rangle}{<C, X>} over the
+#' spectrahedron (its positive part when `trace = "<="`). A bound above it
+#' proves that no \eqn{X} meets the constraints: the fit then has status
+#' `"infeasible"`, says so in its message and warns.
+#'
 #' Memory: three dense \eqn{n \times n}{n x n} arrays (cost, iterate,
 #' gradient) and the constraint matrix.
 #'
@@ -99,8 +106,32 @@ sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
   fit$dual <- y
   fit$lower_bound <- fit$objective - fit$gap
   fit$beta0 <- beta0
+  fit <- certify_infeasible(fit, C, alpha, trace)
   class(fit) <- c("sdp_fit", "cg_fit")
   finish_fit(fit, started)
+}
+
+# Infeasibility certificate: the Lagrangian bound is a lower bound on <C, X>
+# over every feasible X, while <C, X> <= alpha lambda_max(C) (or its
+# positive part when tr X <= alpha) over the whole spectrahedron. A bound
+# above that maximum proves that no X satisfies the constraints.
+certify_infeasible <- function(fit, C, alpha, trace) {
+  if (!is.finite(fit$lower_bound)) return(fit)
+  n <- nrow(C)
+  top <- if (n <= 200L) eigen(C, symmetric = TRUE, only.values = TRUE)$values[1L] else
+    RSpectra::eigs_sym(C, 1L, which = "LA", opts = list(retvec = FALSE))$values[1L]
+  top <- alpha * if (trace == "<=") max(top, 0) else top
+  margin <- 1e-6 * max(1, abs(top))
+  if (fit$lower_bound > top + margin) {
+    fit$status <- "infeasible"
+    fit$converged <- FALSE
+    fit$message <- sprintf(paste0("the constraints cannot be met: the certified lower bound %s ",
+                                  "exceeds %s, the largest value of <C, X> over the ",
+                                  "spectrahedron (infeasibility %s)"),
+                           fmt_num(fit$lower_bound), fmt_num(top), fmt_num(fit$infeasibility, 3))
+    warning("sdp_solve: ", fit$message, call. = FALSE)
+  }
+  fit
 }
 
 # the m x n^2 constraint matrix (dgCMatrix, row i = vec(A_i), symmetrized)

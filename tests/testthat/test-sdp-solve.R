@@ -106,3 +106,15 @@ test_that("a random SDP with equality and inequality rows agrees with SCS to 1e-
   expect_lte(fit$infeasibility, 1e-3)
   expect_lte(max(abs(as.matrix(fit$solution$X) - ref$X)), 0.02)
 })
+
+test_that("infeasible constraints are certified: status \"infeasible\" with a warning", {
+  # tr X = 1 and <I, X> = 5 cannot both hold
+  expect_warning(fit <- sdp_solve(diag(3), list(diag(3)), 5, trace_bound = 1),
+                 "the constraints cannot be met: the certified lower bound")
+  expect_identical(fit$status, "infeasible")
+  expect_false(fit$converged)
+  expect_gt(fit$lower_bound, 1)                   # alpha lambda_max(C) = 1
+  # a feasible problem never triggers it (the bound is certified)
+  expect_silent(f2 <- sdp_solve(diag(3), list(diag(3)), 1, trace_bound = 1))
+  expect_false(identical(f2$status, "infeasible"))
+})
