@@ -85,8 +85,8 @@
 #' table(fit$labels, iris$Species[as.integer(rownames(x))])
 #' c(sdp = fit$objective, lower_bound = fit$lower_bound, rounded = fit$cost)
 #' @export
-kmeans_sdp <- function(x, k, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2"), beta0 = "auto",
-                       batch = NULL, control = cg_control(tol = 1e-3)) {
+kmeans_sdp <- function(x, k, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1sfw", "hspider"),
+                       beta0 = "auto", batch = NULL, control = cg_control(tol = 1e-3)) {
   started <- wall_clock()
   call <- match.call()
   D <- squared_distances(x)
@@ -94,16 +94,15 @@ kmeans_sdp <- function(x, k, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2"), bet
   if (n < 3L) stop_arg("x", "must have at least 3 points")
   check_count(k, "k", min = 2)
   if (k >= n) stop_arg("k", "must be smaller than the number of points (", n, ")")
-  method <- match_choice(method, c("cgal", "hsagcgm_v1", "hsagcgm_v2"), "method")
+  method <- match_choice(method, homotopy_methods, "method")
   beta0 <- check_beta0(beta0)
-  if (is.null(batch)) batch <- n
-  check_count(batch, "batch", min = 1)
+  batch <- row_batch(batch, n + n^2)
   control <- as_control(control, max_iter = 5000L)
   norm_D <- sqrt(sum(D^2))
   if (!(norm_D > 0)) stop_arg("x", "has all points equal: nothing to cluster")
   spec <- list(problem = "kmeans", method = method, C = D / norm_D, k = as.double(k),
                obj_scale = 0.5 * norm_D * k, beta0 = beta0,
-               batch_constraints = as.integer(min(batch, .Machine$integer.max)))
+               batch_constraints = batch)
   fit <- cg_run(spec, control, "kmeans_sdp", call, started)
   fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
   X <- fit$solution$X
@@ -138,6 +137,17 @@ squared_distances <- function(x) {
   if (!all_finite(D)) stop_arg("x", "contains NA, NaN or Inf")
   storage.mode(D) <- "double"
   D
+}
+
+# the homotopy methods every SDP problem offers (cgal the default)
+homotopy_methods <- c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1sfw", "hspider")
+
+# rows drawn per iteration by hsagcgm_v2 and h1sfw among m: by default 5%,
+# the fraction paper 003's experiments used (batch_factor 0.05 in its code)
+row_batch <- function(batch, m) {
+  if (is.null(batch)) batch <- ceiling(0.05 * m)
+  check_count(batch, "batch", min = 1)
+  as.integer(min(batch, .Machine$integer.max))
 }
 
 check_beta0 <- function(beta0) {

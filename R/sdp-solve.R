@@ -55,8 +55,8 @@
 #' sum(W) / 4 - fit$objective        # the cut value: 9
 #' @export
 sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
-                      method = c("cgal", "hsagcgm_v1"), beta0 = "auto",
-                      control = cg_control(tol = 1e-3)) {
+                      method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1sfw", "hspider"),
+                      beta0 = "auto", batch = NULL, control = cg_control(tol = 1e-3)) {
   started <- wall_clock()
   call <- match.call()
   if (!(is.matrix(C) && is.numeric(C)) && !inherits(C, "Matrix"))
@@ -75,8 +75,11 @@ sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
     stop_arg("type", "must be \"=\" or \"<=\", one per constraint or one for all")
   check_number(trace_bound, "trace_bound", min = 0, strict_min = TRUE)
   trace <- match_choice(trace, c("=", "<="), "trace")
-  method <- match_choice(method, c("cgal", "hsagcgm_v1"), "method")
+  method <- match_choice(method, homotopy_methods, "method")
   beta0 <- check_beta0(beta0)
+  if (m == 0L && method %in% c("hsagcgm_v2", "h1sfw", "hspider"))
+    stop_arg("method", "\"", method, "\" samples constraint rows, and there are none: use \"cgal\"")
+  batch <- row_batch(batch, max(m, 1L))
   control <- as_control(control, max_iter = 5000L)
   alpha <- as.double(trace_bound)
   norm_C <- sqrt(sum(C^2))
@@ -89,7 +92,12 @@ sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
                A_p = An@p, A_i = An@i, A_x = An@x,
                b = as.double(b) * s / alpha, eq = as.integer(rep_len(type, m) == "="),
                trace_eq = trace == "=", obj_scale = norm_C * alpha,
-               infeas_scale = alpha * norm_A, b_norm = sqrt(sum(b^2)), beta0 = beta0)
+               infeas_scale = alpha * norm_A, b_norm = sqrt(sum(b^2)), beta0 = beta0,
+               batch_constraints = batch)
+  if (method %in% c("hsagcgm_v2", "h1sfw", "hspider")) {   # the rows, for sampling
+    At <- Matrix::t(An)
+    spec$At_p <- At@p; spec$At_i <- At@i; spec$At_x <- At@x
+  }
   fit <- cg_run(spec, control, "sdp_solve", call, started)
   fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
   X <- alpha * fit$solution$W

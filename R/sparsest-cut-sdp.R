@@ -43,20 +43,22 @@
 #' which(fit$cut)
 #' c(cut = fit$sparsity, bound = fit$sparsity_bound)
 #' @export
-sparsest_cut_sdp <- function(adjacency, method = c("cgal", "hsagcgm_v1"), beta0 = "auto",
-                             control = cg_control(tol = 1e-3)) {
+sparsest_cut_sdp <- function(adjacency, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1sfw",
+                                                "hspider"),
+                             beta0 = "auto", batch = NULL, control = cg_control(tol = 1e-3)) {
   started <- wall_clock()
   call <- match.call()
   Wt <- adjacency_matrix(adjacency)
   n <- nrow(Wt)
-  method <- match_choice(method, c("cgal", "hsagcgm_v1"), "method")
+  method <- match_choice(method, homotopy_methods, "method")
   beta0 <- check_beta0(beta0)
+  batch <- row_batch(batch, n * (n - 1) * (n - 2) / 2)
   control <- as_control(control, max_iter = 2000L)
   L <- diag(rowSums(Wt)) - Wt
   norm_L <- sqrt(sum(L^2))
   if (!(norm_L > 0)) stop_arg("adjacency", "has no edges: every cut has sparsity 0")
   spec <- list(problem = "sparsest_cut", method = method, C = L / norm_L,
-               obj_scale = n * norm_L, beta0 = beta0)
+               obj_scale = n * norm_L, beta0 = beta0, batch_constraints = batch)
   fit <- cg_run(spec, control, "sparsest_cut_sdp", call, started)
   fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
   X <- fit$solution$X
