@@ -27,10 +27,29 @@
 #' \sqrt{k+1}}{beta_k = beta0 / sqrt(k + 1)} of the constraints, their full
 #' gradient, no multipliers; the cost is linear, so the SAG estimator of
 #' its gradient is exact) and `"hsagcgm_v2"` (Variant 2: a SAG table over
-#' the \eqn{n^2 + n} constraints, `batch` of them redrawn per iteration;
-#' the trace's `epoch` counts passes over the constraints). Memory: four dense
-#' \eqn{n \times n}{n x n} arrays (the cost, the iterate, the multipliers of
-#' \eqn{X \ge 0} and the gradient).
+#' the \eqn{n^2 + n} constraints, `batch` of them redrawn per iteration).
+#' The baselines of paper 003's Fig. 3, from Vladarean, Alacaoglu, Hsieh and
+#' Cevher (2020), with the schedules of their code as released with paper
+#' 003 (github.com/ratschlab/faster-hcgm-composite, `sdp/functions/`):
+#' `"h1sfw"` (H-1SFW: step \eqn{2/(k+1)}, smoothing \eqn{\beta_k = \beta_0 /
+#' (k+1)^{1/6}}{beta_k = beta0 / (k + 1)^(1/6)}, the constraint gradient
+#' estimated from `batch` constraints and averaged, \eqn{E_k = (1 - \rho_k)
+#' E_{k-1} + \rho_k \tilde g_k}{E_k = (1 - rho_k) E_(k-1) + rho_k g_k} with
+#' \eqn{\rho_k = 3 / (k+5)^{2/3}}{rho_k = 3 / (k + 5)^(2/3)}) and
+#' `"hspider"` (H-SPIDER-FW: epochs of \eqn{K_t = 2^{t-1}}{K_t = 2^(t-1)}
+#' iterations, each opening with a full pass over the constraints, then
+#' SPIDER corrections from \eqn{\min(m, K_t)}{min(m, K_t)} constraints
+#' drawn at the current and the previous iterate; step and smoothing those
+#' of H-SAG-CGM, so that full passes fall on iterations 1, 2, 4, 8, ...).
+#' Sampled constraints are drawn uniformly with replacement from R's random
+#' number generator ([set.seed()] reproduces a fit); the trace's `epoch`
+#' counts constraint evaluations over the number of constraints (passes),
+#' `n_grad` the evaluations (a SPIDER correction reads each drawn constraint
+#' twice). Memory: three dense \eqn{n \times n}{n x n} arrays (the cost,
+#' the iterate, the gradient), a fourth for the multipliers of \eqn{X \ge
+#' 0} (`"cgal"`) or the previous iterate (`"hspider"`); the sampling methods
+#' one more for their estimate, `"hsagcgm_v2"` its table of \eqn{n^2 + n}
+#' values.
 #'
 #' **Certificate.** The trace's `infeasibility` is
 #' \eqn{\mathrm{dist}((X\mathbf 1, X), \{\mathbf 1\} \times
@@ -52,9 +71,12 @@
 #' @param x Points in rows: a numeric matrix or data frame (\eqn{n \ge 3}
 #'   rows), or a `dist` object of Euclidean distances.
 #' @param k Number of clusters, \eqn{2 \le k < n}{2 <= k < n}.
-#' @param method `"cgal"` (default), `"hsagcgm_v1"` or `"hsagcgm_v2"`.
-#' @param batch For `"hsagcgm_v2"`: constraints drawn per iteration
-#'   (default \eqn{n}; it draws from R's random number generator).
+#' @param method `"cgal"` (default: on every problem class here it reaches
+#'   a given accuracy in the fewest iterations and alone has a dual iterate
+#'   for the certificate), `"hsagcgm_v1"`, `"hsagcgm_v2"`, `"h1sfw"` or
+#'   `"hspider"`.
+#' @param batch For `"hsagcgm_v2"` and `"h1sfw"`: constraints drawn per
+#'   iteration (default 5% of them, the fraction of paper 003's experiments).
 #' @param beta0 Starting penalty: `"auto"` (default) or a positive number,
 #'   in normalized units (see Details).
 #' @param control Solver settings from [cg_control()]; `tol` (default here
@@ -95,7 +117,7 @@ kmeans_sdp <- function(x, k, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1s
   check_count(k, "k", min = 2)
   if (k >= n) stop_arg("k", "must be smaller than the number of points (", n, ")")
   method <- match_choice(method, homotopy_methods, "method")
-  beta0 <- check_beta0(beta0)
+  beta0 <- check_beta0(beta0, method, function() kmeans_pull(D / sqrt(sum(D^2)), k))
   batch <- row_batch(batch, n + n^2)
   control <- as_control(control, max_iter = 5000L)
   norm_D <- sqrt(sum(D^2))
@@ -150,11 +172,49 @@ row_batch <- function(batch, m) {
   as.integer(min(batch, .Machine$integer.max))
 }
 
-check_beta0 <- function(beta0) {
-  if (identical(beta0, "auto")) return(1)
+# beta0 in normalized units: a positive number, or "auto" (issue 11; the
+# numbers in inst/bench/sdp_beta0.R and its results). cgal: 1, SketchyCGAL's
+# advice for normalized problems. The smoothing methods: c g^1.5, g =
+# pull() the norm of the constraint gradient A'(A W1 - proj_K(A W1)) at W1,
+# the vertex the objective alone picks (how hard the constraints pull
+# against the unit-norm cost at the start). Their best beta0 on a grid fell
+# from 0.3 (MaxCut, g = 0.72) to 0.1 (k-means, g = 0.47) to 0.003 (sparsest
+# cut, g = 0.04); c = 0.35 fits hsagcgm_v1 within a factor 1.6 of the best
+# error on those, shared by hsagcgm_v2 and hspider (the same smoothing
+# schedule), c = 0.18 for h1sfw (its slower schedule). `pull` is a function,
+# called only for "auto".
+check_beta0 <- function(beta0, method = "cgal", pull = function() 1) {
+  if (identical(beta0, "auto")) {
+    if (method == "cgal") return(1)
+    g <- pull()
+    if (!is.finite(g) || g <= 0) return(1)      # no constraint pulls: beta0 is moot
+    return((if (method == "h1sfw") 0.18 else 0.35) * g^1.5)
+  }
   if (!is.numeric(beta0) || length(beta0) != 1L || !is.finite(beta0) || beta0 <= 0)
     stop_arg("beta0", "must be \"auto\" or a positive number")
   as.double(beta0)
+}
+
+# the unit eigenvector of symmetric C's smallest eigenvalue, and that value
+min_eigen <- function(C) {
+  if (nrow(C) <= 500L) {
+    e <- eigen(C, symmetric = TRUE)
+    return(list(value = e$values[nrow(C)], vector = e$vectors[, nrow(C)]))
+  }
+  e <- RSpectra::eigs_sym(C, 1L, which = "SA")
+  list(value = e$values[1L], vector = e$vectors[, 1L])
+}
+
+# kmeans_sdp's pull (see check_beta0) in its normalized units: W1 = v v',
+# rows a W 1 = a / k and c W >= 0
+kmeans_pull <- function(C, k) {
+  n <- nrow(C)
+  v <- min_eigen(C)$vector
+  W <- tcrossprod(v)
+  a <- 1 / sqrt(2 * n); cc <- 1 / sqrt(2)
+  r <- a * rowSums(W) - a / k
+  G <- a / 2 * outer(r, r, "+") + cc * pmin(cc * W, 0)
+  sqrt(sum(G^2))
 }
 
 # labels 1..k from the top-k eigenvectors of X, scaled by sqrt(eigenvalue)

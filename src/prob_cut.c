@@ -157,10 +157,16 @@ static void cut_set_gradient(cg_problem *P, double penalty, const double *E, dou
     q->passes += epochs;
 }
 
-/* the vertex s s' of {tr W <= 1}, or 0 when lambda_min(V) >= 0 */
+/* the vertex s s' of {tr W <= 1}, or 0 when lambda_min(V) >= 0. Every
+ * term of V (L, n I - J, each triangle row) has V 1 = 0, and adding t 11'
+ * to W changes neither the objective nor a constraint: the optimum is
+ * attained with W 1 = 0. So the LMO runs on V + J, whose eigenvalue n on 1
+ * keeps it off that direction; on V alone the tie lambda = 0 between 11' / n
+ * and 0 was decided by rounding, spending trace on nothing. */
 static int cut_lmo(cg_problem *P)
 {
     cut *q = (cut *) P->self;
+    for (size_t e = 0; e < (size_t) q->n * q->n; e++) q->V[e] += 1.0;
     cg_linop A; cg_dense_data d;
     cg_linop_dense(&A, &d, q->V, q->n, q->n);
     double val;
