@@ -20,9 +20,20 @@
 #' \beta_0\sqrt{t+1}}{beta_t = beta0 sqrt(t + 1)}, step \eqn{2/(t+1)}, dual
 #' ascent with a step bounded so that the multipliers stay bounded. The
 #' problem is solved in normalized units (\eqn{D / \|D\|_F}{D / ||D||_F},
-#' \eqn{X / k}, constraint map of norm at most 1), where `beta0 = "auto"`
-#' is 1, the value those authors recommend for normalized problems; a number
-#' sets \eqn{\beta_0}{beta0} in these units. The methods of paper 003:
+#' \eqn{X / k}, constraint map of norm at most 1), where a number sets
+#' \eqn{\beta_0}{beta0}; `beta0 = "auto"` is 1 for CGAL, the value those
+#' authors recommend for normalized problems, and \eqn{0.35 g^{1.5}}{0.35
+#' g^1.5} for the smoothing methods below (\eqn{0.18 g^{1.5}}{0.18 g^1.5}
+#' for `"h1sfw"`), \eqn{g} the norm of the constraint gradient
+#' \eqn{A^\top(AW_1 - \mathrm{proj}_K(AW_1))}{A'(A W1 - proj_K(A W1))} at
+#' the vertex \eqn{W_1}{W1} the cost alone picks: how hard the constraints
+#' pull against the unit-norm cost. On a grid over eight problems
+#' (`inst/bench/sdp_beta0.R`, results in `inst/bench/results/`) this rule
+#' lands within a factor 2 of the best error for `"hsagcgm_v1"` on 6 of 8
+#' (worst: 3.4 times), where 1 did on none of the 4 it was tried on (3.5 to
+#' 74 times); for the others it helps less (CGAL's 1: 2 of 8; `"h1sfw"` 5, `"hsagcgm_v2"` and `"hspider"` 3 of
+#' 8, which want about 3 times more on k-means and MaxCut). The methods of
+#' paper 003:
 #' `"hsagcgm_v1"` (Alg. 1, Variant 1: smoothing \eqn{\beta_k = \beta_0 /
 #' \sqrt{k+1}}{beta_k = beta0 / sqrt(k + 1)} of the constraints, their full
 #' gradient, no multipliers; the cost is linear, so the SAG estimator of
@@ -77,8 +88,9 @@
 #'   `"hspider"`.
 #' @param batch For `"hsagcgm_v2"` and `"h1sfw"`: constraints drawn per
 #'   iteration (default 5% of them, the fraction of paper 003's experiments).
-#' @param beta0 Starting penalty: `"auto"` (default) or a positive number,
-#'   in normalized units (see Details).
+#' @param beta0 Starting penalty (CGAL) or smoothing (the others):
+#'   `"auto"` (default) or a positive number, in normalized units (see
+#'   Details); the fit's `beta0` is the value used.
 #' @param control Solver settings from [cg_control()]; `tol` (default here
 #'   `1e-3`) bounds the relative gap and the relative infeasibility,
 #'   `max_iter` defaults to 5000 (the certified gap closes slowly, see Details).
