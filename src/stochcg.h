@@ -346,7 +346,8 @@ typedef struct {
 } cg_split_ops;
 
 /* Homotopy conditional gradient for min f(w) s.t. A w in K, w in a
- * spectrahedron W (paper 003, template (2)): cgal (cg_solve_homotopy). The
+ * spectrahedron W (paper 003, template (2)): cgal, hsagcgm_v1, and through
+ * `rows` hsagcgm_v2, h1sfw, hspider (cg_solve_homotopy). The
  * problem keeps w, A w and the multipliers y of the constraints; beta is the
  * penalty of the augmented term, beta/2 dist(A w + y/beta, K)^2. Objective,
  * infeasibility and the dual bound are in the problem's original units. */
