@@ -21,18 +21,23 @@
 #' ascent with a step bounded so that the multipliers stay bounded. The
 #' problem is solved in normalized units (\eqn{D / \|D\|_F}{D / ||D||_F},
 #' \eqn{X / k}, constraint map of norm at most 1), where a number sets
-#' \eqn{\beta_0}{beta0}; `beta0 = "auto"` is 1 for CGAL, the value those
-#' authors recommend for normalized problems, and \eqn{0.35 g^{1.5}}{0.35
-#' g^1.5} for the smoothing methods below (\eqn{0.18 g^{1.5}}{0.18 g^1.5}
-#' for `"h1sfw"`), \eqn{g} the norm of the constraint gradient
-#' \eqn{A^\top(AW_1 - \mathrm{proj}_K(AW_1))}{A'(A W1 - proj_K(A W1))} at
-#' the vertex \eqn{W_1}{W1} the cost alone picks: how hard the constraints
-#' pull against the unit-norm cost. On a grid over eight problems
-#' (`inst/bench/sdp_beta0.R`, results in `inst/bench/results/`) this rule
-#' lands within a factor 2 of the best error for `"hsagcgm_v1"` on 6 of 8
-#' (worst: 3.4 times), where 1 did on none of the 4 it was tried on (3.5 to
-#' 74 times); for the others it helps less (CGAL's 1: 2 of 8; `"h1sfw"` 5, `"hsagcgm_v2"` and `"hspider"` 3 of
-#' 8, which want about 3 times more on k-means and MaxCut). The methods of
+#' \eqn{\beta_0}{beta0}. `beta0 = "auto"` follows \eqn{g}, the norm of the
+#' constraint gradient \eqn{A^\top(AW_1 - \mathrm{proj}_K(AW_1))}{A'(A W1 -
+#' proj_K(A W1))} at the vertex \eqn{W_1}{W1} the cost alone picks (how hard
+#' the constraints pull against the unit-norm cost): CGAL
+#' \eqn{\min(100, \max(1, 0.09/g^2))}{min(100, max(1, 0.09 / g^2))} (1,
+#' the value those authors recommend for normalized problems, unless the
+#' pull is weak, as in the sparsest cut), the smoothing methods below
+#' \eqn{0.35\, g^{1.5}}{0.35 g^1.5} (`"h1sfw"`: \eqn{0.18\, g^{1.5}}{0.18
+#' g^1.5}). Against a grid of \eqn{\beta_0}{beta0} on eight k-means,
+#' MaxCut and sparsest-cut SDPs, four of them held out of the calibration
+#' (`inst/bench/sdp_beta0.R`; results in `inst/bench/results/`), "auto"
+#' lands within a factor 2 of the best error after 1000 iterations on 5
+#' (CGAL), 6 (`"hsagcgm_v1"`), 5 (`"h1sfw"`) and 3 (`"hsagcgm_v2"`,
+#' `"hspider"`, which want about 3 times more on k-means and MaxCut) of the
+#' 8; a constant 1 did so for CGAL on 2 of the 8 and for the others on at
+#' most 1 of the 4 calibration problems (up to 120 times the best error).
+#' The methods of
 #' paper 003:
 #' `"hsagcgm_v1"` (Alg. 1, Variant 1: smoothing \eqn{\beta_k = \beta_0 /
 #' \sqrt{k+1}}{beta_k = beta0 / sqrt(k + 1)} of the constraints, their full
@@ -41,7 +46,9 @@
 #' the \eqn{n^2 + n} constraints, `batch` of them redrawn per iteration).
 #' The baselines of paper 003's Fig. 3, from Vladarean, Alacaoglu, Hsieh and
 #' Cevher (2020), with the schedules of their code as released with paper
-#' 003 (github.com/ratschlab/faster-hcgm-composite, `sdp/functions/`):
+#' 003 (github.com/ratschlab/faster-hcgm-composite, files
+#' `sdp/functions/mokhtari_as_constr.m` and `spider_fw.m`, which ran its
+#' Fig. 3):
 #' `"h1sfw"` (H-1SFW: step \eqn{2/(k+1)}, smoothing \eqn{\beta_k = \beta_0 /
 #' (k+1)^{1/6}}{beta_k = beta0 / (k + 1)^(1/6)}, the constraint gradient
 #' estimated from `batch` constraints and averaged, \eqn{E_k = (1 - \rho_k)
@@ -82,9 +89,10 @@
 #' @param x Points in rows: a numeric matrix or data frame (\eqn{n \ge 3}
 #'   rows), or a `dist` object of Euclidean distances.
 #' @param k Number of clusters, \eqn{2 \le k < n}{2 <= k < n}.
-#' @param method `"cgal"` (default: on every problem class here it reaches
-#'   a given accuracy in the fewest iterations and alone has a dual iterate
-#'   for the certificate), `"hsagcgm_v1"`, `"hsagcgm_v2"`, `"h1sfw"` or
+#' @param method `"cgal"` (default: with "auto" \eqn{\beta_0}{beta0} it had
+#'   the smallest error after 1000 iterations of the five methods on all
+#'   eight benchmark SDPs of `inst/bench/sdp_beta0.R`, and its dual iterate
+#'   tightens the certificate), `"hsagcgm_v1"`, `"hsagcgm_v2"`, `"h1sfw"` or
 #'   `"hspider"`.
 #' @param batch For `"hsagcgm_v2"` and `"h1sfw"`: constraints drawn per
 #'   iteration (default 5% of them, the fraction of paper 003's experiments).
@@ -129,11 +137,11 @@ kmeans_sdp <- function(x, k, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1s
   check_count(k, "k", min = 2)
   if (k >= n) stop_arg("k", "must be smaller than the number of points (", n, ")")
   method <- match_choice(method, homotopy_methods, "method")
-  beta0 <- check_beta0(beta0, method, function() kmeans_pull(D / sqrt(sum(D^2)), k))
-  batch <- row_batch(batch, n + n^2)
-  control <- as_control(control, max_iter = 5000L)
   norm_D <- sqrt(sum(D^2))
   if (!(norm_D > 0)) stop_arg("x", "has all points equal: nothing to cluster")
+  beta0 <- check_beta0(beta0, method, function() kmeans_pull(D / norm_D, k))
+  batch <- row_batch(batch, n + n^2)
+  control <- as_control(control, max_iter = 5000L)
   spec <- list(problem = "kmeans", method = method, C = D / norm_D, k = as.double(k),
                obj_scale = 0.5 * norm_D * k, beta0 = beta0,
                batch_constraints = batch)
@@ -185,21 +193,26 @@ row_batch <- function(batch, m) {
 }
 
 # beta0 in normalized units: a positive number, or "auto" (issue 11; the
-# numbers in inst/bench/sdp_beta0.R and its results). cgal: 1, SketchyCGAL's
-# advice for normalized problems. The smoothing methods: c g^1.5, g =
-# pull() the norm of the constraint gradient A'(A W1 - proj_K(A W1)) at W1,
-# the vertex the objective alone picks (how hard the constraints pull
-# against the unit-norm cost at the start). Their best beta0 on a grid fell
-# from 0.3 (MaxCut, g = 0.72) to 0.1 (k-means, g = 0.47) to 0.003 (sparsest
-# cut, g = 0.04); c = 0.35 fits hsagcgm_v1 within a factor 1.6 of the best
-# error on those, shared by hsagcgm_v2 and hspider (the same smoothing
-# schedule), c = 0.18 for h1sfw (its slower schedule). `pull` is a function,
-# called only for "auto".
+# numbers in inst/bench/sdp_beta0.R and its results), from g = pull(), the
+# norm of the constraint gradient A'(A W1 - proj_K(A W1)) at W1, the vertex
+# the objective alone picks (how hard the constraints pull against the
+# unit-norm cost at the start). The best beta0 on a grid fell with g for the
+# smoothing methods, from 0.3 (MaxCut, g = 0.72) to 0.1 (k-means, g = 0.47)
+# to 0.003 (sparsest cut, g = 0.04), and rose for cgal (0.1, 1, 10), whose
+# beta0 scales the penalty instead: c g^1.5 with c = 0.35 fits hsagcgm_v1
+# within a factor 1.6 of the best error on those, shared by hsagcgm_v2 and
+# hspider (the same smoothing schedule), c = 0.18 for h1sfw (its slower
+# schedule); cgal 0.09 / g^2 within [1, 100]. (1, SketchyCGAL's advice for
+# normalized problems, was cgal's "auto" before: 9 to 17 times the best
+# error on the sparsest cuts, whose small g the rule now follows; below 1
+# the fit of 0.09 / g^2 to k-means was poor, 6 times the best error on a
+# held-out iris sample, so k-means and MaxCut keep 1.) `pull` is called
+# only for "auto".
 check_beta0 <- function(beta0, method = "cgal", pull = function() 1) {
   if (identical(beta0, "auto")) {
-    if (method == "cgal") return(1)
     g <- pull()
     if (!is.finite(g) || g <= 0) return(1)      # no constraint pulls: beta0 is moot
+    if (method == "cgal") return(min(100, max(1, 0.09 / g^2)))
     return((if (method == "h1sfw") 0.18 else 0.35) * g^1.5)
   }
   if (!is.numeric(beta0) || length(beta0) != 1L || !is.finite(beta0) || beta0 <= 0)
