@@ -29,7 +29,9 @@
 #' `"infeasible"`, says so in its message and warns.
 #'
 #' Memory: three dense \eqn{n \times n}{n x n} arrays (cost, iterate,
-#' gradient) and the constraint matrix.
+#' gradient) and the constraint matrix (twice, by columns and by rows, for
+#' the sampling methods, which read single rows and keep
+#' \eqn{(\langle A_i, X\rangle)_i}{(<A_i, X>)_i} only for the trace).
 #'
 #' @param C The cost: a symmetric \eqn{n \times n}{n x n} numeric matrix or
 #'   `Matrix`.
@@ -41,7 +43,11 @@
 #' @param type `"="` or `"<="`, one per constraint or one for all.
 #' @param trace_bound \eqn{\alpha > 0}{alpha > 0}.
 #' @param trace `"="` (default) or `"<="`: the trace constraint.
-#' @param method `"cgal"` (default) or `"hsagcgm_v1"` (see [kmeans_sdp()]).
+#' @param method `"cgal"` (default), `"hsagcgm_v1"`, `"hsagcgm_v2"`,
+#'   `"h1sfw"` or `"hspider"` (see [kmeans_sdp()]); the last three sample
+#'   constraint rows (at least one is needed).
+#' @param batch For `"hsagcgm_v2"` and `"h1sfw"`: rows drawn per iteration
+#'   (default 5% of \eqn{m}).
 #' @param beta0 `"auto"` (1 in normalized units) or a positive number.
 #' @param control Solver settings from [cg_control()] (`tol` default here
 #'   `1e-3`, `max_iter` 5000).
@@ -62,8 +68,8 @@
 #' sum(W) / 4 - fit$objective        # the cut value: 9
 #' @export
 sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
-                      method = c("cgal", "hsagcgm_v1"), beta0 = "auto",
-                      control = cg_control(tol = 1e-3)) {
+                      method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1sfw", "hspider"),
+                      beta0 = "auto", batch = NULL, control = cg_control(tol = 1e-3)) {
   started <- wall_clock()
   call <- match.call()
   if (!(is.matrix(C) && is.numeric(C)) && !inherits(C, "Matrix"))
@@ -82,8 +88,10 @@ sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
     stop_arg("type", "must be \"=\" or \"<=\", one per constraint or one for all")
   check_number(trace_bound, "trace_bound", min = 0, strict_min = TRUE)
   trace <- match_choice(trace, c("=", "<="), "trace")
-  method <- match_choice(method, c("cgal", "hsagcgm_v1"), "method")
-  beta0 <- check_beta0(beta0)
+  method <- match_choice(method, homotopy_methods, "method")
+  if (m == 0L && method %in% c("hsagcgm_v2", "h1sfw", "hspider"))
+    stop_arg("method", "\"", method, "\" samples constraint rows, and there are none: use \"cgal\"")
+  batch <- row_batch(batch, max(m, 1L))
   control <- as_control(control, max_iter = 5000L)
   alpha <- as.double(trace_bound)
   norm_C <- sqrt(sum(C^2))
@@ -92,11 +100,26 @@ sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
   if (!(norm_A > 0)) norm_A <- 1
   s <- 1 / norm_A
   An <- Amat * s
+  beta0 <- check_beta0(beta0, method, function() {
+    if (m == 0L) return(NA)
+    e <- min_eigen(C / norm_C)
+    W1 <- if (trace == "=" || e$value < 0) tcrossprod(e$vector) else matrix(0, n, n)
+    z <- as.vector(An %*% as.vector(W1))
+    bn <- as.double(b) * s / alpha
+    eq <- rep_len(type, m) == "="
+    r <- z - ifelse(eq, bn, pmin(z, bn))
+    sqrt(sum(as.vector(Matrix::crossprod(An, r))^2))
+  })
   spec <- list(problem = "sdp", method = method, C = C / norm_C,
                A_p = An@p, A_i = An@i, A_x = An@x,
                b = as.double(b) * s / alpha, eq = as.integer(rep_len(type, m) == "="),
                trace_eq = trace == "=", obj_scale = norm_C * alpha,
-               infeas_scale = alpha * norm_A, b_norm = sqrt(sum(b^2)), beta0 = beta0)
+               infeas_scale = alpha * norm_A, b_norm = sqrt(sum(b^2)), beta0 = beta0,
+               batch_constraints = batch)
+  if (method %in% c("hsagcgm_v2", "h1sfw", "hspider")) {   # the rows, for sampling
+    At <- Matrix::t(An)
+    spec$At_p <- At@p; spec$At_i <- At@i; spec$At_x <- At@x
+  }
   fit <- cg_run(spec, control, "sdp_solve", call, started)
   fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
   X <- alpha * fit$solution$W

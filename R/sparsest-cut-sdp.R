@@ -8,12 +8,19 @@
 #'   0 \;\forall i,j,k,\;\; X \succeq 0,\; \mathrm{tr}\,X \le n,}{min <L, X>
 #'   s.t. n tr X - <J, X> = n^2 / 2, X_ij + X_jk - X_ik - X_jj <= 0 for all
 #'   i, j, k, X psd, tr X <= n,}
-#' (\eqn{L} the graph Laplacian, \eqn{J} the all-ones matrix) by CGAL (see
-#' [kmeans_sdp()] for the algorithm, its normalization and `beta0`), then
-#' rounds it to a cut. The \eqn{n^3} triangle inequalities are evaluated
-#' from \eqn{X} by index, never stored as an operator; their multipliers
-#' take \eqn{n^3} doubles (64 MB at \eqn{n = 200}), and an iteration costs
-#' \eqn{O(n^3)}.
+#' (\eqn{L} the graph Laplacian, \eqn{J} the all-ones matrix) by CGAL or
+#' another homotopy method (see [kmeans_sdp()] for the algorithms, the
+#' normalization and `beta0`), then rounds it to a cut. The triangle
+#' inequalities are evaluated from \eqn{X} by index, never stored as an
+#' operator: \eqn{m = n(n-1)(n-2)/2}{m = n (n - 1)(n - 2) / 2} distinct
+#' ones (3 per node triple, as paper 003 counts them; \eqn{(i,j,k)} and
+#' \eqn{(k,j,i)} coincide, and those with \eqn{j \in \{i, k\}}{j in {i,
+#' k}} hold for every psd \eqn{X}). `"cgal"` keeps their multipliers
+#' (\eqn{m} doubles: 32 MB at \eqn{n = 200}) and costs \eqn{O(n^3)} per
+#' iteration, like `"hsagcgm_v1"`. The sampling methods (`"hsagcgm_v2"`,
+#' `"h1sfw"`, `"hspider"`) draw triangle rows and keep the one equality
+#' exact; `"hsagcgm_v2"`'s SAG table is hashed over its nonzero entries
+#' (violated constraints drawn), never a dense array of \eqn{m}.
 #'
 #' For a cut \eqn{(S, \bar S)}, the scaled indicator matrix is feasible
 #' with \eqn{\langle L, X\rangle = \frac{n^2}{2} |E(S, \bar S)| / (|S||\bar
@@ -27,7 +34,10 @@
 #'   matrix, dense or `Matrix`, or an `igraph` graph (needs the igraph
 #'   package).
 #' @inheritParams kmeans_sdp
-#' @param method `"cgal"` (default) or `"hsagcgm_v1"` (see [kmeans_sdp()]).
+#' @param method `"cgal"` (default), `"hsagcgm_v1"`, `"hsagcgm_v2"`,
+#'   `"h1sfw"` or `"hspider"` (see [kmeans_sdp()]).
+#' @param batch For `"hsagcgm_v2"` and `"h1sfw"`: triangle rows drawn per
+#'   iteration (default 5% of \eqn{m}).
 #' @returns A fit of class `c("sparsest_cut_sdp_fit", "cg_fit")`:
 #'   `solution$X`, `cut` (logical, membership of \eqn{S}), `sparsity` (of
 #'   the cut: weight across over \eqn{|S||\bar S|}{|S| |S'|}),
@@ -43,20 +53,25 @@
 #' which(fit$cut)
 #' c(cut = fit$sparsity, bound = fit$sparsity_bound)
 #' @export
-sparsest_cut_sdp <- function(adjacency, method = c("cgal", "hsagcgm_v1"), beta0 = "auto",
-                             control = cg_control(tol = 1e-3)) {
+sparsest_cut_sdp <- function(adjacency, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1sfw",
+                                                "hspider"),
+                             beta0 = "auto", batch = NULL, control = cg_control(tol = 1e-3)) {
   started <- wall_clock()
   call <- match.call()
   Wt <- adjacency_matrix(adjacency)
   n <- nrow(Wt)
-  method <- match_choice(method, c("cgal", "hsagcgm_v1"), "method")
-  beta0 <- check_beta0(beta0)
+  method <- match_choice(method, homotopy_methods, "method")
+  # the pull (see check_beta0): the objective alone picks W1 = 0 (L is psd
+  # with L 1 = 0), where only the equality row is violated
+  fro <- sqrt(n * (n - 1)^2 + n * (n - 1))
+  beta0 <- check_beta0(beta0, method, function() n / (4 * fro))
+  batch <- row_batch(batch, n * (n - 1) * (n - 2) / 2)
   control <- as_control(control, max_iter = 2000L)
   L <- diag(rowSums(Wt)) - Wt
   norm_L <- sqrt(sum(L^2))
   if (!(norm_L > 0)) stop_arg("adjacency", "has no edges: every cut has sparsity 0")
   spec <- list(problem = "sparsest_cut", method = method, C = L / norm_L,
-               obj_scale = n * norm_L, beta0 = beta0)
+               obj_scale = n * norm_L, beta0 = beta0, batch_constraints = batch)
   fit <- cg_run(spec, control, "sparsest_cut_sdp", call, started)
   fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
   X <- fit$solution$X

@@ -57,7 +57,16 @@ static const method_row methods[CG_METHOD_COUNT] = {
     [CG_METHOD_CGAL]     = {"cgal",     cg_solve_homotopy, FAMILY_HOMOTOPY},
     [CG_METHOD_HSAGCGM_V1] = {"hsagcgm_v1", cg_solve_homotopy, FAMILY_HOMOTOPY},
     [CG_METHOD_HSAGCGM_V2] = {"hsagcgm_v2", cg_solve_homotopy, FAMILY_HOMOTOPY},
+    [CG_METHOD_H1SFW]    = {"h1sfw",    cg_solve_homotopy, FAMILY_HOMOTOPY},
+    [CG_METHOD_HSPIDER]  = {"hspider",  cg_solve_homotopy, FAMILY_HOMOTOPY},
 };
+
+/* the homotopy methods that sample constraint rows (cg_rows_ops) */
+static int samples_rows(const method_row *m)
+{
+    return m == &methods[CG_METHOD_HSAGCGM_V2] || m == &methods[CG_METHOD_H1SFW] ||
+           m == &methods[CG_METHOD_HSPIDER];
+}
 
 /* Does the built problem provide the table the method's loop calls? A
  * split table is the problem's own iteration and names the one method it
@@ -73,8 +82,7 @@ static int provides_family(const cg_problem *P, const method_row *m)
     case FAMILY_BLOCK:   return P->block != NULL;
     case FAMILY_SPLIT:   return P->split != NULL && strcmp(P->split->method, m->name) == 0;
     case FAMILY_HOMOTOPY:
-        return P->homotopy != NULL &&
-               (m != &methods[CG_METHOD_HSAGCGM_V2] || P->homotopy->sampled_gradient != NULL);
+        return P->homotopy != NULL && (!samples_rows(m) || P->homotopy->rows != NULL);
     }
     return 0;
 }

@@ -10,8 +10,11 @@
  * (||W 1||^2 <= n ||W||_F^2, so ||A||^2 <= a^2 n + c^2 = 1). The n^2
  * entrywise constraints are never an operator: their slack, multiplier and
  * gradient are n x n arrays next to W. Kept: C, W, the multipliers y (n) and
- * Y (n x n), the gradient V (n x n): 4 n^2 doubles. Objective, infeasibility
- * and the dual bound are reported in the units of the stated problem. */
+ * Y (n x n, cgal only), the gradient V (n x n): 4 n^2 doubles (3 without
+ * multipliers; hspider adds the previous W). The sampling methods draw from
+ * all n + n^2 rows: row sums first, then the entries, column-major.
+ * Objective, infeasibility and the dual bound are reported in the units of
+ * the stated problem. */
 #include "stochcg.h"
 #include <string.h>
 #include <math.h>
@@ -27,10 +30,8 @@ typedef struct {
     double *u;              /* the last gradient's row-sum multipliers */
     double *s;              /* the LMO's eigenvector (W moves toward s s') */
     double beta;            /* the penalty of the last gradient */
-    double *gam, *Vg;       /* hsagcgm_v2: SAG table (n row sums, then the
-                               n^2 entries) and A' of it (n x n) */
-    int sampled;            /* epochs counted by the constraints drawn */
-    double passes;          /* iterations (each reads every constraint) */
+    double *W_prev, *z1_prev;  /* hspider: W and z1 before the last step */
+    double passes;          /* passes over the constraints (epochs) */
     long n_matvec;
     cg_problem *P;
 } kmeans;
@@ -52,13 +53,13 @@ static double form_gradient(kmeans *km, const double *u, const double *M, double
     for (int i = 0; i < n; i++) ub += u[i] * b;
     for (int j = 0; j < n; j++) {
         const double *Cj = km->C + (size_t) j * n, *Wj = km->W + (size_t) j * n,
-                     *Yj = km->Y + (size_t) j * n;
+                     *Yj = km->Y ? km->Y + (size_t) j * n : NULL;
         const double *Mj = M ? M + (size_t) j * n : NULL;
         double *Vj = km->V + (size_t) j * n;
         for (int i = 0; i < n; i++) {
             double m;
             if (Mj) m = Mj[i];
-            else { m = beta * c * Wj[i] + Yj[i]; if (m > 0.0) m = 0.0; }
+            else { m = beta * c * Wj[i] + (Yj ? Yj[i] : 0.0); if (m > 0.0) m = 0.0; }
             Vj[i] = Cj[i] + ha * (u[i] + u[j]) + c * m;
         }
     }
@@ -71,45 +72,52 @@ static double km_gradient(cg_problem *P, double beta)
     row_multipliers(km, beta, km->u);
     form_gradient(km, km->u, NULL, beta);
     km->beta = beta;
+    km->passes += 1.0;
     return 1.0;
 }
 
-/* H-SAG-CGM v2: `batch` constraints drawn uniformly among the n + n^2,
- * their table entries refreshed to penalty (a_l'W - proj_K_l(a_l'W)) at
- * the current W, Vg = A' table kept current by O(n) (row sum) or O(1)
- * (entry) updates; V = C + Vg. An entry constraint (r, c) acts on the
- * symmetric W through (E_rc + E_cr) / 2. */
-static double km_sampled_gradient(cg_problem *P, double penalty, int batch)
+/* ---- rows for the sampling methods: l < n the row sum i (value a (W 1)_i,
+ * K_l = {a / k}), else the entry e = l - n (value c W_e, K_l = R+), which
+ * acts on the symmetric W through (E_rc + E_cr) / 2 */
+static double km_rows(cg_problem *P, size_t *len)
+{
+    const double n = ((kmeans *) P->self)->n;
+    *len = (size_t) n * (size_t) n;
+    return n + n * n;
+}
+
+static double km_residual(cg_problem *P, double l, int prev)
 {
     kmeans *km = (kmeans *) P->self;
     const int n = km->n;
-    const double m = (double) n + (double) n * n, b = km->a / km->k;
-    const double ha = 0.5 * km->a, hc = 0.5 * km->c;
-    for (int t = 0; t < batch; t++) {
-        const double l = R_unif_index(m);
-        if (l < n) {
-            const int i = (int) l;
-            const double g = penalty * (km->z1[i] - b), d = g - km->gam[i];
-            km->gam[i] = g;
-            for (int j = 0; j < n; j++) {
-                km->Vg[i + (size_t) j * n] += d * ha;
-                km->Vg[j + (size_t) i * n] += d * ha;
-            }
-        } else {
-            const size_t e = (size_t) (l - n);
-            const int r = (int) (e % n), c = (int) (e / n);
-            const double w = km->c * km->W[e];
-            const double g = penalty * (w < 0.0 ? w : 0.0), d = g - km->gam[n + e];
-            km->gam[n + e] = g;
-            km->Vg[r + (size_t) c * n] += d * hc;
-            km->Vg[c + (size_t) r * n] += d * hc;
-        }
+    if (l < n) return (prev ? km->z1_prev : km->z1)[(int) l] - km->a / km->k;
+    const double w = km->c * (prev ? km->W_prev : km->W)[(size_t) (l - n)];
+    return w < 0.0 ? w : 0.0;
+}
+
+static void km_add_row(cg_problem *P, double l, double coef, double *G)
+{
+    kmeans *km = (kmeans *) P->self;
+    const int n = km->n;
+    if (l < n) {
+        const int i = (int) l;
+        const double g = coef * 0.5 * km->a;
+        for (int j = 0; j < n; j++) { G[i + (size_t) j * n] += g; G[j + (size_t) i * n] += g; }
+        return;
     }
-    for (size_t e = 0; e < (size_t) n * n; e++) km->V[e] = km->C[e] + km->Vg[e];
+    const size_t e = (size_t) (l - n);
+    const int r = (int) (e % n), c = (int) (e / n);
+    const double g = coef * 0.5 * km->c;
+    G[r + (size_t) c * n] += g;
+    G[c + (size_t) r * n] += g;
+}
+
+static void km_set_gradient(cg_problem *P, double penalty, const double *E, double epochs)
+{
+    kmeans *km = (kmeans *) P->self;
+    for (size_t e = 0; e < (size_t) km->n * km->n; e++) km->V[e] = km->C[e] + E[e];
     km->beta = penalty;
-    km->passes += batch / m;
-    km->sampled = 1;
-    return batch;
+    km->passes += epochs;
 }
 
 /* the spectrahedron's vertex s s' (tr W = 1): smallest eigenpair of V */
@@ -129,6 +137,10 @@ static void km_step(cg_problem *P, double eta)
     kmeans *km = (kmeans *) P->self;
     const int n = km->n;
     const double *s = km->s;
+    if (km->W_prev) {
+        memcpy(km->W_prev, km->W, (size_t) n * n * sizeof(double));
+        memcpy(km->z1_prev, km->z1, (size_t) n * sizeof(double));
+    }
     double sum = 0.0;
     for (int i = 0; i < n; i++) sum += s[i];
     for (int j = 0; j < n; j++) {
@@ -138,7 +150,6 @@ static void km_step(cg_problem *P, double eta)
     }
     for (int i = 0; i < n; i++)
         km->z1[i] = (1.0 - eta) * km->z1[i] + eta * km->a * s[i] * sum;
-    if (!km->sampled) km->passes += 1.0;         /* a full pass over the constraints */
 }
 
 static double km_dual_step(cg_problem *P, double beta, double sigma, double bound)
@@ -207,8 +218,12 @@ static void km_evaluate(cg_problem *P, double *obj, double *gap)
 static double km_epoch(cg_problem *P) { return ((kmeans *) P->self)->passes; }
 static long km_n_matvec(cg_problem *P) { return ((kmeans *) P->self)->n_matvec; }
 
+static const cg_rows_ops kmeans_rows = {
+    km_rows, km_residual, km_add_row, km_set_gradient
+};
+
 static const cg_homotopy_ops kmeans_homotopy = {
-    km_gradient, km_lmo, km_step, km_dual_step, km_infeasibility, km_sampled_gradient
+    km_gradient, km_lmo, km_step, km_dual_step, km_infeasibility, &kmeans_rows
 };
 
 int cg_problem_kmeans(cg_problem *P, SEXP spec)
@@ -225,12 +240,14 @@ int cg_problem_kmeans(cg_problem *P, SEXP spec)
     if (!(km->k >= 1.0) || !(km->k <= n) || !(km->obj_scale > 0.0)) error("invalid kmeans spec");
     km->a = 1.0 / sqrt(2.0 * n); km->c = 1.0 / sqrt(2.0);
     const size_t nn = (size_t) n * n;
-    km->W = cg_zeros(nn); km->V = cg_zeros(nn); km->Y = cg_zeros(nn);
+    km->W = cg_zeros(nn); km->V = cg_zeros(nn);
     km->y = cg_zeros(n); km->z1 = cg_zeros(n); km->s = cg_zeros(n);
     km->u = cg_zeros(n);
     SEXP method = cg_list_get(spec, "method");
-    if (isString(method) && strcmp(CHAR(STRING_ELT(method, 0)), "hsagcgm_v2") == 0) {
-        km->gam = cg_zeros((size_t) n + nn); km->Vg = cg_zeros(nn);
+    const char *name = isString(method) ? CHAR(STRING_ELT(method, 0)) : "cgal";
+    if (strcmp(name, "cgal") == 0) km->Y = cg_zeros(nn);      /* multipliers: cgal only */
+    if (strcmp(name, "hspider") == 0) {
+        km->W_prev = cg_zeros(nn); km->z1_prev = cg_zeros(n);
     }
     /* start at I / n (tr W = 1); the first step (eta = 1) replaces it */
     for (int i = 0; i < n; i++) km->W[i + (size_t) i * n] = 1.0 / n;

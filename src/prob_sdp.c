@@ -6,6 +6,8 @@
  * most 1, b with them; see sdp_solve()). The constraints are one sparse
  * m x n^2 matrix in compressed columns (column e = entry (e mod n, e div n)
  * of X), so A W and A'u cost O(nnz); W and the gradient are dense n x n.
+ * The sampling methods read single rows from its transpose (compressed
+ * rows) and keep A W only for the trace (refreshed there, O(nnz)).
  * Objective, infeasibility and the dual bound are reported in the original
  * units. */
 #include "stochcg.h"
@@ -16,6 +18,9 @@ typedef struct {
     int n, m, trace_eq;
     const double *C;            /* n x n */
     const int *Ap, *Ai; const double *Ax;   /* m x n^2, CSC */
+    const int *Rp, *Ri; const double *Rx;   /* the same by rows (sampling methods) */
+    int sampled;                /* a sampling method: z not kept by the steps */
+    double *W_prev;             /* hspider: W before the last step */
     const double *b; const int *eq;         /* rhs, 1 = equality row */
     double obj_scale;           /* <C_orig, X> = obj_scale <C, W> */
     double infeas_scale;        /* dist in original units = infeas_scale * normalized */
@@ -64,7 +69,52 @@ static double sdp_gradient(cg_problem *P, double beta)
     multipliers(q, beta, q->u);
     form_gradient(q, q->u);
     q->beta = beta;
+    q->passes += 1.0;
     return 1.0;
+}
+
+/* z = A W from scratch (the sampling methods, for the trace) */
+static void refresh_z(sdp *q)
+{
+    if (!q->sampled) return;
+    memset(q->z, 0, (size_t) (q->m > 0 ? q->m : 1) * sizeof(double));
+    for (size_t e = 0; e < (size_t) q->n * q->n; e++)
+        for (int k = q->Ap[e]; k < q->Ap[e + 1]; k++) q->z[q->Ai[k]] += q->Ax[k] * q->W[e];
+}
+
+/* ---- rows for the sampling methods: row l of A (symmetrized by the R
+ * side, so G stays symmetric) */
+static double sdp_rows(cg_problem *P, size_t *len)
+{
+    sdp *q = (sdp *) P->self;
+    *len = (size_t) q->n * q->n;
+    return q->m;
+}
+
+static double sdp_residual(cg_problem *P, double l, int prev)
+{
+    sdp *q = (sdp *) P->self;
+    const int i = (int) l;
+    const double *W = prev ? q->W_prev : q->W;
+    double v = 0.0;
+    for (int k = q->Rp[i]; k < q->Rp[i + 1]; k++) v += q->Rx[k] * W[q->Ri[k]];
+    return v - proj_row(q, i, v);
+}
+
+static void sdp_add_row(cg_problem *P, double l, double coef, double *G)
+{
+    sdp *q = (sdp *) P->self;
+    const int i = (int) l;
+    for (int k = q->Rp[i]; k < q->Rp[i + 1]; k++) G[q->Ri[k]] += coef * q->Rx[k];
+}
+
+static void sdp_set_gradient(cg_problem *P, double penalty, const double *E, double epochs)
+{
+    sdp *q = (sdp *) P->self;
+    for (size_t e = 0; e < (size_t) q->n * q->n; e++) q->V[e] = q->C[e] + E[e];
+    cg_symmetrize(q->V, q->n);
+    q->beta = penalty;
+    q->passes += epochs;
 }
 
 /* the spectrahedron's vertex s s', or 0 (trace <= alpha, lambda_min >= 0) */
@@ -85,13 +135,14 @@ static void sdp_step(cg_problem *P, double eta)
     sdp *q = (sdp *) P->self;
     const int n = q->n;
     const size_t nn = (size_t) n * n;
+    if (q->W_prev) memcpy(q->W_prev, q->W, nn * sizeof(double));
     for (size_t e = 0; e < nn; e++) q->W[e] *= 1.0 - eta;
     for (int i = 0; i < q->m; i++) q->z[i] *= 1.0 - eta;
-    q->passes += 1.0;
     if (q->zero_atom) return;
     const double *s = q->s;
     for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++) q->W[i + (size_t) j * n] += eta * s[i] * s[j];
+    if (q->sampled) return;
     /* z += eta A vec(s s') */
     for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++) {
@@ -119,6 +170,7 @@ static double sdp_dual_step(cg_problem *P, double beta, double sigma, double bou
 static double sdp_infeasibility(cg_problem *P, double *scale)
 {
     sdp *q = (sdp *) P->self;
+    refresh_z(q);
     double d2 = 0.0;
     for (int i = 0; i < q->m; i++) {
         const double r = q->z[i] - proj_row(q, i, q->z[i]);
@@ -174,6 +226,7 @@ static double sdp_form(void *self, int pass)
 static void sdp_evaluate(cg_problem *P, double *obj, double *gap)
 {
     sdp *q = (sdp *) P->self;
+    refresh_z(q);
     const cg_sdp_eval e = { q->n, q->C, q->W, q->V, q->obj_scale, q->trace_eq, q->beta, 2,
                             sdp_form, q, &q->n_matvec };
     cg_sdp_evaluate(P, &e, obj, gap);
@@ -182,8 +235,12 @@ static void sdp_evaluate(cg_problem *P, double *obj, double *gap)
 static double sdp_epoch(cg_problem *P) { return ((sdp *) P->self)->passes; }
 static long sdp_n_matvec(cg_problem *P) { return ((sdp *) P->self)->n_matvec; }
 
+static const cg_rows_ops sdp_rows_ops = {
+    sdp_rows, sdp_residual, sdp_add_row, sdp_set_gradient
+};
+
 static const cg_homotopy_ops sdp_homotopy = {
-    sdp_gradient, sdp_lmo, sdp_step, sdp_dual_step, sdp_infeasibility, NULL
+    sdp_gradient, sdp_lmo, sdp_step, sdp_dual_step, sdp_infeasibility, &sdp_rows_ops
 };
 
 int cg_problem_sdp(cg_problem *P, SEXP spec)
@@ -224,6 +281,16 @@ int cg_problem_sdp(cg_problem *P, SEXP spec)
             for (int k = q->Ap[e]; k < q->Ap[e + 1]; k++) q->z[q->Ai[k]] += q->Ax[k] / n;
         }
     }
+    SEXP method = cg_list_get(spec, "method");
+    const char *name = isString(method) ? CHAR(STRING_ELT(method, 0)) : "cgal";
+    q->sampled = strcmp(name, "hsagcgm_v2") == 0 || strcmp(name, "h1sfw") == 0 ||
+                 strcmp(name, "hspider") == 0;
+    if (q->sampled) {             /* the rows: A' in compressed columns */
+        q->Rp = cg_spec_pointers(spec, "At_p", q->m, XLENGTH(Ai));
+        q->Ri = cg_spec_index(spec, "At_i", XLENGTH(Ai), 0, (int) (nn - 1));
+        q->Rx = cg_spec_real(spec, "At_x", XLENGTH(Ai));
+    }
+    if (strcmp(name, "hspider") == 0) q->W_prev = cg_zeros(nn);
     P->self = q;
     P->evaluate = sdp_evaluate; P->epoch = sdp_epoch; P->n_matvec = sdp_n_matvec;
     P->homotopy = &sdp_homotopy;

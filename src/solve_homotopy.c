@@ -17,9 +17,26 @@
  *               y = 0), eta_k = 2 / (k + 1); f's SAG estimator is the exact
  *               gradient for the SDPs here, whose f is linear;
  *   hsagcgm_v2  Variant 2: the constraint term from a SAG table, `batch`
- *               constraints redrawn per iteration (sampled_gradient).
+ *               rows redrawn per iteration (cg_rows_sag);
+ *   h1sfw       H-1SFW of Vladarean, Alacaoglu, Hsieh and Cevher (2020),
+ *               with the schedule of its code as released with paper 003
+ *               (github.com/ratschlab/faster-hcgm-composite,
+ *               sdp/functions/mokhtari_as_constr.m, which ran Fig. 3):
+ *               eta_k = 2 / (k + 1), beta_k = beta0 / (k + 1)^(1/6),
+ *               rho_k = 3 / (k + 5)^(2/3), the constraint term averaged,
+ *               E <- (1 - rho_k) E + rho_k (unbiased estimate from `batch`
+ *               rows) (cg_rows_momentum);
+ *   hspider     H-SPIDER-FW (same paper and code, spider_fw.m): epochs
+ *               t = 1, 2, ... of K_t = 2^(t-1) iterations, the first from
+ *               a full pass over the rows, the others SPIDER corrections
+ *               from min(m, K_t) rows; eta = 2 / (K_t + j), beta = beta0 /
+ *               sqrt(K_t + j) at the epoch's j-th iteration. As K_t - 1
+ *               iterations precede epoch t, K_t + j = k + 1 for the global
+ *               counter k: the steps are H-SAG-CGM's, the full passes fall
+ *               on k = 1, 2, 4, 8, ... (cg_rows_spider).
  * An iteration of cgal or hsagcgm_v1 reads every constraint once (one
- * epoch); hsagcgm_v2's epochs count the constraints drawn. */
+ * epoch); the sampling methods' epochs count the row residuals evaluated
+ * (hspider's corrections read each drawn row at two iterates). */
 #include "stochcg.h"
 #include <math.h>
 
@@ -29,16 +46,36 @@ int cg_solve_homotopy(cg_problem *P, const cg_solver_opts *o, const cg_control *
     const cg_homotopy_ops *h = P->homotopy;
     const double beta0 = o->beta0;
     const int method = o->method;
+    const int sampled = method == CG_METHOD_HSAGCGM_V2 || method == CG_METHOD_H1SFW ||
+                        method == CG_METHOD_HSPIDER;
+    cg_rows_est est;
+    if (sampled) cg_rows_est_init(&est, P, method == CG_METHOD_HSAGCGM_V2);
+    const double batch = o->batch_constraints;
+    double prev_penalty = 0.0, epoch_size = 1.0;     /* hspider: K_t */
     cg_run r;
     int stop = cg_run_start(&r, P, ctl, tr), t = 0;
     while (t < ctl->max_iter && stop < 0) {
         const double k = t + 1.0;                 /* the paper's iteration counter */
         double penalty = beta0 * sqrt(k + 1.0);   /* cgal */
         if (method != CG_METHOD_CGAL) penalty = sqrt(k + 1.0) / beta0;  /* 1 / beta_k */
-        if (method == CG_METHOD_HSAGCGM_V2)
-            r.n_grad += h->sampled_gradient(P, penalty, o->batch_constraints);
-        else
+        if (method == CG_METHOD_H1SFW) penalty = pow(k + 1.0, 1.0 / 6.0) / beta0;
+        if (sampled) {
+            double used;
+            if (method == CG_METHOD_HSAGCGM_V2) {
+                used = cg_rows_sag(&est, P, penalty, batch);
+            } else if (method == CG_METHOD_H1SFW) {
+                used = cg_rows_momentum(&est, P, penalty, 3.0 / pow(k + 5.0, 2.0 / 3.0), batch);
+            } else {
+                if (k >= 2.0 * epoch_size) epoch_size *= 2.0;       /* epoch t + 1 */
+                used = cg_rows_spider(&est, P, penalty, prev_penalty,
+                                      k == epoch_size ? est.m : fmin(est.m, epoch_size));
+            }
+            h->rows->set_gradient(P, penalty, est.E, used / est.m);
+            r.n_grad += used;
+        } else {
             r.n_grad += h->gradient(P, penalty);
+        }
+        prev_penalty = penalty;
         cg_fail_status(P, h->lmo(P), "the linear minimization oracle (smallest eigenvector)");
         if ((stop = cg_run_failed(P)) >= 0) break;
         r.n_lmo += 1;

@@ -346,7 +346,8 @@ typedef struct {
 } cg_split_ops;
 
 /* Homotopy conditional gradient for min f(w) s.t. A w in K, w in a
- * spectrahedron W (paper 003, template (2)): cgal (cg_solve_homotopy). The
+ * spectrahedron W (paper 003, template (2)): cgal, hsagcgm_v1, and through
+ * `rows` hsagcgm_v2, h1sfw, hspider (cg_solve_homotopy). The
  * problem keeps w, A w and the multipliers y of the constraints; beta is the
  * penalty of the augmented term, beta/2 dist(A w + y/beta, K)^2. Objective,
  * infeasibility and the dual bound are in the problem's original units. */
@@ -363,11 +364,56 @@ typedef struct {
     double (*dual_step)(cg_problem *P, double beta, double sigma, double bound);
     /* dist(A w, K); *scale: what tol measures it against (e.g. ||b||) */
     double (*infeasibility)(cg_problem *P, double *scale);
-    /* H-SAG-CGM variant 2 (NULL if unsupported): redraw `batch` constraints
-     * uniformly, refresh their entries (1/beta)(a_l'w - proj_K_l(a_l'w)) in
-     * the SAG table, then v <- grad f + A' table */
-    double (*sampled_gradient)(cg_problem *P, double beta, int batch);
+    /* the rows the sampling methods draw from (NULL if unsupported) */
+    const struct cg_rows_ops *rows;
 } cg_homotopy_ops;
+
+/* The constraint rows l = 0..m-1 that hsagcgm_v2, h1sfw and hspider sample
+ * (rows a problem keeps exact, like the sparsest cut's one equality, stay
+ * out): the residual r_l = a_l'w - proj_K_l(a_l'w) and the adjoint of one
+ * row. The estimators (est_rows.c) build E, an estimate of sum_l a_l
+ * penalty r_l (an array of the gradient's length), and the problem
+ * completes v = grad f + its exact rows' term + E. */
+struct cg_rows_ops {
+    /* m (a double: n^3 rows overflow int); the gradient's length into *len */
+    double (*count)(cg_problem *P, size_t *len);
+    /* r_l at the iterate (prev = 0) or the one before the last step (prev = 1,
+     * kept only for hspider) */
+    double (*residual)(cg_problem *P, double l, int prev);
+    /* G += coef a_l, row l's symmetric form */
+    void   (*add_row)(cg_problem *P, double l, double coef, double *G);
+    /* v <- grad f + the exact rows' term at penalty + E; `epochs` passes
+     * over the m rows went into E */
+    void   (*set_gradient)(cg_problem *P, double penalty, const double *E, double epochs);
+};
+typedef struct cg_rows_ops cg_rows_ops;
+
+/* Estimators of the sampled rows' term E (est_rows.c), one per method. Rows
+ * are drawn uniformly with replacement through R's RNG. The SAG table holds
+ * penalty r_l from each row's last draw: dense when m <= 2 len, else hashed
+ * over its nonzero entries (memory grows with the rows drawn while active,
+ * never m). Each returns the row residuals evaluated. */
+typedef struct {
+    double m; size_t len;
+    double *E;                       /* the estimate (len) */
+    double *dense;                   /* SAG table, dense (m values), or NULL */
+    unsigned long long *keys;        /* ... hashed: key l + 1 (0 = empty) */
+    double *vals;
+    size_t cap, used;
+} cg_rows_est;
+/* sag: whether the method keeps a SAG table */
+void   cg_rows_est_init(cg_rows_est *e, cg_problem *P, int sag);
+/* hsagcgm_v2: redraw `batch` rows' table entries at the iterate */
+double cg_rows_sag(cg_rows_est *e, cg_problem *P, double penalty, double batch);
+/* h1sfw: E <- (1 - rho) E + rho (m / batch) sum_drawn a_l penalty r_l */
+double cg_rows_momentum(cg_rows_est *e, cg_problem *P, double penalty, double rho,
+                        double batch);
+/* hspider: batch >= m: E <- sum_l a_l penalty r_l (a full pass); else
+ * E += (m / batch) sum_drawn a_l (penalty r_l(w) - prev_penalty r_l(w_prev)) */
+double cg_rows_spider(cg_rows_est *e, cg_problem *P, double penalty, double prev_penalty,
+                      double batch);
+/* the SAG table's stored entries (nonzero ones when hashed; m when dense) */
+double cg_rows_stored(const cg_rows_est *e);
 
 /* Smoothed problems (smooth.c), for the fw, prox and sliding loops while
  * mu > 0: not a method family. The best gradient the solver may use is the
@@ -474,9 +520,9 @@ typedef struct {
      * combination, eta_t the proximal step */
     double eta0, eta_a, eta_c;
     int t0;
-    /* homotopy methods: beta0 (cgal: penalty beta0 sqrt(t + 1); hsagcgm:
-     * smoothing beta0 / sqrt(k + 1)) and hsagcgm_v2's constraints per
-     * iteration */
+    /* homotopy methods: beta0 (cgal: penalty beta0 sqrt(t + 1); the others:
+     * smoothing beta0 / sqrt(k + 1), h1sfw beta0 / (k + 1)^(1/6)) and the
+     * rows drawn per iteration by hsagcgm_v2 and h1sfw */
     double beta0;
     int batch_constraints;
 } cg_solver_opts;
@@ -487,7 +533,7 @@ enum { CG_METHOD_FW, CG_METHOD_SFW, CG_METHOD_SPG, CG_METHOD_SVRGCG, CG_METHOD_S
        CG_METHOD_SCGS, CG_METHOD_ALT_CGPG, CG_METHOD_ALT_PGCG, CG_METHOD_CGCG,
        CG_METHOD_CGCG_P, CG_METHOD_ALTMIN, CG_METHOD_PFW, CG_METHOD_ADMM,
        CG_METHOD_DUAL_APG, CG_METHOD_APG, CG_METHOD_CGAL, CG_METHOD_HSAGCGM_V1,
-       CG_METHOD_HSAGCGM_V2, CG_METHOD_COUNT };
+       CG_METHOD_HSAGCGM_V2, CG_METHOD_H1SFW, CG_METHOD_HSPIDER, CG_METHOD_COUNT };
 enum { CG_STEP_LINE_SEARCH = 0, CG_STEP_STANDARD = 1, CG_STEP_SFW = 2 };
 enum { CG_STOP_MAX_ITER = 0, CG_STOP_TOL = 1, CG_STOP_TIME = 2,
        CG_STOP_INTERRUPT = 3, CG_STOP_ERROR = 4 };
@@ -557,7 +603,7 @@ cg_solver cg_solve_svrgcg;   /* svrgcg: the prox table */
 cg_solver cg_solve_scgs;     /* scgs: the sliding table */
 cg_solver cg_solve_alt;      /* alt_cgpg, alt_pgcg, cgcg, cgcg_p, altmin: block table */
 cg_solver cg_solve_split;    /* admm, dual_apg, apg: the split table */
-cg_solver cg_solve_homotopy; /* cgal, hsagcgm_v1, hsagcgm_v2: the homotopy table */
+cg_solver cg_solve_homotopy; /* cgal, hsagcgm_v1/v2, h1sfw, hspider: the homotopy table */
 
 /* ---------------------------------------------------------- helpers */
 SEXP cg_list_get(SEXP list, const char *name);   /* R_NilValue if absent */

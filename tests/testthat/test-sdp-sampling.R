@@ -1,0 +1,161 @@
+# The sampling homotopy methods on the three SDP problems: hsagcgm_v2
+# (paper 003, Alg. 1 Variant 2), h1sfw and hspider (Vladarean et al. 2020).
+# Each reaches a stated accuracy against a closed form or Rcsdp after a
+# fixed budget (the budgets and bounds reflect each method's rate: H-1SFW's
+# is O(k^(-1/6))); the SAG table, dense or hashed, is the full gradient when
+# every row is redrawn; the epoch and n_grad columns count the rows read;
+# set.seed() reproduces a run.
+
+sampling <- c("hsagcgm_v2", "h1sfw", "hspider")
+unit_rows <- function(n) lapply(seq_len(n), function(i) { E <- matrix(0, n, n); E[i, i] <- 1; E })
+graph8 <- function() {
+  A <- matrix(0, 8, 8)
+  for (e in list(c(1, 2), c(1, 3), c(2, 3), c(3, 4), c(4, 5), c(5, 6), c(6, 7), c(7, 8), c(5, 8),
+                 c(1, 4), c(6, 8)))
+    A[e[1], e[2]] <- A[e[2], e[1]] <- 1
+  A
+}
+
+test_that("MaxCut SDP of K_8 (optimum -2, closed form): each sampling method nears it", {
+  n <- 8
+  W <- matrix(1, n, n) - diag(n)
+  budget <- c(hsagcgm_v2 = 5000, h1sfw = 2000, hspider = 2000)
+  resid <- c(hsagcgm_v2 = 0.12, h1sfw = 0.015, hspider = 0.005)
+  infeas <- c(hsagcgm_v2 = 0.05, h1sfw = 0.1, hspider = 0.007)
+  for (m in sampling) {
+    set.seed(1)
+    fit <- sdp_solve(W / 4, unit_rows(n), rep(1, n), trace_bound = n, method = m,
+                     control = cg_control(max_iter = budget[[m]], tol = 0))
+    expect_identical(fit$method, m)
+    expect_lte(abs(fit$objective + 2) / 2, resid[[m]])
+    expect_lte(fit$infeasibility, infeas[[m]])
+    expect_lte(fit$lower_bound, -2 + 1e-8)             # certified whatever the method
+    expect_equal(max(fit$trace$n_grad) / max(fit$trace$epoch), n)   # epochs: rows read / m
+  }
+})
+
+test_that("k-means SDP of planted clusters (optimum: the planted cost): each sampling method nears it", {
+  set.seed(6)
+  truth <- rep(1:2, c(8, 10))
+  x <- rbind(c(0, 0), c(10, 0))[truth, ] + matrix(rnorm(36), 18)
+  D <- as.matrix(dist(x))^2
+  cost <- sum(vapply(1:2, function(c) sum(D[truth == c, truth == c]) / (2 * sum(truth == c)), 0))
+  # beta0 set: "auto" is calibrated on other problems (inst/bench/sdp_beta0.R)
+  beta0 <- list(hsagcgm_v2 = 0.4, h1sfw = 0.1, hspider = 0.1)
+  budget <- c(hsagcgm_v2 = 2000, h1sfw = 3000, hspider = 3000)
+  resid <- c(hsagcgm_v2 = 0.2, h1sfw = 0.75, hspider = 0.05)
+  infeas <- c(hsagcgm_v2 = 0.06, h1sfw = 0.15, hspider = 0.01)
+  for (m in sampling) {
+    set.seed(1)
+    fit <- kmeans_sdp(x, 2, method = m, beta0 = beta0[[m]],
+                      control = cg_control(max_iter = budget[[m]], tol = 0))
+    expect_lte(abs(fit$objective - cost) / cost, resid[[m]])
+    expect_lte(fit$infeasibility / sqrt(18), infeas[[m]])
+    expect_identical(fit$labels, as.integer(factor(truth, levels = unique(truth))))
+    expect_lte(fit$lower_bound, cost)
+  }
+})
+
+test_that("sparsest cut SDP of an 8-node graph: each sampling method nears Rcsdp's value", {
+  skip_if_not_installed("Rcsdp")
+  A <- graph8()
+  ref <- ref_cut_rcsdp(A)
+  # the reference is feasible: equality and the triangle inequalities
+  expect_equal(8 * sum(diag(ref$X)) - sum(ref$X), 32, tolerance = 1e-6)
+  resid <- c(hsagcgm_v2 = 0.02, h1sfw = 0.08, hspider = 0.01)
+  infeas <- c(hsagcgm_v2 = 0.003, h1sfw = 0.015, hspider = 0.003)
+  for (m in sampling) {
+    set.seed(1)
+    fit <- sparsest_cut_sdp(A, method = m, control = cg_control(max_iter = 2000, tol = 0))
+    expect_lte(abs(fit$objective - ref$value) / ref$value, resid[[m]])
+    expect_lte(fit$infeasibility / 32, infeas[[m]])
+    expect_lte(fit$lower_bound, ref$value + 1e-8)
+  }
+  # cgal reaches it too, with its certificate
+  fit <- sparsest_cut_sdp(A, control = cg_control(max_iter = 3000, tol = 0))
+  expect_lte(abs(fit$objective - ref$value) / ref$value, 2e-3)
+  expect_gte(fit$lower_bound, 0.99 * ref$value)
+})
+
+test_that("the SAG table with every row redrawn is hsagcgm_v1: dense (sdp_solve) and hashed (sparsest cut)", {
+  ctl <- cg_control(max_iter = 40, tol = 0)
+  # weighted graphs without symmetries: distinct eigenvalues, so that the
+  # LMO's eigenvector does not amplify rounding
+  set.seed(12)
+  n <- 6
+  W <- matrix(runif(n * n), n); W <- (W + t(W)) / 2; diag(W) <- 0
+  v1 <- sdp_solve(W / 4, unit_rows(n), rep(1, n), trace_bound = n, method = "hsagcgm_v1",
+                  beta0 = 0.3, control = ctl)
+  set.seed(2)     # 30 m draws miss a given row with probability e^-30
+  v2 <- sdp_solve(W / 4, unit_rows(n), rep(1, n), trace_bound = n, method = "hsagcgm_v2",
+                  beta0 = 0.3, batch = 30 * n, control = ctl)
+  expect_lte(max(abs(as.matrix(v1$solution$X) - as.matrix(v2$solution$X))), 1e-10)
+  expect_equal(max(v2$trace$epoch), 40 * 30)
+  # sparsest cut, n = 7: m = 105 rows > 2 n^2, so the table is hashed
+  set.seed(11)
+  A <- matrix(runif(49), 7) * matrix(rbinom(49, 1, 0.6), 7); A <- A + t(A); diag(A) <- 0
+  c1 <- sparsest_cut_sdp(A, method = "hsagcgm_v1", beta0 = 0.01, control = ctl)
+  set.seed(3)
+  c2 <- sparsest_cut_sdp(A, method = "hsagcgm_v2", beta0 = 0.01, batch = 30 * 105, control = ctl)
+  expect_lte(max(abs(c1$solution$X - c2$solution$X)), 1e-10)
+  expect_equal(max(c2$trace$epoch), 40 * 30)
+  expect_gt(max(abs(c1$solution$X)), 0.1)              # not the trivial X = 0
+})
+
+test_that("the trace counts the rows read: hspider's full passes at k = 1, 2, 4, ..., h1sfw's batches", {
+  A <- graph8()[1:7, 1:7]
+  m <- 105
+  set.seed(1)
+  fit <- sparsest_cut_sdp(A, method = "hspider", beta0 = 0.01,
+                          control = cg_control(max_iter = 300, eval_every = 1, tol = 0))
+  # iteration k reads all m rows when k is a power of 2 or K >= m, else 2 K
+  # rows (each drawn row at two iterates), K the largest power of 2 <= k
+  k <- 1:300
+  K <- 2^floor(log2(k))
+  reads <- ifelse(k == K | K >= m, m, 2 * K)
+  tr <- fit$trace[fit$trace$iter > 0, ]
+  expect_equal(tr$n_grad, cumsum(reads)[tr$iter])
+  expect_equal(tr$epoch, cumsum(reads)[tr$iter] / m)
+  set.seed(1)
+  f1 <- sparsest_cut_sdp(A, method = "h1sfw", batch = 7, control = cg_control(max_iter = 50, tol = 0))
+  expect_equal(max(f1$trace$n_grad), 50 * 7)
+})
+
+test_that("set.seed() reproduces each sampling method; another seed gives another run", {
+  A <- graph8()
+  ctl <- cg_control(max_iter = 100, eval_every = 10, tol = 0)   # a fixed trace schedule
+  for (m in sampling) {
+    set.seed(5); a <- sparsest_cut_sdp(A, method = m, batch = 3, control = ctl)
+    set.seed(5); b <- sparsest_cut_sdp(A, method = m, batch = 3, control = ctl)
+    set.seed(6); d <- sparsest_cut_sdp(A, method = m, batch = 3, control = ctl)
+    expect_identical(a$solution$X, b$solution$X)
+    expect_identical(a$trace$objective, b$trace$objective)
+    expect_gt(max(abs(a$solution$X - d$solution$X)), 1e-8)
+  }
+})
+
+test_that("beta0 = \"auto\": the pull rule, by method", {
+  A <- graph8()
+  ctl <- cg_control(max_iter = 5)
+  fro <- sqrt(8 * 49 + 8 * 7)                      # ||n I - J||_F, n = 8
+  expect_equal(sparsest_cut_sdp(A, control = ctl)$beta0, 0.09 / (8 / (4 * fro))^2)
+  expect_equal(sparsest_cut_sdp(A, method = "hsagcgm_v1", control = ctl)$beta0,
+               0.35 * (8 / (4 * fro))^1.5)
+  expect_equal(sparsest_cut_sdp(A, method = "h1sfw", control = ctl)$beta0,
+               0.18 * (8 / (4 * fro))^1.5)
+  expect_equal(sparsest_cut_sdp(A, method = "hspider", beta0 = 2, control = ctl)$beta0, 2)
+  # cgal: at least 1 (the k-means and MaxCut pulls are large); none: moot (1)
+  expect_equal(kmeans_sdp(matrix(c(1:6, 2, 1, 4, 3, 6, 5), 6), 2, control = ctl)$beta0, 1)
+  expect_equal(sdp_solve(diag(3), NULL, numeric(0), trace_bound = 1, control = ctl)$beta0, 1)
+})
+
+test_that("bad input: a method or batch a problem cannot use gives an error naming it", {
+  x <- matrix(rnorm(20), 10)
+  expect_error(kmeans_sdp(x, 2, method = "shcgm"), "`method` must be one of .*\"hspider\"")
+  expect_error(sdp_solve(diag(3), NULL, numeric(0), trace_bound = 1, method = "h1sfw"),
+               "`method` \"h1sfw\" samples constraint rows, and there are none")
+  expect_error(sparsest_cut_sdp(graph8(), method = "hspider", batch = 0), "`batch`")
+  expect_error(sdp_solve(diag(3), list(diag(3)), 1, trace_bound = 1, method = "hsagcgm_v2",
+                         batch = 1.5), "`batch` must be a whole number")
+  expect_error(sparsest_cut_sdp(graph8(), method = "h1sfw", beta0 = "Auto"), "`beta0`")
+})
