@@ -110,21 +110,52 @@
 #' @export
 complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomial"),
                             center = c("none", "mean", "both"),
-                            method = c("sfw", "fw", "spg"), batch_size = NULL,
+                            method = c("sfw", "fw", "spg", "hsagcgm", "shcgm"),
+                            batch_size = NULL,
                             sampling = c("shuffle", "stream", "replace"),
                             step = NULL, K = 2L, step_size = NULL, dims = NULL,
+                            box = NULL, lambda = NULL, beta0 = "auto", test = NULL,
                             control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   # ---- error checking
   family <- match_choice(family, c("gaussian", "poisson", "binomial"), "family")
   center <- match_choice(center, c("none", "mean", "both"), "center")
-  method <- match_choice(method, c("sfw", "fw", "spg"), "method")
-  sampling <- match_choice(sampling, c("shuffle", "stream", "replace"), "sampling")
+  composite <- check_composite(box, lambda)
+  if (composite != "none" && missing(method)) method <- "hsagcgm"
+  method <- match_choice(method, c("sfw", "fw", "spg", "hsagcgm", "shcgm"), "method")
+  homotopy <- method %in% c("hsagcgm", "shcgm")
+  if (composite != "none" && !homotopy)
+    stop_arg("method", "must be \"hsagcgm\" or \"shcgm\" with `", composite,
+             "` (\"", method, "\" solves only the nuclear-ball problem)")
+  if (composite == "none" && homotopy)
+    stop_arg("method", "= \"", method, "\" needs `box` or `lambda`; for the plain ",
+             "problem use \"sfw\", \"fw\" or \"spg\"")
+  if (homotopy && !missing(sampling) && !identical(sampling, "replace"))
+    stop_arg("sampling", "must be \"replace\" for method = \"", method,
+             "\" (iid draws, as in the paper)")
+  sampling <- if (homotopy) "replace" else
+    match_choice(sampling, c("shuffle", "stream", "replace"), "sampling")
   obs <- observed_entries(Y, dims)
   N <- length(obs$value)
   if (missing(radius)) stop_arg("radius", "is missing, with no default")
   check_radius(radius)
+  if (homotopy) {
+    if (family != "gaussian") stop_arg("family", "must be \"gaussian\" with `", composite, "`")
+    if (center != "none") stop_arg("center", "must be \"none\" with `", composite, "`")
+    if (prod(as.double(obs$dims)) > .Machine$integer.max)
+      stop_arg("method", "= \"", method, "\" keeps a dense m x n iterate: ", obs$dims[1],
+               " x ", obs$dims[2], " is too large")
+    beta0 <- completion_beta0(beta0, N)
+    if (is.null(batch_size)) batch_size <- min(N, 1000L)
+  }
+  if (!is.null(test)) {
+    if (!homotopy) stop_arg("test", "is only for method = \"hsagcgm\" or \"shcgm\"")
+    test <- observed_entries(test)
+    if (any(test$dims > obs$dims))
+      stop_arg("test", "has a row or column index beyond the ", obs$dims[1], " x ",
+               obs$dims[2], " matrix of `Y` (give `dims`)")
+  }
   if (family == "binomial" && !all(obs$value %in% c(0, 1)))
     stop_arg("Y", "must hold 0/1 values for family = \"binomial\"")
   if (family == "poisson" && any(obs$value < 0))
@@ -159,6 +190,18 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
                lmo_tol = lmo_tolerance(), max_iter = as.integer(control$max_iter),
                batch_size = as.integer(min(batch_size, N)),
                sampling = if (method == "fw") 1L else sampling_code(sampling))
+  if (homotopy) {
+    spec$method <- if (method == "hsagcgm") "hsagcgm_v1" else "shcgm"
+    spec$composite <- if (composite == "box") 1L else 2L
+    spec$lo <- if (composite == "box") as.double(box[1]) else -Inf
+    spec$hi <- if (composite == "box") as.double(box[2]) else Inf
+    spec$lambda <- if (composite == "lambda") as.double(lambda) else 0
+    spec$beta0 <- beta0
+    if (!is.null(test)) {
+      spec$test_at <- as.integer((test$row - 1) + obs$dims[1] * (test$col - 1))
+      spec$test_y <- test$value
+    }
+  }
   fit <- cg_run(spec, control, "complete_matrix", call, started)
 
   sol <- fit$solution
@@ -168,6 +211,19 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
                            else lowrank_compress(sol$u, sol$w, sol$v))
   fit$rank <- length(fit$solution$X$d)
   fit$dropped <- sol$dropped
+  if (homotopy) {
+    fit$method <- method
+    fit$dropped <- NA_integer_
+    fit$beta0 <- beta0
+    fit$box <- box
+    fit$lambda <- lambda
+    fit$trace$infeasibility_rel <- fit$trace$infeasibility / pmax(sol$xnorm, 1e-300)
+    fit$trace$rmse_train <- sol$rmse_train
+    if (!is.null(test)) fit$trace$rmse_test <- sol$rmse_test
+    last <- nrow(fit$trace)
+    fit$infeasibility <- fit$trace$infeasibility[last]
+    fit$infeasibility_rel <- fit$trace$infeasibility_rel[last]
+  }
   if (!is.na(fit$dropped))
     fit$notes <- sprintf(paste("rank %d: %d atoms dropped when their weight reached zero",
                                "(descent steps; no truncation, the objective and gap are",
@@ -255,4 +311,30 @@ lmo_tolerance <- function() {
   if (!is.numeric(tol) || length(tol) != 1L || !(tol > 0 && tol < 1))
     stop("option `stochcg.lmo_tol` must be a number in (0, 1)", call. = FALSE)
   as.double(tol)
+}
+
+# which nonsmooth term g the problem has: "none", "box" or "lambda"
+check_composite <- function(box, lambda) {
+  if (!is.null(box)) {
+    if (!is.numeric(box) || length(box) != 2L || anyNA(box) || !all(is.finite(box)))
+      stop_arg("box", "must be c(lo, hi): two finite numbers")
+    if (!(box[1] < box[2])) stop_arg("box", "must be c(lo, hi) with lo < hi")
+  }
+  if (!is.null(lambda)) {
+    check_number(lambda, "lambda", min = 0)
+    if (!is.null(box))
+      stop_arg("lambda", "cannot be combined with `box`: give one of them")
+  }
+  if (!is.null(box)) "box" else if (!is.null(lambda)) "lambda" else "none"
+}
+
+# beta0 of the homotopy methods. "auto": 20 N, the paper's beta0 = 10 for
+# its loss sum (X_ij - Y_ij)^2 carried over to the package's loss, which is
+# that sum / (2N) (the smoothed problem is then the paper's divided by 2N);
+# see ?complete_matrix, "Box and l1 penalty", for the grid check.
+completion_beta0 <- function(beta0, N) {
+  if (identical(beta0, "auto")) return(20 * as.double(N))
+  if (!is.numeric(beta0) || length(beta0) != 1L || !is.finite(beta0) || beta0 <= 0)
+    stop_arg("beta0", "must be \"auto\" or a positive number")
+  as.double(beta0)
 }

@@ -57,6 +57,7 @@ static const method_row methods[CG_METHOD_COUNT] = {
     [CG_METHOD_CGAL]     = {"cgal",     cg_solve_homotopy, FAMILY_HOMOTOPY},
     [CG_METHOD_HSAGCGM_V1] = {"hsagcgm_v1", cg_solve_homotopy, FAMILY_HOMOTOPY},
     [CG_METHOD_HSAGCGM_V2] = {"hsagcgm_v2", cg_solve_homotopy, FAMILY_HOMOTOPY},
+    [CG_METHOD_SHCGM]    = {"shcgm",    cg_solve_homotopy, FAMILY_HOMOTOPY},
 };
 
 /* Does the built problem provide the table the method's loop calls? A
@@ -74,7 +75,9 @@ static int provides_family(const cg_problem *P, const method_row *m)
     case FAMILY_SPLIT:   return P->split != NULL && strcmp(P->split->method, m->name) == 0;
     case FAMILY_HOMOTOPY:
         return P->homotopy != NULL &&
-               (m != &methods[CG_METHOD_HSAGCGM_V2] || P->homotopy->sampled_gradient != NULL);
+               (m != &methods[CG_METHOD_HSAGCGM_V2] || P->homotopy->sampled_gradient != NULL) &&
+               (m != &methods[CG_METHOD_CGAL] || P->homotopy->dual_step != NULL) &&
+               (m != &methods[CG_METHOD_SHCGM] || P->homotopy->refresh_loss != NULL);
     }
     return 0;
 }
