@@ -53,6 +53,51 @@
 #' `tol` to the accuracy needed. `"spg"` (a full SVD per iteration) is the
 #' paper's baseline.
 #'
+#' @section Box constraints and l1 penalty:
+#' With `box = c(lo, hi)` the problem is paper 003's eq. (18),
+#' \deqn{\min_X \frac{1}{2N}\sum_k (X_{i_k j_k} - y_k)^2 \;\;\text{s.t.}\;\;
+#' \|X\|_* \le r,\; lo \le X_{ij} \le hi \text{ for all } i, j,}{min 1/(2N)
+#' sum_k (X_ik,jk - y_k)^2 s.t. ||X||_* <= r, lo <= X_ij <= hi for all i, j,}
+#' and with `lambda` eq. (19), the same loss plus
+#' \eqn{\lambda \sum_{ij} |X_{ij}|}{lambda sum_ij |X_ij|} over all entries
+#' (the paper's loss is the plain sum: its \eqn{\lambda}{lambda} is this
+#' one times \eqn{2N}{2N}). Both are solved by homotopy conditional
+#' gradient: g (the box's indicator, or the l1 term) is smoothed with
+#' parameter \eqn{\beta_k}{beta_k}, whose gradient is
+#' \eqn{(X - \mathrm{prox}_{\beta_k g}(X)) / \beta_k}{(X - prox_(beta_k g)(X)) /
+#' beta_k}: \eqn{(X - \mathrm{proj_{box}}(X))/\beta_k}{(X - proj_box(X)) /
+#' beta_k} for the box, the Moreau envelope's
+#' \eqn{(X - \mathrm{soft}(X, \beta_k\lambda))/\beta_k}{(X - soft(X,
+#' beta_k lambda)) / beta_k} for l1, computed in full each iteration.
+#' `"hsagcgm"` (default here) is H-SAG-CGM with Variant 1 (Dresdner et al.
+#' 2022, Alg. 1): a SAG table over the observed entries (zero at the start),
+#' `batch_size` iid entries (default 1000, the paper's) refreshed per
+#' iteration, step \eqn{2/(k+1)}{2/(k+1)}, \eqn{\beta_k = \beta_0 /
+#' \sqrt{k+1}}{beta_k = beta0 / sqrt(k + 1)}. `"shcgm"` is SHCGM
+#' (Locatello et al. 2019): \eqn{d_k = (1-\rho_k) d_{k-1} + \rho_k}{d_k =
+#' (1 - rho_k) d_(k-1) + rho_k} times the minibatch gradient, with the
+#' schedules of that paper and its authors' code, \eqn{\rho_k = 4/(k+7)^{2/3}}{rho_k
+#' = 4 / (k + 7)^(2/3)}, step \eqn{9/(k+8)}{9/(k+8)} and \eqn{\beta_k =
+#' \beta_0/\sqrt{k+8}}{beta_k = beta0 / sqrt(k + 8)}. The next iterate is a
+#' Frank-Wolfe step toward \eqn{-r u v'}{-r u v'}, \eqn{(u, v)}{(u, v)} the
+#' top singular pair of the gradient estimate (Lanczos).
+#'
+#' `beta0 = "auto"` is \eqn{20N}{20 N}: the paper's \eqn{\beta_0 = 10}{beta0
+#' = 10} (for its unscaled loss) in this loss's units, so that the
+#' smoothed problem is the paper's divided by \eqn{2N}{2N}. On MovieLens
+#' (`inst/bench/completion_homotopy.R`) see the grid check in the
+#' vignette `homotopy-completion`: smaller \eqn{\beta_0}{beta0} trades the
+#' loss for feasibility. There is no duality certificate: `fit$gap` is
+#' `NA` and the status is `"max_iter"` or `"max_time"`. The trace's
+#' `objective` is that of the stated problem (for the box the loss alone,
+#' with `infeasibility` the Frobenius distance of \eqn{X}{X} to the box and
+#' `infeasibility_rel` that distance over \eqn{\|X\|_F}{||X||_F}; for l1 the
+#' penalized objective); `rmse_train` is the RMSE on the observed entries,
+#' and with `test` given `rmse_test` the RMSE on those held-out entries
+#' (evaluation work, excluded from the trace's `time`). `epoch` counts passes
+#' over the observed entries, `n_grad` the entries drawn. `center` must be
+#' `"none"` (the box applies to the fitted matrix itself).
+#'
 #' @section Memory:
 #' On top of `Y`, about 200 bytes per observed entry, 15 to 17 times the size
 #' of a `dgCMatrix` `Y` (12 bytes per entry; `inst/bench/memory.R`): the entries
@@ -61,7 +106,12 @@
 #' sum of rank-one atoms, at most about twice its rank plus 8 between
 #' compressions (see "Low rank"), each \eqn{m + n}{m + n} doubles. `method = "spg"` keeps a
 #' dense \eqn{m \times n}{m x n} iterate and computes full SVDs: about ten
-#' \eqn{m \times n}{m x n} matrices of doubles.
+#' \eqn{m \times n}{m x n} matrices of doubles. With `box` or `lambda`
+#' (`"hsagcgm"`, `"shcgm"`) g acts on every entry, so the iterate is
+#' necessarily dense, as in the paper: two \eqn{m \times n}{m x n} matrices
+#' of doubles (the iterate and the gradient estimate), plus one double per
+#' observation (the SAG table) and the rank-one atoms of the fit (compressed
+#' to thin SVD when their count doubles).
 #'
 #' @param Y Observed entries: a sparse `dgCMatrix` whose stored entries are
 #'   the observations, a numeric matrix with `NA` for missing entries, or a
@@ -73,7 +123,10 @@
 #'   `"both"` (remove a grand mean plus row and column effects fitted by least
 #'   squares on the observed entries). Only for `family = "gaussian"`. The
 #'   effects are added back by `predict()` and `fitted()`.
-#' @param method `"sfw"` (default; see "Default method"), `"fw"` or `"spg"`.
+#' @param method `"sfw"` (default; see "Default method"), `"fw"` or `"spg"`
+#'   for the plain problem; `"hsagcgm"` (default with `box` or `lambda`) or
+#'   `"shcgm"`, which require `box` or `lambda` (see "Box constraints and
+#'   l1 penalty").
 #' @param batch_size Observed entries drawn per iteration by stochastic
 #'   methods; default `ceiling(N / 100)`.
 #' @param sampling `"shuffle"` (without replacement, random order),
@@ -86,14 +139,34 @@
 #'   estimate.
 #' @param dims `c(m, n)`; by default taken from `Y` (for a data frame, the
 #'   largest row and column index).
+#' @param box `NULL` or `c(lo, hi)`, `lo < hi`: every entry of the fit is
+#'   constrained to \eqn{[lo, hi]}{[lo, hi]} (paper 003 eq. 18).
+#' @param lambda `NULL` or a number \eqn{\ge 0}{>= 0}: the weight of the l1
+#'   penalty on all entries (eq. 19). Not together with `box`.
+#' @param beta0 Initial smoothing of `"hsagcgm"` and `"shcgm"`: `"auto"`
+#'   (\eqn{20N}{20 N}, see "Box constraints and l1 penalty") or a positive
+#'   number.
+#' @param test `NULL`, or held-out entries in the form of `Y` (for
+#'   `"hsagcgm"` and `"shcgm"`): the trace then has their RMSE per row,
+#'   `rmse_test`.
 #' @param control Solver settings from [cg_control()].
 #' @returns A fit of class `c("complete_matrix_fit", "cg_fit")`; see
 #'   [cg_fit]. `solution$X` is a [lowrank] object in thin-SVD form (the fit
 #'   without centering effects), `rank` its rank and `dropped` the number of
 #'   atoms dropped (`NA` for `"spg"`); `predict(fit, newdata)` gives values at
 #'   (row, col) pairs, `clip = c(lo, hi)` limits them to a bounded scale.
+#'   With `box` or `lambda` also `infeasibility`, `infeasibility_rel`
+#'   (box; `NA` for l1), `beta0`, `box`, `lambda`, and `gap` is `NA`.
 #' @references Lafond, J., Wai, H.-T. and Moulines, E. (2015). Convergence
 #'   analysis of a stochastic projection-free algorithm. arXiv:1510.01171.
+#'
+#'   Dresdner, G., Vladarean, M.-L., Rätsch, G., Locatello, F., Cevher, V. and
+#'   Yurtsever, A. (2022). Faster one-sample stochastic conditional gradient
+#'   method for composite convex minimization. AISTATS.
+#'
+#'   Locatello, F., Yurtsever, A., Fercoq, O. and Cevher, V. (2019).
+#'   Stochastic conditional gradient method for composite convex
+#'   minimization. NeurIPS.
 #' @examples
 #' set.seed(1)
 #' m <- 60; n <- 40
@@ -107,6 +180,13 @@
 #' predict(fit, data.frame(row = 1:3, col = 1:3))
 #' truth[cbind(1:3, 1:3)]
 #' predict(fit, data.frame(row = 1:3, col = 1:3), clip = c(-1, 1))
+#'
+#' # every entry in [-1, 1] (paper 003 eq. 18), by H-SAG-CGM
+#' boxed <- complete_matrix(obs, radius = sum(svd(truth)$d), box = c(-1, 1),
+#'                          batch_size = 100, beta0 = 1000,
+#'                          control = cg_control(max_iter = 2000))
+#' boxed$infeasibility_rel        # relative distance of X to the box
+#' range(as.matrix(boxed$solution$X))
 #' @export
 complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomial"),
                             center = c("none", "mean", "both"),
