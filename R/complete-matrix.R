@@ -306,6 +306,7 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
   if (homotopy) {
     fit$method <- method
     fit$dropped <- NA_integer_
+    fit$gap_note <- "no certificate for the homotopy methods"
     fit$beta0 <- beta0
     fit$box <- box
     fit$lambda <- lambda

@@ -148,7 +148,7 @@ fit_header <- function(x) {
             fmt_num(x$time, 3), fmt_solver_time(x$time, x$solver_time)),
     sprintf("Objective: %s", fmt_num(x$objective)),
     if (is.na(x$gap %||% NA)) {
-      "Duality gap: NA (not evaluated)"
+      sprintf("Duality gap: NA (%s)", x$gap_note %||% "not evaluated")
     } else {
       sprintf("Duality gap: %s", fmt_num(x$gap, 4))
     }

@@ -623,7 +623,8 @@ SEXP cg_completion_solution(cg_problem *P)
     }
     static const char *names[] = {"u", "w", "v", "dropped", "svd_form", "xnorm",
                                   "rmse_train", "rmse_test", ""};
-    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    static const char *plain_names[] = {"u", "w", "v", "dropped", "svd_form", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, C->composite ? names : plain_names));
     SEXP u = PROTECT(allocMatrix(REALSXP, m, k));
     SEXP v = PROTECT(allocMatrix(REALSXP, n, k));
     SEXP w = PROTECT(allocVector(REALSXP, k));

@@ -161,3 +161,32 @@ test_that("box and lambda are checked with clear errors", {
   expect_error(cm(box = c(0, 1), test = data.frame(row = 9, col = 1, value = 1)),
                "^`test` has a row or column index beyond the 8 x 6 matrix")
 })
+
+test_that("the method tables decide where shcgm and cgal apply; composite specs are checked", {
+  solve <- function(spec) stochcg:::cg_run(spec, cg_control(max_iter = 2), "test", NULL,
+                                           started = 0)
+  spec <- list(problem = "completion", method = "shcgm", step = "standard", m = 3L, n = 3L,
+               cell = 0:2, cell_row = 0:2, cell_col = c(2L, 0L, 1L), y = c(1, 2, 3),
+               family = 0L, radius = 1, dense_iterate = FALSE, lmo_tol = 1e-4,
+               batch_size = 3L, sampling = 2L, composite = 1L, lo = 0, hi = 2,
+               lambda = 0, beta0 = 1)
+  expect_named(solve(spec)$solution, c("u", "w", "v", "dropped", "svd_form", "xnorm",
+                                       "rmse_train", "rmse_test"))
+  expect_error(solve(replace(spec, "method", "cgal")),
+               "method 'cgal' does not apply to problem 'completion'")
+  expect_error(solve(replace(spec, "method", "hsagcgm_v2")),
+               "method 'hsagcgm_v2' does not apply to problem 'completion'")
+  expect_error(solve(c(spec, list(test_at = 9L, test_y = 1))),
+               "spec element 'test_at': index 9 out of range 0..8")
+  expect_error(solve(replace(spec, "family", 1L)),
+               "spec: composite completion needs the gaussian family and atoms")
+  # exact f (the SDPs): no loss estimator, so no shcgm
+  expect_error(sdp_solve(diag(2), list(diag(2)), b = 1, trace_bound = 1, method = "cgal",
+                         control = cg_control(max_iter = 2)), NA)
+  sdp_spec <- list(problem = "sdp", method = "shcgm", step = "standard", C = diag(2),
+                   A_p = c(0L, 1L, 1L, 1L, 2L), A_i = c(0L, 0L), A_x = c(1, 1), b = 1,
+                   eq = 1L, trace_eq = TRUE, obj_scale = 1, infeas_scale = 1, b_norm = 1,
+                   beta0 = 1)
+  expect_error(solve(sdp_spec), "method 'shcgm' does not apply to problem 'sdp'")
+  expect_error(solve(replace(sdp_spec, "method", "cgal")), NA)
+})
