@@ -190,3 +190,21 @@ test_that("the method tables decide where shcgm and cgal apply; composite specs 
   expect_error(solve(sdp_spec), "method 'shcgm' does not apply to problem 'sdp'")
   expect_error(solve(replace(sdp_spec, "method", "cgal")), NA)
 })
+
+test_that("plot shows the infeasibility of box fits by default", {
+  p <- small_problem()
+  set.seed(1)
+  fit <- complete_matrix(p$obs, p$radius, box = c(-1, 1), batch_size = 4, dims = p$dims,
+                         control = cg_control(max_iter = 50))
+  expect_equal(stochcg:::default_plot_what(fit), c("objective", "infeasibility"))
+  fit_l1 <- complete_matrix(p$obs, p$radius, lambda = 0.1, batch_size = 4, dims = p$dims,
+                            control = cg_control(max_iter = 50))
+  expect_equal(stochcg:::default_plot_what(fit_l1), c("objective", "gap"))
+  file <- tempfile(fileext = ".png")
+  grDevices::png(file)
+  expect_identical(plot(fit), fit)
+  grDevices::dev.off()
+  unlink(file)
+  expect_error(plot(fit, what = "nonsense"),
+               '`what` must be one or more of "objective", "gap", "infeasibility"')
+})
