@@ -53,6 +53,66 @@
 #' `tol` to the accuracy needed. `"spg"` (a full SVD per iteration) is the
 #' paper's baseline.
 #'
+#' @section Box constraints and l1 penalty:
+#' With `box = c(lo, hi)` the problem is paper 003's eq. (18),
+#' \deqn{\min_X \frac{1}{2N}\sum_k (X_{i_k j_k} - y_k)^2 \;\;\text{s.t.}\;\;
+#' \|X\|_* \le r,\; lo \le X_{ij} \le hi \text{ for all } i, j,}{min 1/(2N)
+#' sum_k (X_ik,jk - y_k)^2 s.t. ||X||_* <= r, lo <= X_ij <= hi for all i, j,}
+#' and with `lambda` eq. (19), the same loss plus
+#' \eqn{\lambda \sum_{ij} |X_{ij}|}{lambda sum_ij |X_ij|} over all entries
+#' (the paper's loss is the plain sum: its \eqn{\lambda}{lambda} is this
+#' one times \eqn{2N}{2N}). Both are solved by homotopy conditional
+#' gradient: g (the box's indicator, or the l1 term) is smoothed with
+#' parameter \eqn{\beta_k}{beta_k}, whose gradient is
+#' \eqn{(X - \mathrm{prox}_{\beta_k g}(X)) / \beta_k}{(X - prox_(beta_k g)(X)) /
+#' beta_k}: \eqn{(X - \mathrm{proj_{box}}(X))/\beta_k}{(X - proj_box(X)) /
+#' beta_k} for the box, the Moreau envelope's
+#' \eqn{(X - \mathrm{soft}(X, \beta_k\lambda))/\beta_k}{(X - soft(X,
+#' beta_k lambda)) / beta_k} for l1, computed in full each iteration.
+#' `"hsagcgm"` (default here) is H-SAG-CGM with Variant 1 (Dresdner et al.
+#' 2022, Alg. 1): a SAG table over the observed entries (zero at the start),
+#' `batch_size` iid entries (default 1000, the paper's) refreshed per
+#' iteration, step \eqn{2/(k+1)}{2/(k+1)}, \eqn{\beta_k = \beta_0 /
+#' \sqrt{k+1}}{beta_k = beta0 / sqrt(k + 1)}. `"shcgm"` is SHCGM
+#' (Locatello et al. 2019): \eqn{d_k = (1-\rho_k) d_{k-1} + \rho_k}{d_k =
+#' (1 - rho_k) d_(k-1) + rho_k} times the minibatch gradient, with the
+#' schedules of that paper and its authors' code, \eqn{\rho_k = 4/(k+7)^{2/3}}{rho_k
+#' = 4 / (k + 7)^(2/3)}, step \eqn{9/(k+8)}{9/(k+8)} and \eqn{\beta_k =
+#' \beta_0/\sqrt{k+8}}{beta_k = beta0 / sqrt(k + 8)}. The next iterate is a
+#' Frank-Wolfe step toward \eqn{-r u v'}{-r u v'}, \eqn{(u, v)}{(u, v)} the
+#' top singular pair of the gradient estimate (Lanczos).
+#'
+#' `beta0 = "auto"` is \eqn{N}{N}, the number of observations: the
+#' smoothing term \eqn{\mathrm{dist}^2/(2\beta)}{dist^2 / (2 beta)} then
+#' weighs a violated entry like an observed residual in the loss, and the
+#' choice is scale-free (ratings times \eqn{c}{c}, box and radius times
+#' \eqn{c}{c}: the same iterates up to \eqn{c}{c}). The paper's
+#' \eqn{\beta_0 = 10}{beta0 = 10}, for its unscaled loss, is \eqn{20N}{20 N}
+#' here. Grid check on MovieLens with the box \eqn{[1, 5]}{[1, 5]}
+#' (`inst/bench/completion_homotopy.R`; 660 users x 200 most rated movies,
+#' 24418 training ratings, 1000 iterations of `"hsagcgm"`, test RMSE over
+#' \eqn{\beta_0/N \in \{1/8, 1/4, 1/2, 1, 2, 4, 20\}}{beta0 / N in {1/8,
+#' 1/4, 1/2, 1, 2, 4, 20}}): best at \eqn{N/2}{N / 2} (0.852), `"auto"` 0.858
+#' (within a factor 2 of the best); at 670 x 600 and 300 iterations the best
+#' of \eqn{\beta_0/N \in \{1.25, 2.5, \ldots, 320\}}{beta0 / N in {1.25,
+#' 2.5, ..., 320}} was the smallest, 1.25 (test RMSE 1.048, against 2.58 at
+#' the paper's 20N). Larger \eqn{\beta_0}{beta0} leaves the iterates far
+#' outside the box for longer. For the l1 problem with the paper's
+#' \eqn{\lambda}{lambda} the objective is nearly flat in
+#' \eqn{\beta_0}{beta0}: within 1% over the same grid, best at its lowest
+#' value \eqn{N/8}{N / 8} (1.3524), `"auto"` 0.15% above (1.3545)
+#' (`inst/bench/results/completion_homotopy.md`). There is no duality
+#' certificate: `fit$gap` is
+#' `NA` and the status is `"max_iter"` or `"max_time"`. The trace's
+#' `objective` is that of the stated problem (for the box the loss alone,
+#' with `infeasibility` the Frobenius distance of \eqn{X}{X} to the box and
+#' `infeasibility_rel` that distance over \eqn{\|X\|_F}{||X||_F}; for l1 the
+#' penalized objective); `rmse_train` is the RMSE on the observed entries,
+#' and with `test` given `rmse_test` the RMSE on those held-out entries
+#' (evaluation work, excluded from the trace's `time`). `epoch` counts passes
+#' over the observed entries, `n_grad` the entries drawn. `center` must be
+#' `"none"` (the box applies to the fitted matrix itself).
+#'
 #' @section Memory:
 #' On top of `Y`, about 200 bytes per observed entry, 15 to 17 times the size
 #' of a `dgCMatrix` `Y` (12 bytes per entry; `inst/bench/memory.R`): the entries
@@ -61,7 +121,12 @@
 #' sum of rank-one atoms, at most about twice its rank plus 8 between
 #' compressions (see "Low rank"), each \eqn{m + n}{m + n} doubles. `method = "spg"` keeps a
 #' dense \eqn{m \times n}{m x n} iterate and computes full SVDs: about ten
-#' \eqn{m \times n}{m x n} matrices of doubles.
+#' \eqn{m \times n}{m x n} matrices of doubles. With `box` or `lambda`
+#' (`"hsagcgm"`, `"shcgm"`) g acts on every entry, so the iterate is
+#' necessarily dense, as in the paper: two \eqn{m \times n}{m x n} matrices
+#' of doubles (the iterate and the gradient estimate), plus one double per
+#' observation (the SAG table) and the rank-one atoms of the fit (compressed
+#' to thin SVD when their count doubles).
 #'
 #' @param Y Observed entries: a sparse `dgCMatrix` whose stored entries are
 #'   the observations, a numeric matrix with `NA` for missing entries, or a
@@ -73,9 +138,13 @@
 #'   `"both"` (remove a grand mean plus row and column effects fitted by least
 #'   squares on the observed entries). Only for `family = "gaussian"`. The
 #'   effects are added back by `predict()` and `fitted()`.
-#' @param method `"sfw"` (default; see "Default method"), `"fw"` or `"spg"`.
+#' @param method `"sfw"` (default; see "Default method"), `"fw"` or `"spg"`
+#'   for the plain problem; `"hsagcgm"` (default with `box` or `lambda`) or
+#'   `"shcgm"`, which require `box` or `lambda` (see "Box constraints and
+#'   l1 penalty").
 #' @param batch_size Observed entries drawn per iteration by stochastic
-#'   methods; default `ceiling(N / 100)`.
+#'   methods; default `ceiling(N / 100)`, and `min(N, 1000)` (the paper's
+#'   1000 iid draws) for `"hsagcgm"` and `"shcgm"`.
 #' @param sampling `"shuffle"` (without replacement, random order),
 #'   `"stream"` (in the order given) or `"replace"` (with replacement).
 #' @param step `"line_search"` (exact, gaussian only; default for `"fw"`),
@@ -86,14 +155,34 @@
 #'   estimate.
 #' @param dims `c(m, n)`; by default taken from `Y` (for a data frame, the
 #'   largest row and column index).
+#' @param box `NULL` or `c(lo, hi)`, `lo < hi`: every entry of the fit is
+#'   constrained to \eqn{[lo, hi]}{[lo, hi]} (paper 003 eq. 18).
+#' @param lambda `NULL` or a number \eqn{\ge 0}{>= 0}: the weight of the l1
+#'   penalty on all entries (eq. 19). Not together with `box`.
+#' @param beta0 Initial smoothing of `"hsagcgm"` and `"shcgm"`: `"auto"`
+#'   (\eqn{N}{N}, see "Box constraints and l1 penalty") or a positive
+#'   number.
+#' @param test `NULL`, or held-out entries in the form of `Y` (for
+#'   `"hsagcgm"` and `"shcgm"`): the trace then has their RMSE per row,
+#'   `rmse_test`.
 #' @param control Solver settings from [cg_control()].
 #' @returns A fit of class `c("complete_matrix_fit", "cg_fit")`; see
 #'   [cg_fit]. `solution$X` is a [lowrank] object in thin-SVD form (the fit
 #'   without centering effects), `rank` its rank and `dropped` the number of
 #'   atoms dropped (`NA` for `"spg"`); `predict(fit, newdata)` gives values at
 #'   (row, col) pairs, `clip = c(lo, hi)` limits them to a bounded scale.
+#'   With `box` or `lambda` also `infeasibility`, `infeasibility_rel`
+#'   (box; `NA` for l1), `beta0`, `box`, `lambda`, and `gap` is `NA`.
 #' @references Lafond, J., Wai, H.-T. and Moulines, E. (2015). Convergence
 #'   analysis of a stochastic projection-free algorithm. arXiv:1510.01171.
+#'
+#'   Dresdner, G., Vladarean, M.-L., Rätsch, G., Locatello, F., Cevher, V. and
+#'   Yurtsever, A. (2022). Faster one-sample stochastic conditional gradient
+#'   method for composite convex minimization. AISTATS.
+#'
+#'   Locatello, F., Yurtsever, A., Fercoq, O. and Cevher, V. (2019).
+#'   Stochastic conditional gradient method for composite convex
+#'   minimization. NeurIPS.
 #' @examples
 #' set.seed(1)
 #' m <- 60; n <- 40
@@ -107,24 +196,62 @@
 #' predict(fit, data.frame(row = 1:3, col = 1:3))
 #' truth[cbind(1:3, 1:3)]
 #' predict(fit, data.frame(row = 1:3, col = 1:3), clip = c(-1, 1))
+#'
+#' # every entry in [-1, 1] (paper 003 eq. 18), by H-SAG-CGM
+#' boxed <- complete_matrix(obs, radius = sum(svd(truth)$d), box = c(-1, 1),
+#'                          batch_size = 100, beta0 = 1000,
+#'                          control = cg_control(max_iter = 2000))
+#' boxed$infeasibility_rel        # relative distance of X to the box
+#' range(as.matrix(boxed$solution$X))
 #' @export
 complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomial"),
                             center = c("none", "mean", "both"),
-                            method = c("sfw", "fw", "spg"), batch_size = NULL,
+                            method = c("sfw", "fw", "spg", "hsagcgm", "shcgm"),
+                            batch_size = NULL,
                             sampling = c("shuffle", "stream", "replace"),
                             step = NULL, K = 2L, step_size = NULL, dims = NULL,
+                            box = NULL, lambda = NULL, beta0 = "auto", test = NULL,
                             control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   # ---- error checking
   family <- match_choice(family, c("gaussian", "poisson", "binomial"), "family")
   center <- match_choice(center, c("none", "mean", "both"), "center")
-  method <- match_choice(method, c("sfw", "fw", "spg"), "method")
-  sampling <- match_choice(sampling, c("shuffle", "stream", "replace"), "sampling")
+  composite <- check_composite(box, lambda)
+  if (composite != "none" && missing(method)) method <- "hsagcgm"
+  method <- match_choice(method, c("sfw", "fw", "spg", "hsagcgm", "shcgm"), "method")
+  homotopy <- method %in% c("hsagcgm", "shcgm")
+  if (composite != "none" && !homotopy)
+    stop_arg("method", "must be \"hsagcgm\" or \"shcgm\" with `", composite,
+             "` (\"", method, "\" solves only the nuclear-ball problem)")
+  if (composite == "none" && homotopy)
+    stop_arg("method", "= \"", method, "\" needs `box` or `lambda`; for the plain ",
+             "problem use \"sfw\", \"fw\" or \"spg\"")
+  if (homotopy && !missing(sampling) && !identical(sampling, "replace"))
+    stop_arg("sampling", "must be \"replace\" for method = \"", method,
+             "\" (iid draws, as in the paper)")
+  sampling <- if (homotopy) "replace" else
+    match_choice(sampling, c("shuffle", "stream", "replace"), "sampling")
   obs <- observed_entries(Y, dims)
   N <- length(obs$value)
   if (missing(radius)) stop_arg("radius", "is missing, with no default")
   check_radius(radius)
+  if (homotopy) {
+    if (family != "gaussian") stop_arg("family", "must be \"gaussian\" with `", composite, "`")
+    if (center != "none") stop_arg("center", "must be \"none\" with `", composite, "`")
+    if (prod(as.double(obs$dims)) > .Machine$integer.max)
+      stop_arg("method", "= \"", method, "\" keeps a dense m x n iterate: ", obs$dims[1],
+               " x ", obs$dims[2], " is too large")
+    beta0 <- completion_beta0(beta0, N)
+    if (is.null(batch_size)) batch_size <- min(N, 1000L)
+  }
+  if (!is.null(test)) {
+    if (!homotopy) stop_arg("test", "is only for method = \"hsagcgm\" or \"shcgm\"")
+    test <- observed_entries(test)
+    if (any(test$dims > obs$dims))
+      stop_arg("test", "has a row or column index beyond the ", obs$dims[1], " x ",
+               obs$dims[2], " matrix of `Y` (give `dims`)")
+  }
   if (family == "binomial" && !all(obs$value %in% c(0, 1)))
     stop_arg("Y", "must hold 0/1 values for family = \"binomial\"")
   if (family == "poisson" && any(obs$value < 0))
@@ -159,6 +286,18 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
                lmo_tol = lmo_tolerance(), max_iter = as.integer(control$max_iter),
                batch_size = as.integer(min(batch_size, N)),
                sampling = if (method == "fw") 1L else sampling_code(sampling))
+  if (homotopy) {
+    spec$method <- if (method == "hsagcgm") "hsagcgm_v1" else "shcgm"
+    spec$composite <- if (composite == "box") 1L else 2L
+    spec$lo <- if (composite == "box") as.double(box[1]) else -Inf
+    spec$hi <- if (composite == "box") as.double(box[2]) else Inf
+    spec$lambda <- if (composite == "lambda") as.double(lambda) else 0
+    spec$beta0 <- beta0
+    if (!is.null(test)) {
+      spec$test_at <- as.integer((test$row - 1) + obs$dims[1] * (test$col - 1))
+      spec$test_y <- test$value
+    }
+  }
   fit <- cg_run(spec, control, "complete_matrix", call, started)
 
   sol <- fit$solution
@@ -168,6 +307,20 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
                            else lowrank_compress(sol$u, sol$w, sol$v))
   fit$rank <- length(fit$solution$X$d)
   fit$dropped <- sol$dropped
+  if (homotopy) {
+    fit$method <- method
+    fit$dropped <- NA_integer_
+    fit$gap_note <- "no certificate for the homotopy methods"
+    fit$beta0 <- beta0
+    fit$box <- box
+    fit$lambda <- lambda
+    fit$trace$infeasibility_rel <- fit$trace$infeasibility / pmax(sol$xnorm, 1e-300)
+    fit$trace$rmse_train <- sol$rmse_train
+    if (!is.null(test)) fit$trace$rmse_test <- sol$rmse_test
+    last <- nrow(fit$trace)
+    fit$infeasibility <- fit$trace$infeasibility[last]
+    fit$infeasibility_rel <- fit$trace$infeasibility_rel[last]
+  }
   if (!is.na(fit$dropped))
     fit$notes <- sprintf(paste("rank %d: %d atoms dropped when their weight reached zero",
                                "(descent steps; no truncation, the objective and gap are",
@@ -255,4 +408,29 @@ lmo_tolerance <- function() {
   if (!is.numeric(tol) || length(tol) != 1L || !(tol > 0 && tol < 1))
     stop("option `stochcg.lmo_tol` must be a number in (0, 1)", call. = FALSE)
   as.double(tol)
+}
+
+# which nonsmooth term g the problem has: "none", "box" or "lambda"
+check_composite <- function(box, lambda) {
+  if (!is.null(box)) {
+    if (!is.numeric(box) || length(box) != 2L || anyNA(box) || !all(is.finite(box)))
+      stop_arg("box", "must be c(lo, hi): two finite numbers")
+    if (!(box[1] < box[2])) stop_arg("box", "must be c(lo, hi) with lo < hi")
+  }
+  if (!is.null(lambda)) {
+    check_number(lambda, "lambda", min = 0)
+    if (!is.null(box))
+      stop_arg("lambda", "cannot be combined with `box`: give one of them")
+  }
+  if (!is.null(box)) "box" else if (!is.null(lambda)) "lambda" else "none"
+}
+
+# beta0 of the homotopy methods. "auto": N, the number of observations
+# (the paper's beta0 = 10 for its unscaled loss would be 20 N here); see
+# ?complete_matrix, "Box constraints and l1 penalty", for the grid check.
+completion_beta0 <- function(beta0, N) {
+  if (identical(beta0, "auto")) return(as.double(N))
+  if (!is.numeric(beta0) || length(beta0) != 1L || !is.finite(beta0) || beta0 <= 0)
+    stop_arg("beta0", "must be \"auto\" or a positive number")
+  as.double(beta0)
 }

@@ -148,7 +148,7 @@ fit_header <- function(x) {
             fmt_num(x$time, 3), fmt_solver_time(x$time, x$solver_time)),
     sprintf("Objective: %s", fmt_num(x$objective)),
     if (is.na(x$gap %||% NA)) {
-      "Duality gap: NA (not evaluated)"
+      sprintf("Duality gap: NA (%s)", x$gap_note %||% "not evaluated")
     } else {
       sprintf("Duality gap: %s", fmt_num(x$gap, 4))
     }
@@ -303,8 +303,11 @@ print.summary.cg_fit <- function(x, ...) {
 #' The graphics parameters are restored on exit.
 #'
 #' @param x A [cg_fit] object.
-#' @param what Which quantities to plot; one or both of `"objective"` and
-#'   `"gap"` (default both).
+#' @param what Which quantities to plot; one or more of `"objective"`,
+#'   `"gap"` and `"infeasibility"` (constrained problems: SDPs, completion
+#'   with a box). Default `c("objective", "gap")`, or `c("objective",
+#'   "infeasibility")` for fits without a gap whose trace has an
+#'   infeasibility.
 #' @param against Horizontal axis; one or more of `"iter"`, `"time"`,
 #'   `"n_grad"`, `"n_lmo"` (LMOs, or rank-one SVD equivalents for proximal
 #'   steps), `"n_matvec"` (default `"iter"`).
@@ -318,7 +321,8 @@ print.summary.cg_fit <- function(x, ...) {
 plot.cg_fit <- function(x, what = c("objective", "gap"),
                         against = c("iter", "time", "n_grad", "n_lmo", "n_matvec"),
                         ...) {
-  what <- match_choices(what, c("objective", "gap"), "what")
+  what <- if (missing(what)) default_plot_what(x) else
+    match_choices(what, c("objective", "gap", "infeasibility"), "what")
   # one default axis; all four panels at once are rarely wanted
   against <- if (missing(against)) "iter" else {
     match_choices(against, c("iter", "time", "n_grad", "n_lmo", "n_matvec"),
@@ -333,14 +337,14 @@ plot.cg_fit <- function(x, what = c("objective", "gap"),
   xlabs <- c(iter = "iteration", time = "time (s)",
              n_grad = "stochastic gradients", n_lmo = "LMOs / rank-one SVDs",
              n_matvec = "matrix-vector products")
-  ylabs <- c(objective = "objective", gap = "duality gap")
+  ylabs <- c(objective = "objective", gap = "duality gap", infeasibility = "infeasibility")
   for (a in against) {
     for (w in what) {
       xv <- tr[[a]]
       yv <- tr[[w]]
       if (is.null(xv)) xv <- rep(NA_real_, nrow(tr))
       if (is.null(yv)) yv <- rep(NA_real_, nrow(tr))
-      log_y <- if (w == "gap") TRUE else trace_log_scale(yv)
+      log_y <- if (w %in% c("gap", "infeasibility")) TRUE else trace_log_scale(yv)
       ok <- is.finite(xv) & is.finite(yv) & (!log_y | yv > 0)
       defaults <- list(xlab = xlabs[[a]], ylab = ylabs[[w]],
                        main = sprintf("%s (%s)", fmt_problem(x$problem),
@@ -358,6 +362,14 @@ plot.cg_fit <- function(x, what = c("objective", "gap"),
     }
   }
   invisible(x)
+}
+
+# the panels of plot(fit) by default: objective and gap, or the
+# infeasibility in place of a gap the fit does not have
+default_plot_what <- function(x) {
+  tr <- x$trace
+  no_gap <- is.data.frame(tr) && all(is.na(tr$gap)) && any(is.finite(tr$infeasibility))
+  if (no_gap) c("objective", "infeasibility") else c("objective", "gap")
 }
 
 # match.arg(several.ok = TRUE) (partial matching included) with an error

@@ -59,6 +59,7 @@ static const method_row methods[CG_METHOD_COUNT] = {
     [CG_METHOD_HSAGCGM_V2] = {"hsagcgm_v2", cg_solve_homotopy, FAMILY_HOMOTOPY},
     [CG_METHOD_H1SFW]    = {"h1sfw",    cg_solve_homotopy, FAMILY_HOMOTOPY},
     [CG_METHOD_HSPIDER]  = {"hspider",  cg_solve_homotopy, FAMILY_HOMOTOPY},
+    [CG_METHOD_SHCGM]    = {"shcgm",    cg_solve_homotopy, FAMILY_HOMOTOPY},
 };
 
 /* the homotopy methods that sample constraint rows (cg_rows_ops) */
@@ -82,7 +83,9 @@ static int provides_family(const cg_problem *P, const method_row *m)
     case FAMILY_BLOCK:   return P->block != NULL;
     case FAMILY_SPLIT:   return P->split != NULL && strcmp(P->split->method, m->name) == 0;
     case FAMILY_HOMOTOPY:
-        return P->homotopy != NULL && (!samples_rows(m) || P->homotopy->rows != NULL);
+        return P->homotopy != NULL && (!samples_rows(m) || P->homotopy->rows != NULL) &&
+               (m != &methods[CG_METHOD_CGAL] || P->homotopy->dual_step != NULL) &&
+               (m != &methods[CG_METHOD_SHCGM] || P->homotopy->refresh_loss != NULL);
     }
     return 0;
 }

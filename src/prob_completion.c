@@ -62,7 +62,21 @@ typedef struct {
     double *tail, *trial, *kept;
     double *gfull, *thfull, *eu, *ev;   /* trace-only scratch */
     long n_matvec;
+    /* composite problems (paper 003 eqs. 18-19; homotopy table): the
+     * gaussian loss plus g(X) on every entry, so X is dense */
+    int composite;                 /* COMPOSITE_* */
+    double lo, hi, lambda;         /* the box, or the l1 weight */
+    double *X, *V;                 /* iterate and gradient estimate, m x n */
+    double *alpha;                 /* SAG table, one per observation */
+    double *vf;                    /* f's estimate per cell: SAG sum or SHCGM's d */
+    int k_compress;                /* atoms after the last compression */
+    /* per evaluation (trace row): ||X||_F, RMSE on the observations and on
+     * held-out entries (ntest of them, linear indices test_at) */
+    double *xnorm, *rmse_train, *rmse_test; int nx, xcap;
+    int ntest; const int *test_at; const double *test_y;
 } completion;
+
+enum { COMPOSITE_NONE = 0, COMPOSITE_BOX = 1, COMPOSITE_L1 = 2 };
 
 static double mean_fn(int fam, double x)   /* A'(x) */
 {
@@ -343,6 +357,178 @@ static double mc_epoch(cg_problem *P)
 
 static long mc_n_matvec(cg_problem *P) { return ((completion *) P->self)->n_matvec; }
 
+/* ---- composite problems: min 1/(2N) sum_k (X_{i_k j_k} - y_k)^2 + g(X),
+ * ||X||_* <= radius, g the indicator of {lo <= X <= hi} (003 eq. 18) or
+ * lambda ||X||_1 (eq. 19), by the homotopy loop (hsagcgm_v1, shcgm). g acts
+ * on every entry, so X and the gradient estimate V are dense m x n, as in
+ * the paper; the atoms of the Frank-Wolfe steps are kept too, for the
+ * fit's low-rank factors. Per iteration: `batch` iid observations refresh
+ * f's estimate (O(batch), SHCGM's average also O(cells)), the smoothed g's
+ * full gradient (1/beta)(X - prox_{beta g}(X)) O(mn), the rank-one LMO by
+ * Lanczos on dense V, and the step O(mn). */
+static inline double *cell_ptr(const completion *C, int c)
+{
+    return C->X + C->crow[c] + (size_t) C->ccol[c] * C->m;
+}
+
+static double mcc_refresh_loss(cg_problem *P, double rho)
+{
+    completion *C = (completion *) P->self;
+    const int nb = cg_sampler_next(&C->smp, C->batch_idx, CG_BATCH_DEFAULT);
+    if (rho > 0.0) {              /* SHCGM: unbiased minibatch gradient, averaged */
+        const double w = rho / nb;
+        for (int c = 0; c < C->C; c++) C->vf[c] *= 1.0 - rho;
+        for (int b = 0; b < nb; b++) {
+            const int k = C->batch_idx[b], c = C->cell[k];
+            C->vf[c] += w * (*cell_ptr(C, c) - C->y[k]);
+        }
+    } else {                      /* H-SAG-CGM: alpha_k = f_k'(X) / N replaced */
+        const double inv = 1.0 / C->N;
+        for (int b = 0; b < nb; b++) {
+            const int k = C->batch_idx[b], c = C->cell[k];
+            const double a = (*cell_ptr(C, c) - C->y[k]) * inv;
+            C->vf[c] += a - C->alpha[k];
+            C->alpha[k] = a;
+        }
+    }
+    return nb;
+}
+
+/* V = grad g_beta(X) + f's estimate, penalty = 1 / beta: for the box
+ * (X - proj_box(X)) / beta, for l1 (X - soft(X, beta lambda)) / beta =
+ * clip(X / beta, -lambda, lambda) (the Moreau envelope's gradient) */
+static double mcc_gradient(cg_problem *P, double penalty)
+{
+    completion *C = (completion *) P->self;
+    const size_t mn = (size_t) C->m * C->n;
+    const double *X = C->X;
+    double *V = C->V;
+    if (C->composite == COMPOSITE_BOX) {
+        const double lo = C->lo, hi = C->hi;
+        for (size_t i = 0; i < mn; i++)
+            V[i] = X[i] < lo ? penalty * (X[i] - lo) : X[i] > hi ? penalty * (X[i] - hi) : 0.0;
+    } else {
+        const double lam = C->lambda;
+        for (size_t i = 0; i < mn; i++) {
+            const double z = penalty * X[i];
+            V[i] = z > lam ? lam : z < -lam ? -lam : z;
+        }
+    }
+    for (int c = 0; c < C->C; c++)
+        V[C->crow[c] + (size_t) C->ccol[c] * C->m] += C->vf[c];
+    if (!cg_all_finite(C->vf, (size_t) C->C)) cg_fail(P, "the gradient " CG_OVERFLOW_HINT);
+    return 0.0;                   /* the samples were counted by refresh_loss */
+}
+
+static int mcc_lmo(cg_problem *P)
+{
+    completion *C = (completion *) P->self;
+    cg_linop G; cg_dense_data d;
+    cg_linop_dense(&G, &d, C->V, C->m, C->n);
+    const int st = cg_lmo_nuclear(&G, C->radius, C->u, C->v, &C->sigma, C->lmo_tol);
+    C->n_matvec += G.n_matvec;
+    P->svd_rank = 1;
+    cg_fail_status(P, st, "the linear minimization oracle (top singular pair)");
+    return st;
+}
+
+/* X <- (1 - eta) X + eta S, S = -radius u v'; the atoms likewise, compressed
+ * to thin SVD when their count doubles (memory stays O(rank (m + n))) */
+static void mcc_step(cg_problem *P, double eta)
+{
+    completion *C = (completion *) P->self;
+    const int m = C->m, n = C->n, one = 1, mn = m * n;
+    double keep = 1.0 - eta, a = -eta * C->radius;
+    F77_CALL(dscal)(&mn, &keep, C->X, &one);
+    F77_CALL(dger)(&m, &n, &a, C->u, &one, C->v, &one, C->X, &m);
+    cg_atoms_scale(&C->atoms, keep);
+    for (int i = 0; i < m; i++) C->u[i] = -C->u[i];
+    cg_atoms_add(&C->atoms, C->u, C->v, eta * C->radius);
+    if (C->atoms.k >= 2 * C->k_compress + 8) {
+        cg_fail_status(P, cg_atoms_compress(&C->atoms), "the compression of the iterate");
+        C->k_compress = C->atoms.k;
+    }
+}
+
+/* dist(X, box) in Frobenius norm, relative to ||X||_F; NA for l1 (no
+ * constraint) */
+static double mcc_infeasibility(cg_problem *P, double *scale)
+{
+    completion *C = (completion *) P->self;
+    const size_t mn = (size_t) C->m * C->n;
+    double d2 = 0.0, x2 = 0.0;
+    for (size_t i = 0; i < mn; i++) {
+        const double x = C->X[i], r = x < C->lo ? x - C->lo : x > C->hi ? x - C->hi : 0.0;
+        d2 += r * r; x2 += x * x;
+    }
+    *scale = sqrt(x2);
+    return C->composite == COMPOSITE_BOX ? sqrt(d2) : NA_REAL;
+}
+
+/* the stated objective (the loss, plus lambda ||X||_1 for l1); no gap: the
+ * homotopy methods give no certificate here */
+static void mcc_evaluate(cg_problem *P, double *obj, double *gap)
+{
+    completion *C = (completion *) P->self;
+    double f = 0.0;
+    for (int c = 0; c < C->C; c++) {
+        const double x = *cell_ptr(C, c);
+        f += 0.5 * (C->Ncell[c] * x * x + C->YYcell[c]) - C->Ycell[c] * x;
+    }
+    f /= C->N;
+    const size_t mn = (size_t) C->m * C->n;
+    double l1 = 0.0, x2 = 0.0;
+    for (size_t i = 0; i < mn; i++) { l1 += fabs(C->X[i]); x2 += C->X[i] * C->X[i]; }
+    const double rmse = sqrt(2.0 * f);
+    if (C->composite == COMPOSITE_L1) f += C->lambda * l1;
+    *obj = f;
+    *gap = NA_REAL;
+    if (C->nx == C->xcap) {       /* one entry per trace row: grow by doubling */
+        double **cols[] = {&C->xnorm, &C->rmse_train, &C->rmse_test};
+        for (int j = 0; j < 3; j++) {
+            double *x = (double *) R_alloc(2 * (size_t) C->xcap, sizeof(double));
+            memcpy(x, *cols[j], sizeof(double) * C->nx);
+            *cols[j] = x;
+        }
+        C->xcap *= 2;
+    }
+    double e2 = 0.0;
+    for (int k = 0; k < C->ntest; k++) {
+        const double e = C->X[C->test_at[k]] - C->test_y[k];
+        e2 += e * e;
+    }
+    C->xnorm[C->nx] = sqrt(x2);
+    C->rmse_train[C->nx] = rmse;
+    C->rmse_test[C->nx++] = C->ntest > 0 ? sqrt(e2 / C->ntest) : NA_REAL;
+}
+
+static const cg_homotopy_ops completion_homotopy = {
+    mcc_gradient, mcc_lmo, mcc_step, NULL, mcc_infeasibility, NULL, mcc_refresh_loss
+};
+
+static void composite_init(cg_problem *P, completion *C, SEXP spec)
+{
+    const size_t mn = (size_t) C->m * C->n;
+    C->lo = asReal(cg_list_get(spec, "lo"));
+    C->hi = asReal(cg_list_get(spec, "hi"));
+    C->lambda = asReal(cg_list_get(spec, "lambda"));
+    C->X = cg_zeros(mn); C->V = cg_zeros(mn);
+    C->alpha = cg_zeros((size_t) C->N); C->vf = cg_zeros((size_t) C->C);
+    C->xcap = 64; C->nx = 0;
+    C->xnorm = (double *) R_alloc(C->xcap, sizeof(double));
+    C->rmse_train = (double *) R_alloc(C->xcap, sizeof(double));
+    C->rmse_test = (double *) R_alloc(C->xcap, sizeof(double));
+    SEXP ty = cg_list_get(spec, "test_y");
+    C->ntest = isNull(ty) ? 0 : LENGTH(ty);
+    if (C->ntest > 0) {
+        C->test_y = cg_spec_real(spec, "test_y", C->ntest);
+        C->test_at = cg_spec_index(spec, "test_at", C->ntest, 0, (int) (mn - 1));
+    }
+    C->k_compress = 0;
+    P->homotopy = &completion_homotopy;
+    P->evaluate = mcc_evaluate;
+}
+
 /* Frank-Wolfe on the atoms, or the projected-gradient baseline on the dense
  * iterate (dense_iterate) */
 static const cg_fw_ops completion_fw = {mc_gradient, mc_lmo, mc_line_search, mc_fw_step};
@@ -393,7 +579,14 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     else cg_atoms_init(&C->atoms, m, n, 64);
     P->self = C;
     P->evaluate = mc_evaluate; P->epoch = mc_epoch; P->n_matvec = mc_n_matvec;
-    if (C->dense) P->pg = &completion_pg;
+    SEXP comp = cg_list_get(spec, "composite");
+    C->composite = isNull(comp) ? COMPOSITE_NONE : asInteger(comp);
+    if (C->composite == COMPOSITE_BOX || C->composite == COMPOSITE_L1) {
+        if (C->family != FAM_GAUSSIAN || C->dense)
+            error("spec: composite completion needs the gaussian family and atoms");
+        composite_init(P, C, spec);
+    }
+    else if (C->dense) P->pg = &completion_pg;
     else P->fw = &completion_fw;
     P->svd_rank = 0;
     return CG_OK;
@@ -428,8 +621,10 @@ SEXP cg_completion_solution(cg_problem *P)
         cg_atoms_weights(&C->atoms, w);
         W = w;
     }
-    static const char *names[] = {"u", "w", "v", "dropped", "svd_form", ""};
-    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    static const char *names[] = {"u", "w", "v", "dropped", "svd_form", "xnorm",
+                                  "rmse_train", "rmse_test", ""};
+    static const char *plain_names[] = {"u", "w", "v", "dropped", "svd_form", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, C->composite ? names : plain_names));
     SEXP u = PROTECT(allocMatrix(REALSXP, m, k));
     SEXP v = PROTECT(allocMatrix(REALSXP, n, k));
     SEXP w = PROTECT(allocVector(REALSXP, k));
@@ -441,6 +636,14 @@ SEXP cg_completion_solution(cg_problem *P)
     SET_VECTOR_ELT(out, 0, u); SET_VECTOR_ELT(out, 1, w); SET_VECTOR_ELT(out, 2, v);
     SET_VECTOR_ELT(out, 3, ScalarInteger(C->dense ? NA_INTEGER : C->n_dropped));
     SET_VECTOR_ELT(out, 4, ScalarLogical(svd_form));
+    if (C->composite) {           /* per trace row: ||X||_F, train and test RMSE */
+        const double *cols[] = {C->xnorm, C->rmse_train, C->rmse_test};
+        for (int j = 0; j < 3; j++) {
+            SEXP xn = allocVector(REALSXP, C->nx);
+            SET_VECTOR_ELT(out, 5 + j, xn);
+            memcpy(REAL(xn), cols[j], sizeof(double) * C->nx);
+        }
+    }
     UNPROTECT(4);
     return out;
 }

@@ -1,5 +1,5 @@
 /* Homotopy conditional gradient for min f(w) s.t. A w in K, w in a
- * spectrahedron (the homotopy table, stochcg.h). One loop, three methods:
+ * spectrahedron (the homotopy table, stochcg.h). One loop, six methods:
  *   cgal        the conditional-gradient augmented Lagrangian of Yurtsever,
  *               Fercoq and Cevher (2019), with the step and dual rules of
  *               SketchyCGAL (Yurtsever et al. 2021, Alg. 6.1): at iteration
@@ -33,7 +33,15 @@
  *               sqrt(K_t + j) at the epoch's j-th iteration. As K_t - 1
  *               iterations precede epoch t, K_t + j = k + 1 for the global
  *               counter k: the steps are H-SAG-CGM's, the full passes fall
- *               on k = 1, 2, 4, 8, ... (cg_rows_spider).
+ *               on k = 1, 2, 4, 8, ... (cg_rows_spider);
+ *   shcgm       the stochastic homotopy CGM of Locatello, Yurtsever, Fercoq
+ *               and Cevher (2019), for a stochastic f (refresh_loss): f's
+ *               estimate d <- (1 - rho_k) d + rho_k (minibatch gradient),
+ *               rho_k = 4 / (k + 7)^(2/3), smoothing beta_k = beta0 /
+ *               sqrt(k + 8), eta_k = 9 / (k + 8) (the schedules of the
+ *               authors' code).
+ * Where f is stochastic (refresh_loss set: matrix completion), hsagcgm_v1
+ * refreshes f's SAG table from a minibatch before each gradient.
  * An iteration of cgal or hsagcgm_v1 reads every constraint once (one
  * epoch); the sampling methods' epochs count the row residuals evaluated
  * (hspider's corrections read each drawn row at two iterates). */
@@ -45,7 +53,7 @@ int cg_solve_homotopy(cg_problem *P, const cg_solver_opts *o, const cg_control *
 {
     const cg_homotopy_ops *h = P->homotopy;
     const double beta0 = o->beta0;
-    const int method = o->method;
+    const int method = o->method, shcgm = method == CG_METHOD_SHCGM;
     const int sampled = method == CG_METHOD_HSAGCGM_V2 || method == CG_METHOD_H1SFW ||
                         method == CG_METHOD_HSPIDER;
     cg_rows_est est;
@@ -58,7 +66,10 @@ int cg_solve_homotopy(cg_problem *P, const cg_solver_opts *o, const cg_control *
         const double k = t + 1.0;                 /* the paper's iteration counter */
         double penalty = beta0 * sqrt(k + 1.0);   /* cgal */
         if (method != CG_METHOD_CGAL) penalty = sqrt(k + 1.0) / beta0;  /* 1 / beta_k */
+        if (shcgm) penalty = sqrt(k + 8.0) / beta0;
         if (method == CG_METHOD_H1SFW) penalty = pow(k + 1.0, 1.0 / 6.0) / beta0;
+        if (h->refresh_loss)                      /* a stochastic f: its estimator first */
+            r.n_grad += h->refresh_loss(P, shcgm ? 4.0 / pow(k + 7.0, 2.0 / 3.0) : 0.0);
         if (sampled) {
             double used;
             if (method == CG_METHOD_HSAGCGM_V2) {
@@ -79,7 +90,7 @@ int cg_solve_homotopy(cg_problem *P, const cg_solver_opts *o, const cg_control *
         cg_fail_status(P, h->lmo(P), "the linear minimization oracle (smallest eigenvector)");
         if ((stop = cg_run_failed(P)) >= 0) break;
         r.n_lmo += 1;
-        h->step(P, 2.0 / (k + 1.0));
+        h->step(P, shcgm ? 9.0 / (k + 8.0) : 2.0 / (k + 1.0));
         if (method == CG_METHOD_CGAL)
             h->dual_step(P, penalty, beta0, 4.0 * beta0 / pow(k + 1.0, 1.5));
         t++;

@@ -366,6 +366,13 @@ typedef struct {
     double (*infeasibility)(cg_problem *P, double *scale);
     /* the rows the sampling methods draw from (NULL if unsupported) */
     const struct cg_rows_ops *rows;
+    /* a stochastic f (NULL where f is exact, as in the SDPs): refresh f's
+     * estimator at w from the problem's own minibatch, before gradient()
+     * reads it; rho = 0: H-SAG-CGM's SAG table, rho in (0, 1]: SHCGM's
+     * average d <- (1 - rho) d + rho (minibatch gradient). Returns the
+     * samples drawn. shcgm applies only where this hook is set, cgal only
+     * where dual_step is */
+    double (*refresh_loss)(cg_problem *P, double rho);
 } cg_homotopy_ops;
 
 /* The constraint rows l = 0..m-1 that hsagcgm_v2, h1sfw and hspider sample
@@ -533,7 +540,8 @@ enum { CG_METHOD_FW, CG_METHOD_SFW, CG_METHOD_SPG, CG_METHOD_SVRGCG, CG_METHOD_S
        CG_METHOD_SCGS, CG_METHOD_ALT_CGPG, CG_METHOD_ALT_PGCG, CG_METHOD_CGCG,
        CG_METHOD_CGCG_P, CG_METHOD_ALTMIN, CG_METHOD_PFW, CG_METHOD_ADMM,
        CG_METHOD_DUAL_APG, CG_METHOD_APG, CG_METHOD_CGAL, CG_METHOD_HSAGCGM_V1,
-       CG_METHOD_HSAGCGM_V2, CG_METHOD_H1SFW, CG_METHOD_HSPIDER, CG_METHOD_COUNT };
+       CG_METHOD_HSAGCGM_V2, CG_METHOD_H1SFW, CG_METHOD_HSPIDER, CG_METHOD_SHCGM,
+       CG_METHOD_COUNT };
 enum { CG_STEP_LINE_SEARCH = 0, CG_STEP_STANDARD = 1, CG_STEP_SFW = 2 };
 enum { CG_STOP_MAX_ITER = 0, CG_STOP_TOL = 1, CG_STOP_TIME = 2,
        CG_STOP_INTERRUPT = 3, CG_STOP_ERROR = 4 };
@@ -603,7 +611,7 @@ cg_solver cg_solve_svrgcg;   /* svrgcg: the prox table */
 cg_solver cg_solve_scgs;     /* scgs: the sliding table */
 cg_solver cg_solve_alt;      /* alt_cgpg, alt_pgcg, cgcg, cgcg_p, altmin: block table */
 cg_solver cg_solve_split;    /* admm, dual_apg, apg: the split table */
-cg_solver cg_solve_homotopy; /* cgal, hsagcgm_v1/v2, h1sfw, hspider: the homotopy table */
+cg_solver cg_solve_homotopy; /* cgal, hsagcgm_v1/v2, h1sfw, hspider, shcgm: the homotopy table */
 
 /* ---------------------------------------------------------- helpers */
 SEXP cg_list_get(SEXP list, const char *name);   /* R_NilValue if absent */

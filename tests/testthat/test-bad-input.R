@@ -179,7 +179,7 @@ bad_method_calls <- list(
        '`type` must be one of "link", "response", not "nonsense"'),
   list(quote(predict(cm_fit, type = NA)), '`type` must be one of "link", "response"'),
   list(quote(plot(sr_fit, what = "nonsense")),
-       '`what` must be one or more of "objective", "gap", not "nonsense"'),
+       '`what` must be one or more of "objective", "gap", "infeasibility", not "nonsense"'),
   list(quote(plot(sr_fit, what = c("obj", NA))), "`what` must be one or more of"),
   list(quote(plot(sr_fit, against = "nonsense")),
        '`against` must be one or more of "iter", "time", "n_grad", "n_lmo", "n_matvec", not "nonsense"'),
