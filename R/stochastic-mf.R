@@ -9,8 +9,8 @@
 #'   \varphi(h) + \phi(r),}{min_{W in C} f(W) = (1/n) sum_j l(y_j, W) +
 #'   psi(W),  l(y, W) = min_{h in H, r in R} 1/2 ||y - W h - r||^2 +
 #'   varphi(h) + phi(r),}
-#' with `h` the coefficients of a column and `r` its outliers (`r = 0` for
-#' the non-robust models). The models of Section 2 (their defaults follow
+#' with `h` the coefficients of a column and `r` its outliers (zero for the
+#' non-robust models). The models of Section 2 (their defaults follow
 #' Section 5, \eqn{\lambda = 1/\sqrt d}{lambda = 1 / sqrt(d)}):
 #' \describe{
 #'   \item{`"odl"` (P1)}{online dictionary learning: columns of `W` in the
@@ -161,7 +161,7 @@
 #' W <- abs(matrix(rnorm(30 * 3), 30))
 #' W <- sweep(W, 2, colSums(W), "/")              # atoms on the simplex
 #' H <- matrix(rexp(3 * 300), 3)
-#' fit <- stochastic_mf(W %*% H, k = 3, model = "onmf", lambda = 1e-3)
+#' fit <- stochastic_mf(W %*% H, k = 3, model = "onmf", lambda = 1e-3, outer = 40)
 #' fit
 #' # each planted atom against its best match among the learned ones
 #' round(apply(cor(W, fit$solution$W), 1, max), 3)
@@ -371,6 +371,26 @@ smf_prox <- function(model_spec, x, which, step, d, k) {
     x = as.double(x), bsum_tol = 0, bsum_max_iter = 1L)))
 }
 
+smf_plot_trace <- function(x, against, ...) {
+  against <- match_choice(against, c("epoch", "time", "iter"), "against")
+  tr <- x$trace
+  old <- par(mfrow = c(1, 2))
+  on.exit(par(old))
+  xlab <- c(epoch = "data passes", time = "time (s)", iter = "iteration")[[against]]
+  main <- sprintf("%s (%s)", x$model, x$method)
+  for (w in c("objective", "gap")) {
+    y <- tr[[w]]
+    ok <- is.finite(y) & is.finite(tr[[against]])
+    log_y <- all(y[ok] > 0)
+    ok <- ok & (!log_y | y > 0)
+    args <- utils_modify(list(type = "l", xlab = xlab, main = main, log = if (log_y) "y" else "",
+                              ylab = if (w == "gap") "prox-gradient mapping norm" else
+                                "objective f(W)"), list(...))
+    do.call(plot, c(list(tr[[against]][ok], y[ok]), args))
+  }
+  invisible(x)
+}
+
 # the model spec of a fit, for predict()
 smf_fit_spec <- function(object) {
   d <- nrow(object$solution$W)
@@ -401,11 +421,13 @@ smf_fit_spec <- function(object) {
 #' set.seed(3)
 #' W <- qr.Q(qr(matrix(rnorm(20 * 2), 20)))
 #' Y <- W %*% matrix(rnorm(2 * 200), 2)
-#' Y[cbind(sample(20, 30, TRUE), sample(200, 30, TRUE))] <- 10   # outliers
-#' fit <- stochastic_mf(Y, k = 2, model = "orpca")
-#' p <- predict(fit, Y[, 1:5])
+#' spikes <- cbind(sample(20, 100, TRUE), sample(200, 100, TRUE))
+#' Y[spikes] <- 10                                   # outliers
+#' fit <- stochastic_mf(Y, k = 2, model = "orpca", outer = 40)
+#' p <- predict(fit, Y[, 1:20])
 #' dim(p$H)
-#' sum(p$R != 0)          # outlier entries found in 5 columns
+#' # outlier entries found in the first 20 columns, and those planted there
+#' c(found = sum(p$R != 0), planted = sum(Y[, 1:20] == 10))
 #' @method predict stochastic_mf_fit
 #' @export
 predict.stochastic_mf_fit <- function(object, newY = NULL, ...) {
@@ -451,8 +473,9 @@ print.stochastic_mf_fit <- function(x, ...) {
 
 #' Plot a stochastic_mf fit
 #'
-#' `type = "trace"` draws the convergence panels of [plot.cg_fit()] (the
-#' `gap` panel is the proximal gradient mapping norm); `type = "atoms"`
+#' `type = "trace"` draws the objective \eqn{f(W)}{f(W)} and the proximal
+#' gradient mapping norm (`gap`, log scale) against data passes (`"epoch"`,
+#' default), seconds (`"time"`) or iterations (`"iter"`); `type = "atoms"`
 #' draws each atom (column of `W`) as an image of `image_dims` (given to
 #' [stochastic_mf()] or here), on a grid, each on its own color scale
 #' centered at zero.
@@ -461,22 +484,25 @@ print.stochastic_mf_fit <- function(x, ...) {
 #' @param type `"atoms"` (default when the fit has `image_dims`) or
 #'   `"trace"`.
 #' @param image_dims `c(rows, cols)` of an atom's image.
-#' @param ... Passed to [plot.cg_fit()] (for `"trace"`) or
+#' @param against For `"trace"`: `"epoch"`, `"time"` or `"iter"`.
+#' @param ... Passed to [graphics::plot()] (for `"trace"`) or
 #'   [graphics::image()].
 #' @returns `x`, invisibly.
 #' @examples
 #' set.seed(4)
 #' bars <- sapply(1:4, function(i) { a <- matrix(0, 6, 6); a[, i + 1] <- 1; c(a) })
 #' Y <- bars %*% matrix(rexp(4 * 300), 4)
-#' fit <- stochastic_mf(Y, k = 4, model = "onmf", lambda = 1e-3, image_dims = c(6, 6))
+#' fit <- stochastic_mf(Y, k = 4, model = "onmf", lambda = 1e-3, outer = 40,
+#'                      image_dims = c(6, 6))
 #' plot(fit)
-#' plot(fit, type = "trace", against = "epoch")
+#' plot(fit, type = "trace")
 #' @method plot stochastic_mf_fit
 #' @export
-plot.stochastic_mf_fit <- function(x, type = NULL, image_dims = x$image_dims, ...) {
+plot.stochastic_mf_fit <- function(x, type = NULL, image_dims = x$image_dims,
+                                   against = "epoch", ...) {
   type <- match_choice(type %||% if (is.null(image_dims)) "trace" else "atoms",
                        c("trace", "atoms"), "type")
-  if (type == "trace") return(NextMethod())
+  if (type == "trace") return(smf_plot_trace(x, against, ...))
   W <- x$solution$W
   if (is.null(image_dims)) stop_arg("image_dims", "is needed to draw atoms as images")
   image_dims <- check_dims(image_dims, "image_dims")

@@ -1,0 +1,132 @@
+# stochastic_mf(): the fit object (gap, trace, predict, fitted, print, plot),
+# sparse input, reproducibility and bad input.
+
+small_data <- function(seed = 1, d = 12, n = 80, k = 2) {
+  set.seed(seed)
+  W <- matrix(rnorm(d * k), d)
+  W %*% matrix(rnorm(k * n), k) + 0.01 * matrix(rnorm(d * n), d)
+}
+
+test_that("gap is the norm of the proximal gradient mapping at the returned W", {
+  Y <- small_data()
+  for (model in c("odl", "orpca")) {
+    set.seed(2)
+    fit <- stochastic_mf(Y, 2, model = model, control = cg_control(progress = FALSE))
+    W <- unname(fit$solution$W)
+    spec <- stochcg:::smf_fit_spec(fit)
+    cf <- predict(fit)
+    R <- if (is.null(cf$R)) 0 else cf$R
+    G <- (W %*% tcrossprod(cf$H) - (Y - R) %*% t(cf$H)) / ncol(Y)
+    eta <- fit$gap_step
+    Z <- matrix(stochcg:::smf_prox(spec, W - eta * G, "dict", eta, nrow(W), 2), nrow(W))
+    expect_equal(fit$gap, sqrt(sum((W - Z)^2)) / eta, tolerance = 1e-8, info = model)
+    psi <- if (model == "orpca") fit$lambda1 / (2 * ncol(Y)) * sum(W^2) else 0
+    expect_equal(fit$objective, mean(cf$loss) + psi, tolerance = 1e-10, info = model)
+  }
+})
+
+test_that("the trace counts data passes, samples and sub-problems", {
+  Y <- small_data(n = 64)
+  set.seed(3)
+  fit <- stochastic_mf(Y, 2, method = "vr", control = cg_control(progress = FALSE))
+  b <- fit$batch; m <- fit$inner; n <- ncol(Y)
+  expect_equal(b, ceiling(0.2 * 64^(2 / 3)))
+  expect_equal(m, ceiling(0.5 * 64^(1 / 3)))
+  expect_equal(fit$iterations, 10 * m)
+  last <- fit$trace[nrow(fit$trace), ]
+  expect_equal(last$epoch, 10 * (n + m * b) / n)
+  expect_equal(last$samples, 10 * (n + m * b))
+  expect_equal(last$n_grad, 10 * (n + 2 * m * b))
+  expect_true(all(diff(fit$trace$epoch) >= 0))
+  set.seed(3)
+  fit <- stochastic_mf(Y, 2, method = "smm", control = cg_control(progress = FALSE))
+  expect_equal(fit$iterations, ceiling(10 * (n + m * b) / b))
+  expect_equal(fit$trace$samples[nrow(fit$trace)], fit$iterations * b)
+})
+
+test_that("set.seed reproduces a fit; a dgCMatrix gives the dense fit", {
+  Y <- small_data()
+  Y[abs(Y) < 0.8] <- 0
+  S <- Matrix::Matrix(Y, sparse = TRUE)
+  for (method in c("vr", "smm", "sgd")) {
+    set.seed(4); a <- stochastic_mf(Y, 2, model = "orpca", method = method,
+                                    control = cg_control(max_iter = 30, progress = FALSE))
+    set.seed(4); b <- stochastic_mf(Y, 2, model = "orpca", method = method,
+                                    control = cg_control(max_iter = 30, progress = FALSE))
+    set.seed(4); s <- stochastic_mf(S, 2, model = "orpca", method = method,
+                                    control = cg_control(max_iter = 30, progress = FALSE))
+    expect_identical(a$solution$W, b$solution$W)
+    expect_equal(s$solution$W, a$solution$W, tolerance = 1e-10)
+    expect_equal(s$trace$objective, a$trace$objective, tolerance = 1e-10)
+  }
+  set.seed(5)
+  fit <- stochastic_mf(S, 2, model = "odl", control = cg_control(progress = FALSE))
+  expect_equal(predict(fit, S[, 1:7])$H, predict(fit, Y[, 1:7])$H, tolerance = 1e-12)
+})
+
+test_that("predict, fitted, print and plot", {
+  Y <- small_data()
+  Y[3, 5] <- 40
+  set.seed(6)
+  fit <- stochastic_mf(Y, 2, model = "orpca", image_dims = c(3, 4),
+                       control = cg_control(progress = FALSE))
+  p <- predict(fit, Y[, 1:6])
+  expect_equal(dim(p$H), c(2L, 6L))
+  expect_equal(dim(p$R), c(12L, 6L))
+  expect_gt(p$R[3, 5], 30)                      # the planted outlier
+  expect_equal(p$H, predict(fit)$H[, 1:6])
+  expect_equal(predict(fit, Y[, 2])$H, p$H[, 2, drop = FALSE], ignore_attr = TRUE)
+  expect_equal(fitted(fit), fit$solution$W %*% predict(fit)$H, ignore_attr = TRUE)
+  expect_equal(fitted(fit, outliers = TRUE) - fitted(fit), predict(fit)$R,
+               ignore_attr = TRUE)
+  out <- capture.output(print(fit))
+  expect_match(out[1], "stochastic_mf fit \\(method \"vr\"\\)")
+  expect_true(any(grepl("^Proximal gradient mapping norm \\(stationarity\\): ", out)))
+  expect_true(any(grepl("Model orpca, k = 2", out)))
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_identical(plot(fit), fit)                       # atoms as 3 x 4 images
+  expect_identical(plot(fit, type = "trace"), fit)
+  expect_identical(plot(fit, type = "trace", against = "time"), fit)
+  expect_error(plot(fit, type = "trace", against = "n_lmo"), "`against` must be one of")
+  set.seed(6)
+  odl <- stochastic_mf(Y, 2, control = cg_control(progress = FALSE))
+  expect_null(predict(odl)$R)
+  expect_error(plot(odl, type = "atoms"), "`image_dims` is needed")
+})
+
+test_that("bad input gives errors naming the argument", {
+  Y <- small_data()
+  ctl <- cg_control(max_iter = 2, progress = FALSE)
+  expect_error(stochastic_mf(replace(Y, 3, NA), 2), "`Y` contains NA")
+  expect_error(stochastic_mf(function(i) Y[, i], 2), "`Y` as a function")
+  expect_error(stochastic_mf(Y, 0), "`k` must be at least 1")
+  expect_error(stochastic_mf(Y, 1.5), "`k` must be a whole number")
+  expect_error(stochastic_mf(Y, 2, model = "pca"), "`model` must be one of")
+  expect_error(stochastic_mf(Y, 2, model = "ssodl"), "`model` must be one of")
+  expect_error(stochastic_mf(Y, 2, method = "fw"), "`method` must be one of")
+  expect_error(stochastic_mf(Y, 2, lambda = -1), "`lambda` must be at least 0")
+  expect_error(stochastic_mf(Y, 2, lambda1 = 1), "`lambda1` is not a parameter of model = \"odl\"")
+  expect_error(stochastic_mf(Y, 2, model = "orpca", lambda = 1), "`lambda` is not a parameter")
+  expect_error(stochastic_mf(Y, 2, M = 3), "`M` is not a parameter")
+  expect_error(stochastic_mf(Y, 2, model = "ornmf", M = 0), "`M` must be greater than 0")
+  expect_error(stochastic_mf(Y, 3, model = "ossl", groups = c(1, 2, 1)), "`groups` must keep")
+  expect_error(stochastic_mf(Y, 3, model = "ossl", groups = 1:2), "`groups` must give")
+  expect_error(stochastic_mf(Y, 3, model = "ossl", groups = c(1, 1, 2), lambda = 1:3),
+               "`lambda` must be one nonnegative number or one per group \\(2\\)")
+  expect_error(stochastic_mf(Y, 2, batch = ncol(Y) + 1), "`batch` must be at most")
+  expect_error(stochastic_mf(Y, 2, inner = 0), "`inner` must be at least 1")
+  expect_error(stochastic_mf(Y, 2, eta = 0), "`eta` must be greater than 0")
+  expect_error(stochastic_mf(Y, 2, method = "smm", eta = 1), "`eta` is used only by")
+  expect_error(stochastic_mf(Y, 2, beta = 1), "`beta` is used only by")
+  expect_error(stochastic_mf(Y, 2, method = "sgd", output = "random"), "`output` \"random\"")
+  expect_error(stochastic_mf(Y, 2, output = "best"), "`output` must be one of")
+  expect_error(stochastic_mf(Y, 2, init = matrix(1, 3, 2)), "`init` must be")
+  expect_error(stochastic_mf(Y, 2, init = matrix(0, nrow(Y), 2)), "`init` is zero")
+  expect_error(stochastic_mf(Y, 2, image_dims = c(5, 5)), "`image_dims` must multiply")
+  expect_error(stochastic_mf(Y, 2, bsum_tol = -1), "`bsum_tol` must be at least 0")
+  set.seed(7)
+  fit <- stochastic_mf(Y, 2, control = ctl)
+  expect_error(predict(fit, Y[-1, ]), "`newY` must have 12 rows")
+  expect_error(fitted(fit, outliers = NA), "`outliers` must be TRUE or FALSE")
+})
