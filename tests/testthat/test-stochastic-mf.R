@@ -105,15 +105,24 @@ reference_subproblem <- function(model, W, y, pars, iters = 20000) {
     odl = function(h) soft(h, step * pars$lambda),
     onmf = function(h) pmax(h, 0) / (1 + step * pars$lambda),
     orpca = function(h) h / (1 + step * pars$lambda1),
-    ornmf = function(h) pmin(pmax(h, 0), pars$M))
+    ornmf = function(h) pmin(pmax(h, 0), pars$M),
+    ossl = function(h) {
+      for (g in unique(pars$groups)) {
+        j <- pars$groups == g; lam <- pars$lambda[g]; nrm <- sqrt(sum(h[j]^2))
+        h[j] <- if (nrm > step * lam) h[j] * (1 - step * lam / nrm) else 0
+      }
+      h
+    })
   prox_r <- switch(model,
-    odl = , onmf = function(r) 0 * r,
+    odl = , onmf = , ossl = function(r) 0 * r,
     orpca = function(r) soft(r, step * pars$lambda2),
     ornmf = function(r) pmin(pmax(soft(r, step * pars$lambda), -pars$M_prime), pars$M_prime))
   value <- function(h, r) 0.5 * sum((y - W %*% h - r)^2) + switch(model,
     odl = pars$lambda * sum(abs(h)), onmf = pars$lambda / 2 * sum(h^2),
     orpca = pars$lambda1 / 2 * sum(h^2) + pars$lambda2 * sum(abs(r)),
-    ornmf = pars$lambda * sum(abs(r)))
+    ornmf = pars$lambda * sum(abs(r)),
+    ossl = sum(vapply(unique(pars$groups), function(g)
+      pars$lambda[g] * sqrt(sum(h[pars$groups == g]^2)), 0)))
   h <- rep(0, k); r <- rep(0, d)
   for (i in seq_len(iters)) {
     e <- drop(W %*% h + r - y)
@@ -134,7 +143,8 @@ test_that("BSUM solves sub-problem (2) as an accurate reference solver does", {
     list(model = "odl", W = W, y = y, pars = list(lambda = 0.3)),
     list(model = "onmf", W = Wn, y = yn, pars = list(lambda = 0.2)),
     list(model = "orpca", W = W, y = y, pars = list(lambda1 = 0.3, lambda2 = 0.5)),
-    list(model = "ornmf", W = Wn, y = yn, pars = list(lambda = 0.5, M = 1.8, M_prime = 3)))
+    list(model = "ornmf", W = Wn, y = yn, pars = list(lambda = 0.5, M = 1.8, M_prime = 3)),
+    list(model = "ossl", W = W, y = y, pars = list(groups = c(1, 1, 2), lambda = c(0.4, 9))))
   for (cs in cases) {
     spec <- do.call(smf_spec, c(list(cs$model, d, k), cs$pars))
     got <- coefficients_c(spec, cs$W, matrix(cs$y))
