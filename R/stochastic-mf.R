@@ -24,20 +24,39 @@
 #'   \item{`"onmf"` (P3)}{online NMF: columns of `W` nonnegative with
 #'     \eqn{\ell_1}{l1} norm 1, \eqn{h \ge 0}{h >= 0},
 #'     \eqn{\varphi = \tfrac\lambda2 \|h\|^2}{varphi = lambda/2 ||h||^2}.}
+#'   \item{`"ssodl"` (P4)}{smooth sparse online dictionary learning: `C`
+#'     and `H` as for `"onmf"`, \eqn{\psi = \tfrac{\lambda_1}2
+#'     \mathrm{tr}(W'LW)}{psi = lambda1/2 tr(W'LW)} with a positive
+#'     semidefinite `laplacian` \eqn{L}{L} (default: the 4-neighbour grid
+#'     Laplacian of `image_dims`, else that of the chain \eqn{1, \dots,
+#'     d}{1, ..., d}), \eqn{\varphi = \tfrac{\lambda_2}2 \|h\|^2}{varphi =
+#'     lambda2/2 ||h||^2}. The proximal step on `W` has no closed form: it is
+#'     solved per column by accelerated projected gradient to `bsum_tol`.}
 #'   \item{`"orpca"` (P5)}{online robust PCA: `W` free, \eqn{\psi =
 #'     \tfrac{\lambda_1}{2n}\|W\|_F^2}{psi = lambda1/(2n) ||W||_F^2},
 #'     \eqn{\varphi = \tfrac{\lambda_1}2\|h\|^2}{varphi = lambda1/2
 #'     ||h||^2}, \eqn{\phi = \lambda_2 \|r\|_1}{phi = lambda2 ||r||_1}
 #'     (`lambda1`, `lambda2`).}
+#'   \item{`"omrmd"` (P6)}{online max-norm regularized matrix decomposition:
+#'     `W` free, \eqn{\psi = \tfrac{\lambda_1}{2n}\|W\|_{2,\infty}^2}{psi =
+#'     lambda1/(2n) ||W||_(2,inf)^2} (the largest squared row norm; its prox
+#'     cuts the longest rows to a common length), \eqn{\|h\| \le 1}{||h||
+#'     <= 1}, \eqn{\phi = \lambda_2\|r\|_1}{phi = lambda2 ||r||_1}.}
+#'   \item{`"olrr"` (P7)}{online low-rank representation: `W` free,
+#'     \eqn{\psi = \frac{1}{2n^2}(\|W'AY\|^2 + \lambda_3\|BW\|^2)}{psi =
+#'     (||W'AY||^2 + lambda3 ||BW||^2) / (2 n^2)} with `Y` the data and given
+#'     `A` (\eqn{d \times d}{d x d}) and `B` (\eqn{\cdot \times d}{. x d}),
+#'     both the identity by default (our choice: the paper gives none),
+#'     \eqn{\varphi = \tfrac{\lambda_1}2\|h\|^2}{varphi = lambda1/2
+#'     ||h||^2}, \eqn{\phi = \lambda_2\|r\|_1}{phi = lambda2 ||r||_1}.
+#'     \eqn{\psi}{psi} is the quadratic \eqn{\tfrac12\mathrm{tr}(W'QW)}{1/2
+#'     tr(W'QW)}, \eqn{Q}{Q} (\eqn{d \times d}{d x d}) formed once.}
 #'   \item{`"ornmf"` (P8)}{online robust NMF: columns of `W` nonnegative in
 #'     the unit \eqn{\ell_2}{l2} ball, \eqn{h \in [0, M]^k}{h in [0, M]^k},
 #'     \eqn{r \in [-M', M']^d}{r in [-M', M']^d}, \eqn{\phi = \lambda
 #'     \|r\|_1}{phi = lambda ||r||_1} (`lambda`, `M` default `Inf`,
 #'     `M_prime` default `max(abs(Y))`).}
 #' }
-#' The models `"ssodl"` (P4), `"omrmd"` (P6) and `"olrr"` (P7) are not
-#' available yet.
-#'
 #' The sub-problem of a column (the paper's (2)) is solved in C by block
 #' successive upper-bound minimization (BSUM, eqs. 5-6): a proximal gradient
 #' step on `h` with step \eqn{1/\|W\|_2^2}{1 / ||W||_2^2}, then the exact
@@ -75,7 +94,10 @@
 #'     \mathrm{tr}(W'B_t)) + \psi(W)}{(1/N)(1/2 tr(W'W A_t) - tr(W'B_t)) +
 #'     psi(W)} (\eqn{N}{N} columns so far), by block coordinate descent over
 #'     the columns of `W` (exact per column; sweeps until the relative change
-#'     is below `bsum_tol`, at most 50).}
+#'     is below `bsum_tol`, at most 50), or, where \eqn{\psi}{psi} couples
+#'     the entries of a column or the rows (`"ssodl"`, `"olrr"`,
+#'     `"omrmd"`), by accelerated proximal gradient to the same tolerance (at
+#'     most 500 iterations).}
 #'   \item{`"sgd"`}{Algorithm S-3, proximal stochastic gradient:
 #'     \eqn{W \leftarrow \mathrm{prox}_{\gamma_t\psi + \delta_C}(W - \gamma_t
 #'     V_t)}{W <- prox_(gamma_t psi + delta_C)(W - gamma_t V_t)} with the
@@ -86,7 +108,10 @@
 #' beta'} for sgd). The defaults here use the curvature \eqn{L =
 #' \lambda_{\max}(\frac1N \sum h_j h_j') + c}{L = lambda_max((1/N) sum h_j
 #' h_j') + c} of the first statistics (\eqn{c}{c} the curvature of
-#' \eqn{\psi}{psi}): `eta` = \eqn{1/L}{1/L} at the first snapshot;
+#' \eqn{\psi}{psi}): `eta` = \eqn{1/L}{1/L} at each snapshot (constant
+#' within an outer iteration; \eqn{L}{L} grows as the coefficients do, and
+#' a step fixed at the start was too long for `"olrr"` there; give `eta`
+#' for the paper's constant step);
 #' `beta_prime` = \eqn{n}{n} and `beta` = `beta_prime`/\eqn{L}{L} at the
 #' first minibatch (the step starts at \eqn{1/L}{1/L} and decays as
 #' \eqn{1/t}{1/t} after about one pass). smm needs no step. By default smm
@@ -113,13 +138,17 @@
 #' @param Y Data, one sample per column: a numeric matrix or a `Matrix`
 #'   object (kept sparse as a `dgCMatrix`).
 #' @param k Number of atoms (columns of `W`).
-#' @param model `"odl"` (default), `"ossl"`, `"onmf"`, `"orpca"` or
-#'   `"ornmf"`; see Details.
+#' @param model `"odl"` (default), `"ossl"`, `"onmf"`, `"ssodl"`,
+#'   `"orpca"`, `"omrmd"`, `"olrr"` or `"ornmf"`; see Details.
 #' @param method `"vr"` (default), `"smm"` or `"sgd"`; see Methods.
 #' @param lambda Regularization weight of `"odl"`, `"onmf"`, `"ornmf"` and
 #'   `"ossl"` (per group there); default \eqn{1/\sqrt d}{1 / sqrt(d)}.
-#' @param lambda1,lambda2 Weights of `"orpca"`; default \eqn{1/\sqrt
-#'   d}{1 / sqrt(d)} each.
+#' @param lambda1,lambda2,lambda3 Weights of `"ssodl"`, `"orpca"`,
+#'   `"omrmd"` and `"olrr"` (`lambda3`: `"olrr"` only); default
+#'   \eqn{1/\sqrt d}{1 / sqrt(d)} each.
+#' @param laplacian For `"ssodl"`: the \eqn{d \times d}{d x d} positive
+#'   semidefinite matrix \eqn{L}{L}.
+#' @param A,B For `"olrr"`: the matrices of \eqn{\psi}{psi}.
 #' @param groups For `"ossl"`: a group label per coefficient (length `k`,
 #'   equal labels consecutive).
 #' @param M,M_prime For `"ornmf"`: bounds of the coefficients and the
@@ -128,7 +157,8 @@
 #' @param inner Inner iterations \eqn{m}{m} of `"vr"`.
 #' @param outer Outer iterations \eqn{S}{S} of `"vr"`; sets the default
 #'   budget of every method (`control$max_iter`).
-#' @param eta Step of `"vr"` (`NULL`: automatic, see Methods).
+#' @param eta Constant step of `"vr"` (`NULL`: \eqn{1/L}{1/L} at each
+#'   snapshot, see Methods).
 #' @param beta,beta_prime Step parameters of `"sgd"` (`NULL`: automatic).
 #' @param output `"last"` (option II, default) or `"random"` (option I).
 #' @param init Starting dictionary: `"data"` (default: `k` distinct random
@@ -144,8 +174,8 @@
 #'   [cg_fit]): `solution$W` the dictionary; `objective` \eqn{f(W)}{f(W)};
 #'   `gap` the proximal gradient mapping norm (see Convergence measure);
 #'   `trace` with the extra column `samples`; also `model`, `k`, the model
-#'   parameters used (`lambda`, `lambda1`, `lambda2`, `groups`, `M`,
-#'   `M_prime`), `batch`, `inner`, `outer`, `output`, `step` (the step `eta`
+#'   parameters used (`lambda`, `lambda1`, `lambda2`, `lambda3`, `groups`,
+#'   `laplacian`, `A`, `B`, `M`, `M_prime`, as the model has them), `batch`, `inner`, `outer`, `output`, `step` (the step `eta`
 #'   of vr or the last \eqn{\gamma_t}{gamma_t} of sgd), `gap_step`,
 #'   `image_dims` and `data` (the training data, for [fitted()]).
 #'   `predict(fit, newY)` gives the coefficients (and outliers) of new
@@ -167,8 +197,9 @@
 #' round(apply(cor(W, fit$solution$W), 1, max), 3)
 #' @export
 stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
-                          lambda1 = NULL, lambda2 = NULL, groups = NULL, M = Inf,
-                          M_prime = NULL, batch = NULL, inner = NULL, outer = 10,
+                          lambda1 = NULL, lambda2 = NULL, lambda3 = NULL, groups = NULL,
+                          laplacian = NULL, A = NULL, B = NULL, M = NULL, M_prime = NULL,
+                          batch = NULL, inner = NULL, outer = 10,
                           eta = NULL, beta = NULL, beta_prime = NULL,
                           output = "last", init = "data", bsum_tol = 1e-6,
                           bsum_max_iter = 200L, image_dims = NULL, control = NULL) {
@@ -185,8 +216,14 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   check_count(k, "k")
   k <- as.integer(k)
   if (as.double(d) * k > .Machine$integer.max) stop_arg("k", "makes W too large")
-  pars <- smf_model_spec(model, d, n, k, lambda, lambda1, lambda2, groups, M, M_prime,
-                         data$max_abs)
+  if (!is.null(image_dims)) {
+    image_dims <- check_dims(image_dims, "image_dims")
+    if (prod(as.double(image_dims)) != d)
+      stop_arg("image_dims", "must multiply to the number of rows of `Y` (", d, ")")
+  }
+  pars <- smf_model_spec(model, d, n, k, list(
+    lambda = lambda, lambda1 = lambda1, lambda2 = lambda2, lambda3 = lambda3, groups = groups,
+    laplacian = laplacian, A = A, B = B, M = M, M_prime = M_prime), data, image_dims)
   b <- if (is.null(batch)) ceiling(0.2 * n^(2 / 3)) else batch
   check_count(b, "batch", max = n)
   m <- if (is.null(inner)) ceiling(0.5 * n^(1 / 3)) else inner
@@ -202,11 +239,6 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
              "is used only by method = \"sgd\"")
   check_number(bsum_tol, "bsum_tol", min = 0)
   check_count(bsum_max_iter, "bsum_max_iter")
-  if (!is.null(image_dims)) {
-    image_dims <- check_dims(image_dims, "image_dims")
-    if (prod(as.double(image_dims)) != d)
-      stop_arg("image_dims", "must multiply to the number of rows of `Y` (", d, ")")
-  }
   budget <- if (method == "vr") outer * m else ceiling(outer * (n + m * b) / b)
   control <- as_control(control, max_iter = min(budget, .Machine$integer.max))
   W0 <- smf_init(init, data, k, pars)
@@ -233,12 +265,13 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
                                   inner = as.integer(m), outer = as.integer(outer),
                                   output = output, bsum_tol = bsum_tol,
                                   bsum_max_iter = as.integer(bsum_max_iter),
-                                  image_dims = image_dims, data = Y))
+                                  image_dims = image_dims, data = Y,
+                                  model_spec = pars$spec))
   class(fit) <- c("stochastic_mf_fit", "cg_fit")
   finish_fit(fit, started)
 }
 
-smf_models <- c("odl", "ossl", "onmf", "orpca", "ornmf")
+smf_models <- c("odl", "ossl", "onmf", "ssodl", "orpca", "omrmd", "olrr", "ornmf")
 
 # codes of smf.h
 smf_codes <- list(
@@ -266,79 +299,136 @@ smf_data <- function(Y) {
   list(d = d, n = n, spec = spec, Y = Y, max_abs = max_abs)
 }
 
-# the sets and regularizers of a model (paper 002, Section 2) as smf.h codes
-smf_model_spec <- function(model, d, n, k, lambda, lambda1, lambda2, groups, M, M_prime,
-                           max_abs) {
+# the parameters each model takes (the others must be NULL)
+smf_params <- list(
+  odl = "lambda", ossl = c("lambda", "groups"), onmf = "lambda",
+  ssodl = c("lambda1", "lambda2", "laplacian"), orpca = c("lambda1", "lambda2"),
+  omrmd = c("lambda1", "lambda2"), olrr = c("lambda1", "lambda2", "lambda3", "A", "B"),
+  ornmf = c("lambda", "M", "M_prime"))
+
+# The sets and regularizers of a model (paper 002, Section 2) as smf.h codes.
+# p: the named list of the model arguments given (NULL: default); data: from
+# smf_data(); image_dims for ssodl's default Laplacian.
+smf_model_spec <- function(model, d, n, k, p, data = NULL, image_dims = NULL) {
+  for (a in names(p)) if (!is.null(p[[a]]) && !a %in% smf_params[[model]])
+    stop_arg(a, "is not a parameter of model = \"", model, "\"")
   default <- 1 / sqrt(d)
-  weight <- function(x, arg) {
-    x <- x %||% default
+  weight <- function(arg) {
+    x <- p[[arg]] %||% default
     check_number(x, arg, min = 0)
     as.double(x)
   }
-  unused <- function(...) {
-    given <- c(...)
-    for (a in names(given)) if (given[[a]])
-      stop_arg(a, "is not a parameter of model = \"", model, "\"")
-  }
-  spec <- list(dict_set = smf_codes$dict[["free"]], psi_ridge = 0, h_kind = 0L,
-               h_lambda = 0, h_bound = Inf, r_kind = smf_codes$r[["none"]], r_lambda = 0,
-               r_bound = Inf)
+  spec <- list(dict_set = smf_codes$dict[["free"]], psi_ridge = 0, psi_maxrow = 0,
+               h_kind = 0L, h_lambda = 0, h_bound = Inf, r_kind = smf_codes$r[["none"]],
+               r_lambda = 0, r_bound = Inf)
   report <- list()
-  if (model %in% c("odl", "onmf", "ornmf", "ossl")) {
-    unused(lambda1 = !is.null(lambda1), lambda2 = !is.null(lambda2))
-  } else {
-    unused(lambda = !is.null(lambda))
+  set <- function(...) {
+    v <- list(...)
+    spec[names(v)] <<- v
   }
-  if (model != "ossl") unused(groups = !is.null(groups))
-  if (model != "ornmf") unused(M = !identical(M, Inf), M_prime = !is.null(M_prime))
   switch(model,
     odl = {
-      lam <- weight(lambda, "lambda")
-      spec[c("dict_set", "h_kind", "h_lambda")] <- list(smf_codes$dict[["l2ball"]],
-                                                        smf_codes$h[["l1"]], lam)
+      lam <- weight("lambda")
+      set(dict_set = smf_codes$dict[["l2ball"]], h_kind = smf_codes$h[["l1"]], h_lambda = lam)
       report$lambda <- lam
     },
     onmf = {
-      lam <- weight(lambda, "lambda")
-      spec[c("dict_set", "h_kind", "h_lambda")] <- list(smf_codes$dict[["simplex"]],
-                                                        smf_codes$h[["ridge_nonneg"]], lam)
+      lam <- weight("lambda")
+      set(dict_set = smf_codes$dict[["simplex"]], h_kind = smf_codes$h[["ridge_nonneg"]],
+          h_lambda = lam)
       report$lambda <- lam
     },
+    ssodl = {
+      l1 <- weight("lambda1"); l2 <- weight("lambda2")
+      L <- p$laplacian %||% smf_laplacian(d, image_dims)
+      L <- check_psd_matrix(L, d, "laplacian")
+      set(dict_set = smf_codes$dict[["simplex"]], h_kind = smf_codes$h[["ridge_nonneg"]],
+          h_lambda = l2, Q = l1 * L)
+      report[c("lambda1", "lambda2", "laplacian")] <- list(l1, l2, L)
+    },
     orpca = {
-      l1 <- weight(lambda1, "lambda1"); l2 <- weight(lambda2, "lambda2")
-      spec[c("psi_ridge", "h_kind", "h_lambda", "r_kind", "r_lambda")] <-
-        list(l1 / n, smf_codes$h[["ridge"]], l1, smf_codes$r[["l1"]], l2)
+      l1 <- weight("lambda1"); l2 <- weight("lambda2")
+      set(psi_ridge = l1 / n, h_kind = smf_codes$h[["ridge"]], h_lambda = l1,
+          r_kind = smf_codes$r[["l1"]], r_lambda = l2)
       report[c("lambda1", "lambda2")] <- list(l1, l2)
     },
+    omrmd = {
+      l1 <- weight("lambda1"); l2 <- weight("lambda2")
+      set(psi_maxrow = l1 / n, h_kind = smf_codes$h[["ball"]], r_kind = smf_codes$r[["l1"]],
+          r_lambda = l2)
+      report[c("lambda1", "lambda2")] <- list(l1, l2)
+    },
+    olrr = {
+      l1 <- weight("lambda1"); l2 <- weight("lambda2"); l3 <- weight("lambda3")
+      A <- p$A %||% diag(d)
+      if (!is.numeric(A) || !is.matrix(A) || nrow(A) != d || !all_finite(A))
+        stop_arg("A", "must be a finite numeric matrix with ", d, " rows")
+      if (ncol(A) != d) stop_arg("A", "must be ", d, " x ", d, " (A multiplies the data)")
+      B <- p$B %||% diag(d)
+      if (!is.numeric(B) || !is.matrix(B) || ncol(B) != d || !all_finite(B))
+        stop_arg("B", "must be a finite numeric matrix with ", d, " columns")
+      AY <- as.matrix(A %*% data$Y)
+      Q <- (tcrossprod(AY) + l3 * crossprod(B)) / n^2
+      set(h_kind = smf_codes$h[["ridge"]], h_lambda = l1, r_kind = smf_codes$r[["l1"]],
+          r_lambda = l2, Q = (Q + t(Q)) / 2)
+      report[c("lambda1", "lambda2", "lambda3", "A", "B")] <- list(l1, l2, l3, A, B)
+    },
     ornmf = {
-      lam <- weight(lambda, "lambda")
+      lam <- weight("lambda")
+      M <- p$M %||% Inf
       check_number(M, "M", min = 0, strict_min = TRUE, finite = FALSE)
-      Mp <- M_prime %||% max_abs
+      Mp <- p$M_prime %||% data$max_abs
       check_number(Mp, "M_prime", min = 0, strict_min = TRUE, finite = FALSE)
-      spec[c("dict_set", "h_kind", "h_bound", "r_kind", "r_lambda", "r_bound")] <-
-        list(smf_codes$dict[["nonneg_l2ball"]], smf_codes$h[["box"]], as.double(M),
-             smf_codes$r[["l1_box"]], lam, as.double(Mp))
+      set(dict_set = smf_codes$dict[["nonneg_l2ball"]], h_kind = smf_codes$h[["box"]],
+          h_bound = as.double(M), r_kind = smf_codes$r[["l1_box"]], r_lambda = lam,
+          r_bound = as.double(Mp))
       report[c("lambda", "M", "M_prime")] <- list(lam, as.double(M), as.double(Mp))
     },
     ossl = {
-      groups <- groups %||% seq_len(k)
+      groups <- p$groups %||% seq_len(k)
       if (length(groups) != k || anyNA(groups))
         stop_arg("groups", "must give a group label to each of the k = ", k, " coefficients")
       runs <- rle(as.character(groups))
       if (anyDuplicated(runs$values))
         stop_arg("groups", "must keep the coefficients of a group consecutive")
-      lam <- lambda %||% default
+      lam <- p$lambda %||% default
       if (!is.numeric(lam) || !(length(lam) %in% c(1L, length(runs$values))) ||
           anyNA(lam) || any(!is.finite(lam)) || any(lam < 0))
         stop_arg("lambda", "must be one nonnegative number or one per group (",
                  length(runs$values), ")")
       lam <- rep_len(as.double(lam), length(runs$values))
-      spec[c("h_kind", "group_end", "group_lambda")] <-
-        list(smf_codes$h[["group"]], as.integer(cumsum(runs$lengths)), lam)
+      set(h_kind = smf_codes$h[["group"]], group_end = as.integer(cumsum(runs$lengths)),
+          group_lambda = lam)
       report[c("lambda", "groups")] <- list(lam, groups)
     })
   spec$h_kind <- as.integer(spec$h_kind)
   list(spec = spec, report = report)
+}
+
+# Laplacian of the 4-neighbour grid of image_dims, or of the chain 1..d
+smf_laplacian <- function(d, image_dims = NULL) {
+  dims <- image_dims %||% c(d, 1L)
+  idx <- matrix(seq_len(d), dims[1], dims[2])
+  edges <- rbind(cbind(c(idx[-dims[1], ]), c(idx[-1, ])),
+                 cbind(c(idx[, -dims[2]]), c(idx[, -1])))
+  L <- matrix(0, d, d)
+  L[edges] <- -1
+  L[edges[, 2:1, drop = FALSE]] <- -1
+  diag(L) <- -rowSums(L)
+  L
+}
+
+# a symmetric positive semidefinite d x d matrix, as a dense double matrix
+check_psd_matrix <- function(L, d, arg) {
+  if (inherits(L, "Matrix")) L <- as.matrix(L)
+  if (!is.numeric(L) || !is.matrix(L) || any(dim(L) != c(d, d)))
+    stop_arg(arg, "must be a ", d, " x ", d, " numeric matrix")
+  if (!all_finite(L)) stop_arg(arg, "contains NA, NaN or Inf")
+  if (!is_symmetric_matrix(L, 1e-10)) stop_arg(arg, "must be symmetric")
+  ev <- eigen(L, symmetric = TRUE, only.values = TRUE)$values
+  if (min(ev) < -1e-10 * max(1, abs(ev))) stop_arg(arg, "must be positive semidefinite")
+  storage.mode(L) <- "double"
+  L
 }
 
 # the starting dictionary, projected onto C (the C kernel, so that it is
@@ -365,10 +455,11 @@ smf_init <- function(init, data, k, pars) {
 }
 
 # one proximal operator of a model (sets_smf.c): which "h", "r" or "dict"
-smf_prox <- function(model_spec, x, which, step, d, k) {
+# (tol: of the iterative prox of a quadratic psi)
+smf_prox <- function(model_spec, x, which, step, d, k, tol = 1e-12) {
   .Call(C_cg_smf_kernel, "prox", c(model_spec, list(
     d = as.integer(d), k = as.integer(k), which = which, step = as.double(step),
-    x = as.double(x), bsum_tol = 0, bsum_max_iter = 1L)))
+    x = as.double(x), bsum_tol = as.double(tol), bsum_max_iter = 1L)))
 }
 
 smf_plot_trace <- function(x, against, ...) {
@@ -393,11 +484,8 @@ smf_plot_trace <- function(x, against, ...) {
 
 # the model spec of a fit, for predict()
 smf_fit_spec <- function(object) {
-  d <- nrow(object$solution$W)
-  n <- max(1L, ncol(object$data) %||% 1L)
-  smf_model_spec(object$model, d, n, object$k, object$lambda, object$lambda1,
-                 object$lambda2, object$groups, object$M %||% Inf, object$M_prime,
-                 0)$spec
+  if (!is.list(object$model_spec)) stop_arg("object", "has no model (a fit altered by hand?)")
+  object$model_spec
 }
 
 #' Coefficients, outliers and reconstructions from a stochastic_mf fit

@@ -27,11 +27,12 @@ int smf_lambda_max(const double *A, int k, double *value, double *scratch)
     /* LAPACK's workspace comes from R_alloc: released here, as this runs
      * once per step */
     const void *vmax = vmaxget();
-    double *X = scratch, *z = scratch + (size_t) k * k, w[1];
+    double *X = scratch, *z = scratch + (size_t) k * k;   /* k x k, k x 1 */
+    double *w = (double *) R_alloc(k, sizeof(double));   /* dsyevr: all k */
     memcpy(X, A, sizeof(double) * k * k);
     const int st = cg_lapack_syevr(X, k, k, k, w, z);
-    vmaxset(vmax);
     *value = st == CG_OK ? (w[0] > 0.0 ? w[0] : 0.0) : NA_REAL;
+    vmaxset(vmax);
     return st;
 }
 
@@ -168,6 +169,15 @@ void smf_model_from_spec(smf_model *M, SEXP spec, int d, int k)
         M->r_kind < SMF_R_NONE || M->r_kind > SMF_R_L1_BOX)
         error("spec: unknown dictionary set, coefficient or outlier model");
     M->psi_ridge = asReal(cg_list_get(spec, "psi_ridge"));
+    M->psi_maxrow = asReal(cg_list_get(spec, "psi_maxrow"));
+    if (ISNAN(M->psi_maxrow)) M->psi_maxrow = 0.0;     /* absent */
+    M->Q = NULL; M->Q_lmax = 0.0;
+    if (cg_list_get(spec, "Q") != R_NilValue) {
+        M->Q = cg_spec_real(spec, "Q", (R_xlen_t) d * d);
+        double *scratch = cg_zeros(2 * (size_t) d * d);
+        if (smf_lambda_max(M->Q, d, &M->Q_lmax, scratch) != CG_OK)
+            error("spec: the eigenvalues of Q could not be computed");
+    }
     M->h_lambda = asReal(cg_list_get(spec, "h_lambda"));
     M->h_bound = asReal(cg_list_get(spec, "h_bound"));
     M->r_lambda = asReal(cg_list_get(spec, "r_lambda"));
@@ -177,7 +187,9 @@ void smf_model_from_spec(smf_model *M, SEXP spec, int d, int k)
     if (!(M->psi_ridge >= 0) || !(M->h_lambda >= 0) || !(M->r_lambda >= 0) ||
         !(M->tol >= 0) || M->max_iter < 1 || M->max_iter == NA_INTEGER ||
         (M->h_kind == SMF_H_BOX && !(M->h_bound > 0)) ||
-        (M->r_kind == SMF_R_L1_BOX && !(M->r_bound > 0)))
+        (M->r_kind == SMF_R_L1_BOX && !(M->r_bound > 0)) || !(M->psi_maxrow >= 0) ||
+        (M->psi_ridge > 0) + (M->psi_maxrow > 0) + (M->Q != NULL) > 1 ||
+        (M->psi_maxrow > 0 && M->dict_set != SMF_C_FREE))
         error("spec: invalid model parameters");
     M->n_groups = 0; M->group_end = NULL; M->group_lambda = NULL;
     if (M->h_kind == SMF_H_GROUP) {
@@ -204,7 +216,7 @@ typedef struct {
     double *W0, *WtW0, Lp0, *G0;         /* vr snapshot and its full gradient */
     double *A, *B, *A0, *B0;             /* minibatch sums at W and at W0 */
     double *Asum, *Bsum, nsum;           /* smm: A_t, B_t and their column count */
-    double *V, *G, *T;                   /* gradient estimate; scratch */
+    double *V, *G, *T, *U;               /* gradient estimate; scratch */
     double *Wout;                        /* option I: the kept iterate */
     int *perm, *batch, nb;               /* sampling without replacement */
     double curv, columns, last_step, gap_eta;
@@ -268,7 +280,7 @@ static void set_curvature(cg_problem *P, smf *S, const double *A, double count)
     for (int a = 0; a < k * k; a++) T[a] = A[a] / count;
     double lmax = NA_REAL;
     cg_fail_status(P, smf_lambda_max(T, k, &lmax, S->eig_scratch), "the step size (LAPACK)");
-    S->curv = lmax + S->M.psi_ridge;
+    S->curv = lmax + smf_psi_curvature(&S->M);
 }
 
 static int check_gradient(cg_problem *P, const smf *S, const double *G)
@@ -338,6 +350,51 @@ static int smf_prox_step(cg_problem *P, double eta)
     return CG_OK;
 }
 
+/* The surrogate of Alg. S-2, line 7 when psi couples the entries of a
+ * column (quadratic: ssodl, olrr) or the columns (max row norm: omrmd):
+ * accelerated proximal gradient (FISTA) from the current W, the quadratic
+ * psi in the smooth part (step 1 / (lambda_max(A) / N + lambda_max(Q))),
+ * the max-row-norm psi and C in the prox, until the relative change is
+ * below the BSUM tolerance (at most 500 iterations). */
+static int surrogate_fista(cg_problem *P, smf *S)
+{
+    const int d = S->d, k = S->k;
+    const size_t dk = (size_t) d * k;
+    const double N = S->nsum, pone = 1.0;
+    double lA;
+    cg_fail_status(P, smf_lambda_max(S->Asum, k, &lA, S->eig_scratch), "the surrogate's step");
+    if (P->stop) return CG_OK;
+    const double Lf = lA / N + (S->M.Q ? S->M.Q_lmax : 0.0);
+    if (!(Lf > 0.0)) return CG_OK;
+    const double step = 1.0 / Lf;
+    smf_model nonsmooth = S->M;          /* psi's nonsmooth part and C */
+    nonsmooth.Q = NULL;
+    double *Z = S->T, *G = S->G, *Wprev = S->U, theta = 1.0;
+    memcpy(Z, S->W, sizeof(double) * dk);
+    for (int it = 0; it < 500; it++) {
+        /* G = (Z A - B) / N + Q Z */
+        smf_gradient_from_stats(&S->M, Z, S->Asum, S->Bsum, N, G);
+        if (S->M.Q)
+            F77_CALL(dgemm)("N", "N", &d, &k, &d, &pone, S->M.Q, &d, Z, &d, &pone, G, &d
+                            FCONE FCONE);
+        memcpy(Wprev, S->W, sizeof(double) * dk);
+        for (size_t a = 0; a < dk; a++) S->W[a] = Z[a] - step * G[a];
+        smf_prox_dict(&nonsmooth, S->W, step);
+        const double theta_next = 0.5 * (1.0 + sqrt(1.0 + 4.0 * theta * theta));
+        const double mom = (theta - 1.0) / theta_next;
+        double change = 0.0, size = 0.0;
+        for (size_t a = 0; a < dk; a++) {
+            const double e = S->W[a] - Wprev[a];
+            change += e * e; size += S->W[a] * S->W[a];
+            Z[a] = S->W[a] + mom * e;
+        }
+        theta = theta_next;
+        if (change <= S->M.tol * S->M.tol * size) break;
+    }
+    refresh_gram(P, S);
+    return CG_OK;
+}
+
 /* Alg. S-2, line 7 with psi: min over W in C of
  *   (1/N) (1/2 tr(W'W A) - tr(W'B)) + c/2 ||W||^2
  * by exact block coordinate descent over columns (C is a product over
@@ -352,6 +409,7 @@ static int smf_surrogate_step(cg_problem *P)
     for (int a = 0; a < k * k; a++) S->Asum[a] += S->A[a];
     for (size_t a = 0; a < dk; a++) S->Bsum[a] += S->B[a];
     S->nsum += S->nb;
+    if (S->M.Q != NULL || S->M.psi_maxrow > 0.0) return surrogate_fista(P, S);
     const double c = S->nsum * S->M.psi_ridge, pone = 1.0, zero = 0.0;
     smf_model col = S->M;                /* the set C for one column */
     col.k = 1; col.psi_ridge = 0.0;
@@ -467,7 +525,7 @@ int cg_problem_smf(cg_problem *P, SEXP spec)
     S->B = cg_zeros(dk); S->B0 = cg_zeros(dk);
     S->Bsum = cg_zeros(2 * dk);          /* second half: the evaluation's */
     S->V = cg_zeros(dk); S->G = cg_zeros(dk); S->T = cg_zeros(dk);            /* dk >= d */
-    S->Wout = cg_zeros(dk);
+    S->Wout = cg_zeros(dk); S->U = cg_zeros(dk);
     S->WtW = cg_zeros((size_t) k * k); S->WtW0 = cg_zeros((size_t) k * k);
     S->A = cg_zeros((size_t) k * k); S->A0 = cg_zeros((size_t) k * k);
     S->Asum = cg_zeros(2 * (size_t) k * k);

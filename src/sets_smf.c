@@ -71,32 +71,113 @@ void smf_prox_r(const smf_model *M, double *r)
     }
 }
 
-/* argmin_{W in C} 1/2 ||W - V||^2 + eta c/2 ||W||^2 = Proj_C(V / (1 + eta c));
- * C is a product over columns. The nonnegative part of the unit ball is a
- * cone cut by a ball centred at its apex: project on the cone, then scale. */
+/* Euclidean projection of one column onto its part of C. The nonnegative
+ * part of the unit ball is a cone cut by a ball centred at its apex:
+ * project on the cone, then scale. */
+static void project_column(int set, double *w, int d)
+{
+    switch (set) {
+    case SMF_C_FREE:
+        break;
+    case SMF_C_NONNEG_L2BALL:
+        for (int i = 0; i < d; i++) if (w[i] < 0.0) w[i] = 0.0;
+        /* fall through */
+    case SMF_C_L2BALL: {
+        const double nrm = norm2(w, d);
+        if (nrm > 1.0) for (int i = 0; i < d; i++) w[i] /= nrm;
+        break;
+    }
+    case SMF_C_SIMPLEX:
+        cg_proj_simplex(w, d, 1.0, w, NULL);
+        break;
+    }
+}
+
+/* prox of t/2 (max_i ||w_i||)^2 (rows w_i; C free): rows longer than s are
+ * cut to length s, where t s = sum_i (rho_i - s)_+ (rho: the row norms),
+ * the stationarity condition in s of sum_i 1/2 (rho_i - s)_+^2 + t/2 s^2;
+ * with the norms sorted, s = sum of the j largest / (t + j) for the j at
+ * which it falls between the j-th and (j+1)-th largest. */
+static void prox_maxrow(double *W, int d, int k, double t, double *rho, double *sorted)
+{
+    for (int i = 0; i < d; i++) {
+        double s = 0.0;
+        for (int j = 0; j < k; j++) s += W[i + (size_t) j * d] * W[i + (size_t) j * d];
+        rho[i] = sqrt(s);
+        sorted[i] = rho[i];
+    }
+    R_rsort(sorted, d);                  /* ascending */
+    double sum = 0.0, s = 0.0;
+    for (int j = 1; j <= d; j++) {
+        sum += sorted[d - j];
+        s = sum / (t + j);
+        const double next = j < d ? sorted[d - j - 1] : 0.0;
+        if (s >= next) break;
+    }
+    for (int i = 0; i < d; i++)
+        if (rho[i] > s) {
+            const double f = s / rho[i];
+            for (int j = 0; j < k; j++) W[i + (size_t) j * d] *= f;
+        }
+}
+
+/* argmin_{w in C_col} 1/2 ||w - v||^2 + eta/2 w'Qw by accelerated projected
+ * gradient (the objective is 1-strongly convex and (1 + eta lambda_max(Q))
+ * smooth: constant momentum), in place; scratch 3d */
+static void prox_quadratic_column(const smf_model *M, double *w, double eta, double *scratch)
+{
+    const int d = M->d, one = 1;
+    const double Lf = 1.0 + eta * M->Q_lmax, rk = sqrt(Lf), mom = (rk - 1.0) / (rk + 1.0);
+    const double zero = 0.0;
+    double *v = scratch, *z = scratch + d, *g = scratch + 2 * (size_t) d;
+    memcpy(v, w, sizeof(double) * d);
+    project_column(M->dict_set, w, d);
+    memcpy(z, w, sizeof(double) * d);
+    for (int it = 0; it < 10000; it++) {
+        /* g = (z - v) + eta Q z */
+        F77_CALL(dsymv)("U", &d, &eta, M->Q, &d, z, &one, &zero, g, &one FCONE);
+        double change = 0.0, size = 0.0;
+        for (int i = 0; i < d; i++) g[i] = z[i] - (g[i] + z[i] - v[i]) / Lf;
+        project_column(M->dict_set, g, d);
+        for (int i = 0; i < d; i++) {
+            const double e = g[i] - w[i];
+            change += e * e; size += g[i] * g[i];
+            z[i] = g[i] + mom * e;
+            w[i] = g[i];
+        }
+        if (change <= M->tol * M->tol * size) break;
+    }
+}
+
+/* argmin_{W in C} 1/2 ||W - V||^2 + eta psi(W); C is a product over columns.
+ * Ridge: Proj_C(V / (1 + eta c)). */
 void smf_prox_dict(const smf_model *M, double *W, double eta)
 {
     const int d = M->d, k = M->k;
+    if (M->psi_maxrow > 0.0 && eta > 0.0) {          /* C free (omrmd) */
+        const void *vmax = vmaxget();
+        prox_maxrow(W, d, k, eta * M->psi_maxrow, (double *) R_alloc(d, sizeof(double)),
+                    (double *) R_alloc(d, sizeof(double)));
+        vmaxset(vmax);
+    }
+    if (M->Q != NULL && eta > 0.0) {
+        const void *vmax = vmaxget();
+        double *scratch = (double *) R_alloc(3 * (size_t) d, sizeof(double));
+        for (int j = 0; j < k; j++) prox_quadratic_column(M, W + (size_t) j * d, eta, scratch);
+        vmaxset(vmax);
+        return;
+    }
     const double shrink = 1.0 / (1.0 + eta * M->psi_ridge);
     for (int j = 0; j < k; j++) {
         double *w = W + (size_t) j * d;
         if (shrink != 1.0) for (int i = 0; i < d; i++) w[i] *= shrink;
-        switch (M->dict_set) {
-        case SMF_C_FREE:
-            break;
-        case SMF_C_NONNEG_L2BALL:
-            for (int i = 0; i < d; i++) if (w[i] < 0.0) w[i] = 0.0;
-            /* fall through */
-        case SMF_C_L2BALL: {
-            const double nrm = norm2(w, d);
-            if (nrm > 1.0) for (int i = 0; i < d; i++) w[i] /= nrm;
-            break;
-        }
-        case SMF_C_SIMPLEX:
-            cg_proj_simplex(w, d, 1.0, w, NULL);
-            break;
-        }
+        project_column(M->dict_set, w, d);
     }
+}
+
+double smf_psi_curvature(const smf_model *M)
+{
+    return M->psi_ridge + M->psi_maxrow + (M->Q ? M->Q_lmax : 0.0);
 }
 
 double smf_varphi(const smf_model *M, const double *h)
@@ -132,7 +213,32 @@ double smf_phi(const smf_model *M, const double *r)
 
 double smf_psi(const smf_model *M, const double *W)
 {
-    if (M->psi_ridge == 0.0) return 0.0;
-    const double nrm = norm2(W, M->d * M->k);
-    return 0.5 * M->psi_ridge * nrm * nrm;
+    const int d = M->d, k = M->k;
+    double value = 0.0;
+    if (M->psi_ridge > 0.0) {
+        const double nrm = norm2(W, d * k);
+        value += 0.5 * M->psi_ridge * nrm * nrm;
+    }
+    if (M->psi_maxrow > 0.0) {
+        double top = 0.0;
+        for (int i = 0; i < d; i++) {
+            double s = 0.0;
+            for (int j = 0; j < k; j++) s += W[i + (size_t) j * d] * W[i + (size_t) j * d];
+            if (s > top) top = s;
+        }
+        value += 0.5 * M->psi_maxrow * top;
+    }
+    if (M->Q != NULL) {
+        const void *vmax = vmaxget();
+        double *Qw = (double *) R_alloc(d, sizeof(double));
+        const int one = 1;
+        const double pone = 1.0, zero = 0.0;
+        for (int j = 0; j < k; j++) {
+            const double *w = W + (size_t) j * d;
+            F77_CALL(dsymv)("U", &d, &pone, M->Q, &d, w, &one, &zero, Qw, &one FCONE);
+            value += 0.5 * F77_CALL(ddot)(&d, w, &one, Qw, &one);
+        }
+        vmaxset(vmax);
+    }
+    return value;
 }

@@ -28,7 +28,12 @@ enum { SMF_R_NONE = 0,          /* R = {0}: loss l_1 (eq. 1) */
 typedef struct {
     int d, k;
     int dict_set;
-    double psi_ridge;            /* psi(W) = psi_ridge / 2 ||W||_F^2 */
+    /* psi(W), one of: psi_ridge / 2 ||W||_F^2 (orpca); psi_maxrow / 2
+     * ||W||_{2,inf}^2, the largest squared row norm (omrmd); 1/2 tr(W'QW)
+     * with Q psd d x d (ssodl: lambda1 L; olrr), Q_lmax its top eigenvalue */
+    double psi_ridge, psi_maxrow;
+    const double *Q;
+    double Q_lmax;
     int h_kind;
     double h_lambda, h_bound;
     int n_groups;                /* SMF_H_GROUP: groups 0..end[0]-1, ... */
@@ -51,8 +56,11 @@ void   smf_work_alloc(smf_work *w, int d, int k);   /* R_alloc */
 void   smf_prox_h(const smf_model *M, double *h, double step);
 /* prox of phi + delta_R, in place (zero for R = {0}) */
 void   smf_prox_r(const smf_model *M, double *r);
-/* prox of eta psi + delta_C on W (d x k), in place */
+/* prox of eta psi + delta_C on W (d x k), in place: closed forms, or (Q)
+ * accelerated projected gradient per column to the model's tol */
 void   smf_prox_dict(const smf_model *M, double *W, double eta);
+/* the curvature of psi (the Lipschitz constant of its gradient's part) */
+double smf_psi_curvature(const smf_model *M);
 double smf_varphi(const smf_model *M, const double *h);
 double smf_phi(const smf_model *M, const double *r);
 double smf_psi(const smf_model *M, const double *W);

@@ -12,8 +12,10 @@
  *        columns at W_t, adds them to A_t, B_t and minimizes the surrogate.
  *   sgd  Alg. S-3: proximal SGD with gamma_t = beta / (b t + beta').
  * An iteration of the trace is one inner (vr) or minibatch iteration. The
- * default steps come from the curvature L of the first statistics: eta =
- * 1/L at the first snapshot (vr); beta = beta' / L at the first minibatch
+ * default steps come from the curvature L of the statistics: eta = 1/L at
+ * each snapshot (vr: constant within an outer iteration, as Algorithm 1
+ * has it; L grows when the coefficients do, so a step fixed at the start
+ * can end up too long); beta = beta' / L at the first minibatch
  * (sgd; beta' = n by default, set in R: the step stays near 1/L for about
  * one pass, then decays as 1/t). */
 #include "stochcg.h"
@@ -37,7 +39,7 @@ int cg_solve_smf(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         while (t < ctl->max_iter && stop < 0) {
             r.n_grad += f->snapshot(P);
             if ((stop = cg_run_failed(P)) >= 0) break;
-            if (eta <= 0.0) eta = default_step(f->curvature(P));
+            if (!(o->eta > 0.0)) eta = default_step(f->curvature(P));
             for (int inner = 0; inner < o->inner && t < ctl->max_iter; inner++) {
                 r.n_grad += f->vr_gradient(P, b);
                 if ((stop = cg_run_failed(P)) >= 0) break;

@@ -4,8 +4,7 @@
 
 smf_spec <- function(model, d, k, n = 100, ...) {
   a <- list(...)
-  stochcg:::smf_model_spec(model, d, n, k, a[["lambda"]], a[["lambda1"]], a[["lambda2"]], a[["groups"]],
-                           a[["M"]] %||% Inf, a[["M_prime"]], 1)$spec
+  stochcg:::smf_model_spec(model, d, n, k, a, list(max_abs = 1, Y = diag(d)))$spec
 }
 `%||%` <- function(a, b) if (is.null(a)) b else a
 prox_c <- function(spec, x, which, step, d, k)
@@ -96,6 +95,55 @@ test_that("dictionary projections are the Euclidean projections onto C", {
                                 z / max(1, sqrt(sum(z^2))) * runif(1)^0.2 })
 })
 
+test_that("the prox of the max-row-norm and quadratic psi (omrmd, ssodl, olrr)", {
+  set.seed(13)
+  d <- 5; k <- 3; n <- 10
+  V <- matrix(rnorm(d * k, sd = 2), d)
+  # subgradient inequality of the prox p of F: F(z) >= F(p) + <V - p, z - p>
+  check_prox <- function(P, F, draw) {
+    for (rep in 1:300) {
+      z <- draw()
+      expect_gte(F(z) - F(P) - sum((V - P) * (z - P)), -1e-9)
+    }
+  }
+  # omrmd: eta psi = eta lambda1 / (2n) max_i ||w_i||^2, C free
+  spec <- smf_spec("omrmd", d, k, n = n, lambda1 = 30)
+  eta <- 0.8; t <- eta * 30 / n
+  P <- matrix(prox_c(spec, V, "dict", eta, d, k), d)
+  rows <- sqrt(rowSums(P^2)); cap <- max(rows)
+  expect_gt(sum(abs(rows - cap) < 1e-12), 1)              # several rows cut to the cap
+  expect_lt(cap, max(sqrt(rowSums(V^2))))
+  check_prox(P, function(W) t / 2 * max(rowSums(W^2)),
+             function() P + matrix(rnorm(d * k, sd = runif(1, 0.001, 1)), d))
+  # olrr: quadratic psi, C free: (I + eta Q)^{-1} V
+  Y <- matrix(rnorm(d * 40), d); A <- matrix(rnorm(d * d), d); B <- matrix(rnorm(2 * d), 2)
+  spec <- smf_spec("olrr", d, k, n = 40, lambda3 = 2, A = A, B = B)
+  Q <- (tcrossprod(A %*% Y) + 2 * crossprod(B)) / 40^2
+  ospec <- stochcg:::smf_model_spec("olrr", d, 40, k, list(lambda3 = 2, A = A, B = B),
+                                    list(Y = Y, max_abs = 1))$spec
+  expect_equal(ospec$Q, Q, tolerance = 1e-12)
+  P <- matrix(prox_c(ospec, V, "dict", eta, d, k), d)
+  expect_equal(P, solve(diag(d) + eta * Q, V), tolerance = 1e-9)
+  # ssodl: quadratic psi lambda1/2 tr(W'LW) on simplex columns
+  L <- stochcg:::smf_laplacian(d)
+  spec <- smf_spec("ssodl", d, k, lambda1 = 3, laplacian = L)
+  P <- matrix(prox_c(spec, V, "dict", eta, d, k), d)
+  expect_true(all(P >= 0))
+  expect_equal(colSums(P), rep(1, k), tolerance = 1e-12)
+  check_prox(P, function(W) eta * 3 / 2 * sum(W * (L %*% W)),
+             function() { Z <- matrix(rexp(d * k) * (runif(d * k) < 0.7), d) + 1e-3
+                          sweep(Z, 2, colSums(Z), "/") })
+})
+
+test_that("the default Laplacians of ssodl: chain and image grid", {
+  L <- stochcg:::smf_laplacian(4)
+  expect_equal(L, matrix(c(1, -1, 0, 0, -1, 2, -1, 0, 0, -1, 2, -1, 0, 0, -1, 1), 4))
+  G <- stochcg:::smf_laplacian(6, c(2, 3))          # 2 x 3 grid: 7 edges
+  expect_equal(rowSums(G), rep(0, 6))
+  expect_equal(sum(diag(G)), 2 * 7)
+  expect_equal(diag(G), c(2, 2, 3, 3, 2, 2))         # corners 2, middle column 3
+})
+
 # Proximal gradient on (h, r) jointly, many iterations: an accurate
 # reference solution of sub-problem (2), independent of BSUM.
 reference_subproblem <- function(model, W, y, pars, iters = 20000) {
@@ -106,6 +154,7 @@ reference_subproblem <- function(model, W, y, pars, iters = 20000) {
     onmf = function(h) pmax(h, 0) / (1 + step * pars$lambda),
     orpca = function(h) h / (1 + step * pars$lambda1),
     ornmf = function(h) pmin(pmax(h, 0), pars$M),
+    omrmd = function(h) h / max(1, sqrt(sum(h^2))),
     ossl = function(h) {
       for (g in unique(pars$groups)) {
         j <- pars$groups == g; lam <- pars$lambda[g]; nrm <- sqrt(sum(h[j]^2))
@@ -115,11 +164,12 @@ reference_subproblem <- function(model, W, y, pars, iters = 20000) {
     })
   prox_r <- switch(model,
     odl = , onmf = , ossl = function(r) 0 * r,
-    orpca = function(r) soft(r, step * pars$lambda2),
+    orpca = , omrmd = function(r) soft(r, step * pars$lambda2),
     ornmf = function(r) pmin(pmax(soft(r, step * pars$lambda), -pars$M_prime), pars$M_prime))
   value <- function(h, r) 0.5 * sum((y - W %*% h - r)^2) + switch(model,
     odl = pars$lambda * sum(abs(h)), onmf = pars$lambda / 2 * sum(h^2),
     orpca = pars$lambda1 / 2 * sum(h^2) + pars$lambda2 * sum(abs(r)),
+    omrmd = pars$lambda2 * sum(abs(r)),
     ornmf = pars$lambda * sum(abs(r)),
     ossl = sum(vapply(unique(pars$groups), function(g)
       pars$lambda[g] * sqrt(sum(h[pars$groups == g]^2)), 0)))
@@ -144,14 +194,15 @@ test_that("BSUM solves sub-problem (2) as an accurate reference solver does", {
     list(model = "onmf", W = Wn, y = yn, pars = list(lambda = 0.2)),
     list(model = "orpca", W = W, y = y, pars = list(lambda1 = 0.3, lambda2 = 0.5)),
     list(model = "ornmf", W = Wn, y = yn, pars = list(lambda = 0.5, M = 1.8, M_prime = 3)),
-    list(model = "ossl", W = W, y = y, pars = list(groups = c(1, 1, 2), lambda = c(0.4, 9))))
+    list(model = "ossl", W = W, y = y, pars = list(groups = c(1, 1, 2), lambda = c(0.4, 9))),
+    list(model = "omrmd", W = W, y = y, pars = list(lambda2 = 0.5)))
   for (cs in cases) {
     spec <- do.call(smf_spec, c(list(cs$model, d, k), cs$pars))
     got <- coefficients_c(spec, cs$W, matrix(cs$y))
     ref <- reference_subproblem(cs$model, cs$W, cs$y, cs$pars)
     expect_equal(drop(got$H), ref$h, tolerance = 1e-6, info = cs$model)
     expect_equal(got$loss, ref$value, tolerance = 1e-9, info = cs$model)
-    if (cs$model %in% c("orpca", "ornmf")) {
+    if (cs$model %in% c("orpca", "ornmf", "omrmd")) {
       expect_equal(drop(got$R), ref$r, tolerance = 1e-6, info = cs$model)
       expect_gt(sum(got$R != 0), 0)
     } else {
@@ -286,6 +337,31 @@ test_that("vr, sgd and smm follow Algorithms 1, S-3 and S-2 step by step", {
   expect_equal(unname(fit$solution$W), W, tolerance = 1e-7)
 })
 
+test_that("smm with a coupled psi (olrr) minimizes the surrogate exactly", {
+  set.seed(14)
+  d <- 5; k <- 2; n <- 30; b <- 4; iters <- 5
+  Y <- matrix(rnorm(d * n), d)
+  W0 <- matrix(rnorm(d * k), d)
+  spec <- smf_spec("olrr", d, k, n = n, lambda3 = 2)
+  spec <- stochcg:::smf_model_spec("olrr", d, n, k, list(lambda3 = 2),
+                                   list(Y = Y, max_abs = 1))$spec
+  set.seed(8)
+  fit <- stochastic_mf(Y, k, model = "olrr", method = "smm", batch = b, init = W0,
+                       lambda3 = 2, bsum_tol = 1e-12,
+                       control = cg_control(max_iter = iters, progress = FALSE))
+  set.seed(8)
+  W <- W0; perm <- seq_len(n); A <- 0; Bt <- 0
+  for (t in seq_len(iters)) {
+    perm <- draw_batch(perm, b); Yb <- Y[, perm[1:b], drop = FALSE]
+    cf <- coefficients_c(spec, W, Yb, tol = 1e-12, max_iter = 200L)
+    A <- A + tcrossprod(cf$H); Bt <- Bt + (Yb - cf$R) %*% t(cf$H)
+    N <- t * b
+    # stationarity of (1/N)(tr(W'W A)/2 - tr(W'B)) + tr(W'QW)/2: W A / N + Q W = B / N
+    W <- matrix(solve(kronecker(A / N, diag(d)) + kronecker(diag(k), spec$Q), c(Bt / N)), d)
+  }
+  expect_equal(unname(fit$solution$W), W, tolerance = 1e-7)
+})
+
 test_that("option I returns a uniformly drawn iterate, evaluated last", {
   set.seed(12)
   Y <- matrix(rnorm(6 * 20), 6)
@@ -386,4 +462,26 @@ test_that("ornmf finds outliers in nonnegative data", {
   found <- R > 1
   expect_gt(mean(found[idx]), 0.85)                        # recall
   expect_gt(mean(seq_along(Y) %in% idx & found) / mean(found), 0.95)   # precision
+})
+
+test_that("ssodl recovers smooth planted atoms; omrmd the subspace and the outliers", {
+  set.seed(15)
+  d <- 36; k <- 3; n <- 400
+  bars <- sapply(1:3, function(i) { a <- matrix(0, 6, 6); a[, 2 * i] <- 1; c(a) / 6 })
+  Y <- bars %*% matrix(rexp(k * n), k)
+  set.seed(2)
+  fit <- stochastic_mf(Y, k, model = "ssodl", lambda1 = 1e-3, lambda2 = 1e-3, outer = 40,
+                       image_dims = c(6, 6), control = cg_control(progress = FALSE))
+  expect_gt(expressed_variance(bars, fit$solution$W), 0.999)
+  expect_gt(min(apply(cor(bars, fit$solution$W), 1, max)), 0.99)
+  p <- planted_rpca(16)
+  set.seed(3)
+  fit <- stochastic_mf(p$Y, k = 3, model = "omrmd", outer = 40,
+                       control = cg_control(progress = FALSE))
+  expect_gt(expressed_variance(p$U, fit$solution$W), 0.9999)
+  cf <- predict(fit)
+  expect_true(all(sqrt(colSums(cf$H^2)) <= 1 + 1e-12))   # H: the unit ball
+  found <- cf$R != 0
+  expect_gt(mean(found[p$idx]), 0.99)
+  expect_gt(mean(p$S[found] != 0), 0.9)
 })
