@@ -135,8 +135,13 @@
 #' and solves it twice), `samples` the columns read, `n_grad` the
 #' sub-problems solved.
 #'
-#' @param Y Data, one sample per column: a numeric matrix or a `Matrix`
-#'   object (kept sparse as a `dgCMatrix`).
+#' @param Y Data, one sample per column: a numeric matrix, a `Matrix`
+#'   object (kept sparse as a `dgCMatrix`), or a function `Y(idx)` returning
+#'   the columns `idx` (a vector of indices in `1..n`) as a numeric matrix,
+#'   for data that are not held in memory (give `n`). The solvers call it
+#'   once per minibatch and, for full passes (vr's snapshots, the trace's
+#'   objective), once per 1024 columns; `fitted()` and `predict()` without
+#'   `newY` call it for all the columns at once.
 #' @param k Number of atoms (columns of `W`).
 #' @param model `"odl"` (default), `"ossl"`, `"onmf"`, `"ssodl"`,
 #'   `"orpca"`, `"omrmd"`, `"olrr"` or `"ornmf"`; see Details.
@@ -167,6 +172,7 @@
 #'   symmetric in the atoms, stay equal) or a \eqn{d \times k}{d x k}
 #'   matrix (projected onto `C`).
 #' @param bsum_tol,bsum_max_iter Stopping rule of BSUM (see Details).
+#' @param n The number of columns when `Y` is a function.
 #' @param image_dims Optional `c(rows, cols)` with `rows * cols = d`: each
 #'   atom is an image, drawn by `plot(fit, type = "atoms")`.
 #' @param control Solver control from [cg_control()].
@@ -177,7 +183,8 @@
 #'   parameters used (`lambda`, `lambda1`, `lambda2`, `lambda3`, `groups`,
 #'   `laplacian`, `A`, `B`, `M`, `M_prime`, as the model has them), `batch`, `inner`, `outer`, `output`, `step` (the step `eta`
 #'   of vr or the last \eqn{\gamma_t}{gamma_t} of sgd), `gap_step`,
-#'   `image_dims` and `data` (the training data, for [fitted()]).
+#'   `image_dims`, `data` (the training data or function, for [fitted()]) and
+#'   `n_samples`.
 #'   `predict(fit, newY)` gives the coefficients (and outliers) of new
 #'   columns; `fitted(fit)` the reconstruction \eqn{W H}{W H} of the
 #'   training columns.
@@ -202,7 +209,8 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
                           batch = NULL, inner = NULL, outer = 10,
                           eta = NULL, beta = NULL, beta_prime = NULL,
                           output = "last", init = "data", bsum_tol = 1e-6,
-                          bsum_max_iter = 200L, image_dims = NULL, control = NULL) {
+                          bsum_max_iter = 200L, image_dims = NULL, n = NULL,
+                          control = NULL) {
   started <- wall_clock()
   call <- match.call()
   # ---- error checking and coercion
@@ -211,7 +219,7 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   output <- match_choice(output, c("last", "random"), "output")
   if (output == "random" && method != "vr")
     stop_arg("output", "\"random\" (option I) applies to method = \"vr\" only")
-  data <- smf_data(Y)
+  data <- smf_data(Y, n)
   d <- data$d; n <- data$n
   check_count(k, "k")
   k <- as.integer(k)
@@ -265,7 +273,7 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
                                   inner = as.integer(m), outer = as.integer(outer),
                                   output = output, bsum_tol = bsum_tol,
                                   bsum_max_iter = as.integer(bsum_max_iter),
-                                  image_dims = image_dims, data = Y,
+                                  image_dims = image_dims, data = Y, n_samples = n,
                                   model_spec = pars$spec))
   class(fit) <- c("stochastic_mf_fit", "cg_fit")
   finish_fit(fit, started)
@@ -280,14 +288,30 @@ smf_codes <- list(
   r = c(none = 0L, l1 = 1L, l1_box = 2L)
 )
 
-# dense columns, or the CSC arrays of a dgCMatrix (never densified)
-smf_data <- function(Y) {
-  if (is.function(Y))
-    stop_arg("Y", "as a function (a minibatch sampler) is not supported yet: ",
-             "give a matrix or a dgCMatrix")
-  Y <- check_design(Y, "Y")
+# dense columns, the CSC arrays of a dgCMatrix (never densified), or a
+# function Y(idx) returning the columns idx (with n given)
+smf_data <- function(Y, n = NULL, arg = "Y") {
+  if (is.function(Y)) {
+    if (is.null(n)) stop_arg("n", "must be given when `", arg, "` is a function")
+    check_count(n, "n")
+    first <- tryCatch(Y(1L), error = function(e)
+      stop_arg(arg, "failed when called as Y(1): ", conditionMessage(e)))
+    if (!(is.numeric(first) || is.logical(first)) || !is.matrix(first) || ncol(first) != 1L ||
+        nrow(first) < 1L)
+      stop_arg(arg, "must return a numeric matrix with one column per index (Y(1) did not)")
+    if (!all_finite(first)) stop_arg(arg, "returned NA, NaN or Inf for Y(1)")
+    fetch <- function(idx) {
+      X <- Y(idx)
+      storage.mode(X) <- "double"
+      X
+    }
+    return(list(d = nrow(first), n = as.integer(n), fun = Y, fetch = fetch, max_abs = NA_real_,
+                spec = list(Y_call = as.call(list(Y, 1L)), env = baseenv())))
+  }
+  if (!is.null(n)) stop_arg("n", "is only for `", arg, "` given as a function")
+  Y <- check_design(Y, arg)
   d <- nrow(Y); n <- ncol(Y)
-  if (d < 1L || n < 1L) stop_arg("Y", "must have at least one row and one column")
+  if (d < 1L || n < 1L) stop_arg(arg, "must have at least one row and one column")
   if (inherits(Y, "dgCMatrix")) {
     max_abs <- if (length(Y@x)) max(abs(Y@x)) else 0
     spec <- list(Yp = Y@p, Yi = Y@i, Yx = Y@x)
@@ -295,8 +319,9 @@ smf_data <- function(Y) {
     max_abs <- max(abs(range(Y)))
     spec <- list(Y = Y)
   }
-  check_scale(max_abs^2 * d, "Y")
-  list(d = d, n = n, spec = spec, Y = Y, max_abs = max_abs)
+  check_scale(max_abs^2 * d, arg)
+  list(d = d, n = n, spec = spec, Y = Y, max_abs = max_abs,
+       fetch = function(idx) as.matrix(Y[, idx, drop = FALSE]))
 }
 
 # the parameters each model takes (the others must be NULL)
@@ -367,6 +392,7 @@ smf_model_spec <- function(model, d, n, k, p, data = NULL, image_dims = NULL) {
       B <- p$B %||% diag(d)
       if (!is.numeric(B) || !is.matrix(B) || ncol(B) != d || !all_finite(B))
         stop_arg("B", "must be a finite numeric matrix with ", d, " columns")
+      if (is.null(data$Y)) stop_arg("Y", "must be a matrix for model = \"olrr\" (psi uses it)")
       AY <- as.matrix(A %*% data$Y)
       Q <- (tcrossprod(AY) + l3 * crossprod(B)) / n^2
       set(h_kind = smf_codes$h[["ridge"]], h_lambda = l1, r_kind = smf_codes$r[["l1"]],
@@ -378,6 +404,7 @@ smf_model_spec <- function(model, d, n, k, p, data = NULL, image_dims = NULL) {
       M <- p$M %||% Inf
       check_number(M, "M", min = 0, strict_min = TRUE, finite = FALSE)
       Mp <- p$M_prime %||% data$max_abs
+      if (is.na(Mp)) stop_arg("M_prime", "must be given when `Y` is a function")
       check_number(Mp, "M_prime", min = 0, strict_min = TRUE, finite = FALSE)
       set(dict_set = smf_codes$dict[["nonneg_l2ball"]], h_kind = smf_codes$h[["box"]],
           h_bound = as.double(M), r_kind = smf_codes$r[["l1_box"]], r_lambda = lam,
@@ -439,7 +466,7 @@ smf_init <- function(init, data, k, pars) {
     init <- match_choice(init, c("data", "ones"), "init")
     W <- if (init == "ones") matrix(1, d, k) else {
       cols <- if (k <= n) sample.int(n, k) else sample.int(n, k, replace = TRUE)
-      as.matrix(data$Y[, cols, drop = FALSE])
+      data$fetch(cols)
     }
   } else {
     if (!is.numeric(init) || !is.matrix(init) || !identical(dim(init), c(d, k)))
@@ -448,6 +475,7 @@ smf_init <- function(init, data, k, pars) {
     W <- init
   }
   storage.mode(W) <- "double"
+  if (!all_finite(W)) stop_arg("init", "contains NA, NaN or Inf")
   W <- smf_prox(pars$spec, W, "dict", 0, d, k)
   W <- matrix(W, d, k)
   if (all(W == 0)) stop_arg("init", "is zero after projection onto the dictionary set")
@@ -521,8 +549,9 @@ smf_fit_spec <- function(object) {
 predict.stochastic_mf_fit <- function(object, newY = NULL, ...) {
   W <- object$solution$W
   if (is.null(newY)) newY <- object$data
+  if (is.function(newY)) newY <- newY(seq_len(object$n_samples))
   if (is.null(dim(newY)) && is.numeric(newY)) newY <- matrix(newY, ncol = 1L)
-  data <- smf_data(newY)
+  data <- smf_data(newY, arg = "newY")
   if (data$d != nrow(W))
     stop_arg("newY", "must have ", nrow(W), " rows (one per row of W), not ", data$d)
   args <- c(list(d = data$d, n = data$n, k = ncol(W), W = unname(W) + 0,
@@ -544,7 +573,7 @@ fitted.stochastic_mf_fit <- function(object, outliers = FALSE, ...) {
   p <- predict.stochastic_mf_fit(object)
   out <- object$solution$W %*% p$H
   if (outliers && !is.null(p$R)) out <- out + p$R
-  dimnames(out) <- dimnames(object$data)
+  if (!is.function(object$data)) dimnames(out) <- dimnames(object$data)
   out
 }
 

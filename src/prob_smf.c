@@ -220,6 +220,8 @@ typedef struct {
     double *Wout;                        /* option I: the kept iterate */
     int *perm, *batch, nb;               /* sampling without replacement */
     double curv, columns, last_step, gap_eta;
+    SEXP rcall, rho;                     /* data function: the call Y(idx), built in R */
+    double calls;
     double *eig_scratch;
     smf_work w;
 } smf;
@@ -236,23 +238,117 @@ static smf_column column_of(const smf *S, int j)
     return c;
 }
 
-/* Solves the columns idx (all n when idx is NULL) at W, summing A, B and the
- * losses. A full pass polls for Ctrl-C; returns CG_OK or CG_ERR_INTERRUPT. */
-static int solve_columns(smf *S, const double *W, const double *WtW, double Lp,
-                         const int *idx, int count, double *A, double *B, double *loss)
+/* ---- the user's R function Y(idx), called under R_tryCatch: an R error or
+ * a Ctrl-C inside it must not longjmp out of the solve (the fit would be
+ * lost); it stops the run instead, with the last complete iterate */
+typedef struct { SEXP call, rho; } rfun_call;
+
+static SEXP rfun_body(void *data)
 {
-    const int k = S->k;
-    memset(A, 0, sizeof(double) * k * k);
-    memset(B, 0, sizeof(double) * S->d * k);
-    double sum = 0.0;
-    for (int a = 0; a < count; a++) {
-        const smf_column y = column_of(S, idx ? idx[a] : a);
-        sum += smf_solve_column(&S->M, W, WtW, Lp, &y, &S->w, NULL);
-        smf_accumulate(&S->M, &y, &S->w, A, B);
-        if (a % 256 == 255 && cg_interrupt_poll()) return CG_ERR_INTERRUPT;
+    rfun_call *c = (rfun_call *) data;
+    return eval(c->call, c->rho);
+}
+
+/* Y(idx + 1) for `count` 0-based indices: a PROTECTed d x count double
+ * matrix (the caller unprotects it), or R_NilValue with the failure
+ * recorded */
+static SEXP fetch_columns(cg_problem *P, smf *S, const int *idx, int start, int count)
+{
+    SEXP ix = PROTECT(allocVector(INTSXP, count));
+    for (int a = 0; a < count; a++) INTEGER(ix)[a] = (idx ? idx[start + a] : start + a) + 1;
+    SETCADR(S->rcall, ix);
+    rfun_call c = { S->rcall, S->rho };
+    const double call = ++S->calls;
+    int caught;
+    PutRNGstate();                       /* the user's code may draw from R's RNG too */
+    SEXP res = PROTECT(cg_try(rfun_body, &c, &caught));
+    GetRNGstate();
+    SEXP out = R_NilValue;
+    if (caught == CG_ERR_INTERRUPT || (caught == CG_OK && cg_interrupted())) {
+        cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
+    } else if (caught == CG_ERR_R) {
+        SEXP msg = cg_list_get(res, "message");
+        cg_fail(P, "the data function `Y(idx)` failed at its call %.0f by the solver "
+                "(%d columns): %s", call, count,
+                isString(msg) && LENGTH(msg) > 0 ? CHAR(STRING_ELT(msg, 0)) : "");
+    } else {
+        SEXP dim = getAttrib(res, R_DimSymbol);
+        if (!(isReal(res) || isInteger(res) || isLogical(res)) || LENGTH(dim) != 2 ||
+            INTEGER(dim)[0] != S->d || INTEGER(dim)[1] != count) {
+            cg_fail(P, "the data function `Y(idx)` must return a numeric %d x %d matrix "
+                    "(one column per index); its call %.0f by the solver returned a %s of "
+                    "length %.0f", S->d, count, call, type2char(TYPEOF(res)),
+                    (double) xlength(res));
+        } else {
+            SEXP x = coerceVector(res, REALSXP);
+            if (!cg_all_finite(REAL(x), (size_t) S->d * count))
+                cg_fail(P, "the data function `Y(idx)` returned NA, NaN or Inf at its call "
+                        "%.0f by the solver", call);
+            else out = x;
+        }
     }
-    if (loss) *loss = sum;
+    UNPROTECT(2);
+    if (out != R_NilValue) PROTECT(out);
+    return out;
+}
+
+/* a point W at which columns are solved, with the sums it collects */
+typedef struct { const double *W, *WtW; double Lp; double *A, *B; double loss; } smf_point;
+
+/* Solves the columns idx (all n when idx is NULL) at each of the points,
+ * summing A, B and the losses; each column is read once (an R data
+ * function is called once per batch, or per 1024 columns of a full pass).
+ * Polls for Ctrl-C. Returns CG_OK, or a failure recorded in P. */
+static int solve_columns(cg_problem *P, smf *S, const int *idx, int count, smf_point *pt,
+                         int npt)
+{
+    const int k = S->k, d = S->d;
+    for (int q = 0; q < npt; q++) {
+        memset(pt[q].A, 0, sizeof(double) * k * k);
+        memset(pt[q].B, 0, sizeof(double) * d * k);
+        pt[q].loss = 0.0;
+    }
+    const int chunk = S->rcall != R_NilValue ? 1024 : count;
+    for (int start = 0; start < count; start += chunk) {
+        const int len = count - start < chunk ? count - start : chunk;
+        SEXP block = R_NilValue;
+        if (S->rcall != R_NilValue) {
+            block = fetch_columns(P, S, idx, start, len);
+            if (block == R_NilValue) return CG_ERR_R;
+        }
+        for (int a = start; a < start + len; a++) {
+            smf_column y;
+            if (block != R_NilValue) {
+                y.dense = 1; y.x = REAL(block) + (size_t) (a - start) * d; y.i = NULL; y.nnz = d;
+            } else {
+                y = column_of(S, idx ? idx[a] : a);
+            }
+            for (int q = 0; q < npt; q++) {
+                pt[q].loss += smf_solve_column(&S->M, pt[q].W, pt[q].WtW, pt[q].Lp, &y, &S->w,
+                                               NULL);
+                smf_accumulate(&S->M, &y, &S->w, pt[q].A, pt[q].B);
+            }
+            if (a % 256 == 255 && cg_interrupt_poll()) {
+                if (block != R_NilValue) UNPROTECT(1);
+                cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
+                return CG_ERR_INTERRUPT;
+            }
+        }
+        if (block != R_NilValue) UNPROTECT(1);
+    }
     return CG_OK;
+}
+
+/* the iterate and the snapshot as points */
+static smf_point at_iterate(smf *S, double *A, double *B)
+{
+    smf_point p = { S->W, S->WtW, S->Lp, A, B, 0.0 };
+    return p;
+}
+static smf_point at_snapshot(smf *S)
+{
+    smf_point p = { S->W0, S->WtW0, S->Lp0, S->A0, S->B0, 0.0 };
+    return p;
 }
 
 /* b distinct columns, uniformly (a partial Fisher-Yates shuffle) */
@@ -297,8 +393,8 @@ static double smf_snapshot(cg_problem *P)
     memcpy(S->W0, S->W, sizeof(double) * dk);
     memcpy(S->WtW0, S->WtW, sizeof(double) * S->k * S->k);
     S->Lp0 = S->Lp;
-    cg_fail_status(P, solve_columns(S, S->W0, S->WtW0, S->Lp0, NULL, S->n, S->A0, S->B0, NULL),
-                   "the snapshot");
+    smf_point pt = at_snapshot(S);
+    if (solve_columns(P, S, NULL, S->n, &pt, 1) != CG_OK) return S->n;
     S->columns += S->n;
     smf_gradient_from_stats(&S->M, S->W0, S->A0, S->B0, (double) S->n, S->G0);
     check_gradient(P, S, S->G0);
@@ -307,11 +403,11 @@ static double smf_snapshot(cg_problem *P)
 }
 
 /* V = (1/b) sum_{j in batch} [grad l(y_j, W) - grad l(y_j, W0)] + G0 */
-static void vr_estimate(smf *S)
+static void vr_estimate(cg_problem *P, smf *S)
 {
     const size_t dk = (size_t) S->d * S->k;
-    solve_columns(S, S->W0, S->WtW0, S->Lp0, S->batch, S->nb, S->A0, S->B0, NULL);
-    solve_columns(S, S->W, S->WtW, S->Lp, S->batch, S->nb, S->A, S->B, NULL);
+    smf_point pt[2] = { at_snapshot(S), at_iterate(S, S->A, S->B) };
+    if (solve_columns(P, S, S->batch, S->nb, pt, 2) != CG_OK) return;
     smf_gradient_from_stats(&S->M, S->W, S->A, S->B, (double) S->nb, S->V);
     smf_gradient_from_stats(&S->M, S->W0, S->A0, S->B0, (double) S->nb, S->T);
     for (size_t a = 0; a < dk; a++) S->V[a] += S->G0[a] - S->T[a];
@@ -321,7 +417,7 @@ static double smf_vr_gradient(cg_problem *P, int batch)
 {
     smf *S = (smf *) P->self;
     draw_batch(S, batch);
-    vr_estimate(S);
+    vr_estimate(P, S);
     S->columns += S->nb;
     check_gradient(P, S, S->V);
     return 2.0 * S->nb;
@@ -331,7 +427,8 @@ static double smf_minibatch(cg_problem *P, int batch)
 {
     smf *S = (smf *) P->self;
     draw_batch(S, batch);
-    solve_columns(S, S->W, S->WtW, S->Lp, S->batch, S->nb, S->A, S->B, NULL);
+    smf_point pt = at_iterate(S, S->A, S->B);
+    if (solve_columns(P, S, S->batch, S->nb, &pt, 1) != CG_OK) return S->nb;
     S->columns += S->nb;
     smf_gradient_from_stats(&S->M, S->W, S->A, S->B, (double) S->nb, S->V);
     check_gradient(P, S, S->V);
@@ -460,12 +557,13 @@ static void smf_evaluate(cg_problem *P, double *obj, double *gap)
     smf *S = (smf *) P->self;
     const size_t dk = (size_t) S->d * S->k;
     const int k = S->k;
-    double *A = S->Asum + (size_t) k * k, *B = S->Bsum + dk, loss = 0.0;
-    if (solve_columns(S, S->W, S->WtW, S->Lp, NULL, S->n, A, B, &loss) != CG_OK) {
-        cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
+    double *A = S->Asum + (size_t) k * k, *B = S->Bsum + dk;
+    smf_point pt = at_iterate(S, A, B);
+    if (solve_columns(P, S, NULL, S->n, &pt, 1) != CG_OK) {
         *obj = NA_REAL; *gap = NA_REAL;
         return;
     }
+    const double loss = pt.loss;
     *obj = loss / S->n + smf_psi(&S->M, S->W);
     smf_gradient_from_stats(&S->M, S->W, A, B, (double) S->n, S->G);
     if (!(S->gap_eta > 0.0)) {
@@ -512,7 +610,12 @@ int cg_problem_smf(cg_problem *P, SEXP spec)
     const size_t dk = (size_t) d * k;
     smf_model_from_spec(&S->M, spec, d, k);
     S->sparse = cg_list_get(spec, "Yp") != R_NilValue;
-    if (S->sparse) {
+    S->rcall = cg_list_get(spec, "Y_call");
+    S->rho = cg_list_get(spec, "env");
+    if (S->rcall != R_NilValue) {
+        if (TYPEOF(S->rcall) != LANGSXP || TYPEOF(S->rho) != ENVSXP)
+            error("spec: Y_call must be a call and env an environment");
+    } else if (S->sparse) {
         S->Yp = cg_spec_pointers(spec, "Yp", n, XLENGTH(cg_list_get(spec, "Yx")));
         S->Yi = cg_spec_index(spec, "Yi", -1, 0, d - 1);
         S->Yx = cg_spec_real(spec, "Yx", XLENGTH(cg_list_get(spec, "Yi")));
@@ -575,7 +678,7 @@ void smf_vr_estimate_at(cg_problem *P, const double *W, const int *batch, int nb
     refresh_gram(P, S);
     memcpy(S->batch, batch, sizeof(int) * nb);
     S->nb = nb;
-    vr_estimate(S);
+    vr_estimate(P, S);
     memcpy(V, S->V, sizeof(double) * dk);
     smf_snapshot(P);                                /* at W: its G0 */
     memcpy(G, S->G0, sizeof(double) * dk);

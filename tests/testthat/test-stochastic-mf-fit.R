@@ -99,7 +99,6 @@ test_that("bad input gives errors naming the argument", {
   Y <- small_data()
   ctl <- cg_control(max_iter = 2, progress = FALSE)
   expect_error(stochastic_mf(replace(Y, 3, NA), 2), "`Y` contains NA")
-  expect_error(stochastic_mf(function(i) Y[, i], 2), "`Y` as a function")
   expect_error(stochastic_mf(Y, 0), "`k` must be at least 1")
   expect_error(stochastic_mf(Y, 1.5), "`k` must be a whole number")
   expect_error(stochastic_mf(Y, 2, model = "pca"), "`model` must be one of")
@@ -133,4 +132,49 @@ test_that("bad input gives errors naming the argument", {
   fit <- stochastic_mf(Y, 2, control = ctl)
   expect_error(predict(fit, Y[-1, ]), "`newY` must have 12 rows")
   expect_error(fitted(fit, outliers = NA), "`outliers` must be TRUE or FALSE")
+})
+
+test_that("a data function Y(idx) gives the fit of the matrix, read in minibatches", {
+  Y <- small_data()
+  widths <- integer()
+  f <- function(idx) { widths <<- c(widths, length(idx)); Y[, idx, drop = FALSE] }
+  for (method in c("vr", "smm", "sgd")) {
+    set.seed(4); a <- stochastic_mf(Y, 2, model = "orpca", method = method,
+                                    control = cg_control(max_iter = 20, progress = FALSE))
+    widths <- integer()
+    set.seed(4); b <- stochastic_mf(f, 2, n = ncol(Y), model = "orpca", method = method,
+                                    control = cg_control(max_iter = 20, progress = FALSE))
+    expect_identical(b$solution$W, a$solution$W)
+    expect_identical(b$trace$objective, a$trace$objective)
+    # full passes of 80 columns, minibatches of b columns, nothing else
+    expect_true(all(widths %in% c(1L, 2L, ncol(Y), a$batch)))
+  }
+  expect_equal(fitted(b), fitted(a))
+  expect_equal(predict(b)$R, predict(a)$R)
+})
+
+test_that("a failing or malformed data function stops the run with a clear message", {
+  Y <- small_data()
+  ctl <- cg_control(progress = FALSE)
+  failing <- function(idx) if (length(idx) == ncol(Y)) stop("disk error") else Y[, idx, drop = FALSE]
+  set.seed(1)
+  expect_warning(fit <- stochastic_mf(failing, 2, n = ncol(Y), control = ctl),
+                 "the data function `Y\\(idx\\)` failed at its call 1 by the solver \\(80 columns\\): disk error")
+  expect_identical(fit$status, "error")
+  short <- function(idx) Y[-1, idx, drop = FALSE]
+  expect_error(stochastic_mf(function(idx) stop("no"), 2, n = 80), "`Y` failed when called as Y\\(1\\): no")
+  expect_error(stochastic_mf(function(idx) Y[, idx], 2, n = 80), "`Y` must return a numeric matrix")
+  wrong <- function(idx) if (length(idx) > 3) Y[-1, idx, drop = FALSE] else Y[, idx, drop = FALSE]
+  set.seed(1)
+  expect_warning(fit <- stochastic_mf(wrong, 2, n = 80, control = ctl),
+                 "must return a numeric 12 x 80 matrix")
+  nan <- function(idx) { X <- Y[, idx, drop = FALSE]; if (length(idx) > 3) X[1] <- NaN; X }
+  set.seed(1)
+  expect_warning(stochastic_mf(nan, 2, n = 80, control = ctl), "returned NA, NaN or Inf")
+  expect_error(stochastic_mf(function(idx) Y[, idx, drop = FALSE], 2), "`n` must be given")
+  expect_error(stochastic_mf(Y, 2, n = 80), "`n` is only for `Y` given as a function")
+  expect_error(stochastic_mf(function(idx) Y[, idx, drop = FALSE], 2, n = 80, model = "ornmf"),
+               "`M_prime` must be given")
+  expect_error(stochastic_mf(function(idx) Y[, idx, drop = FALSE], 2, n = 80, model = "olrr"),
+               "`Y` must be a matrix for model = \"olrr\"")
 })
