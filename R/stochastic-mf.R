@@ -588,6 +588,13 @@ print.stochastic_mf_fit <- function(x, ...) {
   invisible(x)
 }
 
+#' @export
+summary.stochastic_mf_fit <- function(object, ...) {
+  out <- NextMethod()
+  out$header <- sub("^Duality gap", "Proximal gradient mapping norm (stationarity)", out$header)
+  out
+}
+
 #' Plot a stochastic_mf fit
 #'
 #' `type = "trace"` draws the objective \eqn{f(W)}{f(W)} and the proximal
