@@ -181,10 +181,11 @@
 #'   `gap` the proximal gradient mapping norm (see Convergence measure);
 #'   `trace` with the extra column `samples`; also `model`, `k`, the model
 #'   parameters used (`lambda`, `lambda1`, `lambda2`, `lambda3`, `groups`,
-#'   `laplacian`, `A`, `B`, `M`, `M_prime`, as the model has them), `batch`, `inner`, `outer`, `output`, `step` (the step `eta`
-#'   of vr or the last \eqn{\gamma_t}{gamma_t} of sgd), `gap_step`,
-#'   `image_dims`, `data` (the training data or function, for [fitted()]) and
-#'   `n_samples`.
+#'   `laplacian`, `A`, `B`, `M`, `M_prime`, as the model has them), `batch`,
+#'   `inner`, `outer`, `output`, `step` (vr's last step `eta`, sgd's last
+#'   \eqn{\gamma_t}{gamma_t}, `NA` for smm), `gap_step`, `image_dims`,
+#'   `data` (the training data or function, for [fitted()]), `n_samples` and
+#'   `model_spec` (the model as the C code reads it).
 #'   `predict(fit, newY)` gives the coefficients (and outliers) of new
 #'   columns; `fitted(fit)` the reconstruction \eqn{W H}{W H} of the
 #'   training columns.
@@ -263,7 +264,7 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   fit <- cg_run(spec, control, "stochastic_mf", call, started)
   fit$message <- sub("duality gap", "proximal gradient mapping norm", fit$message, fixed = TRUE)
   fit$trace$samples <- fit$trace$epoch * n
-  fit$step <- fit$solution$step
+  fit$step <- if (method == "smm") NA_real_ else fit$solution$step
   fit$gap_step <- fit$solution$gap_step
   W <- fit$solution$W
   rownames(W) <- rownames(Y)

@@ -71,6 +71,8 @@ int cg_solve_smf(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
     if (option_one && t > 0 && (stop < 0 || stop == CG_STOP_TIME || stop == CG_STOP_TOL)) {
         f->output(P, t, 1);                  /* the output is evaluated last */
         if (cg_run_failed(P) < 0) cg_run_evaluate(&r, P, t);
+        /* converged only if the output itself meets the tolerance */
+        if (stop == CG_STOP_TOL) stop = -1;
     }
     *iters = t;
     return cg_run_finish(&r, P, *iters, stop);
