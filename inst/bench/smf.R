@@ -20,7 +20,8 @@
 # (seed 1); the machine is shared, so seconds are rough.
 #
 # Run from the repository root:  Rscript inst/bench/smf.R
-# Environment: SMFBENCH_N (default 2000), SMFBENCH_PASSES (outer S, default 20).
+# Environment: SMFBENCH_N (default 2000), SMFBENCH_PASSES (outer S, default
+# 20), SMFBENCH_MODELS (comma-separated, default odl,onmf,orpca).
 suppressPackageStartupMessages(library(stochcg))
 n <- as.integer(Sys.getenv("SMFBENCH_N", "2000"))
 S <- as.integer(Sys.getenv("SMFBENCH_PASSES", "20"))
@@ -48,6 +49,8 @@ cases <- list(
   list(model = "onmf", Y = nonneg(2), args = list(lambda = 1e-3)),
   list(model = "orpca", Y = synth(3, 0.1), args = list()))
 
+models <- strsplit(Sys.getenv("SMFBENCH_MODELS", "odl,onmf,orpca"), ",")[[1]]
+cases <- Filter(function(cs) cs$model %in% models, cases)
 rows <- list()
 for (cs in cases) {
   fits <- list()
