@@ -140,8 +140,7 @@
 #' as `gap_step`). `objective` is \eqn{f(W)}{f(W)}. Both come from a full
 #' pass over the data (trace-only work, excluded from the solver time);
 #' `converged` means the mapping norm fell below `tol` times
-#' \eqn{|f(W)|}{|f(W)|} (see [cg_control()]; the default `tol` makes the
-#' runs use their whole budget). The trace's `epoch` counts columns read
+#' \eqn{|f(W)|}{|f(W)|} (see `control`). The trace's `epoch` counts columns read
 #' divided by \eqn{n}{n} (data passes; vr reads each minibatch column once
 #' and solves it twice), `samples` the columns read, `n_grad` the
 #' sub-problems solved.
@@ -186,7 +185,13 @@
 #' @param n The number of columns when `Y` is a function.
 #' @param image_dims Optional `c(rows, cols)` with `rows * cols = d`: each
 #'   atom is an image, drawn by `plot(fit, type = "atoms")`.
-#' @param control Solver control from [cg_control()].
+#' @param control Solver control from [cg_control()]. Default
+#'   `cg_control(tol = 0)`: the run uses its whole budget (`max_iter`: `outer`
+#'   \eqn{\times}{x} `inner` for vr, the same data passes for smm and sgd),
+#'   and the full-pass evaluations of the trace stay within 10% of the wall
+#'   time. With `tol > 0` the run stops once `gap` is below `tol` times
+#'   \eqn{|f(W)|}{|f(W)|}, tested by a full pass at most 10% of the
+#'   iterations apart.
 #' @returns A fit of class `c("stochastic_mf_fit", "cg_fit")` (see
 #'   [cg_fit]): `solution$W` the dictionary; `objective` \eqn{f(W)}{f(W)};
 #'   `gap` the proximal gradient mapping norm (see Convergence measure);
@@ -195,8 +200,11 @@
 #'   `laplacian`, `A`, `B`, `M`, `M_prime`, as the model has them), `batch`,
 #'   `inner`, `outer`, `output`, `step` (vr's last step `eta`, sgd's last
 #'   \eqn{\gamma_t}{gamma_t}, `NA` for smm), `gap_step`, `image_dims`,
-#'   `data` (the training data or function, for [fitted()]), `n_samples` and
-#'   `model_spec` (the model as the C code reads it).
+#'   `data` (the training data or function, for [fitted()]), `n_samples`,
+#'   `bsum_iterations` and `bsum_capped` (the mean BSUM iterations per column
+#'   and the share of columns stopped by `bsum_max_iter`, at the last
+#'   evaluation: sub-problems not solved to `bsum_tol`; `print()` says so
+#'   when over 10%) and `model_spec` (the model as the C code reads it).
 #'   `predict(fit, newY)` gives the coefficients (and outliers) of new
 #'   columns; `fitted(fit)` the reconstruction \eqn{W H}{W H} of the
 #'   training columns.
@@ -260,6 +268,9 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   check_number(bsum_tol, "bsum_tol", min = 0)
   check_count(bsum_max_iter, "bsum_max_iter")
   budget <- if (method == "vr") outer * m else ceiling(outer * (n + m * b) / b)
+  # tol = 0 by default: stopping on a relative stationarity measure means
+  # little here, and each test is a full pass over the data
+  if (is.null(control)) control <- cg_control(tol = 0)
   control <- as_control(control, max_iter = min(budget, .Machine$integer.max))
   W0 <- smf_init(init, data, k, pars)
 
@@ -277,6 +288,12 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   fit$trace$samples <- fit$trace$epoch * n
   fit$step <- if (method == "smm") NA_real_ else fit$solution$step
   fit$gap_step <- fit$solution$gap_step
+  fit$bsum_iterations <- fit$solution$bsum_iterations
+  fit$bsum_capped <- fit$solution$bsum_capped
+  if (isTRUE(fit$bsum_capped > 0.1))
+    fit$notes <- sprintf(paste0("BSUM stopped at bsum_max_iter = %d for %.0f%% of the columns ",
+                                "at the last evaluation: raise it for exact sub-problems"),
+                         as.integer(bsum_max_iter), 100 * fit$bsum_capped)
   W <- fit$solution$W
   rownames(W) <- rownames(Y)
   colnames(W) <- paste0("atom", seq_len(k))

@@ -221,6 +221,8 @@ typedef struct {
     int *perm, *batch, nb;               /* sampling without replacement */
     double curv, columns, last_step, gap_eta;
     SEXP rcall, rho;                     /* data function: the call Y(idx), built in R */
+    double bsum_mean, bsum_capped;       /* at the last evaluation: mean BSUM
+                                            iterations, share at the cap */
     double calls;
     double *eig_scratch;
     smf_work w;
@@ -293,7 +295,10 @@ static SEXP fetch_columns(cg_problem *P, smf *S, const int *idx, int start, int 
 }
 
 /* a point W at which columns are solved, with the sums it collects */
-typedef struct { const double *W, *WtW; double Lp; double *A, *B; double loss; } smf_point;
+typedef struct {
+    const double *W, *WtW; double Lp; double *A, *B;
+    double loss, iters, capped;          /* sums: BSUM iterations, columns at the cap */
+} smf_point;
 
 /* Solves the columns idx (all n when idx is NULL) at each of the points,
  * summing A, B and the losses; each column is read once (an R data
@@ -306,7 +311,7 @@ static int solve_columns(cg_problem *P, smf *S, const int *idx, int count, smf_p
     for (int q = 0; q < npt; q++) {
         memset(pt[q].A, 0, sizeof(double) * k * k);
         memset(pt[q].B, 0, sizeof(double) * d * k);
-        pt[q].loss = 0.0;
+        pt[q].loss = 0.0; pt[q].iters = 0.0; pt[q].capped = 0.0;
     }
     const int chunk = S->rcall != R_NilValue ? 1024 : count;
     for (int start = 0; start < count; start += chunk) {
@@ -324,8 +329,11 @@ static int solve_columns(cg_problem *P, smf *S, const int *idx, int count, smf_p
                 y = column_of(S, idx ? idx[a] : a);
             }
             for (int q = 0; q < npt; q++) {
+                int it;
                 pt[q].loss += smf_solve_column(&S->M, pt[q].W, pt[q].WtW, pt[q].Lp, &y, &S->w,
-                                               NULL);
+                                               &it);
+                pt[q].iters += it;
+                pt[q].capped += it >= S->M.max_iter;
                 smf_accumulate(&S->M, &y, &S->w, pt[q].A, pt[q].B);
             }
             if (a % 256 == 255 && cg_interrupt_poll()) {
@@ -342,12 +350,12 @@ static int solve_columns(cg_problem *P, smf *S, const int *idx, int count, smf_p
 /* the iterate and the snapshot as points */
 static smf_point at_iterate(smf *S, double *A, double *B)
 {
-    smf_point p = { S->W, S->WtW, S->Lp, A, B, 0.0 };
+    smf_point p = { S->W, S->WtW, S->Lp, A, B, 0.0, 0.0, 0.0 };
     return p;
 }
 static smf_point at_snapshot(smf *S)
 {
-    smf_point p = { S->W0, S->WtW0, S->Lp0, S->A0, S->B0, 0.0 };
+    smf_point p = { S->W0, S->WtW0, S->Lp0, S->A0, S->B0, 0.0, 0.0, 0.0 };
     return p;
 }
 
@@ -564,6 +572,8 @@ static void smf_evaluate(cg_problem *P, double *obj, double *gap)
         return;
     }
     const double loss = pt.loss;
+    S->bsum_mean = pt.iters / S->n;
+    S->bsum_capped = pt.capped / S->n;
     *obj = loss / S->n + smf_psi(&S->M, S->W);
     smf_gradient_from_stats(&S->M, S->W, A, B, (double) S->n, S->G);
     if (!(S->gap_eta > 0.0)) {
@@ -654,13 +664,16 @@ int cg_problem_smf(cg_problem *P, SEXP spec)
 SEXP cg_smf_solution(cg_problem *P)
 {
     smf *S = (smf *) P->self;
-    static const char *names[] = {"W", "step", "gap_step", ""};
+    static const char *names[] = {"W", "step", "gap_step", "bsum_iterations", "bsum_capped",
+                                  ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP W = allocMatrix(REALSXP, S->d, S->k);
     SET_VECTOR_ELT(out, 0, W);
     memcpy(REAL(W), S->W, sizeof(double) * S->d * S->k);
     SET_VECTOR_ELT(out, 1, ScalarReal(S->last_step));
     SET_VECTOR_ELT(out, 2, ScalarReal(S->gap_eta));
+    SET_VECTOR_ELT(out, 3, ScalarReal(S->bsum_mean));
+    SET_VECTOR_ELT(out, 4, ScalarReal(S->bsum_capped));
     UNPROTECT(1);
     return out;
 }

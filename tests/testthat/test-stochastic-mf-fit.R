@@ -178,3 +178,25 @@ test_that("a failing or malformed data function stops the run with a clear messa
   expect_error(stochastic_mf(function(idx) Y[, idx, drop = FALSE], 2, n = 80, model = "olrr"),
                "`Y` must be a matrix for model = \"olrr\"")
 })
+
+test_that("the fit reports sub-problems stopped by bsum_max_iter", {
+  Y <- small_data()
+  set.seed(1)
+  fit <- stochastic_mf(Y, 2, model = "orpca", bsum_max_iter = 2,
+                       control = cg_control(max_iter = 5, progress = FALSE))
+  expect_equal(fit$bsum_capped, 1)
+  expect_equal(fit$bsum_iterations, 2)
+  expect_true(any(grepl("BSUM stopped at bsum_max_iter = 2 for 100% of the columns",
+                        capture.output(print(fit)))))
+  set.seed(1)
+  fit <- stochastic_mf(Y, 2, model = "odl", bsum_tol = 1e-4,
+                       control = cg_control(max_iter = 5, progress = FALSE))
+  expect_lt(fit$bsum_capped, 0.1)
+  expect_false(any(grepl("BSUM stopped", capture.output(print(fit)))))
+  # the default control: no tolerance, the whole budget, few evaluations
+  set.seed(1)
+  fit <- stochastic_mf(Y, 2)
+  expect_identical(fit$control$tol, 0)
+  expect_identical(fit$status, "max_iter")
+  expect_equal(fit$iterations, 10 * fit$inner)
+})
