@@ -19,7 +19,10 @@
 #' programs ([kmeans_sdp()], [sdp_solve()], [sparsest_cut_sdp()]) `gap` is
 #' the objective minus a certified Lagrangian lower bound on the optimum
 #' (`lower_bound`), which bounds the suboptimality as the `infeasibility`
-#' vanishes; `converged` needs both below `tol`.
+#' vanishes; `converged` needs both below `tol`. [stochastic_mf()] solves a
+#' non-convex problem: its `gap` is the norm of the proximal gradient
+#' mapping (a stationarity measure, zero exactly at stationary points), not
+#' a duality gap.
 #'
 #' @returns A fit is a list with elements:
 #' \describe{

@@ -11,6 +11,10 @@
 #' [sdp_solve()]; their fits report `infeasibility` and a certified
 #' `lower_bound` on the optimum.
 #'
+#' Dictionary learning / stochastic matrix factorization with variance
+#' reduction (paper 002): [stochastic_mf()], its fits reporting the
+#' proximal gradient mapping norm (stationarity) as `gap`.
+#'
 #' @keywords internal
 #' @useDynLib stochcg, .registration = TRUE, .fixes = "C_"
 #' @importFrom RSpectra eigs_sym

@@ -24,11 +24,12 @@ static const problem_row problems[] = {
     {"kmeans",     cg_problem_kmeans,     cg_kmeans_solution},
     {"sdp",        cg_problem_sdp,        cg_sdp_solution},
     {"sparsest_cut", cg_problem_cut,      cg_cut_solution},
+    {"smf",        cg_problem_smf,        cg_smf_solution},
 };
 
 /* the operation tables of cg_problem, one per solver family */
 enum { FAMILY_FW, FAMILY_PG, FAMILY_PAIR, FAMILY_PROX, FAMILY_SLIDING, FAMILY_BLOCK,
-       FAMILY_SPLIT, FAMILY_HOMOTOPY };
+       FAMILY_SPLIT, FAMILY_HOMOTOPY, FAMILY_SMF };
 
 typedef struct {
     const char *name;
@@ -60,6 +61,9 @@ static const method_row methods[CG_METHOD_COUNT] = {
     [CG_METHOD_H1SFW]    = {"h1sfw",    cg_solve_homotopy, FAMILY_HOMOTOPY},
     [CG_METHOD_HSPIDER]  = {"hspider",  cg_solve_homotopy, FAMILY_HOMOTOPY},
     [CG_METHOD_SHCGM]    = {"shcgm",    cg_solve_homotopy, FAMILY_HOMOTOPY},
+    [CG_METHOD_VR]       = {"vr",       cg_solve_smf,    FAMILY_SMF},
+    [CG_METHOD_SMM]      = {"smm",      cg_solve_smf,    FAMILY_SMF},
+    [CG_METHOD_SGD]      = {"sgd",      cg_solve_smf,    FAMILY_SMF},
 };
 
 /* the homotopy methods that sample constraint rows (cg_rows_ops) */
@@ -86,6 +90,7 @@ static int provides_family(const cg_problem *P, const method_row *m)
         return P->homotopy != NULL && (!samples_rows(m) || P->homotopy->rows != NULL) &&
                (m != &methods[CG_METHOD_CGAL] || P->homotopy->dual_step != NULL) &&
                (m != &methods[CG_METHOD_SHCGM] || P->homotopy->refresh_loss != NULL);
+    case FAMILY_SMF:     return P->smf != NULL;
     }
     return 0;
 }
@@ -182,6 +187,9 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     o.t0 = asInteger(cg_list_get(spec, "t0"));
     o.beta0 = asReal(cg_list_get(spec, "beta0"));
     o.batch_constraints = asInteger(cg_list_get(spec, "batch_constraints"));
+    o.sgd_beta = asReal(cg_list_get(spec, "sgd_beta"));
+    o.sgd_beta_prime = asReal(cg_list_get(spec, "sgd_beta_prime"));
+    o.smf_output = asInteger(cg_list_get(spec, "smf_output"));
 
     cg_problem P;
     memset(&P, 0, sizeof(P));

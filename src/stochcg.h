@@ -433,6 +433,29 @@ typedef struct {
     double (*smooth_residual)(cg_problem *P);
 } cg_smooth_ops;
 
+/* Stochastic matrix factorization (paper 002): vr, smm, sgd (cg_solve_smf).
+ * The problem keeps the dictionary W (d x k) and solves the sub-problem (2)
+ * of each data column it reads (BSUM, smf.h), keeping only running sums of
+ * the solutions. V is the gradient estimate the next step uses. Counts
+ * returned are sub-problems solved. */
+typedef struct {
+    /* W0 <- W, G0 <- grad g(W0) from every column (Alg. 1, lines 4-5) */
+    double (*snapshot)(cg_problem *P);
+    /* V <- the variance-reduced estimate from `batch` columns (lines 7-10) */
+    double (*vr_gradient)(cg_problem *P, int batch);
+    /* V <- the minibatch gradient at W, with the batch's statistics */
+    double (*minibatch)(cg_problem *P, int batch);
+    /* W <- prox_{eta psi + delta_C}(W - eta V); returns a status */
+    int    (*prox_step)(cg_problem *P, double eta);
+    /* smm: A_t, B_t += the batch's; W <- the surrogate's minimizer over C */
+    int    (*surrogate_step)(cg_problem *P);
+    /* L = lambda_max(mean h h') + psi's curvature, of the last statistics */
+    double (*curvature)(cg_problem *P);
+    /* option I: use = 0 keeps W with probability 1/count (a reservoir
+     * sample of the iterates); use = 1 puts the kept one back into W */
+    void   (*output)(cg_problem *P, int count, int use);
+} cg_smf_ops;
+
 struct cg_problem {
     void *self;
     /* shared by every family (the run's bookkeeping, solve_run.c): */
@@ -451,6 +474,7 @@ struct cg_problem {
     const cg_block_ops   *block;
     const cg_split_ops   *split;
     const cg_homotopy_ops *homotopy;
+    const cg_smf_ops     *smf;
     const cg_smooth_ops  *smooth;       /* smoothed problems (mu > 0) */
     /* the dense iterate (length dim) of problems with a sliding table */
     double *x;
@@ -505,6 +529,9 @@ SEXP cg_sdp_solution(cg_problem *P);
 /* sparsest_cut_sdp(): paper 003 eq. (22), triangle inequalities by index */
 int  cg_problem_cut(cg_problem *P, SEXP spec);
 SEXP cg_cut_solution(cg_problem *P);
+/* stochastic_mf(): paper 002, problem (3) with models P1-P8 */
+int  cg_problem_smf(cg_problem *P, SEXP spec);
+SEXP cg_smf_solution(cg_problem *P);
 
 /* ---------------------------------------------------------- solvers */
 typedef struct {
@@ -532,6 +559,12 @@ typedef struct {
      * rows drawn per iteration by hsagcgm_v2 and h1sfw */
     double beta0;
     int batch_constraints;
+    /* stochastic matrix factorization (inner: m, batch_inner: b, eta: the
+     * vr step, <= 0: 1 / curvature at the first snapshot); sgd steps
+     * gamma_t = sgd_beta / (b t + sgd_beta_prime) (<= 0: automatic);
+     * smf_output 1 or 2: Algorithm 1's option I or II */
+    double sgd_beta, sgd_beta_prime;
+    int smf_output;
 } cg_solver_opts;
 
 /* The methods, each a row of dispatch.c's method table (indexed by these).
@@ -541,6 +574,7 @@ enum { CG_METHOD_FW, CG_METHOD_SFW, CG_METHOD_SPG, CG_METHOD_SVRGCG, CG_METHOD_S
        CG_METHOD_CGCG_P, CG_METHOD_ALTMIN, CG_METHOD_PFW, CG_METHOD_ADMM,
        CG_METHOD_DUAL_APG, CG_METHOD_APG, CG_METHOD_CGAL, CG_METHOD_HSAGCGM_V1,
        CG_METHOD_HSAGCGM_V2, CG_METHOD_H1SFW, CG_METHOD_HSPIDER, CG_METHOD_SHCGM,
+       CG_METHOD_VR, CG_METHOD_SMM, CG_METHOD_SGD,
        CG_METHOD_COUNT };
 enum { CG_STEP_LINE_SEARCH = 0, CG_STEP_STANDARD = 1, CG_STEP_SFW = 2 };
 enum { CG_STOP_MAX_ITER = 0, CG_STOP_TOL = 1, CG_STOP_TIME = 2,
@@ -612,6 +646,7 @@ cg_solver cg_solve_scgs;     /* scgs: the sliding table */
 cg_solver cg_solve_alt;      /* alt_cgpg, alt_pgcg, cgcg, cgcg_p, altmin: block table */
 cg_solver cg_solve_split;    /* admm, dual_apg, apg: the split table */
 cg_solver cg_solve_homotopy; /* cgal, hsagcgm_v1/v2, h1sfw, hspider, shcgm: the homotopy table */
+cg_solver cg_solve_smf;      /* vr, smm, sgd: the smf table */
 
 /* ---------------------------------------------------------- helpers */
 SEXP cg_list_get(SEXP list, const char *name);   /* R_NilValue if absent */

@@ -1,0 +1,676 @@
+#' Stochastic matrix factorization (dictionary learning) with variance reduction
+#'
+#' Learns a dictionary `W` (\eqn{d \times k}{d x k}) from the columns of a
+#' \eqn{d \times n}{d x n} data matrix `Y` (one sample per column), reading
+#' the data in minibatches of columns, by the framework of Zhao, Haskell and
+#' Feng (paper 002): problem (3),
+#' \deqn{\min_{W \in C} f(W) = \frac1n \sum_{j=1}^n \ell(y_j, W) + \psi(W),
+#'   \quad \ell(y, W) = \min_{h \in H, r \in R} \tfrac12 \|y - W h - r\|^2 +
+#'   \varphi(h) + \phi(r),}{min_{W in C} f(W) = (1/n) sum_j l(y_j, W) +
+#'   psi(W),  l(y, W) = min_{h in H, r in R} 1/2 ||y - W h - r||^2 +
+#'   varphi(h) + phi(r),}
+#' with `h` the coefficients of a column and `r` its outliers (zero for the
+#' non-robust models). The models of Section 2 (their defaults follow
+#' Section 5, \eqn{\lambda = 1/\sqrt d}{lambda = 1 / sqrt(d)}):
+#' \describe{
+#'   \item{`"odl"` (P1)}{online dictionary learning: columns of `W` in the
+#'     unit \eqn{\ell_2}{l2} ball, \eqn{\varphi = \lambda\|h\|_1}{varphi =
+#'     lambda ||h||_1} (`lambda`).}
+#'   \item{`"ossl"` (P2)}{online structured sparse learning: `W` free,
+#'     \eqn{\varphi = \sum_g \lambda_g \|h_g\|}{varphi = sum_g lambda_g
+#'     ||h_g||} over groups of consecutive coefficients (`groups`: a group
+#'     label per coefficient, default one group each; `lambda`: one weight,
+#'     or one per group).}
+#'   \item{`"onmf"` (P3)}{online NMF: columns of `W` nonnegative with
+#'     \eqn{\ell_1}{l1} norm 1, \eqn{h \ge 0}{h >= 0},
+#'     \eqn{\varphi = \tfrac\lambda2 \|h\|^2}{varphi = lambda/2 ||h||^2}.}
+#'   \item{`"ssodl"` (P4)}{smooth sparse online dictionary learning: `C`
+#'     and `H` as for `"onmf"`, \eqn{\psi = \tfrac{\lambda_1}2
+#'     \mathrm{tr}(W'LW)}{psi = lambda1/2 tr(W'LW)} with a positive
+#'     semidefinite `laplacian` \eqn{L}{L} (default: the 4-neighbour grid
+#'     Laplacian of `image_dims`, else that of the chain \eqn{1, \dots,
+#'     d}{1, ..., d}), \eqn{\varphi = \tfrac{\lambda_2}2 \|h\|^2}{varphi =
+#'     lambda2/2 ||h||^2}. The proximal step on `W` has no closed form: it is
+#'     solved per column by accelerated projected gradient to `bsum_tol`.}
+#'   \item{`"orpca"` (P5)}{online robust PCA: `W` free, \eqn{\psi =
+#'     \tfrac{\lambda_1}{2n}\|W\|_F^2}{psi = lambda1/(2n) ||W||_F^2},
+#'     \eqn{\varphi = \tfrac{\lambda_1}2\|h\|^2}{varphi = lambda1/2
+#'     ||h||^2}, \eqn{\phi = \lambda_2 \|r\|_1}{phi = lambda2 ||r||_1}
+#'     (`lambda1`, `lambda2`).}
+#'   \item{`"omrmd"` (P6)}{online max-norm regularized matrix decomposition:
+#'     `W` free, \eqn{\psi = \tfrac{\lambda_1}{2n}\|W\|_{2,\infty}^2}{psi =
+#'     lambda1/(2n) ||W||_(2,inf)^2} (the largest squared row norm; its prox
+#'     cuts the longest rows to a common length), \eqn{\|h\| \le 1}{||h||
+#'     <= 1}, \eqn{\phi = \lambda_2\|r\|_1}{phi = lambda2 ||r||_1}.}
+#'   \item{`"olrr"` (P7)}{online low-rank representation: `W` free,
+#'     \eqn{\psi = \frac{1}{2n^2}(\|W'AY\|^2 + \lambda_3\|BW\|^2)}{psi =
+#'     (||W'AY||^2 + lambda3 ||BW||^2) / (2 n^2)} with `Y` the data and given
+#'     `A` (\eqn{d \times d}{d x d}) and `B` (\eqn{\cdot \times d}{. x d}),
+#'     both the identity by default (our choice: the paper gives none),
+#'     \eqn{\varphi = \tfrac{\lambda_1}2\|h\|^2}{varphi = lambda1/2
+#'     ||h||^2}, \eqn{\phi = \lambda_2\|r\|_1}{phi = lambda2 ||r||_1}.
+#'     \eqn{\psi}{psi} is the quadratic \eqn{\tfrac12\mathrm{tr}(W'QW)}{1/2
+#'     tr(W'QW)}, \eqn{Q}{Q} (\eqn{d \times d}{d x d}) formed once.}
+#'   \item{`"ornmf"` (P8)}{online robust NMF: columns of `W` nonnegative in
+#'     the unit \eqn{\ell_2}{l2} ball, \eqn{h \in [0, M]^k}{h in [0, M]^k},
+#'     \eqn{r \in [-M', M']^d}{r in [-M', M']^d}, \eqn{\phi = \lambda
+#'     \|r\|_1}{phi = lambda ||r||_1} (`lambda`, `M` default `Inf`,
+#'     `M_prime` default `max(abs(Y))`).}
+#' }
+#' The sub-problem of a column (the paper's (2)) is solved in C by block
+#' successive upper-bound minimization (BSUM, eqs. 5-6): a proximal gradient
+#' step on `h` with step \eqn{1/\|W\|_2^2}{1 / ||W||_2^2}, then the exact
+#' `r`, repeated from \eqn{h = 0, r = 0}{h = 0, r = 0} until the relative
+#' change of both is below `bsum_tol` (at most `bsum_max_iter` rounds). Only
+#' running sums \eqn{A = \sum h h'}{A = sum h h'} and \eqn{B = \sum (y - r)
+#' h'}{B = sum (y - r) h'} of the solutions are kept (the gradient of
+#' \eqn{\ell}{l} summed over those columns is \eqn{W A - B}{W A - B}), never
+#' the coefficients: memory is \eqn{O(dk + k^2)}{O(dk + k^2)} plus the
+#' data.
+#'
+#' @section Methods:
+#' \describe{
+#'   \item{`"vr"` (default)}{Algorithm 1 of the paper. Each outer iteration
+#'     solves every column at the snapshot \eqn{W^{s,0}}{W^(s,0)} for the
+#'     full gradient \eqn{G_{s,0}}{G_(s,0)}; then `inner` (\eqn{m}) inner
+#'     iterations each draw `batch` (\eqn{b}) columns without replacement,
+#'     solve them at the snapshot and at the current \eqn{W}, form the
+#'     variance-reduced gradient \eqn{V = \frac1b \sum (\nabla\ell(y_j, W) -
+#'     \nabla\ell(y_j, W^{s,0})) + G_{s,0}}{V = (1/b) sum (grad l(y_j, W) -
+#'     grad l(y_j, W^(s,0))) + G_(s,0)} and take the proximal step
+#'     \eqn{W \leftarrow \mathrm{prox}_{\eta\psi + \delta_C}(W - \eta V)}{W <-
+#'     prox_(eta psi + delta_C)(W - eta V)} with a constant step `eta`.
+#'     Defaults from Section 5: \eqn{b = \lceil 0.2 n^{2/3}\rceil}{b = ceiling(0.2
+#'     n^(2/3))}, \eqn{m = \lceil 0.5 n^{1/3}\rceil}{m = ceiling(0.5 n^(1/3))},
+#'     \eqn{S = 10}{S = 10} outer iterations (`outer`). `output = "last"` is
+#'     option II (the last iterate, the paper's practice), `"random"` option
+#'     I (an iterate \eqn{W^{s,t}}{W^(s,t)}, \eqn{t \ge 1}{t >= 1}, drawn
+#'     uniformly; kept by reservoir sampling, so no iterate is stored).}
+#'   \item{`"smm"`}{Algorithm S-2, stochastic majorization-minimization
+#'     (Mairal et al.'s online dictionary learning): each iteration solves
+#'     `batch` columns at \eqn{W_t}{W_t}, adds them to the sufficient
+#'     statistics \eqn{A_t, B_t}{A_t, B_t} and sets `W` to the minimizer over
+#'     `C` of the surrogate \eqn{\frac1N(\tfrac12 \mathrm{tr}(W'WA_t) -
+#'     \mathrm{tr}(W'B_t)) + \psi(W)}{(1/N)(1/2 tr(W'W A_t) - tr(W'B_t)) +
+#'     psi(W)} (\eqn{N}{N} columns so far), by block coordinate descent over
+#'     the columns of `W` (exact per column; sweeps until the relative change
+#'     is below `bsum_tol`, at most 50), or, where \eqn{\psi}{psi} couples
+#'     the entries of a column or the rows (`"ssodl"`, `"olrr"`,
+#'     `"omrmd"`), by accelerated proximal gradient to the same tolerance (at
+#'     most 500 iterations).}
+#'   \item{`"sgd"`}{Algorithm S-3, proximal stochastic gradient:
+#'     \eqn{W \leftarrow \mathrm{prox}_{\gamma_t\psi + \delta_C}(W - \gamma_t
+#'     V_t)}{W <- prox_(gamma_t psi + delta_C)(W - gamma_t V_t)} with the
+#'     minibatch gradient \eqn{V_t}{V_t} and \eqn{\gamma_t = \beta/(bt +
+#'     \beta')}{gamma_t = beta / (b t + beta')} (`beta`, `beta_prime`).}
+#' }
+#' The paper tunes the steps by hand (`eta` for vr, \eqn{\beta, \beta'}{beta,
+#' beta'} for sgd). The defaults here use the curvature \eqn{L =
+#' \lambda_{\max}(\frac1N \sum h_j h_j') + c}{L = lambda_max((1/N) sum h_j
+#' h_j') + c} of the first statistics (\eqn{c}{c} the curvature of
+#' \eqn{\psi}{psi}): `eta` = \eqn{1/L}{1/L} at each snapshot (constant
+#' within an outer iteration; \eqn{L}{L} grows as the coefficients do, and
+#' a step fixed at the start was too long for `"olrr"` there; give `eta`
+#' for the paper's constant step);
+#' `beta_prime` = \eqn{n}{n} and `beta` = `beta_prime`/\eqn{L}{L} at the
+#' first minibatch (the step starts at \eqn{1/L}{1/L} and decays as
+#' \eqn{1/t}{1/t} after about one pass). smm needs no step. By default smm
+#' and sgd read as many columns as vr (`outer` \eqn{\times (n + mb)}{x (n +
+#' m b)}).
+#'
+#' @section Default method:
+#' `"vr"`, the paper's method. In `inst/bench/smf.R` (synthetic data, d =
+#' 50, k = 5, equal data passes, defaults of every method) smm was the
+#' slowest everywhere (never within 1e-3 of the best objective; 10-45% above
+#' it at the end), as the paper finds; vr against sgd was mixed: on odl vr
+#' reached the best objective (n = 2000: 1e-3 after 10 passes, sgd after 9;
+#' n = 10^4, S = 10: vr 0, sgd 9e-3 above the best at the end), on onmf and
+#' orpca sgd with its automatic step was ahead (onmf n = 10^4: sgd within
+#' 1e-3 after 0.8 passes, vr 6e-3 above after 11). The paper tunes both
+#' steps by hand; with automatic steps neither dominates at these sizes.
+#'
+#' @section Convergence measure:
+#' The problem is not convex: there is no duality gap. `gap` (and the
+#' trace's `gap` column) is the stationarity measure of Theorem 1, the norm
+#' of the proximal gradient mapping \eqn{\|\Gamma_{f',\eta}(W)\|_F =
+#' \|W - \mathrm{prox}_{\eta\psi + \delta_C}(W - \eta \nabla g(W))\|_F /
+#' \eta}{||Gamma(W)||_F = ||W - prox_(eta psi + delta_C)(W - eta grad
+#' g(W))||_F / eta}, zero exactly at stationary points, with \eqn{\eta}{eta}
+#' the given `eta`, else \eqn{1/L}{1/L} at the starting dictionary (reported
+#' as `gap_step`). `objective` is \eqn{f(W)}{f(W)}. Both come from a full
+#' pass over the data (trace-only work, excluded from the solver time);
+#' `converged` means the mapping norm fell below `tol` times
+#' \eqn{|f(W)|}{|f(W)|} (see `control`). The trace's `epoch` counts columns read
+#' divided by \eqn{n}{n} (data passes; vr reads each minibatch column once
+#' and solves it twice), `samples` the columns read, `n_grad` the
+#' sub-problems solved.
+#'
+#' @param Y Data, one sample per column: a numeric matrix, a `Matrix`
+#'   object (kept sparse as a `dgCMatrix`), or a function `Y(idx)` returning
+#'   the columns `idx` (a vector of indices in `1..n`) as a numeric matrix,
+#'   for data that are not held in memory (give `n`). The solvers call it
+#'   once per minibatch and, for full passes (vr's snapshots, the trace's
+#'   objective), once per 1024 columns; `fitted()` and `predict()` without
+#'   `newY` call it for all the columns at once.
+#' @param k Number of atoms (columns of `W`).
+#' @param model `"odl"` (default), `"ossl"`, `"onmf"`, `"ssodl"`,
+#'   `"orpca"`, `"omrmd"`, `"olrr"` or `"ornmf"`; see Details.
+#' @param method `"vr"` (default), `"smm"` or `"sgd"`; see Methods.
+#' @param lambda Regularization weight of `"odl"`, `"onmf"`, `"ornmf"` and
+#'   `"ossl"` (per group there); default \eqn{1/\sqrt d}{1 / sqrt(d)}.
+#' @param lambda1,lambda2,lambda3 Weights of `"ssodl"`, `"orpca"`,
+#'   `"omrmd"` and `"olrr"` (`lambda3`: `"olrr"` only); default
+#'   \eqn{1/\sqrt d}{1 / sqrt(d)} each.
+#' @param laplacian For `"ssodl"`: the \eqn{d \times d}{d x d} positive
+#'   semidefinite matrix \eqn{L}{L}.
+#' @param A,B For `"olrr"`: the matrices of \eqn{\psi}{psi}.
+#' @param groups For `"ossl"`: a group label per coefficient (length `k`,
+#'   equal labels consecutive).
+#' @param M,M_prime For `"ornmf"`: bounds of the coefficients and the
+#'   outliers.
+#' @param batch Minibatch size \eqn{b}{b}.
+#' @param inner Inner iterations \eqn{m}{m} of `"vr"`.
+#' @param outer Outer iterations \eqn{S}{S} of `"vr"`; sets the default
+#'   budget of every method (`control$max_iter`).
+#' @param eta Constant step of `"vr"` (`NULL`: \eqn{1/L}{1/L} at each
+#'   snapshot, see Methods).
+#' @param beta,beta_prime Step parameters of `"sgd"` (`NULL`: automatic).
+#' @param output `"last"` (option II, default) or `"random"` (option I).
+#' @param init Starting dictionary: `"data"` (default: `k` distinct random
+#'   columns of `Y`, projected onto `C`), `"ones"` (the paper's all-ones
+#'   start, projected; its columns are equal and, the problem being
+#'   symmetric in the atoms, stay equal) or a \eqn{d \times k}{d x k}
+#'   matrix (projected onto `C`).
+#' @param bsum_tol,bsum_max_iter Stopping rule of BSUM (see Details).
+#' @param n The number of columns when `Y` is a function.
+#' @param image_dims Optional `c(rows, cols)` with `rows * cols = d`: each
+#'   atom is an image, drawn by `plot(fit, type = "atoms")`.
+#' @param control Solver control from [cg_control()]. Default
+#'   `cg_control(tol = 0)`: the run uses its whole budget (`max_iter`: `outer`
+#'   \eqn{\times}{x} `inner` for vr, the same data passes for smm and sgd),
+#'   and the full-pass evaluations of the trace stay within 10% of the wall
+#'   time. With `tol > 0` the run stops once `gap` is below `tol` times
+#'   \eqn{|f(W)|}{|f(W)|}, tested by a full pass at most 10% of the
+#'   iterations apart.
+#' @returns A fit of class `c("stochastic_mf_fit", "cg_fit")` (see
+#'   [cg_fit]): `solution$W` the dictionary; `objective` \eqn{f(W)}{f(W)};
+#'   `gap` the proximal gradient mapping norm (see Convergence measure);
+#'   `trace` with the extra column `samples`; also `model`, `k`, the model
+#'   parameters used (`lambda`, `lambda1`, `lambda2`, `lambda3`, `groups`,
+#'   `laplacian`, `A`, `B`, `M`, `M_prime`, as the model has them), `batch`,
+#'   `inner`, `outer`, `output`, `step` (vr's last step `eta`, sgd's last
+#'   \eqn{\gamma_t}{gamma_t}, `NA` for smm), `gap_step`, `image_dims`,
+#'   `data` (the training data or function, for [fitted()]), `n_samples`,
+#'   `bsum_iterations` and `bsum_capped` (the mean BSUM iterations per column
+#'   and the share of columns stopped by `bsum_max_iter`, at the last
+#'   evaluation: sub-problems not solved to `bsum_tol`; `print()` says so
+#'   when over 10%) and `model_spec` (the model as the C code reads it).
+#'   `predict(fit, newY)` gives the coefficients (and outliers) of new
+#'   columns; `fitted(fit)` the reconstruction \eqn{W H}{W H} of the
+#'   training columns.
+#' @references Zhao, R., Haskell, W. B. and Feng, J. A unified framework for
+#'   stochastic matrix factorization via variance reduction. Mairal, J.,
+#'   Bach, F., Ponce, J. and Sapiro, G. (2010) Online learning for matrix
+#'   factorization and sparse coding. JMLR 11.
+#' @seealso [predict.stochastic_mf_fit()], [plot.stochastic_mf_fit()].
+#' @examples
+#' set.seed(1)
+#' W <- abs(matrix(rnorm(30 * 3), 30))
+#' W <- sweep(W, 2, colSums(W), "/")              # atoms on the simplex
+#' H <- matrix(rexp(3 * 300), 3)
+#' fit <- stochastic_mf(W %*% H, k = 3, model = "onmf", lambda = 1e-3, outer = 40)
+#' fit
+#' # each planted atom against its best match among the learned ones
+#' round(apply(cor(W, fit$solution$W), 1, max), 3)
+#' @export
+stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
+                          lambda1 = NULL, lambda2 = NULL, lambda3 = NULL, groups = NULL,
+                          laplacian = NULL, A = NULL, B = NULL, M = NULL, M_prime = NULL,
+                          batch = NULL, inner = NULL, outer = 10,
+                          eta = NULL, beta = NULL, beta_prime = NULL,
+                          output = "last", init = "data", bsum_tol = 1e-6,
+                          bsum_max_iter = 200L, image_dims = NULL, n = NULL,
+                          control = NULL) {
+  started <- wall_clock()
+  call <- match.call()
+  # ---- error checking and coercion
+  model <- match_choice(model, smf_models, "model")
+  method <- match_choice(method, c("vr", "smm", "sgd"), "method")
+  output <- match_choice(output, c("last", "random"), "output")
+  if (output == "random" && method != "vr")
+    stop_arg("output", "\"random\" (option I) applies to method = \"vr\" only")
+  data <- smf_data(Y, n)
+  d <- data$d; n <- data$n
+  check_count(k, "k")
+  k <- as.integer(k)
+  if (as.double(d) * k > .Machine$integer.max) stop_arg("k", "makes W too large")
+  if (!is.null(image_dims)) {
+    image_dims <- check_dims(image_dims, "image_dims")
+    if (prod(as.double(image_dims)) != d)
+      stop_arg("image_dims", "must multiply to the number of rows of `Y` (", d, ")")
+  }
+  pars <- smf_model_spec(model, d, n, k, list(
+    lambda = lambda, lambda1 = lambda1, lambda2 = lambda2, lambda3 = lambda3, groups = groups,
+    laplacian = laplacian, A = A, B = B, M = M, M_prime = M_prime), data, image_dims)
+  b <- if (is.null(batch)) ceiling(0.2 * n^(2 / 3)) else batch
+  check_count(b, "batch", max = n)
+  m <- if (is.null(inner)) ceiling(0.5 * n^(1 / 3)) else inner
+  check_count(m, "inner")
+  check_count(outer, "outer")
+  for (a in c("eta", "beta", "beta_prime")) {
+    v <- get(a)
+    if (!is.null(v)) check_number(v, a, min = 0, strict_min = TRUE)
+  }
+  if (!is.null(eta) && method != "vr") stop_arg("eta", "is used only by method = \"vr\"")
+  if ((!is.null(beta) || !is.null(beta_prime)) && method != "sgd")
+    stop_arg(if (is.null(beta)) "beta_prime" else "beta",
+             "is used only by method = \"sgd\"")
+  check_number(bsum_tol, "bsum_tol", min = 0)
+  check_count(bsum_max_iter, "bsum_max_iter")
+  budget <- if (method == "vr") outer * m else ceiling(outer * (n + m * b) / b)
+  # tol = 0 by default: stopping on a relative stationarity measure means
+  # little here, and each test is a full pass over the data
+  if (is.null(control)) control <- cg_control(tol = 0)
+  control <- as_control(control, max_iter = min(budget, .Machine$integer.max))
+  W0 <- smf_init(init, data, k, pars)
+
+  # ---- the spec
+  spec <- c(list(problem = "smf", method = method, d = d, n = n, k = k, W = W0,
+                 inner = as.integer(m), batch_inner = as.integer(b),
+                 eta = as.double(eta %||% -1), gap_eta = as.double(eta %||% -1),
+                 sgd_beta = as.double(beta %||% -1),
+                 sgd_beta_prime = as.double(beta_prime %||% n),
+                 smf_output = if (output == "random") 1L else 2L,
+                 bsum_tol = as.double(bsum_tol), bsum_max_iter = as.integer(bsum_max_iter)),
+            data$spec, pars$spec)
+  fit <- cg_run(spec, control, "stochastic_mf", call, started)
+  fit$message <- sub("duality gap", "proximal gradient mapping norm", fit$message, fixed = TRUE)
+  fit$trace$samples <- fit$trace$epoch * n
+  fit$step <- if (method == "smm") NA_real_ else fit$solution$step
+  fit$gap_step <- fit$solution$gap_step
+  fit$bsum_iterations <- fit$solution$bsum_iterations
+  fit$bsum_capped <- fit$solution$bsum_capped
+  if (isTRUE(fit$bsum_capped > 0.1))
+    fit$notes <- sprintf(paste0("BSUM stopped at bsum_max_iter = %d for %.0f%% of the columns ",
+                                "at the last evaluation: raise it for exact sub-problems"),
+                         as.integer(bsum_max_iter), 100 * fit$bsum_capped)
+  W <- fit$solution$W
+  rownames(W) <- rownames(Y)
+  colnames(W) <- paste0("atom", seq_len(k))
+  fit$solution <- list(W = W)
+  fit <- c(fit, pars$report, list(model = model, k = k, batch = as.integer(b),
+                                  inner = as.integer(m), outer = as.integer(outer),
+                                  output = output, bsum_tol = bsum_tol,
+                                  bsum_max_iter = as.integer(bsum_max_iter),
+                                  image_dims = image_dims, data = Y, n_samples = n,
+                                  model_spec = pars$spec))
+  class(fit) <- c("stochastic_mf_fit", "cg_fit")
+  finish_fit(fit, started)
+}
+
+smf_models <- c("odl", "ossl", "onmf", "ssodl", "orpca", "omrmd", "olrr", "ornmf")
+
+# codes of smf.h
+smf_codes <- list(
+  dict = c(free = 0L, l2ball = 1L, simplex = 2L, nonneg_l2ball = 3L),
+  h = c(l1 = 0L, ridge = 1L, ridge_nonneg = 2L, group = 3L, ball = 4L, box = 5L),
+  r = c(none = 0L, l1 = 1L, l1_box = 2L)
+)
+
+# dense columns, the CSC arrays of a dgCMatrix (never densified), or a
+# function Y(idx) returning the columns idx (with n given)
+smf_data <- function(Y, n = NULL, arg = "Y") {
+  if (is.function(Y)) {
+    if (is.null(n)) stop_arg("n", "must be given when `", arg, "` is a function")
+    check_count(n, "n")
+    first <- tryCatch(Y(1L), error = function(e)
+      stop_arg(arg, "failed when called as Y(1): ", conditionMessage(e)))
+    if (!(is.numeric(first) || is.logical(first)) || !is.matrix(first) || ncol(first) != 1L ||
+        nrow(first) < 1L)
+      stop_arg(arg, "must return a numeric matrix with one column per index (Y(1) did not)")
+    if (!all_finite(first)) stop_arg(arg, "returned NA, NaN or Inf for Y(1)")
+    fetch <- function(idx) {
+      X <- Y(idx)
+      storage.mode(X) <- "double"
+      X
+    }
+    return(list(d = nrow(first), n = as.integer(n), fun = Y, fetch = fetch, max_abs = NA_real_,
+                spec = list(Y_call = as.call(list(Y, 1L)), env = baseenv())))
+  }
+  if (!is.null(n)) stop_arg("n", "is only for `", arg, "` given as a function")
+  Y <- check_design(Y, arg)
+  d <- nrow(Y); n <- ncol(Y)
+  if (d < 1L || n < 1L) stop_arg(arg, "must have at least one row and one column")
+  if (inherits(Y, "dgCMatrix")) {
+    max_abs <- if (length(Y@x)) max(abs(Y@x)) else 0
+    spec <- list(Yp = Y@p, Yi = Y@i, Yx = Y@x)
+  } else {
+    max_abs <- max(abs(range(Y)))
+    spec <- list(Y = Y)
+  }
+  check_scale(max_abs^2 * d, arg)
+  list(d = d, n = n, spec = spec, Y = Y, max_abs = max_abs,
+       fetch = function(idx) as.matrix(Y[, idx, drop = FALSE]))
+}
+
+# the parameters each model takes (the others must be NULL)
+smf_params <- list(
+  odl = "lambda", ossl = c("lambda", "groups"), onmf = "lambda",
+  ssodl = c("lambda1", "lambda2", "laplacian"), orpca = c("lambda1", "lambda2"),
+  omrmd = c("lambda1", "lambda2"), olrr = c("lambda1", "lambda2", "lambda3", "A", "B"),
+  ornmf = c("lambda", "M", "M_prime"))
+
+# The sets and regularizers of a model (paper 002, Section 2) as smf.h codes.
+# p: the named list of the model arguments given (NULL: default); data: from
+# smf_data(); image_dims for ssodl's default Laplacian.
+smf_model_spec <- function(model, d, n, k, p, data = NULL, image_dims = NULL) {
+  for (a in names(p)) if (!is.null(p[[a]]) && !a %in% smf_params[[model]])
+    stop_arg(a, "is not a parameter of model = \"", model, "\"")
+  default <- 1 / sqrt(d)
+  weight <- function(arg) {
+    x <- p[[arg]] %||% default
+    check_number(x, arg, min = 0)
+    as.double(x)
+  }
+  spec <- list(dict_set = smf_codes$dict[["free"]], psi_ridge = 0, psi_maxrow = 0,
+               h_kind = 0L, h_lambda = 0, h_bound = Inf, r_kind = smf_codes$r[["none"]],
+               r_lambda = 0, r_bound = Inf)
+  report <- list()
+  set <- function(...) {
+    v <- list(...)
+    spec[names(v)] <<- v
+  }
+  switch(model,
+    odl = {
+      lam <- weight("lambda")
+      set(dict_set = smf_codes$dict[["l2ball"]], h_kind = smf_codes$h[["l1"]], h_lambda = lam)
+      report$lambda <- lam
+    },
+    onmf = {
+      lam <- weight("lambda")
+      set(dict_set = smf_codes$dict[["simplex"]], h_kind = smf_codes$h[["ridge_nonneg"]],
+          h_lambda = lam)
+      report$lambda <- lam
+    },
+    ssodl = {
+      l1 <- weight("lambda1"); l2 <- weight("lambda2")
+      L <- p$laplacian %||% smf_laplacian(d, image_dims)
+      L <- check_psd_matrix(L, d, "laplacian")
+      set(dict_set = smf_codes$dict[["simplex"]], h_kind = smf_codes$h[["ridge_nonneg"]],
+          h_lambda = l2, Q = l1 * L)
+      report[c("lambda1", "lambda2", "laplacian")] <- list(l1, l2, L)
+    },
+    orpca = {
+      l1 <- weight("lambda1"); l2 <- weight("lambda2")
+      set(psi_ridge = l1 / n, h_kind = smf_codes$h[["ridge"]], h_lambda = l1,
+          r_kind = smf_codes$r[["l1"]], r_lambda = l2)
+      report[c("lambda1", "lambda2")] <- list(l1, l2)
+    },
+    omrmd = {
+      l1 <- weight("lambda1"); l2 <- weight("lambda2")
+      set(psi_maxrow = l1 / n, h_kind = smf_codes$h[["ball"]], r_kind = smf_codes$r[["l1"]],
+          r_lambda = l2)
+      report[c("lambda1", "lambda2")] <- list(l1, l2)
+    },
+    olrr = {
+      l1 <- weight("lambda1"); l2 <- weight("lambda2"); l3 <- weight("lambda3")
+      A <- p$A %||% diag(d)
+      if (!is.numeric(A) || !is.matrix(A) || nrow(A) != d || !all_finite(A))
+        stop_arg("A", "must be a finite numeric matrix with ", d, " rows")
+      if (ncol(A) != d) stop_arg("A", "must be ", d, " x ", d, " (A multiplies the data)")
+      B <- p$B %||% diag(d)
+      if (!is.numeric(B) || !is.matrix(B) || ncol(B) != d || !all_finite(B))
+        stop_arg("B", "must be a finite numeric matrix with ", d, " columns")
+      if (is.null(data$Y)) stop_arg("Y", "must be a matrix for model = \"olrr\" (psi uses it)")
+      AY <- as.matrix(A %*% data$Y)
+      Q <- (tcrossprod(AY) + l3 * crossprod(B)) / n^2
+      set(h_kind = smf_codes$h[["ridge"]], h_lambda = l1, r_kind = smf_codes$r[["l1"]],
+          r_lambda = l2, Q = (Q + t(Q)) / 2)
+      report[c("lambda1", "lambda2", "lambda3", "A", "B")] <- list(l1, l2, l3, A, B)
+    },
+    ornmf = {
+      lam <- weight("lambda")
+      M <- p$M %||% Inf
+      check_number(M, "M", min = 0, strict_min = TRUE, finite = FALSE)
+      Mp <- p$M_prime %||% data$max_abs
+      if (is.na(Mp)) stop_arg("M_prime", "must be given when `Y` is a function")
+      check_number(Mp, "M_prime", min = 0, strict_min = TRUE, finite = FALSE)
+      set(dict_set = smf_codes$dict[["nonneg_l2ball"]], h_kind = smf_codes$h[["box"]],
+          h_bound = as.double(M), r_kind = smf_codes$r[["l1_box"]], r_lambda = lam,
+          r_bound = as.double(Mp))
+      report[c("lambda", "M", "M_prime")] <- list(lam, as.double(M), as.double(Mp))
+    },
+    ossl = {
+      groups <- p$groups %||% seq_len(k)
+      if (length(groups) != k || anyNA(groups))
+        stop_arg("groups", "must give a group label to each of the k = ", k, " coefficients")
+      runs <- rle(as.character(groups))
+      if (anyDuplicated(runs$values))
+        stop_arg("groups", "must keep the coefficients of a group consecutive")
+      lam <- p$lambda %||% default
+      if (!is.numeric(lam) || !(length(lam) %in% c(1L, length(runs$values))) ||
+          anyNA(lam) || any(!is.finite(lam)) || any(lam < 0))
+        stop_arg("lambda", "must be one nonnegative number or one per group (",
+                 length(runs$values), ")")
+      lam <- rep_len(as.double(lam), length(runs$values))
+      set(h_kind = smf_codes$h[["group"]], group_end = as.integer(cumsum(runs$lengths)),
+          group_lambda = lam)
+      report[c("lambda", "groups")] <- list(lam, groups)
+    })
+  spec$h_kind <- as.integer(spec$h_kind)
+  list(spec = spec, report = report)
+}
+
+# Laplacian of the 4-neighbour grid of image_dims, or of the chain 1..d
+smf_laplacian <- function(d, image_dims = NULL) {
+  dims <- image_dims %||% c(d, 1L)
+  idx <- matrix(seq_len(d), dims[1], dims[2])
+  edges <- rbind(cbind(c(idx[-dims[1], ]), c(idx[-1, ])),
+                 cbind(c(idx[, -dims[2]]), c(idx[, -1])))
+  L <- matrix(0, d, d)
+  L[edges] <- -1
+  L[edges[, 2:1, drop = FALSE]] <- -1
+  diag(L) <- -rowSums(L)
+  L
+}
+
+# a symmetric positive semidefinite d x d matrix, as a dense double matrix
+check_psd_matrix <- function(L, d, arg) {
+  if (inherits(L, "Matrix")) L <- as.matrix(L)
+  if (!is.numeric(L) || !is.matrix(L) || any(dim(L) != c(d, d)))
+    stop_arg(arg, "must be a ", d, " x ", d, " numeric matrix")
+  if (!all_finite(L)) stop_arg(arg, "contains NA, NaN or Inf")
+  if (!is_symmetric_matrix(L, 1e-10)) stop_arg(arg, "must be symmetric")
+  ev <- eigen(L, symmetric = TRUE, only.values = TRUE)$values
+  if (min(ev) < -1e-10 * max(1, abs(ev))) stop_arg(arg, "must be positive semidefinite")
+  storage.mode(L) <- "double"
+  L
+}
+
+# the starting dictionary, projected onto C (the C kernel, so that it is
+# exactly the set the solver keeps)
+smf_init <- function(init, data, k, pars) {
+  d <- data$d; n <- data$n
+  if (is.character(init)) {
+    init <- match_choice(init, c("data", "ones"), "init")
+    W <- if (init == "ones") matrix(1, d, k) else {
+      cols <- if (k <= n) sample.int(n, k) else sample.int(n, k, replace = TRUE)
+      data$fetch(cols)
+    }
+  } else {
+    if (!is.numeric(init) || !is.matrix(init) || !identical(dim(init), c(d, k)))
+      stop_arg("init", "must be \"data\", \"ones\" or a ", d, " x ", k, " numeric matrix")
+    if (!all_finite(init)) stop_arg("init", "contains NA, NaN or Inf")
+    W <- init
+  }
+  storage.mode(W) <- "double"
+  if (!all_finite(W)) stop_arg("init", "contains NA, NaN or Inf")
+  W <- smf_prox(pars$spec, W, "dict", 0, d, k)
+  W <- matrix(W, d, k)
+  if (all(W == 0)) stop_arg("init", "is zero after projection onto the dictionary set")
+  W
+}
+
+# one proximal operator of a model (sets_smf.c): which "h", "r" or "dict"
+# (tol: of the iterative prox of a quadratic psi)
+smf_prox <- function(model_spec, x, which, step, d, k, tol = 1e-12) {
+  .Call(C_cg_smf_kernel, "prox", c(model_spec, list(
+    d = as.integer(d), k = as.integer(k), which = which, step = as.double(step),
+    x = as.double(x), bsum_tol = as.double(tol), bsum_max_iter = 1L)))
+}
+
+smf_plot_trace <- function(x, against, ...) {
+  against <- match_choice(against, c("epoch", "time", "iter"), "against")
+  tr <- x$trace
+  old <- par(mfrow = c(1, 2))
+  on.exit(par(old))
+  xlab <- c(epoch = "data passes", time = "time (s)", iter = "iteration")[[against]]
+  main <- sprintf("%s (%s)", x$model, x$method)
+  for (w in c("objective", "gap")) {
+    y <- tr[[w]]
+    ok <- is.finite(y) & is.finite(tr[[against]])
+    log_y <- all(y[ok] > 0)
+    ok <- ok & (!log_y | y > 0)
+    args <- utils_modify(list(type = "l", xlab = xlab, main = main, log = if (log_y) "y" else "",
+                              ylab = if (w == "gap") "prox-gradient mapping norm" else
+                                "objective f(W)"), list(...))
+    do.call(plot, c(list(tr[[against]][ok], y[ok]), args))
+  }
+  invisible(x)
+}
+
+# the model spec of a fit, for predict()
+smf_fit_spec <- function(object) {
+  if (!is.list(object$model_spec)) stop_arg("object", "has no model (a fit altered by hand?)")
+  object$model_spec
+}
+
+#' Coefficients, outliers and reconstructions from a stochastic_mf fit
+#'
+#' `predict()` solves the sub-problem (2) of each column of `newY` at the
+#' learned dictionary by the same BSUM solver as the fit (and its
+#' `bsum_tol`, `bsum_max_iter`). `fitted()` is the reconstruction
+#' \eqn{W H}{W H} of the training columns, plus the outliers \eqn{R}{R}
+#' with `outliers = TRUE` (robust models).
+#'
+#' @param object A `stochastic_mf_fit`.
+#' @param newY New columns: a matrix or `Matrix` with `nrow(W)` rows (a
+#'   vector is one column). Default: the training data.
+#' @param outliers For `fitted()`: add the outliers of the robust models.
+#' @param ... Unused.
+#' @returns `predict()`: a list with `H` (\eqn{k \times n'}{k x n'}
+#'   coefficients), `R` (\eqn{d \times n'}{d x n'} outliers, `NULL` for the
+#'   non-robust models) and `loss` (each column's value of the sub-problem).
+#'   `fitted()`: a \eqn{d \times n}{d x n} matrix.
+#' @examples
+#' set.seed(3)
+#' W <- qr.Q(qr(matrix(rnorm(20 * 2), 20)))
+#' Y <- W %*% matrix(rnorm(2 * 200), 2)
+#' spikes <- cbind(sample(20, 100, TRUE), sample(200, 100, TRUE))
+#' Y[spikes] <- 10                                   # outliers
+#' fit <- stochastic_mf(Y, k = 2, model = "orpca", outer = 40)
+#' p <- predict(fit, Y[, 1:20])
+#' dim(p$H)
+#' # outlier entries found in the first 20 columns, and those planted there
+#' c(found = sum(p$R != 0), planted = sum(Y[, 1:20] == 10))
+#' @method predict stochastic_mf_fit
+#' @export
+predict.stochastic_mf_fit <- function(object, newY = NULL, ...) {
+  W <- object$solution$W
+  if (is.null(newY)) newY <- object$data
+  if (is.function(newY)) newY <- newY(seq_len(object$n_samples))
+  if (is.null(dim(newY)) && is.numeric(newY)) newY <- matrix(newY, ncol = 1L)
+  data <- smf_data(newY, arg = "newY")
+  if (data$d != nrow(W))
+    stop_arg("newY", "must have ", nrow(W), " rows (one per row of W), not ", data$d)
+  args <- c(list(d = data$d, n = data$n, k = ncol(W), W = unname(W) + 0,
+                 bsum_tol = as.double(object$bsum_tol),
+                 bsum_max_iter = as.integer(object$bsum_max_iter)),
+            data$spec, smf_fit_spec(object))
+  res <- .Call(C_cg_smf_kernel, "coefficients", args)
+  rownames(res$H) <- colnames(W)
+  colnames(res$H) <- colnames(newY)
+  if (!is.null(res$R)) dimnames(res$R) <- dimnames(newY)
+  res[c("H", "R", "loss")]
+}
+
+#' @rdname predict.stochastic_mf_fit
+#' @method fitted stochastic_mf_fit
+#' @export
+fitted.stochastic_mf_fit <- function(object, outliers = FALSE, ...) {
+  check_flag(outliers, "outliers")
+  p <- predict.stochastic_mf_fit(object)
+  out <- object$solution$W %*% p$H
+  if (outliers && !is.null(p$R)) out <- out + p$R
+  if (!is.function(object$data)) dimnames(out) <- dimnames(object$data)
+  out
+}
+
+#' @export
+print.stochastic_mf_fit <- function(x, ...) {
+  lines <- fit_header(x)
+  lines <- sub("^Duality gap", "Proximal gradient mapping norm (stationarity)", lines)
+  cat(lines, sep = "\n")
+  cat(sprintf("Model %s, k = %d, batch %d%s\n", x$model, x$k, x$batch,
+              if (x$method == "vr") sprintf(", %d inner x %d outer", x$inner, x$outer)
+              else ""))
+  invisible(x)
+}
+
+#' @export
+summary.stochastic_mf_fit <- function(object, ...) {
+  out <- NextMethod()
+  out$header <- sub("^Duality gap", "Proximal gradient mapping norm (stationarity)", out$header)
+  out
+}
+
+#' Plot a stochastic_mf fit
+#'
+#' `type = "trace"` draws the objective \eqn{f(W)}{f(W)} and the proximal
+#' gradient mapping norm (`gap`, log scale) against data passes (`"epoch"`,
+#' default), seconds (`"time"`) or iterations (`"iter"`); `type = "atoms"`
+#' draws each atom (column of `W`) as an image of `image_dims` (given to
+#' [stochastic_mf()] or here), on a grid, each on its own color scale
+#' centered at zero.
+#'
+#' @param x A `stochastic_mf_fit`.
+#' @param type `"atoms"` (default when the fit has `image_dims`) or
+#'   `"trace"`.
+#' @param image_dims `c(rows, cols)` of an atom's image.
+#' @param against For `"trace"`: `"epoch"`, `"time"` or `"iter"`.
+#' @param ... Passed to [graphics::plot()] (for `"trace"`) or
+#'   [graphics::image()].
+#' @returns `x`, invisibly.
+#' @examples
+#' set.seed(4)
+#' bars <- sapply(1:4, function(i) { a <- matrix(0, 6, 6); a[, i + 1] <- 1; c(a) })
+#' Y <- bars %*% matrix(rexp(4 * 300), 4)
+#' fit <- stochastic_mf(Y, k = 4, model = "onmf", lambda = 1e-3, outer = 40,
+#'                      image_dims = c(6, 6))
+#' plot(fit)
+#' plot(fit, type = "trace")
+#' @method plot stochastic_mf_fit
+#' @export
+plot.stochastic_mf_fit <- function(x, type = NULL, image_dims = x$image_dims,
+                                   against = "epoch", ...) {
+  type <- match_choice(type %||% if (is.null(image_dims)) "trace" else "atoms",
+                       c("trace", "atoms"), "type")
+  if (type == "trace") return(smf_plot_trace(x, against, ...))
+  W <- x$solution$W
+  if (is.null(image_dims)) stop_arg("image_dims", "is needed to draw atoms as images")
+  image_dims <- check_dims(image_dims, "image_dims")
+  if (prod(as.double(image_dims)) != nrow(W))
+    stop_arg("image_dims", "must multiply to nrow(W) = ", nrow(W))
+  k <- ncol(W)
+  cols <- ceiling(sqrt(k)); rows <- ceiling(k / cols)
+  old <- par(mfrow = c(rows, cols), mar = c(0.2, 0.2, 1.2, 0.2))
+  on.exit(par(old))
+  pal <- hcl.colors(64, "Blue-Red 3")
+  for (j in seq_len(k)) {
+    A <- matrix(W[, j], image_dims[1], image_dims[2])
+    lim <- max(abs(A), .Machine$double.eps)
+    image(t(A[nrow(A):1, , drop = FALSE]), zlim = c(-lim, lim), col = pal, axes = FALSE,
+          main = colnames(W)[j] %||% paste("atom", j), cex.main = 0.8, ...)
+  }
+  invisible(x)
+}

@@ -1,0 +1,698 @@
+/* Stochastic matrix factorization (Zhao, Haskell and Feng, paper 002):
+ *   min_{W in C} f(W) = g(W) + psi(W),  g(W) = (1/n) sum_j l(y_j, W),
+ * l the minimum over (h, r) in H x R of l~_2 = 1/2 ||y - W h - r||^2 +
+ * varphi(h) + phi(r) (sub-problem (2); loss (1) when R = {0}). The columns
+ * y_j of the d x n data are dense or CSC. Every column read is solved by
+ * BSUM (eqs. 5-6) and only the sums A = sum h h' and B = sum (y - r) h' of
+ * the solutions are kept: the gradient (7) summed over those columns is
+ * W A - B (Remark 2), so memory is O(dk + k^2) plus the data, never
+ * O(nk). The smf table (stochcg.h) serves vr (Algorithm 1), smm (Alg. S-2)
+ * and sgd (Alg. S-3). The trace's objective is f(W) from a full pass; its
+ * gap the norm of the proximal gradient mapping Gamma_{f', eta}(W) of
+ * Theorem 1 (stationarity; the problem is not convex, no duality gap). */
+#include "smf.h"
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ BSUM */
+void smf_work_alloc(smf_work *w, int d, int k)
+{
+    w->h = cg_zeros(k); w->hnew = cg_zeros(k); w->Wty = cg_zeros(k);
+    w->Wtr = cg_zeros(k); w->g = cg_zeros(k);
+    w->r = cg_zeros(d); w->Wh = cg_zeros(d); w->res = cg_zeros(d);
+}
+
+int smf_lambda_max(const double *A, int k, double *value, double *scratch)
+{
+    /* LAPACK's workspace comes from R_alloc: released here, as this runs
+     * once per step */
+    const void *vmax = vmaxget();
+    double *X = scratch, *z = scratch + (size_t) k * k;   /* k x k, k x 1 */
+    double *w = (double *) R_alloc(k, sizeof(double));   /* dsyevr: all k */
+    memcpy(X, A, sizeof(double) * k * k);
+    const int st = cg_lapack_syevr(X, k, k, k, w, z);
+    *value = st == CG_OK ? (w[0] > 0.0 ? w[0] : 0.0) : NA_REAL;
+    vmaxset(vmax);
+    return st;
+}
+
+int smf_gram(const smf_model *M, const double *W, double *WtW, double *Lp, double *scratch)
+{
+    const int d = M->d, k = M->k;
+    const double one = 1.0, zero = 0.0;
+    F77_CALL(dgemm)("T", "N", &k, &k, &d, &one, W, &d, W, &d, &zero, WtW, &k FCONE FCONE);
+    return smf_lambda_max(WtW, k, Lp, scratch);
+}
+
+static double dot(const double *x, const double *y, int n)
+{
+    int one = 1;
+    return F77_CALL(ddot)(&n, x, &one, y, &one);
+}
+
+/* W' y, dense or sparse */
+static void wt_column(const smf_model *M, const double *W, const smf_column *y, double *out)
+{
+    const int d = M->d, k = M->k, one = 1;
+    if (y->dense) {
+        const double a = 1.0, b = 0.0;
+        F77_CALL(dgemv)("T", &d, &k, &a, W, &d, y->x, &one, &b, out, &one FCONE);
+        return;
+    }
+    for (int c = 0; c < k; c++) {
+        const double *w = W + (size_t) c * d;
+        double s = 0.0;
+        for (int a = 0; a < y->nnz; a++) s += w[y->i[a]] * y->x[a];
+        out[c] = s;
+    }
+}
+
+double smf_solve_column(const smf_model *M, const double *W, const double *WtW, double Lp,
+                        const smf_column *y, smf_work *w, int *iters)
+{
+    const int d = M->d, k = M->k, one = 1, robust = M->r_kind != SMF_R_NONE;
+    const double pone = 1.0, mone = -1.0, zero = 0.0;
+    memset(w->h, 0, sizeof(double) * k);
+    memset(w->r, 0, sizeof(double) * d);
+    memset(w->Wtr, 0, sizeof(double) * k);
+    wt_column(M, W, y, w->Wty);
+    int it = 0;
+    if (Lp > 0.0) {
+        const double step = 1.0 / Lp;
+        for (it = 1; it <= M->max_iter; it++) {
+            /* (5): h+ = prox_{varphi/L' + delta_H}(h - (W'W h + W'r - W'y) / L') */
+            F77_CALL(dsymv)("U", &k, &pone, WtW, &k, w->h, &one, &zero, w->g, &one FCONE);
+            double dh = 0.0, nh = 0.0;
+            for (int c = 0; c < k; c++)
+                w->hnew[c] = w->h[c] - step * (w->g[c] + w->Wtr[c] - w->Wty[c]);
+            smf_prox_h(M, w->hnew, step);
+            for (int c = 0; c < k; c++) {
+                const double e = w->hnew[c] - w->h[c];
+                dh += e * e; nh += w->hnew[c] * w->hnew[c];
+                w->h[c] = w->hnew[c];
+            }
+            double dr = 0.0, nr = 0.0;
+            if (robust) {
+                /* (6): r+ = prox_{phi + delta_R}(y - W h+) */
+                F77_CALL(dgemv)("N", &d, &k, &pone, W, &d, w->h, &one, &zero, w->Wh, &one FCONE);
+                for (int i = 0; i < d; i++) w->res[i] = -w->Wh[i];
+                if (y->dense) for (int i = 0; i < d; i++) w->res[i] += y->x[i];
+                else for (int a = 0; a < y->nnz; a++) w->res[y->i[a]] += y->x[a];
+                smf_prox_r(M, w->res);
+                for (int i = 0; i < d; i++) {
+                    const double e = w->res[i] - w->r[i];
+                    dr += e * e; nr += w->res[i] * w->res[i];
+                }
+                memcpy(w->r, w->res, sizeof(double) * d);
+                F77_CALL(dgemv)("T", &d, &k, &pone, W, &d, w->r, &one, &zero, w->Wtr, &one FCONE);
+            }
+            if (dh <= M->tol * M->tol * nh && dr <= M->tol * M->tol * nr) break;
+        }
+        if (it > M->max_iter) it = M->max_iter;
+    } else {
+        /* W = 0: the loss no longer depends on h */
+        smf_prox_h(M, w->h, 1.0);
+        if (robust) {
+            if (y->dense) memcpy(w->r, y->x, sizeof(double) * d);
+            else for (int a = 0; a < y->nnz; a++) w->r[y->i[a]] = y->x[a];
+            smf_prox_r(M, w->r);
+        }
+    }
+    if (iters) *iters = it;
+    /* the residual y - W h - r, exactly (no cancellation in ||y||^2 - ...) */
+    F77_CALL(dgemv)("N", &d, &k, &mone, W, &d, w->h, &one, &zero, w->res, &one FCONE);
+    if (y->dense) for (int i = 0; i < d; i++) w->res[i] += y->x[i];
+    else for (int a = 0; a < y->nnz; a++) w->res[y->i[a]] += y->x[a];
+    if (robust) for (int i = 0; i < d; i++) w->res[i] -= w->r[i];
+    return 0.5 * dot(w->res, w->res, d) + smf_varphi(M, w->h) + smf_phi(M, w->r);
+}
+
+void smf_accumulate(const smf_model *M, const smf_column *y, const smf_work *w,
+                    double *A, double *B)
+{
+    const int d = M->d, k = M->k, one = 1;
+    const double pone = 1.0, mone = -1.0;
+    F77_CALL(dger)(&k, &k, &pone, w->h, &one, w->h, &one, A, &k);
+    if (y->dense) {
+        F77_CALL(dger)(&d, &k, &pone, y->x, &one, w->h, &one, B, &d);
+    } else {
+        for (int c = 0; c < k; c++) {
+            const double hc = w->h[c];
+            if (hc == 0.0) continue;
+            double *b = B + (size_t) c * d;
+            for (int a = 0; a < y->nnz; a++) b[y->i[a]] += y->x[a] * hc;
+        }
+    }
+    if (M->r_kind != SMF_R_NONE)
+        F77_CALL(dger)(&d, &k, &mone, w->r, &one, w->h, &one, B, &d);
+}
+
+void smf_gradient_from_stats(const smf_model *M, const double *W, const double *A,
+                             const double *B, double count, double *G)
+{
+    const int d = M->d, k = M->k;
+    const double pone = 1.0, zero = 0.0;
+    F77_CALL(dgemm)("N", "N", &d, &k, &k, &pone, W, &d, A, &k, &zero, G, &d FCONE FCONE);
+    const size_t dk = (size_t) d * k;
+    for (size_t a = 0; a < dk; a++) G[a] = (G[a] - B[a]) / count;
+}
+
+/* ------------------------------------------------------------ model */
+void smf_model_from_spec(smf_model *M, SEXP spec, int d, int k)
+{
+    M->d = d; M->k = k;
+    M->dict_set = asInteger(cg_list_get(spec, "dict_set"));
+    M->h_kind = asInteger(cg_list_get(spec, "h_kind"));
+    M->r_kind = asInteger(cg_list_get(spec, "r_kind"));
+    if (M->dict_set < SMF_C_FREE || M->dict_set > SMF_C_NONNEG_L2BALL ||
+        M->h_kind < SMF_H_L1 || M->h_kind > SMF_H_BOX ||
+        M->r_kind < SMF_R_NONE || M->r_kind > SMF_R_L1_BOX)
+        error("spec: unknown dictionary set, coefficient or outlier model");
+    M->psi_ridge = asReal(cg_list_get(spec, "psi_ridge"));
+    M->psi_maxrow = asReal(cg_list_get(spec, "psi_maxrow"));
+    if (ISNAN(M->psi_maxrow)) M->psi_maxrow = 0.0;     /* absent */
+    M->Q = NULL; M->Q_lmax = 0.0;
+    if (cg_list_get(spec, "Q") != R_NilValue) {
+        M->Q = cg_spec_real(spec, "Q", (R_xlen_t) d * d);
+        double *scratch = cg_zeros(2 * (size_t) d * d);
+        if (smf_lambda_max(M->Q, d, &M->Q_lmax, scratch) != CG_OK)
+            error("spec: the eigenvalues of Q could not be computed");
+    }
+    M->h_lambda = asReal(cg_list_get(spec, "h_lambda"));
+    M->h_bound = asReal(cg_list_get(spec, "h_bound"));
+    M->r_lambda = asReal(cg_list_get(spec, "r_lambda"));
+    M->r_bound = asReal(cg_list_get(spec, "r_bound"));
+    M->tol = asReal(cg_list_get(spec, "bsum_tol"));
+    M->max_iter = asInteger(cg_list_get(spec, "bsum_max_iter"));
+    if (!(M->psi_ridge >= 0) || !(M->h_lambda >= 0) || !(M->r_lambda >= 0) ||
+        !(M->tol >= 0) || M->max_iter < 1 || M->max_iter == NA_INTEGER ||
+        (M->h_kind == SMF_H_BOX && !(M->h_bound > 0)) ||
+        (M->r_kind == SMF_R_L1_BOX && !(M->r_bound > 0)) || !(M->psi_maxrow >= 0) ||
+        (M->psi_ridge > 0) + (M->psi_maxrow > 0) + (M->Q != NULL) > 1 ||
+        (M->psi_maxrow > 0 && M->dict_set != SMF_C_FREE))
+        error("spec: invalid model parameters");
+    M->n_groups = 0; M->group_end = NULL; M->group_lambda = NULL;
+    if (M->h_kind == SMF_H_GROUP) {
+        SEXP ge = cg_list_get(spec, "group_end");
+        M->n_groups = LENGTH(ge);
+        M->group_end = cg_spec_index(spec, "group_end", -1, 1, k);
+        M->group_lambda = cg_spec_real(spec, "group_lambda", M->n_groups);
+        for (int g = 0; g < M->n_groups; g++)
+            if ((g > 0 && M->group_end[g] <= M->group_end[g - 1]) ||
+                !(M->group_lambda[g] >= 0))
+                error("spec: groups must be increasing with nonnegative weights");
+        if (M->n_groups < 1 || M->group_end[M->n_groups - 1] != k)
+            error("spec: the groups must cover the k coefficients");
+    }
+}
+
+/* ------------------------------------------------------------ problem */
+typedef struct {
+    smf_model M;
+    int d, n, k, sparse;
+    const double *Y;                     /* dense d x n */
+    const int *Yp, *Yi; const double *Yx; /* CSC */
+    double *W, *WtW, Lp;                 /* the iterate and its Gram */
+    double *W0, *WtW0, Lp0, *G0;         /* vr snapshot and its full gradient */
+    double *A, *B, *A0, *B0;             /* minibatch sums at W and at W0 */
+    double *Asum, *Bsum, nsum;           /* smm: A_t, B_t and their column count */
+    double *V, *G, *T, *U;               /* gradient estimate; scratch */
+    double *Wout;                        /* option I: the kept iterate */
+    int *perm, *batch, nb;               /* sampling without replacement */
+    double curv, columns, last_step, gap_eta;
+    SEXP rcall, rho;                     /* data function: the call Y(idx), built in R */
+    double bsum_mean, bsum_capped;       /* at the last evaluation: mean BSUM
+                                            iterations, share at the cap */
+    double calls;
+    double *eig_scratch;
+    smf_work w;
+} smf;
+
+static smf_column column_of(const smf *S, int j)
+{
+    smf_column c;
+    if (!S->sparse) {
+        c.dense = 1; c.x = S->Y + (size_t) j * S->d; c.i = NULL; c.nnz = S->d;
+    } else {
+        c.dense = 0; c.x = S->Yx + S->Yp[j]; c.i = S->Yi + S->Yp[j];
+        c.nnz = S->Yp[j + 1] - S->Yp[j];
+    }
+    return c;
+}
+
+/* ---- the user's R function Y(idx), called under R_tryCatch: an R error or
+ * a Ctrl-C inside it must not longjmp out of the solve (the fit would be
+ * lost); it stops the run instead, with the last complete iterate */
+typedef struct { SEXP call, rho; } rfun_call;
+
+static SEXP rfun_body(void *data)
+{
+    rfun_call *c = (rfun_call *) data;
+    return eval(c->call, c->rho);
+}
+
+/* Y(idx + 1) for `count` 0-based indices: a PROTECTed d x count double
+ * matrix (the caller unprotects it), or R_NilValue with the failure
+ * recorded */
+static SEXP fetch_columns(cg_problem *P, smf *S, const int *idx, int start, int count)
+{
+    SEXP ix = PROTECT(allocVector(INTSXP, count));
+    for (int a = 0; a < count; a++) INTEGER(ix)[a] = (idx ? idx[start + a] : start + a) + 1;
+    SETCADR(S->rcall, ix);
+    rfun_call c = { S->rcall, S->rho };
+    const double call = ++S->calls;
+    int caught;
+    PutRNGstate();                       /* the user's code may draw from R's RNG too */
+    SEXP res = PROTECT(cg_try(rfun_body, &c, &caught));
+    GetRNGstate();
+    SEXP out = R_NilValue;
+    if (caught == CG_ERR_INTERRUPT || (caught == CG_OK && cg_interrupted())) {
+        cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
+    } else if (caught == CG_ERR_R) {
+        SEXP msg = cg_list_get(res, "message");
+        cg_fail(P, "the data function `Y(idx)` failed at its call %.0f by the solver "
+                "(%d columns): %s", call, count,
+                isString(msg) && LENGTH(msg) > 0 ? CHAR(STRING_ELT(msg, 0)) : "");
+    } else {
+        SEXP dim = getAttrib(res, R_DimSymbol);
+        if (!(isReal(res) || isInteger(res) || isLogical(res)) || LENGTH(dim) != 2 ||
+            INTEGER(dim)[0] != S->d || INTEGER(dim)[1] != count) {
+            cg_fail(P, "the data function `Y(idx)` must return a numeric %d x %d matrix "
+                    "(one column per index); its call %.0f by the solver returned a %s of "
+                    "length %.0f", S->d, count, call, type2char(TYPEOF(res)),
+                    (double) xlength(res));
+        } else {
+            SEXP x = coerceVector(res, REALSXP);
+            if (!cg_all_finite(REAL(x), (size_t) S->d * count))
+                cg_fail(P, "the data function `Y(idx)` returned NA, NaN or Inf at its call "
+                        "%.0f by the solver", call);
+            else out = x;
+        }
+    }
+    UNPROTECT(2);
+    if (out != R_NilValue) PROTECT(out);
+    return out;
+}
+
+/* a point W at which columns are solved, with the sums it collects */
+typedef struct {
+    const double *W, *WtW; double Lp; double *A, *B;
+    double loss, iters, capped;          /* sums: BSUM iterations, columns at the cap */
+} smf_point;
+
+/* Solves the columns idx (all n when idx is NULL) at each of the points,
+ * summing A, B and the losses; each column is read once (an R data
+ * function is called once per batch, or per 1024 columns of a full pass).
+ * Polls for Ctrl-C. Returns CG_OK, or a failure recorded in P. */
+static int solve_columns(cg_problem *P, smf *S, const int *idx, int count, smf_point *pt,
+                         int npt)
+{
+    const int k = S->k, d = S->d;
+    for (int q = 0; q < npt; q++) {
+        memset(pt[q].A, 0, sizeof(double) * k * k);
+        memset(pt[q].B, 0, sizeof(double) * d * k);
+        pt[q].loss = 0.0; pt[q].iters = 0.0; pt[q].capped = 0.0;
+    }
+    const int chunk = S->rcall != R_NilValue ? 1024 : count;
+    for (int start = 0; start < count; start += chunk) {
+        const int len = count - start < chunk ? count - start : chunk;
+        SEXP block = R_NilValue;
+        if (S->rcall != R_NilValue) {
+            block = fetch_columns(P, S, idx, start, len);
+            if (block == R_NilValue) return CG_ERR_R;
+        }
+        for (int a = start; a < start + len; a++) {
+            smf_column y;
+            if (block != R_NilValue) {
+                y.dense = 1; y.x = REAL(block) + (size_t) (a - start) * d; y.i = NULL; y.nnz = d;
+            } else {
+                y = column_of(S, idx ? idx[a] : a);
+            }
+            for (int q = 0; q < npt; q++) {
+                int it;
+                pt[q].loss += smf_solve_column(&S->M, pt[q].W, pt[q].WtW, pt[q].Lp, &y, &S->w,
+                                               &it);
+                pt[q].iters += it;
+                pt[q].capped += it >= S->M.max_iter;
+                smf_accumulate(&S->M, &y, &S->w, pt[q].A, pt[q].B);
+            }
+            if (a % 256 == 255 && cg_interrupt_poll()) {
+                if (block != R_NilValue) UNPROTECT(1);
+                cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
+                return CG_ERR_INTERRUPT;
+            }
+        }
+        if (block != R_NilValue) UNPROTECT(1);
+    }
+    return CG_OK;
+}
+
+/* the iterate and the snapshot as points */
+static smf_point at_iterate(smf *S, double *A, double *B)
+{
+    smf_point p = { S->W, S->WtW, S->Lp, A, B, 0.0, 0.0, 0.0 };
+    return p;
+}
+static smf_point at_snapshot(smf *S)
+{
+    smf_point p = { S->W0, S->WtW0, S->Lp0, S->A0, S->B0, 0.0, 0.0, 0.0 };
+    return p;
+}
+
+/* b distinct columns, uniformly (a partial Fisher-Yates shuffle) */
+static void draw_batch(smf *S, int b)
+{
+    if (b > S->n) b = S->n;
+    for (int i = 0; i < b; i++) {
+        const int j = i + (int) R_unif_index((double) (S->n - i));
+        const int t = S->perm[i]; S->perm[i] = S->perm[j]; S->perm[j] = t;
+        S->batch[i] = S->perm[i];
+    }
+    S->nb = b;
+}
+
+static void refresh_gram(cg_problem *P, smf *S)
+{
+    cg_fail_status(P, smf_gram(&S->M, S->W, S->WtW, &S->Lp, S->eig_scratch),
+                   "the dictionary's spectral norm (LAPACK)");
+}
+
+static void set_curvature(cg_problem *P, smf *S, const double *A, double count)
+{
+    const int k = S->k;
+    double *T = S->eig_scratch + 2 * (size_t) k * k;   /* A / count */
+    for (int a = 0; a < k * k; a++) T[a] = A[a] / count;
+    double lmax = NA_REAL;
+    cg_fail_status(P, smf_lambda_max(T, k, &lmax, S->eig_scratch), "the step size (LAPACK)");
+    S->curv = lmax + smf_psi_curvature(&S->M);
+}
+
+static int check_gradient(cg_problem *P, const smf *S, const double *G)
+{
+    if (cg_all_finite(G, (size_t) S->d * S->k)) return 0;
+    cg_fail(P, "the dictionary's gradient " CG_OVERFLOW_HINT);
+    return 1;
+}
+
+static double smf_snapshot(cg_problem *P)
+{
+    smf *S = (smf *) P->self;
+    const size_t dk = (size_t) S->d * S->k;
+    memcpy(S->W0, S->W, sizeof(double) * dk);
+    memcpy(S->WtW0, S->WtW, sizeof(double) * S->k * S->k);
+    S->Lp0 = S->Lp;
+    smf_point pt = at_snapshot(S);
+    if (solve_columns(P, S, NULL, S->n, &pt, 1) != CG_OK) return S->n;
+    S->columns += S->n;
+    smf_gradient_from_stats(&S->M, S->W0, S->A0, S->B0, (double) S->n, S->G0);
+    check_gradient(P, S, S->G0);
+    set_curvature(P, S, S->A0, (double) S->n);
+    return S->n;
+}
+
+/* V = (1/b) sum_{j in batch} [grad l(y_j, W) - grad l(y_j, W0)] + G0 */
+static void vr_estimate(cg_problem *P, smf *S)
+{
+    const size_t dk = (size_t) S->d * S->k;
+    smf_point pt[2] = { at_snapshot(S), at_iterate(S, S->A, S->B) };
+    if (solve_columns(P, S, S->batch, S->nb, pt, 2) != CG_OK) return;
+    smf_gradient_from_stats(&S->M, S->W, S->A, S->B, (double) S->nb, S->V);
+    smf_gradient_from_stats(&S->M, S->W0, S->A0, S->B0, (double) S->nb, S->T);
+    for (size_t a = 0; a < dk; a++) S->V[a] += S->G0[a] - S->T[a];
+}
+
+static double smf_vr_gradient(cg_problem *P, int batch)
+{
+    smf *S = (smf *) P->self;
+    draw_batch(S, batch);
+    vr_estimate(P, S);
+    S->columns += S->nb;
+    check_gradient(P, S, S->V);
+    return 2.0 * S->nb;
+}
+
+static double smf_minibatch(cg_problem *P, int batch)
+{
+    smf *S = (smf *) P->self;
+    draw_batch(S, batch);
+    smf_point pt = at_iterate(S, S->A, S->B);
+    if (solve_columns(P, S, S->batch, S->nb, &pt, 1) != CG_OK) return S->nb;
+    S->columns += S->nb;
+    smf_gradient_from_stats(&S->M, S->W, S->A, S->B, (double) S->nb, S->V);
+    check_gradient(P, S, S->V);
+    set_curvature(P, S, S->A, (double) S->nb);
+    return S->nb;
+}
+
+static int smf_prox_step(cg_problem *P, double eta)
+{
+    smf *S = (smf *) P->self;
+    const size_t dk = (size_t) S->d * S->k;
+    for (size_t a = 0; a < dk; a++) S->W[a] -= eta * S->V[a];
+    smf_prox_dict(&S->M, S->W, eta);
+    S->last_step = eta;
+    refresh_gram(P, S);
+    return CG_OK;
+}
+
+/* The surrogate of Alg. S-2, line 7 when psi couples the entries of a
+ * column (quadratic: ssodl, olrr) or the columns (max row norm: omrmd):
+ * accelerated proximal gradient (FISTA) from the current W, the quadratic
+ * psi in the smooth part (step 1 / (lambda_max(A) / N + lambda_max(Q))),
+ * the max-row-norm psi and C in the prox, until the relative change is
+ * below the BSUM tolerance (at most 500 iterations). */
+static int surrogate_fista(cg_problem *P, smf *S)
+{
+    const int d = S->d, k = S->k;
+    const size_t dk = (size_t) d * k;
+    const double N = S->nsum, pone = 1.0;
+    double lA;
+    cg_fail_status(P, smf_lambda_max(S->Asum, k, &lA, S->eig_scratch), "the surrogate's step");
+    if (P->stop) return CG_OK;
+    const double Lf = lA / N + (S->M.Q ? S->M.Q_lmax : 0.0);
+    if (!(Lf > 0.0)) return CG_OK;
+    const double step = 1.0 / Lf;
+    smf_model nonsmooth = S->M;          /* psi's nonsmooth part and C */
+    nonsmooth.Q = NULL;
+    double *Z = S->T, *G = S->G, *Wprev = S->U, theta = 1.0;
+    memcpy(Z, S->W, sizeof(double) * dk);
+    for (int it = 0; it < 500; it++) {
+        /* G = (Z A - B) / N + Q Z */
+        smf_gradient_from_stats(&S->M, Z, S->Asum, S->Bsum, N, G);
+        if (S->M.Q)
+            F77_CALL(dgemm)("N", "N", &d, &k, &d, &pone, S->M.Q, &d, Z, &d, &pone, G, &d
+                            FCONE FCONE);
+        memcpy(Wprev, S->W, sizeof(double) * dk);
+        for (size_t a = 0; a < dk; a++) S->W[a] = Z[a] - step * G[a];
+        smf_prox_dict(&nonsmooth, S->W, step);
+        const double theta_next = 0.5 * (1.0 + sqrt(1.0 + 4.0 * theta * theta));
+        const double mom = (theta - 1.0) / theta_next;
+        double change = 0.0, size = 0.0;
+        for (size_t a = 0; a < dk; a++) {
+            const double e = S->W[a] - Wprev[a];
+            change += e * e; size += S->W[a] * S->W[a];
+            Z[a] = S->W[a] + mom * e;
+        }
+        theta = theta_next;
+        if (change <= S->M.tol * S->M.tol * size) break;
+    }
+    refresh_gram(P, S);
+    return CG_OK;
+}
+
+/* Alg. S-2, line 7 with psi: min over W in C of
+ *   (1/N) (1/2 tr(W'W A) - tr(W'B)) + c/2 ||W||^2
+ * by exact block coordinate descent over columns (C is a product over
+ * columns and each block's quadratic is isotropic, so a block minimizer is
+ * the projection of the unconstrained one), sweeps until the relative
+ * change is below the BSUM tolerance (at most 50). */
+static int smf_surrogate_step(cg_problem *P)
+{
+    smf *S = (smf *) P->self;
+    const int d = S->d, k = S->k, one = 1;
+    const size_t dk = (size_t) d * k;
+    for (int a = 0; a < k * k; a++) S->Asum[a] += S->A[a];
+    for (size_t a = 0; a < dk; a++) S->Bsum[a] += S->B[a];
+    S->nsum += S->nb;
+    if (S->M.Q != NULL || S->M.psi_maxrow > 0.0) return surrogate_fista(P, S);
+    const double c = S->nsum * S->M.psi_ridge, pone = 1.0, zero = 0.0;
+    smf_model col = S->M;                /* the set C for one column */
+    col.k = 1; col.psi_ridge = 0.0;
+    double *u = S->T;
+    for (int sweep = 0; sweep < 50; sweep++) {
+        double change = 0.0, size = 0.0;
+        for (int j = 0; j < k; j++) {
+            const double ajj = S->Asum[j + (size_t) j * k], denom = ajj + c;
+            if (!(denom > 0.0)) continue;      /* an atom no column has used yet */
+            double *w = S->W + (size_t) j * d;
+            F77_CALL(dgemv)("N", &d, &k, &pone, S->W, &d, S->Asum + (size_t) j * k, &one,
+                            &zero, u, &one FCONE);
+            const double *b = S->Bsum + (size_t) j * d;
+            for (int i = 0; i < d; i++) u[i] = (b[i] - u[i] + w[i] * ajj) / denom;
+            smf_prox_dict(&col, u, 0.0);
+            for (int i = 0; i < d; i++) {
+                const double e = u[i] - w[i];
+                change += e * e; size += u[i] * u[i];
+            }
+            memcpy(w, u, sizeof(double) * d);
+        }
+        if (change <= S->M.tol * S->M.tol * size) break;
+    }
+    refresh_gram(P, S);
+    return CG_OK;
+}
+
+static double smf_curvature(cg_problem *P) { return ((smf *) P->self)->curv; }
+
+static void smf_output(cg_problem *P, int count, int use)
+{
+    smf *S = (smf *) P->self;
+    const size_t dk = (size_t) S->d * S->k;
+    if (use) {
+        memcpy(S->W, S->Wout, sizeof(double) * dk);
+        refresh_gram(P, S);
+    } else if (count <= 1 || unif_rand() * count < 1.0) {
+        memcpy(S->Wout, S->W, sizeof(double) * dk);
+    }
+}
+
+/* f(W) and ||Gamma_{f', eta}(W)||_F = ||W - prox_{eta psi + delta_C}(W - eta
+ * grad g(W))||_F / eta from one pass over the data; eta is fixed at the
+ * first evaluation (the given step, else 1 / curvature there). Trace-only
+ * work: it leaves the solver's statistics alone. */
+static void smf_evaluate(cg_problem *P, double *obj, double *gap)
+{
+    smf *S = (smf *) P->self;
+    const size_t dk = (size_t) S->d * S->k;
+    const int k = S->k;
+    double *A = S->Asum + (size_t) k * k, *B = S->Bsum + dk;
+    smf_point pt = at_iterate(S, A, B);
+    if (solve_columns(P, S, NULL, S->n, &pt, 1) != CG_OK) {
+        *obj = NA_REAL; *gap = NA_REAL;
+        return;
+    }
+    const double loss = pt.loss;
+    S->bsum_mean = pt.iters / S->n;
+    S->bsum_capped = pt.capped / S->n;
+    *obj = loss / S->n + smf_psi(&S->M, S->W);
+    smf_gradient_from_stats(&S->M, S->W, A, B, (double) S->n, S->G);
+    if (!(S->gap_eta > 0.0)) {
+        const double saved = S->curv;
+        set_curvature(P, S, A, (double) S->n);
+        S->gap_eta = S->curv > 0.0 ? 1.0 / S->curv : 1.0;
+        S->curv = saved;
+    }
+    const double eta = S->gap_eta;
+    double *Z = S->T;
+    for (size_t a = 0; a < dk; a++) Z[a] = S->W[a] - eta * S->G[a];
+    smf_prox_dict(&S->M, Z, eta);
+    double s = 0.0;
+    for (size_t a = 0; a < dk; a++) { const double e = S->W[a] - Z[a]; s += e * e; }
+    *gap = sqrt(s) / eta;
+}
+
+static double smf_epoch(cg_problem *P)
+{
+    smf *S = (smf *) P->self;
+    return S->columns / S->n;
+}
+
+static long smf_n_matvec(cg_problem *P) { (void) P; return 0; }
+
+static const cg_smf_ops smf_table = {
+    smf_snapshot, smf_vr_gradient, smf_minibatch, smf_prox_step, smf_surrogate_step,
+    smf_curvature, smf_output
+};
+
+/* spec: d, n, k, Y (dense, double d x n) or Yp, Yi, Yx (CSC, 0-based), W
+ * (the start, d x k, in C), the model fields (smf_model_from_spec) and
+ * gap_eta (<= 0: automatic) */
+int cg_problem_smf(cg_problem *P, SEXP spec)
+{
+    smf *S = (smf *) R_alloc(1, sizeof(smf));
+    memset(S, 0, sizeof(smf));
+    S->d = asInteger(cg_list_get(spec, "d"));
+    S->n = asInteger(cg_list_get(spec, "n"));
+    S->k = asInteger(cg_list_get(spec, "k"));
+    const int d = S->d, n = S->n, k = S->k;
+    if (d < 1 || n < 1 || k < 1 || d == NA_INTEGER || n == NA_INTEGER || k == NA_INTEGER)
+        error("spec: d, n and k must be positive");
+    const size_t dk = (size_t) d * k;
+    smf_model_from_spec(&S->M, spec, d, k);
+    S->sparse = cg_list_get(spec, "Yp") != R_NilValue;
+    S->rcall = cg_list_get(spec, "Y_call");
+    S->rho = cg_list_get(spec, "env");
+    if (S->rcall != R_NilValue) {
+        if (TYPEOF(S->rcall) != LANGSXP || TYPEOF(S->rho) != ENVSXP)
+            error("spec: Y_call must be a call and env an environment");
+    } else if (S->sparse) {
+        S->Yp = cg_spec_pointers(spec, "Yp", n, XLENGTH(cg_list_get(spec, "Yx")));
+        S->Yi = cg_spec_index(spec, "Yi", -1, 0, d - 1);
+        S->Yx = cg_spec_real(spec, "Yx", XLENGTH(cg_list_get(spec, "Yi")));
+    } else {
+        S->Y = cg_spec_real(spec, "Y", (R_xlen_t) d * n);
+    }
+    const double *W_init = cg_spec_real(spec, "W", (R_xlen_t) dk);
+    S->gap_eta = asReal(cg_list_get(spec, "gap_eta"));
+    S->W = cg_zeros(dk); S->W0 = cg_zeros(dk); S->G0 = cg_zeros(dk);
+    S->B = cg_zeros(dk); S->B0 = cg_zeros(dk);
+    S->Bsum = cg_zeros(2 * dk);          /* second half: the evaluation's */
+    S->V = cg_zeros(dk); S->G = cg_zeros(dk); S->T = cg_zeros(dk);            /* dk >= d */
+    S->Wout = cg_zeros(dk); S->U = cg_zeros(dk);
+    S->WtW = cg_zeros((size_t) k * k); S->WtW0 = cg_zeros((size_t) k * k);
+    S->A = cg_zeros((size_t) k * k); S->A0 = cg_zeros((size_t) k * k);
+    S->Asum = cg_zeros(2 * (size_t) k * k);
+    S->eig_scratch = cg_zeros(3 * (size_t) k * k);
+    S->perm = (int *) R_alloc(n, sizeof(int));
+    S->batch = (int *) R_alloc(n, sizeof(int));
+    for (int j = 0; j < n; j++) S->perm[j] = j;
+    smf_work_alloc(&S->w, d, k);
+    memcpy(S->W, W_init, sizeof(double) * dk);
+    memcpy(S->Wout, W_init, sizeof(double) * dk);
+    S->curv = NA_REAL;
+
+    P->self = S;
+    P->evaluate = smf_evaluate;
+    P->epoch = smf_epoch;
+    P->n_matvec = smf_n_matvec;
+    P->smf = &smf_table;
+    refresh_gram(P, S);
+    if (P->stop) error("the starting dictionary: %s", P->failure);
+    return CG_OK;
+}
+
+SEXP cg_smf_solution(cg_problem *P)
+{
+    smf *S = (smf *) P->self;
+    static const char *names[] = {"W", "step", "gap_step", "bsum_iterations", "bsum_capped",
+                                  ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SEXP W = allocMatrix(REALSXP, S->d, S->k);
+    SET_VECTOR_ELT(out, 0, W);
+    memcpy(REAL(W), S->W, sizeof(double) * S->d * S->k);
+    SET_VECTOR_ELT(out, 1, ScalarReal(S->last_step));
+    SET_VECTOR_ELT(out, 2, ScalarReal(S->gap_eta));
+    SET_VECTOR_ELT(out, 3, ScalarReal(S->bsum_mean));
+    SET_VECTOR_ELT(out, 4, ScalarReal(S->bsum_capped));
+    UNPROTECT(1);
+    return out;
+}
+
+/* ---- for smf_api.c (tests): the estimator of Algorithm 1, line 10, with
+ * snapshot W0, iterate W and a given batch into V, and the full gradient at
+ * W into G. P is built from a spec whose W is W0. */
+void smf_vr_estimate_at(cg_problem *P, const double *W, const int *batch, int nb,
+                        double *V, double *G)
+{
+    smf *S = (smf *) P->self;
+    const size_t dk = (size_t) S->d * S->k;
+    smf_snapshot(P);                                /* at W0: G0 */
+    memcpy(S->W, W, sizeof(double) * dk);
+    refresh_gram(P, S);
+    memcpy(S->batch, batch, sizeof(int) * nb);
+    S->nb = nb;
+    vr_estimate(P, S);
+    memcpy(V, S->V, sizeof(double) * dk);
+    smf_snapshot(P);                                /* at W: its G0 */
+    memcpy(G, S->G0, sizeof(double) * dk);
+}

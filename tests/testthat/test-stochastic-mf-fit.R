@@ -1,0 +1,202 @@
+# stochastic_mf(): the fit object (gap, trace, predict, fitted, print, plot),
+# sparse input, reproducibility and bad input.
+
+small_data <- function(seed = 1, d = 12, n = 80, k = 2) {
+  set.seed(seed)
+  W <- matrix(rnorm(d * k), d)
+  W %*% matrix(rnorm(k * n), k) + 0.01 * matrix(rnorm(d * n), d)
+}
+
+test_that("gap is the norm of the proximal gradient mapping at the returned W", {
+  Y <- small_data()
+  for (model in c("odl", "orpca")) {
+    set.seed(2)
+    fit <- stochastic_mf(Y, 2, model = model, control = cg_control(progress = FALSE))
+    W <- unname(fit$solution$W)
+    spec <- stochcg:::smf_fit_spec(fit)
+    cf <- predict(fit)
+    R <- if (is.null(cf$R)) 0 else cf$R
+    G <- (W %*% tcrossprod(cf$H) - (Y - R) %*% t(cf$H)) / ncol(Y)
+    eta <- fit$gap_step
+    Z <- matrix(stochcg:::smf_prox(spec, W - eta * G, "dict", eta, nrow(W), 2), nrow(W))
+    expect_equal(fit$gap, sqrt(sum((W - Z)^2)) / eta, tolerance = 1e-8, info = model)
+    psi <- if (model == "orpca") fit$lambda1 / (2 * ncol(Y)) * sum(W^2) else 0
+    expect_equal(fit$objective, mean(cf$loss) + psi, tolerance = 1e-10, info = model)
+  }
+})
+
+test_that("the trace counts data passes, samples and sub-problems", {
+  Y <- small_data(n = 64)
+  set.seed(3)
+  fit <- stochastic_mf(Y, 2, method = "vr", control = cg_control(progress = FALSE))
+  b <- fit$batch; m <- fit$inner; n <- ncol(Y)
+  expect_equal(b, ceiling(0.2 * 64^(2 / 3)))
+  expect_equal(m, ceiling(0.5 * 64^(1 / 3)))
+  expect_equal(fit$iterations, 10 * m)
+  last <- fit$trace[nrow(fit$trace), ]
+  expect_equal(last$epoch, 10 * (n + m * b) / n)
+  expect_equal(last$samples, 10 * (n + m * b))
+  expect_equal(last$n_grad, 10 * (n + 2 * m * b))
+  expect_true(all(diff(fit$trace$epoch) >= 0))
+  set.seed(3)
+  fit <- stochastic_mf(Y, 2, method = "smm", control = cg_control(progress = FALSE))
+  expect_equal(fit$iterations, ceiling(10 * (n + m * b) / b))
+  expect_equal(fit$trace$samples[nrow(fit$trace)], fit$iterations * b)
+})
+
+test_that("set.seed reproduces a fit; a dgCMatrix gives the dense fit", {
+  Y <- small_data()
+  Y[abs(Y) < 0.8] <- 0
+  S <- Matrix::Matrix(Y, sparse = TRUE)
+  for (method in c("vr", "smm", "sgd")) {
+    set.seed(4); a <- stochastic_mf(Y, 2, model = "orpca", method = method,
+                                    control = cg_control(max_iter = 30, progress = FALSE))
+    set.seed(4); b <- stochastic_mf(Y, 2, model = "orpca", method = method,
+                                    control = cg_control(max_iter = 30, progress = FALSE))
+    set.seed(4); s <- stochastic_mf(S, 2, model = "orpca", method = method,
+                                    control = cg_control(max_iter = 30, progress = FALSE))
+    expect_identical(a$solution$W, b$solution$W)
+    expect_equal(s$solution$W, a$solution$W, tolerance = 1e-10)
+    expect_equal(s$trace$objective, a$trace$objective, tolerance = 1e-10)
+  }
+  set.seed(5)
+  fit <- stochastic_mf(S, 2, model = "odl", control = cg_control(progress = FALSE))
+  expect_equal(predict(fit, S[, 1:7])$H, predict(fit, Y[, 1:7])$H, tolerance = 1e-12)
+})
+
+test_that("predict, fitted, print and plot", {
+  Y <- small_data()
+  Y[3, 5] <- 40
+  set.seed(6)
+  fit <- stochastic_mf(Y, 2, model = "orpca", image_dims = c(3, 4),
+                       control = cg_control(progress = FALSE))
+  p <- predict(fit, Y[, 1:6])
+  expect_equal(dim(p$H), c(2L, 6L))
+  expect_equal(dim(p$R), c(12L, 6L))
+  expect_gt(p$R[3, 5], 30)                      # the planted outlier
+  expect_equal(p$H, predict(fit)$H[, 1:6])
+  expect_equal(predict(fit, Y[, 2])$H, p$H[, 2, drop = FALSE], ignore_attr = TRUE)
+  expect_equal(fitted(fit), fit$solution$W %*% predict(fit)$H, ignore_attr = TRUE)
+  expect_equal(fitted(fit, outliers = TRUE) - fitted(fit), predict(fit)$R,
+               ignore_attr = TRUE)
+  out <- capture.output(print(fit))
+  expect_match(out[1], "stochastic_mf fit \\(method \"vr\"\\)")
+  expect_true(any(grepl("^Proximal gradient mapping norm \\(stationarity\\): ", out)))
+  expect_true(any(grepl("Model orpca, k = 2", out)))
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_identical(plot(fit), fit)                       # atoms as 3 x 4 images
+  expect_identical(plot(fit, type = "trace"), fit)
+  expect_identical(plot(fit, type = "trace", against = "time"), fit)
+  expect_error(plot(fit, type = "trace", against = "n_lmo"), "`against` must be one of")
+  set.seed(6)
+  odl <- stochastic_mf(Y, 2, control = cg_control(progress = FALSE))
+  expect_null(predict(odl)$R)
+  expect_error(plot(odl, type = "atoms"), "`image_dims` is needed")
+})
+
+test_that("bad input gives errors naming the argument", {
+  Y <- small_data()
+  ctl <- cg_control(max_iter = 2, progress = FALSE)
+  expect_error(stochastic_mf(replace(Y, 3, NA), 2), "`Y` contains NA")
+  expect_error(stochastic_mf(Y, 0), "`k` must be at least 1")
+  expect_error(stochastic_mf(Y, 1.5), "`k` must be a whole number")
+  expect_error(stochastic_mf(Y, 2, model = "pca"), "`model` must be one of")
+  expect_error(stochastic_mf(Y, 2, method = "fw"), "`method` must be one of")
+  expect_error(stochastic_mf(Y, 2, lambda = -1), "`lambda` must be at least 0")
+  expect_error(stochastic_mf(Y, 2, lambda1 = 1), "`lambda1` is not a parameter of model = \"odl\"")
+  expect_error(stochastic_mf(Y, 2, model = "orpca", lambda = 1), "`lambda` is not a parameter")
+  expect_error(stochastic_mf(Y, 2, model = "ssodl", laplacian = diag(3)), "`laplacian` must be a 12 x 12")
+  expect_error(stochastic_mf(Y, 2, model = "ssodl", laplacian = -diag(12)),
+               "`laplacian` must be positive semidefinite")
+  expect_error(stochastic_mf(Y, 2, model = "olrr", A = diag(3)), "`A` must be a finite numeric matrix with 12 rows")
+  expect_error(stochastic_mf(Y, 2, model = "olrr", B = diag(3)), "`B` must be a finite numeric matrix with 12 columns")
+  expect_error(stochastic_mf(Y, 2, M = 3), "`M` is not a parameter")
+  expect_error(stochastic_mf(Y, 2, model = "ornmf", M = 0), "`M` must be greater than 0")
+  expect_error(stochastic_mf(Y, 3, model = "ossl", groups = c(1, 2, 1)), "`groups` must keep")
+  expect_error(stochastic_mf(Y, 3, model = "ossl", groups = 1:2), "`groups` must give")
+  expect_error(stochastic_mf(Y, 3, model = "ossl", groups = c(1, 1, 2), lambda = 1:3),
+               "`lambda` must be one nonnegative number or one per group \\(2\\)")
+  expect_error(stochastic_mf(Y, 2, batch = ncol(Y) + 1), "`batch` must be at most")
+  expect_error(stochastic_mf(Y, 2, inner = 0), "`inner` must be at least 1")
+  expect_error(stochastic_mf(Y, 2, eta = 0), "`eta` must be greater than 0")
+  expect_error(stochastic_mf(Y, 2, method = "smm", eta = 1), "`eta` is used only by")
+  expect_error(stochastic_mf(Y, 2, beta = 1), "`beta` is used only by")
+  expect_error(stochastic_mf(Y, 2, method = "sgd", output = "random"), "`output` \"random\"")
+  expect_error(stochastic_mf(Y, 2, output = "best"), "`output` must be one of")
+  expect_error(stochastic_mf(Y, 2, init = matrix(1, 3, 2)), "`init` must be")
+  expect_error(stochastic_mf(Y, 2, init = matrix(0, nrow(Y), 2)), "`init` is zero")
+  expect_error(stochastic_mf(Y, 2, image_dims = c(5, 5)), "`image_dims` must multiply")
+  expect_error(stochastic_mf(Y, 2, bsum_tol = -1), "`bsum_tol` must be at least 0")
+  set.seed(7)
+  fit <- stochastic_mf(Y, 2, control = ctl)
+  expect_error(predict(fit, Y[-1, ]), "`newY` must have 12 rows")
+  expect_error(fitted(fit, outliers = NA), "`outliers` must be TRUE or FALSE")
+})
+
+test_that("a data function Y(idx) gives the fit of the matrix, read in minibatches", {
+  Y <- small_data()
+  widths <- integer()
+  f <- function(idx) { widths <<- c(widths, length(idx)); Y[, idx, drop = FALSE] }
+  for (method in c("vr", "smm", "sgd")) {
+    set.seed(4); a <- stochastic_mf(Y, 2, model = "orpca", method = method,
+                                    control = cg_control(max_iter = 20, progress = FALSE))
+    widths <- integer()
+    set.seed(4); b <- stochastic_mf(f, 2, n = ncol(Y), model = "orpca", method = method,
+                                    control = cg_control(max_iter = 20, progress = FALSE))
+    expect_identical(b$solution$W, a$solution$W)
+    expect_identical(b$trace$objective, a$trace$objective)
+    # full passes of 80 columns, minibatches of b columns, nothing else
+    expect_true(all(widths %in% c(1L, 2L, ncol(Y), a$batch)))
+  }
+  expect_equal(fitted(b), fitted(a))
+  expect_equal(predict(b)$R, predict(a)$R)
+})
+
+test_that("a failing or malformed data function stops the run with a clear message", {
+  Y <- small_data()
+  ctl <- cg_control(progress = FALSE)
+  failing <- function(idx) if (length(idx) == ncol(Y)) stop("disk error") else Y[, idx, drop = FALSE]
+  set.seed(1)
+  expect_warning(fit <- stochastic_mf(failing, 2, n = ncol(Y), control = ctl),
+                 "the data function `Y\\(idx\\)` failed at its call 1 by the solver \\(80 columns\\): disk error")
+  expect_identical(fit$status, "error")
+  short <- function(idx) Y[-1, idx, drop = FALSE]
+  expect_error(stochastic_mf(function(idx) stop("no"), 2, n = 80), "`Y` failed when called as Y\\(1\\): no")
+  expect_error(stochastic_mf(function(idx) Y[, idx], 2, n = 80), "`Y` must return a numeric matrix")
+  wrong <- function(idx) if (length(idx) > 3) Y[-1, idx, drop = FALSE] else Y[, idx, drop = FALSE]
+  set.seed(1)
+  expect_warning(fit <- stochastic_mf(wrong, 2, n = 80, control = ctl),
+                 "must return a numeric 12 x 80 matrix")
+  nan <- function(idx) { X <- Y[, idx, drop = FALSE]; if (length(idx) > 3) X[1] <- NaN; X }
+  set.seed(1)
+  expect_warning(stochastic_mf(nan, 2, n = 80, control = ctl), "returned NA, NaN or Inf")
+  expect_error(stochastic_mf(function(idx) Y[, idx, drop = FALSE], 2), "`n` must be given")
+  expect_error(stochastic_mf(Y, 2, n = 80), "`n` is only for `Y` given as a function")
+  expect_error(stochastic_mf(function(idx) Y[, idx, drop = FALSE], 2, n = 80, model = "ornmf"),
+               "`M_prime` must be given")
+  expect_error(stochastic_mf(function(idx) Y[, idx, drop = FALSE], 2, n = 80, model = "olrr"),
+               "`Y` must be a matrix for model = \"olrr\"")
+})
+
+test_that("the fit reports sub-problems stopped by bsum_max_iter", {
+  Y <- small_data()
+  set.seed(1)
+  fit <- stochastic_mf(Y, 2, model = "orpca", bsum_max_iter = 2,
+                       control = cg_control(max_iter = 5, progress = FALSE))
+  expect_equal(fit$bsum_capped, 1)
+  expect_equal(fit$bsum_iterations, 2)
+  expect_true(any(grepl("BSUM stopped at bsum_max_iter = 2 for 100% of the columns",
+                        capture.output(print(fit)))))
+  set.seed(1)
+  fit <- stochastic_mf(Y, 2, model = "odl", bsum_tol = 1e-4,
+                       control = cg_control(max_iter = 5, progress = FALSE))
+  expect_lt(fit$bsum_capped, 0.1)
+  expect_false(any(grepl("BSUM stopped", capture.output(print(fit)))))
+  # the default control: no tolerance, the whole budget, few evaluations
+  set.seed(1)
+  fit <- stochastic_mf(Y, 2)
+  expect_identical(fit$control$tol, 0)
+  expect_identical(fit$status, "max_iter")
+  expect_equal(fit$iterations, 10 * fit$inner)
+})
