@@ -67,59 +67,25 @@ static double sample_mean(lowrank *L, int k, double *out)
     return used;
 }
 
-/* ---- the user's R sampler M(k), called under R_tryCatch: an R error or a
- * Ctrl-C inside it must not longjmp out of the solve (the fit would be
- * lost); it stops the run instead, with the last complete iterate */
-typedef struct { SEXP call, rho; } rfun_call;
+/* ---- the user's R sampler M(k), called through cg_call_user_matrix: an R
+ * error or a Ctrl-C inside it must not longjmp out of the solve (the fit
+ * would be lost); it stops the run instead, with the last complete iterate */
 
-static SEXP rfun_body(void *data)
-{
-    rfun_call *c = (rfun_call *) data;
-    return eval(c->call, c->rho);
-}
-
-/* one call M(k); its value (checked: an m x n numeric matrix of finite
- * values) into out, or a failure recorded. Returns 1 on success. */
+/* one call M(k); its value (an m x n matrix of finite values) into out, or
+ * a failure recorded. Returns 1 on success. */
 static int rfun_sample(lowrank *L, int k, double *out)
 {
-    cg_problem *P = L->P;
     SEXP kk = PROTECT(ScalarInteger(k));
     SETCADR(L->rcall, kk);
-    rfun_call c = { L->rcall, L->rho };
-    const double call = ++L->calls;
-    int caught;
-    PutRNGstate();                       /* the user's code may draw from R's RNG too */
-    SEXP res = PROTECT(cg_try(rfun_body, &c, &caught));
-    GetRNGstate();
-    int ok = 0;
-    if (caught == CG_ERR_INTERRUPT) {
-        cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
-    } else if (caught == CG_ERR_R) {
-        SEXP msg = cg_list_get(res, "message");
-        cg_fail(P, "the sampler `M(k)` failed at its call %.0f by the solver (k = %d): %s",
-                call, k, isString(msg) && LENGTH(msg) > 0 ? CHAR(STRING_ELT(msg, 0)) : "");
-    } else if (cg_interrupted()) {       /* Ctrl-C not yet seen by R's evaluator */
-        cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
-    } else {
-        SEXP dim = getAttrib(res, R_DimSymbol);
-        if (!(isReal(res) || isInteger(res) || isLogical(res)) || LENGTH(dim) != 2 ||
-            INTEGER(dim)[0] != L->m || INTEGER(dim)[1] != L->n) {
-            cg_fail(P, "the sampler `M(k)` must return a numeric %d x %d matrix; its call "
-                    "%.0f by the solver (k = %d) returned a %s of length %.0f", L->m, L->n,
-                    call, k, type2char(TYPEOF(res)), (double) xlength(res));
-        } else {
-            SEXP x = PROTECT(coerceVector(res, REALSXP));
-            if (!cg_all_finite(REAL(x), L->mn))
-                cg_fail(P, "the sampler `M(k)` returned NA, NaN or Inf at its call %.0f by "
-                        "the solver (k = %d)", call, k);
-            else {
-                memcpy(out, REAL(x), L->mn * sizeof(double));
-                ok = 1;
-            }
-            UNPROTECT(1);
-        }
+    char which[96];
+    snprintf(which, sizeof which, "its call %.0f by the solver (k = %d)", ++L->calls, k);
+    SEXP x = cg_call_user_matrix(L->P, L->rcall, L->rho, L->m, L->n, "the sampler `M(k)`", which);
+    int ok = x != R_NilValue;
+    if (ok) {
+        memcpy(out, REAL(x), L->mn * sizeof(double));
+        UNPROTECT(1);
     }
-    UNPROTECT(2);
+    UNPROTECT(1);
     return ok;
 }
 

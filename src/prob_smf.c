@@ -240,16 +240,9 @@ static smf_column column_of(const smf *S, int j)
     return c;
 }
 
-/* ---- the user's R function Y(idx), called under R_tryCatch: an R error or
- * a Ctrl-C inside it must not longjmp out of the solve (the fit would be
- * lost); it stops the run instead, with the last complete iterate */
-typedef struct { SEXP call, rho; } rfun_call;
-
-static SEXP rfun_body(void *data)
-{
-    rfun_call *c = (rfun_call *) data;
-    return eval(c->call, c->rho);
-}
+/* ---- the user's data function Y(idx), called through cg_call_user_matrix:
+ * an R error or a Ctrl-C inside it stops the run with the last complete
+ * iterate instead of losing the fit */
 
 /* Y(idx + 1) for `count` 0-based indices: a PROTECTed d x count double
  * matrix (the caller unprotects it), or R_NilValue with the failure
@@ -259,39 +252,17 @@ static SEXP fetch_columns(cg_problem *P, smf *S, const int *idx, int start, int 
     SEXP ix = PROTECT(allocVector(INTSXP, count));
     for (int a = 0; a < count; a++) INTEGER(ix)[a] = (idx ? idx[start + a] : start + a) + 1;
     SETCADR(S->rcall, ix);
-    rfun_call c = { S->rcall, S->rho };
-    const double call = ++S->calls;
-    int caught;
-    PutRNGstate();                       /* the user's code may draw from R's RNG too */
-    SEXP res = PROTECT(cg_try(rfun_body, &c, &caught));
-    GetRNGstate();
-    SEXP out = R_NilValue;
-    if (caught == CG_ERR_INTERRUPT || (caught == CG_OK && cg_interrupted())) {
-        cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
-    } else if (caught == CG_ERR_R) {
-        SEXP msg = cg_list_get(res, "message");
-        cg_fail(P, "the data function `Y(idx)` failed at its call %.0f by the solver "
-                "(%d columns): %s", call, count,
-                isString(msg) && LENGTH(msg) > 0 ? CHAR(STRING_ELT(msg, 0)) : "");
-    } else {
-        SEXP dim = getAttrib(res, R_DimSymbol);
-        if (!(isReal(res) || isInteger(res) || isLogical(res)) || LENGTH(dim) != 2 ||
-            INTEGER(dim)[0] != S->d || INTEGER(dim)[1] != count) {
-            cg_fail(P, "the data function `Y(idx)` must return a numeric %d x %d matrix "
-                    "(one column per index); its call %.0f by the solver returned a %s of "
-                    "length %.0f", S->d, count, call, type2char(TYPEOF(res)),
-                    (double) xlength(res));
-        } else {
-            SEXP x = coerceVector(res, REALSXP);
-            if (!cg_all_finite(REAL(x), (size_t) S->d * count))
-                cg_fail(P, "the data function `Y(idx)` returned NA, NaN or Inf at its call "
-                        "%.0f by the solver", call);
-            else out = x;
-        }
+    char which[96];
+    snprintf(which, sizeof which, "its call %.0f by the solver (%d columns)", ++S->calls, count);
+    SEXP x = cg_call_user_matrix(P, S->rcall, S->rho, S->d, count, "the data function `Y(idx)`",
+                                 which);
+    if (x == R_NilValue) {
+        UNPROTECT(1);
+        return R_NilValue;
     }
-    UNPROTECT(2);
-    if (out != R_NilValue) PROTECT(out);
-    return out;
+    UNPROTECT(2);                        /* ix, x: re-protect x alone */
+    PROTECT(x);
+    return x;
 }
 
 /* a point W at which columns are solved, with the sums it collects */

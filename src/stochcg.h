@@ -624,6 +624,14 @@ void   cg_fail(cg_problem *P, const char *fmt, ...);
 void   cg_fail_status(cg_problem *P, int status, const char *what);
 int    cg_run_failed(const cg_problem *P);
 double cg_gap_failed(cg_problem *P, int status);
+/* A user's R function: `call` (its argument already set) evaluated in rho
+ * under cg_try, R's RNG state handed over and back. Returns its value as a
+ * PROTECTed nrow x ncol double matrix of finite values (the caller
+ * unprotects it), or R_NilValue with the failure recorded in P (an R error,
+ * Ctrl-C, a wrong shape or a non-finite value). `what` names the function
+ * in messages, `which` the call ("its call 3 by the solver (k = 2)"). */
+SEXP   cg_call_user_matrix(cg_problem *P, SEXP call, SEXP rho, int nrow, int ncol,
+                           const char *what, const char *which);
 
 /* continuation step (smooth.c): returns 1 if mu changed */
 int    cg_smoothing_update(cg_problem *P, double smoothed_gap);

@@ -100,6 +100,47 @@ SEXP cg_try(SEXP (*body)(void *), void *data, int *caught)
     return res;
 }
 
+typedef struct { SEXP call, rho; } user_call;
+
+static SEXP user_call_body(void *data)
+{
+    user_call *c = (user_call *) data;
+    return eval(c->call, c->rho);
+}
+
+SEXP cg_call_user_matrix(cg_problem *P, SEXP call, SEXP rho, int nrow, int ncol,
+                         const char *what, const char *which)
+{
+    user_call c = { call, rho };
+    int caught;
+    PutRNGstate();                       /* the user's code may draw from R's RNG too */
+    SEXP res = PROTECT(cg_try(user_call_body, &c, &caught));
+    GetRNGstate();
+    SEXP out = R_NilValue;
+    if (caught == CG_ERR_INTERRUPT || (caught == CG_OK && cg_interrupted())) {
+        cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
+    } else if (caught == CG_ERR_R) {
+        SEXP msg = cg_list_get(res, "message");
+        cg_fail(P, "%s failed at %s: %s", what, which,
+                isString(msg) && LENGTH(msg) > 0 ? CHAR(STRING_ELT(msg, 0)) : "");
+    } else {
+        SEXP dim = getAttrib(res, R_DimSymbol);
+        if (!(isReal(res) || isInteger(res) || isLogical(res)) || LENGTH(dim) != 2 ||
+            INTEGER(dim)[0] != nrow || INTEGER(dim)[1] != ncol) {
+            cg_fail(P, "%s must return a numeric %d x %d matrix; %s returned a %s of length %.0f",
+                    what, nrow, ncol, which, type2char(TYPEOF(res)), (double) xlength(res));
+        } else {
+            SEXP x = coerceVector(res, REALSXP);
+            if (!cg_all_finite(REAL(x), (size_t) nrow * ncol))
+                cg_fail(P, "%s returned NA, NaN or Inf at %s", what, which);
+            else out = x;
+        }
+    }
+    UNPROTECT(1);
+    if (out != R_NilValue) PROTECT(out);
+    return out;
+}
+
 /* Process-wide, like R's own interrupt flag: on only inside a solve. */
 static int polling = 0;
 static double last_poll = 0.0;

@@ -50,11 +50,11 @@ test_that("set.seed reproduces a fit; a dgCMatrix gives the dense fit", {
   S <- Matrix::Matrix(Y, sparse = TRUE)
   for (method in c("vr", "smm", "sgd")) {
     set.seed(4); a <- stochastic_mf(Y, 2, model = "orpca", method = method,
-                                    control = cg_control(max_iter = 30, progress = FALSE))
+                                    control = cg_control(max_iter = 30, eval_every = 5, progress = FALSE))
     set.seed(4); b <- stochastic_mf(Y, 2, model = "orpca", method = method,
-                                    control = cg_control(max_iter = 30, progress = FALSE))
+                                    control = cg_control(max_iter = 30, eval_every = 5, progress = FALSE))
     set.seed(4); s <- stochastic_mf(S, 2, model = "orpca", method = method,
-                                    control = cg_control(max_iter = 30, progress = FALSE))
+                                    control = cg_control(max_iter = 30, eval_every = 5, progress = FALSE))
     expect_identical(a$solution$W, b$solution$W)
     expect_equal(s$solution$W, a$solution$W, tolerance = 1e-10)
     expect_equal(s$trace$objective, a$trace$objective, tolerance = 1e-10)
@@ -140,10 +140,10 @@ test_that("a data function Y(idx) gives the fit of the matrix, read in minibatch
   f <- function(idx) { widths <<- c(widths, length(idx)); Y[, idx, drop = FALSE] }
   for (method in c("vr", "smm", "sgd")) {
     set.seed(4); a <- stochastic_mf(Y, 2, model = "orpca", method = method,
-                                    control = cg_control(max_iter = 20, progress = FALSE))
+                                    control = cg_control(max_iter = 20, eval_every = 5, progress = FALSE))
     widths <- integer()
     set.seed(4); b <- stochastic_mf(f, 2, n = ncol(Y), model = "orpca", method = method,
-                                    control = cg_control(max_iter = 20, progress = FALSE))
+                                    control = cg_control(max_iter = 20, eval_every = 5, progress = FALSE))
     expect_identical(b$solution$W, a$solution$W)
     expect_identical(b$trace$objective, a$trace$objective)
     # full passes of 80 columns, minibatches of b columns, nothing else
