@@ -26,7 +26,8 @@ static eigs_sym_c_funtype spectra_eigs_sym(void)
 
 /* RSpectra through a guard. Each product is checked for non-finite values
  * and, during a solve, Ctrl-C is polled (at most every 50 ms). On either the
- * guard records why and returns zeros from then on: a zero operator makes
+ * guard records why and returns zeros from then on (also once past the run's
+ * time limit, when the solver set one: cg_kernel_deadline): a zero operator makes
  * the Lanczos run end at its next convergence test, and the status, not a
  * longjmp through RSpectra's C++, takes the news up to the solver. The call
  * itself runs under cg_try: an R error raised by RSpectra (it reports its
@@ -44,6 +45,7 @@ static void guarded_op(const double *x, double *y, int n, void *data)
         c->op(x, y, n, c->data);
         if (!cg_all_finite(y, (size_t) n)) c->status = CG_ERR_NONFINITE;
         else if (cg_interrupt_poll()) c->status = CG_ERR_INTERRUPT;
+        else if (cg_kernel_past_deadline()) c->status = CG_ERR_TIMEOUT;
     }
     if (c->status != CG_OK) memset(y, 0, (size_t) n * sizeof(double));
 }

@@ -402,7 +402,6 @@ static int dual_step(cov *c)
 static int certify_inner(cov *c)
 {
     soft_pass(c, &c->lam, &c->Lr, &c->R, 1);
-    c->have_R = 1;
     cg_linop A; cov_op o;
     const void *vmax = vmaxget();
     op_init(&A, &o, c);
@@ -417,6 +416,7 @@ static int certify_inner(cov *c)
         cg_fail_status(c->P, st, "the smallest eigenvalue of the estimate");
         return -1;
     }
+    c->have_R = 1;
     c->lmin = lmin;
     c->delta = lmin < c->eps ? c->eps - lmin : 0.0;
     const double d = c->delta, p = c->p;
@@ -494,10 +494,11 @@ static double csc_dot(const csc *A, double a, const csc *B, double b, int p)
 }
 
 /* ------------------------------------------------------ problem table */
+static int lowrank_step(cov *c);
+
 static int cv_split_step(cg_problem *P)
 {
     cov *c = (cov *) P->self;
-    const int p = c->p;
     if (!c->lowrank) {
         const int a = dual_step(c);
         if (a >= 0) c->have_R = 0;
@@ -509,6 +510,18 @@ static int cv_split_step(cg_problem *P)
      * prox = the floored sparse problem with target S - L(Y), by the dual
      * solver warm started (without momentum this is alternating minimization) */
     if (!c->have_R && certify_inner(c) < 0) return -1;
+    if (lowrank_step(c) < 0) {
+        /* (cut at the time limit, or failed) R, L may be half updated:
+         * the final evaluation recomputes both from the dual */
+        c->have_R = 0; c->fresh_L = 0;
+        return -1;
+    }
+    return c->Lr.r;
+}
+
+static int lowrank_step(cov *c)
+{
+    const int p = c->p;
     const double tn = (1.0 + sqrt(1.0 + 4.0 * c->tR * c->tR)) / 2.0;
     const double beta = c->has_Rm ? (c->tR - 1.0) / tn : 0.0;
     if (l_step(c, 1.0 + beta, &c->R, c->delta, -beta, &c->Rm, c->dm, &c->Lr) < 0) return -1;
@@ -527,7 +540,7 @@ static int cv_split_step(cg_problem *P)
     if (had && beta > 0.0)
         ip += -beta * csc_dot(Rm, dm, R1, d1, p) + beta * csc_dot(Rm, dm, R0, d0, p);
     if (ip > 0.0) { c->tR = 1.0; c->restarts++; } else c->tR = tn;
-    return c->Lr.r;
+    return 0;
 }
 
 /* objective of the stated problem at the primal point and its duality gap */
@@ -670,6 +683,7 @@ int cg_problem_covariance(cg_problem *P, SEXP spec)
     P->evaluate = cv_evaluate; P->epoch = cv_epoch; P->n_matvec = cv_n_matvec;
     P->split = c->lowrank ? &covariance_apg : &covariance_dual_apg;
     P->svd_rank = 0;
+    P->timed_steps = 1;        /* (a step is up to hundreds of Lanczos runs) */
     return CG_OK;
 }
 
