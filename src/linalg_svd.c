@@ -363,7 +363,7 @@ int cg_extreme_value_tol(cg_linop *A, int which, int hint, double tol, double *v
 /* Every eigenpair of the symmetric A beyond `thresh` (below it for which =
  * -1, above for +1), for projections onto the PSD cone whose rank is not
  * known in advance. Lanczos for the k outermost pairs, k doubling from
- * khint until the k-th is no longer beyond; the small end of a covariance
+ * khint (up to cap + 1) until the k-th is no longer beyond; the small end of a covariance
  * spectrum clusters, so a subspace that does not converge is widened
  * (eigs_lanczos_widening) before giving up; LAPACK (values in range) on a
  * dense copy for small n or once 2k >= n. Returns CG_OK with *found pairs
@@ -413,8 +413,9 @@ int cg_eigs_beyond(cg_linop *A, int which, double thresh, int khint, double tol,
             *found = m;
             break;
         }
-        if (k >= cap) { st = CG_ERR_DOMAIN; break; }
-        k *= 2;
+        if (k > cap) { st = CG_ERR_DOMAIN; break; }     /* cap + 1 all beyond */
+        /* doubling, but never past cap + 1 pairs: they decide "more than cap" */
+        k = 2 * k > cap + 1 ? cap + 1 : 2 * k;
     }
     vmaxset(vmax);
     return st;

@@ -650,3 +650,28 @@ test_that("max_time is kept inside a step: a Lanczos run past it stops, the fit 
     expect_gte(min_eig(cut$solution$Sigma), cut$floor * (1 - 1e-8))
   }
 })
+
+test_that("the floor's rank cap: exactly cap directions fit, cap + 1 is an error naming it", {
+  # lambda = 0: the answer is S with its eigenvalues raised to the floor, the
+  # dual eps - ev over the 41 eigenvalues below it (distinct, p = 100: the
+  # Lanczos path, k doubling 2, 4, ..., 32, then cap + 1)
+  set.seed(5)
+  p <- 100
+  Q <- qr.Q(qr(matrix(rnorm(p * p), p)))
+  ev <- c(seq(0.001, 0.008, length.out = 41), seq(1, 3, length.out = 59))
+  S <- Q %*% (ev * t(Q)); S <- (S + t(S)) / 2
+  eps <- 0.01
+  run <- function(cap) {
+    spec <- list(problem = "covariance", method = "dual_apg", S = S, lowrank = FALSE,
+                 lambda = 0, gamma = 0, floor = eps, inner_tol = 1e-7, max_inner = 500L,
+                 gap_goal = 1e-6, max_rank = as.integer(cap))
+    suppressWarnings(stochcg:::cg_run(spec, stochcg:::as_control(cg_control()),
+                                      "sparse_covariance", NULL, stochcg:::wall_clock()))
+  }
+  ok <- run(41)
+  expect_identical(ok$status, "converged")
+  expect_equal(sort(ok$solution$dual_d), sort(eps - ev[1:41]), tolerance = 1e-8)
+  over <- run(40)
+  expect_identical(over$status, "error")
+  expect_match(over$message, "the floor is active in more than 40 directions", fixed = TRUE)
+})
