@@ -4,7 +4,10 @@
 #'   `NULL` (the default): the method's own default, 1000, or \eqn{10^5}
 #'   for [sparse_regression()]'s `"pfw"`, whose steps cost \eqn{O(p)}.
 #' @param max_time Maximum solver time in seconds (time spent on trace-only
-#'   evaluations is not counted). `Inf` for no limit.
+#'   evaluations is not counted). `Inf` for no limit. Checked between
+#'   iterations, and for [sparse_covariance()], whose one step can be many
+#'   Lanczos runs, inside them too: a step cut there is dropped, the fit
+#'   keeps (and certifies) the last complete iterate.
 #' @param tol Stopping tolerance on the duality gap (an upper bound on the
 #'   objective's distance to the optimum of the stated problem), relative to
 #'   `|objective|`, or to a thousandth of the objective at the start (the

@@ -153,6 +153,7 @@ static SEXP solve_body(void *data)
 static void solve_cleanup(void *data)
 {
     cg_interrupt_polling(((solve_call *) data)->polling);
+    cg_kernel_deadline(R_PosInf);
     PutRNGstate();
 }
 

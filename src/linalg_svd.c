@@ -26,7 +26,8 @@ static eigs_sym_c_funtype spectra_eigs_sym(void)
 
 /* RSpectra through a guard. Each product is checked for non-finite values
  * and, during a solve, Ctrl-C is polled (at most every 50 ms). On either the
- * guard records why and returns zeros from then on: a zero operator makes
+ * guard records why and returns zeros from then on (also once past the run's
+ * time limit, when the solver set one: cg_kernel_deadline): a zero operator makes
  * the Lanczos run end at its next convergence test, and the status, not a
  * longjmp through RSpectra's C++, takes the news up to the solver. The call
  * itself runs under cg_try: an R error raised by RSpectra (it reports its
@@ -44,6 +45,7 @@ static void guarded_op(const double *x, double *y, int n, void *data)
         c->op(x, y, n, c->data);
         if (!cg_all_finite(y, (size_t) n)) c->status = CG_ERR_NONFINITE;
         else if (cg_interrupt_poll()) c->status = CG_ERR_INTERRUPT;
+        else if (cg_kernel_past_deadline()) c->status = CG_ERR_TIMEOUT;
     }
     if (c->status != CG_OK) memset(y, 0, (size_t) n * sizeof(double));
 }
@@ -361,7 +363,7 @@ int cg_extreme_value_tol(cg_linop *A, int which, int hint, double tol, double *v
 /* Every eigenpair of the symmetric A beyond `thresh` (below it for which =
  * -1, above for +1), for projections onto the PSD cone whose rank is not
  * known in advance. Lanczos for the k outermost pairs, k doubling from
- * khint until the k-th is no longer beyond; the small end of a covariance
+ * khint (up to cap + 1) until the k-th is no longer beyond; the small end of a covariance
  * spectrum clusters, so a subspace that does not converge is widened
  * (eigs_lanczos_widening) before giving up; LAPACK (values in range) on a
  * dense copy for small n or once 2k >= n. Returns CG_OK with *found pairs
@@ -411,8 +413,9 @@ int cg_eigs_beyond(cg_linop *A, int which, double thresh, int khint, double tol,
             *found = m;
             break;
         }
-        if (k >= cap) { st = CG_ERR_DOMAIN; break; }
-        k *= 2;
+        if (k > cap) { st = CG_ERR_DOMAIN; break; }     /* cap + 1 all beyond */
+        /* doubling, but never past cap + 1 pairs: they decide "more than cap" */
+        k = 2 * k > cap + 1 ? cap + 1 : 2 * k;
     }
     vmaxset(vmax);
     return st;

@@ -56,6 +56,11 @@ typedef struct {            /* symmetric sparse matrix, both triangles */
     size_t cap;
 } csc;
 
+typedef struct {            /* soft_pass screening (see there) */
+    int r;
+    double *vt, *s, *w;     /* V' (r x p), s_i, d o V[j, ] (r); capacity 2 cap */
+} screen;
+
 typedef struct {
     int p, lowrank, cap;
     const double *S;
@@ -75,6 +80,7 @@ typedef struct {
     int have_R;                         /* R(Lambda) computed for Lambda, Lr */
     int fresh_L;                        /* L is the L step's for the current R */
     csc Rm, Rm2;                        /* R_f of the two previous R steps */
+    screen sc;                          /* soft_pass's screening buffers */
     double dm, dm2, tR;                 /* their diagonal raises; R momentum */
     int has_Rm;
     double passes;                      /* passes over S (epochs) */
@@ -249,27 +255,86 @@ static void op_init(cg_linop *A, cov_op *o, const cov *c)
 }
 
 /* --------------------------------------------------------------- passes */
+/* Screening for soft_pass when the target is S itself (no L): the entry
+ * a_ij = S_ij + A_ij of S + A, A = V diag(d) V', has |A_ij| <= s_i s_j with
+ * s_i^2 = sum_k |d_k| V_ik^2 (Cauchy-Schwarz), so soft_off(a_ij) is exactly
+ * 0 whenever |S_ij| + s_i s_j < lambda, and A_ij is needed only at the other
+ * entries (the "candidates"). At a penalty that makes the estimate sparse
+ * they are a few percent of the p^2, and their A_ij as dot products of
+ * rows of V cost r each, where the dgemm of a full pass costs p^2 r. A block
+ * of columns with more than a quarter candidates goes through dgemm. The
+ * margins make the skip exact in floating point: the dot product's rounding
+ * is below 1e-10 s_i s_j, and |S_ij| + |A_ij| below lambda (1 - 1e-12)
+ * cannot round above lambda. */
+static void screen_init(screen *sc, const symfac *A, int p)
+{
+    sc->r = A->r;
+    for (int i = 0; i < p; i++) {
+        double a = 0.0;
+        for (int k = 0; k < A->r; k++) {
+            const double v = A->v[i + (size_t) k * p];
+            sc->vt[k + (size_t) i * A->r] = v;
+            a += fabs(A->d[k]) * v * v;
+        }
+        sc->s[i] = sqrt(a);
+    }
+}
+
+static inline int screen_skip(const screen *sc, double sij, int i, int j, double lambda)
+{
+    return i != j && (fabs(sij) + sc->s[i] * sc->s[j] * (1.0 + 1e-10)) < lambda * (1.0 - 1e-12);
+}
+
 /* out = soft_off(S - Lf + A, lambda) in compressed columns, by blocks of
- * columns (the low-rank parts through dgemm); with stats, also the sums
- * ||G||^2, <G, S>, <G, T>, tr G and |R|_off for G = R - T, T = S - Lf. */
+ * columns (the low-rank parts through dgemm, or screened, see above); with
+ * stats, also the sums ||G||^2, <G, S>, <G, T>, tr G and |R|_off for
+ * G = R - T, T = S - Lf. */
 static void soft_pass(cov *c, const symfac *A, const symfac *Lf, csc *out, int stats)
 {
     const int p = c->p;
     double g2 = 0.0, gs = 0.0, gt = 0.0, trG = 0.0, l1 = 0.0;
     double *scratch = c->scratch;
     size_t nz = 0;
+    const int screened = !c->lowrank && Lf->r == 0 && A->r > 0;
+    screen sc = c->sc;
+    if (screened) screen_init(&sc, A, p);
     out->p[0] = 0;
     for (int j0 = 0; j0 < p; j0 += BLOCK) {
         const int nb = p - j0 < BLOCK ? p - j0 : BLOCK;
-        fac_columns(A, p, j0, nb, 1.0, c->block, 0, scratch);     /* A columns */
-        fac_columns(Lf, p, j0, nb, 1.0, c->block2, 0, scratch);   /* Lf columns */
+        int dense = !screened;
+        if (screened) {
+            size_t cand = 0;
+            for (int cc = 0; cc < nb; cc++) {
+                const int j = j0 + cc;
+                const double *sj = c->S + (size_t) j * p;
+                for (int i = 0; i < p; i++) cand += !screen_skip(&sc, sj[i], i, j, c->lambda);
+            }
+            dense = cand > (size_t) p * nb / 4;
+        }
+        if (dense) {
+            fac_columns(A, p, j0, nb, 1.0, c->block, 0, scratch);     /* A columns */
+            fac_columns(Lf, p, j0, nb, 1.0, c->block2, 0, scratch);   /* Lf columns */
+        }
         csc_reserve(out, nz, nz + (size_t) p * nb);
         for (int cc = 0; cc < nb; cc++) {
             const int j = j0 + cc;
             const double *sj = c->S + (size_t) j * p;
             const double *aj = c->block + (size_t) cc * p, *lj = c->block2 + (size_t) cc * p;
+            if (!dense)
+                for (int k = 0; k < sc.r; k++) sc.w[k] = A->d[k] * sc.vt[k + (size_t) j * sc.r];
             for (int i = 0; i < p; i++) {
-                const double t = sj[i] - lj[i], a = t + aj[i];
+                double t, a;
+                if (dense) { t = sj[i] - lj[i]; a = t + aj[i]; }
+                else {
+                    t = sj[i];
+                    if (screen_skip(&sc, t, i, j, c->lambda)) a = 0.0;
+                    else {
+                        const double *vi = sc.vt + (size_t) i * sc.r;
+                        double y = 0.0;
+                        for (int k = 0; k < sc.r; k++) y += vi[k] * sc.w[k];
+                        a = t + y;
+                    }
+                }
                 double r = a;
                 if (i != j) r = a > c->lambda ? a - c->lambda : a < -c->lambda ? a + c->lambda : 0.0;
                 if (r != 0.0) { out->i[nz] = i; out->x[nz] = r; nz++; }
@@ -337,7 +402,6 @@ static int dual_step(cov *c)
 static int certify_inner(cov *c)
 {
     soft_pass(c, &c->lam, &c->Lr, &c->R, 1);
-    c->have_R = 1;
     cg_linop A; cov_op o;
     const void *vmax = vmaxget();
     op_init(&A, &o, c);
@@ -352,6 +416,7 @@ static int certify_inner(cov *c)
         cg_fail_status(c->P, st, "the smallest eigenvalue of the estimate");
         return -1;
     }
+    c->have_R = 1;
     c->lmin = lmin;
     c->delta = lmin < c->eps ? c->eps - lmin : 0.0;
     const double d = c->delta, p = c->p;
@@ -429,10 +494,11 @@ static double csc_dot(const csc *A, double a, const csc *B, double b, int p)
 }
 
 /* ------------------------------------------------------ problem table */
+static int lowrank_step(cov *c);
+
 static int cv_split_step(cg_problem *P)
 {
     cov *c = (cov *) P->self;
-    const int p = c->p;
     if (!c->lowrank) {
         const int a = dual_step(c);
         if (a >= 0) c->have_R = 0;
@@ -444,6 +510,18 @@ static int cv_split_step(cg_problem *P)
      * prox = the floored sparse problem with target S - L(Y), by the dual
      * solver warm started (without momentum this is alternating minimization) */
     if (!c->have_R && certify_inner(c) < 0) return -1;
+    if (lowrank_step(c) < 0) {
+        /* (cut at the time limit, or failed) R, L may be half updated:
+         * the final evaluation recomputes both from the dual */
+        c->have_R = 0; c->fresh_L = 0;
+        return -1;
+    }
+    return c->Lr.r;
+}
+
+static int lowrank_step(cov *c)
+{
+    const int p = c->p;
     const double tn = (1.0 + sqrt(1.0 + 4.0 * c->tR * c->tR)) / 2.0;
     const double beta = c->has_Rm ? (c->tR - 1.0) / tn : 0.0;
     if (l_step(c, 1.0 + beta, &c->R, c->delta, -beta, &c->Rm, c->dm, &c->Lr) < 0) return -1;
@@ -462,7 +540,7 @@ static int cv_split_step(cg_problem *P)
     if (had && beta > 0.0)
         ip += -beta * csc_dot(Rm, dm, R1, d1, p) + beta * csc_dot(Rm, dm, R0, d0, p);
     if (ip > 0.0) { c->tR = 1.0; c->restarts++; } else c->tR = tn;
-    return c->Lr.r;
+    return 0;
 }
 
 /* objective of the stated problem at the primal point and its duality gap */
@@ -584,6 +662,11 @@ int cg_problem_covariance(cg_problem *P, SEXP spec)
     c->outer_rel_gap = 1.0;
     c->block = cg_zeros((size_t) p * BLOCK); c->block2 = cg_zeros((size_t) p * BLOCK);
     c->scratch = cg_zeros((size_t) 2 * c->cap * BLOCK + 1);
+    if (!c->lowrank) {                  /* (screening needs L = 0) */
+        c->sc.vt = (double *) R_alloc((size_t) 2 * c->cap * p, sizeof(double));
+        c->sc.s = (double *) R_alloc((size_t) p, sizeof(double));
+        c->sc.w = (double *) R_alloc((size_t) 2 * c->cap, sizeof(double));
+    }
     c->R.p = (int *) R_alloc((size_t) p + 1, sizeof(int));
     c->W.p = (int *) R_alloc((size_t) p + 1, sizeof(int));
     csc_reserve(&c->R, 0, (size_t) 4 * p + BLOCK * (size_t) p);
@@ -600,6 +683,7 @@ int cg_problem_covariance(cg_problem *P, SEXP spec)
     P->evaluate = cv_evaluate; P->epoch = cv_epoch; P->n_matvec = cv_n_matvec;
     P->split = c->lowrank ? &covariance_apg : &covariance_dual_apg;
     P->svd_rank = 0;
+    P->timed_steps = 1;        /* (a step is up to hundreds of Lanczos runs) */
     return CG_OK;
 }
 

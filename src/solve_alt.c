@@ -35,7 +35,11 @@ int cg_solve_split(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl
     int stop = cg_run_start(&r, P, ctl, tr), t = 0;
     while (stop < 0 && t < ctl->max_iter) {
         r.n_grad += P->split->gradient(P, CG_BATCH_FULL);
+        /* a step of many Lanczos runs may be cut at the time limit */
+        if (P->timed_steps && R_FINITE(ctl->max_time))
+            cg_kernel_deadline(cg_clock() + ctl->max_time - cg_run_elapsed(&r));
         const int a = P->split->split_step(P);
+        cg_kernel_deadline(R_PosInf);
         if (a < 0) cg_fail(P, "the splitting step failed at iteration %d", t + 1);
         if ((stop = cg_run_failed(P)) >= 0) break;
         P->svd_rank = a;

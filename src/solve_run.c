@@ -139,6 +139,9 @@ void cg_fail_status(cg_problem *P, int status, const char *what)
     case CG_ERR_INTERRUPT:
         if (!P->stop) P->stop = CG_STOP_INTERRUPT;
         return;
+    case CG_ERR_TIMEOUT:                 /* the run's time limit, not a failure */
+        if (!P->stop) P->stop = CG_STOP_TIME;
+        return;
     case CG_ERR_NONFINITE:
         cg_fail(P, "%s met non-finite values (NA, NaN or Inf): the gradient "
                 CG_OVERFLOW_HINT, what);

@@ -34,7 +34,9 @@
 enum { CG_OK = 0, CG_ERR_SVD = 1, CG_ERR_LAPACK = 2, CG_ERR_DOMAIN = 3,
        CG_ERR_NONFINITE = 4,   /* NA/NaN/Inf in a kernel's input or products */
        CG_ERR_INTERRUPT = 5,   /* Ctrl-C seen inside a kernel (solves only) */
-       CG_ERR_R = 6 };         /* an R error inside R code called back (cg_try) */
+       CG_ERR_R = 6,           /* an R error inside R code called back (cg_try) */
+       CG_ERR_TIMEOUT = 7 };   /* a Lanczos run cut at the run's time limit
+                                  (cg_kernel_deadline; problems that opt in) */
 
 /* ------------------------------------------------------- linear operators */
 /* A matrix-free m x n operator: the only way oracles see a matrix gradient. */
@@ -231,6 +233,12 @@ SEXP   cg_try(SEXP (*body)(void *), void *data, int *caught);
  * off and returns the previous setting. */
 int    cg_interrupt_poll(void);
 int    cg_interrupt_polling(int on);
+/* The run's time limit inside long kernels: while a deadline (cg_clock()
+ * time) is set, a Lanczos run (RSpectra) past it stops at its next product
+ * with CG_ERR_TIMEOUT. Set by cg_solve_split around the iteration of a
+ * problem with timed_steps (evaluations are never cut); R_PosInf clears it. */
+void   cg_kernel_deadline(double when);
+int    cg_kernel_past_deadline(void);
 void   cg_progress(const cg_control *ctl, double *last, int iter, double time,
                    double obj, int eval_iter, int final);
 
@@ -480,6 +488,10 @@ struct cg_problem {
     double *x;
     size_t dim;
     int    svd_rank;          /* rank of the last SVD done in an iteration */
+    /* nonzero: the split step's kernels may be cut at the run's time limit
+     * (CG_ERR_TIMEOUT, recorded by cg_fail_status as a max_time stop); the
+     * problem then keeps its last complete iterate */
+    int    timed_steps;
     /* The run's first failure (cg_fail, cg_fail_status): CG_STOP_ERROR with
      * its reason in `failure`, or CG_STOP_INTERRUPT; 0 while none. Problems
      * record it where they detect it, solvers stop at their next check and

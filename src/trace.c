@@ -153,6 +153,20 @@ int cg_interrupt_polling(int on)
     return old;
 }
 
+static int has_deadline = 0;
+static double kernel_deadline = 0.0;
+
+void cg_kernel_deadline(double when)
+{
+    has_deadline = R_FINITE(when);
+    kernel_deadline = when;
+}
+
+int cg_kernel_past_deadline(void)
+{
+    return has_deadline && cg_clock() > kernel_deadline;
+}
+
 int cg_interrupt_poll(void)
 {
     if (!polling) return 0;

@@ -598,3 +598,80 @@ test_that("sparse: a warm start across a change of components gives the cold fit
                1e-6 * max(abs(S)))
   }
 })
+
+test_that("sparse: the screened soft-threshold pass (floor binding, few candidates) matches the reference", {
+  # AR(1) rows, lambda well above most |S_ij| and a floor that binds: the
+  # pass computes (S + Lambda)_ij only where |S_ij| + s_i s_j >= lambda
+  # (s_i^2 = sum_k |d_k| V_ik^2 of the dual V diag(d) V'), skipping the
+  # others as exact zeros; here most entries are skipped
+  set.seed(11)
+  n <- 200; p <- 80
+  X <- matrix(rnorm(n * p), n) %*% chol(toeplitz(0.85^(0:(p - 1))))
+  S <- cov(X); lambda <- 0.45; eps <- 0.6
+  fit <- sparse_covariance(X, lambda, floor = eps, control = tight)
+  expect_true(fit$converged)
+  # the case is what it claims: the floor binds, one component, and the
+  # screen keeps under a quarter of the entries (the screened branch)
+  expect_gt(fit$dual_rank, 0L)
+  V <- fit$warm$dual_v; d <- fit$warm$dual_d
+  s <- sqrt(rowSums(sweep(V^2, 2L, abs(d), `*`)))
+  expect_lt(mean(abs(S) + outer(s, s) >= lambda), 0.25)
+  ref <- ref_pd_sparse_cov(S, lambda, eps)
+  expect_equal(min_eig(ref$Sigma), eps, tolerance = 1e-9)
+  expect_lte(max(abs(dense(fit$solution$Sigma) - ref$Sigma)), 1e-6 * max(abs(S)))
+  expect_equal(fit$objective, ref$objective, tolerance = 1e-8)
+  expect_gte(fit$gap, fit$objective - ref$objective - 1e-12 * max(1, ref$objective))
+  expect_gte(fit$min_eigen, eps * (1 - 1e-12))
+})
+
+test_that("max_time is kept inside a step: a Lanczos run past it stops, the fit is certified", {
+  # a time limit already spent when the first step starts: without the
+  # deadline inside the eigen-solves the first step (its Lanczos runs) would
+  # complete (iterations 1); with it the step is cut at its first product
+  set.seed(3)
+  n <- 20; p <- 120
+  X <- matrix(rnorm(n * p), n); X[, 2:p] <- X[, 2:p] + 0.9 * X[, 1]
+  for (structure in c("sparse", "lowrank+sparse")) {
+    gamma <- if (structure == "sparse") NULL else 5
+    full <- sparse_covariance(X, 0.3, structure, gamma = gamma)
+    expect_true(full$converged, info = structure)
+    expect_gt(full$iterations, 0L)
+    cut <- sparse_covariance(X, 0.3, structure, gamma = gamma,
+                             control = cg_control(max_time = 1e-6))
+    expect_identical(cut$status, "max_time", info = structure)
+    expect_false(cut$converged)
+    expect_identical(cut$iterations, 0L, info = structure)
+    expect_match(cut$message, "reached max_time", fixed = TRUE)   # not an error
+    # the start point, certified: finite objective and gap bounding its
+    # distance to the optimum, positive definite above the floor
+    expect_true(is.finite(cut$objective) && is.finite(cut$gap))
+    expect_gte(cut$gap, cut$objective - full$objective - 1e-8 * abs(full$objective))
+    expect_gte(cut$min_eigen, cut$floor * (1 - 1e-12))
+    expect_gte(min_eig(cut$solution$Sigma), cut$floor * (1 - 1e-8))
+  }
+})
+
+test_that("the floor's rank cap: exactly cap directions fit, cap + 1 is an error naming it", {
+  # lambda = 0: the answer is S with its eigenvalues raised to the floor, the
+  # dual eps - ev over the 41 eigenvalues below it (distinct, p = 100: the
+  # Lanczos path, k doubling 2, 4, ..., 32, then cap + 1)
+  set.seed(5)
+  p <- 100
+  Q <- qr.Q(qr(matrix(rnorm(p * p), p)))
+  ev <- c(seq(0.001, 0.008, length.out = 41), seq(1, 3, length.out = 59))
+  S <- Q %*% (ev * t(Q)); S <- (S + t(S)) / 2
+  eps <- 0.01
+  run <- function(cap) {
+    spec <- list(problem = "covariance", method = "dual_apg", S = S, lowrank = FALSE,
+                 lambda = 0, gamma = 0, floor = eps, inner_tol = 1e-7, max_inner = 500L,
+                 gap_goal = 1e-6, max_rank = as.integer(cap))
+    suppressWarnings(stochcg:::cg_run(spec, stochcg:::as_control(cg_control()),
+                                      "sparse_covariance", NULL, stochcg:::wall_clock()))
+  }
+  ok <- run(41)
+  expect_identical(ok$status, "converged")
+  expect_equal(sort(ok$solution$dual_d), sort(eps - ev[1:41]), tolerance = 1e-8)
+  over <- run(40)
+  expect_identical(over$status, "error")
+  expect_match(over$message, "the floor is active in more than 40 directions", fixed = TRUE)
+})
