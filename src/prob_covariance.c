@@ -595,7 +595,10 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
      * shrinks only linearly; short of the goal, (b) W = G' + t I with
      * G' = R(Lambda) - S + Lr, exact on the sparse side, t from
      * lambda_min(G') by Lanczos (about rank(L) values cluster at -gamma) */
-    if (*gap > c->gap_goal * fmax(fabs(*obj), DBL_MIN)) {
+    /* a negative gap from (a) means rounding broke its dual point (its
+     * factors nearly cancel: seen under valgrind's arithmetic): (b) alone */
+    const int a_failed = *gap < 0.0;
+    if (a_failed || *gap > c->gap_goal * fmax(fabs(*obj), DBL_MIN)) {
         cg_linop A; cov_op o;
         const void *vmax = vmaxget();
         op_init(&A, &o, c);
@@ -607,7 +610,7 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
         t = -c->gamma - lmin > 0.0 ? -c->gamma - lmin : 0.0;
         dual = -0.5 * (c->g2 + 2.0 * t * c->trG + p * t * t) - (c->gs + t * c->trS)
                + c->eps * (c->trG + p * t);
-        if (*obj - dual < *gap) *gap = *obj - dual;
+        if (a_failed || *obj - dual < *gap) *gap = *obj - dual;
     }
     c->outer_rel_gap = *gap / fmax(fabs(*obj), DBL_MIN);
 }
