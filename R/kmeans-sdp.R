@@ -192,28 +192,28 @@ row_batch <- function(batch, m) {
   as.integer(min(batch, .Machine$integer.max))
 }
 
-# beta0 in normalized units: a positive number, or "auto" (issue 11; the
-# numbers in inst/bench/sdp_beta0.R and its results), from g = pull(), the
-# norm of the constraint gradient A'(A W1 - proj_K(A W1)) at W1, the vertex
-# the objective alone picks (how hard the constraints pull against the
-# unit-norm cost at the start). The best beta0 on a grid fell with g for the
-# smoothing methods, from 0.3 (MaxCut, g = 0.72) to 0.1 (k-means, g = 0.47)
-# to 0.003 (sparsest cut, g = 0.04), and rose for cgal (0.1, 1, 10), whose
-# beta0 scales the penalty instead: c g^1.5 with c = 0.35 fits hsagcgm_v1
-# within a factor 1.6 of the best error on those, shared by hsagcgm_v2 and
-# hspider (the same smoothing schedule), c = 0.18 for h1sfw (its slower
-# schedule); cgal 0.09 / g^2 within [1, 100]. (1, SketchyCGAL's advice for
-# normalized problems, was cgal's "auto" before: 9 to 17 times the best
-# error on the sparsest cuts, whose small g the rule now follows; below 1
-# the fit of 0.09 / g^2 to k-means was poor, 6 times the best error on a
-# held-out iris sample, so k-means and MaxCut keep 1.) `pull` is called
-# only for "auto".
+# beta0 in normalized units: a positive number, or "auto" (issue 11;
+# inst/bench/sdp_beta0.R and its results), from g = pull(), the norm of the
+# constraint gradient A'(A W1 - proj_K(A W1)) at W1, the vertex the
+# objective alone picks (how hard the constraints pull against the
+# unit-norm cost at the start). The best beta0 on a grid falls with g for
+# the smoothing methods (g ~ 0.7 MaxCut, 0.47 k-means, 0.04-0.08 sparsest
+# cut) and rises for cgal, whose beta0 scales the penalty instead. The
+# rules c g^p below (beta0_rules) were fitted to the error of 8 problems,
+# the median over the last 20% of 1000 iterations, mean of 3 seeds (the
+# last iterate alone swings by a factor 5 between neighbouring beta0), and
+# checked on problems held out of the fit. cgal: 0.09 / g^2 within [1, 100]
+# (1, SketchyCGAL's advice for normalized problems, unless the pull is weak,
+# as in the sparsest cut). `pull` is called only for "auto".
+beta0_rules <- list(hsagcgm_v1 = c(c = 0.4, p = 1.6), hsagcgm_v2 = c(c = 4.5, p = 2.4),
+                    h1sfw = c(c = 0.32, p = 1.8), hspider = c(c = 0.5, p = 1))
 check_beta0 <- function(beta0, method = "cgal", pull = function() 1) {
   if (identical(beta0, "auto")) {
     g <- pull()
     if (!is.finite(g) || g <= 0) return(1)      # no constraint pulls: beta0 is moot
     if (method == "cgal") return(min(100, max(1, 0.09 / g^2)))
-    return((if (method == "h1sfw") 0.18 else 0.35) * g^1.5)
+    rule <- beta0_rules[[method]]
+    return(unname(rule["c"] * g^rule["p"]))
   }
   if (!is.numeric(beta0) || length(beta0) != 1L || !is.finite(beta0) || beta0 <= 0)
     stop_arg("beta0", "must be \"auto\" or a positive number")

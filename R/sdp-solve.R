@@ -204,9 +204,15 @@ operator_norm <- function(A) {
 # X (symmetric psd up to rounding) as a lowrank u diag(d) u'
 psd_factors <- function(X) {
   n <- nrow(X)
-  e <- if (n <= 1000L) eigen(X, symmetric = TRUE) else
-    RSpectra::eigs_sym(X, min(50L, n - 1L), which = "LA")
-  keep <- e$values > 1e-8 * max(e$values[1L], 0)
+  k <- 50L
+  repeat {         # top-k eigenpairs, k doubled until the rank is covered
+    e <- if (n <= 1000L || 2L * k >= n) eigen(X, symmetric = TRUE) else
+      RSpectra::eigs_sym(X, k, which = "LA")
+    tol <- 1e-8 * max(e$values[1L], 0)
+    if (length(e$values) == n || e$values[k] <= tol) break
+    k <- 2L * k
+  }
+  keep <- e$values > tol
   lowrank(e$vectors[, keep, drop = FALSE], e$values[keep], e$vectors[, keep, drop = FALSE])
 }
 

@@ -12,13 +12,21 @@
 # R/kmeans-sdp.R); the "held_out" ones test it.
 #
 # Run from the repository root:  Rscript inst/bench/sdp_beta0.R
-# Environment: SDPBETA_ITERS (budget, default 1000), SDPBETA_OUT (csv path).
+# Environment: SDPBETA_ITERS (budget, default 1000), SDPBETA_OUT (csv path),
+# SDPBETA_METHODS, SDPBETA_PROBLEMS, SDPBETA_LOG10GRID (comma-separated subsets).
 suppressPackageStartupMessages(library(stochcg))
 source("tests/testthat/helper-sdp.R")            # ref_kmeans_rcsdp()
 iters <- as.integer(Sys.getenv("SDPBETA_ITERS", "1000"))
-out <- Sys.getenv("SDPBETA_OUT", "inst/bench/results/sdp_beta0.csv")
-methods <- c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1sfw", "hspider")
-grid <- 10^seq(-3, 2, by = 0.5)
+out <- Sys.getenv("SDPBETA_OUT", "inst/extdata/sdp_beta0.csv")   # read by the homotopy-sdp vignette
+env_list <- function(name, default) {
+  v <- Sys.getenv(name, "")
+  if (nzchar(v)) strsplit(v, ",")[[1]] else default
+}
+methods <- env_list("SDPBETA_METHODS", c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1sfw", "hspider"))
+grid <- 10^as.numeric(env_list("SDPBETA_LOG10GRID", seq(-3, 2, by = 0.5)))
+keep <- env_list("SDPBETA_PROBLEMS", NULL)        # NULL: every problem
+seeds <- as.integer(env_list("SDPBETA_SEEDS", 1:3))
+ctl <- cg_control(max_iter = iters, tol = 0, eval_every = max(1L, iters %/% 100L))
 
 ref_maxcut_rcsdp <- function(C) {          # min <C, X> s.t. diag X = 1, X psd
   n <- nrow(C)
@@ -35,13 +43,13 @@ set.seed(30); xi <- as.matrix(iris[sample(150, 30), 1:4])
 problems$kmeans_iris <- list(
   fstar = ref_kmeans_rcsdp(as.matrix(dist(xi))^2, 3)$value, scale = sqrt(30),
   run = function(method, beta0) kmeans_sdp(xi, 3, method = method, beta0 = beta0,
-                                           control = cg_control(max_iter = iters, tol = 0)))
+                                           control = ctl))
 set.seed(1); lab <- rep(1:3, each = 10)
 xp <- rbind(c(0, 0), c(8, 0), c(0, 8))[lab, ] + matrix(rnorm(60), 30)
 problems$kmeans_planted <- list(
   fstar = ref_kmeans_rcsdp(as.matrix(dist(xp))^2, 3)$value, scale = sqrt(30),
   run = function(method, beta0) kmeans_sdp(xp, 3, method = method, beta0 = beta0,
-                                           control = cg_control(max_iter = iters, tol = 0)))
+                                           control = ctl))
 set.seed(3); n <- 20
 Ad <- matrix(rbinom(n * n, 1, 0.3), n); Ad[lower.tri(Ad, TRUE)] <- 0; Ad <- Ad + t(Ad)
 Cm <- -(diag(rowSums(Ad)) - Ad) / 4                       # MaxCut: min <-L/4, X>
@@ -49,8 +57,8 @@ Ediag <- lapply(seq_len(n), function(i) { M <- matrix(0, n, n); M[i, i] <- 1; M 
 problems$maxcut_sdp_solve <- list(
   fstar = ref_maxcut_rcsdp(Cm), scale = sqrt(n),
   run = function(method, beta0) sdp_solve(Cm, Ediag, rep(1, n), trace_bound = n, method = method,
-                                          beta0 = beta0, control = cg_control(max_iter = iters, tol = 0)))
-if (requireNamespace("igraph", quietly = TRUE)) {
+                                          beta0 = beta0, control = ctl))
+if (requireNamespace("igraph", quietly = TRUE) && (is.null(keep) || "cut_karate" %in% keep)) {
   karate <- igraph::make_graph("Zachary")
   # beta0 = 1: its certificate was the tighter (lower bound 15.9446, against
   # 15.933 with "auto")
@@ -60,49 +68,76 @@ if (requireNamespace("igraph", quietly = TRUE)) {
   problems$cut_karate <- list(
     fstar = long$objective, scale = 34^2 / 2,
     run = function(method, beta0) sparsest_cut_sdp(karate, method = method, beta0 = beta0,
-                                                   control = cg_control(max_iter = iters, tol = 0)))
+                                                   control = ctl))
 }
 
 set.seed(31); xh <- as.matrix(iris[sample(150, 40), 1:4])
-problems$held_out_kmeans_iris40 <- list(
+problems$kmeans_iris40 <- list(
   fstar = ref_kmeans_rcsdp(as.matrix(dist(xh))^2, 3)$value, scale = sqrt(40),
   run = function(method, beta0) kmeans_sdp(xh, 3, method = method, beta0 = beta0,
-                                           control = cg_control(max_iter = iters, tol = 0)))
+                                           control = ctl))
 set.seed(4); n2 <- 25
 A2 <- matrix(rbinom(n2 * n2, 1, 0.2), n2); A2[lower.tri(A2, TRUE)] <- 0; A2 <- A2 + t(A2)
 C2 <- -(diag(rowSums(A2)) - A2) / 4
 E2 <- lapply(seq_len(n2), function(i) { M <- matrix(0, n2, n2); M[i, i] <- 1; M })
-problems$held_out_maxcut25 <- list(
+problems$maxcut25 <- list(
   fstar = ref_maxcut_rcsdp(C2), scale = sqrt(n2),
   run = function(method, beta0) sdp_solve(C2, E2, rep(1, n2), trace_bound = n2, method = method,
-                                          beta0 = beta0, control = cg_control(max_iter = iters, tol = 0)))
+                                          beta0 = beta0, control = ctl))
 if (requireNamespace("igraph", quietly = TRUE)) {
   for (gname in c("Krackhardt_Kite", "Frucht")) local({
     Ag <- as.matrix(igraph::as_adjacency_matrix(igraph::make_graph(gname), sparse = FALSE))
-    problems[[paste0("held_out_cut_", gname)]] <<- list(
+    problems[[paste0("cut_", gname)]] <<- list(
       fstar = ref_cut_rcsdp(Ag)$value, scale = nrow(Ag)^2 / 2,
       run = function(method, beta0) sparsest_cut_sdp(Ag, method = method, beta0 = beta0,
-                                                     control = cg_control(max_iter = iters, tol = 0)))
+                                                     control = ctl))
   })
 }
 
+# held out of the fit of the "auto" rules: one new problem per class
+set.seed(32); xf <- scale(as.matrix(faithful))[sample(nrow(faithful), 40), ]
+problems$held_out_kmeans_faithful40 <- list(
+  fstar = ref_kmeans_rcsdp(as.matrix(dist(xf))^2, 2)$value, scale = sqrt(40),
+  run = function(method, beta0) kmeans_sdp(xf, 2, method = method, beta0 = beta0, control = ctl))
+set.seed(5); n3 <- 30
+A3 <- matrix(rbinom(n3 * n3, 1, 0.15), n3); A3[lower.tri(A3, TRUE)] <- 0; A3 <- A3 + t(A3)
+C3 <- -(diag(rowSums(A3)) - A3) / 4
+E3 <- lapply(seq_len(n3), function(i) { M <- matrix(0, n3, n3); M[i, i] <- 1; M })
+problems$held_out_maxcut30 <- list(
+  fstar = ref_maxcut_rcsdp(C3), scale = sqrt(n3),
+  run = function(method, beta0) sdp_solve(C3, E3, rep(1, n3), trace_bound = n3, method = method,
+                                          beta0 = beta0, control = ctl))
+if (requireNamespace("igraph", quietly = TRUE)) {
+  Ah <- as.matrix(igraph::as_adjacency_matrix(igraph::make_graph("Heawood"), sparse = FALSE))
+  problems$held_out_cut_Heawood <- list(
+    fstar = ref_cut_rcsdp(Ah)$value, scale = nrow(Ah)^2 / 2,
+    run = function(method, beta0) sparsest_cut_sdp(Ah, method = method, beta0 = beta0, control = ctl))
+}
+
 rows <- list()
-for (p in names(problems)) {
+for (p in if (is.null(keep)) names(problems) else intersect(names(problems), keep)) {
   pr <- problems[[p]]
-  for (m in methods) for (b in c(grid, NA)) {
-    set.seed(1)
+  for (m in methods) for (b in c(grid, NA)) for (sd in if (m == "cgal") seeds[1] else seeds) {
+    set.seed(sd)
     fit <- pr$run(m, if (is.na(b)) "auto" else b)
+    tr <- fit$trace
+    tail_err <- with(tr[tr$iter > 0.8 * iters, ],
+                     abs(objective - pr$fstar) / abs(pr$fstar) + infeasibility / pr$scale)
     rows[[length(rows) + 1]] <- data.frame(
-      problem = p, method = m, beta0 = if (is.na(b)) "auto" else format(b, digits = 3),
+      problem = p, method = m, seed = sd, beta0 = if (is.na(b)) "auto" else format(b, digits = 3),
       beta0_used = fit$beta0,
       resid = abs(fit$objective - pr$fstar) / abs(pr$fstar),
-      infeas = fit$infeasibility / pr$scale, seconds = fit$time)
+      infeas = fit$infeasibility / pr$scale, seconds = fit$time,
+      err_tail = stats::median(tail_err))
   }
 }
 res <- do.call(rbind, rows)
-res$err <- res$resid + res$infeas
+res$err_last <- res$resid + res$infeas
+res$err <- res$err_tail
 write.csv(res, out, row.names = FALSE)
-summ <- do.call(rbind, lapply(split(res, list(res$problem, res$method), drop = TRUE), function(d) {
+# per problem, method and beta0: the mean over seeds (cgal is deterministic)
+agg <- aggregate(cbind(err, err_last, beta0_used) ~ problem + method + beta0, res, mean)
+summ <- do.call(rbind, lapply(split(agg, list(agg$problem, agg$method), drop = TRUE), function(d) {
   g <- d[d$beta0 != "auto", ]; a <- d[d$beta0 == "auto", ]
   data.frame(problem = d$problem[1], method = d$method[1], best_beta0 = g$beta0[which.min(g$err)],
              auto_beta0 = signif(a$beta0_used, 3),
@@ -110,3 +145,7 @@ summ <- do.call(rbind, lapply(split(res, list(res$problem, res$method), drop = T
              ratio = signif(a$err / min(g$err), 3), within_2 = a$err <= 2 * min(g$err))
 }))
 print(summ, row.names = FALSE)
+cat(sprintf("within a factor 2 of the grid's best: %s\n",
+            paste(sprintf("%s %d/%d", names(table(summ$method)),
+                          tapply(summ$within_2, summ$method, sum), table(summ$method)),
+                  collapse = ", ")))

@@ -139,10 +139,11 @@ test_that("beta0 = \"auto\": the pull rule, by method", {
   ctl <- cg_control(max_iter = 5)
   fro <- sqrt(8 * 49 + 8 * 7)                      # ||n I - J||_F, n = 8
   expect_equal(sparsest_cut_sdp(A, control = ctl)$beta0, 0.09 / (8 / (4 * fro))^2)
-  expect_equal(sparsest_cut_sdp(A, method = "hsagcgm_v1", control = ctl)$beta0,
-               0.35 * (8 / (4 * fro))^1.5)
-  expect_equal(sparsest_cut_sdp(A, method = "h1sfw", control = ctl)$beta0,
-               0.18 * (8 / (4 * fro))^1.5)
+  g <- 8 / (4 * fro)
+  expect_equal(sparsest_cut_sdp(A, method = "hsagcgm_v1", control = ctl)$beta0, 0.4 * g^1.6)
+  expect_equal(sparsest_cut_sdp(A, method = "hsagcgm_v2", control = ctl)$beta0, 4.5 * g^2.4)
+  expect_equal(sparsest_cut_sdp(A, method = "h1sfw", control = ctl)$beta0, 0.32 * g^1.8)
+  expect_equal(sparsest_cut_sdp(A, method = "hspider", control = ctl)$beta0, 0.5 * g)
   expect_equal(sparsest_cut_sdp(A, method = "hspider", beta0 = 2, control = ctl)$beta0, 2)
   # cgal: at least 1 (the k-means and MaxCut pulls are large); none: moot (1)
   expect_equal(kmeans_sdp(matrix(c(1:6, 2, 1, 4, 3, 6, 5), 6), 2, control = ctl)$beta0, 1)

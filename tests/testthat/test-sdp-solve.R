@@ -118,3 +118,15 @@ test_that("infeasible constraints are certified: status \"infeasible\" with a wa
   expect_silent(f2 <- sdp_solve(diag(3), list(diag(3)), 1, trace_bound = 1))
   expect_false(identical(f2$status, "infeasible"))
 })
+
+test_that("the solution's eigen-factors keep every eigenvalue above 1e-8 of the top one, n > 1000", {
+  # psd_factors() takes the top eigenpairs by Lanczos beyond n = 1000,
+  # doubling k from 50 while the last one is still above the cut
+  set.seed(7)
+  n <- 1001; r <- 70
+  U <- qr.Q(qr(matrix(rnorm(n * r), n)))
+  d <- seq(2, 1, length.out = r)
+  lr <- stochcg:::psd_factors(U %*% (d * t(U)))
+  expect_identical(ncol(lr$u), 70L)
+  expect_equal(sort(lr$d), sort(d), tolerance = 1e-8)
+})
