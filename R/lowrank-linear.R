@@ -31,6 +31,9 @@
 #'   (dense or sparse), or a sparse (or dense) \eqn{n \times md} matrix whose
 #'   row \eqn{i} is \eqn{\mathrm{vec}(A_i)} (column-major).
 #' @param b Right-hand sides, length \eqn{n}.
+#' @param set `"nuclear"` (the nuclear-norm ball) or `"psd"` (positive
+#'   semidefinite matrices of trace at most `radius`; the constraint
+#'   matrices must then be square, \eqn{m = d}).
 #' @inheritParams lowrank_sparse
 #' @returns A fit of class `c("lowrank_constrained_fit", "cg_fit")`.
 #' @examples
@@ -112,6 +115,9 @@ lowrank_constrained <- function(M, A, b, radius, set = c("nuclear", "psd"),
 #' @param b Measurements, length \eqn{N}.
 #' @param lambda1,lambda2 Elastic-net weights (non-negative).
 #' @param dims `c(m, d)` when `A` is a matrix of vectorizations.
+#' @param set `"nuclear"` (the nuclear-norm ball) or `"psd"` (positive
+#'   semidefinite matrices of trace at most `radius`; the measured matrix
+#'   must then be square, \eqn{m = d}).
 #' @param method `"fw"` (default), `"svrgcg"` (needs `lambda2 > 0`), `"scg"`
 #'   or `"scgs"`.
 #' @inheritParams lowrank_sparse

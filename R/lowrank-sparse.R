@@ -168,6 +168,12 @@ lowrank_sparse <- function(M, lambda, radius, set = c("nuclear", "psd"),
 #' @returns An object of class `cg_sampler`.
 #' @examples
 #' s <- lowrank_sampler(diag(3), sigma = 5)
+#' str(s)
+#' # a fit that sees only noisy draws of diag(3): the estimate is close to it
+#' set.seed(1)
+#' fit <- lowrank_sparse(s, lambda = 0.1, radius = 3, set = "psd", batch = 50,
+#'                       control = cg_control(max_iter = 100))
+#' round(as.matrix(fit$solution$X), 2)
 #' @export
 lowrank_sampler <- function(M0, sigma) {
   M0 <- check_design(M0, "M0")
