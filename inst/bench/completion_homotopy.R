@@ -3,7 +3,7 @@
 # movies, 90/10 split, 1000 iid ratings per iteration as in the paper):
 #  1. long runs of hsagcgm and shcgm (`iters` iterations) at the paper's
 #     beta0 (10 for its loss sum (.)^2, i.e. 20 N for the package's loss
-#     sum (.)^2 / (2N)) and, for the box, at beta0 = "auto" (N): train and
+#     sum (.)^2 / (2N)) and, for the box, at beta0 = N (hsagcgm's "auto"): train and
 #     test RMSE and infeasibility every iters / 20 iterations, written to
 #     inst/extdata/completion_homotopy.csv (read by the vignette
 #     homotopy-completion);
@@ -45,10 +45,10 @@ parts <- Sys.getenv("COMPLETION_PARTS", "long,grid")
 
 # ---- 1. long runs
 if (grepl("long", parts)) {
-runs <- list(c("box", "paper"), c("box", "auto"), c("l1", "paper"))
+runs <- list(c("box", "paper"), c("box", "N"), c("l1", "paper"))
 long <- do.call(rbind, lapply(runs, function(r) do.call(rbind, lapply(c("hsagcgm", "shcgm"),
   function(m) {
-    f <- fit(m, r[1], if (r[2] == "paper") 20 * N else "auto", iters, iters / 20)
+    f <- fit(m, r[1], if (r[2] == "paper") 20 * N else N, iters, iters / 20)
     tr <- f$trace
     cat(sprintf("%-4s %-5s %-8s %6.1f it/s  final test RMSE %.4f\n", r[1], r[2], m,
                 iters / f$solver_time, tr$rmse_test[nrow(tr)]))
@@ -64,7 +64,8 @@ write.csv(long, "inst/extdata/completion_homotopy.csv", row.names = FALSE)
 
 # ---- 2. beta0 grid: err = |f - f*| / f* + infeasibility / ||X||_F after
 # 1000 iterations (the median over the last 20% of them, mean of 3 seeds),
-# hsagcgm and shcgm, beta0 / N in 2^(-4..3) and 20, against "auto" (N).
+# hsagcgm and shcgm, beta0 / N in 2^(-4..3) and 20, against "auto" (hsagcgm
+# N, shcgm 20 N).
 # f*: Davis-Yin three-operator splitting in plain R (full SVDs; the
 # reference of tests/testthat/test-complete-matrix-homotopy.R), run until
 # its objective changes by less than 1e-9 relative.
@@ -123,8 +124,9 @@ if (grepl("grid", parts)) {
                within_2 = a$err <= 2 * min(gr$err))
   }))
   print(summ, row.names = FALSE)
-  tab <- reshape(agg[, c("problem", "method", "beta0_over_N", "err")], direction = "wide",
-                 idvar = c("problem", "method"), timevar = "beta0_over_N")
+  lev <- c(format(grid), "auto")
+  tab <- sapply(lev, function(b) sapply(split(agg, list(agg$problem, agg$method)),
+                                        function(d) signif(d$err[d$beta0_over_N == b], 3)))
   lines <- c("# beta0 grid for complete_matrix(box = c(1, 5) / lambda), hsagcgm and shcgm", "",
              header, "",
              paste("1000 iterations, 1000 ratings per iteration; \"auto\" is beta0 = N. err =",
@@ -136,10 +138,9 @@ if (grepl("grid", parts)) {
              sprintf("| %s | %s | %s | %.3g | %.3g | %.2f | %s |", summ$problem, summ$method,
                      summ$best, summ$best_err, summ$auto_err, summ$ratio, summ$within_2),
              "", "err by beta0 / N:", "",
-             paste("|", paste(names(tab), collapse = " | "), "|"),
-             paste(rep("|---", ncol(tab)), collapse = ""),
-             apply(tab, 1, function(r) paste("|", paste(ifelse(is.na(suppressWarnings(as.numeric(r))), r,
-                                                   signif(as.numeric(r), 3)), collapse = " | "), "|")))
+             paste("| problem.method |", paste(colnames(tab), collapse = " | "), "|"),
+             paste0(paste(rep("|---", ncol(tab) + 1), collapse = ""), "|"),
+             sprintf("| %s | %s |", rownames(tab), apply(tab, 1, paste, collapse = " | ")))
   writeLines(lines, "inst/bench/results/completion_homotopy.md")
   write.csv(g, "inst/extdata/completion_beta0.csv", row.names = FALSE)   # read by the homotopy-sdp vignette
 }

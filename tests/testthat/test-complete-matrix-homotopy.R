@@ -127,7 +127,7 @@ test_that("homotopy completion fits are reproducible with set.seed and predict",
   expect_identical(a$solution$X, b$solution$X)
   X <- as.matrix(a$solution$X)
   expect_equal(predict(a, data.frame(row = 1:3, col = c(2, 4, 6))), X[cbind(1:3, c(2, 4, 6))])
-  expect_equal(a$beta0, 36)                                 # "auto": N
+  expect_equal(a$beta0, 20 * 36)                            # "auto" of shcgm: 20 N
   held <- data.frame(row = 1:4, col = 1:4, value = c(1, 2, 3, 4))
   set.seed(9)
   w <- complete_matrix(p$obs, p$radius, box = c(-1, 1), method = "shcgm", batch_size = 3,
