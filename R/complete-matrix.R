@@ -211,7 +211,7 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
                             sampling = c("shuffle", "stream", "replace"),
                             step = NULL, K = 2L, step_size = NULL, dims = NULL,
                             box = NULL, lambda = NULL, beta0 = "auto", test = NULL,
-                            control = cg_control()) {
+                            init = NULL, effects_ridge = 0, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   # ---- error checking
@@ -239,6 +239,7 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
   if (homotopy) {
     if (family != "gaussian") stop_arg("family", "must be \"gaussian\" with `", composite, "`")
     if (center != "none") stop_arg("center", "must be \"none\" with `", composite, "`")
+    if (!is.null(init)) stop_arg("init", "is not available with `", composite, "`")
     if (prod(as.double(obs$dims)) > .Machine$integer.max)
       stop_arg("method", "= \"", method, "\" keeps a dense m x n iterate: ", obs$dims[1],
                " x ", obs$dims[2], " is too large")
@@ -256,8 +257,9 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
     stop_arg("Y", "must hold 0/1 values for family = \"binomial\"")
   if (family == "poisson" && any(obs$value < 0))
     stop_arg("Y", "must hold non-negative counts for family = \"poisson\"")
-  if (family != "gaussian" && center != "none")
-    stop_arg("center", "must be \"none\" unless family = \"gaussian\"")
+  check_number(effects_ridge, "effects_ridge", min = 0)
+  if (effects_ridge > 0 && center != "both")
+    stop_arg("effects_ridge", "applies to row and column effects: it needs center = \"both\"")
   step <- default_step(method, step)
   check_count(K, "K")
   if (is.null(batch_size)) batch_size <- max(1L, ceiling(N / 100))
@@ -268,24 +270,37 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
              obs$dims[2], " is too large; use \"sfw\" or \"fw\"")
   control <- as_control(control)
 
-  # ---- centering (removed here, added back by predict/fitted)
-  eff <- center_effects(obs, center)
-  y <- obs$value - eff$mean - eff$row[obs$row] - eff$col[obs$col]
-
   # ---- problem spec (0-based indices for C); repeated observations of a
-  # cell are summed by the solver, as in the paper's statistics S1, S2
+  # cell are summed by the solver, as in the paper's statistics S1, S2.
+  # Effects (center) are fitted jointly by the solver, on the raw values.
   key <- (obs$row - 1) + obs$dims[1] * (obs$col - 1)
   ukey <- unique(key)
   spec <- list(problem = "completion", method = method, step = step,
                K = as.integer(K), eta = if (is.null(step_size)) -1 else step_size,
                m = obs$dims[1], n = obs$dims[2], cell = match(key, ukey) - 1L,
                cell_row = as.integer(ukey %% obs$dims[1]),
-               cell_col = as.integer(ukey %/% obs$dims[1]), y = y,
+               cell_col = as.integer(ukey %/% obs$dims[1]), y = obs$value,
                family = match(family, c("gaussian", "poisson", "binomial")) - 1L,
                radius = as.double(radius), dense_iterate = method == "spg",
                lmo_tol = lmo_tolerance(), max_iter = as.integer(control$max_iter),
                batch_size = as.integer(min(batch_size, N)),
                sampling = if (method == "fw") 1L else sampling_code(sampling))
+  run_key <- NULL
+  start <- NULL
+  if (!homotopy) {
+    spec$center <- match(center, c("none", "mean", "both")) - 1L
+    spec$effects_ridge <- as.double(effects_ridge)
+    run_key <- list(family = family, center = center, method = method, step = step,
+                    K = as.integer(K), eta = spec$eta, radius = as.double(radius),
+                    batch_size = spec$batch_size, sampling = spec$sampling,
+                    effects_ridge = as.double(effects_ridge),
+                    dims = obs$dims, data = data_fingerprint(obs))
+    if (!is.null(init)) {
+      start <- completion_start(init, obs$dims, run_key, radius, center)
+      spec <- c(spec, start$spec)
+      spec$max_iter <- as.integer(start$iter + control$max_iter)
+    }
+  }
   if (homotopy) {
     spec$method <- if (method == "hsagcgm") "hsagcgm_v1" else "shcgm"
     spec$composite <- if (composite == "box") 1L else 2L
@@ -320,19 +335,121 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
     last <- nrow(fit$trace)
     fit$infeasibility <- fit$trace$infeasibility[last]
     fit$infeasibility_rel <- fit$trace$infeasibility_rel[last]
+    fit$center <- list(type = "none", mean = 0, row = numeric(obs$dims[1]),
+                       col = numeric(obs$dims[2]))
+  } else {
+    fit$center <- list(type = center, mean = sol$mu, row = sol$row, col = sol$col)
+    fit$state <- c(sol$state, list(key = run_key))
+    if (!is.null(start)) fit <- continue_trace(fit, init, start)
   }
-  if (!is.na(fit$dropped))
-    fit$notes <- sprintf(paste("rank %d: %d atoms dropped when their weight reached zero",
-                               "(descent steps; no truncation, the objective and gap are",
-                               "those of X)"), fit$rank, fit$dropped)
+  fit$effects_ridge <- effects_ridge
+  fit$notes <- c(completion_model_note(family, fit$center, effects_ridge),
+                 if (!is.null(start)) start$note,
+                 if (!is.na(fit$dropped))
+                   sprintf(paste("rank %d: %d atoms dropped when their weight reached zero",
+                                 "(descent steps; no truncation, the objective and gap are",
+                                 "those of X)"), fit$rank, fit$dropped))
   fit$family <- family
   fit$dims <- obs$dims
   fit$radius <- radius
-  fit$center <- eff
-  fit$obs <- data.frame(row = obs$row, col = obs$col)
+  fit$obs <- data.frame(row = obs$row, col = obs$col, value = obs$value)
   class(fit) <- c("complete_matrix_fit", "cg_fit")
-  fit$fitted.values <- predict(fit, fit$obs)
+  fit$linear.predictors <- predict(fit, fit$obs, type = "link")
+  fit$fitted.values <- family_linkinv(family)(fit$linear.predictors)
   finish_fit(fit, started)
+}
+
+# The line print() shows for the model: family and effects.
+completion_model_note <- function(family, center, effects_ridge = 0) {
+  link <- switch(family, gaussian = "identity", poisson = "log", binomial = "logit")
+  eff <- switch(center$type,
+    none = "no effects (center = \"none\")",
+    mean = sprintf("intercept %s (center = \"mean\")", format(center$mean, digits = 4)),
+    both = sprintf(paste("intercept %s + row effects (sd %s) + column effects (sd %s),",
+                         "each summing to zero (center = \"both\")"),
+                   format(center$mean, digits = 4),
+                   format(stats::sd(center$row[center$row != 0]), digits = 3),
+                   format(stats::sd(center$col[center$col != 0]), digits = 3)))
+  if (effects_ridge > 0) eff <- sprintf("%s, ridge %s on the row and column effects", eff,
+                                        format(effects_ridge, digits = 4))
+  sprintf("family %s (%s link); %s, fitted jointly with X", family, link, eff)
+}
+
+# A few sums that tell data sets apart (a resumed run must see the same data).
+data_fingerprint <- function(obs) {
+  w <- ((obs$row * 7919 + obs$col) %% 1009) + 1
+  c(length(obs$value), sum(obs$row), sum(obs$col), sum(obs$value), sum(w * obs$value))
+}
+
+# Warm start from `init`, a previous fit of complete_matrix() on a matrix of
+# the same size. With the same data and settings (run_key) the run continues
+# exactly: the solver state before the final weight steps, the drawn
+# statistics and the sampler, the iteration count. Otherwise the fit's X
+# (scaled into the ball if needed) and effects start the run, and the step
+# rule counts from its iterations.
+completion_start <- function(init, dims, run_key, radius, center) {
+  if (!inherits(init, "complete_matrix_fit"))
+    stop_arg("init", "must be NULL or a fit of complete_matrix()")
+  if (!identical(suppressWarnings(as.integer(init$dims)), as.integer(dims)))
+    stop_arg("init", "is a fit of a ", paste(init$dims, collapse = " x "),
+             " matrix, but `Y` is ", dims[1], " x ", dims[2])
+  X <- init$solution$X
+  check_lowrank(X, "init$solution$X")
+  if (!identical(c(nrow(X$u), nrow(X$v)), as.integer(dims)))
+    stop_arg("init", "has a solution `X` of the wrong size (a fit altered by hand?)")
+  st <- init$state
+  exact <- !is.null(st) && identical(st$key, run_key)
+  iter <- if (is.null(st)) 0L else as.integer(st$iter)
+  eff <- init$center
+  same_center <- identical(eff$type, center) && center != "none"
+  if (same_center) {
+    check_center(eff$mean, 1, "mean")
+    check_center(eff$row, dims[1], "row")
+    check_center(eff$col, dims[2], "col")
+  }
+  spec <- list(iter_offset = iter,
+               init_mu = if (same_center) as.double(eff$mean) else 0,
+               init_row = if (same_center) as.double(eff$row) else numeric(dims[1]),
+               init_col = if (same_center) as.double(eff$col) else numeric(dims[2]))
+  if (exact) {
+    spec <- c(spec, list(init_u = st$u, init_w = st$w, init_v = st$v, init_scale = st$scale,
+                         init_kept = st$kept, init_dropped = st$dropped,
+                         state_cnt = st$cnt, state_sy = st$sy, state_touched = st$touched,
+                         state_order = st$order, state_pos = st$pos, state_drawn = st$drawn))
+    if (run_key$method == "spg") {       # dense iterate: from the fit's own X
+      spec[c("init_u", "init_w", "init_v")] <- list(X$u, X$d, X$v)
+      spec$init_scale <- 1
+    }
+    note <- sprintf("continued exactly from a fit of %d iterations (as one longer run)", iter)
+  } else {
+    d <- X$d
+    if (sum(d) > radius) d <- d * (radius / sum(d))
+    spec <- c(spec, list(init_u = X$u, init_w = as.double(d), init_v = X$v, init_scale = 1,
+                         init_kept = length(d), init_dropped = 0L))
+    note <- sprintf(paste("warm start from a fit of %d iterations with other data or",
+                          "settings (its X%s; step rule counted from %d)"), iter,
+                    if (same_center) " and effects" else "", iter)
+  }
+  list(spec = spec, iter = iter, exact = exact, note = note)
+}
+
+# A resumed fit's trace continues its init's: iterations and work counters
+# count from there; an exact continuation keeps the init's rows before it.
+continue_trace <- function(fit, init, start) {
+  tr <- fit$trace
+  tr$iter <- tr$iter + start$iter
+  fit$iterations <- fit$iterations + start$iter
+  if (start$exact && is.data.frame(init$trace) && nrow(init$trace) > 0L) {
+    prev <- init$trace
+    last <- prev[nrow(prev), ]
+    for (k in c("time", "n_grad", "n_lmo", "n_matvec"))
+      if (k %in% names(tr)) tr[[k]] <- tr[[k]] + last[[k]]
+    prev <- prev[prev$iter < start$iter, intersect(names(tr), names(prev)), drop = FALSE]
+    tr <- rbind(prev, tr)
+    rownames(tr) <- NULL
+  }
+  fit$trace <- tr
+  fit
 }
 
 # Observed entries as list(row, col, value, dims) with 1-based indices.
@@ -433,4 +550,54 @@ completion_beta0 <- function(beta0, N) {
   if (!is.numeric(beta0) || length(beta0) != 1L || !is.finite(beta0) || beta0 <= 0)
     stop_arg("beta0", "must be \"auto\" or a positive number")
   as.double(beta0)
+}
+
+#' Fitted values and residuals of a matrix completion fit
+#'
+#' At the observed entries (in the order of `object$obs`), as for [glm()]:
+#' `fitted()` gives the mean of the family (`type = "response"`, default:
+#' identity, `exp` or `plogis` of the linear predictor) or the linear
+#' predictor \eqn{\mu + a_i + b_j + X_{ij}}{mu + a_i + b_j + X_ij}
+#' (`type = "link"`), effects included; `residuals()` gives \eqn{y -}{y -}
+#' the fitted mean (`"response"`) or that divided by the standard deviation
+#' of the family at the fitted mean (`"pearson"`: 1, \eqn{\sqrt{\hat
+#' y}}{sqrt(fitted)}, \eqn{\sqrt{\hat y (1 - \hat y)}}{sqrt(fitted (1 -
+#' fitted))}). Values at other entries: [predict()][predict.complete_matrix_fit()].
+#'
+#' @param object A `complete_matrix_fit` (see [cg_fit]).
+#' @param type See above.
+#' @param ... Unused.
+#' @returns A numeric vector, one value per observed entry.
+#' @examples
+#' set.seed(2)
+#' obs <- data.frame(row = rep(1:20, each = 15), col = rep(1:15, 20))
+#' obs$value <- rbinom(300, 1, plogis(0.1 * obs$row - 0.1 * obs$col))
+#' fit <- complete_matrix(obs, radius = 2, family = "binomial", center = "both",
+#'                        method = "fw", control = cg_control(max_iter = 50))
+#' head(fitted(fit))                  # probabilities
+#' head(fitted(fit, type = "link"))   # log-odds
+#' head(residuals(fit))
+#' @seealso [predict.complete_matrix_fit()], [cg_fit].
+#' @method fitted complete_matrix_fit
+#' @export
+fitted.complete_matrix_fit <- function(object, type = c("response", "link"), ...) {
+  type <- match_choice(type, c("response", "link"), "type")
+  eta <- object$linear.predictors
+  if (is.null(eta)) stop("this complete_matrix fit stores no fitted values.", call. = FALSE)
+  if (type == "link") eta else family_linkinv(object$family)(eta)
+}
+
+#' @rdname fitted.complete_matrix_fit
+#' @importFrom stats residuals
+#' @method residuals complete_matrix_fit
+#' @export
+residuals.complete_matrix_fit <- function(object, type = c("response", "pearson"), ...) {
+  type <- match_choice(type, c("response", "pearson"), "type")
+  y <- object$obs$value
+  if (is.null(y)) stop("this complete_matrix fit stores no observed values.", call. = FALSE)
+  mu <- fitted.complete_matrix_fit(object, "response")
+  r <- y - mu
+  if (type == "response") return(r)
+  r / sqrt(switch(object$family %||% "gaussian", gaussian = 1, poisson = mu,
+                  binomial = mu * (1 - mu)))
 }
