@@ -44,7 +44,8 @@ enum { FAM_GAUSSIAN = 0, FAM_POISSON = 1, FAM_BINOMIAL = 2 };
 #define FIRST_SWEEPS 100
 #define SWEEP_TOL 1e-14
 #define POLISH_SWEEPS 500
-#define POLISH_TOL 1e-16
+#define POLISH_TOL 1e-15
+#define SKIP_TOL 1e-13
 
 typedef struct {
     int m, n, N, C, family, dense;
@@ -132,6 +133,16 @@ static double curvature(int fam, double x)
     }
 }
 
+/* A'(x), with A''(x) in *curv: one exp() for both */
+static inline double mean_curv(int fam, double x, double *curv)
+{
+    switch (fam) {
+    case FAM_POISSON: { const double e = exp(x); *curv = e; return e; }
+    case FAM_BINOMIAL: { const double p = 1.0 / (1.0 + exp(-x)); *curv = p * (1.0 - p); return p; }
+    default: *curv = 1.0; return x;
+    }
+}
+
 /* ---- Effects. With center = "mean" or "both" the problem is
  *   min_{theta, mu, a, b} 1/N sum_k [A(eta_k) - y_k eta_k],
  *   eta_k = mu + a_{i_k} + b_{j_k} + theta_{i_k j_k},  ||theta||_* <= radius,
@@ -151,15 +162,15 @@ static double curvature(int fam, double x)
  * e^s h + lam: the step minimizing that upper model (|d| <= min(|g / (h +
  * lam)|, 1)) always decreases the loss (exact Newton for gaussian). Without
  * a ridge, a block whose
- * model decrease g^2 / h is below 1e-16 of the total weight is left alone:
- * an effect whose optimum is infinite (a row of only ones, binomial) stops
- * where its loss no longer registers, instead of drifting. The model's
- * decrease is added to *dec. */
-static double effect_step(int fam, double g, double h, double lam, double wtot, double *dec)
+ * model decrease g^2 / h is below SKIP_TOL of its weight is left alone: an
+ * effect whose optimum is infinite (a row of only ones, binomial) stops
+ * where its loss is about SKIP_TOL per observation, instead of drifting.
+ * The model's decrease is added to *dec. */
+static double effect_step(int fam, double g, double h, double lam, double wblock, double *dec)
 {
     if (!(h + lam > 0)) return 0.0;
     if (fam == FAM_GAUSSIAN) { *dec += 0.5 * g * g / (h + lam); return -g / (h + lam); }
-    if (lam == 0.0 && g * g <= 1e-16 * h * wtot) return 0.0;
+    if (lam == 0.0 && g * g <= SKIP_TOL * h * wblock) return 0.0;
     const double s = fmin(fabs(g / (h + lam)), 1.0), k = exp(s) * h + lam;
     double d = -g / k;
     if (d > s) d = s; else if (d < -s) d = -s;
@@ -181,42 +192,45 @@ static double effects_sweep(completion *C, const double *x, const double *w,
         for (int c = 0; c < C->C; c++) {
             if (w[c] == 0.0) continue;
             const double eta = x[c] + *mu;
-            g += w[c] * mean_fn(fam, eta) - s[c];
-            h += w[c] * curvature(fam, eta);
+            double cv;
+            g += w[c] * mean_curv(fam, eta, &cv) - s[c];
+            h += w[c] * cv;
         }
         *mu += effect_step(fam, g, h, 0.0, wtot, &dec);
         return dec;
     }
     double asum = 0.0, bsum = 0.0; int na = 0, nb = 0;
     for (int i = 0; i < C->m; i++) {
-        double g = 0.0, h = 0.0; int has = 0;
+        double g = 0.0, h = 0.0, wb = 0.0; int has = 0;
         for (int k = C->rptr[i]; k < C->rptr[i + 1]; k++) {
             const int c = C->rcell[k];
             if (w[c] == 0.0) continue;
-            has = 1;
+            has = 1; wb += w[c];
             const double eta = x[c] + *mu + a[i] + b[C->ccol[c]];
-            g += w[c] * mean_fn(fam, eta) - s[c];
-            h += w[c] * curvature(fam, eta);
+            double cv;
+            g += w[c] * mean_curv(fam, eta, &cv) - s[c];
+            h += w[c] * cv;
         }
         C->rflag[i] = has;
         if (has) {
-            a[i] += effect_step(fam, g + lam * a[i], h, lam, wtot, &dec);
+            a[i] += effect_step(fam, g + lam * a[i], h, lam, wb, &dec);
             asum += a[i]; na++;
         }
     }
     for (int j = 0; j < C->n; j++) {
-        double g = 0.0, h = 0.0; int has = 0;
+        double g = 0.0, h = 0.0, wb = 0.0; int has = 0;
         for (int k = C->cptr[j]; k < C->cptr[j + 1]; k++) {
             const int c = C->ccell[k];
             if (w[c] == 0.0) continue;
-            has = 1;
+            has = 1; wb += w[c];
             const double eta = x[c] + *mu + a[C->crow[c]] + b[j];
-            g += w[c] * mean_fn(fam, eta) - s[c];
-            h += w[c] * curvature(fam, eta);
+            double cv;
+            g += w[c] * mean_curv(fam, eta, &cv) - s[c];
+            h += w[c] * cv;
         }
         C->cflag[j] = has;
         if (has) {
-            b[j] += effect_step(fam, g + lam * b[j], h, lam, wtot, &dec);
+            b[j] += effect_step(fam, g + lam * b[j], h, lam, wb, &dec);
             bsum += b[j]; nb++;
         }
     }
