@@ -927,10 +927,10 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     SEXP comp = cg_list_get(spec, "composite");
     C->composite = isNull(comp) ? COMPOSITE_NONE : asInteger(comp);
     if (C->composite == COMPOSITE_BOX || C->composite == COMPOSITE_L1) {
-        if (C->family != FAM_GAUSSIAN || C->dense || C->center != CENTER_NONE ||
-            !isNull(cg_list_get(spec, "init_u")))
-            error("spec: composite completion needs the gaussian family, atoms, no "
-                  "effects and no warm start");
+        if (C->family != FAM_GAUSSIAN || C->dense)
+            error("spec: composite completion needs the gaussian family and atoms");
+        if (C->center != CENTER_NONE || !isNull(cg_list_get(spec, "init_u")))
+            error("spec: composite completion takes no effects and no warm start");
         composite_init(P, C, spec);
     }
     else if (C->dense) P->pg = &completion_pg;
