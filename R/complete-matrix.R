@@ -55,8 +55,8 @@
 #' (default 0: effects not penalized). The effects are fitted jointly with
 #' \eqn{\theta}{theta}: before each gradient they are moved toward their
 #' minimizer for the current \eqn{\theta}{theta} by block-coordinate Newton
-#' sweeps (the intercept, or each row's then each column's effect; up to 3
-#' sweeps, 100 at the first gradient; \eqn{O(|\Omega|)}{O(|Omega|)} each,
+#' sweeps (the intercept, or each row's then each column's effect; one
+#' sweep per gradient, up to 100 at the first; \eqn{O(|\Omega|)}{O(|Omega|)} each,
 #' on the same statistics as the gradient), so that each Frank-Wolfe step
 #' is a step on \eqn{\phi(\theta)}{phi(theta)}, the objective minimized
 #' over the effects. The reported `gap` bounds the objective minus the
@@ -96,8 +96,9 @@
 #' compression, the effects, the drawn statistics, the sampler's
 #' permutation and position, the iteration count for the step rule), so
 #' `control$max_iter` more iterations give the fit of one run of
-#' `fit$iterations + max_iter` iterations (the same iterates up to
-#' rounding; tested to \eqn{10^{-10}}{1e-10}). For the stochastic methods
+#' `fit$iterations + max_iter` iterations (bit for bit for `"fw"` and
+#' `"sfw"`, tested; `"spg"` resumes from the thin SVD of its dense iterate,
+#' the same up to rounding). For the stochastic methods
 #' this needs the RNG stream to continue: nothing else may draw random
 #' numbers between the two calls (with `sampling = "replace"`; the
 #' permutation of `"shuffle"` is kept in the fit). The trace continues the
@@ -509,7 +510,8 @@ completion_start <- function(init, dims, run_key, radius, center) {
     spec <- c(spec, list(init_u = st$u, init_w = st$w, init_v = st$v, init_scale = st$scale,
                          init_kept = st$kept, init_dropped = st$dropped,
                          state_cnt = st$cnt, state_sy = st$sy, state_touched = st$touched,
-                         state_order = st$order, state_pos = st$pos, state_drawn = st$drawn))
+                         state_order = st$order, state_pos = st$pos, state_drawn = st$drawn,
+                         state_th = st$th))
     if (run_key$method == "spg") {       # dense iterate: from the fit's own X
       spec[c("init_u", "init_w", "init_v")] <- list(X$u, X$d, X$v)
       spec$init_scale <- 1

@@ -40,7 +40,7 @@ enum { FAM_GAUSSIAN = 0, FAM_POISSON = 1, FAM_BINOMIAL = 2 };
 /* effects sweeps per gradient (the first: until converged), stopped early
  * when a sweep decreases the loss by at most SWEEP_TOL per observation;
  * the trace's evaluation minimizes them to POLISH_TOL (see mc_evaluate) */
-#define EFFECT_SWEEPS 3
+#define EFFECT_SWEEPS 1
 #define FIRST_SWEEPS 100
 #define SWEEP_TOL 1e-14
 #define POLISH_SWEEPS 500
@@ -98,7 +98,7 @@ typedef struct {
     unsigned char *rflag, *cflag;  /* rows / columns with data in the last sweep */
     int first_sweeps;              /* the first gradient minimizes the effects */
     /* resumable state: the atoms before the final weight steps */
-    int snap_k; double *snap_u, *snap_v, *snap_w, snap_scale; int snap_kept;
+    int snap_k; double *snap_u, *snap_v, *snap_w, snap_scale, *snap_th; int snap_kept;
 } completion;
 
 enum { CENTER_NONE = 0, CENTER_MEAN = 1, CENTER_BOTH = 2 };
@@ -477,6 +477,8 @@ static void mc_fw_step(cg_problem *P, double gamma)
         memcpy(C->snap_u, a->u, sizeof(double) * (size_t) a->m * a->k);
         memcpy(C->snap_v, a->v, sizeof(double) * (size_t) a->n * a->k);
         memcpy(C->snap_w, a->w, sizeof(double) * a->k);
+        C->snap_th = (double *) R_alloc(C->nt > 0 ? C->nt : 1, sizeof(double));
+        memcpy(C->snap_th, C->th, sizeof(double) * C->nt);
         mc_reduce_rank(P, FINAL_WEIGHT_STEPS);
     }
     else if (C->atoms.k >= 2 * C->k_kept + 8) mc_reduce_rank(P, WEIGHT_STEPS);
@@ -856,6 +858,9 @@ static void completion_warm_start(cg_problem *P, completion *C, SEXP spec, int r
         C->th[t] = cell_value(C, c);
     }
     C->nt = nt;
+    SEXP th = cg_list_get(spec, "state_th");
+    if (!C->dense && !isNull(th))
+        memcpy(C->th, cg_spec_real(spec, "state_th", nt), sizeof(double) * nt);
 }
 
 /* Frank-Wolfe on the atoms, or the projected-gradient baseline on the dense
@@ -950,7 +955,7 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
 static SEXP completion_state(const completion *C)
 {
     static const char *names[] = {"u", "w", "v", "scale", "kept", "dropped", "iter",
-                                  "cnt", "sy", "touched", "order", "pos", "drawn", ""};
+                                  "cnt", "sy", "touched", "order", "pos", "drawn", "th", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     const int snap = C->snap_u != NULL, m = C->m, n = C->n;
     const int k = C->dense ? 0 : snap ? C->snap_k : C->atoms.k;
@@ -978,6 +983,10 @@ static SEXP completion_state(const completion *C)
     }
     SET_VECTOR_ELT(out, 11, ScalarInteger(C->smp.pos));
     SET_VECTOR_ELT(out, 12, ScalarReal(C->smp.drawn));
+    /* the atoms' values at the touched cells, as the iterations updated
+     * them (recomputing them from the atoms differs by rounding) */
+    SEXP th = allocVector(REALSXP, C->dense ? 0 : C->nt); SET_VECTOR_ELT(out, 13, th);
+    if (!C->dense) memcpy(REAL(th), snap ? C->snap_th : C->th, sizeof(double) * C->nt);
     UNPROTECT(1);
     return out;
 }

@@ -143,7 +143,7 @@ test_that("completion specs are checked", {
                          init_dropped = st$dropped, init_mu = 0, init_row = numeric(3),
                          init_col = numeric(3), state_cnt = st$cnt, state_sy = st$sy,
                          state_touched = st$touched, state_order = st$order,
-                         state_pos = st$pos, state_drawn = st$drawn))
+                         state_pos = st$pos, state_drawn = st$drawn, state_th = st$th))
   expect_named(solve_spec(resume)$solution$state, names(st))
   expect_error(solve_spec(replace(resume, "state_touched", list(c(0L, 0L, 1L)))),
                "spec: invalid touched cells")
