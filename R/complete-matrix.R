@@ -72,8 +72,9 @@
 #' Before, the effects were removed by least squares before the fit (and
 #' only for gaussian). For gaussian data the joint fit differs: it reaches a
 #' lower objective at the same radius, since \eqn{\theta}{theta} no longer
-#' has to fit what the effects absorb (MovieLens, radius 463, 200 `"fw"`
-#' iterations: test RMSE 0.8804 against 0.8825;
+#' has to fit what the effects absorb (MovieLens, 200 `"fw"` iterations:
+#' objective 0.21716 against 0.21856 and test RMSE 0.8817 against 0.8827
+#' at radius 463; 0.8808 against 0.8812 at 695;
 #' `inst/bench/results/completion_effects.md`). The old fit is the
 #' `center = "none"` fit of the residuals of
 #' `lm(value ~ factor(row) + factor(col))`.
@@ -84,9 +85,10 @@
 #' \eqn{10^{-13}}{1e-13} per observation (an effect near \eqn{\pm 30}{+-30}
 #' for binomial), and the objective is within that of its infimum. On
 #' MovieLens (ratings \eqn{\ge 4}{>= 4}) half the movies are such, and a
-#' small ridge predicts better: held-out AUC 0.790 with `effects_ridge = 1`
-#' against 0.774 without, 0.764 uncentred and 0.778 for the least-squares
-#' additive model (`inst/bench/completion_effects.R`).
+#' small ridge predicts better. Held-out AUC, best over radii
+#' (`inst/bench/completion_effects.R`): 0.790 with `effects_ridge = 1`,
+#' 0.774 without, 0.767 uncentred; additive effects only: 0.770 (logistic),
+#' 0.785 (logistic, ridge 1), 0.778 (least squares on the 0/1 values).
 #'
 #' @section Warm starts:
 #' `init = fit`, a previous fit of the same data and settings (family,
@@ -187,8 +189,9 @@
 #' @section Memory:
 #' On top of `Y`, about 200 bytes per observed entry, 15 to 17 times the size
 #' of a `dgCMatrix` `Y` (12 bytes per entry; `inst/bench/memory.R`): the entries
-#' in triplet form and their cell indices in R, and 13 doubles per cell of
-#' statistics, iterate values and scratch in the C solver. The iterate is a
+#' in triplet form and their cell indices in R, and 14 doubles per cell of
+#' statistics, iterate values and scratch in the C solver (16 with
+#' `center`, plus the effects, \eqn{O(m + n)}{O(m + n)}). The iterate is a
 #' sum of rank-one atoms, at most about twice its rank plus 8 between
 #' compressions (see "Low rank"), each \eqn{m + n}{m + n} doubles. `method = "spg"` keeps a
 #' dense \eqn{m \times n}{m x n} iterate and computes full SVDs: about ten

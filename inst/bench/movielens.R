@@ -12,11 +12,12 @@
 #   (set.seed(2024)); test entries whose user or movie never appears in the
 #   training set are dropped (their prediction would be pure row/column
 #   effect extrapolation, identical for all methods).
-# * Every method works on the same centered data: grand mean + user + movie
-#   effects fitted by least squares on the training entries (stochcg's
-#   center = "both"). softImpute gets the centered residuals as an
-#   Incomplete matrix, and the time of that centering is added to each of its
-#   fits so that both sides pay for the same preprocessing.
+# * softImpute works on centered data: grand mean + user + movie effects
+#   fitted by least squares on the training entries, its residuals as an
+#   Incomplete matrix; the time of that centering is added to each of its
+#   fits. stochcg fits with center = "both": the same effects, fitted jointly
+#   with the low-rank part (since the effects issue; results before it
+#   removed the least-squares effects first, as for softImpute).
 # * Predictions (effects added back) are clipped to [0.5, 5] for all methods.
 # * Time = system.time(...)["elapsed"] around each whole call (for stochcg,
 #   complete_matrix() including its R-side preprocessing and the final
