@@ -243,13 +243,16 @@ static double effects_sweep(completion *C, const double *x, const double *w,
     return dec;
 }
 
-/* sweeps until one decreases the loss by at most tol * wtot, at most max */
-static void effects_minimize(completion *C, const double *x, const double *w,
-                             const double *s, double wtot, double *mu, double *a,
-                             double *b, int max, double tol)
+/* sweeps until one decreases the loss by at most tol * wtot, at most max;
+ * CG_ERR_INTERRUPT if Ctrl-C cut them short */
+static int effects_minimize(completion *C, const double *x, const double *w, const double *s,
+                            double wtot, double *mu, double *a, double *b, int max, double tol)
 {
-    for (int k = 0; k < max; k++)
+    for (int k = 0; k < max; k++) {
         if (effects_sweep(C, x, w, s, wtot, mu, a, b) <= tol * wtot) break;
+        if (cg_interrupt_poll()) return CG_ERR_INTERRUPT;
+    }
+    return CG_OK;
 }
 
 /* the ridge term lam/2 (||a||^2 + ||b||^2), on the scale of N observations */
@@ -292,12 +295,13 @@ static void overflow_failure(cg_problem *P, const completion *C, const double *t
 
 /* the effects for the current theta on the drawn statistics, then their
  * sum per touched cell (see "Effects") */
-static void update_effects(completion *C)
+static void update_effects(cg_problem *P, completion *C)
 {
     if (C->center == CENTER_NONE) return;
     for (int t = 0; t < C->nt; t++) C->xc[C->tc[t]] = C->th[t];
-    effects_minimize(C, C->xc, C->cnt, C->sy, C->smp.drawn, &C->mu, C->ra, C->cb,
-                     C->first_sweeps ? FIRST_SWEEPS : EFFECT_SWEEPS, SWEEP_TOL);
+    cg_fail_status(P, effects_minimize(C, C->xc, C->cnt, C->sy, C->smp.drawn, &C->mu, C->ra,
+                                       C->cb, C->first_sweeps ? FIRST_SWEEPS : EFFECT_SWEEPS,
+                                       SWEEP_TOL), "the effects' sweeps");
     C->first_sweeps = 0;
     for (int t = 0; t < C->nt; t++) C->toff[t] = effect_at(C, C->trow[t], C->tcol[t]);
 }
@@ -318,7 +322,7 @@ static double mc_gradient(cg_problem *P, int batch)
         C->sy[c] += C->y[k];
     }
     if (C->dense) for (int t = 0; t < C->nt; t++) C->th[t] = cell_value(C, C->tc[t]);
-    update_effects(C);
+    update_effects(P, C);
     const double inv = 1.0 / C->smp.drawn;
     for (int t = 0; t < C->nt; t++) {
         int c = C->tc[t];
@@ -548,8 +552,12 @@ static void mc_evaluate(cg_problem *P, double *obj, double *gap)
             memcpy(C->pa, C->ra, sizeof(double) * C->m);
             memcpy(C->pb, C->cb, sizeof(double) * C->n);
         }
-        effects_minimize(C, C->thfull, C->Ncell, C->Ycell, C->N, &mu, C->pa, C->pb,
-                         POLISH_SWEEPS, POLISH_TOL);
+        if (effects_minimize(C, C->thfull, C->Ncell, C->Ycell, C->N, &mu, C->pa, C->pb,
+                             POLISH_SWEEPS, POLISH_TOL) != CG_OK) {
+            cg_fail_status(P, CG_ERR_INTERRUPT, "the effects' sweeps");
+            *gap = NA_REAL;        /* cut short: no bound */
+            return;
+        }
         double fp = 0.0;
         for (int c = 0; c < nc; c++) {
             const double eta = C->thfull[c] + mu + (C->center == CENTER_BOTH ?
