@@ -39,7 +39,7 @@
 #' A run stopped before `max_iter` (by `tol`, `max_time` or an interrupt)
 #' skips the final step: its rank can be up to about twice that of the last
 #' compression. On planted low-rank data the rank is that of the optimum
-#' (tested); on MovieLens 43, where softImpute at the same nuclear norm has
+#' (tested); on MovieLens 41, where softImpute at the same nuclear norm has
 #' 47 (`inst/bench/completion_rank.R`).
 #'
 #' @section Effects:
@@ -122,8 +122,9 @@
 #' `"sfw"` is the default because it reaches a lower objective sooner than
 #' `"fw"` on typical data: on MovieLens (\eqn{9 \times 10^4}{9e4} ratings,
 #' 671 x 9066, `inst/bench/completion_rank.R`), 1000 iterations of `"sfw"`
-#' end at a lower objective than 1000 of `"fw"` in about a quarter of the
-#' time (11 s against 40 s), at the same test error and rank (43, where
+#' end at a lower objective than 1000 of `"fw"` in less than half the
+#' time (46 s against 106 s on a heavily loaded machine; a quarter when it
+#' was idle), at the same test error and rank (41, where
 #' softImpute at the same nuclear norm has rank 47). With the default
 #' `cg_control()` neither reaches a duality gap of `tol = 1e-6` (the
 #' Frank-Wolfe gap decreases as \eqn{O(1/t)}): after the default 1000
