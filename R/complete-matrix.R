@@ -260,7 +260,7 @@
 #'   low-rank part, without the effects), `rank` its rank and `dropped` the
 #'   number of atoms dropped (`NA` for `"spg"`); `center` the effects
 #'   (`type`, `mean`, `row`, `col`), `effects_ridge`, `state` the solver's
-#'   state for `init` (about 20 bytes per observed cell and 4 per
+#'   state for `init` (about 28 bytes per observed cell and 4 per
 #'   observation). `predict(fit, newdata)` gives values at (row, col) pairs,
 #'   `clip = c(lo, hi)` limits them to a bounded scale; `fitted()` and
 #'   `residuals()` work as for [glm()] (see [fitted.complete_matrix_fit()]).
