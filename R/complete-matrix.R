@@ -9,7 +9,11 @@
 #' section 3.2): \eqn{A(x) = x^2/2} for `"gaussian"` (the objective is then
 #' reported as \eqn{\frac{1}{2N}\sum (y_k - \theta_{i_k j_k})^2}),
 #' \eqn{e^x} for `"poisson"` and \eqn{\log(1 + e^x)} for `"binomial"`
-#' (1-bit completion, \eqn{y \in \{0, 1\}}).
+#' (1-bit completion, \eqn{y \in \{0, 1\}}). With `center = "mean"` or
+#' `"both"` the linear predictor is \eqn{\eta_{ij} = \mu + \theta_{ij}}{eta_ij
+#' = mu + theta_ij} or \eqn{\mu + a_i + b_j + \theta_{ij}}{mu + a_i + b_j +
+#' theta_ij}, with an intercept and row and column effects that are not
+#' penalized, fitted jointly with \eqn{\theta}{theta} (see "Effects").
 #'
 #' The stochastic method streams observed entries, `batch_size` per
 #' iteration, and keeps the gradient sparse on the entries drawn so far; the
@@ -35,15 +39,92 @@
 #' A run stopped before `max_iter` (by `tol`, `max_time` or an interrupt)
 #' skips the final step: its rank can be up to about twice that of the last
 #' compression. On planted low-rank data the rank is that of the optimum
-#' (tested); on MovieLens 43, where softImpute at the same nuclear norm has
+#' (tested); on MovieLens 41, where softImpute at the same nuclear norm has
 #' 47 (`inst/bench/completion_rank.R`).
+#'
+#' @section Effects:
+#' For every family, `center = "mean"` adds a free intercept \eqn{\mu}{mu}
+#' and `center = "both"` an intercept plus row effects \eqn{a}{a} and
+#' column effects \eqn{b}{b}, and the problem becomes
+#' \deqn{\min_{\theta, \mu, a, b} \frac{1}{N}\sum_k \left[A(\eta_k) - y_k
+#' \eta_k\right] + \frac{\rho}{2N}(\|a\|^2 + \|b\|^2) \quad\text{s.t.}\quad
+#' \|\theta\|_* \le r,}{min over theta, mu, a, b of 1/N sum_k [A(eta_k) -
+#' y_k eta_k] + rho / (2N) (||a||^2 + ||b||^2) s.t. ||theta||_* <= r,}
+#' \eqn{\eta_k = \mu + a_{i_k} + b_{j_k} + \theta_{i_k j_k}}{eta_k = mu +
+#' a_(i_k) + b_(j_k) + theta_(i_k j_k)}, \eqn{\rho}{rho} = `effects_ridge`
+#' (default 0: effects not penalized). The effects are fitted jointly with
+#' \eqn{\theta}{theta}: before each gradient they are moved toward their
+#' minimizer for the current \eqn{\theta}{theta} by block-coordinate Newton
+#' sweeps (the intercept, or each row's then each column's effect; one
+#' sweep per gradient, up to 100 at the first; \eqn{O(|\Omega|)}{O(|Omega|)} each,
+#' on the same statistics as the gradient), so that each Frank-Wolfe step
+#' is a step on \eqn{\phi(\theta)}{phi(theta)}, the objective minimized
+#' over the effects. The reported `gap` bounds the objective minus the
+#' optimum of this joint problem: at each evaluation the effects are
+#' minimized in full for the current \eqn{\theta}{theta} on all the data (a
+#' copy; the iterate keeps its own), and the gap is the objective minus
+#' that minimum plus the Frank-Wolfe gap of \eqn{\phi}{phi} there. It is a
+#' bound up to the accuracy of that inner minimization (sweeps until one
+#' decreases the loss by less than \eqn{10^{-15}}{1e-15} per observation).
+#' The effects of the rows (columns) with observations sum to zero; those
+#' of rows (columns) without any are zero.
+#'
+#' Before, the effects were removed by least squares before the fit (and
+#' only for gaussian). For gaussian data the joint fit differs: it reaches a
+#' lower objective at the same radius, since \eqn{\theta}{theta} no longer
+#' has to fit what the effects absorb (MovieLens, 200 `"fw"` iterations:
+#' objective 0.21716 against 0.21856 and test RMSE 0.8817 against 0.8827
+#' at radius 463; 0.8808 against 0.8812 at 695;
+#' `inst/bench/results/completion_effects.md`). The old fit is the
+#' `center = "none"` fit of the residuals of
+#' `lm(value ~ factor(row) + factor(col))`. With `"sfw"` and `"spg"` the
+#' effects, like the gradient, use the entries drawn so far (the estimated
+#' objective): before the first pass over the data (100 iterations at the
+#' default batch size) they rest on few entries per row and column, so
+#' short runs predict worse than with effects removed beforehand
+#' (MovieLens, `"sfw"`, 25 iterations: test RMSE 0.97 against 0.90,
+#' `inst/bench/results/movielens.md`); from one pass on they use every
+#' entry (200 iterations at radius 463: 0.8818 against 0.8832).
+#'
+#' Without a ridge, the effect of a row or column whose binary values are
+#' all 1 (or all 0), or whose Poisson counts are all 0, is infinite at the
+#' optimum; the sweeps stop moving it once its loss is below
+#' \eqn{10^{-13}}{1e-13} per observation (an effect near \eqn{\pm 30}{+-30}
+#' for binomial), and the objective is within that of its infimum. On
+#' MovieLens (ratings \eqn{\ge 4}{>= 4}) half the movies are such, and a
+#' small ridge predicts better. Held-out AUC, best over radii
+#' (`inst/bench/completion_effects.R`): 0.790 with `effects_ridge = 1`,
+#' 0.774 without, 0.767 uncentred; additive effects only: 0.770 (logistic),
+#' 0.785 (logistic, ridge 1), 0.778 (least squares on the 0/1 values).
+#'
+#' @section Warm starts:
+#' `init = fit`, a previous fit of the same data and settings (family,
+#' center, method, radius, step rule, batch size, sampling,
+#' `effects_ridge`), continues that run exactly: the run resumes from the
+#' solver's state kept in `fit$state` (the iterate before the final rank
+#' compression, the effects, the drawn statistics, the sampler's
+#' permutation and position, the iteration count for the step rule), so
+#' `control$max_iter` more iterations give the fit of one run of
+#' `fit$iterations + max_iter` iterations (bit for bit for `"fw"` and
+#' `"sfw"`, tested; `"spg"` resumes from the thin SVD of its dense iterate,
+#' the same up to rounding). For the stochastic methods
+#' this needs the RNG stream to continue: nothing else may draw random
+#' numbers between the two calls (with `sampling = "replace"`; the
+#' permutation of `"shuffle"` is kept in the fit). The trace continues the
+#' init's (iterations and work counters count from it). With other data or
+#' settings on a matrix of the same size, `init` is a warm start: its
+#' \eqn{X}{X} (scaled into the ball if its nuclear norm exceeds `radius`)
+#' and, for the same `center`, its effects start the run, and the step
+#' rule counts from its iterations so that the first steps do not discard
+#' it.
 #'
 #' @section Default method:
 #' `"sfw"` is the default because it reaches a lower objective sooner than
 #' `"fw"` on typical data: on MovieLens (\eqn{9 \times 10^4}{9e4} ratings,
 #' 671 x 9066, `inst/bench/completion_rank.R`), 1000 iterations of `"sfw"`
-#' end at a lower objective than 1000 of `"fw"` in about a quarter of the
-#' time (11 s against 40 s), at the same test error and rank (43, where
+#' end at a lower objective than 1000 of `"fw"` in less than half the
+#' time (46 s against 106 s on a heavily loaded machine; a quarter when it
+#' was idle), at the same test error and rank (41, where
 #' softImpute at the same nuclear norm has rank 47). With the default
 #' `cg_control()` neither reaches a duality gap of `tol = 1e-6` (the
 #' Frank-Wolfe gap decreases as \eqn{O(1/t)}): after the default 1000
@@ -114,8 +195,9 @@
 #' @section Memory:
 #' On top of `Y`, about 200 bytes per observed entry, 15 to 17 times the size
 #' of a `dgCMatrix` `Y` (12 bytes per entry; `inst/bench/memory.R`): the entries
-#' in triplet form and their cell indices in R, and 13 doubles per cell of
-#' statistics, iterate values and scratch in the C solver. The iterate is a
+#' in triplet form and their cell indices in R, and 14 doubles per cell of
+#' statistics, iterate values and scratch in the C solver (16 with
+#' `center`, plus the effects, \eqn{O(m + n)}{O(m + n)}). The iterate is a
 #' sum of rank-one atoms, at most about twice its rank plus 8 between
 #' compressions (see "Low rank"), each \eqn{m + n}{m + n} doubles. `method = "spg"` keeps a
 #' dense \eqn{m \times n}{m x n} iterate and computes full SVDs: about ten
@@ -132,10 +214,10 @@
 #'   in that order), 1-based.
 #' @param radius Radius \eqn{r > 0} of the nuclear-norm ball.
 #' @param family `"gaussian"`, `"poisson"` or `"binomial"`.
-#' @param center `"none"`, `"mean"` (remove the mean of the observations) or
-#'   `"both"` (remove a grand mean plus row and column effects fitted by least
-#'   squares on the observed entries). Only for `family = "gaussian"`. The
-#'   effects are added back by `predict()` and `fitted()`.
+#' @param center `"none"`, `"mean"` (a free intercept) or `"both"`
+#'   (intercept plus row and column effects), fitted jointly with the
+#'   low-rank part for every family (see "Effects"). `predict()` and
+#'   `fitted()` include them.
 #' @param method `"sfw"` (default; see "Default method"), `"fw"` or `"spg"`
 #'   for the plain problem; `"hsagcgm"` (default with `box` or `lambda`) or
 #'   `"shcgm"`, which require `box` or `lambda` (see "Box constraints and
@@ -163,12 +245,23 @@
 #' @param test `NULL`, or held-out entries in the form of `Y` (for
 #'   `"hsagcgm"` and `"shcgm"`): the trace then has their RMSE per row,
 #'   `rmse_test`.
+#' @param init `NULL`, or a previous fit of `complete_matrix()` on a matrix
+#'   of the same size to continue (same data and settings: exactly) or to
+#'   start from (see "Warm starts"). Not with `box` or `lambda`.
+#' @param effects_ridge Ridge weight \eqn{\rho \ge 0}{rho >= 0} on the row
+#'   and column effects (`center = "both"`), on the scale of one
+#'   observation's loss: the objective gains \eqn{\rho/(2N)(\|a\|^2 +
+#'   \|b\|^2)}{rho / (2N) (||a||^2 + ||b||^2)}. Default 0 (not penalized).
 #' @param control Solver settings from [cg_control()].
 #' @returns A fit of class `c("complete_matrix_fit", "cg_fit")`; see
-#'   [cg_fit]. `solution$X` is a [lowrank] object in thin-SVD form (the fit
-#'   without centering effects), `rank` its rank and `dropped` the number of
-#'   atoms dropped (`NA` for `"spg"`); `predict(fit, newdata)` gives values at
-#'   (row, col) pairs, `clip = c(lo, hi)` limits them to a bounded scale.
+#'   [cg_fit]. `solution$X` is a [lowrank] object in thin-SVD form (the
+#'   low-rank part, without the effects), `rank` its rank and `dropped` the
+#'   number of atoms dropped (`NA` for `"spg"`); `center` the effects
+#'   (`type`, `mean`, `row`, `col`), `effects_ridge`, `state` the solver's
+#'   state for `init` (about 28 bytes per observed cell and 4 per
+#'   observation). `predict(fit, newdata)` gives values at (row, col) pairs,
+#'   `clip = c(lo, hi)` limits them to a bounded scale; `fitted()` and
+#'   `residuals()` work as for [glm()] (see [fitted.complete_matrix_fit()]).
 #'   With `box` or `lambda` also `infeasibility`, `infeasibility_rel`
 #'   (box; `NA` for l1), `beta0`, `box`, `lambda`, and `gap` is `NA`.
 #' @references Lafond, J., Wai, H.-T. and Moulines, E. (2015). Convergence
@@ -195,6 +288,17 @@
 #' truth[cbind(1:3, 1:3)]
 #' predict(fit, data.frame(row = 1:3, col = 1:3), clip = c(-1, 1))
 #'
+#' # 1-bit completion with row and column effects, resumed for 200 more
+#' # iterations (the same as one run of 500)
+#' bits <- transform(obs, value = as.numeric(value > 0))
+#' fit1 <- complete_matrix(bits, radius = 20, family = "binomial", center = "both",
+#'                         method = "fw", control = cg_control(max_iter = 300))
+#' fit1
+#' fit2 <- complete_matrix(bits, radius = 20, family = "binomial", center = "both",
+#'                         method = "fw", init = fit1, control = cg_control(max_iter = 200))
+#' c(fit1$gap, fit2$gap)
+#' head(fitted(fit2))           # probabilities at the observed entries
+#'
 #' # every entry in [-1, 1] (paper 003 eq. 18), by H-SAG-CGM
 #' boxed <- complete_matrix(obs, radius = sum(svd(truth)$d), box = c(-1, 1),
 #'                          batch_size = 100, beta0 = 1000,
@@ -209,7 +313,7 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
                             sampling = c("shuffle", "stream", "replace"),
                             step = NULL, K = 2L, step_size = NULL, dims = NULL,
                             box = NULL, lambda = NULL, beta0 = "auto", test = NULL,
-                            control = cg_control()) {
+                            init = NULL, effects_ridge = 0, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   # ---- error checking
@@ -237,6 +341,7 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
   if (homotopy) {
     if (family != "gaussian") stop_arg("family", "must be \"gaussian\" with `", composite, "`")
     if (center != "none") stop_arg("center", "must be \"none\" with `", composite, "`")
+    if (!is.null(init)) stop_arg("init", "is not available with `", composite, "`")
     if (prod(as.double(obs$dims)) > .Machine$integer.max)
       stop_arg("method", "= \"", method, "\" keeps a dense m x n iterate: ", obs$dims[1],
                " x ", obs$dims[2], " is too large")
@@ -254,8 +359,9 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
     stop_arg("Y", "must hold 0/1 values for family = \"binomial\"")
   if (family == "poisson" && any(obs$value < 0))
     stop_arg("Y", "must hold non-negative counts for family = \"poisson\"")
-  if (family != "gaussian" && center != "none")
-    stop_arg("center", "must be \"none\" unless family = \"gaussian\"")
+  check_number(effects_ridge, "effects_ridge", min = 0)
+  if (effects_ridge > 0 && center != "both")
+    stop_arg("effects_ridge", "applies to row and column effects: it needs center = \"both\"")
   step <- default_step(method, step)
   check_count(K, "K")
   if (is.null(batch_size)) batch_size <- max(1L, ceiling(N / 100))
@@ -266,24 +372,37 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
              obs$dims[2], " is too large; use \"sfw\" or \"fw\"")
   control <- as_control(control)
 
-  # ---- centering (removed here, added back by predict/fitted)
-  eff <- center_effects(obs, center)
-  y <- obs$value - eff$mean - eff$row[obs$row] - eff$col[obs$col]
-
   # ---- problem spec (0-based indices for C); repeated observations of a
-  # cell are summed by the solver, as in the paper's statistics S1, S2
+  # cell are summed by the solver, as in the paper's statistics S1, S2.
+  # Effects (center) are fitted jointly by the solver, on the raw values.
   key <- (obs$row - 1) + obs$dims[1] * (obs$col - 1)
   ukey <- unique(key)
   spec <- list(problem = "completion", method = method, step = step,
                K = as.integer(K), eta = if (is.null(step_size)) -1 else step_size,
                m = obs$dims[1], n = obs$dims[2], cell = match(key, ukey) - 1L,
                cell_row = as.integer(ukey %% obs$dims[1]),
-               cell_col = as.integer(ukey %/% obs$dims[1]), y = y,
+               cell_col = as.integer(ukey %/% obs$dims[1]), y = obs$value,
                family = match(family, c("gaussian", "poisson", "binomial")) - 1L,
                radius = as.double(radius), dense_iterate = method == "spg",
                lmo_tol = lmo_tolerance(), max_iter = as.integer(control$max_iter),
                batch_size = as.integer(min(batch_size, N)),
                sampling = if (method == "fw") 1L else sampling_code(sampling))
+  run_key <- NULL
+  start <- NULL
+  if (!homotopy) {
+    spec$center <- match(center, c("none", "mean", "both")) - 1L
+    spec$effects_ridge <- as.double(effects_ridge)
+    run_key <- list(family = family, center = center, method = method, step = step,
+                    K = as.integer(K), eta = spec$eta, radius = as.double(radius),
+                    batch_size = spec$batch_size, sampling = spec$sampling,
+                    effects_ridge = as.double(effects_ridge),
+                    dims = obs$dims, data = data_fingerprint(obs))
+    if (!is.null(init)) {
+      start <- completion_start(init, obs$dims, run_key, radius, center)
+      spec <- c(spec, start$spec)
+      spec$max_iter <- as.integer(start$iter + control$max_iter)
+    }
+  }
   if (homotopy) {
     spec$method <- if (method == "hsagcgm") "hsagcgm_v1" else "shcgm"
     spec$composite <- if (composite == "box") 1L else 2L
@@ -318,19 +437,124 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
     last <- nrow(fit$trace)
     fit$infeasibility <- fit$trace$infeasibility[last]
     fit$infeasibility_rel <- fit$trace$infeasibility_rel[last]
+    fit$center <- list(type = "none", mean = 0, row = numeric(obs$dims[1]),
+                       col = numeric(obs$dims[2]))
+  } else {
+    fit$center <- list(type = center, mean = sol$mu, row = sol$row, col = sol$col)
+    fit$state <- c(sol$state, list(key = run_key))
+    if (!is.null(start)) fit <- continue_trace(fit, init, start)
   }
-  if (!is.na(fit$dropped))
-    fit$notes <- sprintf(paste("rank %d: %d atoms dropped when their weight reached zero",
-                               "(descent steps; no truncation, the objective and gap are",
-                               "those of X)"), fit$rank, fit$dropped)
+  fit$effects_ridge <- effects_ridge
+  fit$notes <- c(completion_model_note(family, fit$center, effects_ridge),
+                 if (!is.null(start)) start$note,
+                 if (!is.na(fit$dropped))
+                   sprintf(paste("rank %d: %d atoms dropped when their weight reached zero",
+                                 "(descent steps; no truncation, the objective and gap are",
+                                 "those of X)"), fit$rank, fit$dropped))
   fit$family <- family
   fit$dims <- obs$dims
   fit$radius <- radius
-  fit$center <- eff
-  fit$obs <- data.frame(row = obs$row, col = obs$col)
+  fit$obs <- data.frame(row = obs$row, col = obs$col, value = obs$value)
   class(fit) <- c("complete_matrix_fit", "cg_fit")
-  fit$fitted.values <- predict(fit, fit$obs)
+  fit$linear.predictors <- predict(fit, fit$obs, type = "link")
+  fit$fitted.values <- family_linkinv(family)(fit$linear.predictors)
   finish_fit(fit, started)
+}
+
+# The line print() shows for the model: family and effects.
+completion_model_note <- function(family, center, effects_ridge = 0) {
+  link <- switch(family, gaussian = "identity", poisson = "log", binomial = "logit")
+  eff <- switch(center$type,
+    none = "no effects (center = \"none\")",
+    mean = sprintf("intercept %s (center = \"mean\")", format(center$mean, digits = 4)),
+    both = sprintf(paste("intercept %s + row effects (sd %s) + column effects (sd %s),",
+                         "each summing to zero (center = \"both\")"),
+                   format(center$mean, digits = 4),
+                   format(stats::sd(center$row[center$row != 0]), digits = 3),
+                   format(stats::sd(center$col[center$col != 0]), digits = 3)))
+  if (effects_ridge > 0) eff <- sprintf("%s, ridge %s on the row and column effects", eff,
+                                        format(effects_ridge, digits = 4))
+  sprintf("family %s (%s link); %s, fitted jointly with X", family, link, eff)
+}
+
+# A few sums that tell data sets apart (a resumed run must see the same data).
+data_fingerprint <- function(obs) {
+  w <- ((obs$row * 7919 + obs$col) %% 1009) + 1
+  c(length(obs$value), sum(obs$row), sum(obs$col), sum(obs$value), sum(w * obs$value))
+}
+
+# Warm start from `init`, a previous fit of complete_matrix() on a matrix of
+# the same size. With the same data and settings (run_key) the run continues
+# exactly: the solver state before the final weight steps, the drawn
+# statistics and the sampler, the iteration count. Otherwise the fit's X
+# (scaled into the ball if needed) and effects start the run, and the step
+# rule counts from its iterations.
+completion_start <- function(init, dims, run_key, radius, center) {
+  if (!inherits(init, "complete_matrix_fit"))
+    stop_arg("init", "must be NULL or a fit of complete_matrix()")
+  if (!identical(suppressWarnings(as.integer(init$dims)), as.integer(dims)))
+    stop_arg("init", "is a fit of a ", paste(init$dims, collapse = " x "),
+             " matrix, but `Y` is ", dims[1], " x ", dims[2])
+  X <- init$solution$X
+  check_lowrank(X, "init$solution$X")
+  if (!identical(c(nrow(X$u), nrow(X$v)), as.integer(dims)))
+    stop_arg("init", "has a solution `X` of the wrong size (a fit altered by hand?)")
+  st <- init$state
+  exact <- !is.null(st) && identical(st$key, run_key)
+  iter <- if (is.null(st)) 0L else as.integer(st$iter)
+  eff <- init$center
+  same_center <- identical(eff$type, center) && center != "none"
+  if (same_center)
+    for (part in list(list("mean", 1), list("row", dims[1]), list("col", dims[2]))) {
+      x <- eff[[part[[1]]]]
+      if (!is.numeric(x) || length(x) != part[[2]] || !all_finite(x))
+        stop_arg("init", "has an invalid `center$", part[[1]], "`: it must be a finite ",
+                 "numeric vector of length ", part[[2]], " (a fit altered by hand?)")
+    }
+  spec <- list(iter_offset = iter,
+               init_mu = if (same_center) as.double(eff$mean) else 0,
+               init_row = if (same_center) as.double(eff$row) else numeric(dims[1]),
+               init_col = if (same_center) as.double(eff$col) else numeric(dims[2]))
+  if (exact) {
+    spec <- c(spec, list(init_u = st$u, init_w = st$w, init_v = st$v, init_scale = st$scale,
+                         init_kept = st$kept, init_dropped = st$dropped,
+                         state_cnt = st$cnt, state_sy = st$sy, state_touched = st$touched,
+                         state_order = st$order, state_pos = st$pos, state_drawn = st$drawn,
+                         state_th = st$th))
+    if (run_key$method == "spg") {       # dense iterate: from the fit's own X
+      spec[c("init_u", "init_w", "init_v")] <- list(X$u, X$d, X$v)
+      spec$init_scale <- 1
+    }
+    note <- sprintf("continued exactly from a fit of %d iterations (as one longer run)", iter)
+  } else {
+    d <- X$d
+    if (sum(d) > radius) d <- d * (radius / sum(d))
+    spec <- c(spec, list(init_u = X$u, init_w = as.double(d), init_v = X$v, init_scale = 1,
+                         init_kept = length(d), init_dropped = 0L))
+    note <- sprintf(paste("warm start from a fit of %d iterations with other data or",
+                          "settings (its X%s; step rule counted from %d)"), iter,
+                    if (same_center) " and effects" else "", iter)
+  }
+  list(spec = spec, iter = iter, exact = exact, note = note)
+}
+
+# A resumed fit's trace continues its init's: iterations and work counters
+# count from there; an exact continuation keeps the init's rows before it.
+continue_trace <- function(fit, init, start) {
+  tr <- fit$trace
+  tr$iter <- tr$iter + start$iter
+  fit$iterations <- fit$iterations + start$iter
+  if (start$exact && is.data.frame(init$trace) && nrow(init$trace) > 0L) {
+    prev <- init$trace
+    last <- prev[nrow(prev), ]
+    for (k in c("time", "n_grad", "n_lmo", "n_matvec"))
+      if (k %in% names(tr)) tr[[k]] <- tr[[k]] + last[[k]]
+    prev <- prev[prev$iter < start$iter, intersect(names(tr), names(prev)), drop = FALSE]
+    tr <- rbind(prev, tr)
+    rownames(tr) <- NULL
+  }
+  fit$trace <- tr
+  fit
 }
 
 # Observed entries as list(row, col, value, dims) with 1-based indices.
@@ -432,4 +656,54 @@ completion_beta0 <- function(beta0, N, method) {
   if (!is.numeric(beta0) || length(beta0) != 1L || !is.finite(beta0) || beta0 <= 0)
     stop_arg("beta0", "must be \"auto\" or a positive number")
   as.double(beta0)
+}
+
+#' Fitted values and residuals of a matrix completion fit
+#'
+#' At the observed entries (in the order of `object$obs`), as for [glm()]:
+#' `fitted()` gives the mean of the family (`type = "response"`, default:
+#' identity, `exp` or `plogis` of the linear predictor) or the linear
+#' predictor \eqn{\mu + a_i + b_j + X_{ij}}{mu + a_i + b_j + X_ij}
+#' (`type = "link"`), effects included; `residuals()` gives \eqn{y -}{y -}
+#' the fitted mean (`"response"`) or that divided by the standard deviation
+#' of the family at the fitted mean (`"pearson"`: 1, \eqn{\sqrt{\hat
+#' y}}{sqrt(fitted)}, \eqn{\sqrt{\hat y (1 - \hat y)}}{sqrt(fitted (1 -
+#' fitted))}). Values at other entries: [predict()][predict.complete_matrix_fit()].
+#'
+#' @param object A `complete_matrix_fit` (see [cg_fit]).
+#' @param type See above.
+#' @param ... Unused.
+#' @returns A numeric vector, one value per observed entry.
+#' @examples
+#' set.seed(2)
+#' obs <- data.frame(row = rep(1:20, each = 15), col = rep(1:15, 20))
+#' obs$value <- rbinom(300, 1, plogis(0.1 * obs$row - 0.1 * obs$col))
+#' fit <- complete_matrix(obs, radius = 2, family = "binomial", center = "both",
+#'                        method = "fw", control = cg_control(max_iter = 50))
+#' head(fitted(fit))                  # probabilities
+#' head(fitted(fit, type = "link"))   # log-odds
+#' head(residuals(fit))
+#' @seealso [predict.complete_matrix_fit()], [cg_fit].
+#' @method fitted complete_matrix_fit
+#' @export
+fitted.complete_matrix_fit <- function(object, type = c("response", "link"), ...) {
+  type <- match_choice(type, c("response", "link"), "type")
+  eta <- object$linear.predictors
+  if (is.null(eta)) stop("this complete_matrix fit stores no fitted values.", call. = FALSE)
+  if (type == "link") eta else family_linkinv(object$family)(eta)
+}
+
+#' @rdname fitted.complete_matrix_fit
+#' @importFrom stats residuals
+#' @method residuals complete_matrix_fit
+#' @export
+residuals.complete_matrix_fit <- function(object, type = c("response", "pearson"), ...) {
+  type <- match_choice(type, c("response", "pearson"), "type")
+  y <- object$obs$value
+  if (is.null(y)) stop("this complete_matrix fit stores no observed values.", call. = FALSE)
+  mu <- fitted.complete_matrix_fit(object, "response")
+  r <- y - mu
+  if (type == "response") return(r)
+  r / sqrt(switch(object$family %||% "gaussian", gaussian = 1, poisson = mu,
+                  binomial = mu * (1 - mu)))
 }

@@ -73,12 +73,14 @@
 #'   \item{`radius`}{The nuclear-norm ball radius.}
 #'   \item{`center`}{List with `type` (`"none"`, `"mean"` or `"both"`),
 #'     `mean` (a number), `row` (numeric, length \eqn{m}) and `col` (numeric,
-#'     length \eqn{n}): the effects removed before fitting and added back by
-#'     [predict()][predict.complete_matrix_fit()].}
-#'   \item{`fitted.values`}{Fitted values at the observed entries on the
-#'     link scale, centering included.}
-#'   \item{`obs`}{Data frame with columns `row` and `col` of the observed
-#'     entries, in the order of `fitted.values`.}
+#'     length \eqn{n}): the intercept and effects fitted jointly with `X`,
+#'     included by [predict()][predict.complete_matrix_fit()].}
+#'   \item{`fitted.values`, `linear.predictors`}{At the observed entries, as
+#'     in [glm()]: the fitted mean (response scale) and the linear
+#'     predictor, effects included.}
+#'   \item{`obs`}{Data frame with columns `row`, `col` and `value` of the
+#'     observed entries, in the order of `fitted.values`.}
+#'   \item{`state`}{The solver's state, for `init` (see [complete_matrix()]).}
 #'   \item{`rank`}{Rank of `solution$X`.}
 #'   \item{`dropped`}{Number of atoms dropped during the run by the
 #'     rank control of `"fw"` and `"sfw"` (see [complete_matrix()]), `NA`

@@ -37,6 +37,15 @@
 enum { FAM_GAUSSIAN = 0, FAM_POISSON = 1, FAM_BINOMIAL = 2 };
 #define WEIGHT_STEPS 5
 #define FINAL_WEIGHT_STEPS 50
+/* effects sweeps per gradient (the first: until converged), stopped early
+ * when a sweep decreases the loss by at most SWEEP_TOL per observation;
+ * the trace's evaluation minimizes them to POLISH_TOL (see mc_evaluate) */
+#define EFFECT_SWEEPS 1
+#define FIRST_SWEEPS 100
+#define SWEEP_TOL 1e-14
+#define POLISH_SWEEPS 500
+#define POLISH_TOL 1e-15
+#define SKIP_TOL 1e-13
 
 typedef struct {
     int m, n, N, C, family, dense;
@@ -74,7 +83,25 @@ typedef struct {
      * held-out entries (ntest of them, linear indices test_at) */
     double *xnorm, *rmse_train, *rmse_test; int nx, xcap;
     int ntest; const int *test_at; const double *test_y;
+    /* unpenalized effects fitted jointly with theta (center = "mean":
+     * intercept mu; "both": mu + row effects ra + column effects cb), see
+     * "Effects" below; cells grouped by row (rptr, rcell) and by column
+     * (cptr, ccell); per touched cell the effects' sum toff, per cell the
+     * low-rank part xc (touched cells only) */
+    int center;
+    double mu, *ra, *cb;
+    double ridge;                  /* ridge weight on ra, cb (0: unpenalized) */
+    int *rptr, *rcell, *cptr, *ccell;
+    double *toff, *xc;
+    double *pa, *pb;               /* evaluation: effects minimized in full */
+    int *tpos;                     /* cell -> touched index, -1 if untouched */
+    unsigned char *rflag, *cflag;  /* rows / columns with data in the last sweep */
+    int first_sweeps;              /* the first gradient minimizes the effects */
+    /* resumable state: the atoms before the final weight steps */
+    int snap_k; double *snap_u, *snap_v, *snap_w, snap_scale, *snap_th; int snap_kept;
 } completion;
+
+enum { CENTER_NONE = 0, CENTER_MEAN = 1, CENTER_BOTH = 2 };
 
 enum { COMPOSITE_NONE = 0, COMPOSITE_BOX = 1, COMPOSITE_L1 = 2 };
 
@@ -94,6 +121,154 @@ static double log_partition(int fam, double x)   /* A(x) */
     case FAM_BINOMIAL: return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x));
     default: return 0.5 * x * x;
     }
+}
+
+/* second derivative A''(x) */
+static double curvature(int fam, double x)
+{
+    switch (fam) {
+    case FAM_POISSON: return exp(x);
+    case FAM_BINOMIAL: { double p = 1.0 / (1.0 + exp(-x)); return p * (1.0 - p); }
+    default: return 1.0;
+    }
+}
+
+/* A'(x), with A''(x) in *curv: one exp() for both */
+static inline double mean_curv(int fam, double x, double *curv)
+{
+    switch (fam) {
+    case FAM_POISSON: { const double e = exp(x); *curv = e; return e; }
+    case FAM_BINOMIAL: { const double p = 1.0 / (1.0 + exp(-x)); *curv = p * (1.0 - p); return p; }
+    default: *curv = 1.0; return x;
+    }
+}
+
+/* ---- Effects. With center = "mean" or "both" the problem is
+ *   min_{theta, mu, a, b} 1/N sum_k [A(eta_k) - y_k eta_k],
+ *   eta_k = mu + a_{i_k} + b_{j_k} + theta_{i_k j_k},  ||theta||_* <= radius,
+ * the effects free (unpenalized). They are fitted jointly: before each
+ * gradient the effects are moved toward their minimizer for the current
+ * theta (block-coordinate Newton sweeps on the same statistics as the
+ * gradient: intercept, or each row's then each column's effect), so the FW
+ * step on theta is a step on phi(theta) = min over the effects, a convex
+ * function whose gradient is the loss gradient at the minimizing effects.
+ * Identifiability: the effects of rows (columns) with observations sum to
+ * zero, the others are zero. A sweep costs O(cells). */
+
+/* Safe Newton step for a block's loss sum_c w_c A(eta_c + d) - s_c (eta_c
+ * + d) (+ the ridge lam/2 (e + d)^2 of a row or column effect e) from its
+ * gradient g and curvature h + lam at d = 0. log A'' is 1-Lipschitz for
+ * poisson and binomial, so within |d| <= s the curvature is at most
+ * e^s h + lam: the step minimizing that upper model (|d| <= min(|g / (h +
+ * lam)|, 1)) always decreases the loss (exact Newton for gaussian). Without
+ * a ridge, a block whose
+ * model decrease g^2 / h is below SKIP_TOL of its weight is left alone: an
+ * effect whose optimum is infinite (a row of only ones, binomial) stops
+ * where its loss is about SKIP_TOL per observation, instead of drifting.
+ * The model's decrease is added to *dec. */
+static double effect_step(int fam, double g, double h, double lam, double wblock, double *dec)
+{
+    if (!(h + lam > 0)) return 0.0;
+    if (fam == FAM_GAUSSIAN) { *dec += 0.5 * g * g / (h + lam); return -g / (h + lam); }
+    if (lam == 0.0 && g * g <= SKIP_TOL * h * wblock) return 0.0;
+    const double s = fmin(fabs(g / (h + lam)), 1.0), k = exp(s) * h + lam;
+    double d = -g / k;
+    if (d > s) d = s; else if (d < -s) d = -s;
+    *dec -= g * d + 0.5 * k * d * d;
+    return d;
+}
+
+/* One sweep over the effects (mu, a, b) on statistics (w, s) per cell (w
+ * = 0: cell not in them), x the low-rank part per cell; returns the
+ * decrease of the loss (sum over cells, upper model) */
+static double effects_sweep(completion *C, const double *x, const double *w,
+                            const double *s, double wtot, double *mu, double *a, double *b)
+{
+    const int fam = C->family;
+    const double lam = C->ridge * wtot / C->N;   /* the ridge on these statistics' scale */
+    double dec = 0.0;
+    if (C->center == CENTER_MEAN) {
+        double g = 0.0, h = 0.0;
+        for (int c = 0; c < C->C; c++) {
+            if (w[c] == 0.0) continue;
+            const double eta = x[c] + *mu;
+            double cv;
+            g += w[c] * mean_curv(fam, eta, &cv) - s[c];
+            h += w[c] * cv;
+        }
+        *mu += effect_step(fam, g, h, 0.0, wtot, &dec);
+        return dec;
+    }
+    double asum = 0.0, bsum = 0.0; int na = 0, nb = 0;
+    for (int i = 0; i < C->m; i++) {
+        double g = 0.0, h = 0.0, wb = 0.0; int has = 0;
+        for (int k = C->rptr[i]; k < C->rptr[i + 1]; k++) {
+            const int c = C->rcell[k];
+            if (w[c] == 0.0) continue;
+            has = 1; wb += w[c];
+            const double eta = x[c] + *mu + a[i] + b[C->ccol[c]];
+            double cv;
+            g += w[c] * mean_curv(fam, eta, &cv) - s[c];
+            h += w[c] * cv;
+        }
+        C->rflag[i] = has;
+        if (has) {
+            a[i] += effect_step(fam, g + lam * a[i], h, lam, wb, &dec);
+            asum += a[i]; na++;
+        }
+    }
+    for (int j = 0; j < C->n; j++) {
+        double g = 0.0, h = 0.0, wb = 0.0; int has = 0;
+        for (int k = C->cptr[j]; k < C->cptr[j + 1]; k++) {
+            const int c = C->ccell[k];
+            if (w[c] == 0.0) continue;
+            has = 1; wb += w[c];
+            const double eta = x[c] + *mu + a[C->crow[c]] + b[j];
+            double cv;
+            g += w[c] * mean_curv(fam, eta, &cv) - s[c];
+            h += w[c] * cv;
+        }
+        C->cflag[j] = has;
+        if (has) {
+            b[j] += effect_step(fam, g + lam * b[j], h, lam, wb, &dec);
+            bsum += b[j]; nb++;
+        }
+    }
+    /* sum-to-zero over the rows and columns with data (eta unchanged; the
+     * ridge, if any, decreases) */
+    const double ma = na ? asum / na : 0.0, mb = nb ? bsum / nb : 0.0;
+    for (int i = 0; i < C->m; i++) if (C->rflag[i]) a[i] -= ma;
+    for (int j = 0; j < C->n; j++) if (C->cflag[j]) b[j] -= mb;
+    *mu += ma + mb;
+    return dec;
+}
+
+/* sweeps until one decreases the loss by at most tol * wtot, at most max;
+ * CG_ERR_INTERRUPT if Ctrl-C cut them short */
+static int effects_minimize(completion *C, const double *x, const double *w, const double *s,
+                            double wtot, double *mu, double *a, double *b, int max, double tol)
+{
+    for (int k = 0; k < max; k++) {
+        if (effects_sweep(C, x, w, s, wtot, mu, a, b) <= tol * wtot) break;
+        if (cg_interrupt_poll()) return CG_ERR_INTERRUPT;
+    }
+    return CG_OK;
+}
+
+/* the ridge term lam/2 (||a||^2 + ||b||^2), on the scale of N observations */
+static double effects_ridge(const completion *C, const double *a, const double *b)
+{
+    if (C->ridge == 0.0) return 0.0;
+    double ss = 0.0;
+    for (int i = 0; i < C->m; i++) ss += a[i] * a[i];
+    for (int j = 0; j < C->n; j++) ss += b[j] * b[j];
+    return 0.5 * C->ridge * ss;
+}
+
+static inline double effect_at(const completion *C, int i, int j)
+{
+    return C->center == CENTER_NONE ? 0.0 :
+           C->center == CENTER_MEAN ? C->mu : C->mu + C->ra[i] + C->cb[j];
 }
 
 static double cell_value(const completion *C, int c)
@@ -118,6 +293,19 @@ static void overflow_failure(cg_problem *P, const completion *C, const double *t
         cg_fail(P, "%s " CG_OVERFLOW_HINT, what);
 }
 
+/* the effects for the current theta on the drawn statistics, then their
+ * sum per touched cell (see "Effects") */
+static void update_effects(cg_problem *P, completion *C)
+{
+    if (C->center == CENTER_NONE) return;
+    for (int t = 0; t < C->nt; t++) C->xc[C->tc[t]] = C->th[t];
+    cg_fail_status(P, effects_minimize(C, C->xc, C->cnt, C->sy, C->smp.drawn, &C->mu, C->ra,
+                                       C->cb, C->first_sweeps ? FIRST_SWEEPS : EFFECT_SWEEPS,
+                                       SWEEP_TOL), "the effects' sweeps");
+    C->first_sweeps = 0;
+    for (int t = 0; t < C->nt; t++) C->toff[t] = effect_at(C, C->trow[t], C->tcol[t]);
+}
+
 static double mc_gradient(cg_problem *P, int batch)
 {
     completion *C = (completion *) P->self;
@@ -128,15 +316,17 @@ static double mc_gradient(cg_problem *P, int batch)
             int t = C->nt++;
             C->tc[t] = c; C->trow[t] = C->crow[c]; C->tcol[t] = C->ccol[c];
             C->th[t] = cell_value(C, c);
+            C->tpos[c] = t;
         }
         C->cnt[c] += 1;
         C->sy[c] += C->y[k];
     }
+    if (C->dense) for (int t = 0; t < C->nt; t++) C->th[t] = cell_value(C, C->tc[t]);
+    update_effects(P, C);
     const double inv = 1.0 / C->smp.drawn;
     for (int t = 0; t < C->nt; t++) {
         int c = C->tc[t];
-        if (C->dense) C->th[t] = cell_value(C, c);
-        C->gval[t] = (C->cnt[c] * mean_fn(C->family, C->th[t]) - C->sy[c]) * inv;
+        C->gval[t] = (C->cnt[c] * mean_fn(C->family, C->th[t] + C->toff[t]) - C->sy[c]) * inv;
     }
     if (!cg_all_finite(C->gval, (size_t) C->nt))
         overflow_failure(P, C, C->th, C->nt, "the gradient");
@@ -185,19 +375,10 @@ static double estimated_objective(const completion *C, const double *x)
     double f = 0.0;
     for (int t = 0; t < C->nt; t++) {
         int c = C->tc[t];
-        f += C->cnt[c] * log_partition(C->family, x[t]) - C->sy[c] * x[t];
+        const double eta = x[t] + C->toff[t];
+        f += C->cnt[c] * log_partition(C->family, eta) - C->sy[c] * eta;
     }
     return f / C->smp.drawn;
-}
-
-/* second derivative A''(x) */
-static double curvature(int fam, double x)
-{
-    switch (fam) {
-    case FAM_POISSON: return exp(x);
-    case FAM_BINOMIAL: { double p = 1.0 / (1.0 + exp(-x)); return p * (1.0 - p); }
-    default: return 1.0;
-    }
 }
 
 /* Compress the atoms to thin SVD, then take projected-gradient steps on
@@ -222,8 +403,9 @@ static void mc_reduce_rank(cg_problem *P, int steps)
         double *pw = wn + k;
         for (int t = 0; t < nt; t++) {
             const int c = C->tc[t];
-            g[t] = (C->cnt[c] * mean_fn(fam, C->th[t]) - C->sy[c]) * inv;
-            D[t] = C->cnt[c] * curvature(fam, C->th[t]) * inv;     /* Hessian weights */
+            const double eta = C->th[t] + C->toff[t];
+            g[t] = (C->cnt[c] * mean_fn(fam, eta) - C->sy[c]) * inv;
+            D[t] = C->cnt[c] * curvature(fam, eta) * inv;     /* Hessian weights */
         }
         double hmax = 0.0;
         for (int j = 0; j < k; j++) {
@@ -288,7 +470,21 @@ static void mc_fw_step(cg_problem *P, double gamma)
     for (int i = 0; i < C->m; i++) C->u[i] = -C->u[i];
     cg_atoms_add(&C->atoms, C->u, C->v, gamma * C->radius);
     C->iter++;
-    if (C->iter == C->max_iter) mc_reduce_rank(P, FINAL_WEIGHT_STEPS);
+    if (C->iter == C->max_iter) {
+        /* the final weight steps change the iterate, which a longer run
+         * would not have: keep the state before them, to resume from */
+        const cg_atoms *a = &C->atoms;
+        C->snap_k = a->k; C->snap_scale = a->scale; C->snap_kept = C->k_kept;
+        C->snap_u = (double *) R_alloc((size_t) a->m * (a->k > 0 ? a->k : 1), sizeof(double));
+        C->snap_v = (double *) R_alloc((size_t) a->n * (a->k > 0 ? a->k : 1), sizeof(double));
+        C->snap_w = (double *) R_alloc(a->k > 0 ? a->k : 1, sizeof(double));
+        memcpy(C->snap_u, a->u, sizeof(double) * (size_t) a->m * a->k);
+        memcpy(C->snap_v, a->v, sizeof(double) * (size_t) a->n * a->k);
+        memcpy(C->snap_w, a->w, sizeof(double) * a->k);
+        C->snap_th = (double *) R_alloc(C->nt > 0 ? C->nt : 1, sizeof(double));
+        memcpy(C->snap_th, C->th, sizeof(double) * C->nt);
+        mc_reduce_rank(P, FINAL_WEIGHT_STEPS);
+    }
     else if (C->atoms.k >= 2 * C->k_kept + 8) mc_reduce_rank(P, WEIGHT_STEPS);
 }
 
@@ -299,7 +495,7 @@ static int mc_pg_step(cg_problem *P, double eta)
         double L = 0.0;
         for (int t = 0; t < C->nt; t++) {
             double curv = C->family == FAM_GAUSSIAN ? 1.0 :
-                C->family == FAM_BINOMIAL ? 0.25 : exp(C->th[t]);
+                C->family == FAM_BINOMIAL ? 0.25 : exp(C->th[t] + C->toff[t]);
             L = fmax(L, curv * C->cnt[C->tc[t]] / C->smp.drawn);
         }
         eta = L > 0 ? 1.0 / L : 1.0;
@@ -314,39 +510,78 @@ static int mc_pg_step(cg_problem *P, double eta)
     int st = cg_proj_nuclear_dense_factors(C->theta, C->m, C->n, C->radius, C->fu, C->fd,
                                            C->fv, &C->frank);
     if (st != CG_OK) C->frank = -1;
+    C->iter++;
     P->svd_rank = C->m < C->n ? C->m : C->n;
     return st;
 }
 
 /* full objective over all observations, from per-cell totals, and the true
- * FW gap <G, theta> + radius * sigma_1(G) of the full gradient */
+ * FW gap <G, theta> + radius * sigma_1(G) of the full gradient. With
+ * effects, the objective is that of the iterate (theta, mu, a, b), and the
+ * gap bounds it minus the optimum of the joint problem: the effects are
+ * minimized for this theta on all the data (a copy: the iterate keeps its
+ * own, so trace rows never change a run), giving phi(theta) up to that
+ * minimization's accuracy, and the gap is (objective - phi(theta)) plus the
+ * FW gap of phi at theta, whose gradient is the loss gradient at the
+ * minimizing effects. */
 static void mc_evaluate(cg_problem *P, double *obj, double *gap)
 {
     completion *C = (completion *) P->self;
-    const int nc = C->C;
+    const int nc = C->C, fam = C->family;
     for (int c = 0; c < nc; c++) C->thfull[c] = NA_REAL;
     if (!C->dense)               /* cached values are current only for atoms */
         for (int t = 0; t < C->nt; t++) C->thfull[C->tc[t]] = C->th[t];
-    double f = 0.0, gx = 0.0;
+    double f = 0.0;
     for (int c = 0; c < nc; c++) {
         if (ISNAN(C->thfull[c])) C->thfull[c] = cell_value(C, c);
-        double x = C->thfull[c];
-        f += C->Ncell[c] * log_partition(C->family, x) - C->Ycell[c] * x;
-        if (C->family == FAM_GAUSSIAN) f += 0.5 * C->YYcell[c];
-        C->gfull[c] = (C->Ncell[c] * mean_fn(C->family, x) - C->Ycell[c]) / C->N;
-        gx += C->gfull[c] * x;
+        const double eta = C->thfull[c] + effect_at(C, C->crow[c], C->ccol[c]);
+        f += C->Ncell[c] * log_partition(fam, eta) - C->Ycell[c] * eta;
+        if (fam == FAM_GAUSSIAN) f += 0.5 * C->YYcell[c];
     }
+    if (C->center == CENTER_BOTH) f += effects_ridge(C, C->ra, C->cb);
     *obj = f / C->N;
     if (!isfinite(*obj)) {
         overflow_failure(P, C, C->thfull, nc, "the objective");
         *gap = NA_REAL;
         return;
     }
+    double mu = C->mu, fmin = f;
+    const double *a = C->ra, *b = C->cb;
+    if (C->center != CENTER_NONE) {
+        if (C->center == CENTER_BOTH) {
+            memcpy(C->pa, C->ra, sizeof(double) * C->m);
+            memcpy(C->pb, C->cb, sizeof(double) * C->n);
+        }
+        if (effects_minimize(C, C->thfull, C->Ncell, C->Ycell, C->N, &mu, C->pa, C->pb,
+                             POLISH_SWEEPS, POLISH_TOL) != CG_OK) {
+            cg_fail_status(P, CG_ERR_INTERRUPT, "the effects' sweeps");
+            *gap = NA_REAL;        /* cut short: no bound */
+            return;
+        }
+        double fp = 0.0;
+        for (int c = 0; c < nc; c++) {
+            const double eta = C->thfull[c] + mu + (C->center == CENTER_BOTH ?
+                               C->pa[C->crow[c]] + C->pb[C->ccol[c]] : 0.0);
+            fp += C->Ncell[c] * log_partition(fam, eta) - C->Ycell[c] * eta;
+            if (fam == FAM_GAUSSIAN) fp += 0.5 * C->YYcell[c];
+        }
+        if (C->center == CENTER_BOTH) fp += effects_ridge(C, C->pa, C->pb);
+        if (fp < f) { fmin = fp; a = C->pa; b = C->pb; }
+        else mu = C->mu;          /* no better: the iterate's own effects */
+    }
+    double gx = 0.0;
+    for (int c = 0; c < nc; c++) {
+        const double x = C->thfull[c];
+        const double eta = x + (C->center == CENTER_NONE ? 0.0 : C->center == CENTER_MEAN ? mu
+                                : mu + a[C->crow[c]] + b[C->ccol[c]]);
+        C->gfull[c] = (C->Ncell[c] * mean_fn(fam, eta) - C->Ycell[c]) / C->N;
+        gx += C->gfull[c] * x;
+    }
     cg_linop Gf; cg_coo_data d;
     cg_linop_coo(&Gf, &d, C->m, C->n, nc, C->crow, C->ccol, C->gfull);
     double sigma;
     const int st = cg_lmo_nuclear(&Gf, C->radius, C->eu, C->ev, &sigma, 1e-10);
-    *gap = st == CG_OK ? gx + C->radius * sigma : cg_gap_failed(P, st);
+    *gap = st == CG_OK ? (f - fmin) / C->N + gx + C->radius * sigma : cg_gap_failed(P, st);
 }
 
 static double mc_epoch(cg_problem *P)
@@ -529,6 +764,113 @@ static void composite_init(cg_problem *P, completion *C, SEXP spec)
     P->evaluate = mcc_evaluate;
 }
 
+/* effects (center = "mean" / "both"): arrays, and cells grouped by row and
+ * by column for the sweeps (counting sort, O(cells)) */
+static void completion_effects_init(completion *C, SEXP spec)
+{
+    SEXP cen = cg_list_get(spec, "center");
+    C->center = isNull(cen) ? CENTER_NONE : asInteger(cen);
+    if (C->center < CENTER_NONE || C->center > CENTER_BOTH) error("spec: invalid center");
+    const int nc = C->C, m = C->m, n = C->n;
+    C->toff = cg_zeros(nc);
+    C->tpos = (int *) R_alloc(nc, sizeof(int));
+    for (int c = 0; c < nc; c++) C->tpos[c] = -1;
+    if (C->center == CENTER_NONE) return;
+    SEXP rg = cg_list_get(spec, "effects_ridge");
+    C->ridge = isNull(rg) ? 0.0 : asReal(rg);
+    if (!(C->ridge >= 0) || !isfinite(C->ridge)) error("spec: invalid effects_ridge");
+    C->xc = cg_zeros(nc);
+    C->first_sweeps = 1;
+    C->ra = cg_zeros(m); C->cb = cg_zeros(n); C->pa = cg_zeros(m); C->pb = cg_zeros(n);
+    C->rflag = (unsigned char *) R_alloc(m, 1); C->cflag = (unsigned char *) R_alloc(n, 1);
+    C->rptr = (int *) R_alloc((size_t) m + 1, sizeof(int));
+    C->cptr = (int *) R_alloc((size_t) n + 1, sizeof(int));
+    C->rcell = (int *) R_alloc(nc, sizeof(int));
+    C->ccell = (int *) R_alloc(nc, sizeof(int));
+    memset(C->rptr, 0, sizeof(int) * ((size_t) m + 1));
+    memset(C->cptr, 0, sizeof(int) * ((size_t) n + 1));
+    for (int c = 0; c < nc; c++) { C->rptr[C->crow[c] + 1]++; C->cptr[C->ccol[c] + 1]++; }
+    for (int i = 0; i < m; i++) C->rptr[i + 1] += C->rptr[i];
+    for (int j = 0; j < n; j++) C->cptr[j + 1] += C->cptr[j];
+    int *rnext = (int *) R_alloc(m, sizeof(int)), *cnext = (int *) R_alloc(n, sizeof(int));
+    memcpy(rnext, C->rptr, sizeof(int) * m);
+    memcpy(cnext, C->cptr, sizeof(int) * n);
+    for (int c = 0; c < nc; c++) {
+        C->rcell[rnext[C->crow[c]]++] = c;
+        C->ccell[cnext[C->ccol[c]]++] = c;
+    }
+}
+
+/* Warm start from a previous fit (spec init_*): its atoms (u, w, v, scale;
+ * raw, so that a resumed run repeats a longer one) or, for the dense
+ * baseline, their product; its effects; the iterations done (the step
+ * rules count from them). resume: also the drawn statistics and the
+ * touched cells in their order. */
+static void completion_warm_start(cg_problem *P, completion *C, SEXP spec, int resume)
+{
+    SEXP iu = cg_list_get(spec, "init_u");
+    if (isNull(iu)) return;
+    const int m = C->m, n = C->n, nc = C->C;
+    const int k = LENGTH(cg_list_get(spec, "init_w"));
+    const double *u = cg_spec_real(spec, "init_u", (R_xlen_t) m * k);
+    const double *v = cg_spec_real(spec, "init_v", (R_xlen_t) n * k);
+    const double *w = cg_spec_real(spec, "init_w", k);
+    const double scale = asReal(cg_list_get(spec, "init_scale"));
+    if (!cg_all_finite(u, (size_t) m * k) || !cg_all_finite(v, (size_t) n * k) ||
+        !cg_all_finite(w, k) || !(scale > 0) || !isfinite(scale))
+        error("spec: the initial iterate is not finite");
+    if (C->dense) {
+        for (int j = 0; j < k; j++)
+            for (int c = 0; c < n; c++) {
+                const double f = scale * w[j] * v[(size_t) j * n + c];
+                double *col = C->theta + (size_t) c * m;
+                for (int i = 0; i < m; i++) col[i] += f * u[(size_t) j * m + i];
+            }
+        C->frank = -1;
+    } else {
+        cg_atoms_init(&C->atoms, m, n, 2 * k > 64 ? 2 * k : 64);
+        memcpy(C->atoms.u, u, sizeof(double) * (size_t) m * k);
+        memcpy(C->atoms.v, v, sizeof(double) * (size_t) n * k);
+        memcpy(C->atoms.w, w, sizeof(double) * k);
+        C->atoms.k = k; C->atoms.scale = scale;
+        C->k_kept = asInteger(cg_list_get(spec, "init_kept"));
+        C->n_dropped = asInteger(cg_list_get(spec, "init_dropped"));
+        if (C->k_kept < 0 || C->n_dropped < 0) error("spec: invalid rank-control state");
+    }
+    if (C->center != CENTER_NONE) {
+        C->mu = asReal(cg_list_get(spec, "init_mu"));
+        if (C->center == CENTER_BOTH) {
+            memcpy(C->ra, cg_spec_real(spec, "init_row", m), sizeof(double) * m);
+            memcpy(C->cb, cg_spec_real(spec, "init_col", n), sizeof(double) * n);
+        }
+        if (!isfinite(C->mu) || !cg_all_finite(C->ra, C->center == CENTER_BOTH ? m : 0) ||
+            !cg_all_finite(C->cb, C->center == CENTER_BOTH ? n : 0))
+            error("spec: the initial effects are not finite");
+        C->first_sweeps = !resume;
+    }
+    const int it0 = asInteger(cg_list_get(spec, "iter_offset"));
+    if (it0 < 0) error("spec: invalid iter_offset");
+    C->iter = it0;
+    P->iter_offset = it0;
+    if (!resume) return;
+    memcpy(C->cnt, cg_spec_real(spec, "state_cnt", nc), sizeof(double) * nc);
+    memcpy(C->sy, cg_spec_real(spec, "state_sy", nc), sizeof(double) * nc);
+    SEXP tch = cg_list_get(spec, "state_touched");
+    const int nt = LENGTH(tch);
+    const int *tc = cg_spec_index(spec, "state_touched", nt, 0, nc - 1);
+    for (int t = 0; t < nt; t++) {
+        const int c = tc[t];
+        if (C->tpos[c] >= 0 || !(C->cnt[c] > 0)) error("spec: invalid touched cells");
+        C->tc[t] = c; C->trow[t] = C->crow[c]; C->tcol[t] = C->ccol[c];
+        C->tpos[c] = t;
+        C->th[t] = cell_value(C, c);
+    }
+    C->nt = nt;
+    SEXP th = cg_list_get(spec, "state_th");
+    if (!C->dense && !isNull(th))
+        memcpy(C->th, cg_spec_real(spec, "state_th", nt), sizeof(double) * nt);
+}
+
 /* Frank-Wolfe on the atoms, or the projected-gradient baseline on the dense
  * iterate (dense_iterate) */
 static const cg_fw_ops completion_fw = {mc_gradient, mc_lmo, mc_line_search, mc_fw_step};
@@ -554,8 +896,22 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     C->lmo_tol = asReal(cg_list_get(spec, "lmo_tol"));
     C->max_iter = asInteger(cg_list_get(spec, "max_iter"));
     const int N = C->N, nc = C->C, m = C->m, n = C->n;
+    /* a resumed run restores the sampler (no new permutation: the RNG
+     * stream continues as in one longer run) */
+    SEXP st_cnt = cg_list_get(spec, "state_cnt");
+    const int resume = !isNull(st_cnt), mode = asInteger(cg_list_get(spec, "sampling"));
     cg_sampler_init(&C->smp, N, asInteger(cg_list_get(spec, "batch_size")),
-                    asInteger(cg_list_get(spec, "sampling")));
+                    resume && mode == CG_SAMPLE_SHUFFLE ? CG_SAMPLE_STREAM : mode);
+    if (resume) {
+        if (mode != CG_SAMPLE_REPLACE)
+            memcpy(C->smp.order, cg_spec_index(spec, "state_order", N, 0, N - 1),
+                   sizeof(int) * N);
+        C->smp.mode = mode;
+        C->smp.pos = asInteger(cg_list_get(spec, "state_pos"));
+        C->smp.drawn = asReal(cg_list_get(spec, "state_drawn"));
+        if (C->smp.pos < 0 || C->smp.pos > N || !(C->smp.drawn >= 0))
+            error("spec: invalid sampler state");
+    }
     C->batch_idx = (int *) R_alloc(N > C->smp.batch ? N : C->smp.batch, sizeof(int));
     C->tc = (int *) R_alloc(nc, sizeof(int));
     C->trow = (int *) R_alloc(nc, sizeof(int));
@@ -577,6 +933,8 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
         C->fd = cg_zeros(mn); C->frank = 0;
     }
     else cg_atoms_init(&C->atoms, m, n, 64);
+    completion_effects_init(C, spec);
+    completion_warm_start(P, C, spec, resume);
     P->self = C;
     P->evaluate = mc_evaluate; P->epoch = mc_epoch; P->n_matvec = mc_n_matvec;
     SEXP comp = cg_list_get(spec, "composite");
@@ -584,11 +942,14 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     if (C->composite == COMPOSITE_BOX || C->composite == COMPOSITE_L1) {
         if (C->family != FAM_GAUSSIAN || C->dense)
             error("spec: composite completion needs the gaussian family and atoms");
+        if (C->center != CENTER_NONE || !isNull(cg_list_get(spec, "init_u")))
+            error("spec: composite completion takes no effects and no warm start");
         composite_init(P, C, spec);
     }
     else if (C->dense) P->pg = &completion_pg;
     else P->fw = &completion_fw;
-    P->svd_rank = 0;
+    /* a resumed run's first trace row: the rank of its last SVD */
+    P->svd_rank = P->iter_offset == 0 ? 0 : C->dense ? (m < n ? m : n) : 1;
     return CG_OK;
 }
 
@@ -596,10 +957,60 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
  * dense baseline the thin SVD kept from its last projection (a full SVD of
  * theta only if that projection failed); svd_form says whether the factors
  * are in thin-SVD form. Also the number of atoms dropped. */
+/* the resumable state (see completion_warm_start): atoms as the run left
+ * them before its final weight steps, the rank control's counters, the
+ * iterations, the sampler and the drawn statistics */
+static SEXP completion_state(const completion *C)
+{
+    static const char *names[] = {"u", "w", "v", "scale", "kept", "dropped", "iter",
+                                  "cnt", "sy", "touched", "order", "pos", "drawn", "th", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    const int snap = C->snap_u != NULL, m = C->m, n = C->n;
+    const int k = C->dense ? 0 : snap ? C->snap_k : C->atoms.k;
+    SEXP u = allocMatrix(REALSXP, m, k); SET_VECTOR_ELT(out, 0, u);
+    SEXP w = allocVector(REALSXP, k);    SET_VECTOR_ELT(out, 1, w);
+    SEXP v = allocMatrix(REALSXP, n, k); SET_VECTOR_ELT(out, 2, v);
+    if (k > 0) {
+        memcpy(REAL(u), snap ? C->snap_u : C->atoms.u, sizeof(double) * (size_t) m * k);
+        memcpy(REAL(w), snap ? C->snap_w : C->atoms.w, sizeof(double) * k);
+        memcpy(REAL(v), snap ? C->snap_v : C->atoms.v, sizeof(double) * (size_t) n * k);
+    }
+    SET_VECTOR_ELT(out, 3, ScalarReal(C->dense ? 1.0 : snap ? C->snap_scale : C->atoms.scale));
+    SET_VECTOR_ELT(out, 4, ScalarInteger(snap ? C->snap_kept : C->k_kept));
+    SET_VECTOR_ELT(out, 5, ScalarInteger(C->n_dropped));
+    SET_VECTOR_ELT(out, 6, ScalarInteger(C->iter));
+    SEXP cnt = allocVector(REALSXP, C->C); SET_VECTOR_ELT(out, 7, cnt);
+    SEXP sy = allocVector(REALSXP, C->C);  SET_VECTOR_ELT(out, 8, sy);
+    memcpy(REAL(cnt), C->cnt, sizeof(double) * C->C);
+    memcpy(REAL(sy), C->sy, sizeof(double) * C->C);
+    SEXP tch = allocVector(INTSXP, C->nt); SET_VECTOR_ELT(out, 9, tch);
+    memcpy(INTEGER(tch), C->tc, sizeof(int) * C->nt);
+    if (C->smp.order) {
+        SEXP ord = allocVector(INTSXP, C->N); SET_VECTOR_ELT(out, 10, ord);
+        memcpy(INTEGER(ord), C->smp.order, sizeof(int) * C->N);
+    }
+    SET_VECTOR_ELT(out, 11, ScalarInteger(C->smp.pos));
+    SET_VECTOR_ELT(out, 12, ScalarReal(C->smp.drawn));
+    /* the atoms' values at the touched cells, as the iterations updated
+     * them (recomputing them from the atoms differs by rounding) */
+    SEXP th = allocVector(REALSXP, C->dense ? 0 : C->nt); SET_VECTOR_ELT(out, 13, th);
+    if (!C->dense) memcpy(REAL(th), snap ? C->snap_th : C->th, sizeof(double) * C->nt);
+    UNPROTECT(1);
+    return out;
+}
+
+/* The fit as factors: the atoms compressed to thin SVD (exact), or for the
+ * dense baseline the thin SVD kept from its last projection (a full SVD of
+ * theta only if that projection failed); svd_form says whether the factors
+ * are in thin-SVD form. Also the number of atoms dropped, the effects and
+ * (plain problem) the resumable state. */
 SEXP cg_completion_solution(cg_problem *P)
 {
     completion *C = (completion *) P->self;
     const int m = C->m, n = C->n, mn = m < n ? m : n;
+    /* before the compression below rewrites the atoms */
+    SEXP state = C->composite ? R_NilValue : completion_state(C);
+    PROTECT(state);
     const double *U, *V, *W; int k, svd_form = 1; double *VT = NULL;
     if (C->dense && C->frank >= 0) {
         U = C->fu; W = C->fd; V = C->fv;   /* rounding-level directions dropped */
@@ -623,7 +1034,8 @@ SEXP cg_completion_solution(cg_problem *P)
     }
     static const char *names[] = {"u", "w", "v", "dropped", "svd_form", "xnorm",
                                   "rmse_train", "rmse_test", ""};
-    static const char *plain_names[] = {"u", "w", "v", "dropped", "svd_form", ""};
+    static const char *plain_names[] = {"u", "w", "v", "dropped", "svd_form", "mu", "row",
+                                        "col", "state", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, C->composite ? names : plain_names));
     SEXP u = PROTECT(allocMatrix(REALSXP, m, k));
     SEXP v = PROTECT(allocMatrix(REALSXP, n, k));
@@ -643,7 +1055,19 @@ SEXP cg_completion_solution(cg_problem *P)
             SET_VECTOR_ELT(out, 5 + j, xn);
             memcpy(REAL(xn), cols[j], sizeof(double) * C->nx);
         }
+    } else {                      /* effects (zero without centering) and state */
+        SET_VECTOR_ELT(out, 5, ScalarReal(C->mu));
+        SEXP ra = allocVector(REALSXP, m); SET_VECTOR_ELT(out, 6, ra);
+        SEXP cb = allocVector(REALSXP, n); SET_VECTOR_ELT(out, 7, cb);
+        if (C->center == CENTER_BOTH) {
+            memcpy(REAL(ra), C->ra, sizeof(double) * m);
+            memcpy(REAL(cb), C->cb, sizeof(double) * n);
+        } else {
+            memset(REAL(ra), 0, sizeof(double) * m);
+            memset(REAL(cb), 0, sizeof(double) * n);
+        }
+        SET_VECTOR_ELT(out, 8, state);
     }
-    UNPROTECT(4);
+    UNPROTECT(5);
     return out;
 }

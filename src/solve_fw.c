@@ -68,7 +68,7 @@ int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
             if ((stop = cg_run_failed(P)) >= 0) break;
             if (cg_run_small_gap(&r, r.gap)) { stop = CG_STOP_TOL; break; }
         }
-        P->fw->fw_step(P, step_size(o, P, t + 1));
+        P->fw->fw_step(P, step_size(o, P, P->iter_offset + t + 1));
         t++;
         stop = cg_run_after_iter(&r, P, t, stochastic);
     }

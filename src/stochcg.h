@@ -488,6 +488,9 @@ struct cg_problem {
     double *x;
     size_t dim;
     int    svd_rank;          /* rank of the last SVD done in an iteration */
+    /* iterations done before this run by the fit it resumes (warm start):
+     * step-size rules count from them (fw loop) */
+    int    iter_offset;
     /* nonzero: the split step's kernels may be cut at the run's time limit
      * (CG_ERR_TIMEOUT, recorded by cg_fail_status as a max_time stop); the
      * problem then keeps its last complete iterate */

@@ -12,11 +12,12 @@
 #   (set.seed(2024)); test entries whose user or movie never appears in the
 #   training set are dropped (their prediction would be pure row/column
 #   effect extrapolation, identical for all methods).
-# * Every method works on the same centered data: grand mean + user + movie
-#   effects fitted by least squares on the training entries (stochcg's
-#   center = "both"). softImpute gets the centered residuals as an
-#   Incomplete matrix, and the time of that centering is added to each of its
-#   fits so that both sides pay for the same preprocessing.
+# * softImpute works on centered data: grand mean + user + movie effects
+#   fitted by least squares on the training entries, its residuals as an
+#   Incomplete matrix; the time of that centering is added to each of its
+#   fits. stochcg fits with center = "both": the same effects, fitted jointly
+#   with the low-rank part (since the effects issue; results before it
+#   removed the least-squares effects first, as for softImpute).
 # * Predictions (effects added back) are clipped to [0.5, 5] for all methods.
 # * Time = system.time(...)["elapsed"] around each whole call (for stochcg,
 #   complete_matrix() including its R-side preprocessing and the final
@@ -261,10 +262,11 @@ md <- c("# MovieLens benchmark (dslabs::movielens)", "",
         "",
         sprintf(paste0("Data: %d ratings, %d users x %d movies, 90/10 split (seed 2024): ",
                        "train %d, test %d after removing %d test entries whose user or movie ",
-                       "is absent from train. All methods fit the same residuals after a grand ",
-                       "mean + user + movie effects (least squares on train, stochcg ",
-                       "`center = \"both\"`); softImpute gets them as an `Incomplete` matrix and ",
-                       "is charged the %.2f s of that centering. Predictions are clipped to ",
+                       "is absent from train. softImpute fits the residuals after a grand ",
+                       "mean + user + movie effects (least squares on train) as an `Incomplete` ",
+                       "matrix and is charged the %.2f s of that centering; stochcg fits the same ",
+                       "effects jointly with the low-rank part (`center = \"both\"`). ",
+                       "Predictions are clipped to ",
                        "[0.5, 5] for all methods. Seconds are wall-clock `system.time()` elapsed ",
                        "around each whole call (2 shared cores; other jobs were running, so ",
                        "absolute times are noisy). stochcg fits use `eval_every = max_iter`, `tol = 0`."),

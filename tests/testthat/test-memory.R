@@ -133,7 +133,25 @@ test_that("completion specs are checked", {
                cell = 0:2, cell_row = 0:2, cell_col = c(2L, 0L, 1L), y = c(1, 2, 3),
                family = 0L, radius = 1, dense_iterate = FALSE, lmo_tol = 1e-4,
                batch_size = 3L, sampling = 1L)
-  expect_named(solve_spec(spec)$solution, c("u", "w", "v", "dropped", "svd_form"))
+  expect_named(solve_spec(spec)$solution, c("u", "w", "v", "dropped", "svd_form", "mu",
+                                            "row", "col", "state"))
+  expect_error(solve_spec(replace(spec, "center", 3L)), "spec: invalid center")
+  fit <- solve_spec(replace(spec, "center", 2L))
+  st <- fit$solution$state
+  resume <- c(spec, list(center = 2L, iter_offset = st$iter, init_u = st$u, init_w = st$w,
+                         init_v = st$v, init_scale = st$scale, init_kept = st$kept,
+                         init_dropped = st$dropped, init_mu = 0, init_row = numeric(3),
+                         init_col = numeric(3), state_cnt = st$cnt, state_sy = st$sy,
+                         state_touched = st$touched, state_order = st$order,
+                         state_pos = st$pos, state_drawn = st$drawn, state_th = st$th))
+  expect_named(solve_spec(resume)$solution$state, names(st))
+  expect_error(solve_spec(replace(resume, "state_touched", list(c(0L, 0L, 1L)))),
+               "spec: invalid touched cells")
+  expect_error(solve_spec(replace(resume, "state_touched", list(c(0L, 7L)))),
+               "spec element 'state_touched': index 7 out of range 0..2")
+  expect_error(solve_spec(replace(resume, "init_w", list(c(1, 2)))),
+               "spec element 'init_u' must have length 6")
+  expect_error(solve_spec(replace(resume, "state_pos", 9L)), "spec: invalid sampler state")
   expect_error(solve_spec(replace(spec, "cell_row", list(c(0L, 3L, 1L)))),
                "spec element 'cell_row': index 3 out of range 0..2")
   expect_error(solve_spec(replace(spec, "cell", list(c(0L, 1L, 5L)))),
