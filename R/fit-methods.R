@@ -107,6 +107,14 @@
 #' @seealso [summary.cg_fit()], [plot.cg_fit()], [coef.cg_fit()],
 #'   [predict.sparse_regression_fit()], [predict.complete_matrix_fit()],
 #'   [lowrank()].
+#' @examples
+#' set.seed(1)
+#' X <- matrix(rnorm(100 * 20), 100, 20)
+#' y <- drop(X[, 1:3] %*% c(3, -2, 1.5) + rnorm(100))
+#' fit <- sparse_regression(X, y, radius = 6)
+#' names(fit)
+#' c(objective = fit$objective, gap = fit$gap, converged = fit$converged)
+#' tail(fit$trace, 3)
 #' @name cg_fit
 NULL
 
@@ -230,6 +238,13 @@ fmt_problem <- function(problem) {
 #'   frame), `n_trace` (number of rows in the full trace) and `work` (named
 #'   numeric vector of the final `n_grad`, `n_lmo` and `n_matvec`).
 #' @seealso [cg_fit] for the elements of a fit, [plot.cg_fit()].
+#' @examples
+#' set.seed(1)
+#' X <- matrix(rnorm(100 * 20), 100, 20)
+#' y <- drop(X[, 1:3] %*% c(3, -2, 1.5) + rnorm(100))
+#' fit <- sparse_regression(X, y, radius = 6)
+#' print(fit)
+#' summary(fit, rows = 3)
 #' @method print cg_fit
 #' @export
 print.cg_fit <- function(x, ...) {
@@ -320,6 +335,13 @@ print.summary.cg_fit <- function(x, ...) {
 #'   `type`, `main`.
 #' @returns `x`, invisibly.
 #' @seealso [cg_fit], [summary.cg_fit()].
+#' @examples
+#' set.seed(1)
+#' X <- matrix(rnorm(100 * 20), 100, 20)
+#' y <- drop(X[, 1:3] %*% c(3, -2, 1.5) + rnorm(100))
+#' fit <- sparse_regression(X, y, radius = 6)
+#' plot(fit)                         # objective and certified gap by iteration
+#' plot(fit, what = "gap", against = "time")
 #' @importFrom graphics par plot text
 #' @method plot cg_fit
 #' @export
@@ -418,13 +440,20 @@ utils_modify <- function(x, val) {
 #' `coef()` returns the main estimate of a fit, the first element of its
 #' `solution`: the coefficient vector for regression, a [lowrank] object for
 #' matrix problems. `fitted()` returns the fitted values stored in the fit
-#' (for matrix completion: at the observed entries, on the link scale).
+#' (for matrix completion see [fitted.complete_matrix_fit()]).
 #'
 #' @param object A [cg_fit] object.
 #' @param ... Unused.
 #' @returns `coef()`: the main estimate, `object$solution[[1]]`. `fitted()`:
 #'   the numeric vector `object$fitted.values`.
 #' @seealso [cg_fit].
+#' @examples
+#' set.seed(1)
+#' X <- matrix(rnorm(100 * 20), 100, 20)
+#' y <- drop(X[, 1:3] %*% c(3, -2, 1.5) + rnorm(100))
+#' fit <- sparse_regression(X, y, radius = 6)
+#' round(coef(fit), 2)               # exact zeros outside the support
+#' head(fitted(fit))
 #' @importFrom stats coef fitted
 #' @method coef cg_fit
 #' @export
@@ -451,6 +480,12 @@ fitted.cg_fit <- function(object, ...) {
 #' @returns Numeric vector `newx %*% beta`, named by the row names of `newx`
 #'   if it has any.
 #' @seealso [cg_fit].
+#' @examples
+#' set.seed(1)
+#' X <- matrix(rnorm(100 * 20), 100, 20)
+#' y <- drop(X[, 1:3] %*% c(3, -2, 1.5) + rnorm(100))
+#' fit <- sparse_regression(X, y, radius = 6)
+#' predict(fit, X[1:3, ])
 #' @importFrom stats predict
 #' @method predict sparse_regression_fit
 #' @export
@@ -508,6 +543,15 @@ predict.sparse_regression_fit <- function(object, newx, ...) {
 #' @returns Numeric vector with one prediction per pair, or for
 #'   `newdata = "all"` the \eqn{m \times n}{m x n} matrix.
 #' @seealso [cg_fit], [predict.lowrank()].
+#' @examples
+#' set.seed(1)
+#' obs <- data.frame(row = sample(30, 400, TRUE), col = sample(20, 400, TRUE))
+#' obs$value <- pmin(pmax(round(3 + obs$row / 15 - obs$col / 20 + rnorm(400, sd = 0.5)), 1), 5)
+#' fit <- complete_matrix(obs, radius = 20, center = "both", method = "fw",
+#'                        control = cg_control(max_iter = 100))
+#' new <- data.frame(row = c(1, 30), col = c(20, 1))
+#' predict(fit, new)                    # effects + low-rank part
+#' predict(fit, new, clip = c(1, 5))    # on the rating scale
 #' @method predict complete_matrix_fit
 #' @export
 predict.complete_matrix_fit <- function(object, newdata,
