@@ -15,6 +15,14 @@
 #' reduction (paper 002): [stochastic_mf()], its fits reporting the
 #' proximal gradient mapping norm (stationarity) as `gap`.
 #'
+#' @examples
+#' set.seed(1)
+#' X <- matrix(rnorm(40 * 5), 40)
+#' y <- X[, 1] - X[, 2] + rnorm(40, sd = 0.5)
+#' fit <- sparse_regression(X, y, radius = 2)
+#' fit                    # every fit: status, iterations, time, objective, certificate
+#' coef(fit)
+#' kmeans_sdp(iris[sample(150, 30), 1:4], 3)$labels
 #' @keywords internal
 #' @useDynLib stochcg, .registration = TRUE, .fixes = "C_"
 #' @importFrom RSpectra eigs_sym
