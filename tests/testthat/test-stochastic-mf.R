@@ -211,6 +211,42 @@ test_that("BSUM solves sub-problem (2) as an accurate reference solver does", {
   }
 })
 
+test_that("orpca and olrr sub-problems are solved exactly (Newton) on Synth-like columns", {
+  # the Synth data of Section 5.1 (d = 50, k = 5, outlier density 0.3,
+  # magnitude 10): BSUM (5)-(6) left ~95% of such columns at 200 rounds;
+  # the Newton path must satisfy the optimality conditions of (2),
+  #   r = soft(y - W h, lambda2),  lambda1 h = W'(y - W h - r),
+  # to rounding, in few iterations, and reach the minimum that a
+  # quasi-Newton run (optim, BFGS) on the reduced Huber objective finds
+  set.seed(11)
+  d <- 50; k <- 5; n <- 40
+  W <- matrix(rnorm(d * k, 0.5, sqrt(1 / sqrt(k))), d)
+  Y <- W %*% matrix(rnorm(k * n, 0.5, sqrt(1 / sqrt(k))), k)
+  out <- sample(d * n, 0.3 * d * n)
+  Y[out] <- Y[out] + runif(length(out), -10, 10)
+  l1 <- 1 / sqrt(d); l2 <- 1 / sqrt(d)
+  for (model in c("orpca", "olrr")) {
+    spec <- smf_spec(model, d, k, lambda1 = l1, lambda2 = l2)
+    got <- coefficients_c(spec, W, Y, tol = 1e-12, max_iter = 200L)
+    expect_lte(max(got$iterations), 30, label = model)
+    E <- Y - W %*% got$H
+    expect_lt(max(abs(got$R - soft(E, l2))), 1e-10 * max(abs(Y)))
+    expect_lt(max(abs(l1 * got$H - crossprod(W, E - got$R))), 1e-9 * max(abs(Y)))
+    huber <- function(e) ifelse(abs(e) <= l2, e^2 / 2, l2 * abs(e) - l2^2 / 2)
+    for (j in 1:5) {
+      Fh <- function(h) sum(huber(Y[, j] - W %*% h)) + l1 / 2 * sum(h^2)
+      gr <- function(h) {
+        e <- drop(Y[, j] - W %*% h)
+        l1 * h - drop(crossprod(W, pmin(pmax(e, -l2), l2)))
+      }
+      ref <- optim(rep(0, k), Fh, gr, method = "BFGS",
+                   control = list(reltol = 1e-15, maxit = 10000))
+      expect_equal(got$loss[j], ref$value, tolerance = 1e-9)
+      expect_lte(got$loss[j], ref$value + 1e-12 * abs(ref$value))
+    }
+  }
+})
+
 test_that("the gradient (7) is the derivative of g: finite differences", {
   set.seed(5)
   d <- 6; k <- 2; n <- 5
