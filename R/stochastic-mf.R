@@ -138,14 +138,14 @@
 #'
 #' @section Default method:
 #' `"vr"`, the paper's method. In `inst/bench/smf.R` (synthetic data, d =
-#' 50, k = 5, equal data passes, defaults of every method) smm was the
-#' slowest everywhere (never within 1e-3 of the best objective; 10-45% above
-#' it at the end), as the paper finds; vr against sgd was mixed: on odl vr
-#' reached the best objective (n = 2000: 1e-3 after 10 passes, sgd after 9;
-#' n = 10^4, S = 10: vr 0, sgd 9e-3 above the best at the end), on onmf and
-#' orpca sgd with its automatic step was ahead (onmf n = 10^4: sgd within
-#' 1e-3 after 0.8 passes, vr 6e-3 above after 11). The paper tunes both
-#' steps by hand; with automatic steps neither dominates at these sizes.
+#' 50, n = 2000, k = 5, 22 data passes, results in
+#' `inst/bench/results/smf.md`) smm was the slowest everywhere, as the
+#' paper finds, but vr did not beat sgd at this scale: with each method's
+#' best step of a small grid (the paper tunes the steps by hand) sgd came
+#' within 1e-3 of the best objective in 2-16 passes on odl, onmf, orpca and
+#' ornmf, vr only on onmf (17 passes). Algorithm 1 takes m = 0.5
+#' \eqn{n^{1/3}}{n^(1/3)} steps per 1.1 passes, sgd \eqn{n/b}{n / b} = 5
+#' \eqn{n^{1/3}}{n^(1/3)} steps per pass.
 #'
 #' @section Convergence measure:
 #' The problem is not convex: there is no duality gap. `gap` (and the
