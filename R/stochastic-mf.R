@@ -72,14 +72,18 @@
 #' step on `h` with step \eqn{1/\|W\|_2^2}{1 / ||W||_2^2}, then the exact
 #' `r`, repeated from \eqn{h = 0, r = 0}{h = 0, r = 0} until the relative
 #' change of both is below `bsum_tol` (at most `bsum_max_iter` rounds).
-#' For `"orpca"` and `"olrr"` (\eqn{H = R^k}{H = R^k}, ridge
-#' \eqn{\varphi}{varphi}) BSUM is proximal gradient on the
-#' \eqn{k}{k}-dimensional Huber objective left when `r` is minimized out,
-#' and converges at that objective's condition number (on the paper's Synth
-#' data 95% of the columns stopped at 200 rounds); there the sub-problem is
-#' solved instead by semismooth Newton on that objective with backtracking,
-#' exact once the set of outlier entries settles (about 9 steps per column
-#' there, none capped), each step \eqn{O(dk^2)}{O(d k^2)}. Only
+#' Where \eqn{H}{H} is a box and \eqn{\varphi}{varphi} a ridge or zero
+#' (`"orpca"`, `"olrr"`, `"onmf"`, `"ssodl"`, `"ornmf"`) BSUM is projected
+#' gradient on the \eqn{k}{k}-dimensional objective left when `r` is
+#' minimized out (Huber's function of the residual for an \eqn{\ell_1}{l1}
+#' `phi`), and converges at that objective's condition number (on the
+#' paper's Synth data 95% of the orpca columns and all the ornmf ones
+#' stopped at 200 rounds); there the sub-problem is solved instead by
+#' Bertsekas' projected Newton on that objective with backtracking, exact
+#' once the outlier entries and the active bounds settle (9-15 steps per
+#' column there, none capped; each step \eqn{O(dk^2)}{O(d k^2)}, or
+#' \eqn{O(k^2)}{O(k^2)} without outliers), with BSUM as the fallback if a
+#' Newton system is singular. Only
 #' running sums \eqn{A = \sum h h'}{A = sum h h'} and \eqn{B = \sum (y - r)
 #' h'}{B = sum (y - r) h'} of the solutions are kept (the gradient of
 #' \eqn{\ell}{l} summed over those columns is \eqn{W A - B}{W A - B}), never

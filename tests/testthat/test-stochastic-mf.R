@@ -247,6 +247,41 @@ test_that("orpca and olrr sub-problems are solved exactly (Newton) on Synth-like
   }
 })
 
+test_that("onmf and ornmf sub-problems are solved exactly (projected Newton)", {
+  # nonnegative Synth-like columns; ornmf with outliers (lambda = 0 on h,
+  # where most entries are outliers at h = 0 and W'DW is nearly singular).
+  # Optimality of (2) over the box H: r = prox(y - W h) and h = P_H(h - g),
+  # g = lambda h - W'(y - W h - r), to rounding, in few iterations
+  set.seed(12)
+  d <- 60; k <- 5; n <- 40
+  W <- abs(matrix(rnorm(d * k, 0.5, sqrt(1 / sqrt(k))), d))
+  Y <- W %*% abs(matrix(rnorm(k * n, 0.5, sqrt(1 / sqrt(k))), k))
+  out <- sample(d * n, 0.2 * d * n)
+  Yo <- Y; Yo[out] <- pmax(Yo[out] + runif(length(out), -10, 10), 0)
+  cases <- list(
+    list(model = "onmf", Y = Y, pars = list(lambda = 0.05), lam = 0.05, hi = Inf),
+    list(model = "ornmf", Y = Yo, pars = list(lambda = 0.1, M = Inf, M_prime = max(Yo)),
+         lam = 0, hi = Inf),
+    list(model = "ornmf", Y = Yo, pars = list(lambda = 0.1, M = 1.2, M_prime = 3),
+         lam = 0, hi = 1.2))
+  for (cs in cases) {
+    spec <- do.call(smf_spec, c(list(cs$model, d, k), cs$pars))
+    got <- coefficients_c(spec, W, cs$Y, tol = 1e-12, max_iter = 200L)
+    expect_lte(max(got$iterations), 40, label = cs$model)
+    R <- if (is.null(got$R)) 0 else got$R
+    E <- cs$Y - W %*% got$H
+    if (!is.null(got$R)) {
+      Mp <- cs$pars$M_prime
+      expect_lt(max(abs(got$R - pmin(pmax(soft(E, cs$pars$lambda), -Mp), Mp))), 1e-10 * max(Yo))
+    }
+    G <- cs$lam * got$H - crossprod(W, E - R)
+    proj <- pmin(pmax(got$H - G, 0), cs$hi)
+    expect_lt(max(abs(proj - got$H)), 1e-9 * max(abs(cs$Y)), label = cs$model)
+    expect_true(all(got$H >= 0 & got$H <= cs$hi))
+    if (is.finite(cs$hi)) expect_gt(sum(got$H == cs$hi), 0)     # the upper bound is active
+  }
+})
+
 test_that("the gradient (7) is the derivative of g: finite differences", {
   set.seed(5)
   d <- 6; k <- 2; n <- 5
