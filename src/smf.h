@@ -49,7 +49,11 @@ typedef struct {
 typedef struct { const double *x; const int *i; int nnz, dense; } smf_column;
 
 /* BSUM scratch: h, r and their helpers */
-typedef struct { double *h, *hnew, *r, *Wty, *Wtr, *g, *Wh, *res; } smf_work;
+typedef struct {
+    double *h, *hnew, *r, *Wty, *Wtr, *g, *Wh, *res;
+    double *hess, *dir, *diag, *full;   /* projected Newton: k x k, k, k, k */
+    int *free_of;                       /* its free coordinates, k */
+} smf_work;
 
 void   smf_work_alloc(smf_work *w, int d, int k);   /* R_alloc */
 /* prox of step * varphi + delta_H, in place */
@@ -69,7 +73,10 @@ int    smf_gram(const smf_model *M, const double *W, double *WtW, double *Lp,
                 double *scratch);
 /* largest eigenvalue of the symmetric k x k A (scratch 2 k^2) */
 int    smf_lambda_max(const double *A, int k, double *value, double *scratch);
-/* Sub-problem (2) for column y at W by BSUM (5)-(6) from h = 0, r = 0:
+/* Sub-problem (2) for column y at W from h = 0, r = 0: by projected
+ * Newton on the envelope in h when H is a box and varphi a ridge or zero
+ * (orpca, olrr, onmf, ssodl, ornmf; exact up to rounding in a few steps),
+ * else (or if a Newton system is singular) by BSUM (5)-(6):
  * result in w->h, w->r, residual y - W h - r in w->res. Returns the value
  * of l~_2 (or l~_1) there; iterations done in *iters. */
 double smf_solve_column(const smf_model *M, const double *W, const double *WtW, double Lp,

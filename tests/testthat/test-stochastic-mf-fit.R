@@ -7,6 +7,16 @@ small_data <- function(seed = 1, d = 12, n = 80, k = 2) {
   W %*% matrix(rnorm(k * n), k) + 0.01 * matrix(rnorm(d * n), d)
 }
 
+# the fit and the messages of the warnings it raised
+with_warnings_smf <- function(expr) {
+  msgs <- character()
+  fit <- withCallingHandlers(expr, warning = function(w) {
+    msgs <<- c(msgs, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  })
+  list(fit = fit, warnings = msgs)
+}
+
 test_that("gap is the norm of the proximal gradient mapping at the returned W", {
   Y <- small_data()
   for (model in c("odl", "orpca")) {
@@ -199,4 +209,47 @@ test_that("the fit reports sub-problems stopped by bsum_max_iter", {
   expect_identical(fit$control$tol, 0)
   expect_identical(fit$status, "max_iter")
   expect_equal(fit$iterations, 10 * fit$inner)
+})
+
+test_that("Ctrl-C in a data function returns the last complete dictionary; RNG kept", {
+  skip_on_os("windows")
+  Y <- small_data()
+  n <- ncol(Y)
+  # Y(idx) is called once by the checks (Y(1)), once for the start, once
+  # for the trace at iteration 0, then once per minibatch (sgd; the trace is
+  # evaluated only at the end here): call 3 + t reads iteration t's batch
+  for (what in c("interrupt", "interrupt_inside")) {
+    calls <- 0
+    Yf <- function(idx) {
+      calls <<- calls + 1
+      if (calls == 3 + 5) {
+        tools::pskill(Sys.getpid(), tools::SIGINT)
+        if (what == "interrupt_inside") {
+          Sys.sleep(5)                  # R sees the interrupt here
+          stop("not reached")
+        }
+      }
+      Y[, idx, drop = FALSE]
+    }
+    ctl <- cg_control(max_iter = 50, eval_every = 1000, progress = FALSE)
+    set.seed(12)
+    res <- with_warnings_smf(stochastic_mf(Yf, 2, method = "sgd", n = n, batch = 8,
+                                           control = ctl))
+    after <- .Random.seed
+    expect_identical(res$fit$status, "interrupted")
+    expect_identical(res$warnings, "fit interrupted after 4 iterations")
+    # the dictionary of a run stopped at max_iter = 4 from the same seed
+    set.seed(12)
+    ref <- stochastic_mf(Y, 2, method = "sgd", batch = 8,
+                         control = cg_control(max_iter = 4, eval_every = 1000,
+                                              progress = FALSE))
+    expect_identical(res$fit$solution$W, ref$solution$W)
+    # every draw made before the interrupt is in .Random.seed: the reference
+    # run's, then iteration 5's batch (a partial Fisher-Yates shuffle)
+    for (i in 0:7) sample.int(n - i, 1)
+    expect_identical(after, .Random.seed)
+  }
+  # R is still usable: a fit after the interrupts runs to its end
+  fit <- stochastic_mf(Y, 2, control = cg_control(max_iter = 5, progress = FALSE))
+  expect_identical(fit$status, "max_iter")
 })

@@ -211,6 +211,77 @@ test_that("BSUM solves sub-problem (2) as an accurate reference solver does", {
   }
 })
 
+test_that("orpca and olrr sub-problems are solved exactly (Newton) on Synth-like columns", {
+  # the Synth data of Section 5.1 (d = 50, k = 5, outlier density 0.3,
+  # magnitude 10): BSUM (5)-(6) left ~95% of such columns at 200 rounds;
+  # the Newton path must satisfy the optimality conditions of (2),
+  #   r = soft(y - W h, lambda2),  lambda1 h = W'(y - W h - r),
+  # to rounding, in few iterations, and reach the minimum that a
+  # quasi-Newton run (optim, BFGS) on the reduced Huber objective finds
+  set.seed(11)
+  d <- 50; k <- 5; n <- 40
+  W <- matrix(rnorm(d * k, 0.5, sqrt(1 / sqrt(k))), d)
+  Y <- W %*% matrix(rnorm(k * n, 0.5, sqrt(1 / sqrt(k))), k)
+  out <- sample(d * n, 0.3 * d * n)
+  Y[out] <- Y[out] + runif(length(out), -10, 10)
+  l1 <- 1 / sqrt(d); l2 <- 1 / sqrt(d)
+  for (model in c("orpca", "olrr")) {
+    spec <- smf_spec(model, d, k, lambda1 = l1, lambda2 = l2)
+    got <- coefficients_c(spec, W, Y, tol = 1e-12, max_iter = 200L)
+    expect_lte(max(got$iterations), 30, label = model)
+    E <- Y - W %*% got$H
+    expect_lt(max(abs(got$R - soft(E, l2))), 1e-10 * max(abs(Y)))
+    expect_lt(max(abs(l1 * got$H - crossprod(W, E - got$R))), 1e-9 * max(abs(Y)))
+    huber <- function(e) ifelse(abs(e) <= l2, e^2 / 2, l2 * abs(e) - l2^2 / 2)
+    for (j in 1:5) {
+      Fh <- function(h) sum(huber(Y[, j] - W %*% h)) + l1 / 2 * sum(h^2)
+      gr <- function(h) {
+        e <- drop(Y[, j] - W %*% h)
+        l1 * h - drop(crossprod(W, pmin(pmax(e, -l2), l2)))
+      }
+      ref <- optim(rep(0, k), Fh, gr, method = "BFGS",
+                   control = list(reltol = 1e-15, maxit = 10000))
+      expect_equal(got$loss[j], ref$value, tolerance = 1e-9)
+      expect_lte(got$loss[j], ref$value + 1e-12 * abs(ref$value))
+    }
+  }
+})
+
+test_that("onmf and ornmf sub-problems are solved exactly (projected Newton)", {
+  # nonnegative Synth-like columns; ornmf with outliers (lambda = 0 on h,
+  # where most entries are outliers at h = 0 and W'DW is nearly singular).
+  # Optimality of (2) over the box H: r = prox(y - W h) and h = P_H(h - g),
+  # g = lambda h - W'(y - W h - r), to rounding, in few iterations
+  set.seed(12)
+  d <- 60; k <- 5; n <- 40
+  W <- abs(matrix(rnorm(d * k, 0.5, sqrt(1 / sqrt(k))), d))
+  Y <- W %*% abs(matrix(rnorm(k * n, 0.5, sqrt(1 / sqrt(k))), k))
+  out <- sample(d * n, 0.2 * d * n)
+  Yo <- Y; Yo[out] <- pmax(Yo[out] + runif(length(out), -10, 10), 0)
+  cases <- list(
+    list(model = "onmf", Y = Y, pars = list(lambda = 0.05), lam = 0.05, hi = Inf),
+    list(model = "ornmf", Y = Yo, pars = list(lambda = 0.1, M = Inf, M_prime = max(Yo)),
+         lam = 0, hi = Inf),
+    list(model = "ornmf", Y = Yo, pars = list(lambda = 0.1, M = 1.2, M_prime = 3),
+         lam = 0, hi = 1.2))
+  for (cs in cases) {
+    spec <- do.call(smf_spec, c(list(cs$model, d, k), cs$pars))
+    got <- coefficients_c(spec, W, cs$Y, tol = 1e-12, max_iter = 200L)
+    expect_lte(max(got$iterations), 40, label = cs$model)
+    R <- if (is.null(got$R)) 0 else got$R
+    E <- cs$Y - W %*% got$H
+    if (!is.null(got$R)) {
+      Mp <- cs$pars$M_prime
+      expect_lt(max(abs(got$R - pmin(pmax(soft(E, cs$pars$lambda), -Mp), Mp))), 1e-10 * max(Yo))
+    }
+    G <- cs$lam * got$H - crossprod(W, E - R)
+    proj <- pmin(pmax(got$H - G, 0), cs$hi)
+    expect_lt(max(abs(proj - got$H)), 1e-9 * max(abs(cs$Y)), label = cs$model)
+    expect_true(all(got$H >= 0 & got$H <= cs$hi))
+    if (is.finite(cs$hi)) expect_gt(sum(got$H == cs$hi), 0)     # the upper bound is active
+  }
+})
+
 test_that("the gradient (7) is the derivative of g: finite differences", {
   set.seed(5)
   d <- 6; k <- 2; n <- 5
@@ -430,6 +501,35 @@ planted_rpca <- function(seed, d = 20, k = 3, n = 300, density = 0.05) {
   S[idx] <- sample(c(-1, 1), length(idx), TRUE) * runif(length(idx), 5, 10)
   list(U = U, Y = L + S, S = S, idx = idx)
 }
+
+test_that("the default onmf call on expression-scale data is a sensible NMF", {
+  # values in the thousands, d >> n, as in NMF::esGolub: before, the default
+  # start projected raw columns onto the simplex (keeping their few largest
+  # entries) and the paper's lambda = 1/sqrt(d) made the ridge on h (h ~ the
+  # column sums) dominate; the fit had ~95% zero atoms and 0.62-0.74
+  # relative error against 0.43 for a rank-k SVD (esGolub, k = 5)
+  set.seed(21)
+  d <- 400; k <- 4; n <- 40
+  W <- matrix(rgamma(d * k, 2), d)
+  Y <- W %*% matrix(rexp(k * n, 1 / 300), k) + matrix(rexp(d * n, 1 / 300), d)
+  set.seed(1)
+  fit <- stochastic_mf(Y, k, model = "onmf", control = cg_control(progress = FALSE))
+  expect_equal(fit$lambda, d^(-3 / 2))
+  s <- svd(Y)
+  svd_err <- norm(Y - s$u[, 1:k] %*% (s$d[1:k] * t(s$v[, 1:k])), "F") / norm(Y, "F")
+  err <- norm(Y - fitted(fit), "F") / norm(Y, "F")
+  expect_lt(err, 1.1 * svd_err)
+  expect_lt(mean(fit$solution$W == 0), 0.2)
+  # the data start: a column's nonnegative part scaled to sum 1
+  pars <- stochcg:::smf_model_spec("onmf", d, n, k, list())
+  data <- stochcg:::smf_data(Y)
+  set.seed(5)
+  W0 <- stochcg:::smf_init("data", data, k, pars)
+  set.seed(5)
+  cols <- sample.int(n, k)
+  expect_equal(W0, sweep(Y[, cols], 2, colSums(Y[, cols]), "/"), tolerance = 1e-12,
+               ignore_attr = TRUE)
+})
 
 test_that("orpca recovers the planted subspace and finds the outliers", {
   p <- planted_rpca(9)
