@@ -124,7 +124,7 @@ if (grepl("grid", parts)) {
                within_2 = a$err <= 2 * min(gr$err))
   }))
   print(summ, row.names = FALSE)
-  lev <- c(format(grid), "auto")
+  lev <- c(vapply(grid, format, ""), "auto")
   tab <- sapply(lev, function(b) sapply(split(agg, list(agg$problem, agg$method)),
                                         function(d) signif(d$err[d$beta0_over_N == b], 3)))
   lines <- c("# beta0 grid for complete_matrix(box = c(1, 5) / lambda), hsagcgm and shcgm", "",
