@@ -197,7 +197,18 @@ static int fac_min_eigen(const symfac **f, const double *coef, int nf, int p, do
         double *e = (double *) R_alloc(k, sizeof(double));
         double *Z = (double *) R_alloc((size_t) k * k, sizeof(double));
         st = cg_lapack_syevr(B, k, 1, 1, e, Z);
-        if (st == CG_OK) *out = k < p ? fmin(e[0], 0.0) : e[0];
+        /* moved outward by a bound on the rounding: the p-term sums of K
+         * (p eps |V|'|V|, columns of unit norm: at most p eps k) and the two
+         * backward-stable k x k eigenproblems (a few k eps ||K|| ||w||),
+         * scaled by max |w| ||K||; the certificate must not gain from it
+         * (a negative gap was seen under valgrind's arithmetic) */
+        if (st == CG_OK) {
+            double wmax = 0.0, kmax = 0.0;
+            for (int i = 0; i < k; i++) { wmax = fmax(wmax, fabs(w[i])); kmax = fmax(kmax, fabs(th[i])); }
+            const double err = ((double) p + 4.0 * k + 10.0) * DBL_EPSILON * k
+                               * wmax * fmax(kmax, 1.0);
+            *out = (k < p ? fmin(e[0], 0.0) : e[0]) - err;
+        }
     }
     vmaxset(vmax);
     return st;
