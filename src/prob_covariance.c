@@ -688,12 +688,13 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
     if (!c->lowrank) {
         /* The Lanczos run for lambda_min costs about two dual steps (the
          * floor's cluster of rank(Lambda) values must be resolved). Most
-         * evaluations cannot stop the run (the gap is far above tol whatever
-         * lambda_min is): those take the Weyl bound from the last Lanczos
-         * value (certify_bounded), a valid but looser gap for the trace. */
+         * evaluations cannot stop the run (trace-only rows, and tests whose
+         * gap is above tol whatever lambda_min is): those take the Weyl
+         * bound from the last Lanczos value (certify_bounded), a valid but
+         * looser gap for the trace. */
         if (c->has_ref) {
             certify_bounded(c);
-            if (could_stop(c) && certify_lanczos(c) < 0) return;
+            if (c->P->eval_test && could_stop(c) && certify_lanczos(c) < 0) return;
         } else if (certify_inner(c) < 0) return;
         if (!R_FINITE(c->obj_first)) c->obj_first = c->obj_inner;
         *obj = c->obj_inner; *gap = c->gap_inner;
