@@ -426,9 +426,6 @@ static void set_certificate(cov *c, double lmin)
     c->gap_inner = c->obj_inner - (-0.5 * c->g2 - c->gt + c->eps * c->trG);
 }
 
-/* R(Lambda) with its statistics, the floor shift delta and the R step's own
- * duality gap, D_T(W) = -1/2 ||W||^2 - <W, T> + eps tr W at W = G (for
- * "sparse", T = S: the certificate of the stated problem) */
 /* lambda_min of the R(Lambda) in c->R, moved outward by the tolerance */
 static int lowest_of_R(cov *c, double *lmin)
 {
@@ -464,6 +461,10 @@ static int certify_lanczos(cov *c)
     return 0;
 }
 
+/* R(Lambda) with its statistics, the floor shift delta and the R step's own
+ * duality gap, D_T(W) = -1/2 ||W||^2 - <W, T> + eps tr W at W = G (for
+ * "sparse", T = S: the certificate of the stated problem); the R(Lambda)
+ * and lambda_min kept as the reference of certify_bounded */
 static int certify_inner(cov *c)
 {
     soft_pass(c, &c->lam, &c->Lr, &c->R, 1);
@@ -509,7 +510,9 @@ static void certify_bounded(cov *c)
 }
 
 /* the smallest eigenvalue of U' R U, U the dual's factor (orthonormal
- * Ritz vectors): lambda_min(R) is at most that (Rayleigh-Ritz) */
+ * Ritz vectors): lambda_min(R) is at most that (Rayleigh-Ritz). Used only
+ * to decide where a Lanczos certificate is worth its cost: were it not an
+ * upper bound, a run would stop later, never on a wrong gap. */
 static double ritz_min(cov *c)
 {
     const int p = c->p, r = c->lam.r;
