@@ -42,7 +42,13 @@
 #' proximal step being the floored sparse problem, solved by the dual method
 #' warm started (`method = "apg"`; without momentum this would be alternating
 #' minimization, several times slower on stock returns). `gap` is a duality gap of the stated problem (a Fenchel dual
-#' point built from the current iterate), so `converged` certifies it.
+#' point built from the current iterate), so `converged` certifies it. The
+#' primal point raises the diagonal to the floor by the smallest eigenvalue
+#' of the sparse estimate, a Lanczos run that costs about two dual steps; for
+#' `"sparse"`, trace rows that cannot meet `tol` whatever that eigenvalue is
+#' use a lower bound on it instead (from the last Lanczos value, by Weyl's
+#' inequality): their point has a larger diagonal raise, their objective and
+#' gap are those of that (feasible) point, valid but looser.
 #'
 #' **Scale.** The penalties act on the covariance in the units of `data`;
 #' standardize the columns (`scale(data)`) when variables are on different

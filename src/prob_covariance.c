@@ -36,7 +36,10 @@
  * is tried too (tight at the optimum; one p x p dense operator).
  * The primal point raises the diagonal of R(Lambda) by
  * delta = max(0, eps - lambda_min(R(Lambda))) (Ritz value moved outward, so
- * the floor holds). */
+ * the floor holds). That Lanczos run costs about two dual steps; for
+ * "sparse", evaluations that cannot stop the run take a lower bound on
+ * lambda_min from the last Lanczos value instead (Weyl; cv_evaluate), a
+ * larger delta and so a valid, looser certificate. */
 #include "stochcg.h"
 #include <string.h>
 #include <math.h>
@@ -71,6 +74,10 @@ typedef struct {
     double tk;                          /* APG momentum */
     csc W, R;                           /* R(Y) (work), R(Lambda) (certified) */
     double delta, lmin;                 /* diagonal raise, lambda_min(R(Lambda)) */
+    csc Rref;                           /* R(Lambda) at the last Lanczos certificate */
+    double ref_lmin, obj_first;         /* its lambda_min; the run's first objective */
+    int has_ref, bounded;               /* Rref is set; lmin is only a lower bound */
+    double lmin_hi;                     /* (bounded) an upper bound on lambda_min */
     double g2, gs, gt, trG, l1;         /* ||G||^2, <G, S>, <G, T>, tr G, |R|_off;
                                            G = R(Lambda) - T */
     double gap_inner, obj_inner;        /* the R step's own certificate */
@@ -190,7 +197,18 @@ static int fac_min_eigen(const symfac **f, const double *coef, int nf, int p, do
         double *e = (double *) R_alloc(k, sizeof(double));
         double *Z = (double *) R_alloc((size_t) k * k, sizeof(double));
         st = cg_lapack_syevr(B, k, 1, 1, e, Z);
-        if (st == CG_OK) *out = k < p ? fmin(e[0], 0.0) : e[0];
+        /* moved outward by a bound on the rounding: the p-term sums of K
+         * (p eps |V|'|V|, columns of unit norm: at most p eps k) and the two
+         * backward-stable k x k eigenproblems (a few k eps ||K|| ||w||),
+         * scaled by max |w| ||K||; the certificate must not gain from it
+         * (a negative gap was seen under valgrind's arithmetic) */
+        if (st == CG_OK) {
+            double wmax = 0.0, kmax = 0.0;
+            for (int i = 0; i < k; i++) { wmax = fmax(wmax, fabs(w[i])); kmax = fmax(kmax, fabs(th[i])); }
+            const double err = ((double) p + 4.0 * k + 10.0) * DBL_EPSILON * k
+                               * wmax * fmax(kmax, 1.0);
+            *out = (k < p ? fmin(e[0], 0.0) : e[0]) - err;
+        }
     }
     vmaxset(vmax);
     return st;
@@ -396,33 +414,155 @@ static int dual_step(cov *c)
     return found;
 }
 
-/* R(Lambda) with its statistics, the floor shift delta and the R step's own
- * duality gap, D_T(W) = -1/2 ||W||^2 - <W, T> + eps tr W at W = G (for
- * "sparse", T = S: the certificate of the stated problem) */
-static int certify_inner(cov *c)
+/* delta, objective and gap of the R step from a lower bound on
+ * lambda_min(R(Lambda)) (after a soft pass with statistics) */
+static void set_certificate(cov *c, double lmin)
 {
-    soft_pass(c, &c->lam, &c->Lr, &c->R, 1);
-    cg_linop A; cov_op o;
-    const void *vmax = vmaxget();
-    op_init(&A, &o, c);
-    o.C = &c->R; o.c_coef = 1.0;
-    double lmin;
-    /* the floor binds in rank(Lambda) directions: that many eigenvalues
-     * cluster at eps near the optimum */
-    const int st = cg_lowest_eigenvalue(&A, c->lam.r + 2, CERT_TOL, &lmin);
-    c->n_matvec += A.n_matvec;
-    vmaxset(vmax);
-    if (st != CG_OK) {
-        cg_fail_status(c->P, st, "the smallest eigenvalue of the estimate");
-        return -1;
-    }
     c->have_R = 1;
     c->lmin = lmin;
     c->delta = lmin < c->eps ? c->eps - lmin : 0.0;
     const double d = c->delta, p = c->p;
     c->obj_inner = 0.5 * c->g2 + d * c->trG + 0.5 * p * d * d + c->lambda * c->l1;
     c->gap_inner = c->obj_inner - (-0.5 * c->g2 - c->gt + c->eps * c->trG);
+}
+
+/* lambda_min of the R(Lambda) in c->R, moved outward by the tolerance */
+static int lowest_of_R(cov *c, double *lmin)
+{
+    cg_linop A; cov_op o;
+    const void *vmax = vmaxget();
+    op_init(&A, &o, c);
+    o.C = &c->R; o.c_coef = 1.0;
+    /* the floor binds in rank(Lambda) directions: that many eigenvalues
+     * cluster at eps near the optimum */
+    const int st = cg_lowest_eigenvalue(&A, c->lam.r + 2, CERT_TOL, lmin);
+    c->n_matvec += A.n_matvec;
+    vmaxset(vmax);
+    if (st != CG_OK) cg_fail_status(c->P, st, "the smallest eigenvalue of the estimate");
+    return st == CG_OK ? 0 : -1;
+}
+
+static int certify_lanczos(cov *c)
+{
+    double lmin;
+    if (lowest_of_R(c, &lmin) < 0) return -1;
+    set_certificate(c, lmin);
+    c->bounded = 0;
+    /* the reference of the bounds below */
+    const size_t nz = (size_t) c->R.p[c->p];
+    csc_reserve(&c->Rref, 0, nz > 0 ? nz : 1);
+    memcpy(c->Rref.p, c->R.p, (size_t) (c->p + 1) * sizeof(int));
+    if (nz) {
+        memcpy(c->Rref.i, c->R.i, nz * sizeof(int));
+        memcpy(c->Rref.x, c->R.x, nz * sizeof(double));
+    }
+    c->ref_lmin = lmin;
+    c->has_ref = 1;
     return 0;
+}
+
+/* R(Lambda) with its statistics, the floor shift delta and the R step's own
+ * duality gap, D_T(W) = -1/2 ||W||^2 - <W, T> + eps tr W at W = G (for
+ * "sparse", T = S: the certificate of the stated problem); the R(Lambda)
+ * and lambda_min kept as the reference of certify_bounded */
+static int certify_inner(cov *c)
+{
+    soft_pass(c, &c->lam, &c->Lr, &c->R, 1);
+    return certify_lanczos(c);
+}
+
+/* ||A - B||_F for symmetric sparse A, B (rows sorted in columns), by a
+ * merge: no cancellation */
+static double csc_dist(const csc *A, const csc *B, int p)
+{
+    double s = 0.0;
+    for (int j = 0; j < p; j++) {
+        int ka = A->p[j], kb = B->p[j];
+        const int ea = A->p[j + 1], eb = B->p[j + 1];
+        while (ka < ea || kb < eb) {
+            double d;
+            if (kb >= eb || (ka < ea && A->i[ka] < B->i[kb])) d = A->x[ka++];
+            else if (ka >= ea || B->i[kb] < A->i[ka]) d = -B->x[kb++];
+            else { d = A->x[ka] - B->x[kb]; ka++; kb++; }
+            s += d * d;
+        }
+    }
+    return sqrt(s);
+}
+
+static double ritz_min(cov *c);
+
+/* The certificate without an eigenvalue computation, for the evaluations a
+ * run cannot stop on (see cv_evaluate): by Weyl's inequality
+ * lambda_min(R(Lambda)) >= lambda_min(Rref) - ||R(Lambda) - Rref||_2, and
+ * the 2-norm is at most the Frobenius norm, so this lmin is a lower bound:
+ * the raise delta it gives keeps the point feasible and the gap an upper
+ * bound, only looser. (The relative margins cover the rounding of the sums.) */
+static void certify_bounded(cov *c)
+{
+    soft_pass(c, &c->lam, &c->Lr, &c->R, 1);
+    const double dist = csc_dist(&c->R, &c->Rref, c->p) * (1.0 + 1e-10);
+    /* an upper bound too, for could_stop(): Weyl's other side, and the
+     * Rayleigh-Ritz value on the dual's factor (the floor binds there) */
+    c->lmin_hi = fmin(c->ref_lmin + dist, ritz_min(c));
+    set_certificate(c, c->ref_lmin - dist - 1e-14 * fabs(c->ref_lmin));
+    c->bounded = 1;
+}
+
+/* the smallest eigenvalue of U' R U, U the dual's factor (orthonormal
+ * Ritz vectors): lambda_min(R) is at most that (Rayleigh-Ritz). Used only
+ * to decide where a Lanczos certificate is worth its cost: were it not an
+ * upper bound, a run would stop later, never on a wrong gap. */
+static double ritz_min(cov *c)
+{
+    const int p = c->p, r = c->lam.r;
+    if (r == 0) return R_PosInf;
+    const void *vmax = vmaxget();
+    double *y = (double *) R_alloc(p, sizeof(double));
+    double *H = (double *) R_alloc((size_t) r * r, sizeof(double));
+    const double one = 1.0, zero = 0.0; const int inc = 1;
+    for (int k = 0; k < r; k++) {
+        const double *u = c->lam.v + (size_t) k * p;
+        memset(y, 0, (size_t) p * sizeof(double));
+        for (int j = 0; j < p; j++) {
+            const double uj = u[j];
+            if (uj != 0.0)
+                for (int q = c->R.p[j]; q < c->R.p[j + 1]; q++) y[c->R.i[q]] += c->R.x[q] * uj;
+        }
+        F77_CALL(dgemv)("T", &p, &r, &one, c->lam.v, &p, y, &inc, &zero, H + (size_t) k * r,
+                        &inc FCONE);
+    }
+    for (int a = 0; a < r; a++)            /* symmetric part */
+        for (int b = 0; b < a; b++)
+            H[a + (size_t) b * r] = H[b + (size_t) a * r] =
+                0.5 * (H[a + (size_t) b * r] + H[b + (size_t) a * r]);
+    double w;
+    double *Z = (double *) R_alloc(r, sizeof(double));
+    const int st = cg_lapack_syevr(H, r, 1, 1, &w, Z);
+    vmaxset(vmax);
+    return st == CG_OK ? w : R_PosInf;
+}
+
+/* Could an evaluation with this soft pass's statistics stop the run,
+ * whatever lambda_min(R(Lambda)) is? Objective and gap depend on it only
+ * through delta in [dmin, delta_bounded] (dmin from the upper bound on
+ * lambda_min, certify_bounded): the gap's least value there against
+ * the run's test, gap <= tol max(|objective|, 1e-3 |first objective|)
+ * (cg_run_small_gap), with the objective's largest value there. */
+static int could_stop(const cov *c)
+{
+    if (!(c->gap_goal > 0.0)) return 0;
+    const double p = c->p, dmax = c->delta;
+    /* delta is at least the one the upper bound on lambda_min gives */
+    const double dmin = fmin(c->lmin_hi < c->eps ? c->eps - c->lmin_hi : 0.0, dmax);
+    const double base = 0.5 * c->g2 + c->lambda * c->l1;
+    const double dual = -0.5 * c->g2 - c->gt + c->eps * c->trG;
+    double dlo = -c->trG / p;
+    dlo = dlo < dmin ? dmin : dlo > dmax ? dmax : dlo;
+    const double gap_lo = base + dlo * c->trG + 0.5 * p * dlo * dlo - dual;
+    const double obj_hi = fmax(fabs(base), fabs(base + dmax * c->trG + 0.5 * p * dmax * dmax));
+    const double scale = fmax(obj_hi, 1e-3 * fabs(c->obj_first));
+    return gap_lo <= c->gap_goal * scale * (1.0 + 1e-6);
 }
 
 /* R step, warm started from the last dual, to a relative gap a tenth of
@@ -549,7 +689,17 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
     cov *c = (cov *) P->self;
     *obj = NA_REAL; *gap = NA_REAL;
     if (!c->lowrank) {
-        if (certify_inner(c) < 0) return;
+        /* The Lanczos run for lambda_min costs about two dual steps (the
+         * floor's cluster of rank(Lambda) values must be resolved). Most
+         * evaluations cannot stop the run (trace-only rows, and tests whose
+         * gap is above tol whatever lambda_min is): those take the Weyl
+         * bound from the last Lanczos value (certify_bounded), a valid but
+         * looser gap for the trace. */
+        if (c->has_ref) {
+            certify_bounded(c);
+            if (c->P->eval_test && could_stop(c) && certify_lanczos(c) < 0) return;
+        } else if (certify_inner(c) < 0) return;
+        if (!R_FINITE(c->obj_first)) c->obj_first = c->obj_inner;
         *obj = c->obj_inner; *gap = c->gap_inner;
         return;
     }
@@ -671,6 +821,8 @@ int cg_problem_covariance(cg_problem *P, SEXP spec)
         c->sc.w = (double *) R_alloc((size_t) 2 * c->cap, sizeof(double));
     }
     c->R.p = (int *) R_alloc((size_t) p + 1, sizeof(int));
+    c->Rref.p = (int *) R_alloc((size_t) p + 1, sizeof(int));
+    c->obj_first = NA_REAL;
     c->W.p = (int *) R_alloc((size_t) p + 1, sizeof(int));
     csc_reserve(&c->R, 0, (size_t) 4 * p + BLOCK * (size_t) p);
     csc_reserve(&c->W, 0, (size_t) 4 * p + BLOCK * (size_t) p);
@@ -710,6 +862,11 @@ SEXP cg_covariance_solution(cg_problem *P)
     cov *c = (cov *) P->self;
     const int p = c->p;
     if (!c->have_R) certify_inner(c);     /* (the final evaluation made it) */
+    /* a run ended (max_iter, max_time) on a bounded certificate: the point
+     * is that evaluation's (delta from the bound); its smallest eigenvalue
+     * is computed for the report */
+    double lmin = c->lmin;
+    if (c->bounded && lowest_of_R(c, &lmin) < 0) lmin = c->lmin;
     static const char *names[] = {"R_p", "R_i", "R_x", "delta", "min_eigen", "L_u", "L_d",
                                   "dual_v", "dual_d", "inner_iterations", "restarts", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
@@ -722,7 +879,7 @@ SEXP cg_covariance_solution(cg_problem *P)
     if (nnz) memcpy(INTEGER(ri), c->R.i, (size_t) nnz * sizeof(int));
     SET_VECTOR_ELT(out, 2, real_vector(c->R.x, nnz));
     SET_VECTOR_ELT(out, 3, ScalarReal(c->delta));
-    SET_VECTOR_ELT(out, 4, ScalarReal(c->lmin + c->delta));
+    SET_VECTOR_ELT(out, 4, ScalarReal(lmin + c->delta));
     SET_VECTOR_ELT(out, 5, factor_matrix(&c->L, p));
     SET_VECTOR_ELT(out, 6, real_vector(c->L.d, c->L.r));
     SET_VECTOR_ELT(out, 7, factor_matrix(&c->lam, p));

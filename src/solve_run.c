@@ -22,6 +22,7 @@ static const char *nonfinite_name(double x)
 static void evaluate(cg_run *r, cg_problem *P, int iter, int test)
 {
     double start = cg_clock();
+    P->eval_test = test;
     P->evaluate(P, &r->obj, &r->gap);
     if (P->homotopy) r->infeas = P->homotopy->infeasibility(P, &r->infeas_scale);
     r->eval_cost = cg_clock() - start;

@@ -495,6 +495,10 @@ struct cg_problem {
      * (CG_ERR_TIMEOUT, recorded by cg_fail_status as a max_time stop); the
      * problem then keeps its last complete iterate */
     int    timed_steps;
+    /* set by the run before each P->evaluate: 1 when the run may stop on
+     * that evaluation (a test), 0 for a trace-only row; a problem may spend
+     * less on rows that cannot stop the run (covariance) */
+    int    eval_test;
     /* The run's first failure (cg_fail, cg_fail_status): CG_STOP_ERROR with
      * its reason in `failure`, or CG_STOP_INTERRUPT; 0 while none. Problems
      * record it where they detect it, solvers stop at their next check and

@@ -675,3 +675,35 @@ test_that("the floor's rank cap: exactly cap directions fit, cap + 1 is an error
   expect_identical(over$status, "error")
   expect_match(over$message, "the floor is active in more than 40 directions", fixed = TRUE)
 })
+
+test_that("sparse: every trace row certifies its point, bounded rows and a run cut by max_iter included", {
+  # Evaluations that cannot stop the run take lambda_min(R(Lambda)) from
+  # Weyl's inequality on the last Lanczos value (no eigen-solve): the point
+  # gets a larger diagonal raise, so each row's objective is that of a
+  # feasible point and its gap must still bound the suboptimality. p = 70 >
+  # 2 (rank + 2) + 20, so the certificates go through Lanczos.
+  X <- cov_rows(15, 70, 11)
+  S <- cov(X)
+  for (lambda in c(0.05, 0.1)) {
+    info <- sprintf("lambda %g", lambda)
+    ref <- ref_pd_sparse_cov(S, lambda, 0.01 * mean(diag(S)))
+    full <- sparse_covariance(X, lambda)
+    cut <- sparse_covariance(X, lambda, control = cg_control(max_iter = 4))
+    expect_true(full$converged, info = info)
+    expect_gt(full$iterations, 4L)      # (so `cut` ends on max_iter)
+    expect_gt(full$dual_rank, 0L)       # the floor binds
+    expect_identical(cut$status, "max_iter", info = info)
+    for (fit in list(full, cut)) {
+      tr <- fit$trace
+      expect_true(all(tr$objective >= ref$objective * (1 - 1e-12)), info = info)
+      expect_true(all(tr$gap >= tr$objective - ref$objective - 1e-12 * ref$objective),
+                  info = info)
+      # the returned point is the last row's, its min_eigen computed exactly
+      Sg <- dense(fit$solution$Sigma)
+      expect_equal(fit$objective, ref_covsp_objective(Sg, S, lambda), tolerance = 1e-10,
+                   info = info)
+      expect_equal(fit$min_eigen, min_eig(Sg), tolerance = 1e-8, info = info)
+      expect_gte(min_eig(Sg), fit$floor * (1 - 1e-10))
+    }
+  }
+})
