@@ -38,6 +38,17 @@ ref_maxcut_rcsdp <- function(C) {          # min <C, X> s.t. diag X = 1, X psd
   -o$pobj
 }
 
+# MaxCut SDP of a G(n, p) graph through sdp_solve: min <-L/4, X>, diag X = 1
+maxcut_problem <- function(seed, n, p) {
+  set.seed(seed)
+  A <- matrix(rbinom(n * n, 1, p), n); A[lower.tri(A, TRUE)] <- 0; A <- A + t(A)
+  C <- -(diag(rowSums(A)) - A) / 4
+  E <- lapply(seq_len(n), function(i) { M <- matrix(0, n, n); M[i, i] <- 1; M })
+  list(fstar = ref_maxcut_rcsdp(C), scale = sqrt(n),
+       run = function(method, beta0) sdp_solve(C, E, rep(1, n), trace_bound = n, method = method,
+                                               beta0 = beta0, control = ctl))
+}
+
 problems <- list()
 set.seed(30); xi <- as.matrix(iris[sample(150, 30), 1:4])
 problems$kmeans_iris <- list(
@@ -50,14 +61,7 @@ problems$kmeans_planted <- list(
   fstar = ref_kmeans_rcsdp(as.matrix(dist(xp))^2, 3)$value, scale = sqrt(30),
   run = function(method, beta0) kmeans_sdp(xp, 3, method = method, beta0 = beta0,
                                            control = ctl))
-set.seed(3); n <- 20
-Ad <- matrix(rbinom(n * n, 1, 0.3), n); Ad[lower.tri(Ad, TRUE)] <- 0; Ad <- Ad + t(Ad)
-Cm <- -(diag(rowSums(Ad)) - Ad) / 4                       # MaxCut: min <-L/4, X>
-Ediag <- lapply(seq_len(n), function(i) { M <- matrix(0, n, n); M[i, i] <- 1; M })
-problems$maxcut_sdp_solve <- list(
-  fstar = ref_maxcut_rcsdp(Cm), scale = sqrt(n),
-  run = function(method, beta0) sdp_solve(Cm, Ediag, rep(1, n), trace_bound = n, method = method,
-                                          beta0 = beta0, control = ctl))
+problems$maxcut_sdp_solve <- maxcut_problem(3, 20, 0.3)
 if (requireNamespace("igraph", quietly = TRUE) && (is.null(keep) || "cut_karate" %in% keep)) {
   karate <- igraph::make_graph("Zachary")
   # beta0 = 1: its certificate was the tighter (lower bound 15.9446, against
@@ -76,14 +80,7 @@ problems$kmeans_iris40 <- list(
   fstar = ref_kmeans_rcsdp(as.matrix(dist(xh))^2, 3)$value, scale = sqrt(40),
   run = function(method, beta0) kmeans_sdp(xh, 3, method = method, beta0 = beta0,
                                            control = ctl))
-set.seed(4); n2 <- 25
-A2 <- matrix(rbinom(n2 * n2, 1, 0.2), n2); A2[lower.tri(A2, TRUE)] <- 0; A2 <- A2 + t(A2)
-C2 <- -(diag(rowSums(A2)) - A2) / 4
-E2 <- lapply(seq_len(n2), function(i) { M <- matrix(0, n2, n2); M[i, i] <- 1; M })
-problems$maxcut25 <- list(
-  fstar = ref_maxcut_rcsdp(C2), scale = sqrt(n2),
-  run = function(method, beta0) sdp_solve(C2, E2, rep(1, n2), trace_bound = n2, method = method,
-                                          beta0 = beta0, control = ctl))
+problems$maxcut25 <- maxcut_problem(4, 25, 0.2)
 if (requireNamespace("igraph", quietly = TRUE)) {
   for (gname in c("Krackhardt_Kite", "Frucht")) local({
     Ag <- as.matrix(igraph::as_adjacency_matrix(igraph::make_graph(gname), sparse = FALSE))
@@ -99,14 +96,7 @@ set.seed(32); xf <- scale(as.matrix(faithful))[sample(nrow(faithful), 40), ]
 problems$held_out_kmeans_faithful40 <- list(
   fstar = ref_kmeans_rcsdp(as.matrix(dist(xf))^2, 2)$value, scale = sqrt(40),
   run = function(method, beta0) kmeans_sdp(xf, 2, method = method, beta0 = beta0, control = ctl))
-set.seed(5); n3 <- 30
-A3 <- matrix(rbinom(n3 * n3, 1, 0.15), n3); A3[lower.tri(A3, TRUE)] <- 0; A3 <- A3 + t(A3)
-C3 <- -(diag(rowSums(A3)) - A3) / 4
-E3 <- lapply(seq_len(n3), function(i) { M <- matrix(0, n3, n3); M[i, i] <- 1; M })
-problems$held_out_maxcut30 <- list(
-  fstar = ref_maxcut_rcsdp(C3), scale = sqrt(n3),
-  run = function(method, beta0) sdp_solve(C3, E3, rep(1, n3), trace_bound = n3, method = method,
-                                          beta0 = beta0, control = ctl))
+problems$held_out_maxcut30 <- maxcut_problem(5, 30, 0.15)
 if (requireNamespace("igraph", quietly = TRUE)) {
   Ah <- as.matrix(igraph::as_adjacency_matrix(igraph::make_graph("Heawood"), sparse = FALSE))
   problems$held_out_cut_Heawood <- list(
