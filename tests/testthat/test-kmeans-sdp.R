@@ -94,10 +94,11 @@ test_that("hsagcgm_v2 with every constraint redrawn each iteration is hsagcgm_v1
   p <- planted(6, sizes = c(4, 6), sep = 8)
   n <- nrow(p$x); m <- n + n^2
   ctl <- cg_control(max_iter = 60)
-  v1 <- kmeans_sdp(p$x, 2, method = "hsagcgm_v1", control = ctl)
+  # one beta0 for both ("auto" differs by method)
+  v1 <- kmeans_sdp(p$x, 2, method = "hsagcgm_v1", beta0 = 0.1, control = ctl)
   set.seed(3)
   # 25 m draws with replacement miss a given constraint with probability e^-25
-  v2 <- kmeans_sdp(p$x, 2, method = "hsagcgm_v2", batch = 25 * m, control = ctl)
+  v2 <- kmeans_sdp(p$x, 2, method = "hsagcgm_v2", beta0 = 0.1, batch = 25 * m, control = ctl)
   expect_lte(max(abs(v1$solution$X - v2$solution$X)), 1e-10)
   expect_equal(max(v2$trace$epoch), 60 * 25 * m / m)
   expect_equal(max(v1$trace$epoch), 60)

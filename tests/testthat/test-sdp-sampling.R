@@ -64,9 +64,14 @@ test_that("sparsest cut SDP of an 8-node graph: each sampling method nears Rcsdp
   expect_equal(8 * sum(diag(ref$X)) - sum(ref$X), 32, tolerance = 1e-6)
   resid <- c(hsagcgm_v2 = 0.02, h1sfw = 0.08, hspider = 0.01)
   infeas <- c(hsagcgm_v2 = 0.003, h1sfw = 0.015, hspider = 0.003)
+  # beta0 set (the methods are tested here, "auto" by inst/bench/sdp_beta0.R):
+  # c g^1.5, g = 8 / (4 ||8 I - J||_F) the pull, c = 0.35 (0.18 for h1sfw)
+  g <- 8 / (4 * sqrt(8 * 49 + 8 * 7))
+  beta0 <- c(hsagcgm_v2 = 0.35, h1sfw = 0.18, hspider = 0.35) * g^1.5
   for (m in sampling) {
     set.seed(1)
-    fit <- sparsest_cut_sdp(A, method = m, control = cg_control(max_iter = 2000, tol = 0))
+    fit <- sparsest_cut_sdp(A, method = m, beta0 = beta0[[m]],
+                            control = cg_control(max_iter = 2000, tol = 0))
     expect_lte(abs(fit$objective - ref$value) / ref$value, resid[[m]])
     expect_lte(fit$infeasibility / 32, infeas[[m]])
     expect_lte(fit$lower_bound, ref$value + 1e-8)
