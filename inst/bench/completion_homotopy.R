@@ -129,7 +129,7 @@ if (grepl("grid", parts)) {
                                         function(d) signif(d$err[d$beta0_over_N == b], 3)))
   lines <- c("# beta0 grid for complete_matrix(box = c(1, 5) / lambda), hsagcgm and shcgm", "",
              header, "",
-             paste("1000 iterations, 1000 ratings per iteration; \"auto\" is beta0 = N. err =",
+             paste("1000 iterations, 1000 ratings per iteration; \"auto\" is beta0 = N (hsagcgm), 20 N (shcgm). err =",
                    "|f - f*| / f* + infeasibility / ||X||_F, median over iterations 801-1000,",
                    "mean of 3 seeds; f* by Davis-Yin splitting:",
                    sprintf("box %.7g, l1 %.7g.", ref$box$f, ref$l1$f)), "",
