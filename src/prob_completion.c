@@ -178,6 +178,37 @@ static double effect_step(int fam, double g, double h, double lam, double wblock
     return d;
 }
 
+/* Newton steps on one block of effects, own (rows: a, with other = b
+ * indexed by each cell's column; columns: the reverse), the cells of
+ * block i being cell[ptr[i] .. ptr[i+1]); eta = x + mu + a + b summed in
+ * that order either way. flag[i]: block i has data; their effects summed
+ * into *sum and counted in *count, the loss decrease added to *dec. */
+static void block_sweep(int fam, double lam, int rows, int nblock, const int *ptr,
+                        const int *cell, const int *other_of, const double *x,
+                        const double *w, const double *s, double mu, double *own,
+                        const double *other, unsigned char *flag, double *sum, int *count,
+                        double *dec)
+{
+    for (int i = 0; i < nblock; i++) {
+        double g = 0.0, h = 0.0, wb = 0.0; int has = 0;
+        for (int k = ptr[i]; k < ptr[i + 1]; k++) {
+            const int c = cell[k];
+            if (w[c] == 0.0) continue;
+            has = 1; wb += w[c];
+            const double o = other[other_of[c]];
+            const double eta = rows ? x[c] + mu + own[i] + o : x[c] + mu + o + own[i];
+            double cv;
+            g += w[c] * mean_curv(fam, eta, &cv) - s[c];
+            h += w[c] * cv;
+        }
+        flag[i] = has;
+        if (has) {
+            own[i] += effect_step(fam, g + lam * own[i], h, lam, wb, dec);
+            *sum += own[i]; (*count)++;
+        }
+    }
+}
+
 /* One sweep over the effects (mu, a, b) on statistics (w, s) per cell (w
  * = 0: cell not in them), x the low-rank part per cell; returns the
  * decrease of the loss (sum over cells, upper model) */
@@ -200,40 +231,10 @@ static double effects_sweep(completion *C, const double *x, const double *w,
         return dec;
     }
     double asum = 0.0, bsum = 0.0; int na = 0, nb = 0;
-    for (int i = 0; i < C->m; i++) {
-        double g = 0.0, h = 0.0, wb = 0.0; int has = 0;
-        for (int k = C->rptr[i]; k < C->rptr[i + 1]; k++) {
-            const int c = C->rcell[k];
-            if (w[c] == 0.0) continue;
-            has = 1; wb += w[c];
-            const double eta = x[c] + *mu + a[i] + b[C->ccol[c]];
-            double cv;
-            g += w[c] * mean_curv(fam, eta, &cv) - s[c];
-            h += w[c] * cv;
-        }
-        C->rflag[i] = has;
-        if (has) {
-            a[i] += effect_step(fam, g + lam * a[i], h, lam, wb, &dec);
-            asum += a[i]; na++;
-        }
-    }
-    for (int j = 0; j < C->n; j++) {
-        double g = 0.0, h = 0.0, wb = 0.0; int has = 0;
-        for (int k = C->cptr[j]; k < C->cptr[j + 1]; k++) {
-            const int c = C->ccell[k];
-            if (w[c] == 0.0) continue;
-            has = 1; wb += w[c];
-            const double eta = x[c] + *mu + a[C->crow[c]] + b[j];
-            double cv;
-            g += w[c] * mean_curv(fam, eta, &cv) - s[c];
-            h += w[c] * cv;
-        }
-        C->cflag[j] = has;
-        if (has) {
-            b[j] += effect_step(fam, g + lam * b[j], h, lam, wb, &dec);
-            bsum += b[j]; nb++;
-        }
-    }
+    block_sweep(fam, lam, 1, C->m, C->rptr, C->rcell, C->ccol, x, w, s, *mu, a, b, C->rflag,
+                &asum, &na, &dec);
+    block_sweep(fam, lam, 0, C->n, C->cptr, C->ccell, C->crow, x, w, s, *mu, b, a, C->cflag,
+                &bsum, &nb, &dec);
     /* sum-to-zero over the rows and columns with data (eta unchanged; the
      * ridge, if any, decreases) */
     const double ma = na ? asum / na : 0.0, mb = nb ? bsum / nb : 0.0;
