@@ -341,6 +341,21 @@ draw_batch <- function(perm, b) {
   }
   perm
 }
+
+# Alg. S-2 (smm) in plain R: the sufficient statistics A_t, B_t over the
+# minibatches of draw_batch(), W the minimizer of the surrogate from
+# solve_W(A, B, N) with N = t b samples seen
+smm_reference <- function(spec, Y, W0, b, iters, tol, solve_W) {
+  W <- W0; perm <- seq_len(ncol(Y)); A <- 0; Bt <- 0
+  for (t in seq_len(iters)) {
+    perm <- draw_batch(perm, b); Yb <- Y[, perm[1:b], drop = FALSE]
+    cf <- coefficients_c(spec, W, Yb, tol = tol, max_iter = 200L)
+    A <- A + tcrossprod(cf$H); Bt <- Bt + (Yb - cf$R) %*% t(cf$H)
+    W <- solve_W(A, Bt, t * b)
+  }
+  W
+}
+
 gradient_stats <- function(spec, W, Y, tol = 1e-6) {
   cf <- coefficients_c(spec, W, Y, tol = tol, max_iter = 200L)
   R <- if (is.null(cf$R)) 0 else cf$R
@@ -398,13 +413,8 @@ test_that("vr, sgd and smm follow Algorithms 1, S-3 and S-2 step by step", {
   fit <- stochastic_mf(Y, k, model = "orpca", method = "smm", batch = b, init = W0,
                        bsum_tol = 1e-10, control = cg_control(max_iter = iters, progress = FALSE))
   set.seed(7)
-  W <- W0; perm <- seq_len(n); A <- 0; Bt <- 0
-  for (t in seq_len(iters)) {
-    perm <- draw_batch(perm, b); Yb <- Y[, perm[1:b], drop = FALSE]
-    cf <- coefficients_c(spec, W, Yb, tol = 1e-10, max_iter = 200L)
-    A <- A + tcrossprod(cf$H); Bt <- Bt + (Yb - cf$R) %*% t(cf$H)
-    W <- Bt %*% solve(A + t * b * spec$psi_ridge * diag(k))
-  }
+  W <- smm_reference(spec, Y, W0, b, iters, 1e-10,
+                     function(A, Bt, N) Bt %*% solve(A + N * spec$psi_ridge * diag(k)))
   expect_equal(unname(fit$solution$W), W, tolerance = 1e-7)
 })
 
@@ -413,7 +423,6 @@ test_that("smm with a coupled psi (olrr) minimizes the surrogate exactly", {
   d <- 5; k <- 2; n <- 30; b <- 4; iters <- 5
   Y <- matrix(rnorm(d * n), d)
   W0 <- matrix(rnorm(d * k), d)
-  spec <- smf_spec("olrr", d, k, n = n, lambda3 = 2)
   spec <- stochcg:::smf_model_spec("olrr", d, n, k, list(lambda3 = 2),
                                    list(Y = Y, max_abs = 1))$spec
   set.seed(8)
@@ -421,15 +430,9 @@ test_that("smm with a coupled psi (olrr) minimizes the surrogate exactly", {
                        lambda3 = 2, bsum_tol = 1e-12,
                        control = cg_control(max_iter = iters, progress = FALSE))
   set.seed(8)
-  W <- W0; perm <- seq_len(n); A <- 0; Bt <- 0
-  for (t in seq_len(iters)) {
-    perm <- draw_batch(perm, b); Yb <- Y[, perm[1:b], drop = FALSE]
-    cf <- coefficients_c(spec, W, Yb, tol = 1e-12, max_iter = 200L)
-    A <- A + tcrossprod(cf$H); Bt <- Bt + (Yb - cf$R) %*% t(cf$H)
-    N <- t * b
-    # stationarity of (1/N)(tr(W'W A)/2 - tr(W'B)) + tr(W'QW)/2: W A / N + Q W = B / N
-    W <- matrix(solve(kronecker(A / N, diag(d)) + kronecker(diag(k), spec$Q), c(Bt / N)), d)
-  }
+  # stationarity of (1/N)(tr(W'W A)/2 - tr(W'B)) + tr(W'QW)/2: W A / N + Q W = B / N
+  W <- smm_reference(spec, Y, W0, b, iters, 1e-12, function(A, Bt, N)
+    matrix(solve(kronecker(A / N, diag(d)) + kronecker(diag(k), spec$Q), c(Bt / N)), d))
   expect_equal(unname(fit$solution$W), W, tolerance = 1e-7)
 })
 
