@@ -97,8 +97,8 @@
 #'     and the final smoothing parameter.}
 #'   \item{`smoothing`}{List: `mu_start`, `mu` (final) and `continuation`
 #'     (`TRUE` when `mu` was decreased automatically, i.e. not given).}
-#'   \item{`parameters`}{The SVRGCG parameters used: `eta`, `inner`,
-#'     `batch`, `snapshot_batch`, `alpha`, `beta`.}
+#'   \item{`parameters`}{The SVRGCG parameters used: `step_size`, `inner`,
+#'     `batch_size`, `snapshot_batch_size`, `alpha`, `beta`.}
 #' }
 #' For these fits `objective` is the stated nonsmooth objective and `gap`
 #' bounds objective minus optimum of that stated problem (the smoothed

@@ -45,7 +45,7 @@
 #' \sqrt{k+1}}{beta_k = beta0 / sqrt(k + 1)} of the constraints, their full
 #' gradient, no multipliers; the cost is linear, so the SAG estimator of
 #' its gradient is exact) and `"hsagcgm_v2"` (Variant 2: a SAG table over
-#' the \eqn{n^2 + n} constraints, `batch` of them redrawn per iteration).
+#' the \eqn{n^2 + n} constraints, `batch_size` of them redrawn per iteration).
 #' The baselines of paper 003's Fig. 3, from Vladarean, Alacaoglu, Hsieh and
 #' Cevher (2020), with the schedules of their code as released with paper
 #' 003 (github.com/ratschlab/faster-hcgm-composite, files
@@ -53,7 +53,7 @@
 #' Fig. 3):
 #' `"h1sfw"` (H-1SFW: step \eqn{2/(k+1)}, smoothing \eqn{\beta_k = \beta_0 /
 #' (k+1)^{1/6}}{beta_k = beta0 / (k + 1)^(1/6)}, the constraint gradient
-#' estimated from `batch` constraints and averaged, \eqn{E_k = (1 - \rho_k)
+#' estimated from `batch_size` constraints and averaged, \eqn{E_k = (1 - \rho_k)
 #' E_{k-1} + \rho_k \tilde g_k}{E_k = (1 - rho_k) E_(k-1) + rho_k g_k} with
 #' \eqn{\rho_k = 3 / (k+5)^{2/3}}{rho_k = 3 / (k + 5)^(2/3)}) and
 #' `"hspider"` (H-SPIDER-FW: epochs of \eqn{K_t = 2^{t-1}}{K_t = 2^(t-1)}
@@ -96,7 +96,7 @@
 #'   eight benchmark SDPs of `inst/bench/sdp_beta0.R`, and its dual iterate
 #'   tightens the certificate), `"hsagcgm_v1"`, `"hsagcgm_v2"`, `"h1sfw"` or
 #'   `"hspider"`.
-#' @param batch For `"hsagcgm_v2"` and `"h1sfw"`: constraints drawn per
+#' @param batch_size For `"hsagcgm_v2"` and `"h1sfw"`: constraints drawn per
 #'   iteration (default 5% of them, the fraction of paper 003's experiments).
 #' @param beta0 Starting penalty (CGAL) or smoothing (the others):
 #'   `"auto"` (default) or a positive number, in normalized units (see
@@ -130,7 +130,7 @@
 #' c(sdp = fit$objective, lower_bound = fit$lower_bound, rounded = fit$cost)
 #' @export
 kmeans_sdp <- function(x, k, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1sfw", "hspider"),
-                       beta0 = "auto", batch = NULL, control = cg_control(tol = 1e-3)) {
+                       beta0 = "auto", batch_size = NULL, control = cg_control(tol = 1e-3)) {
   started <- wall_clock()
   call <- match.call()
   D <- squared_distances(x)
@@ -142,7 +142,7 @@ kmeans_sdp <- function(x, k, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1s
   norm_D <- sqrt(sum(D^2))
   if (!(norm_D > 0)) stop_arg("x", "has all points equal: nothing to cluster")
   beta0 <- check_beta0(beta0, method, function() kmeans_pull(D / norm_D, k))
-  batch <- row_batch(batch, n + n^2)
+  batch <- row_batch(batch_size, n + n^2)
   control <- as_control(control, max_iter = 5000L)
   spec <- list(problem = "kmeans", method = method, C = D / norm_D, k = as.double(k),
                obj_scale = 0.5 * norm_D * k, beta0 = beta0,
@@ -190,7 +190,7 @@ homotopy_methods <- c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1sfw", "hspider")
 # the fraction paper 003's experiments used (batch_factor 0.05 in its code)
 row_batch <- function(batch, m) {
   if (is.null(batch)) batch <- ceiling(0.05 * m)
-  check_count(batch, "batch", min = 1)
+  check_count(batch, "batch_size", min = 1)
   as.integer(min(batch, .Machine$integer.max))
 }
 

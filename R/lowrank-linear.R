@@ -50,8 +50,8 @@
 lowrank_constrained <- function(M, A, b, radius, set = c("nuclear", "psd"),
                                 method = c("svrgcg", "scg", "scgs", "fw"),
                                 rank = 1L, max_rank = NULL, mu = NULL, eps = 0.01,
-                                eta = NULL, inner = NULL, batch = NULL,
-                                snapshot_batch = NULL, target = NULL,
+                                step_size = NULL, inner = NULL, batch_size = NULL,
+                                snapshot_batch_size = NULL, target = NULL,
                                 control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
@@ -67,7 +67,7 @@ lowrank_constrained <- function(M, A, b, radius, set = c("nuclear", "psd"),
   # C0 >= f(0) - f*: 1/2 ||E M||^2 + max(-b) minus the smallest the max can be
   src$C0 <- src$C0 + max(-b) + sqrt(op$norm2) * radius
   lowrank_solve(src, list(kind = 2L, op = op$csr, op_norm2 = op$norm2), radius, set,
-                method, rank, max_rank, mu, eps, eta, inner, batch, snapshot_batch,
+                method, rank, max_rank, mu, eps, step_size, inner, batch_size, snapshot_batch_size,
                 control, call, "lowrank_constrained", started)
 }
 
@@ -136,8 +136,8 @@ lowrank_constrained <- function(M, A, b, radius, set = c("nuclear", "psd"),
 matrix_sensing <- function(A, b, radius, lambda1 = 0, lambda2 = 0,
                            set = c("nuclear", "psd"),
                            method = c("fw", "svrgcg", "scg", "scgs"), rank = 1L,
-                           max_rank = NULL, mu = NULL, eps = 0.01, eta = NULL,
-                           inner = NULL, batch = NULL, dims = NULL,
+                           max_rank = NULL, mu = NULL, eps = 0.01, step_size = NULL,
+                           inner = NULL, batch_size = NULL, dims = NULL,
                            control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
@@ -154,8 +154,8 @@ matrix_sensing <- function(A, b, radius, lambda1 = 0, lambda2 = 0,
               C0 = 0.5 * mean(b^2), sigma2 = op$sigma2_fun(b), op = op$csr,
               op_norm2 = op$norm2, beta_i = op$max_row2)
   lowrank_solve(src, list(kind = 1L, lambda = lambda1, lambda2 = lambda2), radius,
-                set, method, rank, max_rank, mu, eps, eta, inner, batch,
-                snapshot_batch = 0, control, call, "matrix_sensing", started)
+                set, method, rank, max_rank, mu, eps, step_size, inner, batch_size,
+                snapshot_batch_size = 0, control, call, "matrix_sensing", started)
 }
 
 # A list of m x d matrices, or an n x (m d) matrix of vectorizations, as the

@@ -43,8 +43,8 @@
 #' whenever the smoothed gap falls below the residual, i.e. when the
 #' smoothing dominates the error (checked at each snapshot of `"svrgcg"`,
 #' every 10 iterations of `"scg"` and `"scgs"`, every iteration of `"fw"`);
-#' the step \eqn{\eta}{eta} and the epoch length \eqn{T} follow
-#' \eqn{\beta(\mu)}{beta(mu)} (given `eta` and `inner` are those of the
+#' the step \eqn{\eta}{eta} (`step_size`) and the epoch length \eqn{T} follow
+#' \eqn{\beta(\mu)}{beta(mu)} (given `step_size` and `inner` are those of the
 #' starting \eqn{\mu}{mu}), and SCGS restarts. The check uses the exact
 #' gradient when the data are held (a matrix, the rows of `data`), else the
 #' last snapshot of a stream (`"svrgcg"` only; `"scg"` and `"scgs"` keep
@@ -66,7 +66,7 @@
 #' \eqn{C_0 = \frac12\|E M\|^2 \ge f(0) - f^*} (estimated from a pilot draw
 #' for samplers) and \eqn{\mu = \varepsilon/(mn)},
 #' \eqn{\varepsilon = } `eps` \eqn{\times C_0} as in the paper's experiments.
-#' `eta`, `inner`, `batch` and `snapshot_batch` override them. For this loss the
+#' `step_size`, `inner`, `batch_size` and `snapshot_batch_size` override them. For this loss the
 #' inner-loop correction \eqn{\nabla g_i(X_t) - \nabla g_i(X_s) = X_t - X_s}
 #' does not depend on the sample, so it is computed exactly; the \eqn{k_t}
 #' samples the algorithm prescribes are still counted in `n_grad`.
@@ -105,11 +105,11 @@
 #' @param mu Huber smoothing parameter, kept fixed; `NULL` (default) starts
 #'   from the theory value below and decreases it (continuation).
 #' @param eps Accuracy relative to \eqn{C_0} that sets the starting `mu`.
-#' @param eta SVRGCG step \eqn{\eta}; `NULL` for the theory value above.
+#' @param step_size SVRGCG step \eqn{\eta}; `NULL` for the theory value above.
 #' @param inner Inner iterations per epoch \eqn{T}; `NULL` for the theory value.
-#' @param batch Samples per inner iteration \eqn{k_t}; `NULL` for the theory
+#' @param batch_size Samples per inner iteration \eqn{k_t}; `NULL` for the theory
 #'   value.
-#' @param snapshot_batch Samples of the first snapshot \eqn{k_1} (doubling
+#' @param snapshot_batch_size Samples of the first snapshot \eqn{k_1} (doubling
 #'   every epoch, at most `1e8`); `NULL` for the theory value. `0` takes the
 #'   exact mean, available only when `M` is a matrix.
 #' @param target Optional exact \eqn{E[M]} used only to evaluate the objective
@@ -143,8 +143,8 @@
 #' @export
 lowrank_sparse <- function(M, lambda, radius, set = c("nuclear", "psd"),
                            method = c("svrgcg", "scg", "scgs", "fw"), rank = 1L,
-                           max_rank = NULL, mu = NULL, eps = 0.01, eta = NULL,
-                           inner = NULL, batch = NULL, snapshot_batch = NULL,
+                           max_rank = NULL, mu = NULL, eps = 0.01, step_size = NULL,
+                           inner = NULL, batch_size = NULL, snapshot_batch_size = NULL,
                            target = NULL, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
@@ -153,7 +153,7 @@ lowrank_sparse <- function(M, lambda, radius, set = c("nuclear", "psd"),
   src <- lowrank_source(M, set, target)
   check_number(lambda, "lambda", min = 0)
   lowrank_solve(src, list(kind = 0L, lambda = lambda), radius, set, method, rank,
-                max_rank, mu, eps, eta, inner, batch, snapshot_batch, control, call,
+                max_rank, mu, eps, step_size, inner, batch_size, snapshot_batch_size, control, call,
                 "lowrank_sparse", started)
 }
 
@@ -171,7 +171,7 @@ lowrank_sparse <- function(M, lambda, radius, set = c("nuclear", "psd"),
 #' str(s)
 #' # a fit that sees only noisy draws of diag(3): the estimate is close to it
 #' set.seed(1)
-#' fit <- lowrank_sparse(s, lambda = 0.1, radius = 3, set = "psd", batch = 50,
+#' fit <- lowrank_sparse(s, lambda = 0.1, radius = 3, set = "psd", batch_size = 50,
 #'                       control = cg_control(max_iter = 100))
 #' round(as.matrix(fit$solution$X), 2)
 #' @export
@@ -306,7 +306,7 @@ lowrank_source <- function(M, set, target) {
 # is 0 (1/2 ||X - E M||^2) or 1 (sensing, op in src, op_norm2, beta_i =
 # max ||A_i||^2).
 lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
-                          eps, eta, inner, batch, snapshot_batch, control, call,
+                          eps, step_size, inner, batch_size, snapshot_batch_size, control, call,
                           problem, started) {
   if (missing(radius)) stop_arg("radius", "is missing, with no default")
   check_radius(radius)
@@ -348,27 +348,27 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   }
   alpha <- max(alpha, .Machine$double.eps)
   beta <- beta_G + beta_R
-  if (is.null(eta)) {
-    eta <- alpha / (2 * beta)
-    if (!(is.finite(eta) && eta > 0))
-      stop("the default step `eta` = alpha / (2 beta) is ", eta, " (alpha = ", signif(alpha, 3),
+  if (is.null(step_size)) {
+    step_size <- alpha / (2 * beta)
+    if (!(is.finite(step_size) && step_size > 0))
+      stop("the default step `step_size` = alpha / (2 beta) is ", step_size, " (alpha = ", signif(alpha, 3),
            ", beta = ", signif(beta, 3), "): the penalty weights or the smoothing `mu` are ",
-           "out of scale; give `eta` or rescale them", call. = FALSE)
+           "out of scale; give `step_size` or rescale them", call. = FALSE)
   }
-  check_number(eta, "eta", min = 0, max = 1, strict_min = TRUE)
+  check_number(step_size, "step_size", min = 0, max = 1, strict_min = TRUE)
   if (is.null(inner)) inner <- min(ceiling(8 * beta * log(8) / (3 * alpha)) + 1, 1e7)
   check_count(inner, "inner", min = 2)
-  if (is.null(batch)) batch <- min(max(1, ceiling(32 * beta_i^2 / alpha^2)), 1e7)
-  check_count(batch, "batch")
+  if (is.null(batch_size)) batch_size <- min(max(1, ceiling(32 * beta_i^2 / alpha^2)), 1e7)
+  check_count(batch_size, "batch_size")
   stochastic_src <- src$source %in% 1:3 || loss == 1L
-  if (is.null(snapshot_batch))
-    snapshot_batch <- if (src$source %in% 1:2) min(1e8, max(1, ceiling(32 * src$sigma2 / C0))) else 0
+  if (is.null(snapshot_batch_size))
+    snapshot_batch_size <- if (src$source %in% 1:2) min(1e8, max(1, ceiling(32 * src$sigma2 / C0))) else 0
   # 0 = the exact mean, which only a matrix or the rows of `data` give
-  check_count(snapshot_batch, "snapshot_batch", min = if (src$source %in% 1:2) 1 else 0,
+  check_count(snapshot_batch_size, "snapshot_batch_size", min = if (src$source %in% 1:2) 1 else 0,
               max = 1e8)
 
   spec <- list(problem = "lowrank", method = method, step = "standard", K = 2L,
-               eta = as.double(eta), m = dims[1], n = dims[2],
+               eta = as.double(step_size), m = dims[1], n = dims[2],
                set = if (set == "psd") 1L else 0L, source = src$source,
                loss = as.integer(loss), reg = as.integer(reg$kind),
                lambda = as.double(reg$lambda %||% 0), lambda2 = as.double(lambda2),
@@ -377,8 +377,8 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
                radius = as.double(radius),
                rank = as.integer(min(rank, max_rank)), max_rank = as.integer(max_rank),
                M = src$M, sigma = as.double(src$sigma %||% 0),
-               inner = as.integer(inner), batch_inner = as.integer(batch),
-               batch_snapshot = as.double(snapshot_batch), scale = 1 / (2 * beta * eta),
+               inner = as.integer(inner), batch_inner = as.integer(batch_size),
+               batch_snapshot = as.double(snapshot_batch_size), scale = 1 / (2 * beta * step_size),
                scg_c = if (stochastic_src) src$sigma2 / (beta * 2 * radius)^2 else 0,
                lipschitz = beta, diam2 = (2 * radius)^2,
                scgs_c = if (stochastic_src) src$sigma2 / (beta^2 * (2 * radius)^2) else 0)
@@ -396,8 +396,8 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   fit$radius <- radius; fit$set <- set; fit$mu <- fit$solution$mu
   fit$smoothing <- list(mu_start = mu, mu = fit$solution$mu, continuation = mu_auto)
   fit$solution <- list(X = X)
-  fit$parameters <- list(eta = eta, inner = inner, batch = batch,
-                         snapshot_batch = snapshot_batch, alpha = alpha, beta = beta)
+  fit$parameters <- list(step_size = step_size, inner = inner, batch_size = batch_size,
+                         snapshot_batch_size = snapshot_batch_size, alpha = alpha, beta = beta)
   class(fit) <- c(paste0(problem, "_fit"), "cg_fit")
   finish_fit(fit, started)
 }

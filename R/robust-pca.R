@@ -2,7 +2,7 @@
 #'
 #' Splits a matrix `M` into a low-rank part `X` and a sparse part `Y`.
 #'
-#' **Penalized form** (`robust_pca(M)`: neither `tau` nor `s` given):
+#' **Penalized form** (`robust_pca(M)`: neither `radius` nor `radius_sparse` given):
 #' principal component pursuit (PCP, Candes, Li, Ma and Wright 2011), the
 #' problem `rpca::rpca()` solves,
 #' \deqn{\min_{X, Y} \|X\|_* + \lambda \|Y\|_1 \quad \text{subject to }
@@ -10,7 +10,7 @@
 #' with \eqn{\lambda = 1/\sqrt{\max(m, n)}}{lambda = 1 / sqrt(max(m, n))}
 #' by default (`lambda1`). No bound is needed.
 #'
-#' **Constrained form** (`tau` and `s` given):
+#' **Constrained form** (`radius` \eqn{= \tau}{= tau} and `radius_sparse` \eqn{= s}{= s} given):
 #' \deqn{\min_{X, Y} \tfrac12 \|X + Y - M\|_F^2 + R_Y(Y) \quad
 #'   \text{subject to } \|X\|_* \le \tau,}{min 1/2 ||X + Y - M||_F^2 + R_Y(Y) subject to ||X||_* <= tau,}
 #' with `Y` in an \eqn{\ell_1}{l1} ball (`sparse = "l1"`, the classical
@@ -18,14 +18,14 @@
 #' \eqn{\ell_{1+\delta}}{l_(1+delta)} ball (`"lp"`, a strongly convex set,
 #' Sec. 3.2.3) or penalized by the elastic net \eqn{\lambda_1\|Y\|_1 +
 #' \lambda_2\|Y\|_F^2}{lambda1 ||Y||_1 + lambda2 ||Y||_F^2} (`"enet"`,
-#' Sec. 3.2.4; `tau` only). With `psd = TRUE` the low-rank part is instead
-#' positive semidefinite with trace at most `tau` (a corrupted covariance
+#' Sec. 3.2.4; `radius` only). With `psd = TRUE` the low-rank part is instead
+#' positive semidefinite with trace at most `radius` (a corrupted covariance
 #' matrix). The residual `M - X - Y` may be nonzero at the optimum (noisy
-#' data). With `tau` and `s` taken from a PCP solution the two forms have
+#' data). With `radius` and `radius_sparse` taken from a PCP solution the two forms have
 #' the same solution.
 #'
-#' Only one of `tau` and `s` is an error (for `sparse = "l1"` and `"lp"`
-#' both bounds are needed; `"enet"` needs `tau`), as is the penalized form
+#' Only one of `radius` and `radius_sparse` is an error (for `sparse = "l1"` and `"lp"`
+#' both bounds are needed; `"enet"` needs `radius`), as is the penalized form
 #' with a method other than `"admm"`, `psd = TRUE` or another `sparse` model.
 #'
 #' @section Default method:
@@ -153,11 +153,11 @@
 #' \eqn{2r \ge \min(m, n)}{2 r >= min(m, n)}.
 #'
 #' @param M Numeric matrix (or `Matrix` object, made dense) to decompose.
-#' @param tau Positive bound on the nuclear norm of `X` (on its trace when
-#'   `psd = TRUE`), or `NULL` (default) with `s = NULL` for the penalized
+#' @param radius Positive bound on the nuclear norm of `X` (on its trace when
+#'   `psd = TRUE`), or `NULL` (default) with `radius_sparse = NULL` for the penalized
 #'   form.
-#' @param s Positive radius of the ball of `Y` for `sparse = "l1"` and
-#'   `"lp"`, or `NULL` (default) with `tau = NULL` for the penalized form;
+#' @param radius_sparse Positive radius of the ball of `Y` for `sparse = "l1"` and
+#'   `"lp"`, or `NULL` (default) with `radius = NULL` for the penalized form;
 #'   must be `NULL` for `"enet"`.
 #' @param sparse Model for `Y`: `"l1"` (default), `"lp"` or `"enet"`.
 #' @param method `"admm"` (default; see Default method), `"alt_cgpg"`,
@@ -174,7 +174,7 @@
 #'   is the weight \eqn{\lambda}{lambda} of \eqn{\|Y\|_1}{||Y||_1} (default
 #'   \eqn{1/\sqrt{\max(m, n)}}{1 / sqrt(max(m, n))}), `lambda2` unused.
 #' @param psd If `TRUE`, `X` is symmetric positive semidefinite with trace at
-#'   most `tau`; `M` must be symmetric.
+#'   most `radius`; `M` must be symmetric.
 #' @param step `"line_search"` (default) or `"theory"`; see Methods
 #'   (unused by `"admm"`).
 #' @param control Solver control from [cg_control()]: iterations, time
@@ -192,7 +192,7 @@
 #'   `"altmin"`, whose `X` is that step's result), `X_tail` (relative
 #'   Frobenius norm of the part of the final `X` iterate dropped when it was
 #'   truncated to a low-rank factorization; `options(stochcg.lowrank_tol)`,
-#'   default `1e-8`), and the arguments `tau`, `s`, `sparse`, `delta`,
+#'   default `1e-8`), and the arguments `radius`, `radius_sparse`, `sparse`, `delta`,
 #'   `lambda1` (the lambda used, for the penalized form), `lambda2`, `psd`,
 #'   `step`. `fitted()` returns `X + Y` as a
 #'   dense matrix; `plot(fit, type = "images")` draws both parts.
@@ -231,7 +231,7 @@
 #' c(admm = rel(fit2), alt_cgpg = rel(fit3))
 #' plot(fit, type = "images")
 #' @export
-robust_pca <- function(M, tau = NULL, s = NULL, sparse = c("l1", "lp", "enet"),
+robust_pca <- function(M, radius = NULL, radius_sparse = NULL, sparse = c("l1", "lp", "enet"),
                        method = c("admm", "alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p",
                                   "altmin"),
                        rank = 1L, max_rank = NULL, delta = 0.2, lambda1 = NULL,
@@ -257,38 +257,38 @@ robust_pca <- function(M, tau = NULL, s = NULL, sparse = c("l1", "lp", "enet"),
     if (!is_symmetric_matrix(M, tol = 1e-8)) stop_arg("M", "must be symmetric for psd = TRUE")
   }
   # neither bound: the penalized form (PCP), for the l1 model and admm only
-  penalized <- is.null(tau) && is.null(s) && sparse == "l1"
+  penalized <- is.null(radius) && is.null(radius_sparse) && sparse == "l1"
   if (penalized) {
     if (method != "admm")
-      stop_arg("tau", "is required for method = \"", method, "\" (the paper's methods ",
-               "solve the constrained form); give neither `tau` nor `s` only with ",
+      stop_arg("radius", "is required for method = \"", method, "\" (the paper's methods ",
+               "solve the constrained form); give neither `radius` nor `radius_sparse` only with ",
                "method = \"admm\"")
-    if (psd) stop_arg("tau", "is required for psd = TRUE")
+    if (psd) stop_arg("radius", "is required for psd = TRUE")
     if (!is.null(lambda2)) stop_arg("lambda2", "is used only with sparse = \"enet\"")
     if (is.null(lambda1)) lambda1 <- 1 / sqrt(max(dims))
     check_number(lambda1, "lambda1", min = 0, strict_min = TRUE)
   } else {
-    if (is.null(tau))
-      stop_arg("tau", "is required ",
-               if (sparse == "l1") paste("when `s` is given (the constrained form); give",
-                                         "neither `tau` nor `s` for the penalized form")
+    if (is.null(radius))
+      stop_arg("radius", "is required ",
+               if (sparse == "l1") paste("when `radius_sparse` is given (the constrained form); give",
+                                         "neither `radius` nor `radius_sparse` for the penalized form")
                else paste0("for sparse = \"", sparse, "\""))
-    check_radius(tau, "tau")
+    check_radius(radius, "radius")
   }
   if (sparse == "enet") {
-    if (!is.null(s)) stop_arg("s", "must be NULL for sparse = \"enet\" (a penalty, not a ball)")
+    if (!is.null(radius_sparse)) stop_arg("radius_sparse", "must be NULL for sparse = \"enet\" (a penalty, not a ball)")
     if (is.null(lambda1)) stop_arg("lambda1", "is required for sparse = \"enet\"")
     if (is.null(lambda2)) stop_arg("lambda2", "is required for sparse = \"enet\"")
     check_number(lambda1, "lambda1", min = 0)
     check_number(lambda2, "lambda2", min = 0, strict_min = TRUE)
   } else if (!penalized) {
-    if (is.null(s))
-      stop_arg("s", "is required when `tau` is given (the constrained form)",
-               if (sparse == "l1") "; give neither `tau` nor `s` for the penalized form")
-    check_radius(s, "s")
+    if (is.null(radius_sparse))
+      stop_arg("radius_sparse", "is required when `radius` is given (the constrained form)",
+               if (sparse == "l1") "; give neither `radius` nor `radius_sparse` for the penalized form")
+    check_radius(radius_sparse, "radius_sparse")
     if (!is.null(lambda1))
       stop_arg("lambda1", "is used only with sparse = \"enet\" or the penalized form ",
-               "(neither `tau` nor `s`)")
+               "(neither `radius` nor `radius_sparse`)")
     if (!is.null(lambda2)) stop_arg("lambda2", "is used only with sparse = \"enet\"")
   }
   check_number(delta, "delta", min = 0, max = 1, strict_min = TRUE)
@@ -302,11 +302,11 @@ robust_pca <- function(M, tau = NULL, s = NULL, sparse = c("l1", "lp", "enet"),
   if (!is.numeric(lowrank_tol) || length(lowrank_tol) != 1L || !(lowrank_tol > 0 && lowrank_tol < 1))
     stop("option `stochcg.lowrank_tol` must be a number in (0, 1)", call. = FALSE)
 
-  steps <- robust_steps(M, tau, s, sparse, method, step, delta, lambda1, lambda2,
+  steps <- robust_steps(M, radius, radius_sparse, sparse, method, step, delta, lambda1, lambda2,
                         psd, control)
   spec <- c(list(problem = "robust", method = method,
                  step = if (step == "line_search") "line_search" else "standard", M = M,
-                 tau = as.double(tau %||% 0), s = as.double(s %||% 0),
+                 tau = as.double(radius %||% 0), s = as.double(radius_sparse %||% 0),
                  sparse = match(sparse, c("l1", "lp", "enet")) - 1L,
                  p = 1 + delta, lambda1 = as.double(if (penalized) 0 else lambda1 %||% 0),
                  lambda2 = as.double(lambda2 %||% 0), psd = psd,
@@ -330,10 +330,9 @@ robust_pca <- function(M, tau = NULL, s = NULL, sparse = c("l1", "lp", "enet"),
   fit$X_tail <- sol$tail
   fit$infeasibility <- sol$infeasibility
   fit$form <- if (penalized) "penalized" else "constrained"
-  fit$radius <- tau
-  # list() assignment keeps the NULL ones (s for "enet", lambdas otherwise)
-  fit[c("tau", "s", "sparse", "delta", "lambda1", "lambda2", "psd", "step")] <-
-    list(tau, s, sparse, delta, lambda1, lambda2, psd, step)
+  # list() assignment keeps the NULL ones (radius_sparse for "enet", lambdas otherwise)
+  fit[c("radius", "radius_sparse", "sparse", "delta", "lambda1", "lambda2", "psd", "step")] <-
+    list(radius, radius_sparse, sparse, delta, lambda1, lambda2, psd, step)
   fit$notes <- robust_notes(fit)
   class(fit) <- c("robust_pca_fit", "cg_fit")
   finish_fit(fit, started)
@@ -390,11 +389,11 @@ robust_notes <- function(fit) {
     sprintf("||Y||_1 = %s (penalized form, lambda = %s)", format(sum(abs(Y@x)), digits = 4),
             format(fit$lambda1, digits = 4))
   } else switch(fit$sparse,
-    l1 = sprintf("||Y||_1 = %s (s = %s)", format(sum(abs(Y@x)), digits = 4),
-                 format(fit$s, digits = 4)),
-    lp = sprintf("||Y||_%s = %s (s = %s)", format(1 + fit$delta),
+    l1 = sprintf("||Y||_1 = %s (radius_sparse = %s)", format(sum(abs(Y@x)), digits = 4),
+                 format(fit$radius_sparse, digits = 4)),
+    lp = sprintf("||Y||_%s = %s (radius_sparse = %s)", format(1 + fit$delta),
                  format(sum(abs(Y@x)^(1 + fit$delta))^(1 / (1 + fit$delta)), digits = 4),
-                 format(fit$s, digits = 4)),
+                 format(fit$radius_sparse, digits = 4)),
     enet = sprintf("elastic net lambda1 = %s, lambda2 = %s",
                    format(fit$lambda1, digits = 4), format(fit$lambda2, digits = 4)))
   r <- length(fit$solution$X$d)

@@ -46,7 +46,7 @@
 #' @param method `"cgal"` (default), `"hsagcgm_v1"`, `"hsagcgm_v2"`,
 #'   `"h1sfw"` or `"hspider"` (see [kmeans_sdp()]); the last three sample
 #'   constraint rows (at least one is needed).
-#' @param batch For `"hsagcgm_v2"` and `"h1sfw"`: rows drawn per iteration
+#' @param batch_size For `"hsagcgm_v2"` and `"h1sfw"`: rows drawn per iteration
 #'   (default 5% of \eqn{m}).
 #' @param beta0 `"auto"` (1 in normalized units) or a positive number.
 #' @param control Solver settings from [cg_control()] (`tol` default here
@@ -69,7 +69,7 @@
 #' @export
 sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
                       method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1sfw", "hspider"),
-                      beta0 = "auto", batch = NULL, control = cg_control(tol = 1e-3)) {
+                      beta0 = "auto", batch_size = NULL, control = cg_control(tol = 1e-3)) {
   started <- wall_clock()
   call <- match.call()
   if (!(is.matrix(C) && is.numeric(C)) && !inherits(C, "Matrix"))
@@ -91,7 +91,7 @@ sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
   method <- match_choice(method, homotopy_methods, "method")
   if (m == 0L && method %in% c("hsagcgm_v2", "h1sfw", "hspider"))
     stop_arg("method", "\"", method, "\" samples constraint rows, and there are none: use \"cgal\"")
-  batch <- row_batch(batch, max(m, 1L))
+  batch <- row_batch(batch_size, max(m, 1L))
   control <- as_control(control, max_iter = 5000L)
   alpha <- as.double(trace_bound)
   norm_C <- sqrt(sum(C^2))

@@ -36,7 +36,7 @@
 #' @inheritParams kmeans_sdp
 #' @param method `"cgal"` (default), `"hsagcgm_v1"`, `"hsagcgm_v2"`,
 #'   `"h1sfw"` or `"hspider"` (see [kmeans_sdp()]).
-#' @param batch For `"hsagcgm_v2"` and `"h1sfw"`: triangle rows drawn per
+#' @param batch_size For `"hsagcgm_v2"` and `"h1sfw"`: triangle rows drawn per
 #'   iteration (default 5% of \eqn{m}).
 #' @returns A fit of class `c("sparsest_cut_sdp_fit", "cg_fit")`:
 #'   `solution$X`, `cut` (logical, membership of \eqn{S}), `sparsity` (of
@@ -55,7 +55,7 @@
 #' @export
 sparsest_cut_sdp <- function(adjacency, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1sfw",
                                                 "hspider"),
-                             beta0 = "auto", batch = NULL, control = cg_control(tol = 1e-3)) {
+                             beta0 = "auto", batch_size = NULL, control = cg_control(tol = 1e-3)) {
   started <- wall_clock()
   call <- match.call()
   Wt <- adjacency_matrix(adjacency)
@@ -65,7 +65,7 @@ sparsest_cut_sdp <- function(adjacency, method = c("cgal", "hsagcgm_v1", "hsagcg
   # with L 1 = 0), where only the equality row is violated
   fro <- sqrt(n * (n - 1)^2 + n * (n - 1))
   beta0 <- check_beta0(beta0, method, function() n / (4 * fro))
-  batch <- row_batch(batch, n * (n - 1) * (n - 2) / 2)
+  batch <- row_batch(batch_size, n * (n - 1) * (n - 2) / 2)
   control <- as_control(control, max_iter = 2000L)
   L <- diag(rowSums(Wt)) - Wt
   norm_L <- sqrt(sum(L^2))

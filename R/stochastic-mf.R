@@ -95,13 +95,13 @@
 #'   \item{`"vr"` (default)}{Algorithm 1 of the paper. Each outer iteration
 #'     solves every column at the snapshot \eqn{W^{s,0}}{W^(s,0)} for the
 #'     full gradient \eqn{G_{s,0}}{G_(s,0)}; then `inner` (\eqn{m}) inner
-#'     iterations each draw `batch` (\eqn{b}) columns without replacement,
+#'     iterations each draw `batch_size` (\eqn{b}) columns without replacement,
 #'     solve them at the snapshot and at the current \eqn{W}, form the
 #'     variance-reduced gradient \eqn{V = \frac1b \sum (\nabla\ell(y_j, W) -
 #'     \nabla\ell(y_j, W^{s,0})) + G_{s,0}}{V = (1/b) sum (grad l(y_j, W) -
 #'     grad l(y_j, W^(s,0))) + G_(s,0)} and take the proximal step
 #'     \eqn{W \leftarrow \mathrm{prox}_{\eta\psi + \delta_C}(W - \eta V)}{W <-
-#'     prox_(eta psi + delta_C)(W - eta V)} with a constant step `eta`.
+#'     prox_(eta psi + delta_C)(W - eta V)} with a constant step `step_size`.
 #'     Defaults from Section 5: \eqn{b = \lceil 0.2 n^{2/3}\rceil}{b = ceiling(0.2
 #'     n^(2/3))}, \eqn{m = \lceil 0.5 n^{1/3}\rceil}{m = ceiling(0.5 n^(1/3))},
 #'     \eqn{S = 10}{S = 10} outer iterations (`outer`). `output = "last"` is
@@ -110,7 +110,7 @@
 #'     uniformly; kept by reservoir sampling, so no iterate is stored).}
 #'   \item{`"smm"`}{Algorithm S-2, stochastic majorization-minimization
 #'     (Mairal et al.'s online dictionary learning): each iteration solves
-#'     `batch` columns at \eqn{W_t}{W_t}, adds them to the sufficient
+#'     `batch_size` columns at \eqn{W_t}{W_t}, adds them to the sufficient
 #'     statistics \eqn{A_t, B_t}{A_t, B_t} and sets `W` to the minimizer over
 #'     `C` of the surrogate \eqn{\frac1N(\tfrac12 \mathrm{tr}(W'WA_t) -
 #'     \mathrm{tr}(W'B_t)) + \psi(W)}{(1/N)(1/2 tr(W'W A_t) - tr(W'B_t)) +
@@ -126,13 +126,13 @@
 #'     minibatch gradient \eqn{V_t}{V_t} and \eqn{\gamma_t = \beta/(bt +
 #'     \beta')}{gamma_t = beta / (b t + beta')} (`beta`, `beta_prime`).}
 #' }
-#' The paper tunes the steps by hand (`eta` for vr, \eqn{\beta, \beta'}{beta,
+#' The paper tunes the steps by hand (`step_size` for vr, \eqn{\beta, \beta'}{beta,
 #' beta'} for sgd). The defaults here use the curvature \eqn{L =
 #' \lambda_{\max}(\frac1N \sum h_j h_j') + c}{L = lambda_max((1/N) sum h_j
 #' h_j') + c} of the first statistics (\eqn{c}{c} the curvature of
-#' \eqn{\psi}{psi}): `eta` = \eqn{1/L}{1/L} at each snapshot (constant
+#' \eqn{\psi}{psi}): `step_size` = \eqn{1/L}{1/L} at each snapshot (constant
 #' within an outer iteration; \eqn{L}{L} grows as the coefficients do, and
-#' a step fixed at the start was too long for `"olrr"` there; give `eta`
+#' a step fixed at the start was too long for `"olrr"` there; give `step_size`
 #' for the paper's constant step);
 #' `beta_prime` = \eqn{n}{n} and `beta` = `beta_prime`/\eqn{L}{L} at the
 #' first minibatch (the step starts at \eqn{1/L}{1/L} and decays as
@@ -158,7 +158,7 @@
 #' \|W - \mathrm{prox}_{\eta\psi + \delta_C}(W - \eta \nabla g(W))\|_F /
 #' \eta}{||Gamma(W)||_F = ||W - prox_(eta psi + delta_C)(W - eta grad
 #' g(W))||_F / eta}, zero exactly at stationary points, with \eqn{\eta}{eta}
-#' the given `eta`, else \eqn{1/L}{1/L} at the starting dictionary (reported
+#' the given `step_size`, else \eqn{1/L}{1/L} at the starting dictionary (reported
 #' as `gap_step`). `objective` is \eqn{f(W)}{f(W)}. Both come from a full
 #' pass over the data (trace-only work, excluded from the solver time);
 #' `converged` means the mapping norm fell below `tol` times
@@ -191,11 +191,11 @@
 #'   equal labels consecutive).
 #' @param M,M_prime For `"ornmf"`: bounds of the coefficients and the
 #'   outliers.
-#' @param batch Minibatch size \eqn{b}{b}.
+#' @param batch_size Minibatch size \eqn{b}{b}.
 #' @param inner Inner iterations \eqn{m}{m} of `"vr"`.
 #' @param outer Outer iterations \eqn{S}{S} of `"vr"`; sets the default
 #'   budget of every method (`control$max_iter`).
-#' @param eta Constant step of `"vr"` (`NULL`: \eqn{1/L}{1/L} at each
+#' @param step_size Constant step of `"vr"` (`NULL`: \eqn{1/L}{1/L} at each
 #'   snapshot, see Methods).
 #' @param beta,beta_prime Step parameters of `"sgd"` (`NULL`: automatic).
 #' @param output `"last"` (option II, default) or `"random"` (option I).
@@ -222,8 +222,8 @@
 #'   `gap` the proximal gradient mapping norm (see Convergence measure);
 #'   `trace` with the extra column `samples`; also `model`, `k`, the model
 #'   parameters used (`lambda`, `lambda1`, `lambda2`, `lambda3`, `groups`,
-#'   `laplacian`, `A`, `B`, `M`, `M_prime`, as the model has them), `batch`,
-#'   `inner`, `outer`, `output`, `step` (vr's last step `eta`, sgd's last
+#'   `laplacian`, `A`, `B`, `M`, `M_prime`, as the model has them), `batch_size`,
+#'   `inner`, `outer`, `output`, `step` (vr's last step `step_size`, sgd's last
 #'   \eqn{\gamma_t}{gamma_t}, `NA` for smm), `gap_step`, `image_dims`,
 #'   `data` (the training data or function, for [fitted()]), `n_samples`,
 #'   `bsum_iterations` and `bsum_capped` (the mean BSUM iterations per column
@@ -251,8 +251,8 @@
 stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
                           lambda1 = NULL, lambda2 = NULL, lambda3 = NULL, groups = NULL,
                           laplacian = NULL, A = NULL, B = NULL, M = NULL, M_prime = NULL,
-                          batch = NULL, inner = NULL, outer = 10,
-                          eta = NULL, beta = NULL, beta_prime = NULL,
+                          batch_size = NULL, inner = NULL, outer = 10,
+                          step_size = NULL, beta = NULL, beta_prime = NULL,
                           output = "last", init = "data", bsum_tol = 1e-6,
                           bsum_max_iter = 200L, image_dims = NULL, n = NULL,
                           control = NULL) {
@@ -277,16 +277,16 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   pars <- smf_model_spec(model, d, n, k, list(
     lambda = lambda, lambda1 = lambda1, lambda2 = lambda2, lambda3 = lambda3, groups = groups,
     laplacian = laplacian, A = A, B = B, M = M, M_prime = M_prime), data, image_dims)
-  b <- if (is.null(batch)) ceiling(0.2 * n^(2 / 3)) else batch
-  check_count(b, "batch", max = n)
+  b <- if (is.null(batch_size)) ceiling(0.2 * n^(2 / 3)) else batch_size
+  check_count(b, "batch_size", max = n)
   m <- if (is.null(inner)) ceiling(0.5 * n^(1 / 3)) else inner
   check_count(m, "inner")
   check_count(outer, "outer")
-  for (a in c("eta", "beta", "beta_prime")) {
+  for (a in c("step_size", "beta", "beta_prime")) {
     v <- get(a)
     if (!is.null(v)) check_number(v, a, min = 0, strict_min = TRUE)
   }
-  if (!is.null(eta) && method != "vr") stop_arg("eta", "is used only by method = \"vr\"")
+  if (!is.null(step_size) && method != "vr") stop_arg("step_size", "is used only by method = \"vr\"")
   if ((!is.null(beta) || !is.null(beta_prime)) && method != "sgd")
     stop_arg(if (is.null(beta)) "beta_prime" else "beta",
              "is used only by method = \"sgd\"")
@@ -302,7 +302,7 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   # ---- the spec
   spec <- c(list(problem = "smf", method = method, d = d, n = n, k = k, W = W0,
                  inner = as.integer(m), batch_inner = as.integer(b),
-                 eta = as.double(eta %||% -1), gap_eta = as.double(eta %||% -1),
+                 eta = as.double(step_size %||% -1), gap_eta = as.double(step_size %||% -1),
                  sgd_beta = as.double(beta %||% -1),
                  sgd_beta_prime = as.double(beta_prime %||% n),
                  smf_output = if (output == "random") 1L else 2L,
@@ -323,7 +323,7 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   rownames(W) <- rownames(Y)
   colnames(W) <- paste0("atom", seq_len(k))
   fit$solution <- list(W = W)
-  fit <- c(fit, pars$report, list(model = model, k = k, batch = as.integer(b),
+  fit <- c(fit, pars$report, list(model = model, k = k, batch_size = as.integer(b),
                                   inner = as.integer(m), outer = as.integer(outer),
                                   output = output, bsum_tol = bsum_tol,
                                   bsum_max_iter = as.integer(bsum_max_iter),
@@ -651,7 +651,7 @@ print.stochastic_mf_fit <- function(x, ...) {
   lines <- fit_header(x)
   lines <- sub("^Duality gap", "Proximal gradient mapping norm (stationarity)", lines)
   cat(lines, sep = "\n")
-  cat(sprintf("Model %s, k = %d, batch %d%s\n", x$model, x$k, x$batch,
+  cat(sprintf("Model %s, k = %d, batch %d%s\n", x$model, x$k, x$batch_size,
               if (x$method == "vr") sprintf(", %d inner x %d outer", x$inner, x$outer)
               else ""))
   invisible(x)

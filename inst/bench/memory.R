@@ -75,7 +75,7 @@ fit_case <- function(case, input) {
     matrix_sensing = stochcg::matrix_sensing(A, b, radius = 10,
                                              lambda2 = 0.01, dims = c(50, 50),
                                              control = ctl),
-    robust_pca = stochcg::robust_pca(M, tau = 10, s = 10, control = ctl)))
+    robust_pca = stochcg::robust_pca(M, radius = 10, radius_sparse = 10, control = ctl)))
 }
 
 # input size in bytes (the response vectors of regression count too)

@@ -59,7 +59,7 @@ peak_rss_mb <- function() {
 run_ours <- function(d, tau, s, label, ..., grid = 2, cap = budget) {
   rows <- list(); k <- 5
   repeat {
-    fit <- robust_pca(d$M, tau = tau, s = s, ...,
+    fit <- robust_pca(d$M, radius = tau, radius_sparse = s, ...,
                       control = cg_control(max_iter = k, tol = 0, eval_every = k))
     rows[[length(rows) + 1]] <- data.frame(method = label, iter = k, time = fit$time,
       error = rel_err(as.matrix(fit$solution$X), d$L), rank = length(fit$solution$X$d))
@@ -188,7 +188,7 @@ if (5000L %in% sizes) {
   data_mb <- 3 * 8 * 5000^2 / 2^20
   big <- do.call(rbind, lapply(c("altmin", "alt_cgpg"), function(meth) {
     g0 <- gc(reset = TRUE)
-    fit <- robust_pca(d$M, tau = tau, s = s, method = meth, rank = 10,
+    fit <- robust_pca(d$M, radius = tau, radius_sparse = s, method = meth, rank = 10,
                       control = cg_control(max_iter = 20, tol = 0, eval_every = 20))
     g1 <- gc()
     out <- data.frame(size = "5000 x 5000", r = 10, method = meth, iterations = fit$iterations,

@@ -94,7 +94,7 @@ if (t2_reps > 0) {
     for (a in runs) {
       s2 <- if (a$ball == "l1") sum(abs(Ys)) else sum(abs(Ys)^(1 + a$delta))^(1 / (1 + a$delta))
       w0 <- wall()
-      fit <- robust_pca(M2, tau = tau2, s = s2, sparse = a$ball,
+      fit <- robust_pca(M2, radius = tau2, radius_sparse = s2, sparse = a$ball,
                         delta = if (a$ball == "lp") a$delta else 0.2,
                         method = a$method, rank = r2, control = ctl2)
       X <- as.matrix(fit$solution$X); Y <- as.matrix(fit$solution$Y)
@@ -176,7 +176,7 @@ for (k in seq_len(nrow(configs))) {
   for (nm in names(methods)) {
     a <- methods[[nm]]
     w0 <- wall()
-    fit <- robust_pca(M, tau = tau, s = s, sparse = "l1", method = a$method, rank = cf$r,
+    fit <- robust_pca(M, radius = tau, radius_sparse = s, sparse = "l1", method = a$method, rank = cf$r,
                       max_rank = if (a$fixed) cf$r else NULL, step = "line_search",
                       control = ctl_for(a$method, cf$r))
     w <- wall() - w0

@@ -87,9 +87,9 @@ for (cs in cases) {
     control = cg_control(max_iter = 1, progress = FALSE)), cs$args))$step
   configs <- list(
     list(method = "vr", step = "default", args = list()),
-    list(method = "vr", step = "2 eta0", args = list(eta = 2 * eta0)),
-    list(method = "vr", step = "4 eta0", args = list(eta = 4 * eta0)),
-    list(method = "vr", step = "8 eta0", args = list(eta = 8 * eta0)),
+    list(method = "vr", step = "2 eta0", args = list(step_size = 2 * eta0)),
+    list(method = "vr", step = "4 eta0", args = list(step_size = 4 * eta0)),
+    list(method = "vr", step = "8 eta0", args = list(step_size = 8 * eta0)),
     list(method = "smm", step = "default", args = list()),
     list(method = "sgd", step = "default", args = list()),
     list(method = "sgd", step = "4 n eta0", args = list(beta = 4 * n * eta0, beta_prime = n)),

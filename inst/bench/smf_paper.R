@@ -61,7 +61,7 @@ for (cs in cases) {
     cat(cs$model, method, format(fit$objective), format(fit$solver_time), "s\n")
   }
   set.seed(1)
-  fit <- stochastic_mf(cs$Y, cs$k, model = cs$model, batch = n, inner = 1, outer = 300,
+  fit <- stochastic_mf(cs$Y, cs$k, model = cs$model, batch_size = n, inner = 1, outer = 300,
                        control = cg_control(tol = 0, progress = FALSE, eval_every = 10))
   tr <- fit$trace
   rows[[length(rows) + 1]] <- data.frame(model = cs$model, data = cs$data, method = "batch",

@@ -73,18 +73,18 @@ bad_calls <- list(
        "`Y` row and col must be positive whole numbers up to 2147483647"),
   # ---- found by a red-team run of ~1300 calls (each in its own R process)
   # the exact mean (snapshot_batch = 0) exists only for a matrix M
-  list(quote(lowrank_sparse(lowrank_sampler(M10, 100), 0.1, 5, snapshot_batch = 0,
+  list(quote(lowrank_sparse(lowrank_sampler(M10, 100), 0.1, 5, snapshot_batch_size = 0,
                             control = ctl)),
-       "`snapshot_batch` must be at least 1"),
-  list(quote(lowrank_sparse(function(k) M10, 0.1, 5, snapshot_batch = 0, target = M10,
+       "`snapshot_batch_size` must be at least 1"),
+  list(quote(lowrank_sparse(function(k) M10, 0.1, 5, snapshot_batch_size = 0, target = M10,
                             control = ctl)),
-       "`snapshot_batch` must be at least 1"),
-  list(quote(lowrank_sparse(lowrank_sampler(M10, 1), 0.1, 5, snapshot_batch = 2.5,
+       "`snapshot_batch_size` must be at least 1"),
+  list(quote(lowrank_sparse(lowrank_sampler(M10, 1), 0.1, 5, snapshot_batch_size = 2.5,
                             control = ctl)),
-       "`snapshot_batch` must be a whole number"),
-  list(quote(lowrank_sparse(lowrank_sampler(M10, 1), 0.1, 5, snapshot_batch = 3e9,
+       "`snapshot_batch_size` must be a whole number"),
+  list(quote(lowrank_sparse(lowrank_sampler(M10, 1), 0.1, 5, snapshot_batch_size = 3e9,
                             control = ctl)),
-       "`snapshot_batch` must be at most 1e\\+08"),
+       "`snapshot_batch_size` must be at most 1e\\+08"),
   list(quote(lowrank_sparse(M10, 0.1, 5, target = M10 * 100, control = ctl)),
        "`target` is used only when `M` is a function"),
   list(quote(lowrank_sparse(function() M10, 0.1, 5, control = ctl)),
@@ -93,9 +93,9 @@ bad_calls <- list(
   list(quote(lowrank_sparse(M10, 0.1, 5, eps = 1e308, control = ctl)),
        "`eps` is out of range: the default `mu` = eps \\* C0 / 100 is Inf"),
   list(quote(lowrank_sparse(M10, 1e308, 5, control = ctl)),
-       "the default step `eta` = alpha / \\(2 beta\\) is 0 \\(alpha = 1, beta = Inf\\)"),
+       "the default step `step_size` = alpha / \\(2 beta\\) is 0 \\(alpha = 1, beta = Inf\\)"),
   list(quote(matrix_sensing(As, bs, 5, lambda2 = 1e308, dims = c(5, 5), control = ctl)),
-       "the default step `eta` = alpha / \\(2 beta\\) is NaN"),
+       "the default step `step_size` = alpha / \\(2 beta\\) is NaN"),
   list(quote(matrix_sensing(As[0, , drop = FALSE], bs[0], 5, lambda2 = 0.1, dims = c(5, 5))),
        "`A` must have at least one row"),
   list(quote(lowrank_constrained(M10, list(array(1, c(10, 10, 1))), 1, 5, control = ctl)),
@@ -141,7 +141,7 @@ test_that("bad and extreme input gives an error naming the argument", {
 
 test_that("degenerate but valid input fits: an all-zero sensing operator, a control list", {
   fit <- matrix_sensing(As * 0, bs, 5, lambda2 = 0.1, dims = c(5, 5), control = ctl)
-  expect_identical(fit$parameters$batch, 1)
+  expect_identical(fit$parameters$batch_size, 1)
   expect_identical(sum(abs(as.matrix(fit$solution$X))), 0)   # X = 0 is optimal
   fit <- sparse_regression(X20, y20, 3, method = "fw", control = list(max_iter = 7, tol = 0))
   expect_identical(fit$iterations, 7L)

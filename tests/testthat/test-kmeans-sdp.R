@@ -98,13 +98,13 @@ test_that("hsagcgm_v2 with every constraint redrawn each iteration is hsagcgm_v1
   v1 <- kmeans_sdp(p$x, 2, method = "hsagcgm_v1", beta0 = 0.1, control = ctl)
   set.seed(3)
   # 25 m draws with replacement miss a given constraint with probability e^-25
-  v2 <- kmeans_sdp(p$x, 2, method = "hsagcgm_v2", beta0 = 0.1, batch = 25 * m, control = ctl)
+  v2 <- kmeans_sdp(p$x, 2, method = "hsagcgm_v2", beta0 = 0.1, batch_size = 25 * m, control = ctl)
   expect_lte(max(abs(v1$solution$X - v2$solution$X)), 1e-10)
   expect_equal(max(v2$trace$epoch), 60 * 25 * m / m)
   expect_equal(max(v1$trace$epoch), 60)
   # a small batch is a different (stochastic) run, reproducible by set.seed
-  set.seed(4); a <- kmeans_sdp(p$x, 2, method = "hsagcgm_v2", batch = 5, control = ctl)
-  set.seed(4); b <- kmeans_sdp(p$x, 2, method = "hsagcgm_v2", batch = 5, control = ctl)
+  set.seed(4); a <- kmeans_sdp(p$x, 2, method = "hsagcgm_v2", batch_size = 5, control = ctl)
+  set.seed(4); b <- kmeans_sdp(p$x, 2, method = "hsagcgm_v2", batch_size = 5, control = ctl)
   expect_identical(a$solution$X, b$solution$X)
   expect_gt(max(abs(a$solution$X - v1$solution$X)), 1e-6)
 })
@@ -115,7 +115,7 @@ test_that("hsagcgm_v1 (plain penalty homotopy) recovers planted clusters with a 
   fit <- kmeans_sdp(p$x, 3, method = "hsagcgm_v1", beta0 = 0.1, control = cg_control(max_iter = 5000))
   expect_identical(fit$labels, as.integer(factor(p$truth, levels = unique(p$truth))))
   expect_lte(fit$lower_bound, kmeans_cost(p$x, p$truth))
-  expect_error(kmeans_sdp(p$x, 3, method = "hsagcgm_v2", batch = 0), "`batch`")
+  expect_error(kmeans_sdp(p$x, 3, method = "hsagcgm_v2", batch_size = 0), "`batch_size`")
 })
 
 test_that("iris subsample: the SDP value of Rcsdp, certified lower bound below it", {

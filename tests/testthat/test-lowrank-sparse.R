@@ -207,6 +207,6 @@ test_that("bad input is rejected with a message naming the argument", {
   expect_error(lowrank_sampler(d$M0, -1), "`sigma` must be at least 0")
   expect_error(lowrank_sparse(function(k) "a", 1, 5), "`M` must return a finite numeric matrix")
   expect_error(lowrank_sparse(d$M, 1, 5, rank = 0), "`rank` must be at least 1")
-  expect_error(lowrank_sparse(d$M, 1, 5, eta = 2), "`eta` must be at most 1")
+  expect_error(lowrank_sparse(d$M, 1, 5, step_size = 2), "`step_size` must be at most 1")
   expect_error(covariance_rows(matrix(1, 1, 3)), "`data` must have at least two rows")
 })

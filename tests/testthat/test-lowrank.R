@@ -263,7 +263,7 @@ test_that("fit methods check a solution the user modified", {
                "`object` has dims 6 x 5 but its solution `X` is 3 x 5")
 
   M <- tcrossprod(1:8, 8:1) + diag(8)
-  rfit <- robust_pca(M, tau = 50, s = 5, control = cg_control(max_iter = 3))
+  rfit <- robust_pca(M, radius = 50, radius_sparse = 5, control = cg_control(max_iter = 3))
   rbad <- rfit
   rbad$solution$X$d <- c(rbad$solution$X$d, 1, 1)
   expect_error(fitted(rbad), "`object\\$solution\\$X` is not a valid lowrank object")

@@ -359,7 +359,7 @@ test_that("tiny tau: X ~ 0 and Y is the projection (prox) of M; tau = 0 is rejec
     expect_lte(sqrt(sum((as.matrix(fit$solution$Y) - Yexact[[sp]])^2)), tau * (1 + 1e-6),
                label = paste(sp, m))
   }
-  expect_error(robust_pca(d$M, 0, d$s$l1), "`tau`")         # tau = 0 is rejected
+  expect_error(robust_pca(d$M, 0, d$s$l1), "`radius`")         # tau = 0 is rejected
 })
 
 test_that("M = X0 + Y0 feasible: optimum 0", {
@@ -433,7 +433,7 @@ test_that("fit structure and methods", {
                     names(fit$trace)))
   expect_identical(fit$method, "alt_cgpg")
   expect_identical(fit$sparse, "l1")
-  expect_identical(fit$tau, d$tau); expect_identical(fit$s, d$s$l1)
+  expect_identical(fit$radius, d$tau); expect_identical(fit$radius_sparse, d$s$l1)
   expect_identical(fit$delta, d$delta); expect_false(fit$psd)
   expect_true(is.logical(fit$converged) && is.character(fit$status))
   expect_true(is.numeric(fit$certified_rank))
@@ -457,15 +457,15 @@ test_that("fit structure and methods", {
 test_that("bad input is rejected with a message naming the argument", {
   d <- rpca_noisy(seed = 7)
   M <- d$M
-  expect_error(robust_pca(M, tau = -1, s = 1), "`tau`")
-  expect_error(robust_pca(M, tau = 0, s = 1), "`tau`")
-  expect_error(robust_pca(M, s = 1), "`tau`")
-  expect_error(robust_pca(M, 1, s = -1), "`s`")
-  expect_error(robust_pca(M, 1), "`s`")
+  expect_error(robust_pca(M, radius = -1, radius_sparse = 1), "`radius`")
+  expect_error(robust_pca(M, radius = 0, radius_sparse = 1), "`radius`")
+  expect_error(robust_pca(M, radius_sparse = 1), "`radius`")
+  expect_error(robust_pca(M, 1, radius_sparse = -1), "`radius_sparse`")
+  expect_error(robust_pca(M, 1), "`radius_sparse`")
   expect_error(robust_pca(M, 1, sparse = "enet", lambda1 = 1), "`lambda2`")
   expect_error(robust_pca(M, 1, sparse = "enet", lambda1 = 1, lambda2 = 0), "`lambda2`")
   expect_error(robust_pca(M, 1, sparse = "enet", lambda1 = -1, lambda2 = 1), "`lambda1`")
-  expect_error(robust_pca(M, 1, s = 1, sparse = "enet", lambda1 = 1, lambda2 = 1), "`s`")
+  expect_error(robust_pca(M, 1, radius_sparse = 1, sparse = "enet", lambda1 = 1, lambda2 = 1), "`radius_sparse`")
   expect_error(robust_pca(M + upper.tri(M), 1, 1, psd = TRUE), "`M`")
   expect_error(robust_pca(M[, -1], 1, 1, psd = TRUE), "`M`")
   expect_error(robust_pca(M, 1, 1, method = "foo"), "`method`")
@@ -624,20 +624,20 @@ test_that("robust_pca(M) matches rpca::rpca (same problem, same lambda)", {
 
 test_that("the bounds: neither (penalized), both (constrained), one is an error", {
   M <- rpca_noisy(seed = 7)$M
-  expect_error(robust_pca(M, tau = 1),
-               paste0("^`s` is required when `tau` is given \\(the constrained form\\); ",
-                      "give neither `tau` nor `s` for the penalized form$"))
-  expect_error(robust_pca(M, s = 1),
-               paste0("^`tau` is required when `s` is given \\(the constrained form\\); ",
-                      "give neither `tau` nor `s` for the penalized form$"))
-  expect_error(robust_pca(M, tau = 1, sparse = "lp"),
-               "^`s` is required when `tau` is given \\(the constrained form\\)$")
+  expect_error(robust_pca(M, radius = 1),
+               paste0("^`radius_sparse` is required when `radius` is given \\(the constrained form\\); ",
+                      "give neither `radius` nor `radius_sparse` for the penalized form$"))
+  expect_error(robust_pca(M, radius_sparse = 1),
+               paste0("^`radius` is required when `radius_sparse` is given \\(the constrained form\\); ",
+                      "give neither `radius` nor `radius_sparse` for the penalized form$"))
+  expect_error(robust_pca(M, radius = 1, sparse = "lp"),
+               "^`radius_sparse` is required when `radius` is given \\(the constrained form\\)$")
   expect_error(robust_pca(M, method = "alt_cgpg"),
-               "^`tau` is required for method = \"alt_cgpg\" \\(the paper's methods solve")
-  expect_error(robust_pca(M, sparse = "lp"), "^`tau` is required for sparse = \"lp\"$")
+               "^`radius` is required for method = \"alt_cgpg\" \\(the paper's methods solve")
+  expect_error(robust_pca(M, sparse = "lp"), "^`radius` is required for sparse = \"lp\"$")
   expect_error(robust_pca(M, sparse = "enet", lambda1 = 1, lambda2 = 1),
-               "^`tau` is required for sparse = \"enet\"$")
-  expect_error(robust_pca(crossprod(M), psd = TRUE), "^`tau` is required for psd = TRUE$")
+               "^`radius` is required for sparse = \"enet\"$")
+  expect_error(robust_pca(crossprod(M), psd = TRUE), "^`radius` is required for psd = TRUE$")
   expect_error(robust_pca(M, lambda1 = 0), "^`lambda1` must be")
   expect_error(robust_pca(M, lambda1 = -1), "^`lambda1` must be")
   expect_error(robust_pca(M, lambda2 = 1), "^`lambda2` is used only with sparse = \"enet\"$")

@@ -101,7 +101,7 @@ test_that("the SAG table with every row redrawn is hsagcgm_v1: dense (sdp_solve)
   A <- matrix(runif(49), 7) * matrix(rbinom(49, 1, 0.6), 7); A <- A + t(A); diag(A) <- 0
   c1 <- sparsest_cut_sdp(A, method = "hsagcgm_v1", beta0 = 0.01, control = ctl)
   set.seed(3)
-  c2 <- sparsest_cut_sdp(A, method = "hsagcgm_v2", beta0 = 0.01, batch = 30 * 105, control = ctl)
+  c2 <- sparsest_cut_sdp(A, method = "hsagcgm_v2", beta0 = 0.01, batch_size = 30 * 105, control = ctl)
   expect_lte(max(abs(c1$solution$X - c2$solution$X)), 1e-10)
   expect_equal(max(c2$trace$epoch), 40 * 30)
   expect_gt(max(abs(c1$solution$X)), 0.1)              # not the trivial X = 0
@@ -122,7 +122,7 @@ test_that("the trace counts the rows read: hspider's full passes at k = 1, 2, 4,
   expect_equal(tr$n_grad, cumsum(reads)[tr$iter])
   expect_equal(tr$epoch, cumsum(reads)[tr$iter] / m)
   set.seed(1)
-  f1 <- sparsest_cut_sdp(A, method = "h1sfw", batch = 7, control = cg_control(max_iter = 50, tol = 0))
+  f1 <- sparsest_cut_sdp(A, method = "h1sfw", batch_size = 7, control = cg_control(max_iter = 50, tol = 0))
   expect_equal(max(f1$trace$n_grad), 50 * 7)
 })
 
@@ -130,9 +130,9 @@ test_that("set.seed() reproduces each sampling method; another seed gives anothe
   A <- graph8()
   ctl <- cg_control(max_iter = 100, eval_every = 10, tol = 0)   # a fixed trace schedule
   for (m in sampling) {
-    set.seed(5); a <- sparsest_cut_sdp(A, method = m, batch = 3, control = ctl)
-    set.seed(5); b <- sparsest_cut_sdp(A, method = m, batch = 3, control = ctl)
-    set.seed(6); d <- sparsest_cut_sdp(A, method = m, batch = 3, control = ctl)
+    set.seed(5); a <- sparsest_cut_sdp(A, method = m, batch_size = 3, control = ctl)
+    set.seed(5); b <- sparsest_cut_sdp(A, method = m, batch_size = 3, control = ctl)
+    set.seed(6); d <- sparsest_cut_sdp(A, method = m, batch_size = 3, control = ctl)
     expect_identical(a$solution$X, b$solution$X)
     expect_identical(a$trace$objective, b$trace$objective)
     expect_gt(max(abs(a$solution$X - d$solution$X)), 1e-8)
@@ -160,8 +160,8 @@ test_that("bad input: a method or batch a problem cannot use gives an error nami
   expect_error(kmeans_sdp(x, 2, method = "shcgm"), "`method` must be one of .*\"hspider\"")
   expect_error(sdp_solve(diag(3), NULL, numeric(0), trace_bound = 1, method = "h1sfw"),
                "`method` \"h1sfw\" samples constraint rows, and there are none")
-  expect_error(sparsest_cut_sdp(graph8(), method = "hspider", batch = 0), "`batch`")
+  expect_error(sparsest_cut_sdp(graph8(), method = "hspider", batch_size = 0), "`batch_size`")
   expect_error(sdp_solve(diag(3), list(diag(3)), 1, trace_bound = 1, method = "hsagcgm_v2",
-                         batch = 1.5), "`batch` must be a whole number")
+                         batch_size = 1.5), "`batch_size` must be a whole number")
   expect_error(sparsest_cut_sdp(graph8(), method = "h1sfw", beta0 = "Auto"), "`beta0`")
 })

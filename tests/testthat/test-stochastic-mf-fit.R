@@ -39,7 +39,7 @@ test_that("the trace counts data passes, samples and sub-problems", {
   Y <- small_data(n = 64)
   set.seed(3)
   fit <- stochastic_mf(Y, 2, method = "vr", control = cg_control(progress = FALSE))
-  b <- fit$batch; m <- fit$inner; n <- ncol(Y)
+  b <- fit$batch_size; m <- fit$inner; n <- ncol(Y)
   expect_equal(b, ceiling(0.2 * 64^(2 / 3)))
   expect_equal(m, ceiling(0.5 * 64^(1 / 3)))
   expect_equal(fit$iterations, 10 * m)
@@ -127,10 +127,10 @@ test_that("bad input gives errors naming the argument", {
   expect_error(stochastic_mf(Y, 3, model = "ossl", groups = 1:2), "`groups` must give")
   expect_error(stochastic_mf(Y, 3, model = "ossl", groups = c(1, 1, 2), lambda = 1:3),
                "`lambda` must be one nonnegative number or one per group \\(2\\)")
-  expect_error(stochastic_mf(Y, 2, batch = ncol(Y) + 1), "`batch` must be at most")
+  expect_error(stochastic_mf(Y, 2, batch_size = ncol(Y) + 1), "`batch_size` must be at most")
   expect_error(stochastic_mf(Y, 2, inner = 0), "`inner` must be at least 1")
-  expect_error(stochastic_mf(Y, 2, eta = 0), "`eta` must be greater than 0")
-  expect_error(stochastic_mf(Y, 2, method = "smm", eta = 1), "`eta` is used only by")
+  expect_error(stochastic_mf(Y, 2, step_size = 0), "`step_size` must be greater than 0")
+  expect_error(stochastic_mf(Y, 2, method = "smm", step_size = 1), "`step_size` is used only by")
   expect_error(stochastic_mf(Y, 2, beta = 1), "`beta` is used only by")
   expect_error(stochastic_mf(Y, 2, method = "sgd", output = "random"), "`output` \"random\"")
   expect_error(stochastic_mf(Y, 2, output = "best"), "`output` must be one of")
@@ -157,7 +157,7 @@ test_that("a data function Y(idx) gives the fit of the matrix, read in minibatch
     expect_identical(b$solution$W, a$solution$W)
     expect_identical(b$trace$objective, a$trace$objective)
     # full passes of 80 columns, minibatches of b columns, nothing else
-    expect_true(all(widths %in% c(1L, 2L, ncol(Y), a$batch)))
+    expect_true(all(widths %in% c(1L, 2L, ncol(Y), a$batch_size)))
   }
   expect_equal(fitted(b), fitted(a))
   expect_equal(predict(b)$R, predict(a)$R)
@@ -233,14 +233,14 @@ test_that("Ctrl-C in a data function returns the last complete dictionary; RNG k
     }
     ctl <- cg_control(max_iter = 50, eval_every = 1000, progress = FALSE)
     set.seed(12)
-    res <- with_warnings_smf(stochastic_mf(Yf, 2, method = "sgd", n = n, batch = 8,
+    res <- with_warnings_smf(stochastic_mf(Yf, 2, method = "sgd", n = n, batch_size = 8,
                                            control = ctl))
     after <- .Random.seed
     expect_identical(res$fit$status, "interrupted")
     expect_identical(res$warnings, "fit interrupted after 4 iterations")
     # the dictionary of a run stopped at max_iter = 4 from the same seed
     set.seed(12)
-    ref <- stochastic_mf(Y, 2, method = "sgd", batch = 8,
+    ref <- stochastic_mf(Y, 2, method = "sgd", batch_size = 8,
                          control = cg_control(max_iter = 4, eval_every = 1000,
                                               progress = FALSE))
     expect_identical(res$fit$solution$W, ref$solution$W)

@@ -372,7 +372,7 @@ test_that("vr, sgd and smm follow Algorithms 1, S-3 and S-2 step by step", {
   # vr on odl, option II, given step
   spec <- smf_spec("odl", d, k, n = n); eta <- 0.3
   set.seed(5)
-  fit <- stochastic_mf(Y, k, model = "odl", method = "vr", batch = b, inner = m, eta = eta,
+  fit <- stochastic_mf(Y, k, model = "odl", method = "vr", batch_size = b, inner = m, step_size = eta,
                        init = W0, control = cg_control(max_iter = iters, progress = FALSE))
   set.seed(5)
   W <- W0; perm <- seq_len(n); t <- 0
@@ -394,7 +394,7 @@ test_that("vr, sgd and smm follow Algorithms 1, S-3 and S-2 step by step", {
   # sgd on orpca: gamma_t = beta / (b t + beta'), prox of gamma_t psi + delta_C
   spec <- smf_spec("orpca", d, k, n = n)
   set.seed(6)
-  fit <- stochastic_mf(Y, k, model = "orpca", method = "sgd", batch = b, beta = 2,
+  fit <- stochastic_mf(Y, k, model = "orpca", method = "sgd", batch_size = b, beta = 2,
                        beta_prime = 10, init = W0,
                        control = cg_control(max_iter = iters, progress = FALSE))
   set.seed(6)
@@ -410,7 +410,7 @@ test_that("vr, sgd and smm follow Algorithms 1, S-3 and S-2 step by step", {
 
   # smm on orpca (C free: the surrogate's minimizer is B_t (A_t + N c I)^-1)
   set.seed(7)
-  fit <- stochastic_mf(Y, k, model = "orpca", method = "smm", batch = b, init = W0,
+  fit <- stochastic_mf(Y, k, model = "orpca", method = "smm", batch_size = b, init = W0,
                        bsum_tol = 1e-10, control = cg_control(max_iter = iters, progress = FALSE))
   set.seed(7)
   W <- smm_reference(spec, Y, W0, b, iters, 1e-10,
@@ -426,7 +426,7 @@ test_that("smm with a coupled psi (olrr) minimizes the surrogate exactly", {
   spec <- stochcg:::smf_model_spec("olrr", d, n, k, list(lambda3 = 2),
                                    list(Y = Y, max_abs = 1))$spec
   set.seed(8)
-  fit <- stochastic_mf(Y, k, model = "olrr", method = "smm", batch = b, init = W0,
+  fit <- stochastic_mf(Y, k, model = "olrr", method = "smm", batch_size = b, init = W0,
                        lambda3 = 2, bsum_tol = 1e-12,
                        control = cg_control(max_iter = iters, progress = FALSE))
   set.seed(8)
@@ -441,7 +441,7 @@ test_that("option I returns a uniformly drawn iterate, evaluated last", {
   Y <- matrix(rnorm(6 * 20), 6)
   picked <- vapply(1:200, function(seed) {
     set.seed(seed)
-    fit <- stochastic_mf(Y, 2, method = "vr", output = "random", inner = 2, batch = 3,
+    fit <- stochastic_mf(Y, 2, method = "vr", output = "random", inner = 2, batch_size = 3,
                          control = cg_control(max_iter = 4, eval_every = 1, progress = FALSE))
     tr <- fit$trace
     expect_equal(fit$objective, tr$objective[nrow(tr)])
