@@ -138,11 +138,20 @@ describe_component <- function(name, value, radius = NULL) {
     } else {
       sum(as.matrix(value) != 0)
     }
-    sprintf("%s: %d x %d matrix, %d nonzero", name, nrow(value),
-            ncol(value), nnz)
+    sprintf("%s: %d x %d matrix, %d nonzero (%s)", name, nrow(value),
+            ncol(value), nnz, fmt_share(nnz / prod(dim(value))))
   } else {
     sprintf("%s: object of class %s", name, class(value)[1L])
   }
+}
+
+# A share as a percentage that never rounds to 0% or 100% when it is not.
+fmt_share <- function(z) {
+  if (is.na(z)) return("NA")
+  s <- sprintf("%.3g%%", 100 * z)
+  if (z > 0 && s == "0%") s <- "<0.001%"
+  if (z < 1 && s == "100%") s <- ">99.9%"
+  s
 }
 
 # Format a number for the header lines; NA stays readable.
@@ -151,8 +160,14 @@ fmt_num <- function(x, digits = 6) {
   format(x, digits = digits)
 }
 
-# Header lines shared by print() and print(summary()).
+# Header lines shared by print() and print(summary()): one layout for every
+# fit. Problem and method, status, iterations and wall time, objective, the
+# certificate and what it certifies (`x$certificate`: c(name, meaning) set
+# at fit time where `gap` is not a duality gap), then one line per part of
+# the solution (shape, rank, sparsity), with the fit's notes on a part
+# (notes named like the part) on that part's line.
 fit_header <- function(x) {
+  cert <- x$certificate %||% c("duality gap", "objective minus optimum is at most this")
   lines <- c(
     sprintf("%s fit (method \"%s\")", fmt_problem(x$problem), x$method),
     sprintf("Status: %s%s", x$status,
@@ -161,22 +176,27 @@ fit_header <- function(x) {
             fmt_num(x$time, 3), fmt_solver_time(x$time, x$solver_time)),
     sprintf("Objective: %s", fmt_num(x$objective)),
     if (is.na(x$gap %||% NA)) {
-      sprintf("Duality gap: NA (%s)", x$gap_note %||% "not evaluated")
+      sprintf("Certificate: none (%s)", x$gap_note %||% "not evaluated")
     } else {
-      sprintf("Duality gap: %s", fmt_num(x$gap, 4))
+      sprintf("Certificate: %s %s (%s)", cert[1], fmt_num(x$gap, 4), cert[2])
     }
   )
   if (!is.na(x$infeasibility %||% NA)) {
     lines <- c(lines, sprintf("Infeasibility: %s", fmt_num(x$infeasibility, 4)))
   }
   sol <- x$solution
+  notes <- x$notes
   if (length(sol) > 0L) {
     nms <- names(sol) %||% rep("", length(sol))
     nms[!nzchar(nms)] <- paste0("[[", which(!nzchar(nms)), "]]")
     desc <- vapply(seq_along(sol), function(k) {
       # the radius constrains the main estimate only
-      describe_component(nms[k], sol[[k]], if (k == 1L) x$radius else NULL)
+      d <- describe_component(nms[k], sol[[k]], if (k == 1L) x$radius else NULL)
+      on_part <- names(notes) %in% nms[k]
+      if (any(on_part)) d <- paste(c(d, notes[on_part]), collapse = "; ")
+      d
     }, "")
+    if (!is.null(names(notes))) notes <- notes[!names(notes) %in% nms]
     lines <- c(lines, "Solution:", paste0("  ", desc))
     # smoothed composite fits: exact zeros are rare, so say what is small
     if (!is.null(x$mu) && is.matrix(sol[[1]])) {
@@ -198,9 +218,9 @@ fit_header <- function(x) {
         "  last proximal step: rank not certified (capped by max_rank)"
       else sprintf("  last proximal step: rank %s, certified exact (X combines such steps; its own rank can be higher)",
                    fmt_num(x$certified_rank)))
-    # problem-specific lines made at fit time
-    if (length(x$notes)) lines <- c(lines, paste0("  ", x$notes))
   }
+  # problem-specific lines made at fit time
+  if (length(notes)) lines <- c(lines, paste0("  ", notes))
   lines
 }
 

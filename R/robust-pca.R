@@ -389,23 +389,20 @@ robust_notes <- function(fit) {
     sprintf("||Y||_1 = %s (penalized form, lambda = %s)", format(sum(abs(Y@x)), digits = 4),
             format(fit$lambda1, digits = 4))
   } else switch(fit$sparse,
-    l1 = sprintf("||Y||_1 = %s (radius_sparse = %s)", format(sum(abs(Y@x)), digits = 4),
+    l1 = sprintf("||Y||_1 = %s (radius_sparse %s)", format(sum(abs(Y@x)), digits = 4),
                  format(fit$radius_sparse, digits = 4)),
-    lp = sprintf("||Y||_%s = %s (radius_sparse = %s)", format(1 + fit$delta),
+    lp = sprintf("||Y||_%s = %s (radius_sparse %s)", format(1 + fit$delta),
                  format(sum(abs(Y@x)^(1 + fit$delta))^(1 / (1 + fit$delta)), digits = 4),
                  format(fit$radius_sparse, digits = 4)),
     enet = sprintf("elastic net lambda1 = %s, lambda2 = %s",
                    format(fit$lambda1, digits = 4), format(fit$lambda2, digits = 4)))
-  r <- length(fit$solution$X$d)
   xline <- if (fit$method %in% c("admm", "altmin")) {
     if (is.na(fit$certified_rank))
-      sprintf("X: rank %d; the last proximal step was capped by max_rank (not certified exact)", r)
-    else sprintf("X: rank %d, the last proximal step's exact result (sigma_%d below its threshold)",
-                 r, fit$certified_rank + 1L)
-  } else sprintf("X: final iterate truncated to rank %d (dropped part: %.2g of ||X||_F)",
-                 r, fit$X_tail)
-  c(sprintf("Y: %.3g%% of entries nonzero; %s", 100 * length(Y@x) / prod(dim(Y)), ynorm),
-    xline)
+      "the last proximal step was capped by max_rank (not certified exact)"
+    else sprintf("the last proximal step's exact result (sigma_%d below its threshold)",
+                 fit$certified_rank + 1L)
+  } else sprintf("the final iterate truncated (dropped part: %.2g of ||X||_F)", fit$X_tail)
+  c(X = xline, Y = ynorm)
 }
 
 # The two parts of a fit a user may have modified: a valid lowrank X and a

@@ -310,6 +310,8 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
             data$spec, pars$spec)
   fit <- cg_run(spec, control, "stochastic_mf", call, started)
   fit$message <- sub("duality gap", "proximal gradient mapping norm", fit$message, fixed = TRUE)
+  fit$certificate <- c("stationarity", paste("norm of the proximal gradient mapping, zero at",
+                                             "stationary points; a non-convex problem has no duality gap"))
   fit$trace$samples <- fit$trace$epoch * n
   fit$step <- if (method == "smm") NA_real_ else fit$solution$step
   fit$gap_step <- fit$solution$gap_step
@@ -323,6 +325,10 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   rownames(W) <- rownames(Y)
   colnames(W) <- paste0("atom", seq_len(k))
   fit$solution <- list(W = W)
+  fit$notes <- c(sprintf("model %s, k = %d, batch_size %d%s", model, k, as.integer(b),
+                         if (method == "vr") sprintf(", %d inner x %d outer", as.integer(m),
+                                                     as.integer(outer)) else ""),
+                 fit$notes)
   fit <- c(fit, pars$report, list(model = model, k = k, batch_size = as.integer(b),
                                   inner = as.integer(m), outer = as.integer(outer),
                                   output = output, bsum_tol = bsum_tol,
@@ -643,24 +649,6 @@ fitted.stochastic_mf_fit <- function(object, outliers = FALSE, ...) {
   out <- object$solution$W %*% p$H
   if (outliers && !is.null(p$R)) out <- out + p$R
   if (!is.function(object$data)) dimnames(out) <- dimnames(object$data)
-  out
-}
-
-#' @export
-print.stochastic_mf_fit <- function(x, ...) {
-  lines <- fit_header(x)
-  lines <- sub("^Duality gap", "Proximal gradient mapping norm (stationarity)", lines)
-  cat(lines, sep = "\n")
-  cat(sprintf("Model %s, k = %d, batch %d%s\n", x$model, x$k, x$batch_size,
-              if (x$method == "vr") sprintf(", %d inner x %d outer", x$inner, x$outer)
-              else ""))
-  invisible(x)
-}
-
-#' @export
-summary.stochastic_mf_fit <- function(object, ...) {
-  out <- NextMethod()
-  out$header <- sub("^Duality gap", "Proximal gradient mapping norm (stationarity)", out$header)
   out
 }
 

@@ -55,14 +55,14 @@ test_that("print shows problem, method, status, objective, gap, solution", {
   expect_output(print(fit), "Status: converged -- duality gap below tol")
   expect_output(print(fit), "Iterations: 10 in 0\\.1 s")
   expect_output(print(fit), "Objective: 0\\.25")
-  expect_output(print(fit), "Duality gap: 1e-04")
+  expect_output(print(fit), "Certificate: duality gap 1e-04 \\(objective minus optimum is at most this\\)")
   expect_output(print(fit), "beta: 2 of 5 nonzero, l1 norm 2 \\(radius 2\\)")
   expect_false(any(grepl("Infeasibility", capture.output(print(fit)))))
   expect_output(expect_invisible(print(fit)))
 
   cfit <- fake_completion_fit()
   expect_output(print(cfit), "Status: max_iter -- reached max_iter = 10")
-  expect_output(print(cfit), "Duality gap: NA \\(not evaluated\\)")
+  expect_output(print(cfit), "Certificate: none \\(not evaluated\\)")
   expect_output(print(cfit),
     "X: 4 x 3 low-rank matrix, rank 2, nuclear norm 2\\.5 \\(radius 3\\)")
 })

@@ -91,8 +91,8 @@ test_that("predict, fitted, print and plot", {
                ignore_attr = TRUE)
   out <- capture.output(print(fit))
   expect_match(out[1], "stochastic_mf fit \\(method \"vr\"\\)")
-  expect_true(any(grepl("^Proximal gradient mapping norm \\(stationarity\\): ", out)))
-  expect_true(any(grepl("Model orpca, k = 2", out)))
+  expect_true(any(grepl("^Certificate: stationarity [0-9.e+-]+ \\(norm of the proximal gradient mapping", out)))
+  expect_true(any(grepl("model orpca, k = 2", out)))
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off())
   expect_identical(plot(fit), fit)                       # atoms as 3 x 4 images
