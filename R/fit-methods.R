@@ -455,17 +455,24 @@ utils_modify <- function(x, val) {
   x
 }
 
-#' Extract estimates and fitted values
+#' Extract estimates, fitted values and residuals
 #'
 #' `coef()` returns the main estimate of a fit, the first element of its
 #' `solution`: the coefficient vector for regression, a [lowrank] object for
-#' matrix problems. `fitted()` returns the fitted values stored in the fit
-#' (for matrix completion see [fitted.complete_matrix_fit()]).
+#' matrix problems, `Sigma` for a covariance. `fitted()` returns what the
+#' model fits to the data: \eqn{X\beta}{X beta} for regression, the estimate
+#' of \eqn{E[M]} as a dense matrix for [lowrank_sparse()],
+#' [lowrank_constrained()] and [matrix_sensing()], the covariance `Sigma` for
+#' [sparse_covariance()]. `residuals()` of a regression is \eqn{y -
+#' X\beta}{y - X beta}. Fits of other families have their own methods: see
+#' [fitted.complete_matrix_fit()], [robust_pca()], [predict.stochastic_mf_fit()],
+#' [fitted.kmeans_sdp_fit()]; an SDP from [sdp_solve()] or
+#' [sparsest_cut_sdp()] fits no data, and `fitted()` says so.
 #'
 #' @param object A [cg_fit] object.
 #' @param ... Unused.
 #' @returns `coef()`: the main estimate, `object$solution[[1]]`. `fitted()`:
-#'   the numeric vector `object$fitted.values`.
+#'   a numeric vector (regression) or matrix. `residuals()`: a numeric vector.
 #' @seealso [cg_fit].
 #' @examples
 #' set.seed(1)
@@ -474,7 +481,8 @@ utils_modify <- function(x, val) {
 #' fit <- sparse_regression(X, y, radius = 6)
 #' round(coef(fit), 2)               # exact zeros outside the support
 #' head(fitted(fit))
-#' @importFrom stats coef fitted
+#' sd(residuals(fit))                # about the noise level, 1
+#' @importFrom stats coef fitted residuals
 #' @method coef cg_fit
 #' @export
 coef.cg_fit <- function(object, ...) fit_solution(object)
@@ -483,11 +491,25 @@ coef.cg_fit <- function(object, ...) fit_solution(object)
 #' @method fitted cg_fit
 #' @export
 fitted.cg_fit <- function(object, ...) {
-  if (is.null(object$fitted.values)) {
-    stop(sprintf("this %s fit stores no fitted values.",
-                 fmt_problem(object$problem)), call. = FALSE)
-  }
-  object$fitted.values
+  if (!is.null(object$fitted.values)) return(object$fitted.values)
+  # denoising problems: the estimate of E[M] is what the model fits to M
+  if (inherits(object, c("lowrank_sparse_fit", "lowrank_constrained_fit",
+                         "matrix_sensing_fit")))
+    return(as.matrix(object$solution$X))
+  if (inherits(object, "sparse_covariance_fit")) return(object$solution$Sigma)
+  if (inherits(object, "sparse_regression_fit"))
+    stop("this sparse_regression fit stores no fitted values", call. = FALSE)
+  stop(sprintf(paste("this %s fit has no fitted values (it fits no data):",
+                     "its estimate is coef(fit)"), fmt_problem(object$problem)),
+       call. = FALSE)
+}
+
+#' @rdname coef.cg_fit
+#' @method residuals sparse_regression_fit
+#' @export
+residuals.sparse_regression_fit <- function(object, ...) {
+  if (is.null(object$y)) stop("this sparse_regression fit stores no response `y`", call. = FALSE)
+  object$y - fitted.cg_fit(object)
 }
 
 #' Predict from a sparse regression fit

@@ -106,7 +106,9 @@
 #'   `max_iter` defaults to 5000 (the certified gap closes slowly, see Details).
 #' @returns A fit of class `c("kmeans_sdp_fit", "cg_fit")` (see [cg_fit]):
 #'   `solution$X` the \eqn{n \times n}{n x n} SDP solution, `labels`
-#'   (integer, 1 to `k`), `cost` (k-means cost of `labels`), `lower_bound`
+#'   (integer, 1 to `k`), `cost` (k-means cost of `labels`), `centers`
+#'   (the means of each cluster's points, `NULL` for a `dist` input; see
+#'   [fitted.kmeans_sdp_fit()]), `lower_bound`
 #'   (`objective - gap`, a lower bound on the SDP value and hence on every
 #'   k-means cost), `infeasibility`, `k`, `beta0`.
 #' @references Peng, J. and Wei, Y. (2007). Approximating k-means-type
@@ -154,6 +156,8 @@ kmeans_sdp <- function(x, k, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1s
   fit$solution <- list(X = X)
   fit$labels <- round_clusters(X, k)
   fit$cost <- partition_cost(D, fit$labels)
+  # centres only from points (a dist object has none): for fitted() and predict()
+  fit$centers <- if (inherits(x, "dist")) NULL else cluster_centers(x, fit$labels, k)
   fit$lower_bound <- fit$objective - fit$gap
   fit$k <- as.integer(k)
   fit$beta0 <- beta0
@@ -257,6 +261,65 @@ round_clusters <- function(X, k) {
 # k-means cost of a partition from squared distances: sum_c sum_{i,j in c} D_ij / (2 |c|)
 partition_cost <- function(D, labels) {
   sum(vapply(split(seq_along(labels), labels), function(i) sum(D[i, i]) / (2 * length(i)), 0))
+}
+
+# k x d matrix of cluster means (rows named by cluster)
+cluster_centers <- function(x, labels, k) {
+  x <- as.matrix(x)
+  centers <- rowsum(x, labels, reorder = TRUE) / tabulate(labels, k)
+  rownames(centers) <- seq_len(k)
+  centers
+}
+
+#' Fitted clusters and cluster assignment of new points
+#'
+#' As for [stats::kmeans()]: `fitted()` gives each training point's cluster
+#' centre (`method = "centers"`) or its label (`"classes"`); `predict()`
+#' assigns new points to the nearest centre (squared Euclidean distance).
+#' The centres are the means of the points of each rounded cluster; a fit on
+#' a `dist` object has labels but no centres.
+#'
+#' @param object A `kmeans_sdp_fit`.
+#' @param method `"centers"` (default) or `"classes"`.
+#' @param newdata Points in rows, with the columns of the training points.
+#' @param ... Unused.
+#' @returns `fitted()`: a matrix of centres, one row per training point, or
+#'   the integer labels. `predict()`: integer labels of the rows of
+#'   `newdata`.
+#' @examples
+#' set.seed(1)
+#' x <- as.matrix(iris[sample(150, 45), 1:4])
+#' fit <- kmeans_sdp(x, 3)
+#' head(fitted(fit))
+#' predict(fit, iris[c(1, 51, 101), 1:4])     # one of each species
+#' @method fitted kmeans_sdp_fit
+#' @export
+fitted.kmeans_sdp_fit <- function(object, method = c("centers", "classes"), ...) {
+  method <- match_choice(method, c("centers", "classes"), "method")
+  if (method == "classes") return(object$labels)
+  if (is.null(object$centers))
+    stop("this kmeans_sdp fit was made from a dist object: it has labels (method = ",
+         "\"classes\") but no centres", call. = FALSE)
+  object$centers[object$labels, , drop = FALSE]
+}
+
+#' @rdname fitted.kmeans_sdp_fit
+#' @method predict kmeans_sdp_fit
+#' @export
+predict.kmeans_sdp_fit <- function(object, newdata, ...) {
+  C <- object$centers
+  if (is.null(C))
+    stop("this kmeans_sdp fit was made from a dist object: it has no centres to assign ",
+         "new points to", call. = FALSE)
+  if (missing(newdata)) stop_arg("newdata", "is missing, with no default")
+  if (is.data.frame(newdata)) newdata <- as.matrix(newdata)
+  if (is.null(dim(newdata)) && is.numeric(newdata) && length(newdata) == ncol(C))
+    newdata <- matrix(newdata, 1L)
+  if (!is.matrix(newdata) || !is.numeric(newdata) || ncol(newdata) != ncol(C))
+    stop_arg("newdata", "must be a numeric matrix with ", ncol(C), " columns")
+  if (!all_finite(newdata)) stop_arg("newdata", "contains NA, NaN or Inf")
+  d2 <- outer(rowSums(newdata^2), rowSums(C^2), "+") - 2 * tcrossprod(newdata, C)
+  max.col(-d2, ties.method = "first")
 }
 
 #' @method print kmeans_sdp_fit

@@ -148,6 +148,7 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   names(beta) <- colnames(X)
   fit$solution$beta <- beta
   fit$fitted.values <- as.vector(X %*% beta)
+  fit$y <- as.vector(y)
   fit$radius <- radius
   fit$nobs <- n
   class(fit) <- c("sparse_regression_fit", "cg_fit")

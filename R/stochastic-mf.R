@@ -652,6 +652,16 @@ fitted.stochastic_mf_fit <- function(object, outliers = FALSE, ...) {
   out
 }
 
+#' @rdname predict.stochastic_mf_fit
+#' @method residuals stochastic_mf_fit
+#' @export
+residuals.stochastic_mf_fit <- function(object, outliers = FALSE, ...) {
+  if (is.function(object$data))
+    stop("this stochastic_mf fit was made from a data function: residuals() needs the ",
+         "columns in memory", call. = FALSE)
+  as.matrix(object$data) - fitted.stochastic_mf_fit(object, outliers = outliers)
+}
+
 #' Plot a stochastic_mf fit
 #'
 #' `type = "trace"` draws the objective \eqn{f(W)}{f(W)} and the proximal

@@ -190,3 +190,48 @@ test_that("predict.complete_matrix_fit checks newdata", {
                "`newdata`: row indices must not be NA")
   expect_error(predict(fit, cbind(1.5, 1)), "`newdata`: row indices must be whole")
 })
+
+test_that("fitted, residuals and predict where they make sense, a clear error elsewhere", {
+  set.seed(11)
+  X <- matrix(rnorm(60 * 6), 60)
+  y <- drop(X[, 1:2] %*% c(2, -1) + rnorm(60, sd = 0.1))
+  rf <- sparse_regression(X, y, radius = 3)
+  expect_equal(residuals(rf), y - drop(X %*% coef(rf)), tolerance = 1e-12)
+  expect_equal(fitted(rf) + residuals(rf), y, tolerance = 1e-12)
+
+  M <- crossprod(matrix(rnorm(40), 4))
+  lf <- lowrank_sparse(M, 0.1, 3, control = cg_control(max_iter = 20))
+  expect_identical(fitted(lf), as.matrix(lf$solution$X))
+
+  Y <- matrix(abs(rnorm(8 * 30)), 8)
+  sf <- stochastic_mf(Y, 2, model = "onmf")
+  expect_equal(residuals(sf), Y - fitted(sf), tolerance = 1e-12, ignore_attr = TRUE)
+
+  sc <- sparse_covariance(matrix(rnorm(40 * 5), 40), lambda = 0.1)
+  expect_identical(fitted(sc), sc$solution$Sigma)
+
+  sd3 <- sdp_solve(diag(3), list(diag(3)), 1, trace_bound = 1,
+                   control = cg_control(max_iter = 5))
+  expect_error(fitted(sd3), paste0("^this sdp_solve fit has no fitted values \\(it fits no ",
+                                   "data\\): its estimate is coef\\(fit\\)$"))
+})
+
+test_that("kmeans_sdp: fitted centres and classes, predict assigns to the nearest centre", {
+  set.seed(12)
+  centres <- rbind(c(0, 0), c(6, 0), c(0, 6))
+  x <- centres[rep(1:3, each = 10), ] + matrix(rnorm(60, sd = 0.3), 30)
+  fit <- kmeans_sdp(x, 3)
+  lab <- fit$labels
+  # the rounded clusters are the planted ones, and the centres their means
+  expect_identical(sum(table(lab, rep(1:3, each = 10)) > 0), 3L)   # one label per group
+  expect_equal(unname(fitted(fit)), unname(apply(x, 2, function(v) ave(v, lab))),
+               tolerance = 1e-12)
+  expect_identical(fitted(fit, method = "classes"), lab)
+  expect_identical(predict(fit, x), lab)
+  expect_identical(predict(fit, centres + 0.1), lab[c(1, 11, 21)])
+  expect_error(predict(fit, x[, 1, drop = FALSE]), "^`newdata` must be a numeric matrix with 2 columns$")
+  fd <- kmeans_sdp(dist(x), 3)
+  expect_identical(fitted(fd, "classes"), fd$labels)
+  expect_error(fitted(fd), "made from a dist object: it has labels")
+  expect_error(predict(fd, x), "made from a dist object: it has no centres")
+})
