@@ -520,7 +520,9 @@ completion_start <- function(init, dims, run_key, radius, center) {
                          init_kept = st$kept, init_dropped = st$dropped,
                          state_cnt = st$cnt, state_sy = st$sy, state_touched = st$touched,
                          state_order = st$order, state_pos = st$pos, state_drawn = st$drawn,
-                         state_th = st$th))
+                         state_th = st$th, state_polished_mu = st$polished_mu,
+                         state_polished_row = st$polished_row,
+                         state_polished_col = st$polished_col))
     if (run_key$method == "spg") {       # dense iterate: from the fit's own X
       spec[c("init_u", "init_w", "init_v")] <- list(X$u, X$d, X$v)
       spec$init_scale <- 1

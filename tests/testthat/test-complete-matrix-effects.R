@@ -142,7 +142,7 @@ test_that("gaussian: joint effects fit at least as well as effects removed first
 })
 
 test_that("a resumed fit equals one longer run", {
-  # "fw" and "sfw": bit for bit; "spg" resumes from the thin SVD of its
+  # "fw" and "sfw": bit for bit (the gap: see below); "spg" resumes from the thin SVD of its
   # dense iterate (rounding: 1e-12). Evaluations every 5 iterations for the
   # trace (none for spg, which converges to a gap of 0 within rounding here)
   d <- effects_data("binomial", m = 15, n = 10, frac = 0.7, seed = 6)
@@ -167,7 +167,10 @@ test_that("a resumed fit equals one longer run", {
       expect_identical(second$solution$X, long$solution$X, label = info)
       expect_identical(second$center, long$center, label = info)
       expect_identical(second$objective, long$objective, label = info)
-      expect_identical(second$gap, long$gap, label = info)
+      # the certificate minimizes the effects from the last evaluation's
+      # minimizer (a resumed run's first row re-minimizes from the init's
+      # last): the gap is the same up to that minimization's accuracy
+      expect_equal(second$gap, long$gap, tolerance = 1e-6, label = info)
     }
     expect_identical(second$iterations, 60L)
     expect_match(paste(capture.output(print(second)), collapse = "\n"),
@@ -178,7 +181,7 @@ test_that("a resumed fit equals one longer run", {
       expect_equal(second$trace$n_lmo, long$trace$n_lmo)
       expect_equal(second$trace$epoch, long$trace$epoch)
       expect_identical(second$trace$objective, long$trace$objective)
-      expect_identical(second$trace$gap, long$trace$gap)
+      expect_equal(second$trace$gap, long$trace$gap, tolerance = 1e-6)
     }
     if (cs[1] == "sfw" && cs[2] == "shuffle" && center == "both") resumed <- second
   }
