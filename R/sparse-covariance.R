@@ -79,6 +79,11 @@
 #'   of the variances.
 #' @param n Number of observations when `data` is a covariance matrix.
 #' @param folds Number of cross-validation folds.
+#' @param init `NULL`, or a previous `sparse_covariance()` fit of the same
+#'   structure and number of variables: its solver state (the dual iterate,
+#'   and `L`'s factors) starts the fit, e.g. along a sequence of penalties or
+#'   to continue with a smaller `tol`. Only with single penalties (no
+#'   cross-validation, which warm-starts along its own grid).
 #' @param control Solver settings from [cg_control()]; `tol` bounds the
 #'   relative duality gap, `max_iter` counts dual steps (`"sparse"`) or
 #'   proximal-gradient steps on the sparse part (`"lowrank+sparse"`).
@@ -115,7 +120,7 @@
 #' @export
 sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowrank+sparse"),
                               gamma = NULL, floor = NULL, n = NULL, folds = 5L,
-                              control = cg_control()) {
+                              init = NULL, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
@@ -155,6 +160,19 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
   tune <- !is.numeric(lambda) || length(lambda) > 1L ||
           (lowrank && (!is.numeric(gamma) || length(gamma) > 1L))
   cv <- NULL; warm <- NULL
+  if (!is.null(init)) {
+    if (!inherits(init, "sparse_covariance_fit") || is.null(init$structure))
+      stop_arg("init", "must be NULL or a fit of sparse_covariance()")
+    if (!identical(init$structure, structure))
+      stop_arg("init", "is a fit of structure \"", init$structure, "\", not \"", structure, "\"")
+    if (!identical(nrow(init$solution$Sigma), ncol(data)))
+      stop_arg("init", "is a fit of ", nrow(init$solution$Sigma), " variables, but `data` has ",
+               ncol(data))
+    if (tune)
+      stop_arg("init", "is used only with single penalties (cross-validation warm-starts ",
+               "along its own grid)")
+    warm <- init$warm
+  }
   if (tune) {
     if (!is.null(n))
       stop_arg(if (!is.numeric(lambda) || length(lambda) > 1L) "lambda" else "gamma",
