@@ -710,26 +710,28 @@ test_that("sparse: every trace row certifies its point, bounded rows and a run c
 
 test_that("init: a previous fit warm-starts the solver and reaches the same estimate", {
   set.seed(21)
-  p <- 12
-  Sigma0 <- 0.5^abs(outer(1:p, 1:p, "-"))
-  x <- matrix(rnorm(80 * p), 80) %*% chol(Sigma0)
+  p <- 30
+  Sigma0 <- 0.6^abs(outer(1:p, 1:p, "-"))
+  x <- matrix(rnorm(20 * p), 20) %*% chol(Sigma0)     # n < p: the floor is active
   ctl <- cg_control(tol = 1e-8)
-  a <- sparse_covariance(x, lambda = 0.1, control = ctl)
-  cold <- sparse_covariance(x, lambda = 0.08, control = ctl)
-  warm <- sparse_covariance(x, lambda = 0.08, init = a, control = ctl)
+  fitc <- function(lambda, init = NULL) sparse_covariance(x, lambda = lambda, floor = 0.3,
+                                                          init = init, control = ctl)
+  a <- fitc(0.026)
+  cold <- fitc(0.02)
+  warm <- fitc(0.02, init = a)
+  expect_gt(cold$iterations, 5L)                      # a real solve, not a closed form
   # both certified to tol: their objectives agree within the two gaps
   expect_lte(abs(warm$objective - cold$objective), warm$gap + cold$gap)
-  expect_lte(max(abs(as.matrix(warm$solution$Sigma) - as.matrix(cold$solution$Sigma))), 1e-3)
-  # continuing a fit at the same penalty needs at most as many iterations
-  again <- sparse_covariance(x, lambda = 0.08, init = cold, control = ctl)
-  expect_lte(again$iterations, cold$iterations)
-  expect_error(sparse_covariance(x, lambda = 0.08, init = list()),
+  expect_lte(max(abs(as.matrix(warm$solution$Sigma) - as.matrix(cold$solution$Sigma))), 1e-6)
+  # continuing a converged fit at its own penalty stops at the first check
+  expect_identical(fitc(0.02, init = cold)$iterations, 1L)
+  expect_error(sparse_covariance(x, lambda = 0.02, init = list()),
                "^`init` must be NULL or a fit of sparse_covariance\\(\\)$")
-  expect_error(sparse_covariance(x, lambda = 0.08, structure = "lowrank+sparse", gamma = 1,
+  expect_error(sparse_covariance(x, lambda = 0.02, structure = "lowrank+sparse", gamma = 1,
                                  init = a),
                "^`init` is a fit of structure \"sparse\", not \"lowrank\\+sparse\"$")
-  expect_error(sparse_covariance(x[, -1], lambda = 0.08, init = a),
-               "^`init` is a fit of 12 variables, but `data` has 11$")
+  expect_error(sparse_covariance(x[, -1], lambda = 0.02, init = a),
+               "^`init` is a fit of 30 variables, but `data` has 29$")
   expect_error(sparse_covariance(x, init = a),
                "^`init` is used only with single penalties")
 })
