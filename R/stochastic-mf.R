@@ -204,8 +204,13 @@
 #'   `"ssodl"` their nonnegative parts scaled to sum 1, as the projection of
 #'   a column summing to much more than 1 keeps only its largest entries), `"ones"` (the paper's all-ones
 #'   start, projected; its columns are equal and, the problem being
-#'   symmetric in the atoms, stay equal) or a \eqn{d \times k}{d x k}
-#'   matrix (projected onto `C`).
+#'   symmetric in the atoms, stay equal), a \eqn{d \times k}{d x k}
+#'   matrix (projected onto `C`), or a previous `stochastic_mf()` fit, whose
+#'   `W` starts this one. `"vr"` keeps no state besides `W` between its outer
+#'   iterations, so a vr fit continued by `init = fit` (the RNG stream
+#'   continuing, `output = "last"`) gives the `W` of one run with the outer
+#'   iterations of both; `"sgd"` restarts its step counter and `"smm"` its
+#'   sufficient statistics.
 #' @param bsum_tol,bsum_max_iter Stopping rule of BSUM (see Details).
 #' @param n The number of columns when `Y` is a function.
 #' @param image_dims Optional `c(rows, cols)` with `rows * cols = d`: each
@@ -306,7 +311,8 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
                  sgd_beta = as.double(beta %||% -1),
                  sgd_beta_prime = as.double(beta_prime %||% n),
                  smf_output = if (output == "random") 1L else 2L,
-                 bsum_tol = as.double(bsum_tol), bsum_max_iter = as.integer(bsum_max_iter)),
+                 bsum_tol = as.double(bsum_tol), bsum_max_iter = as.integer(bsum_max_iter),
+                 state_perm = smf_resume_perm(init, n)),
             data$spec, pars$spec)
   fit <- cg_run(spec, control, "stochastic_mf", call, started)
   fit$message <- sub("duality gap", "proximal gradient mapping norm", fit$message, fixed = TRUE)
@@ -315,6 +321,7 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   fit$trace$samples <- fit$trace$epoch * n
   fit$step <- if (method == "smm") NA_real_ else fit$solution$step
   fit$gap_step <- fit$solution$gap_step
+  fit$state <- list(perm = fit$solution$perm)
   fit$bsum_iterations <- fit$solution$bsum_iterations
   fit$bsum_capped <- fit$solution$bsum_capped
   if (isTRUE(fit$bsum_capped > 0.1))
@@ -526,6 +533,16 @@ check_psd_matrix <- function(L, d, arg) {
 
 # the starting dictionary, projected onto C (the C kernel, so that it is
 # exactly the set the solver keeps)
+# A previous fit's sampler order (a permutation of 0..n-1), so that a fit
+# continued by init = fit draws what one longer run would; NULL otherwise.
+smf_resume_perm <- function(init, n) {
+  perm <- if (inherits(init, "stochastic_mf_fit")) init$state$perm
+  if (is.null(perm)) return(NULL)
+  if (!is.integer(perm) || length(perm) != n || !identical(sort(perm), seq_len(n) - 1L))
+    stop_arg("init", "has an invalid `state$perm` (a fit of other data, or altered by hand?)")
+  perm
+}
+
 smf_init <- function(init, data, k, pars) {
   d <- data$d; n <- data$n
   if (is.character(init)) {
@@ -535,8 +552,10 @@ smf_init <- function(init, data, k, pars) {
       data$fetch(cols)
     }
   } else {
+    if (inherits(init, "stochastic_mf_fit")) init <- init$solution$W
     if (!is.numeric(init) || !is.matrix(init) || !identical(dim(init), c(d, k)))
-      stop_arg("init", "must be \"data\", \"ones\" or a ", d, " x ", k, " numeric matrix")
+      stop_arg("init", "must be \"data\", \"ones\", a ", d, " x ", k,
+               " numeric matrix or a stochastic_mf() fit with such a W")
     if (!all_finite(init)) stop_arg("init", "contains NA, NaN or Inf")
     W <- init
   }

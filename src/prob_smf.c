@@ -802,7 +802,10 @@ int cg_problem_smf(cg_problem *P, SEXP spec)
     S->eig_scratch = cg_zeros(3 * (size_t) k * k);
     S->perm = (int *) R_alloc(n, sizeof(int));
     S->batch = (int *) R_alloc(n, sizeof(int));
-    for (int j = 0; j < n; j++) S->perm[j] = j;
+    if (isNull(cg_list_get(spec, "state_perm")))
+        for (int j = 0; j < n; j++) S->perm[j] = j;
+    else                                  /* a resumed fit: its sampler's order */
+        memcpy(S->perm, cg_spec_index(spec, "state_perm", n, 0, n - 1), sizeof(int) * n);
     smf_work_alloc(&S->w, d, k);
     memcpy(S->W, W_init, sizeof(double) * dk);
     memcpy(S->Wout, W_init, sizeof(double) * dk);
@@ -822,7 +825,7 @@ SEXP cg_smf_solution(cg_problem *P)
 {
     smf *S = (smf *) P->self;
     static const char *names[] = {"W", "step", "gap_step", "bsum_iterations", "bsum_capped",
-                                  ""};
+                                  "perm", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP W = allocMatrix(REALSXP, S->d, S->k);
     SET_VECTOR_ELT(out, 0, W);
@@ -831,6 +834,10 @@ SEXP cg_smf_solution(cg_problem *P)
     SET_VECTOR_ELT(out, 2, ScalarReal(S->gap_eta));
     SET_VECTOR_ELT(out, 3, ScalarReal(S->bsum_mean));
     SET_VECTOR_ELT(out, 4, ScalarReal(S->bsum_capped));
+    /* the sampler's state: init = fit continues its draws */
+    SEXP perm = allocVector(INTSXP, S->n);
+    SET_VECTOR_ELT(out, 5, perm);
+    memcpy(INTEGER(perm), S->perm, sizeof(int) * S->n);
     UNPROTECT(1);
     return out;
 }

@@ -134,7 +134,7 @@ test_that("bad input gives errors naming the argument", {
   expect_error(stochastic_mf(Y, 2, beta = 1), "`beta` is used only by")
   expect_error(stochastic_mf(Y, 2, method = "sgd", output = "random"), "`output` \"random\"")
   expect_error(stochastic_mf(Y, 2, output = "best"), "`output` must be one of")
-  expect_error(stochastic_mf(Y, 2, init = matrix(1, 3, 2)), "`init` must be")
+  expect_error(stochastic_mf(Y, 2, init = matrix(1, 3, 2)), "`init` must be \"data\", \"ones\", a ")
   expect_error(stochastic_mf(Y, 2, init = matrix(0, nrow(Y), 2)), "`init` is zero")
   expect_error(stochastic_mf(Y, 2, image_dims = c(5, 5)), "`image_dims` must multiply")
   expect_error(stochastic_mf(Y, 2, bsum_tol = -1), "`bsum_tol` must be at least 0")
@@ -252,4 +252,19 @@ test_that("Ctrl-C in a data function returns the last complete dictionary; RNG k
   # R is still usable: a fit after the interrupts runs to its end
   fit <- stochastic_mf(Y, 2, control = cg_control(max_iter = 5, progress = FALSE))
   expect_identical(fit$status, "max_iter")
+})
+
+test_that("init = a vr fit continues it: the W of one run with both runs' outer iterations", {
+  set.seed(31)
+  Y <- matrix(rnorm(10 * 60), 10)
+  run <- function(outer, init = "data") stochastic_mf(Y, 3, model = "odl", outer = outer, init = init)
+  set.seed(5); long <- run(6)
+  set.seed(5); first <- run(3); second <- run(3, init = first)   # RNG stream continues
+  expect_identical(second$solution$W, long$solution$W)
+  expect_identical(second$objective, long$objective)
+  # sgd from a fit: a warm start, the objective no worse than the fit's start
+  sg <- stochastic_mf(Y, 3, model = "odl", method = "sgd", init = long, outer = 1)
+  expect_lte(sg$trace$objective[1], long$objective * (1 + 1e-12))
+  expect_error(stochastic_mf(Y, 2, init = long),
+               "`init` must be \"data\", \"ones\", a 10 x 2 numeric matrix or a stochastic_mf\\(\\) fit")
 })
