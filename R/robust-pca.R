@@ -177,6 +177,11 @@
 #'   most `radius`; `M` must be symmetric.
 #' @param step `"line_search"` (default) or `"theory"`; see Methods
 #'   (unused by `"admm"`).
+#' @param init `NULL`, or a previous `robust_pca()` fit of a matrix of the
+#'   same dimensions: its `X` and `Y` start this fit (a warm start, e.g.
+#'   along a sequence of bounds or penalties). For the constrained form they
+#'   are first scaled into the sets (`X` into the nuclear-norm ball, `Y` into
+#'   its ball); ADMM's multipliers start at zero.
 #' @param control Solver control from [cg_control()]: iterations, time
 #'   budget, `tol` on the duality gap relative to the objective (see [cg_control()]),
 #'   `eval_every` (trace and stopping checks).
@@ -236,7 +241,7 @@ robust_pca <- function(M, radius = NULL, radius_sparse = NULL, sparse = c("l1", 
                                   "altmin"),
                        rank = 1L, max_rank = NULL, delta = 0.2, lambda1 = NULL,
                        lambda2 = NULL, psd = FALSE,
-                       step = c("line_search", "theory"),
+                       step = c("line_search", "theory"), init = NULL,
                        control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
@@ -302,6 +307,7 @@ robust_pca <- function(M, radius = NULL, radius_sparse = NULL, sparse = c("l1", 
   if (!is.numeric(lowrank_tol) || length(lowrank_tol) != 1L || !(lowrank_tol > 0 && lowrank_tol < 1))
     stop("option `stochcg.lowrank_tol` must be a number in (0, 1)", call. = FALSE)
 
+  start <- robust_start(init, dims, penalized, radius, radius_sparse, sparse, delta, psd)
   steps <- robust_steps(M, radius, radius_sparse, sparse, method, step, delta, lambda1, lambda2,
                         psd, control)
   spec <- c(list(problem = "robust", method = method,
@@ -315,7 +321,7 @@ robust_pca <- function(M, radius = NULL, radius_sparse = NULL, sparse = c("l1", 
                  rho = admm_penalty(M, penalized),
                  rank = as.integer(rank), max_rank = as.integer(max_rank),
                  lmo_tol = lmo_tolerance(), lowrank_tol = as.double(lowrank_tol)),
-            steps)
+            start, steps)
   fit <- cg_run(spec, control, "robust_pca", call, started)
   sol <- fit$solution
   if (sol$status != 0L) stop("the SVD of the final low-rank part failed", call. = FALSE)
@@ -336,6 +342,31 @@ robust_pca <- function(M, radius = NULL, radius_sparse = NULL, sparse = c("l1", 
   fit$notes <- robust_notes(fit)
   class(fit) <- c("robust_pca_fit", "cg_fit")
   finish_fit(fit, started)
+}
+
+# The warm start from `init`: its X and Y as dense matrices, scaled into the
+# constraint sets of the constrained form (the paper's methods keep their
+# iterates feasible by convex combinations from a feasible start).
+robust_start <- function(init, dims, penalized, radius, radius_sparse, sparse, delta, psd) {
+  if (is.null(init)) return(list())
+  if (!inherits(init, "robust_pca_fit")) stop_arg("init", "must be NULL or a fit of robust_pca()")
+  robust_parts(init, "init")
+  if (!identical(dim(init$solution$Y), as.integer(dims)))
+    stop_arg("init", "is a fit of a ", paste(dim(init$solution$Y), collapse = " x "),
+             " matrix, but `M` is ", dims[1], " x ", dims[2])
+  if (psd && !isTRUE(init$psd)) stop_arg("init", "must be a fit with psd = TRUE when psd = TRUE")
+  X <- as.matrix(init$solution$X)
+  Y <- as.matrix(init$solution$Y)
+  if (!penalized) {
+    nx <- if (psd) sum(diag(X)) else sum(init$solution$X$d)
+    if (nx > radius) X <- X * (radius / nx)
+    if (sparse != "enet") {
+      ny <- if (sparse == "l1") sum(abs(Y)) else sum(abs(Y)^(1 + delta))^(1 / (1 + delta))
+      if (ny > radius_sparse) Y <- Y * (radius_sparse / ny)
+    }
+  }
+  storage.mode(X) <- "double"; storage.mode(Y) <- "double"
+  list(init_X = X, init_Y = Y)
 }
 
 # Starting ADMM penalty (residual balancing adapts it): for the penalized

@@ -479,7 +479,21 @@ int cg_problem_robust(cg_problem *P, SEXP spec)
         R->U1 = cg_zeros(R->mn);
         R->U2 = R->pcp ? NULL : cg_zeros(R->mn);
     } else if (R->pcp) error("invalid robust PCA spec");
-    refresh(R);                            /* (X_1, Y_1) = (0, 0) */
+    /* (X_1, Y_1) = (0, 0), or a warm start (X, Y) from a previous fit, made
+     * feasible by the caller; the blocks' points start there too */
+    SEXP iX = cg_list_get(spec, "init_X");
+    if (!isNull(iX)) {
+        const double *x0 = cg_spec_real(spec, "init_X", (R_xlen_t) R->mn);
+        const double *y0 = cg_spec_real(spec, "init_Y", (R_xlen_t) R->mn);
+        if (!cg_all_finite(x0, R->mn) || !cg_all_finite(y0, R->mn))
+            error("spec: the initial X and Y must be finite");
+        for (size_t i = 0; i < R->mn; i++) {
+            R->Y[i] = R->SY[i] = y0[i];
+            R->SX[i] = x0[i];
+            R->Z[i] = x0[i] + y0[i];
+        }
+    }
+    refresh(R);
     P->self = R;
     R->P = P;
     /* the constrained form's optimum is often ~0 (M nearly in the sum of

@@ -666,3 +666,34 @@ test_that("print states the rank of X, and a certified rank only where it holds"
   expect_output(print(fp), "penalized form, lambda = 0.1826")
   expect_output(print(fp), "Infeasibility: ")
 })
+
+test_that("init: a previous fit warm-starts robust_pca, made feasible for the constrained form", {
+  d <- rpca_noisy(seed = 9)
+  M <- d$M
+  lam <- 1 / sqrt(max(dim(M)))
+  ctl <- cg_control(tol = 1e-8, max_iter = 5000)
+  a <- robust_pca(M, lambda1 = 1.2 * lam, control = ctl)
+  cold <- robust_pca(M, lambda1 = lam, control = ctl)
+  warm <- robust_pca(M, lambda1 = lam, init = a, control = ctl)
+  expect_lte(abs(warm$objective - cold$objective), warm$gap + cold$gap)
+  # constrained form: continuing a fit starts where it stopped (X as kept,
+  # truncated at lowrank_tol 1e-8)
+  tau <- 0.5 * sum(a$solution$X$d); s <- 0.5 * sum(abs(a$solution$Y))
+  run <- function(k, init = NULL) robust_pca(M, tau, s, method = "alt_pgcg", init = init,
+                                             control = cg_control(max_iter = k, tol = 0))
+  first <- run(100)
+  second <- run(20, init = first)
+  expect_equal(second$trace$objective[1], first$objective, tolerance = 1e-6)
+  expect_lt(second$objective, first$objective)
+  # a start outside the smaller balls is scaled into them: every iterate is
+  # feasible and the fit certifies the stated problem
+  f <- robust_pca(M, tau, s, method = "alt_pgcg", init = a,
+                  control = cg_control(max_iter = 50, tol = 0))
+  expect_lte(sum(f$solution$X$d), tau * (1 + 1e-8))
+  expect_lte(sum(abs(f$solution$Y)), s * (1 + 1e-8))
+  expect_lt(f$trace$objective[1], 0.5 * sum(M^2))   # not the cold start (0, 0)
+  expect_error(robust_pca(M, init = list()), "^`init` must be NULL or a fit of robust_pca\\(\\)$")
+  expect_error(robust_pca(M[-1, ], init = a),
+               sprintf("^`init` is a fit of a %d x %d matrix, but `M` is %d x %d$",
+                       nrow(M), ncol(M), nrow(M) - 1L, ncol(M)))
+})
