@@ -52,7 +52,7 @@ lowrank_constrained <- function(M, A, b, radius, set = c("nuclear", "psd"),
                                 rank = 1L, max_rank = NULL, mu = NULL, eps = 0.01,
                                 step_size = NULL, inner = NULL, batch_size = NULL,
                                 snapshot_batch_size = NULL, target = NULL,
-                                control = cg_control()) {
+                                init = NULL, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   set <- match_choice(set, c("nuclear", "psd"), "set")
@@ -68,7 +68,7 @@ lowrank_constrained <- function(M, A, b, radius, set = c("nuclear", "psd"),
   src$C0 <- src$C0 + max(-b) + sqrt(op$norm2) * radius
   lowrank_solve(src, list(kind = 2L, op = op$csr, op_norm2 = op$norm2), radius, set,
                 method, rank, max_rank, mu, eps, step_size, inner, batch_size, snapshot_batch_size,
-                control, call, "lowrank_constrained", started)
+                control, call, "lowrank_constrained", started, init = init)
 }
 
 #' Low-rank matrix sensing with an elastic-net penalty
@@ -138,7 +138,7 @@ matrix_sensing <- function(A, b, radius, lambda1 = 0, lambda2 = 0,
                            method = c("fw", "svrgcg", "scg", "scgs"), rank = 1L,
                            max_rank = NULL, mu = NULL, eps = 0.01, step_size = NULL,
                            inner = NULL, batch_size = NULL, dims = NULL,
-                           control = cg_control()) {
+                           init = NULL, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   set <- match_choice(set, c("nuclear", "psd"), "set")
@@ -155,7 +155,7 @@ matrix_sensing <- function(A, b, radius, lambda1 = 0, lambda2 = 0,
               op_norm2 = op$norm2, beta_i = op$max_row2)
   lowrank_solve(src, list(kind = 1L, lambda = lambda1, lambda2 = lambda2), radius,
                 set, method, rank, max_rank, mu, eps, step_size, inner, batch_size,
-                snapshot_batch_size = 0, control, call, "matrix_sensing", started)
+                snapshot_batch_size = 0, control, call, "matrix_sensing", started, init = init)
 }
 
 # A list of m x d matrices, or an n x (m d) matrix of vectorizations, as the

@@ -112,6 +112,14 @@
 #' @param snapshot_batch_size Samples of the first snapshot \eqn{k_1} (doubling
 #'   every epoch, at most `1e8`); `NULL` for the theory value. `0` takes the
 #'   exact mean, available only when `M` is a matrix.
+#' @param init `NULL`, or a previous fit of the same function on a matrix
+#'   of the same size: its `X` (scaled into this fit's set when it lies
+#'   outside) starts the solver, and a fit with continuation goes on from
+#'   its final smoothing parameter `mu`. Along a sequence of radii or
+#'   penalties, or to continue a fit for more iterations. `"fw"`'s step
+#'   rule counts on from the fit's iterations, so a fit continued by `init`
+#'   with a fixed `mu` equals one longer run; the stochastic methods'
+#'   schedules and SVRGCG's epochs restart (a warm start).
 #' @param target Optional exact \eqn{E[M]} used only to evaluate the objective
 #'   in the trace when `M` is a function (otherwise the trace objective is
 #'   `NA` for function samplers).
@@ -145,7 +153,7 @@ lowrank_sparse <- function(M, lambda, radius, set = c("nuclear", "psd"),
                            method = c("svrgcg", "scg", "scgs", "fw"), rank = 1L,
                            max_rank = NULL, mu = NULL, eps = 0.01, step_size = NULL,
                            inner = NULL, batch_size = NULL, snapshot_batch_size = NULL,
-                           target = NULL, control = cg_control()) {
+                           target = NULL, init = NULL, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   set <- match_choice(set, c("nuclear", "psd"), "set")
@@ -154,7 +162,7 @@ lowrank_sparse <- function(M, lambda, radius, set = c("nuclear", "psd"),
   check_number(lambda, "lambda", min = 0)
   lowrank_solve(src, list(kind = 0L, lambda = lambda), radius, set, method, rank,
                 max_rank, mu, eps, step_size, inner, batch_size, snapshot_batch_size, control, call,
-                "lowrank_sparse", started)
+                "lowrank_sparse", started, init = init)
 }
 
 #' Gaussian observation oracle for [lowrank_sparse()]
@@ -299,6 +307,32 @@ lowrank_source <- function(M, set, target) {
   out
 }
 
+# The warm start from `init`, a previous fit of the same function on a
+# matrix of the same size: its X, scaled into the set of this radius, and
+# its final smoothing parameter when it used continuation.
+lowrank_start <- function(init, problem, dims, set, radius) {
+  if (is.null(init)) return(list())
+  if (!inherits(init, paste0(problem, "_fit")))
+    stop_arg("init", "must be NULL or a fit of ", problem, "()")
+  X <- init$solution$X
+  if (!is.matrix(X) || !is.numeric(X) || !identical(dim(X), as.integer(dims)))
+    stop_arg("init", "is not a fit of a ", dims[1], " x ", dims[2], " matrix")
+  if (!all_finite(X)) stop_arg("init", "has a solution `X` with NA, NaN or Inf")
+  size <- if (set == "psd") {
+    X <- (X + t(X)) / 2
+    e <- eigen(X, symmetric = TRUE)
+    X <- e$vectors %*% (pmax(e$values, 0) * t(e$vectors))       # onto the PSD cone
+    sum(pmax(e$values, 0))
+  } else sum(svd(X, 0, 0)$d)
+  if (size > radius) X <- X * (radius / size)
+  storage.mode(X) <- "double"
+  dimnames(X) <- NULL
+  mu <- if (isTRUE(init$smoothing$continuation)) init$smoothing$mu
+  iter <- init$iterations
+  if (!is.numeric(iter) || length(iter) != 1L || !is.finite(iter) || iter < 0) iter <- 0L
+  list(X = X, mu = mu, iter = as.integer(iter))
+}
+
 # Shared by every problem of this family: validation of the scalar
 # arguments, theory defaults, spec, fit. `reg` describes the nonsmooth term:
 # kind 0 = lambda ||X||_1, 1 = elastic net (lambda, lambda2), 2 = max of
@@ -307,7 +341,7 @@ lowrank_source <- function(M, set, target) {
 # max ||A_i||^2).
 lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
                           eps, step_size, inner, batch_size, snapshot_batch_size, control, call,
-                          problem, started) {
+                          problem, started, init = NULL) {
   if (missing(radius)) stop_arg("radius", "is missing, with no default")
   check_radius(radius)
   dims <- src$dims
@@ -328,6 +362,9 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   # smoothed gap falls below the smoothing's dual residual, src/smooth.c);
   # a given `mu` stays fixed (the paper's setting)
   mu_auto <- is.null(mu)
+  start <- lowrank_start(init, problem, dims, set, radius)
+  # a continued fit goes on from its final smoothing parameter
+  if (mu_auto && !is.null(start$mu)) mu <- start$mu
   if (is.null(mu)) {
     mu <- eps * C0 / gamma_smooth
     if (!(is.finite(mu) && mu > 0))
@@ -389,6 +426,8 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   if (src$source == 3L) spec <- c(spec, src$rows)
   if (!is.null(src$op)) spec <- c(spec, src$op, max_batch = as.integer(max(length(src$op$op_b), 32L)))
   if (!is.null(reg$op)) spec <- c(spec, reg$op)
+  spec$init_X <- start$X
+  spec$iter_offset <- start$iter
   fit <- cg_run(spec, control, problem, call, started)
   X <- fit$solution$X
   dimnames(X) <- src$dimnames

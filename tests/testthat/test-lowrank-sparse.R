@@ -210,3 +210,24 @@ test_that("bad input is rejected with a message naming the argument", {
   expect_error(lowrank_sparse(d$M, 1, 5, step_size = 2), "`step_size` must be at most 1")
   expect_error(covariance_rows(matrix(1, 1, 3)), "`data` must have at least two rows")
 })
+
+test_that("init: a previous fit warm-starts lowrank_sparse, scaled into a smaller ball", {
+  set.seed(41)
+  M <- tcrossprod(matrix(rnorm(20 * 2), 20)) + matrix(rnorm(400, sd = 0.1), 20)
+  run <- function(k, init = NULL, radius = 10)
+    lowrank_sparse(M, 0.05, radius, method = "fw", mu = 0.01, init = init,
+                   control = cg_control(max_iter = k, tol = 0))
+  long <- run(80)
+  first <- run(40)
+  second <- run(40, init = first)
+  # fw's step rule counts on: the continued run is the longer one
+  expect_equal(second$trace$objective[1], first$objective, tolerance = 1e-12)
+  expect_equal(as.matrix(second$solution$X), as.matrix(long$solution$X), tolerance = 1e-10)
+  expect_equal(second$objective, long$objective, tolerance = 1e-12)
+  small <- run(5, init = first, radius = 2)
+  expect_lte(sum(svd(as.matrix(small$solution$X), 0, 0)$d), 2 * (1 + 1e-8))
+  expect_error(lowrank_sparse(M, 0.05, 10, init = list()),
+               "^`init` must be NULL or a fit of lowrank_sparse\\(\\)$")
+  expect_error(lowrank_sparse(M[-1, ], 0.05, 10, init = first),
+               "^`init` is not a fit of a 19 x 20 matrix$")
+})
