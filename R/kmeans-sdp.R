@@ -101,6 +101,13 @@
 #' @param beta0 Starting penalty (CGAL) or smoothing (the others):
 #'   `"auto"` (default) or a positive number, in normalized units (see
 #'   Details); the fit's `beta0` is the value used.
+#' @param init `NULL`, or a previous `kmeans_sdp()` fit of the same points
+#'   and `k`: its state (the iterate, the multipliers, the iteration count)
+#'   starts this fit, which continues it. With the same method, `beta0` and
+#'   `batch_size`, `"cgal"` and `"hsagcgm_v1"` (deterministic) give the fit
+#'   of one longer run; the sampling methods restart their estimators (a warm
+#'   start). The state is kept in `fit$state` (2 or 3 \eqn{n^2} doubles; set
+#'   it to `NULL` to drop it).
 #' @param control Solver settings from [cg_control()]; `tol` (default here
 #'   `1e-3`) bounds the relative gap and the relative infeasibility,
 #'   `max_iter` defaults to 5000 (the certified gap closes slowly, see Details).
@@ -132,7 +139,8 @@
 #' c(sdp = fit$objective, lower_bound = fit$lower_bound, rounded = fit$cost)
 #' @export
 kmeans_sdp <- function(x, k, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1sfw", "hspider"),
-                       beta0 = "auto", batch_size = NULL, control = cg_control(tol = 1e-3)) {
+                       beta0 = "auto", batch_size = NULL, init = NULL,
+                       control = cg_control(tol = 1e-3)) {
   started <- wall_clock()
   call <- match.call()
   D <- squared_distances(x)
@@ -149,7 +157,11 @@ kmeans_sdp <- function(x, k, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1s
   spec <- list(problem = "kmeans", method = method, C = D / norm_D, k = as.double(k),
                obj_scale = 0.5 * norm_D * k, beta0 = beta0,
                batch_constraints = batch)
-  fit <- cg_run(spec, control, "kmeans_sdp", call, started)
+  key <- list(method = method, beta0 = beta0, batch = batch, k = as.double(k),
+              data = c(n, sum(D), sum(D * (seq_len(n) %% 7 + 1))))
+  start <- sdp_start(init, "kmeans_sdp_fit", n, key)
+  fit <- cg_run(c(spec, start$spec), control, "kmeans_sdp", call, started)
+  fit <- sdp_keep_state(fit, key, start, init)
   fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
   X <- fit$solution$X
   dimnames(X) <- list(rownames(D), rownames(D))

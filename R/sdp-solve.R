@@ -49,6 +49,14 @@
 #' @param batch_size For `"hsagcgm_v2"` and `"h1sfw"`: rows drawn per iteration
 #'   (default 5% of \eqn{m}).
 #' @param beta0 `"auto"` (1 in normalized units) or a positive number.
+#' @param init `NULL`, or a previous fit of this function on the same
+#'   problem: its state (the iterate, the multipliers, the iteration count)
+#'   starts this fit, which continues it. With the same method, `beta0` and
+#'   `batch_size`, `"cgal"` and `"hsagcgm_v1"` (deterministic) give the fit
+#'   of one longer run; the sampling methods restart their estimators (a warm
+#'   start). The state is kept in `fit$state` (about 2 to 3 \eqn{n^2}
+#'   doubles, more for the sparsest cut's multipliers under `"cgal"`; set it
+#'   to `NULL` to drop it).
 #' @param control Solver settings from [cg_control()] (`tol` default here
 #'   `1e-3`, `max_iter` 5000).
 #' @returns A fit of class `c("sdp_fit", "cg_fit")`: `solution$X` a
@@ -69,7 +77,8 @@
 #' @export
 sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
                       method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1sfw", "hspider"),
-                      beta0 = "auto", batch_size = NULL, control = cg_control(tol = 1e-3)) {
+                      beta0 = "auto", batch_size = NULL, init = NULL,
+                      control = cg_control(tol = 1e-3)) {
   started <- wall_clock()
   call <- match.call()
   if (!(is.matrix(C) && is.numeric(C)) && !inherits(C, "Matrix"))
@@ -120,7 +129,11 @@ sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
     At <- Matrix::t(An)
     spec$At_p <- At@p; spec$At_i <- At@i; spec$At_x <- At@x
   }
-  fit <- cg_run(spec, control, "sdp_solve", call, started)
+  key <- list(method = method, beta0 = beta0, batch = batch,
+              data = c(n, m, sum(C), sum(An@x), sum(An@i), sum(b), trace == "=", spec$eq))
+  start <- sdp_start(init, "sdp_fit", n, key)
+  fit <- cg_run(c(spec, start$spec), control, "sdp_solve", call, started)
+  fit <- sdp_keep_state(fit, key, start, init)
   fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
   X <- alpha * fit$solution$W
   y <- norm_C * s * fit$solution$y
@@ -214,6 +227,41 @@ psd_factors <- function(X) {
   }
   keep <- e$values > tol
   lowrank(e$vectors[, keep, drop = FALSE], e$values[keep], e$vectors[, keep, drop = FALSE])
+}
+
+# The state of a previous SDP fit (init): its raw iterate and multipliers,
+# the iteration count (the methods' schedules count on), and whether this
+# run continues it exactly (same problem and settings: `key`).
+sdp_start <- function(init, class, n, key) {
+  if (is.null(init)) return(NULL)
+  fun <- sub("_fit$", "", class)
+  if (!inherits(init, class)) stop_arg("init", "must be NULL or a fit of ", fun, "()")
+  st <- init$state
+  if (is.null(st$state_W) || length(st$state_W) != as.double(n) * n)
+    stop_arg("init", "has no state for a problem of this size (a fit of other data, or ",
+             "its `state` dropped?)")
+  if (!identical(st$key$data, key$data) || !identical(st$key$k, key$k))
+    stop_arg("init", "is a fit of other data")
+  iter <- as.integer(init$iterations)
+  list(spec = c(st[setdiff(names(st), "key")], list(iter_offset = iter)),
+       iter = iter, exact = identical(st$key, key))
+}
+
+# Moves the solver's state out of the solution into fit$state (with the
+# settings `key` a continuing run must share) and, for a continued fit,
+# joins the traces.
+sdp_keep_state <- function(fit, key, start, init) {
+  sol <- fit$solution
+  is_state <- startsWith(names(sol), "state_")
+  fit$state <- c(sol[is_state], list(key = key))
+  fit$solution <- sol[!is_state]
+  if (!is.null(start)) {
+    fit <- continue_trace(fit, init, start)
+    fit$notes <- c(fit$notes, sprintf(
+      if (start$exact) "continued exactly from a fit of %d iterations (as one longer run)"
+      else "warm start from a fit of %d iterations with other settings", start$iter))
+  }
+  fit
 }
 
 #' @method print sdp_fit

@@ -290,6 +290,21 @@ int cg_problem_cut(cg_problem *P, SEXP spec)
     const char *name = isString(method) ? CHAR(STRING_ELT(method, 0)) : "cgal";
     if (strcmp(name, "cgal") == 0) q->Y = cg_zeros((size_t) q->m);
     if (strcmp(name, "hspider") == 0) q->W_prev = cg_zeros(nn);
+    if (!isNull(cg_list_get(spec, "state_W"))) {   /* init = a previous fit: its state */
+        memcpy(q->W, cg_spec_real(spec, "state_W", (R_xlen_t) nn), nn * sizeof(double));
+        if (q->Y && !isNull(cg_list_get(spec, "state_Y")))
+            memcpy(q->Y, cg_spec_real(spec, "state_Y", (R_xlen_t) q->m),
+                   (size_t) q->m * sizeof(double));
+        q->y_eq = asReal(cg_list_get(spec, "state_y_eq"));
+        q->beta = asReal(cg_list_get(spec, "state_beta"));
+        q->passes = asReal(cg_list_get(spec, "state_passes"));
+        const int it0 = asInteger(cg_list_get(spec, "iter_offset"));
+        if (!cg_all_finite(q->W, nn) || (q->Y && !cg_all_finite(q->Y, (size_t) q->m)) ||
+            !R_FINITE(q->y_eq) || it0 == NA_INTEGER || it0 < 0 || !R_FINITE(q->beta) ||
+            !R_FINITE(q->passes))
+            error("spec: invalid resume state");
+        P->iter_offset = it0;
+    }
     P->self = q;
     P->evaluate = cut_evaluate; P->epoch = cut_epoch; P->n_matvec = cut_n_matvec;
     P->homotopy = &cut_homotopy;
@@ -300,12 +315,24 @@ SEXP cg_cut_solution(cg_problem *P)
 {
     cut *q = (cut *) P->self;
     const int n = q->n;
-    static const char *names[] = {"X", ""};
+    static const char *names[] = {"X", "state_W", "state_Y", "state_y_eq", "state_beta",
+                                  "state_passes", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP X = PROTECT(allocMatrix(REALSXP, n, n));
     for (size_t e = 0; e < (size_t) n * n; e++) REAL(X)[e] = q->x_scale * q->W[e];
     cg_symmetrize(REAL(X), n);
     SET_VECTOR_ELT(out, 0, X);
+    /* the resumable state (init = fit): the raw iterate and the multipliers */
+    const size_t nn = (size_t) n * n;
+    SEXP sW = allocVector(REALSXP, nn); SET_VECTOR_ELT(out, 1, sW);
+    memcpy(REAL(sW), q->W, nn * sizeof(double));
+    if (q->Y) {
+        SEXP sY = allocVector(REALSXP, (R_xlen_t) q->m); SET_VECTOR_ELT(out, 2, sY);
+        memcpy(REAL(sY), q->Y, (size_t) q->m * sizeof(double));
+    }
+    SET_VECTOR_ELT(out, 3, ScalarReal(q->y_eq));
+    SET_VECTOR_ELT(out, 4, ScalarReal(q->beta));
+    SET_VECTOR_ELT(out, 5, ScalarReal(q->passes));
     UNPROTECT(2);
     return out;
 }

@@ -252,6 +252,23 @@ int cg_problem_kmeans(cg_problem *P, SEXP spec)
     /* start at I / n (tr W = 1); the first step (eta = 1) replaces it */
     for (int i = 0; i < n; i++) km->W[i + (size_t) i * n] = 1.0 / n;
     for (int i = 0; i < n; i++) km->z1[i] = km->a / n;
+    if (!isNull(cg_list_get(spec, "state_W"))) {   /* init = a previous fit: its state */
+        memcpy(km->W, cg_spec_real(spec, "state_W", (R_xlen_t) nn), nn * sizeof(double));
+        memcpy(km->y, cg_spec_real(spec, "state_y", n), n * sizeof(double));
+        if (km->Y && !isNull(cg_list_get(spec, "state_Y")))
+            memcpy(km->Y, cg_spec_real(spec, "state_Y", (R_xlen_t) nn), nn * sizeof(double));
+        if (!cg_all_finite(km->W, nn) || !cg_all_finite(km->y, n) || !cg_all_finite(km->z1, n) ||
+            (km->Y && !cg_all_finite(km->Y, nn)))
+            error("spec: the initial state must be finite");
+        /* z1 = a W 1 as the steps kept it (recomputing it differs by rounding) */
+        memcpy(km->z1, cg_spec_real(spec, "state_z1", n), n * sizeof(double));
+        km->beta = asReal(cg_list_get(spec, "state_beta"));
+        km->passes = asReal(cg_list_get(spec, "state_passes"));
+        const int it0 = asInteger(cg_list_get(spec, "iter_offset"));
+        if (it0 == NA_INTEGER || it0 < 0 || !R_FINITE(km->beta) || !R_FINITE(km->passes))
+            error("spec: invalid resume state");
+        P->iter_offset = it0;
+    }
     km->P = P;
     P->self = km;
     P->evaluate = km_evaluate; P->epoch = km_epoch; P->n_matvec = km_n_matvec;
@@ -264,13 +281,28 @@ SEXP cg_kmeans_solution(cg_problem *P)
 {
     kmeans *km = (kmeans *) P->self;
     const int n = km->n;
-    static const char *names[] = {"X", ""};
+    const size_t nn = (size_t) n * n;
+    static const char *names[] = {"X", "state_W", "state_Y", "state_y", "state_beta",
+                                  "state_passes", "state_z1", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP X = PROTECT(allocMatrix(REALSXP, n, n));
     double *x = REAL(X);
-    for (size_t e = 0; e < (size_t) n * n; e++) x[e] = km->k * km->W[e];
+    for (size_t e = 0; e < nn; e++) x[e] = km->k * km->W[e];
     cg_symmetrize(x, n);
     SET_VECTOR_ELT(out, 0, X);
+    /* the resumable state (init = fit): the raw iterate and multipliers */
+    SEXP W = allocVector(REALSXP, nn); SET_VECTOR_ELT(out, 1, W);
+    memcpy(REAL(W), km->W, nn * sizeof(double));
+    if (km->Y) {
+        SEXP Y = allocVector(REALSXP, nn); SET_VECTOR_ELT(out, 2, Y);
+        memcpy(REAL(Y), km->Y, nn * sizeof(double));
+    }
+    SEXP y = allocVector(REALSXP, n); SET_VECTOR_ELT(out, 3, y);
+    memcpy(REAL(y), km->y, n * sizeof(double));
+    SET_VECTOR_ELT(out, 4, ScalarReal(km->beta));
+    SET_VECTOR_ELT(out, 5, ScalarReal(km->passes));
+    SEXP z1 = allocVector(REALSXP, n); SET_VECTOR_ELT(out, 6, z1);
+    memcpy(REAL(z1), km->z1, n * sizeof(double));
     UNPROTECT(2);
     return out;
 }

@@ -291,6 +291,20 @@ int cg_problem_sdp(cg_problem *P, SEXP spec)
         q->Rx = cg_spec_real(spec, "At_x", XLENGTH(Ai));
     }
     if (strcmp(name, "hspider") == 0) q->W_prev = cg_zeros(nn);
+    if (!isNull(cg_list_get(spec, "state_W"))) {   /* init = a previous fit: its state */
+        memcpy(q->W, cg_spec_real(spec, "state_W", (R_xlen_t) nn), nn * sizeof(double));
+        if (q->m > 0) {                   /* z = A W as the steps kept it */
+            memcpy(q->z, cg_spec_real(spec, "state_z", q->m), (size_t) q->m * sizeof(double));
+            memcpy(q->y, cg_spec_real(spec, "state_y", q->m), (size_t) q->m * sizeof(double));
+        }
+        q->beta = asReal(cg_list_get(spec, "state_beta"));
+        q->passes = asReal(cg_list_get(spec, "state_passes"));
+        const int it0 = asInteger(cg_list_get(spec, "iter_offset"));
+        if (!cg_all_finite(q->W, nn) || !cg_all_finite(q->z, q->m) || !cg_all_finite(q->y, q->m) ||
+            it0 == NA_INTEGER || it0 < 0 || !R_FINITE(q->beta) || !R_FINITE(q->passes))
+            error("spec: invalid resume state");
+        P->iter_offset = it0;
+    }
     P->self = q;
     P->evaluate = sdp_evaluate; P->epoch = sdp_epoch; P->n_matvec = sdp_n_matvec;
     P->homotopy = &sdp_homotopy;
@@ -302,7 +316,8 @@ SEXP cg_sdp_solution(cg_problem *P)
 {
     sdp *q = (sdp *) P->self;
     const int n = q->n;
-    static const char *names[] = {"W", "y", ""};
+    static const char *names[] = {"W", "y", "state_W", "state_z", "state_y", "state_beta",
+                                  "state_passes", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP W = PROTECT(allocMatrix(REALSXP, n, n));
     memcpy(REAL(W), q->W, (size_t) n * n * sizeof(double));
@@ -311,6 +326,18 @@ SEXP cg_sdp_solution(cg_problem *P)
     SEXP y = PROTECT(allocVector(REALSXP, q->m));
     if (q->m > 0) memcpy(REAL(y), q->y, (size_t) q->m * sizeof(double));
     SET_VECTOR_ELT(out, 1, y);
+    /* the resumable state (init = fit): the raw iterate, A W, the duals */
+    const size_t nn = (size_t) n * n;
+    SEXP sW = allocVector(REALSXP, nn); SET_VECTOR_ELT(out, 2, sW);
+    memcpy(REAL(sW), q->W, nn * sizeof(double));
+    SEXP sz = allocVector(REALSXP, q->m); SET_VECTOR_ELT(out, 3, sz);
+    SEXP sy = allocVector(REALSXP, q->m); SET_VECTOR_ELT(out, 4, sy);
+    if (q->m > 0) {
+        memcpy(REAL(sz), q->z, (size_t) q->m * sizeof(double));
+        memcpy(REAL(sy), q->y, (size_t) q->m * sizeof(double));
+    }
+    SET_VECTOR_ELT(out, 5, ScalarReal(q->beta));
+    SET_VECTOR_ELT(out, 6, ScalarReal(q->passes));
     UNPROTECT(3);
     return out;
 }

@@ -63,7 +63,8 @@ int cg_solve_homotopy(cg_problem *P, const cg_solver_opts *o, const cg_control *
     cg_run r;
     int stop = cg_run_start(&r, P, ctl, tr), t = 0;
     while (t < ctl->max_iter && stop < 0) {
-        const double k = t + 1.0;                 /* the paper's iteration counter */
+        /* the paper's iteration counter; a resumed fit's iterations count */
+        const double k = P->iter_offset + t + 1.0;
         double penalty = beta0 * sqrt(k + 1.0);   /* cgal */
         if (method != CG_METHOD_CGAL) penalty = sqrt(k + 1.0) / beta0;  /* 1 / beta_k */
         if (shcgm) penalty = sqrt(k + 8.0) / beta0;
@@ -77,7 +78,7 @@ int cg_solve_homotopy(cg_problem *P, const cg_solver_opts *o, const cg_control *
             } else if (method == CG_METHOD_H1SFW) {
                 used = cg_rows_momentum(&est, P, penalty, 3.0 / pow(k + 5.0, 2.0 / 3.0), batch);
             } else {
-                if (k >= 2.0 * epoch_size) epoch_size *= 2.0;       /* epoch t + 1 */
+                while (k >= 2.0 * epoch_size) epoch_size *= 2.0;    /* epoch t + 1 */
                 used = cg_rows_spider(&est, P, penalty, prev_penalty,
                                       k == epoch_size ? est.m : fmin(est.m, epoch_size));
             }

@@ -133,3 +133,41 @@ test_that("iris subsample: the SDP value of Rcsdp, certified lower bound below i
   expect_equal(ref$value, sum(D * ref$X) / 2, tolerance = 1e-6)
   expect_lte(max(abs(rowSums(ref$X) - 1)), 1e-6)
 })
+
+test_that("init: a cgal fit continued equals one longer run (k-means, sparsest cut, sdp_solve)", {
+  ctl <- function(k) cg_control(max_iter = k, tol = 0, eval_every = 10)
+  same <- function(a, b) {
+    expect_identical(a$solution, b$solution)
+    expect_identical(a$objective, b$objective)
+    expect_identical(a$gap, b$gap)
+    expect_identical(a$trace$iter, b$trace$iter)
+    expect_identical(a$trace$gap, b$trace$gap)
+    expect_identical(a$iterations, b$iterations)
+  }
+  x <- iris[1:40, 1:4]
+  long <- kmeans_sdp(x, 3, control = ctl(60))
+  second <- kmeans_sdp(x, 3, init = kmeans_sdp(x, 3, control = ctl(30)), control = ctl(30))
+  same(second, long)
+  expect_match(paste(capture.output(print(second)), collapse = "\n"),
+               "continued exactly from a fit of 30 iterations")
+  # the deterministic H-SAG-CGM v1 too
+  v1 <- function(k, init = NULL) kmeans_sdp(x, 3, method = "hsagcgm_v1", beta0 = 0.1,
+                                            init = init, control = ctl(k))
+  same(v1(30, init = v1(30)), v1(60))
+  A <- as.matrix(igraph::as_adjacency_matrix(igraph::make_graph("Frucht")))
+  cut <- function(k, init = NULL) sparsest_cut_sdp(A, init = init, control = ctl(k))
+  same(cut(20, init = cut(20)), cut(40))
+  set.seed(3)
+  C <- crossprod(matrix(rnorm(36), 6))
+  As <- lapply(1:6, function(i) { E <- matrix(0, 6, 6); E[i, i] <- 1; E })
+  sdp <- function(k, init = NULL) sdp_solve(C, As, rep(1, 6), trace_bound = 6, init = init,
+                                           control = ctl(k))
+  same(sdp(20, init = sdp(20)), sdp(40))
+  # other settings: a warm start; other data: an error
+  warm <- kmeans_sdp(x, 3, beta0 = 2, init = long, control = ctl(10))
+  expect_match(paste(capture.output(print(warm)), collapse = "\n"), "warm start from a fit of 60")
+  expect_error(kmeans_sdp(iris[2:41, 1:4], 3, init = long), "^`init` is a fit of other data$")
+  expect_error(kmeans_sdp(x, 3, init = list()), "^`init` must be NULL or a fit of kmeans_sdp\\(\\)$")
+  expect_error(kmeans_sdp(iris[1:30, 1:4], 3, init = long),
+               "^`init` has no state for a problem of this size")
+})
