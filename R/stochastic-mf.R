@@ -152,17 +152,28 @@
 #' \eqn{n^{1/3}}{n^(1/3)} steps per pass.
 #'
 #' @section Convergence measure:
-#' The problem is not convex: there is no duality gap. `gap` (and the
-#' trace's `gap` column) is the stationarity measure of Theorem 1, the norm
-#' of the proximal gradient mapping \eqn{\|\Gamma_{f',\eta}(W)\|_F =
-#' \|W - \mathrm{prox}_{\eta\psi + \delta_C}(W - \eta \nabla g(W))\|_F /
-#' \eta}{||Gamma(W)||_F = ||W - prox_(eta psi + delta_C)(W - eta grad
-#' g(W))||_F / eta}, zero exactly at stationary points, with \eqn{\eta}{eta}
-#' the given `eta`, else \eqn{1/L}{1/L} at the starting dictionary (reported
-#' as `gap_step`). `objective` is \eqn{f(W)}{f(W)}. Both come from a full
+#' The problem is not convex: there is no duality gap and no bound on
+#' \eqn{f(W) - \min f}{f(W) - min f}; a fit certifies stationarity only.
+#' The measure is that of Theorem 1, the proximal gradient mapping
+#' \eqn{G(W) = (W - \mathrm{prox}_{\eta\psi + \delta_C}(W - \eta \nabla
+#' g(W))) / \eta}{G(W) = (W - prox_(eta psi + delta_C)(W - eta grad g(W))) /
+#' eta}, zero exactly at stationary points (\eqn{\eta}{eta} the given `eta`,
+#' else \eqn{1/L}{1/L} at the starting dictionary, reported as `gap_step`).
+#' Its norm has the units of the data and of `W` (6.6e8 on the raw
+#' `NMF::esGolub`), so `gap` (and the trace's `gap` column) reports it
+#' relative: \deqn{\mathrm{gap} = \|G(W)\|_F \, \|W\|_F / f_{ref}, \quad
+#' f_{ref} = \|Y\|_F^2 / (2n),}{gap = ||G(W)||_F ||W||_F / f_ref,  f_ref =
+#' ||Y||_F^2 / (2n),} the rate at which a first-order step could still lower
+#' \eqn{f}{f} per relative change of `W`, in units of \eqn{f_{ref}}{f_ref}
+#' (the objective of the zero dictionary, every column left unexplained): a
+#' gap of 1e-3 means moving `W` by 1% of its norm could lower \eqn{f}{f} by
+#' at most about 1e-5 \eqn{f_{ref}}{f_ref} to first order. It does not
+#' change when `Y` is scaled (models with a bounded dictionary set) or when
+#' scale moves between `W` and the coefficients. The raw norm
+#' \eqn{\|G(W)\|_F}{||G(W)||_F} is kept as `mapping_norm`, \eqn{f_{ref}}{f_ref}
+#' as `gap_reference`. `objective` is \eqn{f(W)}{f(W)}. Both come from a full
 #' pass over the data (trace-only work, excluded from the solver time);
-#' `converged` means the mapping norm fell below `tol` times
-#' \eqn{|f(W)|}{|f(W)|} (see `control`). The trace's `epoch` counts columns read
+#' `converged` means `gap` fell below `tol` (see `control`). The trace's `epoch` counts columns read
 #' divided by \eqn{n}{n} (data passes; vr reads each minibatch column once
 #' and solves it twice), `samples` the columns read, `n_grad` the
 #' sub-problems solved.
@@ -214,12 +225,14 @@
 #'   `cg_control(tol = 0)`: the run uses its whole budget (`max_iter`: `outer`
 #'   \eqn{\times}{x} `inner` for vr, the same data passes for smm and sgd),
 #'   and the full-pass evaluations of the trace stay within 10% of the wall
-#'   time. With `tol > 0` the run stops once `gap` is below `tol` times
-#'   \eqn{|f(W)|}{|f(W)|}, tested by a full pass at most 10% of the
-#'   iterations apart.
+#'   time. With `tol > 0` the run stops once `gap` (relative, see
+#'   Convergence measure) is below `tol`, tested by a full pass at most 10% of
+#'   the iterations apart.
 #' @returns A fit of class `c("stochastic_mf_fit", "cg_fit")` (see
 #'   [cg_fit]): `solution$W` the dictionary; `objective` \eqn{f(W)}{f(W)};
-#'   `gap` the proximal gradient mapping norm (see Convergence measure);
+#'   `gap` the relative stationarity measure (see Convergence measure), with
+#'   `mapping_norm` \eqn{\|G(W)\|_F}{||G(W)||_F} and `gap_reference`
+#'   \eqn{f_{ref}}{f_ref};
 #'   `trace` with the extra column `samples`; also `model`, `k`, the model
 #'   parameters used (`lambda`, `lambda1`, `lambda2`, `lambda3`, `groups`,
 #'   `laplacian`, `A`, `B`, `M`, `M_prime`, as the model has them), `batch`,
@@ -308,11 +321,13 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
                  smf_output = if (output == "random") 1L else 2L,
                  bsum_tol = as.double(bsum_tol), bsum_max_iter = as.integer(bsum_max_iter)),
             data$spec, pars$spec)
-  fit <- cg_run(spec, control, "stochastic_mf", call, started)
-  fit$message <- sub("duality gap", "proximal gradient mapping norm", fit$message, fixed = TRUE)
+  fit <- cg_run(spec, control, "stochastic_mf", call, started, gap_relative = TRUE,
+                gap_name = "stationarity")
   fit$trace$samples <- fit$trace$epoch * n
   fit$step <- if (method == "smm") NA_real_ else fit$solution$step
   fit$gap_step <- fit$solution$gap_step
+  fit$mapping_norm <- fit$solution$mapping_norm
+  fit$gap_reference <- fit$solution$gap_reference
   fit$bsum_iterations <- fit$solution$bsum_iterations
   fit$bsum_capped <- fit$solution$bsum_capped
   if (isTRUE(fit$bsum_capped > 0.1))
@@ -572,7 +587,7 @@ smf_plot_trace <- function(x, against, ...) {
     log_y <- all(y[ok] > 0)
     ok <- ok & (!log_y | y > 0)
     args <- utils_modify(list(type = "l", xlab = xlab, main = main, log = if (log_y) "y" else "",
-                              ylab = if (w == "gap") "prox-gradient mapping norm" else
+                              ylab = if (w == "gap") "stationarity ||G|| ||W|| / f_ref" else
                                 "objective f(W)"), list(...))
     do.call(plot, c(list(tr[[against]][ok], y[ok]), args))
   }
@@ -648,8 +663,7 @@ fitted.stochastic_mf_fit <- function(object, outliers = FALSE, ...) {
 
 #' @export
 print.stochastic_mf_fit <- function(x, ...) {
-  lines <- fit_header(x)
-  lines <- sub("^Duality gap", "Proximal gradient mapping norm (stationarity)", lines)
+  lines <- smf_header(x)
   cat(lines, sep = "\n")
   cat(sprintf("Model %s, k = %d, batch %d%s\n", x$model, x$k, x$batch,
               if (x$method == "vr") sprintf(", %d inner x %d outer", x$inner, x$outer)
@@ -660,8 +674,16 @@ print.stochastic_mf_fit <- function(x, ...) {
 #' @export
 summary.stochastic_mf_fit <- function(object, ...) {
   out <- NextMethod()
-  out$header <- sub("^Duality gap", "Proximal gradient mapping norm (stationarity)", out$header)
+  out$header <- smf_header(object)
   out
+}
+
+# fit_header() with the gap line saying what stationarity is measured against
+smf_header <- function(x) {
+  lines <- fit_header(x)
+  sub("^Duality gap: ([^ ]+)$", paste0(
+    "Stationarity: \\1 (||G(W)|| ||W|| / f_ref, G the prox-gradient mapping, ",
+    "f_ref = ||Y||^2 / (2n); no duality gap: not convex)"), lines)
 }
 
 #' Plot a stochastic_mf fit

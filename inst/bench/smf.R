@@ -36,14 +36,20 @@
 # One run per cell (seed 1); the machine is shared, so seconds are rough.
 # Run from the repository root:  Rscript inst/bench/smf.R
 # Writes inst/bench/results/smf.csv (part A) and smf_nmf.csv (part B) when
-# SMFBENCH_WRITE=1. Environment: SMFBENCH_N (default 2000),
-# SMFBENCH_PASSES (outer S, default 20), SMFBENCH_MODELS (comma-separated,
-# default odl,onmf,orpca,ornmf), SMFBENCH_ONMF_OUTER (default 100).
+# SMFBENCH_WRITE=1. Environment: SMFBENCH_N (default 2000), SMFBENCH_D
+# (default 50), SMFBENCH_PASSES (outer S, default 20), SMFBENCH_MODELS
+# (comma-separated, default odl,onmf,orpca,ornmf), SMFBENCH_EVALS (full-pass
+# trace evaluations per run, default 40), SMFBENCH_PARTS (default A,B),
+# SMFBENCH_ONMF_OUTER (default 100).
+# Larger n (results/smf.md, "Larger n"):
+#   SMFBENCH_N=20000 SMFBENCH_D=100 SMFBENCH_MODELS=odl,orpca SMFBENCH_PARTS=A Rscript inst/bench/smf.R
 suppressPackageStartupMessages(library(stochcg))
 n <- as.integer(Sys.getenv("SMFBENCH_N", "2000"))
 S <- as.integer(Sys.getenv("SMFBENCH_PASSES", "20"))
 write <- Sys.getenv("SMFBENCH_WRITE", "0") == "1"
-d <- 50L; kp <- 5L; k <- 5L
+d <- as.integer(Sys.getenv("SMFBENCH_D", "50")); kp <- 5L; k <- 5L
+n_evals <- as.integer(Sys.getenv("SMFBENCH_EVALS", "40"))
+parts <- strsplit(Sys.getenv("SMFBENCH_PARTS", "A,B"), ",")[[1]]
 
 synth <- function(seed, outliers) {
   set.seed(seed)
@@ -75,6 +81,7 @@ cases <- list(
 
 models <- strsplit(Sys.getenv("SMFBENCH_MODELS", "odl,onmf,orpca,ornmf"), ",")[[1]]
 cases <- Filter(function(cs) cs$model %in% models, cases)
+if (!"A" %in% parts) cases <- list()
 rows <- list()
 b <- ceiling(0.2 * n^(2 / 3)); m <- ceiling(0.5 * n^(1 / 3))
 for (cs in cases) {
@@ -98,7 +105,7 @@ for (cs in cases) {
     iters <- if (cf$method == "vr") S * m else ceiling(S * (n + m * b) / b)
     set.seed(1)
     do.call(stochastic_mf, c(list(cs$Y, k, model = cs$model, method = cf$method, outer = S,
-      control = cg_control(tol = 0, eval_every = max(1L, iters %/% 40L), progress = FALSE)),
+      control = cg_control(tol = 0, eval_every = max(1L, iters %/% n_evals), progress = FALSE)),
       cs$args, cf$args))
   })
   fstar <- min(vapply(fits, function(f) min(f$trace$objective, na.rm = TRUE), 0))
@@ -118,6 +125,7 @@ for (cs in cases) {
       bsum_capped = fits[[i]]$bsum_capped)
   }
 }
+if (length(rows)) {
 res <- do.call(rbind, rows)
 cat(sprintf(paste0("Part A: stochastic_mf, d = %d, n = %d, k = %d, b = %d, m = %d, S = %d outer ",
                    "iterations (vr) and the same data passes (smm, sgd)\n"), d, n, k, b, m, S))
@@ -135,9 +143,10 @@ for (mdl in unique(res$model)) {
   }
 }
 if (write) utils::write.csv(res, "inst/bench/results/smf.csv", row.names = FALSE)
+}
 
 # ---- Part B: ONMF against NMF's batch algorithms
-if (requireNamespace("NMF", quietly = TRUE)) {
+if ("B" %in% parts && requireNamespace("NMF", quietly = TRUE)) {
   suppressPackageStartupMessages(library(NMF))
   data_sets <- list(esGolub = {
     e <- new.env(); utils::data("esGolub", package = "NMF", envir = e)
