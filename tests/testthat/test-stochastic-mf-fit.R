@@ -103,6 +103,9 @@ test_that("set.seed reproduces a fit; a dgCMatrix gives the dense fit", {
     expect_identical(a$solution$W, b$solution$W)
     expect_equal(s$solution$W, a$solution$W, tolerance = 1e-10)
     expect_equal(s$trace$objective, a$trace$objective, tolerance = 1e-10)
+    # the stationarity measure and its reference ||Y||^2 / (2n) from the CSC columns
+    expect_equal(s$trace$gap, a$trace$gap, tolerance = 1e-8)
+    expect_equal(s$gap_reference, sum(Y^2) / (2 * ncol(Y)), tolerance = 1e-14)
   }
   set.seed(5)
   fit <- stochastic_mf(S, 2, model = "odl", control = cg_control(progress = FALSE))
@@ -192,6 +195,7 @@ test_that("a data function Y(idx) gives the fit of the matrix, read in minibatch
                                     control = cg_control(max_iter = 20, eval_every = 5, progress = FALSE))
     expect_identical(b$solution$W, a$solution$W)
     expect_identical(b$trace$objective, a$trace$objective)
+    expect_identical(b$trace$gap, a$trace$gap)           # f_ref from the calls' columns
     # full passes of 80 columns, minibatches of b columns, nothing else
     expect_true(all(widths %in% c(1L, 2L, ncol(Y), a$batch)))
   }
