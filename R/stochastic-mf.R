@@ -149,10 +149,11 @@
 #' @section Default method:
 #' The default method is `"vr"` because, with every method's default
 #' (automatic) step, it ended with the lower objective after 22 data passes
-#' on 9 of 14 data sets, sgd on 4 (the three orpca sets and odl on
-#' `dslabs::tissue_gene_expression`), one level (`inst/bench/smf.R` at n =
-#' 2000, 2e4 and 1e5, and `inst/bench/smf_defaults.R` on `NMF::esGolub`,
-#' tissue and Synth data with other seeds; `inst/bench/results/smf.md`):
+#' on 9 of 16 data sets, sgd on 6 (all four orpca sets, odl on
+#' `dslabs::tissue_gene_expression` and one of three ornmf sets), one level
+#' (`inst/bench/smf.R` at n = 2000, 2e4 and 1e5, `inst/bench/smf_defaults.R`
+#' on `NMF::esGolub`, tissue and Synth data with other seeds, and the
+#' vignette's runs; `inst/bench/results/smf.md`):
 #' e.g. relative suboptimality 1.3e-3 against sgd's 1.7e-3 on odl at n =
 #' 1e5, and the best of all methods on esGolub and tissue (onmf), where
 #' sgd ended 0.031 and 0.0034 above it. sgd is faster only with a step
@@ -160,6 +161,8 @@
 #' the best objective in 1.1-2.2 passes at n = 2e4-1e5 (vr's best: 6.6-19.9
 #' passes, or never), but no single step multiple is safe (4 times the
 #' default, best on the Synth sets, ended 0.32 above the best on tissue).
+#' For `"orpca"` sgd's default was ahead on all four data sets tried (all
+#' from the paper's Synth generator): try `method = "sgd"` there.
 #' vr's constant step needs no decay schedule; smm was the slowest on most
 #' data sets, as in the paper (it ended best on odl tissue). The paper's advantage of vr in data
 #' passes did not appear at these sizes: Algorithm 1 takes \eqn{m/(1 +
