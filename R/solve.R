@@ -4,7 +4,10 @@
 # problems share; the caller adds its problem-specific elements and returns
 # finish_fit(fit, started), `started` being wall_clock() on entry.
 
-cg_run <- function(spec, control, problem, call, started) {
+# gap_relative: the problem's gap is already scale-free (P->gap_relative in
+# C) and tol bounds it directly; gap_name names it in messages.
+cg_run <- function(spec, control, problem, call, started, gap_relative = FALSE,
+                   gap_name = "duality gap") {
   stopifnot(is.list(spec), inherits(control, "cg_control"))
   spec$K <- as.integer(spec$K %||% 2L)
   spec$eta <- as.double(spec$eta %||% -1)
@@ -20,14 +23,17 @@ cg_run <- function(spec, control, problem, call, started) {
   trace <- as.data.frame(res$trace)
   last <- trace[nrow(trace), ]
   status <- res$status
+  scale <- if (gap_relative) 1 else tol_scale(trace)
   message <- switch(status,
-    converged = sprintf("duality gap %.3g below tol x %s = %.3g", last$gap,
-                        if (tol_scale(trace) > abs(last$objective)) "|objective at start| / 1000"
-                        else "|objective|", control$tol * tol_scale(trace)),
+    converged = if (gap_relative) sprintf("%s %.3g below tol = %g", gap_name, last$gap,
+                                          control$tol)
+      else sprintf("%s %.3g below tol x %s = %.3g", gap_name, last$gap,
+                   if (scale > abs(last$objective)) "|objective at start| / 1000"
+                   else "|objective|", control$tol * scale),
     max_iter = paste0(sprintf("reached max_iter = %d", control$max_iter),
-                      unfinished_hint(last$gap, trace, control, "max_iter")),
+                      unfinished_hint(last$gap, scale, control, "max_iter")),
     max_time = paste0(sprintf("reached max_time = %g s", control$max_time),
-                      unfinished_hint(last$gap, trace, control, "max_time")),
+                      unfinished_hint(last$gap, scale, control, "max_time")),
     interrupted = "interrupted by the user; the fit holds the last iterate",
     error = sprintf("stopped after %d iterations: %s; the fit holds the last iterate",
                     res$iterations,
@@ -46,10 +52,11 @@ cg_run <- function(spec, control, problem, call, started) {
 wall_clock <- function() proc.time()[["elapsed"]]
 
 # how far a run that ran out of budget is from its tolerance, and what to do
-unfinished_hint <- function(gap, trace, control, budget) {
+# (scale: what tol is relative to, tol_scale() or 1)
+unfinished_hint <- function(gap, scale, control, budget) {
   if (is.na(gap) || control$tol <= 0) return("")
   sprintf(" with the relative gap at %.2g > tol = %g: raise %s for more accuracy",
-          gap / tol_scale(trace), control$tol, budget)
+          gap / scale, control$tol, budget)
 }
 
 # what `tol` is relative to (as in C, cg_run_small_gap): the objective, or

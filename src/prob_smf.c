@@ -8,8 +8,9 @@
  * W A - B (Remark 2), so memory is O(dk + k^2) plus the data, never
  * O(nk). The smf table (stochcg.h) serves vr (Algorithm 1), smm (Alg. S-2)
  * and sgd (Alg. S-3). The trace's objective is f(W) from a full pass; its
- * gap the norm of the proximal gradient mapping Gamma_{f', eta}(W) of
- * Theorem 1 (stationarity; the problem is not convex, no duality gap). */
+ * gap a scale-free stationarity measure from the norm of the proximal
+ * gradient mapping Gamma_{f', eta}(W) of Theorem 1 (smf_evaluate; the
+ * problem is not convex, there is no duality gap). */
 #include "smf.h"
 #include <math.h>
 #include <string.h>
@@ -406,6 +407,8 @@ typedef struct {
     double *Wout;                        /* option I: the kept iterate */
     int *perm, *batch, nb;               /* sampling without replacement */
     double curv, columns, last_step, gap_eta;
+    double gap_ref, mapping_norm;        /* f_ref = ||Y||_F^2 / (2n), from the
+                                            first evaluation; ||Gamma(W)||_F */
     SEXP rcall, rho;                     /* data function: the call Y(idx), built in R */
     double bsum_mean, bsum_capped;       /* at the last evaluation: mean BSUM
                                             iterations, share at the cap */
@@ -455,6 +458,7 @@ static SEXP fetch_columns(cg_problem *P, smf *S, const int *idx, int start, int 
 typedef struct {
     const double *W, *WtW; double Lp; double *A, *B;
     double loss, iters, capped;          /* sums: BSUM iterations, columns at the cap */
+    double ysq;                          /* sum of ||y_j||^2 over the columns solved */
 } smf_point;
 
 /* Solves the columns idx (all n when idx is NULL) at each of the points,
@@ -468,7 +472,7 @@ static int solve_columns(cg_problem *P, smf *S, const int *idx, int count, smf_p
     for (int q = 0; q < npt; q++) {
         memset(pt[q].A, 0, sizeof(double) * k * k);
         memset(pt[q].B, 0, sizeof(double) * d * k);
-        pt[q].loss = 0.0; pt[q].iters = 0.0; pt[q].capped = 0.0;
+        pt[q].loss = 0.0; pt[q].iters = 0.0; pt[q].capped = 0.0; pt[q].ysq = 0.0;
     }
     const int chunk = S->rcall != R_NilValue ? 1024 : count;
     for (int start = 0; start < count; start += chunk) {
@@ -485,6 +489,7 @@ static int solve_columns(cg_problem *P, smf *S, const int *idx, int count, smf_p
             } else {
                 y = column_of(S, idx ? idx[a] : a);
             }
+            pt[0].ysq += dot(y.x, y.x, y.nnz);
             for (int q = 0; q < npt; q++) {
                 int it;
                 pt[q].loss += smf_solve_column(&S->M, pt[q].W, pt[q].WtW, pt[q].Lp, &y, &S->w,
@@ -507,12 +512,12 @@ static int solve_columns(cg_problem *P, smf *S, const int *idx, int count, smf_p
 /* the iterate and the snapshot as points */
 static smf_point at_iterate(smf *S, double *A, double *B)
 {
-    smf_point p = { S->W, S->WtW, S->Lp, A, B, 0.0, 0.0, 0.0 };
+    smf_point p = { S->W, S->WtW, S->Lp, A, B, 0.0, 0.0, 0.0, 0.0 };
     return p;
 }
 static smf_point at_snapshot(smf *S)
 {
-    smf_point p = { S->W0, S->WtW0, S->Lp0, S->A0, S->B0, 0.0, 0.0, 0.0 };
+    smf_point p = { S->W0, S->WtW0, S->Lp0, S->A0, S->B0, 0.0, 0.0, 0.0, 0.0 };
     return p;
 }
 
@@ -713,10 +718,16 @@ static void smf_output(cg_problem *P, int count, int use)
     }
 }
 
-/* f(W) and ||Gamma_{f', eta}(W)||_F = ||W - prox_{eta psi + delta_C}(W - eta
- * grad g(W))||_F / eta from one pass over the data; eta is fixed at the
- * first evaluation (the given step, else 1 / curvature there). Trace-only
- * work: it leaves the solver's statistics alone. */
+/* f(W) and the stationarity measure from one pass over the data: the norm
+ * of the proximal gradient mapping ||Gamma_{f', eta}(W)||_F = ||W -
+ * prox_{eta psi + delta_C}(W - eta grad g(W))||_F / eta (eta fixed at the
+ * first evaluation: the given step, else 1 / curvature there) times ||W||_F,
+ * over f_ref = ||Y||_F^2 / (2n): the rate at which a first-order step could
+ * still lower f per relative change of W, in units of the objective of the
+ * zero dictionary. Gamma alone has the units of the data and of W (6.6e8 on
+ * raw expression data); the ratio is invariant to scaling Y and to trading
+ * scale between W and the coefficients. Trace-only work: it leaves the
+ * solver's statistics alone. */
 static void smf_evaluate(cg_problem *P, double *obj, double *gap)
 {
     smf *S = (smf *) P->self;
@@ -729,6 +740,7 @@ static void smf_evaluate(cg_problem *P, double *obj, double *gap)
         return;
     }
     const double loss = pt.loss;
+    if (!(S->gap_ref > 0.0)) S->gap_ref = 0.5 * pt.ysq / S->n;
     S->bsum_mean = pt.iters / S->n;
     S->bsum_capped = pt.capped / S->n;
     *obj = loss / S->n + smf_psi(&S->M, S->W);
@@ -743,9 +755,15 @@ static void smf_evaluate(cg_problem *P, double *obj, double *gap)
     double *Z = S->T;
     for (size_t a = 0; a < dk; a++) Z[a] = S->W[a] - eta * S->G[a];
     smf_prox_dict(&S->M, Z, eta);
-    double s = 0.0;
-    for (size_t a = 0; a < dk; a++) { const double e = S->W[a] - Z[a]; s += e * e; }
-    *gap = sqrt(s) / eta;
+    double s = 0.0, w2 = 0.0;
+    for (size_t a = 0; a < dk; a++) {
+        const double e = S->W[a] - Z[a];
+        s += e * e;
+        w2 += S->W[a] * S->W[a];
+    }
+    S->mapping_norm = sqrt(s) / eta;
+    /* zero data: every column's loss is 0 and f_ref is no scale */
+    *gap = S->mapping_norm * sqrt(w2) / (S->gap_ref > 0.0 ? S->gap_ref : 1.0);
 }
 
 static double smf_epoch(cg_problem *P)
@@ -816,6 +834,7 @@ int cg_problem_smf(cg_problem *P, SEXP spec)
     P->epoch = smf_epoch;
     P->n_matvec = smf_n_matvec;
     P->smf = &smf_table;
+    P->gap_relative = 1;
     refresh_gram(P, S);
     if (P->stop) error("the starting dictionary: %s", P->failure);
     return CG_OK;
@@ -825,7 +844,7 @@ SEXP cg_smf_solution(cg_problem *P)
 {
     smf *S = (smf *) P->self;
     static const char *names[] = {"W", "step", "gap_step", "bsum_iterations", "bsum_capped",
-                                  "perm", ""};
+                                  "mapping_norm", "gap_reference", "perm", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP W = allocMatrix(REALSXP, S->d, S->k);
     SET_VECTOR_ELT(out, 0, W);
@@ -834,9 +853,11 @@ SEXP cg_smf_solution(cg_problem *P)
     SET_VECTOR_ELT(out, 2, ScalarReal(S->gap_eta));
     SET_VECTOR_ELT(out, 3, ScalarReal(S->bsum_mean));
     SET_VECTOR_ELT(out, 4, ScalarReal(S->bsum_capped));
+    SET_VECTOR_ELT(out, 5, ScalarReal(S->mapping_norm));
+    SET_VECTOR_ELT(out, 6, ScalarReal(S->gap_ref));
     /* the sampler's state: init = fit continues its draws */
     SEXP perm = allocVector(INTSXP, S->n);
-    SET_VECTOR_ELT(out, 5, perm);
+    SET_VECTOR_ELT(out, 7, perm);
     memcpy(INTEGER(perm), S->perm, sizeof(int) * S->n);
     UNPROTECT(1);
     return out;

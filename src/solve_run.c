@@ -43,7 +43,9 @@ static void evaluate(cg_run *r, cg_problem *P, int iter, int test)
 
 void cg_run_evaluate(cg_run *r, cg_problem *P, int iter) { evaluate(r, P, iter, 1); }
 
-/* tol is relative to the objective, as scale-free as the problem; an
+/* tol is relative to the objective, as scale-free as the problem (or
+ * bounds the gap itself where the problem's gap is already relative,
+ * P->gap_relative); an
  * optimum near zero (an exact fit) is measured against a thousandth of the
  * objective at the start (the zero iterate) instead, so that it needs no gap
  * below rounding error. (Relative to the start alone, fits whose optimum is
@@ -51,7 +53,7 @@ void cg_run_evaluate(cg_run *r, cg_problem *P, int iter) { evaluate(r, P, iter, 
  * from non-finite numbers must never stop a run as converged. */
 int cg_run_small_gap(const cg_run *r, double gap)
 {
-    double scale = fmax(fabs(r->obj_test), 1e-3 * fabs(r->obj0));
+    double scale = r->gap_relative ? 1.0 : fmax(fabs(r->obj_test), 1e-3 * fabs(r->obj0));
     /* with constraints (homotopy), the gap bounds f - f* only near
      * feasibility: both must be small */
     if (!R_IsNA(r->infeas) && !(r->infeas <= r->ctl->tol * r->infeas_scale)) return 0;
@@ -103,6 +105,7 @@ int cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr)
     r->obj = NA_REAL; r->gap = NA_REAL; r->last_eval = -1; r->last_progress = -1;
     r->eval_cost = 0; r->last_test = -1; r->obj_test = NA_REAL;
     r->infeas = NA_REAL; r->infeas_scale = 0;
+    r->gap_relative = P->gap_relative;
     r->t0 = cg_clock();
     cg_run_evaluate(r, P, 0);
     r->obj0 = R_FINITE(r->obj) ? r->obj : 0;

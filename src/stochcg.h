@@ -495,6 +495,10 @@ struct cg_problem {
      * (CG_ERR_TIMEOUT, recorded by cg_fail_status as a max_time stop); the
      * problem then keeps its last complete iterate */
     int    timed_steps;
+    /* nonzero: the gap P->evaluate returns is already scale-free (relative to
+     * a reference the problem states) and tol bounds it directly, instead of
+     * tol times the objective (stochastic_mf's stationarity measure) */
+    int    gap_relative;
     /* set by the run before each P->evaluate: 1 when the run may stop on
      * that evaluation (a test), 0 for a trace-only row; a problem may spend
      * less on rows that cannot stop the run (covariance) */
@@ -607,6 +611,7 @@ typedef struct {
     double infeas, infeas_scale;  /* homotopy: dist(A w, K) at the last evaluation
                                      and its tol scale; NA, 0 otherwise */
     double obj0;             /* the objective at the start: scale of tol */
+    int gap_relative;        /* P->gap_relative: tol bounds the gap itself */
     double obj_test;         /* ... and at the last test (see eval_due) */
     int last_test;
     double eval_cost;        /* seconds the last evaluation took */

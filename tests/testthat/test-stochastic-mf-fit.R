@@ -17,8 +17,9 @@ with_warnings_smf <- function(expr) {
   list(fit = fit, warnings = msgs)
 }
 
-test_that("gap is the norm of the proximal gradient mapping at the returned W", {
+test_that("gap is ||G(W)|| ||W|| / f_ref, G the proximal gradient mapping at the returned W", {
   Y <- small_data()
+  f_ref <- sum(Y^2) / (2 * ncol(Y))
   for (model in c("odl", "orpca")) {
     set.seed(2)
     fit <- stochastic_mf(Y, 2, model = model, control = cg_control(progress = FALSE))
@@ -29,10 +30,44 @@ test_that("gap is the norm of the proximal gradient mapping at the returned W", 
     G <- (W %*% tcrossprod(cf$H) - (Y - R) %*% t(cf$H)) / ncol(Y)
     eta <- fit$gap_step
     Z <- matrix(stochcg:::smf_prox(spec, W - eta * G, "dict", eta, nrow(W), 2), nrow(W))
-    expect_equal(fit$gap, sqrt(sum((W - Z)^2)) / eta, tolerance = 1e-8, info = model)
+    mapping <- sqrt(sum((W - Z)^2)) / eta
+    expect_equal(fit$mapping_norm, mapping, tolerance = 1e-8, info = model)
+    expect_equal(fit$gap_reference, f_ref, tolerance = 1e-12, info = model)
+    expect_equal(fit$gap, mapping * sqrt(sum(W^2)) / f_ref, tolerance = 1e-8, info = model)
+    expect_equal(fit$trace$gap[nrow(fit$trace)], fit$gap)
     psi <- if (model == "orpca") fit$lambda1 / (2 * ncol(Y)) * sum(W^2) else 0
     expect_equal(fit$objective, mean(cf$loss) + psi, tolerance = 1e-10, info = model)
   }
+})
+
+test_that("gap does not change when the data are scaled (bounded dictionary set)", {
+  Y <- abs(small_data(seed = 5))
+  gaps <- vapply(c(1, 1e4), function(s) {
+    set.seed(6)
+    # lambda scaled with the data keeps the problem the same up to scale
+    fit <- stochastic_mf(s * Y, 2, model = "odl", lambda = s * 0.1, outer = 3,
+                         control = cg_control(progress = FALSE))
+    c(fit$gap, fit$mapping_norm)
+  }, c(0, 0))
+  expect_equal(gaps[1, 2], gaps[1, 1], tolerance = 1e-6)       # relative: the same
+  expect_equal(gaps[2, 2] / gaps[2, 1], 1e8, tolerance = 1e-6)  # raw: scale^2
+})
+
+test_that("tol bounds the relative gap: the run stops at the first test below it", {
+  Y <- small_data(seed = 7, n = 200)
+  set.seed(8)
+  ref <- stochastic_mf(Y, 2, model = "odl", outer = 30,
+                       control = cg_control(tol = 0, eval_every = 5, progress = FALSE))
+  tol <- signif(ref$trace$gap[6], 3) * 1.01     # met first at or before row 6
+  first <- which(ref$trace$gap <= tol)[1]
+  set.seed(8)
+  fit <- stochastic_mf(Y, 2, model = "odl", outer = 30,
+                       control = cg_control(tol = tol, eval_every = 5, progress = FALSE))
+  expect_true(fit$converged)
+  expect_equal(fit$iterations, ref$trace$iter[first])
+  expect_lte(fit$gap, tol)
+  expect_match(fit$message, "stationarity .* below tol = ")
+  expect_output(print(fit), "Certificate: stationarity .*f_ref = \\|\\|Y\\|\\|\\^2 / \\(2n\\); no duality gap")
 })
 
 test_that("the trace counts data passes, samples and sub-problems", {
@@ -68,6 +103,9 @@ test_that("set.seed reproduces a fit; a dgCMatrix gives the dense fit", {
     expect_identical(a$solution$W, b$solution$W)
     expect_equal(s$solution$W, a$solution$W, tolerance = 1e-10)
     expect_equal(s$trace$objective, a$trace$objective, tolerance = 1e-10)
+    # the stationarity measure and its reference ||Y||^2 / (2n) from the CSC columns
+    expect_equal(s$trace$gap, a$trace$gap, tolerance = 1e-8)
+    expect_equal(s$gap_reference, sum(Y^2) / (2 * ncol(Y)), tolerance = 1e-14)
   }
   set.seed(5)
   fit <- stochastic_mf(S, 2, model = "odl", control = cg_control(progress = FALSE))
@@ -91,7 +129,9 @@ test_that("predict, fitted, print and plot", {
                ignore_attr = TRUE)
   out <- capture.output(print(fit))
   expect_match(out[1], "stochastic_mf fit \\(method \"vr\"\\)")
-  expect_true(any(grepl("^Certificate: stationarity [0-9.e+-]+ \\(norm of the proximal gradient mapping", out)))
+  expect_true(any(grepl(paste0("^Certificate: stationarity [0-9.e-]+ \\(\\|\\|G\\(W\\)\\|\\| ",
+                               "\\|\\|W\\|\\| / f_ref"), out)))
+  expect_false(any(grepl("[Dd]uality gap [0-9]", c(out, capture.output(print(summary(fit)))))))
   expect_true(any(grepl("model orpca, k = 2", out)))
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off())
@@ -156,6 +196,7 @@ test_that("a data function Y(idx) gives the fit of the matrix, read in minibatch
                                     control = cg_control(max_iter = 20, eval_every = 5, progress = FALSE))
     expect_identical(b$solution$W, a$solution$W)
     expect_identical(b$trace$objective, a$trace$objective)
+    expect_identical(b$trace$gap, a$trace$gap)           # f_ref from the calls' columns
     # full passes of 80 columns, minibatches of b columns, nothing else
     expect_true(all(widths %in% c(1L, 2L, ncol(Y), a$batch_size)))
   }
