@@ -48,7 +48,8 @@
 #'   constraint rows (at least one is needed).
 #' @param batch For `"hsagcgm_v2"` and `"h1sfw"`: rows drawn per iteration
 #'   (default 5% of \eqn{m}).
-#' @param beta0 `"auto"` (1 in normalized units) or a positive number.
+#' @param beta0 `"auto"` (default; the rules of [kmeans_sdp()], adaptive for
+#'   `"hsagcgm_v1"`) or a positive number, in normalized units.
 #' @param control Solver settings from [cg_control()] (`tol` default here
 #'   `1e-3`, `max_iter` 5000).
 #' @returns A fit of class `c("sdp_fit", "cg_fit")`: `solution$X` a
@@ -100,7 +101,7 @@ sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
   if (!(norm_A > 0)) norm_A <- 1
   s <- 1 / norm_A
   An <- Amat * s
-  beta0 <- check_beta0(beta0, method, function() {
+  b0 <- check_beta0(beta0, method, function() {
     if (m == 0L) return(NA)
     e <- min_eigen(C / norm_C)
     W1 <- if (trace == "=" || e$value < 0) tcrossprod(e$vector) else matrix(0, n, n)
@@ -110,12 +111,14 @@ sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
     r <- z - ifelse(eq, bn, pmin(z, bn))
     sqrt(sum(as.vector(Matrix::crossprod(An, r))^2))
   })
+  beta0 <- b0[["beta0"]]; beta0_adapt <- b0[["adapt"]]
   spec <- list(problem = "sdp", method = method, C = C / norm_C,
                A_p = An@p, A_i = An@i, A_x = An@x,
                b = as.double(b) * s / alpha, eq = as.integer(rep_len(type, m) == "="),
                trace_eq = trace == "=", obj_scale = norm_C * alpha,
                infeas_scale = alpha * norm_A, b_norm = sqrt(sum(b^2)), beta0 = beta0,
-               batch_constraints = batch)
+               batch_constraints = batch,
+               beta0_adapt = beta0_adapt)
   if (method %in% c("hsagcgm_v2", "h1sfw", "hspider")) {   # the rows, for sampling
     At <- Matrix::t(An)
     spec$At_p <- At@p; spec$At_i <- At@i; spec$At_x <- At@x
@@ -128,7 +131,6 @@ sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
   fit$solution <- list(X = psd_factors(X))
   fit$dual <- y
   fit$lower_bound <- fit$objective - fit$gap
-  fit$beta0 <- beta0
   fit <- certify_infeasible(fit, C, alpha, trace)
   class(fit) <- c("sdp_fit", "cg_fit")
   finish_fit(fit, started)

@@ -64,14 +64,16 @@ sparsest_cut_sdp <- function(adjacency, method = c("cgal", "hsagcgm_v1", "hsagcg
   # the pull (see check_beta0): the objective alone picks W1 = 0 (L is psd
   # with L 1 = 0), where only the equality row is violated
   fro <- sqrt(n * (n - 1)^2 + n * (n - 1))
-  beta0 <- check_beta0(beta0, method, function() n / (4 * fro))
+  b0 <- check_beta0(beta0, method, function() n / (4 * fro))
+  beta0 <- b0[["beta0"]]; beta0_adapt <- b0[["adapt"]]
   batch <- row_batch(batch, n * (n - 1) * (n - 2) / 2)
   control <- as_control(control, max_iter = 2000L)
   L <- diag(rowSums(Wt)) - Wt
   norm_L <- sqrt(sum(L^2))
   if (!(norm_L > 0)) stop_arg("adjacency", "has no edges: every cut has sparsity 0")
   spec <- list(problem = "sparsest_cut", method = method, C = L / norm_L,
-               obj_scale = n * norm_L, beta0 = beta0, batch_constraints = batch)
+               obj_scale = n * norm_L, beta0 = beta0, batch_constraints = batch,
+               beta0_adapt = beta0_adapt)
   fit <- cg_run(spec, control, "sparsest_cut_sdp", call, started)
   fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
   X <- fit$solution$X
@@ -80,7 +82,6 @@ sparsest_cut_sdp <- function(adjacency, method = c("cgal", "hsagcgm_v1", "hsagcg
   sw <- sweep_cut(X, Wt)
   fit$cut <- sw$cut
   fit$sparsity <- sw$sparsity
-  fit$beta0 <- beta0
   class(fit) <- c("sparsest_cut_sdp_fit", "cg_fit")
   finish_fit(fit, started)
 }
