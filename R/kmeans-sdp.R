@@ -101,8 +101,8 @@
 #'   rows), or a `dist` object of Euclidean distances.
 #' @param k Number of clusters, \eqn{2 \le k < n}{2 <= k < n}.
 #' @param method `"cgal"` (default: with "auto" \eqn{\beta_0}{beta0} it had
-#'   the smallest error after 1000 iterations of the five methods on all
-#'   eight benchmark SDPs of `inst/bench/sdp_beta0.R`, and its dual iterate
+#'   the smallest error after 1000 iterations of the five methods on 10 of
+#'   the 11 benchmark SDPs of `inst/bench/sdp_beta0.R`, and its dual iterate
 #'   tightens the certificate), `"hsagcgm_v1"`, `"hsagcgm_v2"`, `"h1sfw"` or
 #'   `"hspider"`.
 #' @param batch For `"hsagcgm_v2"` and `"h1sfw"`: constraints drawn per
