@@ -27,18 +27,27 @@
 #' the constraints pull against the unit-norm cost): CGAL
 #' \eqn{\min(100, \max(1, 0.09/g^2))}{min(100, max(1, 0.09 / g^2))} (1,
 #' the value those authors recommend for normalized problems, unless the
-#' pull is weak, as in the sparsest cut), the smoothing methods below
-#' \eqn{c\, g^p}{c g^p}: `"hsagcgm_v1"` \eqn{0.4\, g^{1.6}}{0.4 g^1.6},
-#' `"hsagcgm_v2"` \eqn{4.5\, g^{2.4}}{4.5 g^2.4}, `"h1sfw"`
-#' \eqn{0.32\, g^{1.8}}{0.32 g^1.8}, `"hspider"` \eqn{0.5\, g}{0.5 g}.
-#' Checked against a grid of \eqn{\beta_0}{beta0} on 11 k-means, MaxCut and
-#' sparsest-cut SDPs (`inst/bench/sdp_beta0.R`, error = relative objective
-#' residual + infeasibility over the last 20% of 1000 iterations; the
-#' rules were fitted on 8, 3 held out): "auto" lands within a factor 2 of
-#' the grid's best on all 11 for CGAL, on 8 to 10 for the others, whose
-#' best \eqn{\beta_0}{beta0} also depends on what \eqn{g}{g} does not see
-#' (on the held-out Heawood graph `"hsagcgm_v1"` wants a fifth of "auto");
-#' pass a number to tune it (see `vignette("homotopy-sdp")`).
+#' pull is weak, as in the sparsest cut), the sampling methods below
+#' \eqn{c\, g^p}{c g^p}: `"hsagcgm_v2"` \eqn{4.5\, g^{2.4}}{4.5 g^2.4},
+#' `"h1sfw"` \eqn{0.32\, g^{1.8}}{0.32 g^1.8}, `"hspider"` \eqn{0.5\,
+#' g}{0.5 g}. For `"hsagcgm_v1"`, "auto" adapts: it starts at \eqn{0.8\,
+#' g^{1.6}}{0.8 g^1.6} and at iterations 128, 256, 512, \ldots lowers
+#' \eqn{\beta_0}{beta0} (never raises it, at most 4-fold at a time) toward
+#' \eqn{0.14\, g / \|y_k\|}{0.14 g / ||y_k||}, where \eqn{y_k = (AW_k -
+#' \mathrm{proj}_K(AW_k)) / \beta_k}{y_k = (A W_k - proj_K(A W_k)) / beta_k}
+#' estimates the multipliers (paper 003's Corollary 4.2 balances its
+#' objective and infeasibility bounds at \eqn{\beta_0}{beta0} of order
+#' \eqn{1/\|y^*\|}{1 / ||y*||}); each check reads the constraints once, and
+#' the fit's `beta0` is the last value used. A number is used as given, on
+#' the paper's schedule. Checked against a grid of \eqn{\beta_0}{beta0} on
+#' 11 k-means, MaxCut and sparsest-cut SDPs (`inst/bench/sdp_beta0.R`,
+#' error = relative objective residual + infeasibility over the last 20% of
+#' 1000 iterations; the rules were fitted on 8, 3 held out): "auto" lands
+#' within a factor 2 of the grid's best on all 11 for CGAL, on 9 or 10 for
+#' the others, whose best \eqn{\beta_0}{beta0} also depends on what neither
+#' \eqn{g}{g} nor \eqn{y_k}{y_k} sees (on the held-out Heawood graph
+#' `"hsagcgm_v1"` ends at 2.8 times the grid's best, with 4.8 times its
+#' error); pass a number to tune it (see `vignette("homotopy-sdp")`).
 #' The methods of
 #' paper 003:
 #' `"hsagcgm_v1"` (Alg. 1, Variant 1: smoothing \eqn{\beta_k = \beta_0 /
@@ -92,22 +101,23 @@
 #'   rows), or a `dist` object of Euclidean distances.
 #' @param k Number of clusters, \eqn{2 \le k < n}{2 <= k < n}.
 #' @param method `"cgal"` (default: with "auto" \eqn{\beta_0}{beta0} it had
-#'   the smallest error after 1000 iterations of the five methods on all
-#'   eight benchmark SDPs of `inst/bench/sdp_beta0.R`, and its dual iterate
+#'   the smallest error after 1000 iterations of the five methods on 10 of
+#'   the 11 benchmark SDPs of `inst/bench/sdp_beta0.R`, and its dual iterate
 #'   tightens the certificate), `"hsagcgm_v1"`, `"hsagcgm_v2"`, `"h1sfw"` or
 #'   `"hspider"`.
 #' @param batch_size For `"hsagcgm_v2"` and `"h1sfw"`: constraints drawn per
 #'   iteration (default 5% of them, the fraction of paper 003's experiments).
 #' @param beta0 Starting penalty (CGAL) or smoothing (the others):
 #'   `"auto"` (default) or a positive number, in normalized units (see
-#'   Details); the fit's `beta0` is the value used.
+#'   Details); the fit's `beta0` is the value used (for `"hsagcgm_v1"` with
+#'   "auto", the value of the last iteration).
 #' @param init `NULL`, or a previous `kmeans_sdp()` fit of the same points
-#'   and `k`: its state (the iterate, the multipliers, the iteration count)
-#'   starts this fit, which continues it. With the same method, `beta0` and
-#'   `batch_size`, `"cgal"` and `"hsagcgm_v1"` (deterministic) give the fit
-#'   of one longer run; the sampling methods restart their estimators (a warm
-#'   start). The state is kept in `fit$state` (2 or 3 \eqn{n^2} doubles; set
-#'   it to `NULL` to drop it).
+#'   and `k`: its state (the iterate, the multipliers, the iteration count
+#'   and the last `beta0`) starts this fit, which continues it. With the same
+#'   method, `beta0` and `batch_size`, `"cgal"` and `"hsagcgm_v1"`
+#'   (deterministic) give the fit of one longer run; the sampling methods
+#'   restart their estimators (a warm start). The state is kept in
+#'   `fit$state` (2 or 3 \eqn{n^2} doubles; set it to `NULL` to drop it).
 #' @param control Solver settings from [cg_control()]; `tol` (default here
 #'   `1e-3`) bounds the relative gap and the relative infeasibility,
 #'   `max_iter` defaults to 5000 (the certified gap closes slowly, see Details).
@@ -151,17 +161,14 @@ kmeans_sdp <- function(x, k, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1s
   method <- match_choice(method, homotopy_methods, "method")
   norm_D <- sqrt(sum(D^2))
   if (!(norm_D > 0)) stop_arg("x", "has all points equal: nothing to cluster")
-  beta0 <- check_beta0(beta0, method, function() kmeans_pull(D / norm_D, k))
+  b0 <- check_beta0(beta0, method, function() kmeans_pull(D / norm_D, k))
   batch <- row_batch(batch_size, n + n^2)
   control <- as_control(control, max_iter = 5000L)
   spec <- list(problem = "kmeans", method = method, C = D / norm_D, k = as.double(k),
-               obj_scale = 0.5 * norm_D * k, beta0 = beta0,
-               batch_constraints = batch)
-  key <- list(method = method, beta0 = beta0, batch = batch, k = as.double(k),
-              data = c(n, sum(D), sum(D * (seq_len(n) %% 7 + 1))))
-  start <- sdp_start(init, "kmeans_sdp_fit", n, key)
-  fit <- cg_run(c(spec, start$spec), control, "kmeans_sdp", call, started)
-  fit <- sdp_keep_state(fit, key, start, init)
+               obj_scale = 0.5 * norm_D * k, beta0 = b0[["beta0"]],
+               batch_constraints = batch, beta0_adapt = b0[["adapt"]])
+  fit <- sdp_run(spec, control, "kmeans_sdp", "kmeans_sdp_fit", call, started, init, n,
+                 data = c(n, sum(D), sum(D * (seq_len(n) %% 7 + 1)), k))
   fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
   X <- fit$solution$X
   dimnames(X) <- list(rownames(D), rownames(D))
@@ -172,7 +179,6 @@ kmeans_sdp <- function(x, k, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1s
   fit$centers <- if (inherits(x, "dist")) NULL else cluster_centers(x, fit$labels, k)
   fit$lower_bound <- fit$objective - fit$gap
   fit$k <- as.integer(k)
-  fit$beta0 <- beta0
   class(fit) <- c("kmeans_sdp_fit", "cg_fit")
   finish_fit(fit, started)
 }
@@ -222,20 +228,29 @@ row_batch <- function(batch, m) {
 # last iterate alone swings by a factor 5 between neighbouring beta0), and
 # checked on problems held out of the fit. cgal: 0.09 / g^2 within [1, 100]
 # (1, SketchyCGAL's advice for normalized problems, unless the pull is weak,
-# as in the sparsest cut). `pull` is called only for "auto".
+# as in the sparsest cut). hsagcgm_v1 adapts (beta0_adaptive): it starts at
+# `start` times its rule and the solver lowers beta0 toward c g / ||y_k||
+# at k = 128, 256, ... (cg_solve_homotopy; y_k the multiplier estimate of
+# the smoothing), c fitted on the same 8 problems. Returns c(beta0 = the
+# starting value, adapt = c g, 0 when beta0 stays fixed). `pull` is called
+# only for "auto".
 beta0_rules <- list(hsagcgm_v1 = c(c = 0.4, p = 1.6), hsagcgm_v2 = c(c = 4.5, p = 2.4),
                     h1sfw = c(c = 0.32, p = 1.8), hspider = c(c = 0.5, p = 1))
+beta0_adaptive <- list(hsagcgm_v1 = c(c = 0.14, start = 2))
 check_beta0 <- function(beta0, method = "cgal", pull = function() 1) {
   if (identical(beta0, "auto")) {
     g <- pull()
-    if (!is.finite(g) || g <= 0) return(1)      # no constraint pulls: beta0 is moot
-    if (method == "cgal") return(min(100, max(1, 0.09 / g^2)))
+    if (!is.finite(g) || g <= 0) return(c(beta0 = 1, adapt = 0))  # no constraint pulls: moot
+    if (method == "cgal") return(c(beta0 = min(100, max(1, 0.09 / g^2)), adapt = 0))
     rule <- beta0_rules[[method]]
-    return(unname(rule["c"] * g^rule["p"]))
+    adaptive <- beta0_adaptive[[method]]
+    if (is.null(adaptive)) return(c(beta0 = unname(rule["c"] * g^rule["p"]), adapt = 0))
+    return(c(beta0 = unname(adaptive["start"] * rule["c"] * g^rule["p"]),
+             adapt = unname(adaptive["c"] * g)))
   }
   if (!is.numeric(beta0) || length(beta0) != 1L || !is.finite(beta0) || beta0 <= 0)
     stop_arg("beta0", "must be \"auto\" or a positive number")
-  as.double(beta0)
+  c(beta0 = as.double(beta0), adapt = 0)
 }
 
 # the unit eigenvector of symmetric C's smallest eigenvalue, and that value

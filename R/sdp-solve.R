@@ -48,15 +48,16 @@
 #'   constraint rows (at least one is needed).
 #' @param batch_size For `"hsagcgm_v2"` and `"h1sfw"`: rows drawn per iteration
 #'   (default 5% of \eqn{m}).
-#' @param beta0 `"auto"` (1 in normalized units) or a positive number.
+#' @param beta0 `"auto"` (default; the rules of [kmeans_sdp()], adaptive for
+#'   `"hsagcgm_v1"`) or a positive number, in normalized units.
 #' @param init `NULL`, or a previous fit of this function on the same
-#'   problem: its state (the iterate, the multipliers, the iteration count)
-#'   starts this fit, which continues it. With the same method, `beta0` and
-#'   `batch_size`, `"cgal"` and `"hsagcgm_v1"` (deterministic) give the fit
-#'   of one longer run; the sampling methods restart their estimators (a warm
-#'   start). The state is kept in `fit$state` (about 2 to 3 \eqn{n^2}
-#'   doubles, more for the sparsest cut's multipliers under `"cgal"`; set it
-#'   to `NULL` to drop it).
+#'   problem: its state (the iterate, the multipliers, the iteration count
+#'   and the last `beta0`) starts this fit, which continues it. With the same
+#'   method, `beta0` and `batch_size`, `"cgal"` and `"hsagcgm_v1"`
+#'   (deterministic) give the fit of one longer run; the sampling methods
+#'   restart their estimators (a warm start). The state is kept in
+#'   `fit$state` (about 2 to 3 \eqn{n^2} doubles, more for the sparsest
+#'   cut's multipliers under `"cgal"`; set it to `NULL` to drop it).
 #' @param control Solver settings from [cg_control()] (`tol` default here
 #'   `1e-3`, `max_iter` 5000).
 #' @returns A fit of class `c("sdp_fit", "cg_fit")`: `solution$X` a
@@ -109,7 +110,7 @@ sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
   if (!(norm_A > 0)) norm_A <- 1
   s <- 1 / norm_A
   An <- Amat * s
-  beta0 <- check_beta0(beta0, method, function() {
+  b0 <- check_beta0(beta0, method, function() {
     if (m == 0L) return(NA)
     e <- min_eigen(C / norm_C)
     W1 <- if (trace == "=" || e$value < 0) tcrossprod(e$vector) else matrix(0, n, n)
@@ -123,17 +124,14 @@ sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
                A_p = An@p, A_i = An@i, A_x = An@x,
                b = as.double(b) * s / alpha, eq = as.integer(rep_len(type, m) == "="),
                trace_eq = trace == "=", obj_scale = norm_C * alpha,
-               infeas_scale = alpha * norm_A, b_norm = sqrt(sum(b^2)), beta0 = beta0,
-               batch_constraints = batch)
+               infeas_scale = alpha * norm_A, b_norm = sqrt(sum(b^2)), beta0 = b0[["beta0"]],
+               batch_constraints = batch, beta0_adapt = b0[["adapt"]])
   if (method %in% c("hsagcgm_v2", "h1sfw", "hspider")) {   # the rows, for sampling
     At <- Matrix::t(An)
     spec$At_p <- At@p; spec$At_i <- At@i; spec$At_x <- At@x
   }
-  key <- list(method = method, beta0 = beta0, batch = batch,
-              data = c(n, m, sum(C), sum(An@x), sum(An@i), sum(b), trace == "=", spec$eq))
-  start <- sdp_start(init, "sdp_fit", n, key)
-  fit <- cg_run(c(spec, start$spec), control, "sdp_solve", call, started)
-  fit <- sdp_keep_state(fit, key, start, init)
+  fit <- sdp_run(spec, control, "sdp_solve", "sdp_fit", call, started, init, n,
+                 data = c(n, m, sum(C), sum(An@x), sum(An@i), sum(b), trace == "=", spec$eq))
   fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
   X <- alpha * fit$solution$W
   y <- norm_C * s * fit$solution$y
@@ -141,7 +139,6 @@ sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
   fit$solution <- list(X = psd_factors(X))
   fit$dual <- y
   fit$lower_bound <- fit$objective - fit$gap
-  fit$beta0 <- beta0
   fit <- certify_infeasible(fit, C, alpha, trace)
   class(fit) <- c("sdp_fit", "cg_fit")
   finish_fit(fit, started)
@@ -229,28 +226,29 @@ psd_factors <- function(X) {
   lowrank(e$vectors[, keep, drop = FALSE], e$values[keep], e$vectors[, keep, drop = FALSE])
 }
 
-# The state of a previous SDP fit (init): its raw iterate and multipliers,
-# the iteration count (the methods' schedules count on), and whether this
-# run continues it exactly (same problem and settings: `key`).
-sdp_start <- function(init, class, n, key) {
-  if (is.null(init)) return(NULL)
-  fun <- sub("_fit$", "", class)
-  if (!inherits(init, class)) stop_arg("init", "must be NULL or a fit of ", fun, "()")
-  st <- init$state
-  if (is.null(st$state_W) || length(st$state_W) != as.double(n) * n)
-    stop_arg("init", "has no state for a problem of this size (a fit of other data, or ",
-             "its `state` dropped?)")
-  if (!identical(st$key$data, key$data) || !identical(st$key$k, key$k))
-    stop_arg("init", "is a fit of other data")
-  iter <- as.integer(init$iterations)
-  list(spec = c(st[setdiff(names(st), "key")], list(iter_offset = iter)),
-       iter = iter, exact = identical(st$key, key))
-}
-
-# Moves the solver's state out of the solution into fit$state (with the
-# settings `key` a continuing run must share) and, for a continued fit,
-# joins the traces.
-sdp_keep_state <- function(fit, key, start, init) {
+# One SDP fit through cg_run, continuing `init` (a previous fit of class
+# `class`) when given: its state (raw iterate, A W, multipliers, penalty,
+# passes), its iteration count (the methods' schedules count on) and, when
+# the run continues it exactly (same problem `data` and settings), its last
+# beta0 (an adapted "auto" goes on). The solver's state is moved from the
+# solution into fit$state, and a continued fit's trace joins its init's.
+sdp_run <- function(spec, control, problem, class, call, started, init, n, data) {
+  key <- list(method = spec$method, beta0 = spec$beta0, adapt = spec$beta0_adapt,
+              batch = spec$batch_constraints, data = data)
+  start <- NULL
+  if (!is.null(init)) {
+    if (!inherits(init, class)) stop_arg("init", "must be NULL or a fit of ", problem, "()")
+    st <- init$state
+    if (is.null(st$state_W) || length(st$state_W) != as.double(n) * n)
+      stop_arg("init", "has no state for a problem of this size (a fit of other data, or ",
+               "its `state` dropped?)")
+    if (!identical(st$key$data, data)) stop_arg("init", "is a fit of another problem")
+    iter <- as.integer(init$iterations)
+    start <- list(iter = iter, exact = identical(st$key, key))
+    spec <- c(spec, st[setdiff(names(st), "key")], list(iter_offset = iter))
+    if (start$exact && is.numeric(init$beta0)) spec$beta0 <- init$beta0
+  }
+  fit <- cg_run(spec, control, problem, call, started)
   sol <- fit$solution
   is_state <- startsWith(names(sol), "state_")
   fit$state <- c(sol[is_state], list(key = key))

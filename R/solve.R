@@ -41,12 +41,15 @@ cg_run <- function(spec, control, problem, call, started, gap_relative = FALSE,
   if (status == "interrupted") warning("fit interrupted after ", res$iterations,
                                        " iterations", call. = FALSE)
   if (status == "error") warning(message, call. = FALSE)
-  list(solution = res$solution, objective = last$objective, gap = last$gap,
-       infeasibility = NA_real_, trace = trace, method = spec$method,
-       problem = problem, control = control,
-       converged = identical(status, "converged"), status = status,
-       message = message, iterations = res$iterations,
-       time = wall_clock() - started, solver_time = last$time, call = call)
+  fit <- list(solution = res$solution, objective = last$objective, gap = last$gap,
+              infeasibility = NA_real_, trace = trace, method = spec$method,
+              problem = problem, control = control,
+              converged = identical(status, "converged"), status = status,
+              message = message, iterations = res$iterations,
+              time = wall_clock() - started, solver_time = last$time, call = call)
+  # homotopy methods: the beta0 the last iteration used (adaptive "auto" rescales it)
+  if (!is.na(res$beta0)) fit$beta0 <- res$beta0
+  fit
 }
 
 wall_clock <- function() proc.time()[["elapsed"]]

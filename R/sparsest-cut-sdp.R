@@ -73,19 +73,17 @@ sparsest_cut_sdp <- function(adjacency, method = c("cgal", "hsagcgm_v1", "hsagcg
   # the pull (see check_beta0): the objective alone picks W1 = 0 (L is psd
   # with L 1 = 0), where only the equality row is violated
   fro <- sqrt(n * (n - 1)^2 + n * (n - 1))
-  beta0 <- check_beta0(beta0, method, function() n / (4 * fro))
+  b0 <- check_beta0(beta0, method, function() n / (4 * fro))
   batch <- row_batch(batch_size, n * (n - 1) * (n - 2) / 2)
   control <- as_control(control, max_iter = 2000L)
   L <- diag(rowSums(Wt)) - Wt
   norm_L <- sqrt(sum(L^2))
   if (!(norm_L > 0)) stop_arg("adjacency", "has no edges: every cut has sparsity 0")
   spec <- list(problem = "sparsest_cut", method = method, C = L / norm_L,
-               obj_scale = n * norm_L, beta0 = beta0, batch_constraints = batch)
-  key <- list(method = method, beta0 = beta0, batch = batch,
-              data = c(n, sum(L), sum(L * (seq_len(n) %% 7 + 1))))
-  start <- sdp_start(init, "sparsest_cut_sdp_fit", n, key)
-  fit <- cg_run(c(spec, start$spec), control, "sparsest_cut_sdp", call, started)
-  fit <- sdp_keep_state(fit, key, start, init)
+               obj_scale = n * norm_L, beta0 = b0[["beta0"]], batch_constraints = batch,
+               beta0_adapt = b0[["adapt"]])
+  fit <- sdp_run(spec, control, "sparsest_cut_sdp", "sparsest_cut_sdp_fit", call, started,
+                 init, n, data = c(n, sum(L), sum(L * (seq_len(n) %% 7 + 1))))
   fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
   X <- fit$solution$X
   fit$lower_bound <- fit$objective - fit$gap
@@ -93,7 +91,6 @@ sparsest_cut_sdp <- function(adjacency, method = c("cgal", "hsagcgm_v1", "hsagcg
   sw <- sweep_cut(X, Wt)
   fit$cut <- sw$cut
   fit$sparsity <- sw$sparsity
-  fit$beta0 <- beta0
   class(fit) <- c("sparsest_cut_sdp_fit", "cg_fit")
   finish_fit(fit, started)
 }

@@ -188,6 +188,8 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     o.t0 = asInteger(cg_list_get(spec, "t0"));
     o.beta0 = asReal(cg_list_get(spec, "beta0"));
     o.batch_constraints = asInteger(cg_list_get(spec, "batch_constraints"));
+    SEXP adapt = cg_list_get(spec, "beta0_adapt");
+    o.beta0_adapt = isNull(adapt) ? 0.0 : asReal(adapt);
     o.sgd_beta = asReal(cg_list_get(spec, "sgd_beta"));
     o.sgd_beta_prime = asReal(cg_list_get(spec, "sgd_beta_prime"));
     o.smf_output = asInteger(cg_list_get(spec, "smf_output"));
@@ -206,13 +208,15 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
      * is taken here */
     if (status != CG_STOP_ERROR && cg_interrupted()) status = CG_STOP_INTERRUPT;
 
-    static const char *names[] = {"solution", "trace", "status", "iterations", "message", ""};
+    static const char *names[] = {"solution", "trace", "status", "iterations", "message",
+                                  "beta0", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, problem->solution(&P));
     SET_VECTOR_ELT(out, 1, cg_trace_to_list(&tr));
     SET_VECTOR_ELT(out, 2, mkString(stop_names[status]));
     SET_VECTOR_ELT(out, 3, ScalarInteger(iters));
     SET_VECTOR_ELT(out, 4, mkString(P.failure));   /* "" unless status "error" */
+    SET_VECTOR_ELT(out, 5, ScalarReal(P.homotopy ? P.beta0_used : NA_REAL));
     UNPROTECT(1);
     return out;
 }

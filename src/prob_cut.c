@@ -187,7 +187,8 @@ static void cut_step(cg_problem *P, double eta)
             for (int i = 0; i < n; i++) q->W[i + (size_t) j * n] += eta * q->s[i] * q->s[j];
 }
 
-/* cgal only (the multipliers exist) */
+/* y <- y + step r: cgal only (the multipliers exist); the other methods
+ * call it for ||r|| alone (bound 0), with y = 0 */
 static double cut_dual_step(cg_problem *P, double beta, double sigma, double bound)
 {
     cut *q = (cut *) P->self;
@@ -198,7 +199,8 @@ static double cut_dual_step(cg_problem *P, double beta, double sigma, double bou
         for (int i = 0; i < k; i++)
             for (int j = 0; j < q->n; j++) {
                 if (j == i || j == k) continue;
-                const double z = tri_value(q, q->W, i, j, k), w = z + q->Y[l++] / beta;
+                const double z = tri_value(q, q->W, i, j, k);
+                const double w = z + (q->Y ? q->Y[l++] / beta : 0.0);
                 const double r = w < 0.0 ? z - w : z;      /* z - min(w, 0) */
                 r2 += r * r;
             }

@@ -160,7 +160,7 @@ static double km_dual_step(cg_problem *P, double beta, double sigma, double boun
     double r2 = 0.0;
     for (int i = 0; i < n; i++) r2 += (km->z1[i] - b) * (km->z1[i] - b);
     for (size_t e = 0; e < (size_t) n * n; e++) {
-        const double z = c * km->W[e], q = z + km->Y[e] / beta;
+        const double z = c * km->W[e], q = z + (km->Y ? km->Y[e] / beta : 0.0);
         const double r = q > 0.0 ? z - q : z;
         r2 += r * r;
     }

@@ -44,7 +44,19 @@
  * refreshes f's SAG table from a minibatch before each gradient.
  * An iteration of cgal or hsagcgm_v1 reads every constraint once (one
  * epoch); the sampling methods' epochs count the row residuals evaluated
- * (hspider's corrections read each drawn row at two iterates). */
+ * (hspider's corrections read each drawn row at two iterates).
+ * Adaptive beta0 (o->beta0_adapt = c > 0; R's beta0 = "auto" of hsagcgm_v1,
+ * issue 11): paper 003's Cor. 4.2 bounds f - f* above by (C1 + ...) / sqrt(k),
+ * C1 = 2 D^2 ||A|| / beta0, and below by -||y*|| dist(A w, K), with dist <=
+ * (3 beta0 ||y*|| / 2 + sqrt(2 C1)) / sqrt(k): the two balance at beta0 ~
+ * D sqrt(||A||) / ||y*||, 1 / ||y*|| in normalized units. The iterate's
+ * own multiplier estimate y_k = (A w_k - proj_K(A w_k)) / beta_k tends to
+ * y*; at k = 128, 256, 512, ... (before, y_k is dominated by the
+ * conditional-gradient error), beta0 <- min(beta0, max(beta0 / 4, c /
+ * ||y_k||)). Never upward: the smoothing keeps decreasing, as the analysis
+ * needs, and a too-small beta0 inflates ||y_k|| (the penalty, not the
+ * smoothing, then sets the residual), which from above it cannot reach.
+ * Each check costs one pass over the rows (counted in n_grad, not epochs). */
 #include "stochcg.h"
 #include <math.h>
 
@@ -52,8 +64,12 @@ int cg_solve_homotopy(cg_problem *P, const cg_solver_opts *o, const cg_control *
                       cg_trace *tr, int *iters)
 {
     const cg_homotopy_ops *h = P->homotopy;
-    const double beta0 = o->beta0;
+    double beta0 = o->beta0;
     const int method = o->method, shcgm = method == CG_METHOD_SHCGM;
+    const int adapt = o->beta0_adapt > 0.0 && method != CG_METHOD_CGAL && !shcgm &&
+                      h->dual_step != NULL;
+    double next_check = 128.0;                    /* adaptive beta0: k = 128, 256, ... */
+    while (next_check < P->iter_offset + 1.0) next_check *= 2.0;   /* a resumed fit */
     const int sampled = method == CG_METHOD_HSAGCGM_V2 || method == CG_METHOD_H1SFW ||
                         method == CG_METHOD_HSPIDER;
     cg_rows_est est;
@@ -65,6 +81,12 @@ int cg_solve_homotopy(cg_problem *P, const cg_solver_opts *o, const cg_control *
     while (t < ctl->max_iter && stop < 0) {
         /* the paper's iteration counter; a resumed fit's iterations count */
         const double k = P->iter_offset + t + 1.0;
+        if (adapt && k == next_check) {           /* adaptive beta0: see above */
+            const double y_norm = h->dual_step(P, 1.0, 0.0, 0.0) * prev_penalty;
+            r.n_grad += sampled ? est.m : 1.0;    /* a pass over the rows */
+            if (y_norm > 0.0) beta0 = fmin(beta0, fmax(0.25 * beta0, o->beta0_adapt / y_norm));
+            next_check *= 2.0;
+        }
         double penalty = beta0 * sqrt(k + 1.0);   /* cgal */
         if (method != CG_METHOD_CGAL) penalty = sqrt(k + 1.0) / beta0;  /* 1 / beta_k */
         if (shcgm) penalty = sqrt(k + 8.0) / beta0;
@@ -98,5 +120,6 @@ int cg_solve_homotopy(cg_problem *P, const cg_solver_opts *o, const cg_control *
         stop = cg_run_after_iter(&r, P, t, 1);
     }
     *iters = t;
+    P->beta0_used = beta0;
     return cg_run_finish(&r, P, *iters, stop);
 }

@@ -368,7 +368,8 @@ typedef struct {
     void   (*step)(cg_problem *P, double eta);
     /* ||r||, r = A w - proj_K(A w + y / beta), then y <- y + sigma r when
      * sigma ||r||^2 <= bound (else sigma = bound / ||r||^2); bound <= 0: y
-     * unchanged. Returns ||r|| */
+     * unchanged. Returns ||r||. Also called, with bound 0, by the methods
+     * that keep no multipliers (y = 0; adaptive beta0) */
     double (*dual_step)(cg_problem *P, double beta, double sigma, double bound);
     /* dist(A w, K); *scale: what tol measures it against (e.g. ||b||) */
     double (*infeasibility)(cg_problem *P, double *scale);
@@ -518,6 +519,8 @@ struct cg_problem {
      * problem. */
     double mu, mu0, lip_loss, lip_reg;
     int    mu_auto;
+    /* homotopy: the beta0 of the last iteration (adaptive beta0 rescales it) */
+    double beta0_used;
 };
 
 /* problem constructors (prob_*.c): unpack the R spec, allocate with R_alloc,
@@ -582,6 +585,9 @@ typedef struct {
      * rows drawn per iteration by hsagcgm_v2 and h1sfw */
     double beta0;
     int batch_constraints;
+    /* > 0: adaptive beta0 (hsagcgm_v1's "auto"), lowered at k = 128, 256,
+     * ... toward beta0_adapt / ||y_k|| (cg_solve_homotopy); 0: fixed */
+    double beta0_adapt;
     /* stochastic matrix factorization (inner: m, batch_inner: b, eta: the
      * vr step, <= 0: 1 / curvature at the first snapshot); sgd steps
      * gamma_t = sgd_beta / (b t + sgd_beta_prime) (<= 0: automatic);

@@ -154,6 +154,13 @@ test_that("init: a cgal fit continued equals one longer run (k-means, sparsest c
   v1 <- function(k, init = NULL) kmeans_sdp(x, 3, method = "hsagcgm_v1", beta0 = 0.1,
                                             init = init, control = ctl(k))
   same(v1(30, init = v1(30)), v1(60))
+  # and its adaptive "auto", lowered at k = 128 and 256: across the checks
+  va <- function(k, init = NULL) kmeans_sdp(x, 3, method = "hsagcgm_v1", init = init,
+                                            control = ctl(k))
+  long_a <- va(300)
+  expect_lt(long_a$beta0, va(100)$beta0)          # a check lowered it after iteration 100
+  same(va(150, init = va(150)), long_a)
+  expect_identical(va(150, init = va(150))$beta0, long_a$beta0)
   A <- as.matrix(igraph::as_adjacency_matrix(igraph::make_graph("Frucht")))
   cut <- function(k, init = NULL) sparsest_cut_sdp(A, init = init, control = ctl(k))
   same(cut(20, init = cut(20)), cut(40))
@@ -166,7 +173,7 @@ test_that("init: a cgal fit continued equals one longer run (k-means, sparsest c
   # other settings: a warm start; other data: an error
   warm <- kmeans_sdp(x, 3, beta0 = 2, init = long, control = ctl(10))
   expect_match(paste(capture.output(print(warm)), collapse = "\n"), "warm start from a fit of 60")
-  expect_error(kmeans_sdp(iris[2:41, 1:4], 3, init = long), "^`init` is a fit of other data$")
+  expect_error(kmeans_sdp(iris[2:41, 1:4], 3, init = long), "^`init` is a fit of another problem$")
   expect_error(kmeans_sdp(x, 3, init = list()), "^`init` must be NULL or a fit of kmeans_sdp\\(\\)$")
   expect_error(kmeans_sdp(iris[1:30, 1:4], 3, init = long),
                "^`init` has no state for a problem of this size")

@@ -145,7 +145,8 @@ test_that("beta0 = \"auto\": the pull rule, by method", {
   fro <- sqrt(8 * 49 + 8 * 7)                      # ||n I - J||_F, n = 8
   expect_equal(sparsest_cut_sdp(A, control = ctl)$beta0, 0.09 / (8 / (4 * fro))^2)
   g <- 8 / (4 * fro)
-  expect_equal(sparsest_cut_sdp(A, method = "hsagcgm_v1", control = ctl)$beta0, 0.4 * g^1.6)
+  # hsagcgm_v1 starts at twice its rule, adapted from k = 128 on (test-sdp-solve.R)
+  expect_equal(sparsest_cut_sdp(A, method = "hsagcgm_v1", control = ctl)$beta0, 2 * 0.4 * g^1.6)
   expect_equal(sparsest_cut_sdp(A, method = "hsagcgm_v2", control = ctl)$beta0, 4.5 * g^2.4)
   expect_equal(sparsest_cut_sdp(A, method = "h1sfw", control = ctl)$beta0, 0.32 * g^1.8)
   expect_equal(sparsest_cut_sdp(A, method = "hspider", control = ctl)$beta0, 0.5 * g)

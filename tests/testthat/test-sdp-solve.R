@@ -130,3 +130,65 @@ test_that("the solution's eigen-factors keep every eigenvalue above 1e-8 of the 
   expect_identical(ncol(lr$u), 70L)
   expect_equal(sort(lr$d), sort(d), tolerance = 1e-8)
 })
+
+# hsagcgm_v1 (paper 003, Alg. 1 Variant 1) in plain R, in sdp_solve's
+# normalized units (C / ||C||_F, rows over ||A||, W = X / trace_bound, tr W
+# = 1), for unit-diagonal rows diag X = 1: smoothing beta_k = beta0 /
+# sqrt(k + 1), step 2 / (k + 1). `adapt` > 0: the adaptive beta0 of "auto"
+# (cg_solve_homotopy): at k = 128, 256, ..., beta0 <- min(beta0, max(beta0
+# / 4, adapt / ||y||)), y = (A W - b) / beta_(k-1).
+ref_hsagcgm_v1 <- function(C, alpha, beta0, iters, adapt = 0) {
+  n <- nrow(C)
+  Cn <- C / sqrt(sum(C^2))                   # ||A|| = 1 for the unit-diagonal rows
+  b <- rep(1 / alpha, n)
+  W <- diag(n) / n
+  check <- 128
+  for (t in seq_len(iters) - 1) {
+    k <- t + 1
+    if (adapt > 0 && k == check) {
+      y <- sqrt(sum((diag(W) - b)^2)) * sqrt(k) / beta0
+      beta0 <- min(beta0, max(beta0 / 4, adapt / y))
+      check <- 2 * check
+    }
+    V <- Cn + diag(diag(W) - b) * sqrt(k + 1) / beta0
+    u <- eigen(V, symmetric = TRUE)$vectors[, n]
+    W <- W + 2 / (k + 1) * (tcrossprod(u) - W)
+  }
+  list(X = alpha * W, beta0 = beta0)
+}
+
+test_that("hsagcgm_v1: a number is the paper's schedule, \"auto\" the documented adaptive beta0", {
+  set.seed(3)
+  n <- 6
+  C <- crossprod(matrix(rnorm(n * n), n)) - 2 * diag(n)      # distinct eigenvalues
+  E <- lapply(seq_len(n), function(i) { M <- matrix(0, n, n); M[i, i] <- 1; M })
+  run <- function(beta0, iters) sdp_solve(C, E, rep(1, n), trace_bound = n, method = "hsagcgm_v1",
+                                          beta0 = beta0, control = cg_control(max_iter = iters, tol = 0))
+  X_of <- function(fit) as.matrix(fit$solution$X)
+  fit <- run(0.05, 300)
+  ref <- ref_hsagcgm_v1(C, n, 0.05, 300)
+  expect_equal(X_of(fit), ref$X, tolerance = 1e-7)   # X keeps eigenvalues above 1e-8 of the top
+  expect_identical(fit$beta0, 0.05)                          # a number stays fixed
+  # "auto": starts at twice the pull rule 0.4 g^1.6, then c = 0.14 g over ||y||
+  Cn <- C / sqrt(sum(C^2))
+  v <- eigen(Cn, symmetric = TRUE)$vectors[, n]
+  g <- sqrt(sum((diag(tcrossprod(v)) - 1 / n)^2))            # ||A'(A W1 - b)||, A' diagonal
+  auto <- run("auto", 600)
+  ref <- ref_hsagcgm_v1(C, n, 2 * 0.4 * g^1.6, 600, adapt = 0.14 * g)
+  expect_equal(auto$beta0, ref$beta0, tolerance = 1e-10)
+  expect_lt(auto$beta0, 2 * 0.4 * g^1.6)                     # it did adapt (downward)
+  expect_equal(X_of(auto), ref$X, tolerance = 1e-7)
+  expect_identical(X_of(run("auto", 600)), X_of(auto))      # deterministic
+  # a check costs one pass over the rows: 600 gradients + checks at 128, 256, 512
+  expect_equal(max(auto$trace$n_grad), 603)
+})
+
+test_that("hsagcgm_v1 with adaptive beta0 on the MaxCut SDP of K_8 (optimum -2): error below 0.01", {
+  n <- 8
+  W <- matrix(1, n, n) - diag(n)
+  E <- lapply(seq_len(n), function(i) { M <- matrix(0, n, n); M[i, i] <- 1; M })
+  fit <- sdp_solve(W / 4, E, rep(1, n), trace_bound = n, method = "hsagcgm_v1",
+                   control = cg_control(max_iter = 1000, tol = 0))
+  err <- abs(fit$objective + 2) / 2 + fit$infeasibility / sqrt(n)   # the bench's error
+  expect_lt(err, 0.01)
+})
