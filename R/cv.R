@@ -136,20 +136,18 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 20L
 #' error of the minimum) are computed as in [cv_sparse_regression()], and the
 #' fit on all entries is taken at the chosen radius.
 #'
-#' The default radii follow softImpute's penalties mapped to radii: with
-#' \eqn{s_1 \ge \dots \ge s_k}{s_1 >= ... >= s_k} the \eqn{k = \min(30,
-#' \lfloor\min(m, n)/2\rfloor)}{k = min(30, floor(min(m, n) / 2))} largest
-#' singular values of the matrix of observed values (zero elsewhere; values
-#' centred by the overall mean, and by the row and column means for
-#' `center = "both"`) divided by the fraction \eqn{q}{q} of entries observed
-#' (for a matrix sampled uniformly at rate \eqn{q}{q} that matrix is about
-#' \eqn{q}{q} times the full one), the radius for a penalty
-#' \eqn{\lambda}{lambda} is \eqn{\sum_i (s_i - \lambda)_+}{sum_i max(s_i -
-#' lambda, 0)}, the nuclear norm of the soft-thresholded estimate, for
-#' `nradius` values of \eqn{\lambda}{lambda} log-spaced from \eqn{s_1}{s_1}
-#' down to `ratio` times it. For `"binomial"` the values
-#' are first put on the logit scale (times 4, the slope of the logit at
-#' 1/2), for `"poisson"` on the log scale (\eqn{\log(y + 1/2)}{log(y + 1/2)}).
+#' The default radii are `nradius` values log-spaced from `ratio` times
+#' \eqn{r_{\max}}{r_max} to \eqn{r_{\max}}{r_max}, the sum of the
+#' \eqn{k = \min(30, \lfloor\min(m, n)/2\rfloor)}{k = min(30, floor(min(m,
+#' n) / 2))} largest singular values of the matrix of observed values (zero
+#' elsewhere, repeated cells averaged; values centred by the overall mean,
+#' and by the row and column means for `center = "both"`). On MovieLens
+#' (\eqn{r_{\max}}{r_max} about 1000) the best radii were 460 to 700
+#' (`inst/bench/movielens.R`); on small simulated low-rank matrices
+#' observed at half the cells, about half of \eqn{r_{\max}}{r_max}. For
+#' `"binomial"` the values are first put on the logit scale (times 4, the
+#' slope of the logit at 1/2), for `"poisson"` on the log scale
+#' (\eqn{\log(y + 1/2)}{log(y + 1/2)}).
 #'
 #' @param Y Observed entries, as in [complete_matrix()].
 #' @param radius The radii to choose from (positive numbers, at least two),
@@ -157,8 +155,8 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 20L
 #' @param folds The number of folds (at least 2; entries assigned at random
 #'   with [sample()]), or a fold id per observed entry, in the order of
 #'   `complete_matrix(Y, ...)$obs`.
-#' @param nradius,ratio Length of the default radius sequence, and the
-#'   smallest-to-largest ratio of its penalties (see Details).
+#' @param nradius,ratio Length and smallest-to-largest ratio of the default
+#'   radius sequence.
 #' @param family,center,dims As in [complete_matrix()].
 #' @param ... Further arguments of [complete_matrix()] (e.g. `method`,
 #'   `batch_size`); not `init`, `box` or `lambda`.
@@ -182,7 +180,7 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 20L
 #' predict(cvfit, data.frame(row = 1:3, col = 1:3))
 #' truth[cbind(1:3, 1:3)]
 #' @export
-cv_complete_matrix <- function(Y, radius = NULL, folds = 5L, nradius = 15L, ratio = 0.01,
+cv_complete_matrix <- function(Y, radius = NULL, folds = 5L, nradius = 15L, ratio = 0.02,
                                family = c("gaussian", "poisson", "binomial"),
                                center = c("none", "mean", "both"), dims = NULL, ...,
                                control = cg_control()) {
@@ -200,7 +198,7 @@ cv_complete_matrix <- function(Y, radius = NULL, folds = 5L, nradius = 15L, rati
   N <- length(obs$value)
   if (N < 2L) stop_arg("Y", "must have at least two observed entries")
   control <- check_cv_control(control)
-  foldid <- make_folds(folds, N, what = "observed entries")
+  foldid <- make_folds(folds, N, "observed entry", "observed entries")
   if (is.null(radius)) {
     check_count(nradius, "nradius", min = 2)
     check_number(ratio, "ratio", min = 0, max = 1, strict_min = TRUE)
@@ -337,16 +335,16 @@ one_se_rule <- function(cvm, cvsd) {
 
 # fold ids 1..K for n units: K given (balanced, random order by sample()),
 # or a vector of ids
-make_folds <- function(folds, n, what = "rows") {
+make_folds <- function(folds, n, unit = "row", units = paste0(unit, "s")) {
   if (!is.numeric(folds) || anyNA(folds))
     stop_arg("folds", "must be a number of folds or a vector of fold ids")
   if (length(folds) == 1L) {
     check_count(folds, "folds", min = 2)
-    if (folds > n) stop_arg("folds", "must be at most the number of ", what, " (", n, ")")
+    if (folds > n) stop_arg("folds", "must be at most the number of ", units, " (", n, ")")
     return(sample(rep_len(seq_len(folds), n)))
   }
   if (length(folds) != n)
-    stop_arg("folds", "must have one fold id per ", sub("s$", "", what), " (", n, "), not ",
+    stop_arg("folds", "must have one fold id per ", unit, " (", n, "), not ",
              length(folds))
   if (any(folds != round(folds)) || any(folds < 1))
     stop_arg("folds", "ids must be whole numbers from 1")
@@ -435,9 +433,9 @@ least_squares <- function(X, y) {
   beta
 }
 
-# radii of soft-thresholded singular values of the observed matrix, scaled
-# to the full matrix (see ?cv_complete_matrix)
-default_completion_radii <- function(obs, family, center, nradius = 15L, ratio = 0.01) {
+# log-spaced up to the nuclear norm of the observed matrix's top singular
+# values (see ?cv_complete_matrix)
+default_completion_radii <- function(obs, family, center, nradius = 15L, ratio = 0.02) {
   z <- switch(family,
     gaussian = obs$value,
     binomial = 4 * (obs$value - mean(obs$value)),
@@ -453,15 +451,14 @@ default_completion_radii <- function(obs, family, center, nradius = 15L, ratio =
   M <- Matrix::sparseMatrix(i = obs$row, j = obs$col, x = z, dims = dims)  # repeats summed
   cnt <- Matrix::sparseMatrix(i = obs$row, j = obs$col, x = 1, dims = dims)
   M@x <- M@x / cnt@x                                                        # their mean
-  q <- length(M@x) / prod(as.double(dims))
   k <- max(1L, min(30L, min(dims) %/% 2L))
   d <- if (min(dims) <= 50L) svd(as.matrix(M), nu = 0, nv = 0)$d[seq_len(k)] else
     tryCatch(RSpectra::svds(M, k, nu = 0, nv = 0)$d,
              error = function(e) svd(as.matrix(M), nu = 0, nv = 0)$d[seq_len(k)])
-  s <- d / q
-  if (!all(is.finite(s)) || max(s) <= 0)
+  r_max <- sum(d)
+  if (!is.finite(r_max) || r_max <= 0)
     stop_arg("radius", "has no default: the observed values are constant; give the radii")
-  soft_threshold_radii(s, nradius, ratio)
+  r_max * exp(seq(log(ratio), 0, length.out = nradius))
 }
 
 # ---- methods ---------------------------------------------------------------

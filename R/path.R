@@ -70,6 +70,7 @@ check_radii <- function(radius, arg = "radius") {
 # ends the path with a warning, keeping the fits finished before it.
 fit_path <- function(fun, args, radius, init = NULL, call = NULL, started = wall_clock(),
                      progress = FALSE) {
+  force(started)
   radius <- check_radii(radius)
   n_total <- length(radius)
   fits <- vector("list", n_total)

@@ -67,11 +67,14 @@
 #' (its `solution$beta`) or a numeric vector, scaled into the ball when its
 #' l1 norm exceeds `radius`. From a fit, the step rule counts from its
 #' iterations, and the trace and `iterations` continue its own. With the
-#' same data and settings, `"fw"` and `"pfw"` then continue that run: a fit
-#' of `k` iterations resumed for `m` more equals one run of `k + m`
-#' iterations up to rounding (their state is the iterate; tested). The
-#' stochastic methods restart their running statistics, so for them `init`
-#' is a warm start only.
+#' same data and settings, `"fw"` continues that run: its state is the
+#' iterate, so a fit of `k` iterations resumed for `m` more equals one run
+#' of `k + m` iterations (tested). `"pfw"` recomputes its gradient on
+#' resuming, where one long run updates it: where exact line search has
+#' left a gradient entry at zero up to rounding the two can choose
+#' different away vertices, so they agree at convergence (to the accuracy
+#' `tol` certifies), not step by step. The stochastic methods restart
+#' their running statistics, so for them `init` is a warm start only.
 #'
 #' @section Paths:
 #' With several radii, `sparse_regression()` solves the problem at each, in
