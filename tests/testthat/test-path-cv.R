@@ -163,7 +163,7 @@ test_that("cv_sparse_regression chooses a radius near the truth's l1 norm", {
   expect_gte(cvfit$radius.min, 0.85 * l1)
   expect_lte(cvfit$radius.min, 1.2 * l1)
   expect_true(all(coef(cvfit)[1:4] != 0))               # the true support kept at 1se
-  expect_equal(nrow(cvfit$cv), 20L)
+  expect_equal(nrow(cvfit$cv), 30L)
   expect_true(all(diff(cvfit$cv$radius) > 0))
   # predict and coef from the cg_cv object are those of the chosen fits
   newx <- d$X[1:7, ]
@@ -173,7 +173,7 @@ test_that("cv_sparse_regression chooses a radius near the truth's l1 norm", {
   expect_identical(coef(cvfit, s = "radius.min"), coef(cvfit$path$fits[[cvfit$index[["min"]]]]))
   expect_identical(coef(cvfit, s = cvfit$cv$radius[3]), coef(cvfit$path$fits[[3]]))
   out <- capture.output(print(cvfit))
-  expect_match(out[1], "sparse_regression: 5-fold cross-validation over 20 radii, mean squared error")
+  expect_match(out[1], "sparse_regression: 5-fold cross-validation over 30 radii, mean squared error")
   expect_match(out[3], "^radius.min")
 })
 
@@ -185,20 +185,31 @@ test_that("cv_sparse_regression's choices agree with cv.glmnet on the same folds
   cvfit <- cv_sparse_regression(d$X, d$y, folds = foldid)
   g <- glmnet::cv.glmnet(d$X, d$y, foldid = foldid, intercept = FALSE, standardize = FALSE,
                          thresh = 1e-12)
-  l1 <- function(s) sum(abs(as.vector(coef(g, s = s))))
-  # the lasso in penalized form is the l1-ball problem at radius ||beta_lambda||_1;
-  # the two grids differ, so agreement is to about one grid step (5%)
-  expect_equal(cvfit$radius.1se, l1("lambda.1se"), tolerance = 0.05)
-  expect_equal(cvfit$radius.min, l1("lambda.min"), tolerance = 0.05)
+  # the lasso in penalized form is the l1-ball problem at radius
+  # ||beta_lambda||_1: compare the curves in radius space. Each 1se choice
+  # lies in the other's one-SE region (its curve, linear between grid
+  # points, within the minimum plus the SE there).
+  l1 <- colSums(abs(as.matrix(g$glmnet.fit$beta)))
+  at <- function(x, y, r) stats::approx(x, y, xout = r, ties = mean)$y
+  i <- which(g$lambda == g$lambda.min)
+  expect_lte(at(l1, g$cvm, cvfit$radius.1se), g$cvm[i] + g$cvsd[i])
+  j <- cvfit$index[["min"]]
+  expect_lte(at(cvfit$cv$radius, cvfit$cv$cvm, l1[g$lambda == g$lambda.1se]),
+             cvfit$cv$cvm[j] + cvfit$cv$cvsd[j])
+  expect_equal(cvfit$radius.1se, l1[g$lambda == g$lambda.1se], tolerance = 0.1,
+               ignore_attr = TRUE)
   expect_equal(min(cvfit$cv$cvm), min(g$cvm), tolerance = 0.01)
 })
 
-test_that("the default radii follow the soft-thresholded least-squares coefficients", {
-  d <- reg_data(n = 80, p = 10)
-  b <- abs(qr.solve(d$X, d$y))
-  lam <- max(b) * 0.001^((1:5) / 5)
-  expect_equal(stochcg:::default_regression_radii(d$X, d$y, 5, 0.001),
-               vapply(lam, function(l) sum(pmax(b - l, 0)), 0))
+test_that("the default radii rise to the l1 norm of the least squares of a diagonal design", {
+  # X'X / n = diag(4, 1, 1): the least-squares solution is c_j / d_j
+  set.seed(8)
+  Q <- qr.Q(qr(matrix(rnorm(50 * 3), 50, 3))) * sqrt(50)
+  X <- Q %*% diag(c(2, 1, 1))
+  y <- drop(X %*% c(1, -2, 0.5) + rnorm(50, sd = 0.1))
+  r <- stochcg:::default_regression_radii(X, y, 5, 0.01)
+  top <- sum(abs(qr.solve(X, y)))
+  expect_equal(r, top * 0.01^((4:0) / 4), tolerance = 1e-10)
 })
 
 test_that("cv_complete_matrix chooses a radius that predicts held-out entries", {
@@ -326,7 +337,7 @@ test_that("bad input to paths and cross-validation is rejected naming the argume
                "^`init` is not used by cross-validation \\(the path warm-starts itself\\)$")
   expect_error(cv_sparse_regression(d$X, d$y, nradius = 1), "^`nradius` must be at least 2$")
   expect_error(cv_sparse_regression(d$X, rep(0, 30)),
-               "^`radius` has no default: the least-squares solution is zero")
+               "^`radius` has no default: X'y is zero \\(is `y` zero\\?\\); give the radii$")
   cvfit <- cv_sparse_regression(d$X, d$y, radius = c(1, 2), folds = 3)
   expect_error(predict(cvfit, d$X, s = "lambda.min"),
                "^`s` must be one of \"radius.1se\", \"radius.min\", not \"lambda.min\"$")
