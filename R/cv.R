@@ -23,18 +23,18 @@
 #' `cvsd` (taken at `radius.min`) of the minimum.
 #'
 #' The default radii are `nradius` values log-spaced from `ratio` times
-#' \eqn{r_{\max}}{r_max} up to \eqn{r_{\max} = \sum_j |c_j| / d_j}{r_max =
-#' sum_j |c_j| / d_j}, \eqn{c = X^\top y/n}{c = X'y / n}, \eqn{d_j =
-#' \|x_j\|^2/n}{d_j = ||x_j||^2 / n}: the l1 norm of the least-squares
-#' solution if \eqn{X^\top X}{X'X} were diagonal (for such a design the
-#' lasso at penalty \eqn{\lambda}{lambda} is \eqn{\mathrm{sign}(c_j)(|c_j| -
-#' \lambda)_+/d_j}{sign(c_j) max(|c_j| - lambda, 0) / d_j}, glmnet's
-#' \eqn{\lambda_{\max} = \max_j |c_j|}{lambda_max = max |c_j|} giving
-#' radius 0). It costs one pass over `X`. On the data of
-#' `inst/bench/cv_regression.R` it lies above the l1 norm of glmnet's
-#' least-penalized fit (Boston with interactions: 350 against 311), and
-#' the steps of 17% between radii resolve the CV curve finely enough for
-#' the one-standard-error choice (see the benchmark).
+#' \eqn{r_{\max}}{r_max} up to \eqn{r_{\max}}{r_max}, the l1 norm of the
+#' least-squares solution on all rows: at larger radii the constraint does
+#' not bind (glmnet's \eqn{\lambda = 0}{lambda = 0}). When it is not unique
+#' (\eqn{n \le p}{n <= p}, or \eqn{X^\top X}{X'X} singular) a ridge solution
+#' with penalty \eqn{0.01\,\mathrm{mean}(\mathrm{diag}(X^\top X))}{0.01
+#' mean(diag(X'X))} stands in for it, and when both \eqn{n}{n} and \eqn{p}{p}
+#' exceed 2000 that of a design with a diagonal Gram matrix,
+#' \eqn{\sum_j |x_j^\top y| / \|x_j\|^2}{sum_j |x_j'y| / ||x_j||^2}. On the
+#' data of `inst/bench/cv_regression.R` glmnet's one-SE choices lie at 2%
+#' (stock returns) and 4% (Boston with interactions) of
+#' \eqn{r_{\max}}{r_max}, inside the default range, whose steps of 17%
+#' resolve the CV curve (see the benchmark).
 
 #' An interrupt (Ctrl-C) stops the cross-validation with an error of class
 #' `cg_cv_interrupt`, whose element `partial` holds what was done: the
@@ -379,17 +379,36 @@ heldout_loss <- function(family) {
     poisson = function(y, mu) 2 * (ifelse(y > 0, y * log(y / mu), 0) - (y - mu)))
 }
 
-# log-spaced up to the l1 norm of the lasso of a design with a diagonal
-# Gram matrix at lambda = 0 (see ?cv_sparse_regression)
+# log-spaced up to the l1 norm of the least-squares solution (see
+# ?cv_sparse_regression)
 default_regression_radii <- function(X, y, nradius = 30L, ratio = 0.01) {
-  n <- nrow(X)
-  xy <- as.vector(as.matrix(Matrix::crossprod(X, y))) / n
-  d <- Matrix::colSums(X^2) / n
-  keep <- d > 0
-  top <- sum(abs(xy[keep]) / d[keep])
+  top <- sum(abs(least_squares(X, y)))
   if (!is.finite(top) || top <= 0)
     stop_arg("radius", "has no default: X'y is zero (is `y` zero?); give the radii")
   top * exp(seq(log(ratio), 0, length.out = nradius))
+}
+
+# The least-squares coefficients, or where they are not unique (n <= p, or
+# X'X singular) ridge coefficients with penalty 0.01 mean(diag(X'X)), by
+# the p x p or the n x n system; when both p and n exceed 2000, those of a
+# design with a diagonal Gram matrix, (X'y)_j / ||x_j||^2 (one pass over X).
+least_squares <- function(X, y) {
+  n <- nrow(X); p <- ncol(X)
+  if (p <= 2000L) {
+    G <- as.matrix(Matrix::crossprod(X))
+    b <- as.vector(as.matrix(Matrix::crossprod(X, y)))
+    R <- if (n > p) tryCatch(chol(G), error = function(e) NULL)
+    if (!is.null(R) && min(diag(R)) > 1e-7 * max(diag(R)))
+      return(backsolve(R, backsolve(R, b, transpose = TRUE)))
+    return(solve(G + diag(0.01 * mean(diag(G)), p), b))
+  }
+  if (n <= 2000L) {
+    K <- as.matrix(Matrix::tcrossprod(X))
+    a <- solve(K + diag(0.01 * sum(diag(K)) / p, n), y)
+    return(as.vector(as.matrix(Matrix::crossprod(X, a))))
+  }
+  d <- Matrix::colSums(X^2)
+  ifelse(d > 0, as.vector(as.matrix(Matrix::crossprod(X, y))) / d, 0)
 }
 
 # log-spaced up to the nuclear norm of the observed matrix's top singular
