@@ -141,9 +141,10 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
 #' n) / 2))} largest singular values of the matrix of observed values (zero
 #' elsewhere, repeated cells averaged; values centred by the overall mean,
 #' and by the row and column means for `center = "both"`). On MovieLens
-#' (\eqn{r_{\max}}{r_max} about 1000) the best radii were 460 to 700
-#' (`inst/bench/movielens.R`); on small simulated low-rank matrices
-#' observed at half the cells, about half of \eqn{r_{\max}}{r_max}. For
+#' (90004 training ratings, `center = "both"`: \eqn{r_{\max} = 761}{r_max
+#' = 761}) the best radii of `inst/bench/movielens.R` were 460 to 700; on
+#' small simulated low-rank matrices observed at half the cells, about
+#' half of \eqn{r_{\max}}{r_max}. For
 #' `"binomial"` the values are first put on the logit scale (times 4, the
 #' slope of the logit at 1/2), for `"poisson"` on the log scale
 #' (\eqn{\log(y + 1/2)}{log(y + 1/2)}).

@@ -68,8 +68,7 @@ check_radii <- function(radius, arg = "radius") {
 # Solve fun(args..., radius = r, init = previous fit) along the radii (sorted
 # increasing). `init` is the warm start of the first fit. An interrupted fit
 # ends the path with a warning, keeping the fits finished before it.
-fit_path <- function(fun, args, radius, init = NULL, call = NULL, started = wall_clock(),
-                     progress = FALSE) {
+fit_path <- function(fun, args, radius, init = NULL, call = NULL, started = wall_clock()) {
   force(started)
   radius <- check_radii(radius)
   n_total <- length(radius)
@@ -91,9 +90,6 @@ fit_path <- function(fun, args, radius, init = NULL, call = NULL, started = wall
     fits[[k]] <- fit
     done <- k
     prev <- fit
-    if (progress)
-      message(sprintf("path: radius %d of %d (%s) in %.2f s", k, length(radius),
-                      format(radius[k], digits = 4), fit$time))
   }
   fits <- fits[seq_len(done)]
   radius <- radius[seq_len(done)]
