@@ -286,7 +286,7 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
     stop("cross-validation failed: the held-out loss is not finite at radii ",
          paste(format(radius[!is.finite(cvm)], digits = 4), collapse = ", "),
          call. = FALSE)
-  if (!all(cv$converged))
+  if (!all(cv$converged) && control$tol > 0)      # tol = 0: fixed iteration budgets
     warning(sprintf(paste("%d of %d fits did not reach tol (raise control$max_iter or",
                           "max_time); their held-out losses are used as they are"),
                     sum(!conv), length(conv)), call. = FALSE)
