@@ -69,8 +69,8 @@
 #'   \item{`foldid`, `folds`}{The fold of each row, the number of folds.}
 #'   \item{`fold_loss`}{Radii x folds matrix of mean held-out losses.}
 #'   \item{`loss`}{Name of the loss, `"mean squared error"`.}
-#'   \item{`problem`, `time`, `call`}{The problem name, seconds of the
-#'     whole call, the call.}
+#'   \item{`problem`, `tol`, `time`, `call`}{The problem name, the
+#'     `control$tol` of the fits, seconds of the whole call, the call.}
 #' }
 #' `plot()` draws the CV curve, `predict()` and `coef()` use the fit at
 #' `radius.1se` (or `s = "radius.min"`).
@@ -173,8 +173,9 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
 #' truth <- tcrossprod(matrix(rnorm(m * 2), m), matrix(rnorm(n * 2), n))
 #' obs <- data.frame(row = sample(m, 600, TRUE), col = sample(n, 600, TRUE))
 #' obs$value <- truth[cbind(obs$row, obs$col)] + rnorm(600, sd = 0.5)
+#' # a fixed budget of 100 fw steps per radius (tol = 0), warm-started
 #' cvfit <- cv_complete_matrix(obs, folds = 4, nradius = 8, method = "fw",
-#'                             control = cg_control(max_iter = 100))
+#'                             control = cg_control(max_iter = 100, tol = 0))
 #' cvfit
 #' plot(cvfit)
 #' predict(cvfit, data.frame(row = 1:3, col = 1:3))
@@ -294,7 +295,7 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
   structure(list(cv = cv, radius.min = radius[pick[["min"]]],
                  radius.1se = radius[pick[["1se"]]], index = pick, path = full,
                  fit = full$fits[[pick[["1se"]]]], foldid = foldid, folds = K,
-                 fold_loss = fold_loss, loss = loss_name, problem = problem,
+                 fold_loss = fold_loss, loss = loss_name, problem = problem, tol = control$tol,
                  time = wall_clock() - started, call = call),
             class = "cg_cv")
 }
@@ -487,7 +488,7 @@ print.cg_cv <- function(x, ...) {
   rows <- x$cv[x$index, setdiff(names(x$cv), c("cvlo", "cvup")), drop = FALSE]
   rownames(rows) <- c("radius.min", "radius.1se")
   print(rows, digits = 4)
-  if (!all(x$cv$converged))
+  if (!all(x$cv$converged) && !identical(x$tol, 0))
     cat(sprintf("%d of %d radii have a fit that did not reach tol\n", sum(!x$cv$converged),
                 nrow(x$cv)))
   invisible(x)

@@ -299,6 +299,18 @@ test_that("an interrupted path keeps its finished fits; an interrupted CV says w
   expect_true(all(is.na(err$partial$fold_loss[, 2:3])))
 })
 
+test_that("progress gives one message per fold, the fits inside stay quiet", {
+  d <- reg_data(n = 30, p = 5)
+  msgs <- character(0)
+  withCallingHandlers(
+    cv_sparse_regression(d$X, d$y, radius = c(1, 2), folds = rep(1:3, 10),
+                         control = cg_control(progress = TRUE)),
+    message = function(m) { msgs <<- c(msgs, conditionMessage(m)); invokeRestart("muffleMessage") })
+  expect_length(msgs, 4L)
+  expect_match(msgs[1], "^CV: path of 2 radii on all the data in ")
+  for (k in 1:3) expect_match(msgs[k + 1L], sprintf("^CV fold %d of 3: 2 fits in ", k))
+})
+
 test_that("plots of paths and CV curves draw", {
   d <- reg_data()
   path <- sparse_regression(d$X, d$y, radius = c(1, 3, 5))
