@@ -20,6 +20,14 @@
 #' `coef()` gives the matrix of coefficients (one column per radius) for
 #' regression and `predict()` one column of predictions per radius.
 #'
+#' A warm-started fit counts its step rule from its init's iterations (see
+#' the warm starts of [complete_matrix()] and [sparse_regression()]), so
+#' along a path of `"sfw"` fits (step \eqn{K/(t+K-1)}{K / (t + K - 1)}) the
+#' later fits take shorter steps: on a small completion problem a path of 4
+#' radii at 300 iterations each ended within 5% of the objectives of cold
+#' starts with the same budget, slightly above them. Exact line search
+#' (`"fw"`, `"pfw"`) does not depend on the count.
+#'
 #' An interrupt (Ctrl-C) during a path stops it with a warning; the path
 #' returned holds the fits finished before it.
 #'
