@@ -432,7 +432,12 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
      * in R; the representations below are built from it (Stheta and the
      * fitted values as rows are drawn, the pairwise support here) */
     SEXP init = cg_list_get(spec, "init_beta");
-    if (!isNull(init)) memcpy(R->theta, cg_spec_real(spec, "init_beta", p), sizeof(double) * p);
+    if (!isNull(init)) {
+        memcpy(R->theta, cg_spec_real(spec, "init_beta", p), sizeof(double) * p);
+        double yy = 0.0;                   /* the objective at 0: ||y||^2 / (2n) */
+        for (int r = 0; r < n; r++) yy += R->y[r] * R->y[r];
+        P->obj_scale = yy / (2.0 * n);
+    }
     SEXP it0 = cg_list_get(spec, "iter_offset");
     P->iter_offset = isNull(it0) ? 0 : asInteger(it0);
     if (P->iter_offset < 0) error("spec: invalid iter_offset");

@@ -91,6 +91,19 @@ test_that("a regression path equals separate fits each warm-started by the previ
   expect_match(out[1], "sparse_regression path: 4 radii from 1 to 6")
 })
 
+test_that("warm starts past interpolation keep the cold start's scale of tol", {
+  # n < p: from radius 5 on the fits interpolate (objective ~ 0). A warm
+  # start there has no scale of its own; tol stays relative to the objective
+  # at 0 (||y||^2 / 2n), as for a cold start, and every fit converges.
+  set.seed(5)
+  X <- matrix(rnorm(20 * 50), 20, 50)
+  y <- drop(X[, 1:3] %*% c(2, -1, 1) + rnorm(20, sd = 0.5))
+  path <- sparse_regression(X, y, radius = c(2, 5, 10, 20, 40))
+  expect_true(all(path$summary$converged))
+  expect_lt(max(path$summary$objective[-1]), 1e-12)
+  expect_lt(max(path$summary$iterations[3:5]), 1000)
+})
+
 test_that("a completion path equals separate warm-started fits", {
   d <- comp_data()
   ctl <- cg_control(max_iter = 40)
