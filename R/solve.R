@@ -20,14 +20,15 @@ cg_run <- function(spec, control, problem, call, started) {
   trace <- as.data.frame(res$trace)
   last <- trace[nrow(trace), ]
   status <- res$status
+  scale <- tol_scale(trace, spec$obj_scale %||% 0)
   message <- switch(status,
     converged = sprintf("duality gap %.3g below tol x %s = %.3g", last$gap,
-                        if (tol_scale(trace) > abs(last$objective)) "|objective at start| / 1000"
-                        else "|objective|", control$tol * tol_scale(trace)),
+                        if (scale > abs(last$objective)) "|objective at start| / 1000"
+                        else "|objective|", control$tol * scale),
     max_iter = paste0(sprintf("reached max_iter = %d", control$max_iter),
-                      unfinished_hint(last$gap, trace, control, "max_iter")),
+                      unfinished_hint(last$gap, trace, control, "max_iter", spec$obj_scale %||% 0)),
     max_time = paste0(sprintf("reached max_time = %g s", control$max_time),
-                      unfinished_hint(last$gap, trace, control, "max_time")),
+                      unfinished_hint(last$gap, trace, control, "max_time", spec$obj_scale %||% 0)),
     interrupted = "interrupted by the user; the fit holds the last iterate",
     error = sprintf("stopped after %d iterations: %s; the fit holds the last iterate",
                     res$iterations,
@@ -46,17 +47,19 @@ cg_run <- function(spec, control, problem, call, started) {
 wall_clock <- function() proc.time()[["elapsed"]]
 
 # how far a run that ran out of budget is from its tolerance, and what to do
-unfinished_hint <- function(gap, trace, control, budget) {
+unfinished_hint <- function(gap, trace, control, budget, obj_scale = 0) {
   if (is.na(gap) || control$tol <= 0) return("")
   sprintf(" with the relative gap at %.2g > tol = %g: raise %s for more accuracy",
-          gap / tol_scale(trace), control$tol, budget)
+          gap / tol_scale(trace, obj_scale), control$tol, budget)
 }
 
 # what `tol` is relative to (as in C, cg_run_small_gap): the objective, or
-# a thousandth of the starting one if larger (optima near zero)
-tol_scale <- function(trace) {
+# a thousandth of the starting one if larger (optima near zero); a warm
+# start's starting objective is at least the cold start's, `obj_scale`
+tol_scale <- function(trace, obj_scale = 0) {
   obj0 <- trace$objective[1L]
-  max(abs(trace$objective[nrow(trace)]), 1e-3 * if (is.finite(obj0)) abs(obj0) else 0)
+  max(abs(trace$objective[nrow(trace)]),
+      1e-3 * max(if (is.finite(obj0)) abs(obj0) else 0, obj_scale))
 }
 
 # `time` is the wall clock of the whole call, from argument checks to the

@@ -178,7 +178,10 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   } else {
     spec$X <- X
   }
-  if (!is.null(start)) spec[c("init_beta", "iter_offset")] <- list(start$beta, start$iter)
+  # a warm start keeps the cold start's scale of tol: the objective at 0
+  if (!is.null(start))
+    spec[c("init_beta", "iter_offset", "obj_scale")] <- list(start$beta, start$iter,
+                                                             sum(y^2) / (2 * n))
 
   fit <- cg_run(spec, control, "sparse_regression", call, started)
   if (!is.null(start)) {

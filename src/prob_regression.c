@@ -434,9 +434,8 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
     SEXP init = cg_list_get(spec, "init_beta");
     if (!isNull(init)) {
         memcpy(R->theta, cg_spec_real(spec, "init_beta", p), sizeof(double) * p);
-        double yy = 0.0;                   /* the objective at 0: ||y||^2 / (2n) */
-        for (int r = 0; r < n; r++) yy += R->y[r] * R->y[r];
-        P->obj_scale = yy / (2.0 * n);
+        P->obj_scale = asReal(cg_list_get(spec, "obj_scale"));   /* objective at 0 */
+        if (!R_FINITE(P->obj_scale) || P->obj_scale < 0) error("spec: invalid obj_scale");
     }
     SEXP it0 = cg_list_get(spec, "iter_offset");
     P->iter_offset = isNull(it0) ? 0 : asInteger(it0);

@@ -102,6 +102,8 @@ test_that("warm starts past interpolation keep the cold start's scale of tol", {
   expect_true(all(path$summary$converged))
   expect_lt(max(path$summary$objective[-1]), 1e-12)
   expect_lt(max(path$summary$iterations[3:5]), 1000)
+  expect_match(path$fits[[4]]$message, sprintf(
+    "below tol x |objective at start| / 1000 = %.3g$", 1e-6 * 1e-3 * sum(y^2) / 40), fixed = FALSE)
 })
 
 test_that("a completion path equals separate warm-started fits", {
