@@ -212,7 +212,10 @@
 #'   the observations, a numeric matrix with `NA` for missing entries, or a
 #'   data frame with columns `row`, `col`, `value` (or its first three columns
 #'   in that order), 1-based.
-#' @param radius Radius \eqn{r > 0} of the nuclear-norm ball.
+#' @param radius Radius \eqn{r > 0} of the nuclear-norm ball, or several
+#'   radii: a [cg_path] of fits, solved in increasing order, each
+#'   warm-started (`init`) from the previous one. [cv_complete_matrix()]
+#'   chooses the radius by cross-validation.
 #' @param family `"gaussian"`, `"poisson"` or `"binomial"`.
 #' @param center `"none"`, `"mean"` (a free intercept) or `"both"`
 #'   (intercept plus row and column effects), fitted jointly with the
@@ -287,6 +290,10 @@
 #' predict(fit, data.frame(row = 1:3, col = 1:3))
 #' truth[cbind(1:3, 1:3)]
 #' predict(fit, data.frame(row = 1:3, col = 1:3), clip = c(-1, 1))
+#' # a path over radii, each fit warm-started from the previous one
+#' path <- complete_matrix(obs, radius = c(5, 10, 20, 40), method = "fw",
+#'                         control = cg_control(max_iter = 100))
+#' path
 #'
 #' # 1-bit completion with row and column effects, resumed for 200 more
 #' # iterations (the same as one run of 500)
@@ -316,6 +323,14 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
                             init = NULL, effects_ridge = 0, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
+  if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
+    if (!is.null(box) || !is.null(lambda))
+      stop_arg("radius", "must be a single number with `box` or `lambda` (a path ",
+               "warm-starts each fit by `init`, which they do not take)")
+    args <- mget(c("Y", "family", "center", "method", "batch_size", "sampling", "step",
+                   "K", "step_size", "dims", "effects_ridge", "control"))
+    return(fit_path(complete_matrix, args, radius, init, call, started))
+  }
   # ---- error checking
   family <- match_choice(family, c("gaussian", "poisson", "binomial"), "family")
   center <- match_choice(center, c("none", "mean", "both"), "center")

@@ -882,13 +882,8 @@ plot_cv <- function(cv, lambda, gamma, structure, ...) {
   width <- diff(range(xv[ok])) %||% 0
   for (g in seq_along(groups)) {
     i <- which(ok & group == groups[g])
-    i <- i[order(xv[i])]
-    lines(xv[i], y[i], type = "b", pch = 20, col = cols[g])
-    has_se <- i[se[i] > 0]
-    dx <- 0.006 * width * (g - (length(groups) + 1) / 2)
-    if (length(has_se))
-      segments(xv[has_se] + dx, y[has_se] - se[has_se], xv[has_se] + dx,
-               y[has_se] + se[has_se], col = cols[g])
+    draw_cv_curve(xv[i], y[i], se[i], add = TRUE, col = cols[g],
+                  dx = 0.006 * width * (g - (length(groups) + 1) / 2))
   }
   chosen <- if (by_gamma) gamma else lambda
   if (!is.null(chosen) && length(chosen) == 1L && is.finite(chosen) && chosen > 0)

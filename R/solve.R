@@ -23,7 +23,7 @@ cg_run <- function(spec, control, problem, call, started, gap_relative = FALSE,
   trace <- as.data.frame(res$trace)
   last <- trace[nrow(trace), ]
   status <- res$status
-  scale <- if (gap_relative) 1 else tol_scale(trace)
+  scale <- if (gap_relative) 1 else tol_scale(trace, spec$cold_objective %||% 0)
   message <- switch(status,
     converged = if (gap_relative) sprintf("%s %.3g below tol = %g", gap_name, last$gap,
                                           control$tol)
@@ -63,10 +63,12 @@ unfinished_hint <- function(gap, scale, control, budget) {
 }
 
 # what `tol` is relative to (as in C, cg_run_small_gap): the objective, or
-# a thousandth of the starting one if larger (optima near zero)
-tol_scale <- function(trace) {
+# a thousandth of the starting one if larger (optima near zero); a warm
+# start's starting objective is at least the cold start's, `cold_objective`
+tol_scale <- function(trace, cold_objective = 0) {
   obj0 <- trace$objective[1L]
-  max(abs(trace$objective[nrow(trace)]), 1e-3 * if (is.finite(obj0)) abs(obj0) else 0)
+  max(abs(trace$objective[nrow(trace)]),
+      1e-3 * max(if (is.finite(obj0)) abs(obj0) else 0, cold_objective))
 }
 
 # `time` is the wall clock of the whole call, from argument checks to the

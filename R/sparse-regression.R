@@ -60,7 +60,29 @@
 #' @param X Design matrix, n x p: a numeric matrix or a `Matrix` object
 #'   (sparse `dgCMatrix` is kept sparse).
 #' @param y Response, length n.
-#' @param radius Radius \eqn{r > 0} of the l1 ball.
+#' @param radius Radius \eqn{r > 0} of the l1 ball, or several radii: a
+#'   path (see "Paths").
+#' @section Warm starts:
+#' `init` starts the run from a point: the coefficients of a previous fit
+#' (its `solution$beta`) or a numeric vector, scaled into the ball when its
+#' l1 norm exceeds `radius`. From a fit, the step rule counts from its
+#' iterations, and the trace and `iterations` continue its own. With the
+#' same data and settings, `"fw"` continues that run: its state is the
+#' iterate, so a fit of `k` iterations resumed for `m` more equals one run
+#' of `k + m` iterations (tested). `"pfw"` recomputes its gradient on
+#' resuming, where one long run updates it: where exact line search has
+#' left a gradient entry at zero up to rounding the two can choose
+#' different away vertices, so they agree at convergence (to the accuracy
+#' `tol` certifies), not step by step. The stochastic methods restart
+#' their running statistics, so for them `init` is a warm start only.
+#'
+#' @section Paths:
+#' With several radii, `sparse_regression()` solves the problem at each, in
+#' increasing order, each fit warm-started from the previous one (a smaller
+#' ball's solution lies in the next ball), and returns a [cg_path] of the
+#' fits: `plot()` draws the coefficient paths, `coef()` and `predict()`
+#' take a `radius`. [cv_sparse_regression()] chooses the radius by
+#' cross-validation.
 #' @param method `"pfw"` (pairwise Frank-Wolfe, the default; see Default
 #'   method), `"sfw"` (stochastic Frank-Wolfe), `"fw"` (deterministic
 #'   Frank-Wolfe) or `"spg"` (stochastic projected gradient with step
@@ -76,6 +98,9 @@
 #' @param step_size Step of `"spg"`; `NULL` for \eqn{1/L}.
 #' @param gram Keep the Gram matrix of the drawn rows (`TRUE`) or their
 #'   fitted values (`FALSE`); `NULL` chooses `TRUE` when `p <= 2000`.
+#' @param init `NULL`, a previous fit of `sparse_regression()` with the same
+#'   number of columns, or a coefficient vector of length \eqn{p}: the run
+#'   starts from it (see "Warm starts").
 #' @param control Solver settings from [cg_control()]. Unless `max_iter`
 #'   is given, `"pfw"` runs up to \eqn{10^5} steps (they cost \eqn{O(p)},
 #'   and it needs at least one per nonzero coefficient), the other methods
@@ -96,14 +121,23 @@
 #' fit <- sparse_regression(X, y, radius = 6)
 #' fit
 #' round(coef(fit)[1:5], 3)
+#' # a path over radii, each fit warm-started from the previous one
+#' path <- sparse_regression(X, y, radius = c(1, 2, 4, 6, 8))
+#' path
+#' round(coef(path, radius = 4)[1:5], 3)
 #' @export
 sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
                               batch_size = NULL,
                               sampling = c("shuffle", "stream", "replace"),
                               step = NULL, K = 2L, step_size = NULL,
-                              gram = NULL, control = cg_control()) {
+                              gram = NULL, init = NULL, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
+  if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
+    args <- mget(c("X", "y", "method", "batch_size", "sampling", "step", "K",
+                   "step_size", "gram", "control"))
+    return(fit_path(sparse_regression, args, radius, init, call, started))
+  }
   # ---- error checking
   method <- match_choice(method, c("pfw", "sfw", "fw", "spg"), "method")
   sampling <- match_choice(sampling, c("shuffle", "stream", "replace"), "sampling")
@@ -126,6 +160,8 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
     stop_arg("gram", "= TRUE needs p^2 doubles; with ", p, " columns use gram = FALSE")
   control <- as_control(control, max_iter = if (method == "pfw") 1e5 else 1000)
 
+  start <- if (!is.null(init)) regression_start(init, p, radius) else NULL
+
   # ---- problem spec
   sparse <- inherits(X, "Matrix")
   spec <- list(problem = "regression", method = method, step = step,
@@ -142,8 +178,16 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   } else {
     spec$X <- X
   }
+  # a warm start keeps the cold start's scale of tol: the objective at 0
+  if (!is.null(start))
+    spec[c("init_beta", "iter_offset", "cold_objective")] <- list(start$beta, start$iter,
+                                                             sum(y^2) / (2 * n))
 
   fit <- cg_run(spec, control, "sparse_regression", call, started)
+  if (!is.null(start)) {
+    fit <- continue_trace(fit, init, list(iter = start$iter, exact = FALSE))
+    fit$notes <- start$note
+  }
   beta <- fit$solution$beta
   names(beta) <- colnames(X)
   fit$solution$beta <- beta
@@ -153,6 +197,41 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   fit$nobs <- n
   class(fit) <- c("sparse_regression_fit", "cg_fit")
   finish_fit(fit, started)
+}
+
+# Warm start from `init`: a sparse_regression() fit or a coefficient vector
+# of length p, scaled into the l1 ball of `radius` when outside it. From a
+# fit, the step rule counts from its iterations (iter).
+regression_start <- function(init, p, radius) {
+  iter <- 0L
+  if (inherits(init, "sparse_regression_fit")) {
+    beta <- init$solution$beta
+    iter <- init$iterations
+    if (!is.numeric(iter) || length(iter) != 1L || is.na(iter) || iter < 0)
+      stop_arg("init", "has an invalid `iterations` (a fit altered by hand?)")
+    if (!is.numeric(beta) || length(beta) != p || !all_finite(beta))
+      stop_arg("init", "is a fit with ", length(beta), " coefficients, but `X` has ",
+               p, " columns")
+  } else if (is.numeric(init) && is.null(dim(init))) {
+    if (length(init) != p)
+      stop_arg("init", "must have length ", p, " (one per column of `X`), not ", length(init))
+    if (!all_finite(init)) stop_arg("init", "contains NA, NaN or Inf")
+    beta <- init
+  } else {
+    stop_arg("init", "must be NULL, a fit of sparse_regression() or a numeric vector")
+  }
+  beta <- as.double(beta)
+  l1 <- sum(abs(beta))
+  scaled <- l1 > radius
+  if (scaled) beta <- beta * (radius / l1)
+  note <- sprintf("warm start from %s%s%s",
+                  if (iter > 0L) sprintf("a fit of %d iterations", as.integer(iter))
+                  else "the coefficients given",
+                  if (scaled) sprintf(" (scaled from l1 norm %s into the ball)",
+                                      format(l1, digits = 4)) else "",
+                  if (iter > 0L) sprintf("; step rule counted from %d", as.integer(iter))
+                  else "")
+  list(beta = beta, iter = as.integer(iter), note = note)
 }
 
 # largest eigenvalue of X'X / n

@@ -4,7 +4,9 @@
 #' low-rank estimation. Problem-level functions such as [sparse_regression()]
 #' and [complete_matrix()] validate their input, build a problem
 #' specification and hand it to one C entry point; the result is a `cg_fit`
-#' object with a convergence trace (see [cg_fit]).
+#' object with a convergence trace (see [cg_fit]). Given several radii they
+#' return a [cg_path] of warm-started fits; [cv_sparse_regression()] and
+#' [cv_complete_matrix()] choose the radius by K-fold cross-validation.
 #'
 #' Semidefinite programs by homotopy conditional gradient and CGAL (paper
 #' 003): [kmeans_sdp()], [sparsest_cut_sdp()] and the general

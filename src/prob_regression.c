@@ -428,6 +428,18 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
     }
     R->theta = cg_zeros(p); R->g = cg_zeros(p);
     R->res = cg_zeros(n); R->gfull = cg_zeros(p);
+    /* warm start (init =): a point of the ball, checked and scaled into it
+     * in R; the representations below are built from it (Stheta and the
+     * fitted values as rows are drawn, the pairwise support here) */
+    SEXP init = cg_list_get(spec, "init_beta");
+    if (!isNull(init)) {
+        memcpy(R->theta, cg_spec_real(spec, "init_beta", p), sizeof(double) * p);
+        P->cold_objective = asReal(cg_list_get(spec, "cold_objective"));   /* objective at 0 */
+        if (!R_FINITE(P->cold_objective) || P->cold_objective < 0) error("spec: invalid cold_objective");
+    }
+    SEXP it0 = cg_list_get(spec, "iter_offset");
+    P->iter_offset = isNull(it0) ? 0 : asInteger(it0);
+    if (P->iter_offset < 0) error("spec: invalid iter_offset");
     P->self = R;
     P->evaluate = reg_evaluate; P->epoch = reg_epoch; P->n_matvec = reg_n_matvec;
     P->svd_rank = 0;
@@ -441,7 +453,10 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
         R->support = (int *) R_alloc(p, sizeof(int));
         R->in_support = (int *) R_alloc(p, sizeof(int));
         for (int j = 0; j < p; j++) R->in_support[j] = -1;
-        R->slack = R->radius;
+        /* theta = sum_j |theta_j| / r (sign(theta_j) r e_j) + slack / r 0 */
+        double l1 = 0.0;
+        for (int j = 0; j < p; j++) { support_update(R, j); l1 += fabs(R->theta[j]); }
+        R->slack = fmax(R->radius - l1, 0.0);
         R->next_s = -1;
         P->pair = &regression_pair;
         return CG_OK;

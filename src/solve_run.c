@@ -108,7 +108,7 @@ int cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr)
     r->gap_relative = P->gap_relative;
     r->t0 = cg_clock();
     cg_run_evaluate(r, P, 0);
-    r->obj0 = R_FINITE(r->obj) ? r->obj : 0;
+    r->obj0 = fmax(R_FINITE(r->obj) ? fabs(r->obj) : 0, P->cold_objective);
     return cg_run_failed(P);
 }
 

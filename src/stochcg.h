@@ -492,6 +492,11 @@ struct cg_problem {
     /* iterations done before this run by the fit it resumes (warm start):
      * step-size rules count from them (fw loop) */
     int    iter_offset;
+    /* a warm-started run: the objective at the cold start (e.g. at 0), the
+     * scale of tol when larger than the warm start's own (an optimum near
+     * zero, reached by the fit it starts from, would leave no scale); 0:
+     * none */
+    double cold_objective;
     /* nonzero: the split step's kernels may be cut at the run's time limit
      * (CG_ERR_TIMEOUT, recorded by cg_fail_status as a max_time stop); the
      * problem then keeps its last complete iterate */

@@ -1,0 +1,555 @@
+# K-fold cross-validation over a path of radii: cv_sparse_regression()
+# (folds of rows) and cv_complete_matrix() (folds of observed entries) are
+# thin wrappers around one engine, cv_radius(), which fits the full-data path
+# and one path per fold (fit_path(), warm starts along the radii), scores the
+# held-out units, aggregates as cv.glmnet does and applies one_se_rule().
+
+#' Choose the l1 radius of a sparse regression by cross-validation
+#'
+#' K-fold cross-validation of [sparse_regression()] over a sequence of
+#' radii, like [glmnet::cv.glmnet()] over its `lambda` sequence: the rows
+#' are split into folds; for each fold the path over the radii is fitted on
+#' the other rows (in increasing order, each fit warm-started from the
+#' previous one) and scored by the mean squared error on the fold's rows.
+#' The path on all rows is fitted once more and the fit is taken there at
+#' the chosen radius.
+#'
+#' The CV curve is aggregated as cv.glmnet aggregates it: `cvm` is the mean
+#' over folds of each fold's mean held-out loss, weighted by the fold
+#' sizes, and `cvsd` its standard error, the square root of the weighted
+#' variance across folds divided by \eqn{K - 1}{K - 1}. `radius.min`
+#' minimizes `cvm`; `radius.1se` is the one-standard-error choice: the
+#' smallest radius (the most regularized fit) whose `cvm` is within one
+#' `cvsd` (taken at `radius.min`) of the minimum.
+#'
+#' The default radii are `nradius` values log-spaced from `ratio` times
+#' \eqn{r_{\max}}{r_max} up to \eqn{r_{\max}}{r_max}, the l1 norm of the
+#' least-squares solution on all rows: at larger radii the constraint does
+#' not bind (glmnet's \eqn{\lambda = 0}{lambda = 0}). When it is not unique
+#' (\eqn{n \le p}{n <= p}, or \eqn{X^\top X}{X'X} singular) a ridge solution
+#' with penalty \eqn{0.01\,\mathrm{mean}(\mathrm{diag}(X^\top X))}{0.01
+#' mean(diag(X'X))} stands in for it, and when both \eqn{n}{n} and \eqn{p}{p}
+#' exceed 2000 that of a design with a diagonal Gram matrix,
+#' \eqn{\sum_j |x_j^\top y| / \|x_j\|^2}{sum_j |x_j'y| / ||x_j||^2}. On the
+#' data of `inst/bench/cv_regression.R` glmnet's one-SE choices lie at 2%
+#' (stock returns) and 4% (Boston with interactions) of
+#' \eqn{r_{\max}}{r_max}, inside the default range, whose steps of 17%
+#' resolve the CV curve (see the benchmark).
+
+#' An interrupt (Ctrl-C) stops the cross-validation with an error of class
+#' `cg_cv_interrupt`, whose element `partial` holds what was done: the
+#' held-out losses of the finished folds (a radii x folds matrix, `NA`
+#' where not done), the fold ids and, once fitted, the full-data path.
+#'
+#' @param X,y As in [sparse_regression()]. No intercept is fitted: centre
+#'   `y` and the columns of `X` first if needed.
+#' @param radius The radii to choose from (positive numbers, at least two),
+#'   or `NULL` for the default sequence (see Details).
+#' @param folds The number of folds (at least 2; rows are assigned at random
+#'   with [sample()], balanced, so `set.seed()` reproduces them), or a fold
+#'   id per row (values \eqn{1, \dots, K}{1, ..., K}, each used), as
+#'   cv.glmnet's `foldid`.
+#' @param nradius,ratio Length and smallest-to-largest ratio of the default
+#'   radius sequence (see Details).
+#' @param ... Further arguments of [sparse_regression()] (e.g. `method`,
+#'   `batch_size`); not `init`.
+#' @param control Solver settings from [cg_control()] for every fit;
+#'   `progress = TRUE` (or `verbose = TRUE`) gives a message per fold.
+#' @returns An object of class `cg_cv`: a list with
+#' \describe{
+#'   \item{`cv`}{Data frame with one row per radius: `radius`, `cvm` (mean
+#'     held-out loss), `cvsd` (its standard error), `cvlo`, `cvup`
+#'     (`cvm -/+ cvsd`), `nonzero` (nonzero coefficients of the full-data
+#'     fit) and `converged` (every fit at this radius, folds and full data,
+#'     reached `tol`).}
+#'   \item{`radius.min`, `radius.1se`}{The chosen radii (see Details).}
+#'   \item{`index`}{Their positions in `cv` and `path`: `c(min = , "1se" = )`.}
+#'   \item{`path`}{The [cg_path] of fits on all the data.}
+#'   \item{`fit`}{The full-data fit at `radius.1se`.}
+#'   \item{`foldid`, `folds`}{The fold of each row, the number of folds.}
+#'   \item{`fold_loss`}{Radii x folds matrix of mean held-out losses.}
+#'   \item{`loss`}{Name of the loss, `"mean squared error"`.}
+#'   \item{`problem`, `tol`, `time`, `call`}{The problem name, the
+#'     `control$tol` of the fits, seconds of the whole call, the call.}
+#' }
+#' `plot()` draws the CV curve, `predict()` and `coef()` use the fit at
+#' `radius.1se` (or `s = "radius.min"`).
+#' @seealso [plot.cg_cv()], [predict.cg_cv()], [sparse_regression()],
+#'   [cv_complete_matrix()].
+#' @examples
+#' set.seed(1)
+#' n <- 200; p <- 30
+#' X <- matrix(rnorm(n * p), n, p)
+#' y <- drop(X[, 1:4] %*% c(3, -2, 1.5, 1) + rnorm(n))
+#' cvfit <- cv_sparse_regression(X, y, folds = 5, nradius = 12)
+#' cvfit
+#' round(coef(cvfit)[1:6], 3)             # at radius.1se
+#' plot(cvfit)
+#' predict(cvfit, X[1:3, ], s = "radius.min")
+#' @export
+cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L,
+                                 ratio = 0.01, ..., control = cg_control()) {
+  started <- wall_clock()
+  call <- match.call()
+  # ---- error checking
+  X <- check_design(X, "X")
+  n <- nrow(X)
+  if (n < 2L || ncol(X) < 1L) stop_arg("X", "must have at least two rows and one column")
+  y <- check_vector(y, "y", n)
+  dots <- list(...)
+  if ("init" %in% names(dots)) stop_arg("init", "is not used by cross-validation (the path warm-starts itself)")
+  control <- check_cv_control(control)
+  foldid <- make_folds(folds, n)
+  if (is.null(radius)) {
+    check_count(nradius, "nradius", min = 2)
+    check_number(ratio, "ratio", min = 0, max = 1, strict_min = TRUE)
+    radius <- default_regression_radii(X, y, nradius, ratio)
+  } else {
+    if (length(radius) < 2L) stop_arg("radius", "must hold at least two values to choose from")
+    radius <- check_radii(radius)
+  }
+
+  fit_rows <- function(rows, radius) {
+    Xs <- if (is.null(rows)) X else X[rows, , drop = FALSE]
+    ys <- if (is.null(rows)) y else y[rows]
+    fit_path(sparse_regression, c(list(X = Xs, y = ys, control = quiet_control(control)),
+                                  dots), radius)
+  }
+  loss_rows <- function(path, rows) {
+    Xt <- X[rows, , drop = FALSE]
+    vapply(path$fits, function(f) mean((y[rows] - predict(f, Xt))^2), 0)
+  }
+  cv_radius(fit_rows, loss_rows, foldid, radius, "mean squared error", "sparse_regression",
+            control, call, started)
+}
+
+#' Choose the nuclear-norm radius of a matrix completion by cross-validation
+#'
+#' K-fold cross-validation of [complete_matrix()] over a sequence of radii:
+#' the observed entries are split into folds; for each fold the path over
+#' the radii is fitted on the other entries (in increasing order, each fit
+#' warm-started from the previous one) and scored on the fold's entries by
+#' the squared error (`family = "gaussian"`) or the deviance (`"binomial"`,
+#' `"poisson"`) of the predicted mean. The curve, `radius.min` and the
+#' one-standard-error `radius.1se` (the smallest radius within one standard
+#' error of the minimum) are computed as in [cv_sparse_regression()], and the
+#' fit on all entries is taken at the chosen radius.
+#'
+#' The default radii are `nradius` values log-spaced from `ratio` times
+#' \eqn{r_{\max}}{r_max} to \eqn{r_{\max}}{r_max}, the sum of the
+#' \eqn{k = \min(30, \lfloor\min(m, n)/2\rfloor)}{k = min(30, floor(min(m,
+#' n) / 2))} largest singular values of the matrix of observed values (zero
+#' elsewhere, repeated cells averaged; values centred by the overall mean,
+#' and by the row and column means for `center = "both"`). On MovieLens
+#' (90004 training ratings, `center = "both"`: \eqn{r_{\max} = 761}{r_max
+#' = 761}) the best radii of `inst/bench/movielens.R` were 460 to 700; on
+#' small simulated low-rank matrices observed at half the cells, about
+#' half of \eqn{r_{\max}}{r_max}. For
+#' `"binomial"` the values are first put on the logit scale (times 4, the
+#' slope of the logit at 1/2), for `"poisson"` on the log scale
+#' (\eqn{\log(y + 1/2)}{log(y + 1/2)}).
+#'
+#' @param Y Observed entries, as in [complete_matrix()].
+#' @param radius The radii to choose from (positive numbers, at least two),
+#'   or `NULL` for the default sequence (see Details).
+#' @param folds The number of folds (at least 2; entries assigned at random
+#'   with [sample()]), or a fold id per observed entry, in the order of
+#'   `complete_matrix(Y, ...)$obs`.
+#' @param nradius,ratio Length and smallest-to-largest ratio of the default
+#'   radius sequence.
+#' @param family,center,dims As in [complete_matrix()].
+#' @param ... Further arguments of [complete_matrix()] (e.g. `method`,
+#'   `batch_size`); not `init`, `box` or `lambda`.
+#' @param control Solver settings from [cg_control()] for every fit;
+#'   `progress = TRUE` gives a message per fold.
+#' @returns An object of class `cg_cv`, as [cv_sparse_regression()], with a
+#'   `rank` column (rank of the full-data fit) in place of `nonzero`, `loss`
+#'   `"mean squared error"` or `"mean deviance"`, and `foldid` per observed
+#'   entry.
+#' @seealso [plot.cg_cv()], [predict.cg_cv()], [complete_matrix()].
+#' @examples
+#' set.seed(1)
+#' m <- 40; n <- 30
+#' truth <- tcrossprod(matrix(rnorm(m * 2), m), matrix(rnorm(n * 2), n))
+#' obs <- data.frame(row = sample(m, 600, TRUE), col = sample(n, 600, TRUE))
+#' obs$value <- truth[cbind(obs$row, obs$col)] + rnorm(600, sd = 0.5)
+#' # a fixed budget of 100 fw steps per radius (tol = 0), warm-started
+#' cvfit <- cv_complete_matrix(obs, folds = 4, nradius = 8, method = "fw",
+#'                             control = cg_control(max_iter = 100, tol = 0))
+#' cvfit
+#' plot(cvfit)
+#' predict(cvfit, data.frame(row = 1:3, col = 1:3))
+#' truth[cbind(1:3, 1:3)]
+#' @export
+cv_complete_matrix <- function(Y, radius = NULL, folds = 5L, nradius = 15L, ratio = 0.02,
+                               family = c("gaussian", "poisson", "binomial"),
+                               center = c("none", "mean", "both"), dims = NULL, ...,
+                               control = cg_control()) {
+  started <- wall_clock()
+  call <- match.call()
+  # ---- error checking
+  family <- match_choice(family, c("gaussian", "poisson", "binomial"), "family")
+  center <- match_choice(center, c("none", "mean", "both"), "center")
+  dots <- list(...)
+  bad <- intersect(names(dots), c("init", "box", "lambda"))
+  if (length(bad))
+    stop_arg(bad[1L], "is not available in cross-validation (the path warm-starts each ",
+             "fit, and only the nuclear-ball problem has a radius path)")
+  obs <- observed_entries(Y, dims)
+  N <- length(obs$value)
+  if (N < 2L) stop_arg("Y", "must have at least two observed entries")
+  control <- check_cv_control(control)
+  foldid <- make_folds(folds, N, "observed entry", "observed entries")
+  if (is.null(radius)) {
+    check_count(nradius, "nradius", min = 2)
+    check_number(ratio, "ratio", min = 0, max = 1, strict_min = TRUE)
+    radius <- default_completion_radii(obs, family, center, nradius, ratio)
+  } else {
+    if (length(radius) < 2L) stop_arg("radius", "must hold at least two values to choose from")
+    radius <- check_radii(radius)
+  }
+  entries <- data.frame(row = obs$row, col = obs$col, value = obs$value)
+  loss <- heldout_loss(family)
+
+  fit_entries <- function(rows, radius) {
+    Ys <- if (is.null(rows)) entries else entries[rows, , drop = FALSE]
+    fit_path(complete_matrix, c(list(Y = Ys, family = family, center = center,
+                                     dims = obs$dims, control = quiet_control(control)),
+                                dots), radius)
+  }
+  loss_entries <- function(path, rows) {
+    test <- entries[rows, , drop = FALSE]
+    vapply(path$fits, function(f) mean(loss(test$value, predict(f, test, type = "response"))), 0)
+  }
+  cv_radius(fit_entries, loss_entries, foldid, radius,
+            if (family == "gaussian") "mean squared error" else "mean deviance",
+            "complete_matrix", control, call, started)
+}
+
+# ---- the engine ---------------------------------------------------------
+
+# K-fold CV along `radius`: fit_units(rows, radius) fits a cg_path on the
+# units `rows` (NULL: all), loss_units(path, rows) gives the mean held-out
+# loss per radius on `rows`. Aggregation as cv.glmnet (cvcompute): per-fold
+# means weighted by fold sizes, standard error sqrt(weighted variance /
+# (K - 1)).
+cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem, control,
+                      call, started) {
+  K <- max(foldid)
+  progress <- isTRUE(control$progress) || isTRUE(control$verbose)
+  fold_loss <- matrix(NA_real_, length(radius), K,
+                      dimnames = list(NULL, paste0("fold", seq_len(K))))
+  conv <- matrix(NA, length(radius), K + 1L)
+  partial <- function() list(radius = radius, foldid = foldid, fold_loss = fold_loss,
+                             path = if (exists("full", inherits = FALSE)) full)
+  interrupted <- function(where) {
+    cond <- structure(class = c("cg_cv_interrupt", "error", "condition"),
+                      list(message = sprintf(paste("cross-validation interrupted by the user",
+                                                   "(%s); the condition's `partial` holds the",
+                                                   "folds finished"), where),
+                           call = NULL, partial = partial()))
+    stop(cond)
+  }
+  run_path <- function(rows) {
+    withCallingHandlers(
+      fit_units(rows, radius),
+      warning = function(w) if (grepl("^path interrupted by the user", conditionMessage(w)))
+        invokeRestart("muffleWarning"))
+  }
+  t0 <- wall_clock()
+  full <- run_path(NULL)
+  if (!isTRUE(full$complete)) { rm(full); interrupted("fitting the path on all the data") }
+  conv[, K + 1L] <- full$summary$converged
+  if (progress)
+    message(sprintf("CV: path of %d radii on all the data in %.1f s", length(radius),
+                    wall_clock() - t0))
+  for (k in seq_len(K)) {
+    t_fold <- wall_clock()
+    test <- which(foldid == k)
+    path <- run_path(which(foldid != k))
+    if (!isTRUE(path$complete)) interrupted(sprintf("fold %d of %d", k, K))
+    fold_loss[, k] <- loss_units(path, test)
+    conv[, k] <- path$summary$converged
+    if (progress)
+      message(sprintf("CV fold %d of %d: %d fits in %.1f s (%.1f s so far)", k, K,
+                      length(radius), wall_clock() - t_fold, wall_clock() - started))
+  }
+  w <- tabulate(foldid, K)
+  cvm <- drop(fold_loss %*% w) / sum(w)
+  cvsd <- sqrt(drop(((fold_loss - cvm)^2) %*% w) / sum(w) / (K - 1))
+  cv <- data.frame(radius = radius, cvm = cvm, cvsd = cvsd, cvlo = cvm - cvsd,
+                   cvup = cvm + cvsd)
+  s <- full$summary
+  if ("nonzero" %in% names(s)) cv$nonzero <- s$nonzero
+  if ("rank" %in% names(s)) cv$rank <- s$rank
+  cv$converged <- apply(conv, 1L, all)
+  if (!all(is.finite(cvm)))
+    stop("cross-validation failed: the held-out loss is not finite at radii ",
+         paste(format(radius[!is.finite(cvm)], digits = 4), collapse = ", "),
+         call. = FALSE)
+  if (!all(cv$converged) && control$tol > 0)      # tol = 0: fixed iteration budgets
+    warning(sprintf(paste("%d of %d fits did not reach tol (raise control$max_iter or",
+                          "max_time); their held-out losses are used as they are"),
+                    sum(!conv), length(conv)), call. = FALSE)
+  pick <- one_se_rule(cvm, cvsd)
+  structure(list(cv = cv, radius.min = radius[pick[["min"]]],
+                 radius.1se = radius[pick[["1se"]]], index = pick, path = full,
+                 fit = full$fits[[pick[["1se"]]]], foldid = foldid, folds = K,
+                 fold_loss = fold_loss, loss = loss_name, problem = problem, tol = control$tol,
+                 time = wall_clock() - started, call = call),
+            class = "cg_cv")
+}
+
+#' The one-standard-error rule
+#'
+#' Given a CV curve over models ordered from the simplest (most
+#' regularized) to the most complex, returns the position of the minimum of
+#' `cvm` and that of the simplest model whose `cvm` is within one standard
+#' error of the minimum, \eqn{\mathrm{cvm} \le \mathrm{cvm}_{\min} +
+#' \mathrm{cvsd}_{\min}}{cvm <= cvm[min] + cvsd[min]} (Hastie, Tibshirani
+#' and Friedman 2009, sec. 7.10; cv.glmnet's `lambda.1se`). Ties at the
+#' minimum go to the simplest model. Used by [cv_sparse_regression()] and
+#' [cv_complete_matrix()], where the models are the radii in increasing
+#' order.
+#'
+#' @param cvm Mean CV loss per model, simplest first.
+#' @param cvsd Its standard error per model (same length).
+#' @returns Integer vector `c(min = , "1se" = )`.
+#' @examples
+#' cvm <- c(5, 3, 2.2, 2.0, 2.1)
+#' cvsd <- c(0.3, 0.3, 0.3, 0.3, 0.3)
+#' one_se_rule(cvm, cvsd)   # min at 4; 3 is within 2.0 + 0.3
+#' @export
+one_se_rule <- function(cvm, cvsd) {
+  if (!is.numeric(cvm) || length(cvm) < 1L || !any(is.finite(cvm)))
+    stop_arg("cvm", "must be a numeric vector with a finite value")
+  if (!is.numeric(cvsd) || length(cvsd) != length(cvm))
+    stop_arg("cvsd", "must be a numeric vector of the length of `cvm` (", length(cvm), ")")
+  ok <- is.finite(cvm)
+  imin <- which(ok & cvm <= min(cvm[ok]))[1L]
+  band <- cvm[imin] + if (is.finite(cvsd[imin])) cvsd[imin] else 0
+  i1se <- which(ok & cvm <= band)[1L]
+  c(min = imin, "1se" = i1se)
+}
+
+# ---- folds, controls, losses, default radii --------------------------------
+
+# fold ids 1..K for n units: K given (balanced, random order by sample()),
+# or a vector of ids
+make_folds <- function(folds, n, unit = "row", units = paste0(unit, "s")) {
+  if (!is.numeric(folds) || anyNA(folds))
+    stop_arg("folds", "must be a number of folds or a vector of fold ids")
+  if (length(folds) == 1L) {
+    check_count(folds, "folds", min = 2)
+    if (folds > n) stop_arg("folds", "must be at most the number of ", units, " (", n, ")")
+    return(sample(rep_len(seq_len(folds), n)))
+  }
+  if (length(folds) != n)
+    stop_arg("folds", "must have one fold id per ", unit, " (", n, "), not ",
+             length(folds))
+  if (any(folds != round(folds)) || any(folds < 1))
+    stop_arg("folds", "ids must be whole numbers from 1")
+  folds <- as.integer(folds)
+  K <- max(folds)
+  if (K < 2L) stop_arg("folds", "must have at least two folds")
+  if (any(tabulate(folds, K) == 0L))
+    stop_arg("folds", "ids must be 1, ..., K with every fold used (fold ",
+             which(tabulate(folds, K) == 0L)[1L], " is empty)")
+  folds
+}
+
+check_cv_control <- function(control) {
+  if (!inherits(control, "cg_control")) stop_arg("control", "must be made by cg_control()")
+  control
+}
+
+# the fits inside cross-validation print nothing; the engine reports per fold
+quiet_control <- function(control) {
+  control$progress <- FALSE
+  control$verbose <- FALSE
+  control
+}
+
+# mean held-out loss of the family, per entry: squared error or deviance
+heldout_loss <- function(family) {
+  switch(family,
+    gaussian = function(y, mu) (y - mu)^2,
+    binomial = function(y, mu) {
+      mu <- pmin(pmax(mu, 1e-15), 1 - 1e-15)
+      -2 * (y * log(mu) + (1 - y) * log(1 - mu))
+    },
+    poisson = function(y, mu) 2 * (ifelse(y > 0, y * log(y / mu), 0) - (y - mu)))
+}
+
+# log-spaced up to the l1 norm of the least-squares solution (see
+# ?cv_sparse_regression)
+default_regression_radii <- function(X, y, nradius = 30L, ratio = 0.01) {
+  top <- sum(abs(least_squares(X, y)))
+  if (!is.finite(top) || top <= 0)
+    stop_arg("radius", "has no default: X'y is zero (is `y` zero?); give the radii")
+  top * exp(seq(log(ratio), 0, length.out = nradius))
+}
+
+# The least-squares coefficients, or where they are not unique (n <= p, or
+# X'X singular) ridge coefficients with penalty 0.01 mean(diag(X'X)), by
+# the p x p or the n x n system; when both p and n exceed 2000, those of a
+# design with a diagonal Gram matrix, (X'y)_j / ||x_j||^2 (one pass over X).
+least_squares <- function(X, y) {
+  n <- nrow(X); p <- ncol(X)
+  if (p <= 2000L) {
+    G <- as.matrix(Matrix::crossprod(X))
+    b <- as.vector(as.matrix(Matrix::crossprod(X, y)))
+    R <- if (n > p) tryCatch(chol(G), error = function(e) NULL)
+    if (!is.null(R) && min(diag(R)) > 1e-7 * max(diag(R)))
+      return(backsolve(R, backsolve(R, b, transpose = TRUE)))
+    return(solve(G + diag(0.01 * mean(diag(G)), p), b))
+  }
+  if (n <= 2000L) {
+    K <- as.matrix(Matrix::tcrossprod(X))
+    a <- solve(K + diag(0.01 * sum(diag(K)) / p, n), y)
+    return(as.vector(as.matrix(Matrix::crossprod(X, a))))
+  }
+  d <- Matrix::colSums(X^2)
+  ifelse(d > 0, as.vector(as.matrix(Matrix::crossprod(X, y))) / d, 0)
+}
+
+# log-spaced up to the nuclear norm of the observed matrix's top singular
+# values (see ?cv_complete_matrix)
+default_completion_radii <- function(obs, family, center, nradius = 15L, ratio = 0.02) {
+  z <- switch(family,
+    gaussian = obs$value,
+    binomial = 4 * (obs$value - mean(obs$value)),
+    poisson = log(obs$value + 0.5))
+  dims <- obs$dims
+  if (center != "none" || family != "binomial") z <- z - mean(z)
+  if (center == "both") {
+    z <- z - (rowsum(z, obs$row, reorder = FALSE) /
+              tabulate(obs$row, dims[1])[unique(obs$row)])[match(obs$row, unique(obs$row))]
+    z <- z - (rowsum(z, obs$col, reorder = FALSE) /
+              tabulate(obs$col, dims[2])[unique(obs$col)])[match(obs$col, unique(obs$col))]
+  }
+  M <- Matrix::sparseMatrix(i = obs$row, j = obs$col, x = z, dims = dims)  # repeats summed
+  cnt <- Matrix::sparseMatrix(i = obs$row, j = obs$col, x = 1, dims = dims)
+  M@x <- M@x / cnt@x                                                        # their mean
+  k <- max(1L, min(30L, min(dims) %/% 2L))
+  d <- if (min(dims) <= 50L) svd(as.matrix(M), nu = 0, nv = 0)$d[seq_len(k)] else
+    tryCatch(RSpectra::svds(M, k, nu = 0, nv = 0)$d,
+             error = function(e) svd(as.matrix(M), nu = 0, nv = 0)$d[seq_len(k)])
+  r_max <- sum(d)
+  if (!is.finite(r_max) || r_max <= 0)
+    stop_arg("radius", "has no default: the observed values are constant; give the radii")
+  r_max * exp(seq(log(ratio), 0, length.out = nradius))
+}
+
+# ---- methods ---------------------------------------------------------------
+
+# position of the fit chosen by `s`: "radius.1se", "radius.min" or a radius
+cv_choice <- function(object, s) {
+  if (is.character(s)) {
+    s <- match_choice(s, c("radius.1se", "radius.min"), "s")
+    return(object$index[[if (s == "radius.min") "min" else "1se"]])
+  }
+  path_index(object$path$radius, s, arg = "s")
+}
+
+#' Print, plot and predict from a cross-validated fit
+#'
+#' Methods for the `cg_cv` objects of [cv_sparse_regression()] and
+#' [cv_complete_matrix()]. `print()` shows the folds, the loss and the rows
+#' of the CV table at `radius.min` and `radius.1se`. `plot()` draws the CV
+#' curve, `cvm` with bars of plus and minus one `cvsd`, against the radius
+#' (log scale), dashed vertical lines at `radius.min` and `radius.1se`, and
+#' along the top the number of nonzero coefficients (regression) or the
+#' rank (completion) of the full-data fit. `predict()` and `coef()` use the
+#' full-data fit at `s`: by default `radius.1se`, as cv.glmnet.
+#'
+#' @param x,object A `cg_cv` object.
+#' @param s `"radius.1se"` (default), `"radius.min"` or a radius of the path.
+#' @param ... For `predict()`, the new data and arguments of the fit's
+#'   method ([predict.sparse_regression_fit()],
+#'   [predict.complete_matrix_fit()]); for `plot()`, graphical parameters.
+#' @returns `print()` and `plot()` return `x` invisibly; `predict()` and
+#'   `coef()` what the chosen fit's methods return.
+#' @seealso [cv_sparse_regression()], [cv_complete_matrix()], [one_se_rule()].
+#' @examples
+#' set.seed(2)
+#' X <- matrix(rnorm(120 * 15), 120, 15)
+#' y <- drop(X[, 1:3] %*% c(2, -1, 1) + rnorm(120))
+#' cvfit <- cv_sparse_regression(X, y, folds = 4, nradius = 10)
+#' print(cvfit)
+#' plot(cvfit)
+#' coef(cvfit, s = "radius.min")
+#' predict(cvfit, X[1:2, ])
+#' @method print cg_cv
+#' @export
+print.cg_cv <- function(x, ...) {
+  cat(sprintf("%s: %d-fold cross-validation over %d radii, %s, %s s\n",
+              fmt_problem(x$problem), x$folds, nrow(x$cv), x$loss, fmt_num(x$time, 3)))
+  rows <- x$cv[x$index, setdiff(names(x$cv), c("cvlo", "cvup")), drop = FALSE]
+  rownames(rows) <- c("radius.min", "radius.1se")
+  print(rows, digits = 4)
+  if (!all(x$cv$converged) && !identical(x$tol, 0))
+    cat(sprintf("%d of %d radii have a fit that did not reach tol\n", sum(!x$cv$converged),
+                nrow(x$cv)))
+  invisible(x)
+}
+
+#' @rdname print.cg_cv
+#' @method plot cg_cv
+#' @export
+plot.cg_cv <- function(x, ...) {
+  cv <- x$cv
+  ok <- is.finite(cv$cvm)
+  top <- if (!is.null(cv$nonzero)) cv$nonzero else cv$rank
+  draw_cv_curve(cv$radius[ok], cv$cvm[ok], cv$cvsd[ok],
+                chosen = c(x$radius.min, x$radius.1se), log = "x",
+                top = if (!is.null(top)) top[ok],
+                top_label = if (!is.null(cv$nonzero)) "nonzero" else "rank",
+                xlab = "radius", ylab = x$loss,
+                main = sprintf("%s: %d-fold cross-validation", fmt_problem(x$problem), x$folds),
+                ...)
+  invisible(x)
+}
+
+#' @rdname print.cg_cv
+#' @method predict cg_cv
+#' @export
+predict.cg_cv <- function(object, ..., s = "radius.1se") {
+  predict(object$path$fits[[cv_choice(object, s)]], ...)
+}
+
+#' @rdname print.cg_cv
+#' @method coef cg_cv
+#' @export
+coef.cg_cv <- function(object, s = "radius.1se", ...) {
+  coef(object$path$fits[[cv_choice(object, s)]])
+}
+
+# The CV curve: y with bars y -/+ se against x (points joined by lines),
+# dashed vertical lines at `chosen`, and `top` (counts) along the top axis.
+# Shared by plot.cg_cv() and sparse_covariance's plot_cv() (which draws one
+# curve per gamma with add = TRUE and its own axes).
+draw_cv_curve <- function(x, y, se, chosen = NULL, top = NULL, top_label = "",
+                          add = FALSE, col = "black", dx = 0, log = "", ...) {
+  se <- ifelse(is.finite(se), se, 0)
+  if (!add) {
+    args <- utils_modify(list(type = "n", log = log, ylim = range(c(y - se, y + se))),
+                         list(...))
+    do.call(plot, c(list(x, y), args))
+  }
+  o <- order(x)
+  lines(x[o], y[o], type = "b", pch = 20, col = col)
+  has_se <- se > 0
+  xs <- if (log == "x") x * exp(dx) else x + dx
+  if (any(has_se))
+    segments(xs[has_se], (y - se)[has_se], xs[has_se], (y + se)[has_se], col = col)
+  if (length(chosen)) abline(v = chosen[is.finite(chosen)], lty = 2)
+  if (length(top)) {
+    axis(3, at = x, labels = top, cex.axis = 0.7, mgp = c(3, 0.5, 0))
+    if (nzchar(top_label))
+      mtext(top_label, side = 3, line = 0.5, cex = 0.7, adj = 1.1,
+            at = if (graphics::par("xlog")) 10^graphics::par("usr")[1L]
+                 else graphics::par("usr")[1L])
+  }
+  invisible(NULL)
+}

@@ -1,0 +1,387 @@
+# Paths over radii (fit_path) and K-fold cross-validation (cv_radius):
+# warm starts, the one-SE rule, fold ids, the CV aggregation, choices on
+# simulated data, predict/coef from the chosen fit, interrupts, bad input.
+
+reg_data <- function(n = 120, p = 20, seed = 1) {
+  set.seed(seed)
+  X <- matrix(rnorm(n * p), n, p)
+  beta <- c(3, -2, 1.5, 1, rep(0, p - 4))
+  list(X = X, y = drop(X %*% beta + rnorm(n)), beta = beta)
+}
+
+comp_data <- function(m = 30, n = 24, N = 500, sd = 0.3, seed = 2) {
+  set.seed(seed)
+  truth <- tcrossprod(matrix(rnorm(m * 2), m), matrix(rnorm(n * 2), n))
+  obs <- data.frame(row = sample(m, N, TRUE), col = sample(n, N, TRUE))
+  obs$value <- truth[cbind(obs$row, obs$col)] + rnorm(N, sd = sd)
+  list(obs = obs, truth = truth, dims = c(m, n))
+}
+
+test_that("sparse_regression(init = fit) continues a fw run as one longer run", {
+  d <- reg_data(n = 60, p = 80)
+  for (step in c("standard", "line_search")) {     # "standard" counts iterations
+    run <- function(k, init = NULL)
+      sparse_regression(d$X, d$y, 6, method = "fw", step = step, init = init,
+                        control = cg_control(max_iter = k, tol = 0))
+    first <- run(15)
+    resumed <- run(10, init = first)
+    long <- run(25)
+    expect_equal(long$iterations, 25L)
+    expect_equal(resumed$iterations, 25L)
+    expect_equal(resumed$trace$iter[nrow(resumed$trace)], 25)
+    expect_equal(coef(resumed), coef(long), tolerance = 1e-12)
+    expect_equal(resumed$objective, long$objective, tolerance = 1e-12)
+    expect_false(isTRUE(all.equal(coef(first), coef(long))))   # the 10 steps did move it
+  }
+})
+
+test_that("a pfw run resumed by init = fit reaches the optimum of one long run", {
+  d <- reg_data(n = 60, p = 80)
+  ctl <- function(k) cg_control(max_iter = k, tol = 1e-13)
+  first <- sparse_regression(d$X, d$y, 6, control = ctl(10))
+  expect_false(first$converged)
+  resumed <- sparse_regression(d$X, d$y, 6, init = first, control = ctl(1e5))
+  long <- sparse_regression(d$X, d$y, 6, control = ctl(1e5))
+  expect_true(resumed$converged && long$converged)
+  expect_gt(resumed$iterations, 10L)
+  # both certified within 1e-13 of the optimum of a strongly convex problem
+  # (n = 60 < p = 80, but the support is small): the same coefficients
+  expect_equal(coef(resumed), coef(long), tolerance = 1e-5)
+  expect_equal(resumed$objective, long$objective, tolerance = 1e-12)
+})
+
+test_that("sparse_regression(init = vector) starts there, scaled into the ball", {
+  d <- reg_data()
+  opt <- sparse_regression(d$X, d$y, 5, control = cg_control(tol = 1e-12))
+  # from the optimum: nothing to do
+  again <- sparse_regression(d$X, d$y, 5, init = coef(opt), control = cg_control(tol = 1e-10))
+  expect_lte(again$iterations, 2L)
+  expect_equal(coef(again), coef(opt), tolerance = 1e-6)
+  # outside the ball: scaled onto the sphere, then solved to the same optimum
+  big <- sparse_regression(d$X, d$y, 5, init = 3 * coef(opt), method = "fw",
+                           control = cg_control(max_iter = 0))
+  expect_equal(coef(big), coef(opt), tolerance = 1e-12)     # 3 beta scaled back by 1/3
+  expect_match(big$notes, "scaled from l1 norm 15 into the ball", fixed = TRUE)
+})
+
+test_that("a regression path equals separate fits each warm-started by the previous", {
+  d <- reg_data()
+  r <- c(4, 1, 2, 6)
+  path <- sparse_regression(d$X, d$y, radius = r)
+  expect_s3_class(path, "cg_path")
+  expect_equal(path$radius, sort(r))
+  prev <- NULL
+  for (k in seq_along(path$radius)) {
+    f <- sparse_regression(d$X, d$y, path$radius[k], init = prev)
+    expect_identical(coef(path, radius = path$radius[k]), coef(f))
+    expect_identical(path$fits[[k]]$objective, f$objective)
+    prev <- f
+  }
+  s <- path$summary
+  expect_equal(s$l1_norm, vapply(path$fits, function(f) sum(abs(coef(f))), 0))
+  expect_equal(s$nonzero, vapply(path$fits, function(f) sum(coef(f) != 0), 0L))
+  expect_equal(s$iterations[2], path$fits[[2]]$iterations - path$fits[[1]]$iterations)
+  B <- coef(path)
+  expect_equal(dim(B), c(20L, 4L))
+  expect_identical(B[, 3], coef(path$fits[[3]]))
+  P <- predict(path, d$X[1:5, ])
+  expect_equal(P[, 2], drop(d$X[1:5, ] %*% coef(path$fits[[2]])))
+  expect_identical(predict(path, d$X[1:5, ], index = 4), predict(path$fits[[4]], d$X[1:5, ]))
+  out <- capture.output(print(path))
+  expect_match(out[1], "sparse_regression path: 4 radii from 1 to 6")
+})
+
+test_that("warm starts past interpolation keep the cold start's scale of tol", {
+  # n < p: from radius 5 on the fits interpolate (objective ~ 0). A warm
+  # start there has no scale of its own; tol stays relative to the objective
+  # at 0 (||y||^2 / 2n), as for a cold start, and every fit converges.
+  set.seed(5)
+  X <- matrix(rnorm(20 * 50), 20, 50)
+  y <- drop(X[, 1:3] %*% c(2, -1, 1) + rnorm(20, sd = 0.5))
+  path <- sparse_regression(X, y, radius = c(2, 5, 10, 20, 40))
+  expect_true(all(path$summary$converged))
+  expect_lt(max(path$summary$objective[-1]), 1e-12)
+  expect_lt(max(path$summary$iterations[3:5]), 1000)
+  expect_match(path$fits[[4]]$message, sprintf(
+    "below tol x |objective at start| / 1000 = %.3g$", 1e-6 * 1e-3 * sum(y^2) / 40), fixed = FALSE)
+})
+
+test_that("a completion path equals separate warm-started fits", {
+  d <- comp_data()
+  ctl <- cg_control(max_iter = 40)
+  path <- complete_matrix(d$obs, radius = c(10, 30, 20), method = "fw", dims = d$dims,
+                          control = ctl)
+  prev <- NULL
+  for (k in 1:3) {
+    f <- complete_matrix(d$obs, path$radius[k], method = "fw", dims = d$dims, init = prev,
+                         control = ctl)
+    expect_identical(as.matrix(coef(path, index = k)), as.matrix(coef(f)))
+    prev <- f
+  }
+  expect_equal(path$summary$rank, vapply(path$fits, function(f) f$rank, 0L))
+  new <- data.frame(row = 1:4, col = 4:1)
+  expect_identical(predict(path, new, radius = 20), predict(path$fits[[2]], new))
+  expect_equal(dim(predict(path, new)), c(4L, 3L))
+})
+
+test_that("one_se_rule picks the simplest model within one SE of the minimum", {
+  cvm  <- c(5.0, 3.0, 2.25, 2.0, 2.1, 2.05)
+  cvsd <- c(0.4, 0.3, 0.30, 0.3, 0.3, 0.30)
+  # minimum 2.0 at 4; band 2.0 + 0.3 = 2.3: 2.25 (position 3) is the first within it
+  expect_identical(one_se_rule(cvm, cvsd), c(min = 4L, "1se" = 3L))
+  # ties at the minimum go to the simplest; the band uses the SE at the minimum
+  expect_identical(one_se_rule(c(3, 1, 1, 2), c(9, 0.5, 0, 0)), c(min = 2L, "1se" = 2L))
+  expect_identical(one_se_rule(c(1.4, 1, 2), c(0, 0.5, 0)), c(min = 2L, "1se" = 1L))
+  expect_identical(one_se_rule(c(NA, 2, 1), c(NA, 0, 2)), c(min = 3L, "1se" = 2L))
+  expect_error(one_se_rule(c(NA, NA), c(1, 1)),
+               "^`cvm` must be a numeric vector with a finite value$")
+  expect_error(one_se_rule(1:3, 1:2),
+               "^`cvsd` must be a numeric vector of the length of `cvm` \\(3\\)$")
+})
+
+test_that("cv_sparse_regression uses the fold ids given and aggregates as cv.glmnet", {
+  d <- reg_data()
+  foldid <- rep(c(3, 1, 2), length.out = 120)
+  foldid[1:5] <- 1                      # unequal fold sizes: weights matter
+  r <- c(1, 2, 4, 6, 8)
+  cvfit <- cv_sparse_regression(d$X, d$y, radius = r, folds = foldid)
+  expect_identical(cvfit$foldid, as.integer(foldid))
+  expect_equal(cvfit$folds, 3L)
+  for (k in 1:3) {
+    tr <- foldid != k
+    path <- sparse_regression(d$X[tr, ], d$y[tr], radius = r, control = cg_control(progress = FALSE))
+    mse <- vapply(path$fits, function(f)
+      mean((d$y[!tr] - d$X[!tr, ] %*% coef(f))^2), 0)
+    expect_equal(unname(cvfit$fold_loss[, k]), mse, tolerance = 1e-12)
+  }
+  w <- tabulate(foldid)
+  cvm <- apply(cvfit$fold_loss, 1, weighted.mean, w = w)
+  cvsd <- sqrt(apply((cvfit$fold_loss - cvm)^2, 1, weighted.mean, w = w) / 2)
+  expect_equal(cvfit$cv$cvm, cvm)
+  expect_equal(cvfit$cv$cvsd, cvsd)
+  pick <- one_se_rule(cvm, cvsd)
+  expect_identical(cvfit$index, pick)
+  expect_equal(cvfit$radius.1se, r[pick[["1se"]]])
+  full <- sparse_regression(d$X, d$y, radius = r, control = cg_control(progress = FALSE))
+  expect_identical(coef(cvfit$fit), coef(full$fits[[pick[["1se"]]]]))
+})
+
+test_that("cv_sparse_regression chooses a radius near the truth's l1 norm", {
+  d <- reg_data(n = 200, p = 30, seed = 3)
+  set.seed(4)
+  cvfit <- cv_sparse_regression(d$X, d$y, folds = 5)
+  l1 <- sum(abs(d$beta))                               # 7.5
+  # the lasso shrinks: the 1se choice lies a little inside the truth's ball
+  expect_gte(cvfit$radius.1se, 0.75 * l1)
+  expect_lte(cvfit$radius.1se, 1.05 * l1)
+  expect_lte(cvfit$radius.1se, cvfit$radius.min)
+  expect_gte(cvfit$radius.min, 0.85 * l1)
+  expect_lte(cvfit$radius.min, 1.2 * l1)
+  expect_true(all(coef(cvfit)[1:4] != 0))               # the true support kept at 1se
+  expect_equal(nrow(cvfit$cv), 30L)
+  expect_true(all(diff(cvfit$cv$radius) > 0))
+  # predict and coef from the cg_cv object are those of the chosen fits
+  newx <- d$X[1:7, ]
+  expect_identical(predict(cvfit, newx), predict(cvfit$path$fits[[cvfit$index[["1se"]]]], newx))
+  expect_identical(predict(cvfit, newx, s = "radius.min"),
+                   predict(cvfit$path$fits[[cvfit$index[["min"]]]], newx))
+  expect_identical(coef(cvfit, s = "radius.min"), coef(cvfit$path$fits[[cvfit$index[["min"]]]]))
+  expect_identical(coef(cvfit, s = cvfit$cv$radius[3]), coef(cvfit$path$fits[[3]]))
+  out <- capture.output(print(cvfit))
+  expect_match(out[1], "sparse_regression: 5-fold cross-validation over 30 radii, mean squared error")
+  expect_match(out[3], "^radius.min")
+})
+
+test_that("cv_sparse_regression's choices agree with cv.glmnet on the same folds", {
+  skip_if_not_installed("glmnet")
+  d <- reg_data(n = 200, p = 30, seed = 3)
+  set.seed(4)
+  foldid <- sample(rep_len(1:5, 200))
+  cvfit <- cv_sparse_regression(d$X, d$y, folds = foldid)
+  g <- glmnet::cv.glmnet(d$X, d$y, foldid = foldid, intercept = FALSE, standardize = FALSE,
+                         thresh = 1e-12)
+  # the lasso in penalized form is the l1-ball problem at radius
+  # ||beta_lambda||_1: compare the curves in radius space. Our 1se choice
+  # lies in glmnet's one-SE region (its curve, on a grid about 10 times
+  # finer than ours, linear between grid points, within the minimum plus
+  # the SE there); the radii agree to a step of our grid (17%).
+  l1 <- colSums(abs(as.matrix(g$glmnet.fit$beta)))
+  at <- function(x, y, r) stats::approx(x, y, xout = r, ties = mean)$y
+  i <- which(g$lambda == g$lambda.min)
+  expect_lte(at(l1, g$cvm, cvfit$radius.1se), g$cvm[i] + g$cvsd[i])
+  expect_equal(cvfit$radius.1se, l1[g$lambda == g$lambda.1se], tolerance = 0.1,
+               ignore_attr = TRUE)
+  expect_equal(min(cvfit$cv$cvm), min(g$cvm), tolerance = 0.01)
+})
+
+test_that("the default radii rise to the l1 norm of the least-squares solution", {
+  d <- reg_data(n = 80, p = 10)
+  top <- sum(abs(qr.solve(d$X, d$y)))
+  expect_equal(stochcg:::default_regression_radii(d$X, d$y, 5, 0.01),
+               top * 0.01^((4:0) / 4), tolerance = 1e-10)
+  # n <= p: ridge with penalty 0.01 mean(diag(X'X))
+  w <- reg_data(n = 8, p = 12)
+  G <- crossprod(w$X)
+  ridge <- solve(G + diag(0.01 * mean(diag(G)), 12), crossprod(w$X, w$y))
+  expect_equal(stochcg:::least_squares(w$X, w$y), drop(ridge), tolerance = 1e-10)
+  # the n x n form for p > 2000 gives the same ridge solution
+  set.seed(9)
+  Xw <- matrix(rnorm(5 * 2001), 5, 2001); yw <- rnorm(5)
+  Gw <- crossprod(Xw)
+  expect_equal(stochcg:::least_squares(Xw, yw),
+               drop(solve(Gw + diag(0.01 * mean(diag(Gw)), 2001), crossprod(Xw, yw))),
+               tolerance = 1e-8)
+})
+
+test_that("cv_complete_matrix chooses a radius that predicts held-out entries", {
+  d <- comp_data(N = 500)
+  set.seed(5)
+  cvfit <- suppressWarnings(   # some fits stop at max_iter: said by a warning
+    cv_complete_matrix(d$obs, folds = 4, nradius = 8, dims = d$dims, method = "fw",
+                       control = cg_control(max_iter = 150)))
+  expect_s3_class(cvfit, "cg_cv")
+  expect_equal(length(cvfit$foldid), 500L)
+  # fold 2 by hand: the path on the other entries, squared error on its own
+  tr <- cvfit$foldid != 2
+  path <- complete_matrix(d$obs[tr, ], radius = cvfit$cv$radius, method = "fw", dims = d$dims,
+                          control = cg_control(max_iter = 150, progress = FALSE))
+  test <- d$obs[!tr, ]
+  mse <- vapply(path$fits, function(f) mean((test$value - predict(f, test))^2), 0)
+  expect_equal(unname(cvfit$fold_loss[, 2]), mse, tolerance = 1e-12)
+  # the chosen fit recovers unseen cells of the truth far better than the
+  # most constrained fit, and within 10% of the best fit of the path
+  set.seed(6)
+  new <- data.frame(row = sample(30, 300, TRUE), col = sample(24, 300, TRUE))
+  err <- function(f) sqrt(mean((predict(f, new) - d$truth[cbind(new$row, new$col)])^2))
+  errs <- vapply(cvfit$path$fits, err, 0)
+  expect_lt(err(cvfit$fit), 0.4 * errs[1])
+  expect_lt(err(cvfit$fit), 1.1 * min(errs))
+  expect_lte(cvfit$radius.1se, cvfit$radius.min)
+  expect_identical(predict(cvfit, new), predict(cvfit$fit, new))
+  expect_equal(cvfit$cv$rank, cvfit$path$summary$rank)
+})
+
+test_that("cv_complete_matrix scores binomial folds by the deviance", {
+  set.seed(7)
+  obs <- data.frame(row = rep(1:15, each = 12), col = rep(1:12, 15))
+  obs$value <- rbinom(180, 1, plogis(0.3 * (obs$row - 8) - 0.3 * (obs$col - 6)))
+  foldid <- rep(1:3, 60)
+  cvfit <- suppressWarnings(
+    cv_complete_matrix(obs, radius = c(1, 4), folds = foldid, family = "binomial",
+                       method = "fw", control = cg_control(max_iter = 30)))
+  expect_identical(cvfit$loss, "mean deviance")
+  tr <- foldid != 3
+  f <- complete_matrix(obs[tr, ], 4, family = "binomial", method = "fw", dims = c(15, 12),
+                       init = complete_matrix(obs[tr, ], 1, family = "binomial", method = "fw",
+                                              dims = c(15, 12),
+                                              control = cg_control(max_iter = 30)),
+                       control = cg_control(max_iter = 30))
+  p <- predict(f, obs[!tr, ], type = "response")
+  y <- obs$value[!tr]
+  expect_equal(unname(cvfit$fold_loss[2, 3]), mean(-2 * (y * log(p) + (1 - y) * log(1 - p))),
+               tolerance = 1e-12)
+})
+
+test_that("an interrupted path keeps its finished fits; an interrupted CV says where", {
+  calls <- 0L
+  fake <- function(radius, init) {
+    calls <<- calls + 1L
+    list(radius = radius, objective = 1 / radius, gap = 0, converged = TRUE,
+         iterations = 1L, time = 0, solution = list(beta = c(radius, 0)),
+         status = if (calls == 3L) "interrupted" else "converged", problem = "fake")
+  }
+  expect_warning(path <- stochcg:::fit_path(fake, list(), 1:4),
+                 "^path interrupted by the user at radius 3 of 4 \\(3\\); the path holds the 2 fits finished before it$")
+  expect_false(path$complete)
+  expect_equal(path$radius, 1:2)
+  expect_equal(path$summary$nonzero, c(1L, 1L))
+  # CV: a fold whose path was interrupted stops the CV with the folds done
+  n_paths <- 0L
+  fit_units <- function(rows, radius) {
+    n_paths <<- n_paths + 1L
+    list(radius = radius, complete = n_paths < 3L, fits = list(),
+         summary = data.frame(converged = rep(TRUE, length(radius))))
+  }
+  loss_units <- function(path, rows) c(1, 2)
+  err <- tryCatch(stochcg:::cv_radius(fit_units, loss_units, c(1, 2, 3, 1, 2, 3), c(1, 2),
+                                      "mse", "fake", cg_control(progress = FALSE), NULL, 0),
+                  error = function(e) e)
+  expect_s3_class(err, "cg_cv_interrupt")
+  expect_identical(conditionMessage(err), paste(
+    "cross-validation interrupted by the user (fold 2 of 3); the condition's `partial`",
+    "holds the folds finished"))
+  expect_equal(err$partial$fold_loss[, 1], c(1, 2))
+  expect_true(all(is.na(err$partial$fold_loss[, 2:3])))
+})
+
+test_that("progress gives one message per fold, the fits inside stay quiet", {
+  d <- reg_data(n = 30, p = 5)
+  msgs <- character(0)
+  withCallingHandlers(
+    cv_sparse_regression(d$X, d$y, radius = c(1, 2), folds = rep(1:3, 10),
+                         control = cg_control(progress = TRUE)),
+    message = function(m) { msgs <<- c(msgs, conditionMessage(m)); invokeRestart("muffleMessage") })
+  expect_length(msgs, 4L)
+  expect_match(msgs[1], "^CV: path of 2 radii on all the data in ")
+  for (k in 1:3) expect_match(msgs[k + 1L], sprintf("^CV fold %d of 3: 2 fits in ", k))
+})
+
+test_that("plots of paths and CV curves draw", {
+  d <- reg_data()
+  path <- sparse_regression(d$X, d$y, radius = c(1, 3, 5))
+  cvfit <- cv_sparse_regression(d$X, d$y, radius = c(1, 3, 5), folds = 3)
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_identical(plot(path), path)
+  expect_identical(plot(cvfit), cvfit)
+  expect_error(plot(path, what = "rank"), "^`what` = \"rank\" is for matrix paths$")
+})
+
+test_that("bad input to paths and cross-validation is rejected naming the argument", {
+  d <- reg_data(n = 30, p = 5)
+  expect_error(sparse_regression(d$X, d$y, radius = c(1, -1)),
+               "^`radius` must be positive finite numbers$")
+  expect_error(sparse_regression(d$X, d$y, radius = c(1, 2, 1)), "^`radius` has repeated values$")
+  expect_error(sparse_regression(d$X, d$y, 1, init = 1:3),
+               "^`init` must have length 5 \\(one per column of `X`\\), not 3$")
+  expect_error(sparse_regression(d$X, d$y, 1, init = "a"),
+               "^`init` must be NULL, a fit of sparse_regression\\(\\) or a numeric vector$")
+  expect_error(sparse_regression(d$X, d$y, 1, init = c(1, NA, 0, 0, 0)),
+               "^`init` contains NA, NaN or Inf$")
+  other <- sparse_regression(d$X[, 1:3], d$y, 1)
+  expect_error(sparse_regression(d$X, d$y, 1, init = other),
+               "^`init` is a fit with 3 coefficients, but `X` has 5 columns$")
+  path <- sparse_regression(d$X, d$y, radius = c(1, 2))
+  expect_error(coef(path, radius = 1.5),
+               "^`radius` must be one of the path's radii \\(1, 2\\), not 1.5$")
+  expect_error(coef(path, index = 3), "^`index` must be at most 2$")
+  expect_error(cv_sparse_regression(d$X, d$y, folds = 1), "^`folds` must be at least 2$")
+  expect_error(cv_sparse_regression(d$X, d$y, folds = 31),
+               "^`folds` must be at most the number of rows \\(30\\)$")
+  expect_error(cv_sparse_regression(d$X, d$y, folds = rep(1:2, 10)),
+               "^`folds` must have one fold id per row \\(30\\), not 20$")
+  expect_error(cv_sparse_regression(d$X, d$y, folds = rep(c(1, 3), 15)),
+               "^`folds` ids must be 1, \\.\\.\\., K with every fold used \\(fold 2 is empty\\)$")
+  expect_error(cv_sparse_regression(d$X, d$y, folds = rep(1.5, 30)),
+               "^`folds` ids must be whole numbers from 1$")
+  expect_error(cv_sparse_regression(d$X, d$y, radius = 2),
+               "^`radius` must hold at least two values to choose from$")
+  expect_error(cv_sparse_regression(d$X, d$y, init = rep(0, 5)),
+               "^`init` is not used by cross-validation \\(the path warm-starts itself\\)$")
+  expect_error(cv_sparse_regression(d$X, d$y, nradius = 1), "^`nradius` must be at least 2$")
+  expect_error(cv_sparse_regression(d$X, rep(0, 30)),
+               "^`radius` has no default: X'y is zero \\(is `y` zero\\?\\); give the radii$")
+  cvfit <- cv_sparse_regression(d$X, d$y, radius = c(1, 2), folds = 3)
+  expect_error(predict(cvfit, d$X, s = "lambda.min"),
+               "^`s` must be one of \"radius.1se\", \"radius.min\", not \"lambda.min\"$")
+  expect_error(coef(cvfit, s = 3), "^`s` must be one of the path's radii \\(1, 2\\), not 3$")
+  c <- comp_data(N = 60)
+  expect_error(cv_complete_matrix(c$obs, box = c(0, 1)),
+               "^`box` is not available in cross-validation")
+  expect_error(complete_matrix(c$obs, radius = c(1, 2), lambda = 0.1),
+               "^`radius` must be a single number with `box` or `lambda`")
+  expect_error(cv_complete_matrix(c$obs, folds = 61),
+               "^`folds` must be at most the number of observed entries \\(60\\)$")
+  expect_error(cv_complete_matrix(c$obs, folds = 1:3),
+               "^`folds` must have one fold id per observed entry \\(60\\), not 3$")
+})
