@@ -428,6 +428,7 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   if (!is.null(reg$op)) spec <- c(spec, reg$op)
   spec$init_X <- start$X
   spec$iter_offset <- start$iter
+  if (!is.null(start$X)) spec$cold_objective <- C0    # the scale of tol at the cold start
   fit <- cg_run(spec, control, problem, call, started)
   X <- fit$solution$X
   dimnames(X) <- src$dimnames

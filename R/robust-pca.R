@@ -307,7 +307,7 @@ robust_pca <- function(M, radius = NULL, radius_sparse = NULL, sparse = c("l1", 
   if (!is.numeric(lowrank_tol) || length(lowrank_tol) != 1L || !(lowrank_tol > 0 && lowrank_tol < 1))
     stop("option `stochcg.lowrank_tol` must be a number in (0, 1)", call. = FALSE)
 
-  start <- robust_start(init, dims, penalized, radius, radius_sparse, sparse, delta, psd)
+  start <- robust_start(init, M, penalized, radius, radius_sparse, sparse, delta, psd)
   steps <- robust_steps(M, radius, radius_sparse, sparse, method, step, delta, lambda1, lambda2,
                         psd, control)
   spec <- c(list(problem = "robust", method = method,
@@ -347,10 +347,11 @@ robust_pca <- function(M, radius = NULL, radius_sparse = NULL, sparse = c("l1", 
 # The warm start from `init`: its X and Y as dense matrices, scaled into the
 # constraint sets of the constrained form (the paper's methods keep their
 # iterates feasible by convex combinations from a feasible start).
-robust_start <- function(init, dims, penalized, radius, radius_sparse, sparse, delta, psd) {
+robust_start <- function(init, M, penalized, radius, radius_sparse, sparse, delta, psd) {
   if (is.null(init)) return(list())
   if (!inherits(init, "robust_pca_fit")) stop_arg("init", "must be NULL or a fit of robust_pca()")
   robust_parts(init, "init")
+  dims <- dim(M)
   if (!identical(dim(init$solution$Y), as.integer(dims)))
     stop_arg("init", "is a fit of a ", paste(dim(init$solution$Y), collapse = " x "),
              " matrix, but `M` is ", dims[1], " x ", dims[2])
@@ -366,7 +367,10 @@ robust_start <- function(init, dims, penalized, radius, radius_sparse, sparse, d
     }
   }
   storage.mode(X) <- "double"; storage.mode(Y) <- "double"
-  list(init_X = X, init_Y = Y)
+  # the constrained form's objective at (0, 0), the scale of tol (a warm start
+  # at an optimum near zero leaves none); the penalized form's ADMM scales
+  # by its own objective
+  list(init_X = X, init_Y = Y, cold_objective = if (penalized) 0 else 0.5 * sum(M^2))
 }
 
 # Starting ADMM penalty (residual balancing adapts it): for the penalized

@@ -138,6 +138,14 @@ static SEXP solve_body(void *data)
     cg_problem *P = s->P;
     const method_row *m = &methods[s->o->method];
     s->problem->build(P, s->spec);
+    /* a warm start (init =): the objective at the cold start, so that tol
+     * keeps its scale when the warm start sits at an optimum near zero */
+    SEXP cold = cg_list_get(s->spec, "cold_objective");
+    if (!isNull(cold)) {
+        P->cold_objective = asReal(cold);
+        if (!R_FINITE(P->cold_objective) || P->cold_objective < 0)
+            error("spec: invalid cold_objective");
+    }
     /* before any solving: the tables say whether the method applies */
     if (!provides_family(P, m))
         error("method '%s' does not apply to problem '%s'", m->name, s->problem->name);

@@ -434,8 +434,6 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
     SEXP init = cg_list_get(spec, "init_beta");
     if (!isNull(init)) {
         memcpy(R->theta, cg_spec_real(spec, "init_beta", p), sizeof(double) * p);
-        P->cold_objective = asReal(cg_list_get(spec, "cold_objective"));   /* objective at 0 */
-        if (!R_FINITE(P->cold_objective) || P->cold_objective < 0) error("spec: invalid cold_objective");
     }
     SEXP it0 = cg_list_get(spec, "iter_offset");
     P->iter_offset = isNull(it0) ? 0 : asInteger(it0);

@@ -692,6 +692,18 @@ test_that("init: a previous fit warm-starts robust_pca, made feasible for the co
   expect_lte(sum(f$solution$X$d), tau * (1 + 1e-8))
   expect_lte(sum(abs(f$solution$Y)), s * (1 + 1e-8))
   expect_lt(f$trace$objective[1], 0.5 * sum(M^2))   # not the cold start (0, 0)
+  # from an exact decomposition (objective ~ 0): every method converges at
+  # once, tol keeping the scale of the cold start's objective 1/2 ||M||^2
+  set.seed(2)
+  L0 <- tcrossprod(matrix(rnorm(60), 20)); S0 <- matrix(0, 20, 20); S0[sample(400, 20)] <- 5
+  M0 <- L0 + S0
+  exact <- robust_pca(M0, sum(svd(L0)$d), sum(abs(S0)))
+  for (m in c("admm", "altmin", "alt_cgpg", "alt_pgcg", "cgcg")) {
+    g <- robust_pca(M0, sum(svd(L0)$d), sum(abs(S0)), method = m, rank = 3, init = exact,
+                    control = cg_control(max_iter = 50))
+    expect_identical(g$status, "converged", label = m)
+    expect_lte(g$objective, 1e-10 * sum(M0^2), label = m)
+  }
   expect_error(robust_pca(M, init = list()), "^`init` must be NULL or a fit of robust_pca\\(\\)$")
   expect_error(robust_pca(M[-1, ], init = a),
                sprintf("^`init` is a fit of a %d x %d matrix, but `M` is %d x %d$",
