@@ -5,7 +5,8 @@
 
 #' Paths of fits over a sequence of radii
 #'
-#' Given several radii, [sparse_regression()] and [complete_matrix()] return
+#' Given several radii, [sparse_regression()], [complete_matrix()] and
+#' [robust_pca()] (its nuclear-norm bound, the sparse part's fixed) return
 #' a `cg_path`: the problem solved at each radius in increasing order (the
 #' most constrained first, like glmnet's decreasing `lambda`), each fit
 #' warm-started by `init` from the previous one, whose solution lies in the
@@ -15,7 +16,7 @@
 #' coefficient paths against the radius (each coefficient a line, as
 #' glmnet's `plot(fit, xvar = "norm")`: at the solution the l1 norm of the
 #' coefficients is the radius while the constraint binds), and for
-#' completion the objective and the rank against the radius. `coef()` and
+#' completion and robust PCA the objective and the rank against the radius. `coef()` and
 #' `predict()` take a `radius` of the path (or `index`); without one,
 #' `coef()` gives the matrix of coefficients (one column per radius) for
 #' regression and `predict()` one column of predictions per radius.

@@ -155,7 +155,8 @@
 #' @param M Numeric matrix (or `Matrix` object, made dense) to decompose.
 #' @param radius Positive bound on the nuclear norm of `X` (on its trace when
 #'   `psd = TRUE`), or `NULL` (default) with `radius_sparse = NULL` for the penalized
-#'   form.
+#'   form. Several bounds give a [cg_path]: one fit per bound, in increasing
+#'   order, each warm-started from the previous one (`radius_sparse` fixed).
 #' @param radius_sparse Positive radius of the ball of `Y` for `sparse = "l1"` and
 #'   `"lp"`, or `NULL` (default) with `radius = NULL` for the penalized form;
 #'   must be `NULL` for `"enet"`.
@@ -245,6 +246,11 @@ robust_pca <- function(M, radius = NULL, radius_sparse = NULL, sparse = c("l1", 
                        control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
+  if (length(radius) > 1L) {      # a path over the nuclear-norm bound, warm-started
+    args <- mget(c("M", "radius_sparse", "sparse", "method", "rank", "max_rank", "delta",
+                   "lambda1", "lambda2", "psd", "step", "control"))
+    return(fit_path(robust_pca, args, radius, init, call, started))
+  }
   sparse <- match_choice(sparse, c("l1", "lp", "enet"), "sparse")
   method <- match_choice(method, c("admm", "alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p",
                                     "altmin"), "method")

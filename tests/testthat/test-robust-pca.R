@@ -709,3 +709,21 @@ test_that("init: a previous fit warm-starts robust_pca, made feasible for the co
                sprintf("^`init` is a fit of a %d x %d matrix, but `M` is %d x %d$",
                        nrow(M), ncol(M), nrow(M) - 1L, ncol(M)))
 })
+
+test_that("several radii give a warm-started path of robust_pca fits", {
+  d <- rpca_noisy(seed = 9)
+  s <- d$s$l1
+  taus <- d$tau * c(0.5, 0.75, 1)
+  ctl <- cg_control(max_iter = 200)
+  path <- robust_pca(d$M, taus, s, method = "alt_pgcg", control = ctl)
+  expect_s3_class(path, "cg_path")
+  expect_identical(path$radius, taus)
+  # each fit is the one warm-started from the previous fit
+  f1 <- robust_pca(d$M, taus[1], s, method = "alt_pgcg", control = ctl)
+  f2 <- robust_pca(d$M, taus[2], s, method = "alt_pgcg", init = f1, control = ctl)
+  expect_identical(path$fits[[2]]$objective, f2$objective)
+  expect_identical(path$summary$rank, vapply(path$fits, function(f) length(f$solution$X$d), 0L))
+  expect_true(all(diff(path$summary$objective) <= 1e-12))   # larger balls, lower optimum
+  grDevices::pdf(NULL); on.exit(grDevices::dev.off())
+  expect_identical(plot(path), path)
+})
