@@ -6,7 +6,9 @@
 #' Paths of fits over a sequence of radii
 #'
 #' Given several radii, [sparse_regression()], [complete_matrix()] and
-#' [robust_pca()] (its nuclear-norm bound, the sparse part's fixed) return
+#' [robust_pca()] (its nuclear-norm bound, the sparse part's fixed) return,
+#' and given several `lambda` with `folds = NULL`, [sparse_covariance()]
+#' (a path over the penalty, from the largest down; `coef(path, lambda = )`)
 #' a `cg_path`: the problem solved at each radius in increasing order (the
 #' most constrained first, like glmnet's decreasing `lambda`), each fit
 #' warm-started by `init` from the previous one, whose solution lies in the
@@ -74,25 +76,29 @@ check_radii <- function(radius, arg = "radius") {
   r
 }
 
-# Solve fun(args..., radius = r, init = previous fit) along the radii (sorted
-# increasing). `init` is the warm start of the first fit. An interrupted fit
-# ends the path with a warning, keeping the fits finished before it.
-fit_path <- function(fun, args, radius, init = NULL, call = NULL, started = wall_clock()) {
+# Solve fun(args..., <param> = v, init = previous fit) along the values,
+# the most constrained first: radii in increasing order, penalties
+# (param "lambda": sparse_covariance) in decreasing order. `init` is the warm
+# start of the first fit. An interrupted fit ends the path with a warning,
+# keeping the fits finished before it.
+fit_path <- function(fun, args, radius, init = NULL, call = NULL, started = wall_clock(),
+                     param = "radius") {
   force(started)
-  radius <- check_radii(radius)
-  n_total <- length(radius)
+  values <- check_radii(radius, param)
+  if (param != "radius") values <- rev(values)
+  n_total <- length(values)
   fits <- vector("list", n_total)
   done <- 0L
   prev <- init
-  for (k in seq_along(radius)) {
+  for (k in seq_along(values)) {
     fit <- withCallingHandlers(
-      do.call(fun, c(args, list(radius = radius[k], init = prev))),
+      do.call(fun, c(args, stats::setNames(list(values[k], prev), c(param, "init")))),
       warning = function(w) if (grepl("^fit interrupted after", conditionMessage(w)))
         invokeRestart("muffleWarning"))
     if (identical(fit$status, "interrupted")) {
-      warning(sprintf(paste("path interrupted by the user at radius %d of %d (%s);",
+      warning(sprintf(paste("path interrupted by the user at %s %d of %d (%s);",
                             "the path holds the %d fits finished before it"),
-                      k, length(radius), format(radius[k], digits = 4), done),
+                      param, k, length(values), format(values[k], digits = 4), done),
               call. = FALSE)
       break
     }
@@ -101,35 +107,43 @@ fit_path <- function(fun, args, radius, init = NULL, call = NULL, started = wall
     prev <- fit
   }
   fits <- fits[seq_len(done)]
-  radius <- radius[seq_len(done)]
-  structure(list(fits = fits, radius = radius, summary = path_summary(fits, init),
-                 problem = if (done) fits[[1L]]$problem else NA_character_,
-                 complete = done == n_total, time = wall_clock() - started, call = call),
-            class = "cg_path")
+  values <- values[seq_len(done)]
+  out <- list(fits = fits, param = param, summary = path_summary(fits, init, param),
+              problem = if (done) fits[[1L]]$problem else NA_character_,
+              complete = done == n_total, time = wall_clock() - started, call = call)
+  out[[param]] <- values
+  structure(out, class = "cg_path")
 }
 
+# the values a path runs over, and their name ("radius", or "lambda")
+path_param <- function(x) x$param %||% "radius"
+path_values <- function(x) x[[path_param(x)]]
+
 # one row per fit; a warm-started fit counts iterations from its init's
-path_summary <- function(fits, init = NULL) {
+path_summary <- function(fits, init = NULL, param = "radius") {
   if (!length(fits))
     return(data.frame(radius = numeric(0), objective = numeric(0), gap = numeric(0),
                       converged = logical(0), iterations = integer(0), time = numeric(0)))
   prev_iter <- c(if (inherits(init, "cg_fit")) init$iterations else 0L,
                  vapply(fits, function(f) as.double(f$iterations), 0))[seq_along(fits)]
   out <- data.frame(
-    radius = vapply(fits, function(f) as.double(f$radius), 0),
+    value = vapply(fits, function(f) as.double(f[[param]]), 0),
     objective = vapply(fits, function(f) as.double(f$objective), 0),
     gap = vapply(fits, function(f) as.double(f$gap), 0),
     converged = vapply(fits, function(f) isTRUE(f$converged), NA))
   main <- lapply(fits, fit_solution)
-  if (is.numeric(main[[1L]])) {
+  if (is.numeric(main[[1L]]) && is.null(dim(main[[1L]]))) {
     out$nonzero <- vapply(main, function(b) sum(b != 0), 0L)
     out$l1_norm <- vapply(main, function(b) sum(abs(b)), 0)
   } else if (inherits(main[[1L]], "lowrank")) {
     out$rank <- vapply(main, function(X) sum(X$d > 0), 0L)
     out$nuclear_norm <- vapply(main, function(X) sum(X$d), 0)
+  } else if (!is.null(fits[[1L]]$sparsity)) {   # a covariance: its off-diagonal zeros
+    out$zeros <- vapply(fits, function(f) as.double(f$sparsity), 0)
   }
   out$iterations <- as.integer(vapply(fits, function(f) as.double(f$iterations), 0) - prev_iter)
   out$time <- vapply(fits, function(f) as.double(f$time), 0)
+  names(out)[1L] <- param
   out
 }
 
@@ -138,9 +152,12 @@ path_summary <- function(fits, init = NULL) {
 #' @export
 print.cg_path <- function(x, ...) {
   s <- x$summary
-  cat(sprintf("%s path: %d radii from %s to %s, warm-started in increasing order, %s s\n",
-              fmt_problem(x$problem), nrow(s), fmt_num(min(s$radius), 4),
-              fmt_num(max(s$radius), 4), fmt_num(x$time, 3)))
+  v <- path_values(x)
+  cat(sprintf("%s path: %d %s from %s to %s, warm-started in %s order, %s s\n",
+              fmt_problem(x$problem), nrow(s),
+              if (path_param(x) == "radius") "radii" else paste("values of", path_param(x)),
+              fmt_num(v[1L], 4), fmt_num(v[length(v)], 4),
+              if (path_param(x) == "radius") "increasing" else "decreasing", fmt_num(x$time, 3)))
   if (!isTRUE(x$complete)) cat("Interrupted: the path holds the fits finished before it\n")
   if (nrow(s) && !all(s$converged))
     cat(sprintf("%d of %d fits did not reach tol (see x$fits[[k]]$message)\n",
@@ -155,7 +172,8 @@ print.cg_path <- function(x, ...) {
 summary.cg_path <- function(object, ...) object$summary
 
 # position of `radius` (or `index`) in a path's radii
-path_index <- function(path_radius, radius = NULL, index = NULL, arg = "radius") {
+path_index <- function(path_radius, radius = NULL, index = NULL, arg = "radius",
+                       param = "radius") {
   if (!is.null(index)) {
     if (!is.null(radius)) stop_arg("index", "cannot be given together with `radius`")
     check_count(index, "index", max = length(path_radius))
@@ -164,7 +182,8 @@ path_index <- function(path_radius, radius = NULL, index = NULL, arg = "radius")
   check_number(radius, arg, min = 0, strict_min = TRUE)
   k <- which(abs(path_radius - radius) <= 1e-8 * radius)
   if (length(k) != 1L)
-    stop_arg(arg, "must be one of the path's radii (", paste(format(path_radius, digits = 4),
+    stop_arg(arg, "must be one of the path's ", if (param == "radius") "radii" else "values",
+             " (", paste(format(path_radius, digits = 4),
              collapse = ", "), "), not ", format(radius, digits = 6))
   k
 }
@@ -172,28 +191,32 @@ path_index <- function(path_radius, radius = NULL, index = NULL, arg = "radius")
 #' @rdname cg_path
 #' @method coef cg_path
 #' @export
-coef.cg_path <- function(object, radius = NULL, index = NULL, ...) {
+coef.cg_path <- function(object, radius = NULL, index = NULL, lambda = NULL, ...) {
+  if (path_param(object) == "lambda") radius <- lambda
   if (!length(object$fits)) stop_arg("object", "is an empty path")
   if (is.null(radius) && is.null(index)) {
     main <- lapply(object$fits, fit_solution)
     if (!is.numeric(main[[1L]]))
       stop_arg("radius", "must be given for a path of matrix fits (one coefficient per radius)")
     B <- do.call(cbind, main)
-    colnames(B) <- format(object$radius, digits = 4)
+    colnames(B) <- format(path_values(object), digits = 4)
     return(B)
   }
-  coef(object$fits[[path_index(object$radius, radius, index)]])
+  coef(object$fits[[path_index(path_values(object), radius, index, path_param(object),
+                                           path_param(object))]])
 }
 
 #' @rdname cg_path
 #' @method predict cg_path
 #' @export
-predict.cg_path <- function(object, ..., radius = NULL, index = NULL) {
+predict.cg_path <- function(object, ..., radius = NULL, index = NULL, lambda = NULL) {
+  if (path_param(object) == "lambda") radius <- lambda
   if (!length(object$fits)) stop_arg("object", "is an empty path")
   if (!is.null(radius) || !is.null(index))
-    return(predict(object$fits[[path_index(object$radius, radius, index)]], ...))
+    return(predict(object$fits[[path_index(path_values(object), radius, index,
+                                           path_param(object), path_param(object))]], ...))
   P <- do.call(cbind, lapply(object$fits, function(f) predict(f, ...)))
-  colnames(P) <- format(object$radius, digits = 4)
+  colnames(P) <- format(path_values(object), digits = 4)
   P
 }
 
@@ -205,8 +228,12 @@ plot.cg_path <- function(x, what = NULL, ...) {
   s <- x$summary
   if (!nrow(s)) stop_arg("x", "is an empty path")
   regression <- "nonzero" %in% names(s)
-  if (is.null(what)) what <- if (regression) "coef" else c("objective", "rank")
-  what <- match_choices(what, c("coef", "objective", "rank", "gap"), "what")
+  covariance <- "zeros" %in% names(s)
+  v <- s[[path_param(x)]]
+  if (is.null(what))
+    what <- if (regression) "coef" else if (covariance) c("objective", "zeros") else
+      c("objective", "rank")
+  what <- match_choices(what, c("coef", "objective", "rank", "zeros", "gap"), "what")
   if ("coef" %in% what && !regression) stop_arg("what", "= \"coef\" is for regression paths")
   if ("rank" %in% what && regression) stop_arg("what", "= \"rank\" is for matrix paths")
   op <- par(mfrow = c(1L, length(what)))
@@ -217,21 +244,22 @@ plot.cg_path <- function(x, what = NULL, ...) {
       B <- coef.cg_path(x)
       args <- utils_modify(list(xlab = "radius (l1 norm bound)", ylab = "coefficients",
                                 main = main, type = "l", lty = 1), list(...))
-      do.call(matplot, c(list(s$radius, t(B)), args))
+      do.call(matplot, c(list(v, t(B)), args))
       graphics::abline(h = 0, col = "grey")
       # number of nonzero coefficients along the top, as glmnet
-      axis(3, at = s$radius, labels = s$nonzero, cex.axis = 0.7, mgp = c(3, 0.5, 0))
+      axis(3, at = v, labels = s$nonzero, cex.axis = 0.7, mgp = c(3, 0.5, 0))
     } else {
       y <- s[[w]]
       ok <- is.finite(y) & (w != "gap" | y > 0)
       if (!any(ok)) {
-        plot(c(0, 1), c(0, 1), type = "n", axes = FALSE, xlab = "radius", ylab = w, main = main)
+        plot(c(0, 1), c(0, 1), type = "n", axes = FALSE, xlab = path_param(x), ylab = w,
+             main = main)
         text(0.5, 0.5, sprintf("%s not available", w))
         next
       }
-      args <- utils_modify(list(xlab = "radius", ylab = w, main = main, type = "b", pch = 20,
-                                log = if (w == "gap") "y" else ""), list(...))
-      do.call(plot, c(list(s$radius[ok], y[ok]), args))
+      args <- utils_modify(list(xlab = path_param(x), ylab = w, main = main, type = "b",
+                                pch = 20, log = if (w == "gap") "y" else ""), list(...))
+      do.call(plot, c(list(v[ok], y[ok]), args))
     }
   }
   invisible(x)

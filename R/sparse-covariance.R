@@ -68,7 +68,9 @@
 #' @param lambda Penalty on the off-diagonal entries: a number, a vector of
 #'   values to choose from by cross-validation, or `"cv"` (default: a grid
 #'   from the largest off-diagonal \eqn{|S_{ij}|}, where the estimate is
-#'   diagonal, down).
+#'   diagonal, down). Several values with `folds = NULL` give a [cg_path]
+#'   instead: one fit per value, from the largest down, each warm-started
+#'   from the previous one (`coef(path, lambda = )` picks one).
 #' @param structure `"sparse"` (default) or `"lowrank+sparse"`.
 #' @param gamma For `"lowrank+sparse"`: penalty on the trace of \eqn{L}
 #'   (larger, lower rank; \eqn{L = 0} from the largest eigenvalue of \eqn{S}
@@ -78,7 +80,8 @@
 #'   for `"lowrank+sparse"`), positive; `NULL` (default) for 1% of the mean
 #'   of the variances.
 #' @param n Number of observations when `data` is a covariance matrix.
-#' @param folds Number of cross-validation folds.
+#' @param folds Number of cross-validation folds, or `NULL` for a path
+#'   over several `lambda` without cross-validation.
 #' @param init `NULL`, or a previous `sparse_covariance()` fit of the same
 #'   structure and number of variables: its solver state (the dual iterate,
 #'   and `L`'s factors) starts the fit, e.g. along a sequence of penalties or
@@ -123,6 +126,14 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
                               init = NULL, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
+  if (is.null(folds) && is.numeric(lambda) && length(lambda) > 1L) {
+    # no cross-validation: a path over lambda, warm-started from the largest
+    if (identical(match_choice(structure, c("sparse", "lowrank+sparse"), "structure"),
+                  "lowrank+sparse") && !(is.numeric(gamma) && length(gamma) == 1L))
+      stop_arg("gamma", "must be a single number for a path over `lambda`")
+    args <- mget(c("data", "structure", "gamma", "floor", "n", "control"))
+    return(fit_path(sparse_covariance, args, lambda, init, call, started, param = "lambda"))
+  }
   structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
   lowrank <- structure == "lowrank+sparse"
   control <- as_control(control)

@@ -735,3 +735,24 @@ test_that("init: a previous fit warm-starts the solver and reaches the same esti
   expect_error(sparse_covariance(x, init = a),
                "^`init` is used only with single penalties")
 })
+
+test_that("several lambdas without cross-validation: a warm-started path", {
+  set.seed(22)
+  p <- 15
+  x <- matrix(rnorm(40 * p), 40) %*% chol(0.5^abs(outer(1:p, 1:p, "-")))
+  lam <- c(0.05, 0.2, 0.1)
+  path <- sparse_covariance(x, lambda = lam, folds = NULL)
+  expect_s3_class(path, "cg_path")
+  expect_identical(path$lambda, sort(lam, decreasing = TRUE))     # most regularized first
+  f1 <- sparse_covariance(x, lambda = 0.2)
+  f2 <- sparse_covariance(x, lambda = 0.1, init = f1)
+  expect_identical(coef(path, lambda = 0.1), coef(f2))
+  expect_identical(names(path$summary)[1], "lambda")
+  expect_true(all(diff(path$summary$zeros) <= 0))               # smaller lambda, fewer zeros
+  expect_error(coef(path, lambda = 0.3), "must be one of the path's values")
+  expect_error(sparse_covariance(x, lambda = lam, folds = NULL, structure = "lowrank+sparse"),
+               "^`gamma` must be a single number for a path over `lambda`$")
+  grDevices::pdf(NULL); on.exit(grDevices::dev.off())
+  expect_identical(plot(path), path)
+  expect_output(print(path), "sparse_covariance path: 3 values of lambda from 0.2 to 0.05")
+})
