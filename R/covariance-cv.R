@@ -405,7 +405,8 @@ check_grid <- function(x, arg) {
 # and a warm start for the full-data fit at the chosen values (the last
 # fold's fit there: a nearby problem of the same dimension) or NULL.
 cv_select <- function(X, structure = c("sparse", "lowrank+sparse"), lambda = "cv",
-                      gamma = "cv", floor = NULL, folds = 5L, control = cg_control()) {
+                      gamma = "cv", floor = NULL, folds = 5L, control = cg_control(),
+                      rule = "max") {
   structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
   lr <- structure == "lowrank+sparse"
   as_grid <- function(v, arg) {
@@ -427,5 +428,25 @@ cv_select <- function(X, structure = c("sparse", "lowrank+sparse"), lambda = "cv
          " as numbers", call. = FALSE)
   warm <- attr(cv, "warm")
   attr(cv, "warm") <- NULL
+  if (rule == "1se") {
+    pick <- covariance_1se(cv)
+    if (pick != best) {                 # the warm start kept is the maximum's
+      cv$chosen <- seq_len(nrow(cv)) == pick
+      best <- pick
+      warm <- NULL
+    }
+  }
   list(lambda = cv$lambda[best], gamma = cv$gamma[best], cv = cv, warm = warm)
+}
+
+# The one-standard-error rule for the covariance CV table: among the grid
+# points every fold scored, the sparsest estimate (most zeros, then the
+# lowest rank, then the largest lambda) whose mean held-out log-likelihood
+# is within one standard error of the best (the maximum, table$chosen).
+covariance_1se <- function(cv) {
+  best <- which(cv$chosen)
+  band <- cv$loglik[best] - if (is.finite(cv$se[best])) cv$se[best] else 0
+  cand <- which(cv$n_folds == cv$n_folds[best] & is.finite(cv$loglik) & cv$loglik >= band)
+  rank <- ifelse(is.na(cv$rank), 0, cv$rank)
+  cand[order(-cv$zeros[cand], rank[cand], -cv$lambda[cand])][1L]
 }

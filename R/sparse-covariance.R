@@ -82,6 +82,11 @@
 #' @param n Number of observations when `data` is a covariance matrix.
 #' @param folds Number of cross-validation folds, or `NULL` for a path
 #'   over several `lambda` without cross-validation.
+#' @param rule How cross-validation chooses: `"max"` (default) the largest
+#'   mean held-out log-likelihood, or `"1se"` the one-standard-error rule
+#'   (as `cv.glmnet`'s `lambda.1se`): the sparsest estimate (most zeros,
+#'   then the lowest rank) whose mean held-out log-likelihood is within one
+#'   standard error (across folds) of the maximum.
 #' @param init `NULL`, or a previous `sparse_covariance()` fit of the same
 #'   structure and number of variables: its solver state (the dual iterate,
 #'   and `L`'s factors) starts the fit, e.g. along a sequence of penalties or
@@ -123,7 +128,7 @@
 #' @export
 sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowrank+sparse"),
                               gamma = NULL, floor = NULL, n = NULL, folds = 5L,
-                              init = NULL, control = cg_control()) {
+                              rule = c("max", "1se"), init = NULL, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   if (is.null(folds) && is.numeric(lambda) && length(lambda) > 1L) {
@@ -192,7 +197,7 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
     check_count(folds, "folds", min = 2, max = nobs)
     # (the full-data S is formed after CV: one p x p array at a time)
     sel <- cv_select(data, structure, lambda, if (lowrank) gamma else NULL, floor, folds,
-                     control)
+                     control, rule = match_choice(rule, c("max", "1se"), "rule"))
     lambda <- sel$lambda
     if (lowrank) gamma <- sel$gamma
     cv <- sel$cv; warm <- sel$warm

@@ -255,3 +255,21 @@ test_that("print of a lowrank+sparse fit: rank and trace of L", {
   expect_match(out, "of off-diagonal entries of the sparse part S are exactly zero",
                all = FALSE)
 })
+
+test_that("rule = \"1se\": the sparsest estimate within one standard error of the best", {
+  set.seed(23)
+  p <- 12
+  x <- matrix(rnorm(60 * p), 60) %*% chol(0.5^abs(outer(1:p, 1:p, "-")))
+  lam <- c(0.4, 0.3, 0.2, 0.15, 0.1, 0.05)
+  set.seed(1); fmax <- sparse_covariance(x, lambda = lam, folds = 4)
+  set.seed(1); f1se <- sparse_covariance(x, lambda = lam, folds = 4, rule = "1se")
+  cv <- f1se$cv
+  best <- which.max(ifelse(cv$n_folds == max(cv$n_folds), cv$loglik, -Inf))
+  expect_identical(fmax$lambda, cv$lambda[best])            # the same folds and table
+  within <- which(cv$n_folds == max(cv$n_folds) & cv$loglik >= cv$loglik[best] - cv$se[best])
+  expect_identical(f1se$lambda, cv$lambda[within][which.max(cv$zeros[within])])
+  expect_gt(f1se$lambda, fmax$lambda)                        # 0.2 against 0.15 here
+  expect_identical(which(cv$chosen), match(f1se$lambda, cv$lambda))
+  expect_error(sparse_covariance(x, lambda = lam, rule = "min"),
+               "^`rule` must be one of \"max\", \"1se\", not \"min\"$")
+})
