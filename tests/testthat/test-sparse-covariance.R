@@ -481,6 +481,11 @@ test_that("bad input gives an error naming the argument", {
     list(quote(sparse_covariance(X, folds = 1)), "^`folds`"),
     list(quote(sparse_covariance(X, folds = 21)), "^`folds`"),
     list(quote(sparse_covariance(X, c(0.1, 0.2), folds = 0)), "^`folds`"),
+    list(quote(sparse_covariance(X, cores = 0)), "^`cores`"),
+    list(quote(sparse_covariance(X, cores = 1.5)), "^`cores`"),
+    list(quote(sparse_covariance(X, cores = NA)), "^`cores`"),
+    list(quote(sparse_covariance(X, cores = "2")), "^`cores`"),
+    list(quote(sparse_covariance(X, 0.1, cores = c(1, 2))), "^`cores`"),
     list(quote(sparse_covariance(X, 0.1, control = list(tol = -1))), "^`tol`"),
     list(quote(sparse_covariance(X, 0.1, control = "a")), "^`control`")
   )
