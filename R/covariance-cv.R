@@ -243,16 +243,21 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   started <- wall_clock()
   one_fold <- function(k) {
     t_fold <- wall_clock()
+    cpu_fold <- cpu_seconds()
     res <- cv_fold(X, foldid != k, grid, lambdas, gammas, lr, structure, floor, inner,
                    early_stop, fit_one, keep_warm = k == folds, p = p)
     if (identical(res$interrupted, TRUE))
       stop("cross-validation interrupted by the user (fold ", k, " of ", folds, ")",
            call. = FALSE)
     if (progress)
-      message(sprintf("CV fold %d of %d: %d fits in %.1f s (%.1f s so far)", k, folds, ng,
-                      wall_clock() - t_fold, wall_clock() - started))
+      message(sprintf("CV fold %d of %d: %d fits in %.1f s, CPU %.1f s (%.1f s so far)", k,
+                      folds, ng, wall_clock() - t_fold, cpu_seconds() - cpu_fold,
+                      wall_clock() - started))
     res
   }
+  # the p x p temporaries of the default grid freed before forking: a child
+  # would share them (copy-on-write) but keep them in its resident set
+  if (cores > 1L) invisible(gc(verbose = FALSE))
   res <- map_folds(seq_len(folds), one_fold, cores)
   ll <- vapply(res, `[[`, numeric(ng), "ll")
   zeros <- vapply(res, `[[`, numeric(ng), "zeros")
@@ -367,6 +372,9 @@ map_folds <- function(ks, fold, cores = 1L) {
          " ended without a result (killed or out of memory); use `cores = 1`", call. = FALSE)
   res
 }
+
+# CPU seconds (user + system) of this process
+cpu_seconds <- function() sum(proc.time()[c("user.self", "sys.self")])
 
 # cores for the folds: `cores` as given (checked), or by default
 # getOption("mc.cores", 2), at most the folds and the machine's cores; 1 on

@@ -29,8 +29,16 @@
 # "zeros" = fraction of exact zeros among the off-diagonal entries;
 # "min_eig" = smallest eigenvalue (eigen(); for p > 1000 RSpectra shift-invert
 # at 0). "seconds" = wall clock of the whole fit, cross-validation included;
-# "peak_MB" = the child process's peak resident memory (VmHWM) right after
-# the fit (data and R included, about 60-80 MB for R itself).
+# "cpu" = its CPU seconds (user + system, of the process and of the
+# processes it forked: sparse_covariance() runs its CV folds on 2 cores by
+# default); "load" = the machine's 1-minute load average at the start and
+# the end of the fit (the machine is shared; seconds under load are
+# inflated, CPU seconds much less); "peak_MB" = the child process's peak
+# resident memory (VmHWM) right after the fit (data and R included, about
+# 60-80 MB for R itself); in rows that give "cpu", the largest sum over the
+# fit's processes (the child and its forks) of their proportional set size
+# (Pss: shared pages split between the processes that share them), sampled
+# every 0.5 s.
 #
 # Every fit runs in its own child process, `timeout <cap> Rscript ...`, cap =
 # 1800 s (30 min) unless COVBENCH_CAP is set; a fit that does not finish is
@@ -146,7 +154,10 @@ estimators <- list(
   # the chosen values, the sparsity of the sparse part and the rank of L.
   stochcg_sparse = if (has_structure()) function(train) {
     set.seed(7)                          # the CV folds
-    f <- stochcg::sparse_covariance(train, lambda = "cv", structure = "sparse")
+    # (progress = TRUE: one line per CV fold, with its wall and CPU seconds,
+    # on the child's stderr, kept in COVBENCH_LOG when set)
+    f <- stochcg::sparse_covariance(train, lambda = "cv", structure = "sparse",
+                                    control = stochcg::cg_control(progress = TRUE))
     list(Sigma = as.matrix(f$solution$Sigma),
          note = sprintf("lambda = %.3g (CV)%s", f$lambda,
                         if (isTRUE(f$converged)) "" else ", not converged"))
@@ -231,14 +242,18 @@ cases <- list(c("stock100", "time"), c("stock100", "random"),
 if (child) {
   d <- readRDS(args[2]); est <- args[3]; out <- args[4]
   suppressPackageStartupMessages(requireNamespace("stochcg", quietly = TRUE))
-  t0 <- proc.time()[["elapsed"]]
+  cpu_time <- function(t) sum(t[c("user.self", "sys.self", "user.child", "sys.child")],
+                               na.rm = TRUE)
+  t0 <- proc.time()
   f <- estimators[[est]](d$train)
-  seconds <- proc.time()[["elapsed"]] - t0
+  t1 <- proc.time()
+  seconds <- t1[["elapsed"]] - t0[["elapsed"]]
+  cpu <- cpu_time(t1) - cpu_time(t0)
   mem <- peak_mb()
   Sigma <- (f$Sigma + t(f$Sigma)) / 2
   St <- cov(d$test)
   ll <- gauss_loglik(d$test, Sigma)
-  saveRDS(data.frame(estimator = est, seconds = seconds, loglik = ll,
+  saveRDS(data.frame(estimator = est, seconds = seconds, cpu = cpu, loglik = ll,
                      pd = is.finite(ll), frob = norm(Sigma - St, "F"),
                      zeros = mean(Sigma[upper.tri(Sigma)] == 0),
                      min_eig = min_eigen(Sigma), peak_MB = mem, note = f$note,
@@ -261,6 +276,20 @@ csv <- file.path(out_dir, "covariance.csv")
 old <- if (file.exists(csv)) read.csv(csv, stringsAsFactors = FALSE) else NULL
 me <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
 rscript <- file.path(R.home("bin"), "Rscript")
+load_now <- function() as.numeric(strsplit(readLines("/proc/loadavg"), " ")[[1]][1])
+# `timeout cap Rscript ...` in the background, its process group (timeout's
+# own: the child and its forks) sampled for the sum of their Pss every 0.5 s;
+# the exit status is timeout's, the peak (kB) written to `peak_file`
+sampled_run <- function(cmd, peak_file, err_file) {
+  script <- paste0(
+    "(", paste(shQuote(cmd), collapse = " "), ") 2> ", shQuote(err_file), " & pid=$!; peak=0; ",
+    "while kill -0 $pid 2> /dev/null; do tot=0; ",
+    "for q in $(ps -eo pid=,pgid= | awk -v g=$pid '$2 == g {print $1}'); do ",
+    "v=$(awk '/^Pss:/ {print $2}' /proc/$q/smaps_rollup 2> /dev/null); tot=$((tot + ${v:-0})); ",
+    "done; [ $tot -gt $peak ] && peak=$tot; sleep 0.5; done; wait $pid; rc=$?; ",
+    "echo $peak > ", shQuote(peak_file), "; exit $rc")
+  system2("bash", c("-c", shQuote(script)), stdout = FALSE)
+}
 
 for (cs in cases) {
   if (!cs[1] %in% run_data || !cs[2] %in% run_split) next
@@ -270,19 +299,27 @@ for (cs in cases) {
     ofile <- tempfile(fileext = ".rds")
     t0 <- proc.time()[["elapsed"]]
     efile <- tempfile(fileext = ".txt")
-    rc <- system2("timeout", c(cap, rscript, me, "--child", dfile, est, ofile),
-                  stdout = FALSE, stderr = efile)
+    pfile <- tempfile(fileext = ".txt")
+    load0 <- load_now()
+    rc <- sampled_run(c("timeout", cap, rscript, me, "--child", dfile, est, ofile), pfile, efile)
+    load1 <- load_now()
+    if (nzchar(Sys.getenv("COVBENCH_LOG")))
+      file.copy(efile, sprintf("%s-%s-%s-%s.log", Sys.getenv("COVBENCH_LOG"), cs[1], cs[2], est),
+                overwrite = TRUE)
     err <- if (file.exists(efile)) grep("Error|error|Killed", readLines(efile, warn = FALSE),
                                         value = TRUE) else character()
     wall <- proc.time()[["elapsed"]] - t0
     row <- if (file.exists(ofile)) readRDS(ofile) else
       data.frame(estimator = est, seconds = if (rc == 124) Inf else NA_real_,
-                 loglik = NA_real_, pd = NA, frob = NA_real_, zeros = NA_real_,
+                 cpu = NA_real_, loglik = NA_real_, pd = NA, frob = NA_real_, zeros = NA_real_,
                  min_eig = NA_real_, peak_MB = NA_real_,
                  note = if (rc == 124) sprintf("did not finish in %g min", cap / 60)
                         else sprintf("failed (exit %d%s)", rc,
                                      if (length(err)) paste(":", gsub("[|\n]", " ", err[1])) else ""),
                  stringsAsFactors = FALSE)
+    peak_pss <- if (file.exists(pfile)) suppressWarnings(as.numeric(readLines(pfile))[1]) else NA
+    if (!is.na(peak_pss) && peak_pss > 0) row$peak_MB <- peak_pss / 1024
+    row$load <- sprintf("%.1f-%.1f", min(load0, load1), max(load0, load1))
     row <- cbind(data = cs[1], split = cs[2],
                  dims = sprintf("%d+%d x %d", nrow(s$train), nrow(s$test), ncol(s$train)),
                  row, cap = cap, date = format(Sys.Date()), stringsAsFactors = FALSE)
@@ -291,7 +328,11 @@ for (cs in cases) {
     old <- if (file.exists(csv)) read.csv(csv, stringsAsFactors = FALSE) else NULL  # other runs
     if (!is.null(old))
       old <- old[!(old$data == cs[1] & old$split == cs[2] & old$estimator == est), ]
-    old <- rbind(old, row)
+    if (!is.null(old)) {                     # rows of runs before the cpu / load columns
+      for (v in setdiff(names(row), names(old))) old[[v]] <- NA
+      for (v in setdiff(names(old), names(row))) row[[v]] <- NA
+    }
+    old <- rbind(old, row[names(if (is.null(old)) row else old)])
     write.csv(old, csv, row.names = FALSE)
   }
   unlink(dfile)
@@ -328,23 +369,27 @@ fmt_row <- function(r) {
   ll <- if (is.na(r$loglik)) "" else if (!is.finite(r$loglik)) "-Inf (not PD)"
         else formatC(r$loglik, digits = 4, format = "g")
   num <- function(x, d = 3) if (is.na(x)) "" else formatC(x, digits = d, format = "g")
-  sprintf("| %s | %s | %s | %s | %s | %s | %s | %s |", r$estimator, ll, num(r$frob),
+  cpu <- if (is.null(r$cpu) || is.na(r$cpu)) "" else sprintf("%.1f", r$cpu)
+  load <- if (is.null(r$load) || is.na(r$load)) "" else r$load
+  sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", r$estimator, ll, num(r$frob),
           if (is.na(r$zeros)) "" else sprintf("%.1f%%", 100 * r$zeros), num(r$min_eig),
-          sec, if (is.na(r$peak_MB)) "" else sprintf("%.0f", r$peak_MB), r$note)
+          sec, cpu, load, if (is.na(r$peak_MB)) "" else sprintf("%.0f", r$peak_MB), r$note)
 }
 lines <- c("# Covariance estimators on real data (inst/bench/covariance.R)", "",
            "Held-out Gaussian log-likelihood per test row (higher is better; data",
            "centred and scaled by the training mean and sd), Frobenius distance to the",
            "held-out sample covariance, exact zeros off the diagonal, smallest",
            "eigenvalue, wall-clock seconds of the fit (CV included) on 2 shared cores,",
-           "peak resident memory of the child process. Each fit capped by `timeout`.",
+           "its CPU seconds and the load average at its start and end (where recorded),",
+           "peak resident memory of the child process (of it and its forks, where CPU",
+           "seconds are given: see the script). Each fit capped by `timeout`.",
            sprintf("R %s, reference BLAS; %s.", getRversion(), format(Sys.Date())), "")
 for (cs in cases) {
   r <- old[old$data == cs[1] & old$split == cs[2], , drop = FALSE]
   if (!nrow(r)) next
   lines <- c(lines, sprintf("## %s, %s split (train + test x p = %s)", cs[1], cs[2], r$dims[1]), "",
-             "| estimator | loglik/row | frob | zeros | min eig | seconds | peak MB | note |",
-             "|---|---:|---:|---:|---:|---:|---:|---|",
+             "| estimator | loglik/row | frob | zeros | min eig | seconds | CPU s | load | peak MB | note |",
+             "|---|---:|---:|---:|---:|---:|---:|---|---:|---|",
              vapply(seq_len(nrow(r)), function(i) fmt_row(r[i, ]), ""), "")
 }
 if (file.exists(sweep_csv)) {
