@@ -87,10 +87,12 @@
 #'   are identical to `cores = 1`). `NULL` (default):
 #'   `getOption("mc.cores", 2)`, at most `folds` and
 #'   [parallel::detectCores()]. Always 1 on Windows (no fork). Each running
-#'   fold holds its own \eqn{p \times p}{p x p} training covariance plus the
-#'   solver's copy of its largest connected component (about two
-#'   \eqn{p \times p}{p x p} arrays at most), so memory grows with `cores`;
-#'   the final fit on all rows runs after the folds, in this process.
+#'   fold holds its own \eqn{p \times p}{p x p} training covariance and the
+#'   solver's copy of the largest connected component of the thresholded
+#'   graph (with the temporaries of forming the covariance, two to three
+#'   \eqn{p \times p}{p x p} arrays at its peak), so memory grows with
+#'   `cores`: `cores` such sets at once; the final fit on all rows runs
+#'   after the folds, in this process.
 #' @returns A fit of class `c("sparse_covariance_fit", "cg_fit")` (see
 #'   [cg_fit]): `solution$Sigma` the estimate (a `Matrix::dsCMatrix` when at
 #'   most a quarter of its entries are nonzero, else a dense matrix), and for
