@@ -201,14 +201,14 @@ lowrank_trace <- function(L) {
 # in cv_select(), with attributes "folds" (K), "foldid" (the assignment),
 # "fold_loglik" (grid points x folds), "skipped" (fits left out by the early
 # stop of the lambda path, see past_peak(), or after a failed fit;
-# early_stop = FALSE fits them all); `fit_one` is covariance_fit() (the
-# tests pass a wrapper)
-# and "warm" (a warm start at the chosen point: that of the last fold's fit
-# there).
+# early_stop = FALSE fits them all) and "warm" (a warm start at the chosen
+# point: that of the last fold's fit there); `fit_one` is covariance_fit()
+# (the tests pass a wrapper); `cores`: the folds run in that many processes
+# (map_folds()), with the same results as cores = 1.
 covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas = NULL,
                           gammas = NULL, floor = NULL, folds = 5L,
                           control = cg_control(), progress = control$progress,
-                          early_stop = TRUE, fit_one = covariance_fit) {
+                          early_stop = TRUE, fit_one = covariance_fit, cores = 1L) {
   structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
   X <- check_design(X, "data")
   n <- nrow(X); p <- ncol(X)
@@ -217,6 +217,7 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   folds <- as.integer(folds)
   control <- as_control(control)
   check_flag(progress, "progress")
+  cores <- fold_cores(cores, folds)
   lr <- structure == "lowrank+sparse"
   if (is.null(lambdas) || is.null(floor) || (lr && is.null(gammas))) {
     S <- full_covariance(X)
@@ -235,73 +236,39 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
 
   grid <- expand.grid(lambda = lambdas, gamma = gammas, KEEP.OUT.ATTRS = FALSE)
   ng <- nrow(grid)
+  # the folds are drawn here, before any fork: the fold fits use no random
+  # numbers (the Lanczos runs start from a fixed vector), so a fold's results
+  # depend on its data alone and are the same in a child process as in this one
   foldid <- sample(rep_len(seq_len(folds), n))
-  ll <- zeros <- rank <- matrix(NA_real_, ng, folds)
-  skipped <- matrix(FALSE, ng, folds)
-  n_failed <- 0L; n_unconverged <- 0L; first_error <- NULL
-  warm_chosen <- vector("list", ng)
   started <- wall_clock()
-  for (k in seq_len(folds)) {
+  one_fold <- function(k) {
     t_fold <- wall_clock()
-    mom <- fold_moments(X, foldid != k)
-    warm_gamma <- NULL
-    for (gi in seq_along(gammas)) {
-      # along lambda, largest first, each fit warm-started by the previous
-      # one; the first lambda of a gamma starts from the first of the
-      # previous gamma (same S_k, neighbouring problem)
-      warm <- warm_gamma
-      path_rows <- vector("list", length(lambdas))   # per test row, for past_peak()
-      # a failed fit ends the path: the smaller lambdas are denser problems
-      # (on golub, p = 4758, each failed in 50-150 s on the floor being active
-      # in more than 256 directions)
-      failed_path <- FALSE
-      for (li in seq_along(lambdas)) {
-        row <- (gi - 1L) * length(lambdas) + li
-        if (early_stop && (failed_path || past_peak(path_rows))) {
-          skipped[row, k] <- TRUE
-          next
-        }
-        fit <- tryCatch(
-          withCallingHandlers(
-            fit_one(mom$S, lambda = lambdas[li], gamma = if (lr) gammas[gi],
-                           structure = structure, floor = floor, control = inner,
-                           warm = warm, nobs = mom$n, dimnames = list(NULL, NULL)),
-            warning = function(w) invokeRestart("muffleWarning")),
-          error = function(e) e)
-        if (inherits(fit, "error")) {
-          n_failed <- n_failed + 1L; failed_path <- TRUE
-          if (is.null(first_error)) first_error <- conditionMessage(fit)
-          next
-        }
-        if (identical(fit$status, "interrupted"))
-          stop("cross-validation interrupted by the user (fold ", k, " of ", folds, ")",
-               call. = FALSE)
-        if (identical(fit$status, "error")) {          # a numerical failure
-          n_failed <- n_failed + 1L; failed_path <- TRUE
-          if (is.null(first_error)) first_error <- fit$message
-          next
-        }
-        warm <- fit$warm
-        if (li == 1L) warm_gamma <- fit$warm
-        # warm starts kept for the full-data fit: the last fold's, when
-        # small (low-rank factors, not p x p matrices)
-        if (k == folds && warm_size(fit$warm) <= 64 * p) warm_chosen[row] <- list(fit$warm)
-        if (!isTRUE(fit$converged)) {
-          n_unconverged <- n_unconverged + 1L
-          next
-        }
-        Sigma <- fit$solution$Sigma
-        rows_ll <- loglik_rows(Sigma, mom$test)
-        ll[row, k] <- mean(rows_ll)
-        if (all(is.finite(rows_ll))) path_rows[[li]] <- rows_ll
-        zeros[row, k] <- offdiag_zero_fraction(if (lr) fit$solution$S else Sigma)
-        if (lr) rank[row, k] <- lowrank_rank(fit$solution$L)
-      }
-    }
+    cpu_fold <- cpu_seconds()
+    res <- cv_fold(X, foldid != k, grid, lambdas, gammas, lr, structure, floor, inner,
+                   early_stop, fit_one, keep_warm = k == folds, p = p)
+    if (identical(res$interrupted, TRUE))
+      stop("cross-validation interrupted by the user (fold ", k, " of ", folds, ")",
+           call. = FALSE)
     if (progress)
-      message(sprintf("CV fold %d of %d: %d fits in %.1f s (%.1f s so far)", k, folds, ng,
-                      wall_clock() - t_fold, wall_clock() - started))
+      message(sprintf("CV fold %d of %d: %d fits in %.1f s, CPU %.1f s (%.1f s so far)", k,
+                      folds, ng, wall_clock() - t_fold, cpu_seconds() - cpu_fold,
+                      wall_clock() - started))
+    res
   }
+  # the p x p temporaries of the default grid freed before forking: a child
+  # would share them (copy-on-write) but keep them in its resident set
+  if (cores > 1L) invisible(gc(verbose = FALSE))
+  res <- map_folds(seq_len(folds), one_fold, cores)
+  ll <- vapply(res, `[[`, numeric(ng), "ll")
+  zeros <- vapply(res, `[[`, numeric(ng), "zeros")
+  rank <- vapply(res, `[[`, numeric(ng), "rank")
+  skipped <- vapply(res, `[[`, logical(ng), "skipped")
+  dim(ll) <- dim(zeros) <- dim(rank) <- dim(skipped) <- c(ng, folds)
+  n_failed <- sum(vapply(res, `[[`, 0L, "n_failed"))
+  n_unconverged <- sum(vapply(res, `[[`, 0L, "n_unconverged"))
+  errors <- unlist(lapply(res, `[[`, "first_error"))
+  first_error <- if (length(errors)) errors[1L]
+  warm_chosen <- res[[folds]]$warm
   if (n_failed + n_unconverged > 0L) {
     why <- c(if (n_unconverged) sprintf("%d did not converge (raise control$max_iter or max_time)",
                                         n_unconverged),
@@ -312,6 +279,117 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
             call. = FALSE)
   }
   cv_table(grid, ll, zeros, rank, lr, folds, foldid, warm_chosen, skipped)
+}
+
+# One fold of covariance_cv(): the grid's fits on the training rows `train`
+# of X, each gamma's lambda path from large to small with warm starts,
+# scored on the held-out rows. Returns per grid point ll (mean held-out
+# log-likelihood), zeros, rank and skipped; the counts n_failed and
+# n_unconverged, first_error, interrupted (TRUE when a fit was stopped by
+# Ctrl-C: the fold ends there), and, with keep_warm, the warm starts of its
+# fits (for the full-data fit: small ones only, low-rank factors, not p x p
+# matrices).
+cv_fold <- function(X, train, grid, lambdas, gammas, lr, structure, floor, control,
+                    early_stop, fit_one, keep_warm, p) {
+  ng <- nrow(grid)
+  out <- list(ll = rep(NA_real_, ng), zeros = rep(NA_real_, ng), rank = rep(NA_real_, ng),
+              skipped = rep(FALSE, ng), n_failed = 0L, n_unconverged = 0L,
+              first_error = NULL, interrupted = FALSE, warm = vector("list", ng))
+  mom <- fold_moments(X, train)
+  warm_gamma <- NULL
+  for (gi in seq_along(gammas)) {
+    # along lambda, largest first, each fit warm-started by the previous
+    # one; the first lambda of a gamma starts from the first of the
+    # previous gamma (same S_k, neighbouring problem)
+    warm <- warm_gamma
+    path_rows <- vector("list", length(lambdas))   # per test row, for past_peak()
+    # a failed fit ends the path: the smaller lambdas are denser problems
+    # (on golub, p = 4758, each failed in 50-150 s on the floor being active
+    # in more than 256 directions)
+    failed_path <- FALSE
+    for (li in seq_along(lambdas)) {
+      row <- (gi - 1L) * length(lambdas) + li
+      if (early_stop && (failed_path || past_peak(path_rows))) {
+        out$skipped[row] <- TRUE
+        next
+      }
+      fit <- tryCatch(
+        withCallingHandlers(
+          fit_one(mom$S, lambda = lambdas[li], gamma = if (lr) gammas[gi],
+                  structure = structure, floor = floor, control = control,
+                  warm = warm, nobs = mom$n, dimnames = list(NULL, NULL)),
+          warning = function(w) invokeRestart("muffleWarning")),
+        error = function(e) e)
+      if (inherits(fit, "error") || identical(fit$status, "error")) {   # a numerical failure
+        out$n_failed <- out$n_failed + 1L; failed_path <- TRUE
+        if (is.null(out$first_error))
+          out$first_error <- if (inherits(fit, "error")) conditionMessage(fit) else fit$message
+        next
+      }
+      if (identical(fit$status, "interrupted")) {
+        out$interrupted <- TRUE
+        return(out)
+      }
+      warm <- fit$warm
+      if (li == 1L) warm_gamma <- fit$warm
+      if (keep_warm && warm_size(fit$warm) <= 64 * p) out$warm[row] <- list(fit$warm)
+      if (!isTRUE(fit$converged)) {
+        out$n_unconverged <- out$n_unconverged + 1L
+        next
+      }
+      Sigma <- fit$solution$Sigma
+      rows_ll <- loglik_rows(Sigma, mom$test)
+      out$ll[row] <- mean(rows_ll)
+      if (all(is.finite(rows_ll))) path_rows[[li]] <- rows_ll
+      out$zeros[row] <- offdiag_zero_fraction(if (lr) fit$solution$S else Sigma)
+      if (lr) out$rank[row] <- lowrank_rank(fit$solution$L)
+    }
+  }
+  out
+}
+
+# lapply(ks, fold) over `cores` processes: forked children
+# (parallel::mclapply, one fold per child as a core frees up, so a slow fold
+# does not hold back a batch), or this process when cores = 1 or on Windows
+# (no fork). An error in a fold (including a Ctrl-C in the child) is raised
+# here with its message; a child that died (killed, out of memory) is an
+# error too. Ctrl-C in this process ends mclapply, which kills its children.
+map_folds <- function(ks, fold, cores = 1L) {
+  cores <- min(as.integer(cores), length(ks))
+  if (cores <= 1L || .Platform$OS.type == "windows") return(lapply(ks, fold))
+  res <- suppressWarnings(parallel::mclapply(ks, fold, mc.cores = cores,
+                                             mc.preschedule = FALSE, mc.set.seed = FALSE))
+  for (r in res) {
+    if (inherits(r, "try-error")) {
+      cond <- attr(r, "condition")
+      stop(if (inherits(cond, "condition")) conditionMessage(cond) else as.character(r),
+           call. = FALSE)
+    }
+  }
+  died <- vapply(res, function(r) !is.list(r), NA)
+  if (any(died))
+    stop("cross-validation: the child process of fold ", which(died)[1L],
+         " ended without a result (killed or out of memory); use `cores = 1`", call. = FALSE)
+  res
+}
+
+# CPU seconds (user + system) of this process
+cpu_seconds <- function() sum(proc.time()[c("user.self", "sys.self")])
+
+# cores for the folds: `cores` as given (checked), or by default
+# getOption("mc.cores", 2), at most the folds and the machine's cores; 1 on
+# Windows (no fork)
+fold_cores <- function(cores, folds) {
+  if (is.null(cores)) {
+    cores <- getOption("mc.cores", 2L)
+    if (!is.numeric(cores) || length(cores) != 1L || is.na(cores) || cores < 1) cores <- 1L
+    detected <- parallel::detectCores()
+    if (!is.na(detected)) cores <- min(cores, detected)
+  } else {
+    check_count(cores, "cores", min = 1)
+  }
+  if (.Platform$OS.type == "windows") return(1L)
+  as.integer(min(cores, folds))
 }
 
 # Early stop of a fold's lambda path (the smaller lambdas are not fitted:
@@ -406,7 +484,7 @@ check_grid <- function(x, arg) {
 # fold's fit there: a nearby problem of the same dimension) or NULL.
 cv_select <- function(X, structure = c("sparse", "lowrank+sparse"), lambda = "cv",
                       gamma = "cv", floor = NULL, folds = 5L, control = cg_control(),
-                      rule = "max") {
+                      cores = 1L, rule = "max") {
   structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
   lr <- structure == "lowrank+sparse"
   as_grid <- function(v, arg) {
@@ -420,7 +498,7 @@ cv_select <- function(X, structure = c("sparse", "lowrank+sparse"), lambda = "cv
     return(list(lambda = lambdas, gamma = gammas,
                 cv = NULL, warm = NULL))
   cv <- covariance_cv(X, structure, lambdas = lambdas, gammas = if (lr) gammas,
-                      floor = floor, folds = folds, control = control)
+                      floor = floor, folds = folds, control = control, cores = cores)
   best <- which(cv$chosen)
   if (length(best) != 1L)
     stop("cross-validation failed: no grid point has a finite held-out log-likelihood ",

@@ -60,7 +60,7 @@
 #' large to small `lambda` with warm starts, then refits on all rows;
 #' `fit$cv` holds the curve and `plot(fit)` draws it. For
 #' `"lowrank+sparse"` `gamma` is chosen the same way, over a grid of
-#' `gamma` x `lambda`.
+#' `gamma` x `lambda`. The folds run in parallel on `cores` processes.
 #'
 #' @param data An \eqn{n \times p}{n x p} numeric matrix or `Matrix` of
 #'   observations (rows); or, when `n` is given, a \eqn{p \times p}{p x p}
@@ -95,6 +95,17 @@
 #' @param control Solver settings from [cg_control()]; `tol` bounds the
 #'   relative duality gap, `max_iter` counts dual steps (`"sparse"`) or
 #'   proximal-gradient steps on the sparse part (`"lowrank+sparse"`).
+#' @param cores Number of processes for the cross-validation folds (forked
+#'   by [parallel::mclapply()], one fold per process at a time; the results
+#'   are identical to `cores = 1`). `NULL` (default):
+#'   `getOption("mc.cores", 2)`, at most `folds` and
+#'   [parallel::detectCores()]. Always 1 on Windows (no fork). Each running
+#'   fold holds its own \eqn{p \times p}{p x p} training covariance and the
+#'   solver's copy of the largest connected component of the thresholded
+#'   graph (with the temporaries of forming the covariance, two to three
+#'   \eqn{p \times p}{p x p} arrays at its peak), so memory grows with
+#'   `cores`: `cores` such sets at once; the final fit on all rows runs
+#'   after the folds, in this process.
 #' @returns A fit of class `c("sparse_covariance_fit", "cg_fit")` (see
 #'   [cg_fit]): `solution$Sigma` the estimate (a `Matrix::dsCMatrix` when at
 #'   most a quarter of its entries are nonzero, else a dense matrix), and for
@@ -128,7 +139,8 @@
 #' @export
 sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowrank+sparse"),
                               gamma = NULL, floor = NULL, n = NULL, folds = 5L,
-                              rule = c("max", "1se"), init = NULL, control = cg_control()) {
+                              rule = c("max", "1se"), init = NULL, control = cg_control(),
+                              cores = NULL) {
   started <- wall_clock()
   call <- match.call()
   if (is.null(folds) && is.numeric(lambda) && length(lambda) > 1L) {
@@ -142,6 +154,7 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
   structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
   lowrank <- structure == "lowrank+sparse"
   control <- as_control(control)
+  if (!is.null(cores)) check_count(cores, "cores", min = 1)
   data <- check_design(data, "data")
   S <- NULL
   if (is.null(n)) {
@@ -195,9 +208,10 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
                "can be chosen by cross-validation only from the observations: give `data` ",
                "as rows, or a single value")
     check_count(folds, "folds", min = 2, max = nobs)
-    # (the full-data S is formed after CV: one p x p array at a time)
+    # (the full-data S is formed after CV: one p x p array per running fold)
     sel <- cv_select(data, structure, lambda, if (lowrank) gamma else NULL, floor, folds,
-                     control, rule = match_choice(rule, c("max", "1se"), "rule"))
+                     control, cores = fold_cores(cores, folds),
+                     rule = match_choice(rule, c("max", "1se"), "rule"))
     lambda <- sel$lambda
     if (lowrank) gamma <- sel$gamma
     cv <- sel$cv; warm <- sel$warm

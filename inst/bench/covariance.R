@@ -29,8 +29,16 @@
 # "zeros" = fraction of exact zeros among the off-diagonal entries;
 # "min_eig" = smallest eigenvalue (eigen(); for p > 1000 RSpectra shift-invert
 # at 0). "seconds" = wall clock of the whole fit, cross-validation included;
-# "peak_MB" = the child process's peak resident memory (VmHWM) right after
-# the fit (data and R included, about 60-80 MB for R itself).
+# "cpu" = its CPU seconds (user + system, of the process and of the
+# processes it forked: sparse_covariance() runs its CV folds on 2 cores by
+# default); "load" = the machine's 1-minute load average at the start and
+# the end of the fit (the machine is shared; seconds under load are
+# inflated, CPU seconds much less); "peak_MB" = the child process's peak
+# resident memory (VmHWM) right after the fit (data and R included, about
+# 60-80 MB for R itself); in rows that give "cpu", the largest sum over the
+# fit's processes (the child and its forks) of their proportional set size
+# (Pss: shared pages split between the processes that share them), sampled
+# every 0.5 s.
 #
 # Every fit runs in its own child process, `timeout <cap> Rscript ...`, cap =
 # 1800 s (30 min) unless COVBENCH_CAP is set; a fit that does not finish is
@@ -146,7 +154,10 @@ estimators <- list(
   # the chosen values, the sparsity of the sparse part and the rank of L.
   stochcg_sparse = if (has_structure()) function(train) {
     set.seed(7)                          # the CV folds
-    f <- stochcg::sparse_covariance(train, lambda = "cv", structure = "sparse")
+    # (progress = TRUE: one line per CV fold, with its wall and CPU seconds,
+    # on the child's stderr, kept in COVBENCH_LOG when set)
+    f <- stochcg::sparse_covariance(train, lambda = "cv", structure = "sparse",
+                                    control = stochcg::cg_control(progress = TRUE))
     list(Sigma = as.matrix(f$solution$Sigma),
          note = sprintf("lambda = %.3g (CV)%s", f$lambda,
                         if (isTRUE(f$converged)) "" else ", not converged"))
@@ -231,14 +242,18 @@ cases <- list(c("stock100", "time"), c("stock100", "random"),
 if (child) {
   d <- readRDS(args[2]); est <- args[3]; out <- args[4]
   suppressPackageStartupMessages(requireNamespace("stochcg", quietly = TRUE))
-  t0 <- proc.time()[["elapsed"]]
+  cpu_time <- function(t) sum(t[c("user.self", "sys.self", "user.child", "sys.child")],
+                               na.rm = TRUE)
+  t0 <- proc.time()
   f <- estimators[[est]](d$train)
-  seconds <- proc.time()[["elapsed"]] - t0
+  t1 <- proc.time()
+  seconds <- t1[["elapsed"]] - t0[["elapsed"]]
+  cpu <- cpu_time(t1) - cpu_time(t0)
   mem <- peak_mb()
   Sigma <- (f$Sigma + t(f$Sigma)) / 2
   St <- cov(d$test)
   ll <- gauss_loglik(d$test, Sigma)
-  saveRDS(data.frame(estimator = est, seconds = seconds, loglik = ll,
+  saveRDS(data.frame(estimator = est, seconds = seconds, cpu = cpu, loglik = ll,
                      pd = is.finite(ll), frob = norm(Sigma - St, "F"),
                      zeros = mean(Sigma[upper.tri(Sigma)] == 0),
                      min_eig = min_eigen(Sigma), peak_MB = mem, note = f$note,
@@ -261,6 +276,20 @@ csv <- file.path(out_dir, "covariance.csv")
 old <- if (file.exists(csv)) read.csv(csv, stringsAsFactors = FALSE) else NULL
 me <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
 rscript <- file.path(R.home("bin"), "Rscript")
+load_now <- function() as.numeric(strsplit(readLines("/proc/loadavg"), " ")[[1]][1])
+# `timeout cap Rscript ...` in the background, its process group (timeout's
+# own: the child and its forks) sampled for the sum of their Pss every 0.5 s;
+# the exit status is timeout's, the peak (kB) written to `peak_file`
+sampled_run <- function(cmd, peak_file, err_file) {
+  script <- paste0(
+    "(", paste(shQuote(cmd), collapse = " "), ") 2> ", shQuote(err_file), " & pid=$!; peak=0; ",
+    "while kill -0 $pid 2> /dev/null; do tot=0; ",
+    "for q in $(ps -eo pid=,pgid= | awk -v g=$pid '$2 == g {print $1}'); do ",
+    "v=$(awk '/^Pss:/ {print $2}' /proc/$q/smaps_rollup 2> /dev/null); tot=$((tot + ${v:-0})); ",
+    "done; [ $tot -gt $peak ] && peak=$tot; sleep 0.5; done; wait $pid; rc=$?; ",
+    "echo $peak > ", shQuote(peak_file), "; exit $rc")
+  system2("bash", c("-c", shQuote(script)), stdout = FALSE)
+}
 
 for (cs in cases) {
   if (!cs[1] %in% run_data || !cs[2] %in% run_split) next
@@ -270,19 +299,27 @@ for (cs in cases) {
     ofile <- tempfile(fileext = ".rds")
     t0 <- proc.time()[["elapsed"]]
     efile <- tempfile(fileext = ".txt")
-    rc <- system2("timeout", c(cap, rscript, me, "--child", dfile, est, ofile),
-                  stdout = FALSE, stderr = efile)
+    pfile <- tempfile(fileext = ".txt")
+    load0 <- load_now()
+    rc <- sampled_run(c("timeout", cap, rscript, me, "--child", dfile, est, ofile), pfile, efile)
+    load1 <- load_now()
+    if (nzchar(Sys.getenv("COVBENCH_LOG")))
+      file.copy(efile, sprintf("%s-%s-%s-%s.log", Sys.getenv("COVBENCH_LOG"), cs[1], cs[2], est),
+                overwrite = TRUE)
     err <- if (file.exists(efile)) grep("Error|error|Killed", readLines(efile, warn = FALSE),
                                         value = TRUE) else character()
     wall <- proc.time()[["elapsed"]] - t0
     row <- if (file.exists(ofile)) readRDS(ofile) else
       data.frame(estimator = est, seconds = if (rc == 124) Inf else NA_real_,
-                 loglik = NA_real_, pd = NA, frob = NA_real_, zeros = NA_real_,
+                 cpu = NA_real_, loglik = NA_real_, pd = NA, frob = NA_real_, zeros = NA_real_,
                  min_eig = NA_real_, peak_MB = NA_real_,
                  note = if (rc == 124) sprintf("did not finish in %g min", cap / 60)
                         else sprintf("failed (exit %d%s)", rc,
                                      if (length(err)) paste(":", gsub("[|\n]", " ", err[1])) else ""),
                  stringsAsFactors = FALSE)
+    peak_pss <- if (file.exists(pfile)) suppressWarnings(as.numeric(readLines(pfile))[1]) else NA
+    if (!is.na(peak_pss) && peak_pss > 0) row$peak_MB <- peak_pss / 1024
+    row$load <- sprintf("%.1f-%.1f", min(load0, load1), max(load0, load1))
     row <- cbind(data = cs[1], split = cs[2],
                  dims = sprintf("%d+%d x %d", nrow(s$train), nrow(s$test), ncol(s$train)),
                  row, cap = cap, date = format(Sys.Date()), stringsAsFactors = FALSE)
@@ -291,7 +328,11 @@ for (cs in cases) {
     old <- if (file.exists(csv)) read.csv(csv, stringsAsFactors = FALSE) else NULL  # other runs
     if (!is.null(old))
       old <- old[!(old$data == cs[1] & old$split == cs[2] & old$estimator == est), ]
-    old <- rbind(old, row)
+    if (!is.null(old)) {                     # rows of runs before the cpu / load columns
+      for (v in setdiff(names(row), names(old))) old[[v]] <- NA
+      for (v in setdiff(names(old), names(row))) row[[v]] <- NA
+    }
+    old <- rbind(old, row[names(if (is.null(old)) row else old)])
     write.csv(old, csv, row.names = FALSE)
   }
   unlink(dfile)
@@ -328,23 +369,27 @@ fmt_row <- function(r) {
   ll <- if (is.na(r$loglik)) "" else if (!is.finite(r$loglik)) "-Inf (not PD)"
         else formatC(r$loglik, digits = 4, format = "g")
   num <- function(x, d = 3) if (is.na(x)) "" else formatC(x, digits = d, format = "g")
-  sprintf("| %s | %s | %s | %s | %s | %s | %s | %s |", r$estimator, ll, num(r$frob),
+  cpu <- if (is.null(r$cpu) || is.na(r$cpu)) "" else sprintf("%.1f", r$cpu)
+  load <- if (is.null(r$load) || is.na(r$load)) "" else r$load
+  sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", r$estimator, ll, num(r$frob),
           if (is.na(r$zeros)) "" else sprintf("%.1f%%", 100 * r$zeros), num(r$min_eig),
-          sec, if (is.na(r$peak_MB)) "" else sprintf("%.0f", r$peak_MB), r$note)
+          sec, cpu, load, if (is.na(r$peak_MB)) "" else sprintf("%.0f", r$peak_MB), r$note)
 }
 lines <- c("# Covariance estimators on real data (inst/bench/covariance.R)", "",
            "Held-out Gaussian log-likelihood per test row (higher is better; data",
            "centred and scaled by the training mean and sd), Frobenius distance to the",
            "held-out sample covariance, exact zeros off the diagonal, smallest",
            "eigenvalue, wall-clock seconds of the fit (CV included) on 2 shared cores,",
-           "peak resident memory of the child process. Each fit capped by `timeout`.",
+           "its CPU seconds and the load average at its start and end (where recorded),",
+           "peak resident memory of the child process (of it and its forks, where CPU",
+           "seconds are given: see the script). Each fit capped by `timeout`.",
            sprintf("R %s, reference BLAS; %s.", getRversion(), format(Sys.Date())), "")
 for (cs in cases) {
   r <- old[old$data == cs[1] & old$split == cs[2], , drop = FALSE]
   if (!nrow(r)) next
   lines <- c(lines, sprintf("## %s, %s split (train + test x p = %s)", cs[1], cs[2], r$dims[1]), "",
-             "| estimator | loglik/row | frob | zeros | min eig | seconds | peak MB | note |",
-             "|---|---:|---:|---:|---:|---:|---:|---|",
+             "| estimator | loglik/row | frob | zeros | min eig | seconds | CPU s | load | peak MB | note |",
+             "|---|---:|---:|---:|---:|---:|---:|---|---:|---|",
              vapply(seq_len(nrow(r)), function(i) fmt_row(r[i, ]), ""), "")
 }
 if (file.exists(sweep_csv)) {
@@ -443,6 +488,35 @@ lines <- c(lines, "## Notes", "",
   "  stock452 0.457 / -724.1, 0.444 / -728.1; their seconds, 3-10x inflated by the load, are not",
   "  in the tables). The 5-minute target at p = 5000 is still not met: the dual steps (about",
   "  1100-1300 products each, 28-32 per fold at 0.61 lambda_max) are now most of the work.",
+  "- golub / stochcg_sparse, branch covfast (2026-11-25): the CV folds run in parallel",
+  "  (`cores`, default min(getOption(\"mc.cores\", 2), folds, detectCores()): forked by",
+  "  parallel::mclapply, a fold to each process as one frees up). A fold's fits use no random",
+  "  numbers, so the CV table and the fit equal those of cores = 1 (tested). The default call,",
+  "  before (commit f440821, serial) and after, run side by side (started 8 min apart) on the 2",
+  "  cores with other work (load average 3-8 at the ends of the runs, 9-14 most of the time):",
+  "  wall 2975 s before, 2303 s after; CPU seconds (with the forks) 504.2 before, 535.6 after;",
+  "  peak Pss 1531 MB before, 2236 MB after (two folds' p x p arrays at once). Same CV",
+  "  choice (0.848 lambda_max), same held-out log-likelihood (-12305.795258 in both). CPU seconds per fold (after): 73.1, 197.7, 35.8, 96.2, 129.9; the rest of the",
+  "  call (grid, final fit) 2.9. On 2 otherwise idle cores the folds start in order on the",
+  "  first free core: fold 1 then 3 then 4 on one (205 s), 2 then 5 on the other (328 s), so",
+  "  about 330 s for the call (CPU-based estimate from CPU seconds inflated by the load; fold 2",
+  "  alone, dual rank 117 at 0.61 lambda_max, takes 198 s).",
+  "  Then, with the machine nearly free (load 0.8-2.5), one after the other: after (the row",
+  "  above) wall 355.0 s, CPU 476.8 s, peak Pss 2241 MB; before (commit f440821) wall 474.3 s,",
+  "  CPU 449.9 s, peak Pss 1438 MB; the same choice and held-out log-likelihood. CPU seconds",
+  "  per fold (after): 64.9, 178.8, 32.0, 85.9, 112.4, the rest 2.8: on 2 idle cores folds 1, 3,",
+  "  4 take 183 s on one, folds 2 and 5 291 s on the other, about 294 s for the call (the",
+  "  5-minute target, just, by this CPU-based estimate; the measured 355 s had other work on",
+  "  the second core), against 450 s serial.",
+  "  Folds 4 and 5 end with the failing fit at 0.52 lambda_max; fold 4's (one process, 38.7 s",
+  "  CPU): the first certificate 1.2 s (Lanczos for 38 pairs), the dual step's strict Lanczos",
+  "  runs for 38, 76 and 152 pairs 1.2, 3.0 and 9.8 s (all below the floor; the 152nd at -0.34,",
+  "  the floor 0.01), then the run for 257 pairs that proves \"more than 256\", ~27 s (ncv",
+  "  515). A loose-tolerance run there (Ritz values only: by interlacing they bound the",
+  "  eigenvalues from above, a proof without convergence) took 24 s instead (36.0 s for the",
+  "  fit, not 38.7) and was not kept. What would cut it: the proof on the complement of the 152 pairs",
+  "  already found (Lanczos for 105 more Ritz values of the deflated operator, ncv ~210, then",
+  "  Rayleigh-Ritz on the union), or a warm-started eigensolver for the dual steps (not tried).",
   "- stochcg rows of 2026-11-23: package at commit ae0c99a, where \"lowrank+sparse\" alternated exact",
   "  minimizations (method \"altmin\"); its accelerated proximal gradient (\"apg\") came later.",
   "- stock452 / stochcg_lowrank_sparse (> 15 min with the alternating solver of ae0c99a; 186.5 s with apg): single fits on all training rows at grid corners",

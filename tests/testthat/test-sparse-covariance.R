@@ -481,6 +481,11 @@ test_that("bad input gives an error naming the argument", {
     list(quote(sparse_covariance(X, folds = 1)), "^`folds`"),
     list(quote(sparse_covariance(X, folds = 21)), "^`folds`"),
     list(quote(sparse_covariance(X, c(0.1, 0.2), folds = 0)), "^`folds`"),
+    list(quote(sparse_covariance(X, cores = 0)), "^`cores`"),
+    list(quote(sparse_covariance(X, cores = 1.5)), "^`cores`"),
+    list(quote(sparse_covariance(X, cores = NA)), "^`cores`"),
+    list(quote(sparse_covariance(X, cores = "2")), "^`cores`"),
+    list(quote(sparse_covariance(X, 0.1, cores = c(1, 2))), "^`cores`"),
     list(quote(sparse_covariance(X, 0.1, control = list(tol = -1))), "^`tol`"),
     list(quote(sparse_covariance(X, 0.1, control = "a")), "^`control`")
   )
@@ -674,6 +679,14 @@ test_that("the floor's rank cap: exactly cap directions fit, cap + 1 is an error
   over <- run(40)
   expect_identical(over$status, "error")
   expect_match(over$message, "the floor is active in more than 40 directions", fixed = TRUE)
+  # the 42nd eigenvalue just above the floor (by 1e-9): cap = 41 still fits,
+  # with the same pairs, and cap = 40 is still an error
+  ev2 <- c(ev[1:41], eps * (1 + 1e-7), ev[43:p])
+  S <- Q %*% (ev2 * t(Q)); S <- (S + t(S)) / 2
+  edge <- run(41)
+  expect_identical(edge$status, "converged")
+  expect_equal(sort(edge$solution$dual_d), sort(eps - ev2[1:41]), tolerance = 1e-8)
+  expect_identical(run(40)$status, "error")
 })
 
 test_that("sparse: every trace row certifies its point, bounded rows and a run cut by max_iter included", {
