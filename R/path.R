@@ -46,6 +46,8 @@
 #' @param radius One radius of the path (it must be one of `object$radius`,
 #'   to a relative tolerance of \eqn{10^{-8}}), or `NULL`.
 #' @param index Alternatively, the position of the fit in the path.
+#' @param lambda For a path over `lambda` ([sparse_covariance()]): one of
+#'   its values (as `radius` for the others).
 #' @param what For `plot()`: `"coef"` (regression default), `"objective"`,
 #'   `"rank"` (completion default: both) or `"gap"`.
 #' @param ... For `predict()`, the new data (`newx` for regression,
