@@ -35,6 +35,12 @@
 #' (stock returns) and 4% (Boston with interactions) of
 #' \eqn{r_{\max}}{r_max}, inside the default range, whose steps of 17%
 #' resolve the CV curve (see the benchmark).
+#'
+#' Along the default radii the folds and the full-data path advance five
+#' radii at a time, and stop once the CV error has stayed above its minimum
+#' plus one standard error for the last three radii (as glmnet ends its path
+#' early): the weakly constrained fits past the minimum are the slowest and
+#' do not change `radius.min` or `radius.1se`. Given radii are all fitted.
 
 #' An interrupt (Ctrl-C) stops the cross-validation with an error of class
 #' `cg_cv_interrupt`, whose element `partial` holds what was done: the
@@ -100,7 +106,8 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
   if ("init" %in% names(dots)) stop_arg("init", "is not used by cross-validation (the path warm-starts itself)")
   control <- check_cv_control(control)
   foldid <- make_folds(folds, n)
-  if (is.null(radius)) {
+  default_grid <- is.null(radius)
+  if (default_grid) {
     check_count(nradius, "nradius", min = 2)
     check_number(ratio, "ratio", min = 0, max = 1, strict_min = TRUE)
     radius <- default_regression_radii(X, y, nradius, ratio)
@@ -109,18 +116,18 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
     radius <- check_radii(radius)
   }
 
-  fit_rows <- function(rows, radius) {
+  fit_rows <- function(rows, radius, init = NULL) {
     Xs <- if (is.null(rows)) X else X[rows, , drop = FALSE]
     ys <- if (is.null(rows)) y else y[rows]
     fit_path(sparse_regression, c(list(X = Xs, y = ys, control = quiet_control(control)),
-                                  dots), radius)
+                                  dots), radius, init)
   }
   loss_rows <- function(path, rows) {
     Xt <- X[rows, , drop = FALSE]
     vapply(path$fits, function(f) mean((y[rows] - predict(f, Xt))^2), 0)
   }
   cv_radius(fit_rows, loss_rows, foldid, radius, "mean squared error", "sparse_regression",
-            control, call, started)
+            control, call, started, early_stop = default_grid)
 }
 
 #' Choose the nuclear-norm radius of a matrix completion by cross-validation
@@ -211,11 +218,11 @@ cv_complete_matrix <- function(Y, radius = NULL, folds = 5L, nradius = 15L, rati
   entries <- data.frame(row = obs$row, col = obs$col, value = obs$value)
   loss <- heldout_loss(family)
 
-  fit_entries <- function(rows, radius) {
+  fit_entries <- function(rows, radius, init = NULL) {
     Ys <- if (is.null(rows)) entries else entries[rows, , drop = FALSE]
     fit_path(complete_matrix, c(list(Y = Ys, family = family, center = center,
                                      dims = obs$dims, control = quiet_control(control)),
-                                dots), radius)
+                                dots), radius, init)
   }
   loss_entries <- function(path, rows) {
     test <- entries[rows, , drop = FALSE]
@@ -234,14 +241,15 @@ cv_complete_matrix <- function(Y, radius = NULL, folds = 5L, nradius = 15L, rati
 # means weighted by fold sizes, standard error sqrt(weighted variance /
 # (K - 1)).
 cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem, control,
-                      call, started) {
+                      call, started, early_stop = FALSE) {
   K <- max(foldid)
   progress <- isTRUE(control$progress) || isTRUE(control$verbose)
   fold_loss <- matrix(NA_real_, length(radius), K,
                       dimnames = list(NULL, paste0("fold", seq_len(K))))
   conv <- matrix(NA, length(radius), K + 1L)
+  full <- NULL
   partial <- function() list(radius = radius, foldid = foldid, fold_loss = fold_loss,
-                             path = if (exists("full", inherits = FALSE)) full)
+                             path = full)
   interrupted <- function(where) {
     cond <- structure(class = c("cg_cv_interrupt", "error", "condition"),
                       list(message = sprintf(paste("cross-validation interrupted by the user",
@@ -250,33 +258,61 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
                            call = NULL, partial = partial()))
     stop(cond)
   }
-  run_path <- function(rows) {
+  run_path <- function(rows, r, init) {
     withCallingHandlers(
-      fit_units(rows, radius),
+      fit_units(rows, r, init),
       warning = function(w) if (grepl("^path interrupted by the user", conditionMessage(w)))
         invokeRestart("muffleWarning"))
   }
-  t0 <- wall_clock()
-  full <- run_path(NULL)
-  if (!isTRUE(full$complete)) { rm(full); interrupted("fitting the path on all the data") }
-  conv[, K + 1L] <- full$summary$converged
-  if (progress)
-    message(sprintf("CV: path of %d radii on all the data in %.1f s", length(radius),
-                    wall_clock() - t0))
-  for (k in seq_len(K)) {
-    t_fold <- wall_clock()
-    test <- which(foldid == k)
-    path <- run_path(which(foldid != k))
-    if (!isTRUE(path$complete)) interrupted(sprintf("fold %d of %d", k, K))
-    fold_loss[, k] <- loss_units(path, test)
-    conv[, k] <- path$summary$converged
-    if (progress)
-      message(sprintf("CV fold %d of %d: %d fits in %.1f s (%.1f s so far)", k, K,
-                      length(radius), wall_clock() - t_fold, wall_clock() - started))
-  }
   w <- tabulate(foldid, K)
-  cvm <- drop(fold_loss %*% w) / sum(w)
-  cvsd <- sqrt(drop(((fold_loss - cvm)^2) %*% w) / sum(w) / (K - 1))
+  curve <- function(L) {
+    cvm <- drop(L %*% w) / sum(w)
+    list(cvm = cvm, cvsd = sqrt(drop(((L - cvm)^2) %*% w) / sum(w) / (K - 1)))
+  }
+  # The radii in chunks, each path warm-started from its previous chunk's
+  # last fit (one chunk: all radii). With early_stop (the default grid), the
+  # radii past the CV minimum are left out once the CV error has stayed
+  # above the minimum plus one standard error for 3 radii, as glmnet ends
+  # its path early: the weakly constrained fits are the slowest.
+  chunks <- if (early_stop) split(seq_along(radius), ceiling(seq_along(radius) / 5))
+            else list(seq_along(radius))
+  last <- vector("list", K)
+  done <- 0L
+  for (idx in chunks) {
+    t_full <- wall_clock()
+    part <- run_path(NULL, radius[idx], last_fit(full))
+    if (!isTRUE(part$complete)) interrupted("fitting the path on all the data")
+    full <- path_join(full, part)
+    conv[idx, K + 1L] <- part$summary$converged
+    if (progress)
+      message(sprintf("CV: path of %d radii on all the data in %.1f s", length(idx),
+                      wall_clock() - t_full))
+    for (k in seq_len(K)) {
+      t_fold <- wall_clock()
+      test <- which(foldid == k)
+      path <- run_path(which(foldid != k), radius[idx], last[[k]])
+      if (!isTRUE(path$complete)) interrupted(sprintf("fold %d of %d", k, K))
+      fold_loss[idx, k] <- loss_units(path, test)
+      conv[idx, k] <- path$summary$converged
+      last[k] <- list(last_fit(path))
+      if (progress)
+        message(sprintf("CV fold %d of %d: %d fits in %.1f s (%.1f s so far)", k, K,
+                        length(idx), wall_clock() - t_fold, wall_clock() - started))
+    }
+    done <- max(idx)
+    if (early_stop) {
+      cu <- curve(fold_loss[seq_len(done), , drop = FALSE])
+      i <- which.min(cu$cvm)
+      above <- cu$cvm > cu$cvm[i] + cu$cvsd[i]
+      if (done - i >= 3L && all(above[(done - 2L):done])) break
+    }
+  }
+  keep <- seq_len(done)
+  radius <- radius[keep]
+  fold_loss <- fold_loss[keep, , drop = FALSE]
+  conv <- conv[keep, , drop = FALSE]
+  cu <- curve(fold_loss)
+  cvm <- cu$cvm; cvsd <- cu$cvsd
   cv <- data.frame(radius = radius, cvm = cvm, cvsd = cvsd, cvlo = cvm - cvsd,
                    cvup = cvm + cvsd)
   s <- full$summary
@@ -298,6 +334,21 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
                  fold_loss = fold_loss, loss = loss_name, problem = problem, tol = control$tol,
                  time = wall_clock() - started, call = call),
             class = "cg_cv")
+}
+
+# the last fit of a path (the next piece's warm start), NULL if none
+last_fit <- function(path) if (length(path$fits)) path$fits[[length(path$fits)]]
+
+# Two consecutive pieces of one path (the second warm-started from the
+# first's last fit) as one cg_path.
+path_join <- function(a, b) {
+  if (is.null(a)) return(b)
+  a$fits <- c(a$fits, b$fits)
+  a$radius <- c(a$radius, b$radius)
+  a$summary <- rbind(a$summary, b$summary)
+  a$complete <- a$complete && b$complete
+  a$time <- a$time + b$time
+  a
 }
 
 #' The one-standard-error rule

@@ -297,7 +297,7 @@ test_that("an interrupted path keeps its finished fits; an interrupted CV says w
   expect_equal(path$summary$nonzero, c(1L, 1L))
   # CV: a fold whose path was interrupted stops the CV with the folds done
   n_paths <- 0L
-  fit_units <- function(rows, radius) {
+  fit_units <- function(rows, radius, init = NULL) {
     n_paths <<- n_paths + 1L
     list(radius = radius, complete = n_paths < 3L, fits = list(),
          summary = data.frame(converged = rep(TRUE, length(radius))))
@@ -384,4 +384,27 @@ test_that("bad input to paths and cross-validation is rejected naming the argume
                "^`folds` must be at most the number of observed entries \\(60\\)$")
   expect_error(cv_complete_matrix(c$obs, folds = 1:3),
                "^`folds` must have one fold id per observed entry \\(60\\), not 3$")
+})
+
+test_that("the default grid stops past the CV minimum; the choice is the full grid's", {
+  # a weak signal among many noise variables: the CV error rises well past
+  # its minimum, towards the least-squares fit that ends the default grid
+  set.seed(1)
+  X <- matrix(rnorm(60 * 45), 60)
+  d <- list(X = X, y = X[, 1] + rnorm(60, sd = 2))
+  folds <- rep(1:5, 12)
+  grid <- stochcg:::default_regression_radii(d$X, d$y, 30L, 0.01)
+  early <- cv_sparse_regression(d$X, d$y, folds = folds)
+  whole <- cv_sparse_regression(d$X, d$y, radius = grid, folds = folds)   # given radii: all
+  k <- nrow(early$cv)
+  expect_lt(k, 30L)
+  expect_identical(k %% 5L, 0L)                                       # whole chunks of 5
+  expect_equal(early$cv$radius, grid[seq_len(k)])
+  expect_equal(early$cv$cvm, whole$cv$cvm[seq_len(k)], tolerance = 1e-10)
+  # stopped because the last 3 radii lie above the minimum plus one SE
+  i <- which.min(early$cv$cvm)
+  expect_true(all(early$cv$cvm[(k - 2):k] > early$cv$cvm[i] + early$cv$cvsd[i]))
+  expect_identical(early$radius.min, whole$radius.min)
+  expect_identical(early$radius.1se, whole$radius.1se)
+  expect_length(early$path$fits, k)
 })
