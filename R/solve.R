@@ -89,3 +89,22 @@ default_step <- function(method, step, arg = "step") {
   if (is.null(step)) return(if (method == "fw") "line_search" else "sfw")
   match_choice(step, c("line_search", "standard", "sfw"), arg)
 }
+
+# A resumed fit's trace continues its init's: iterations and work counters
+# count from there; an exact continuation keeps the init's rows before it.
+continue_trace <- function(fit, init, start) {
+  tr <- fit$trace
+  tr$iter <- tr$iter + start$iter
+  fit$iterations <- fit$iterations + start$iter
+  if (start$exact && is.data.frame(init$trace) && nrow(init$trace) > 0L) {
+    prev <- init$trace
+    last <- prev[nrow(prev), ]
+    for (k in c("time", "n_grad", "n_lmo", "n_matvec"))
+      if (k %in% names(tr)) tr[[k]] <- tr[[k]] + last[[k]]
+    prev <- prev[prev$iter < start$iter, intersect(names(tr), names(prev)), drop = FALSE]
+    tr <- rbind(prev, tr)
+    rownames(tr) <- NULL
+  }
+  fit$trace <- tr
+  fit
+}

@@ -31,6 +31,7 @@
  * evaluated there), and the total rise is reported. */
 #include "stochcg.h"
 #include "prob_sampler.h"
+#include <stdio.h>
 #include <string.h>
 #include <math.h>
 
@@ -831,6 +832,25 @@ static void completion_effects_init(completion *C, SEXP spec)
     }
 }
 
+/* Effects from the spec: <prefix>_mu, and for center = "both" the row and
+ * column effects <prefix>_row, <prefix>_col (finite) */
+static void read_effects(const completion *C, SEXP spec, const char *prefix, double *mu,
+                         double *a, double *b)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s_mu", prefix);
+    *mu = asReal(cg_list_get(spec, name));
+    const int both = C->center == CENTER_BOTH;
+    if (both) {
+        snprintf(name, sizeof name, "%s_row", prefix);
+        memcpy(a, cg_spec_real(spec, name, C->m), sizeof(double) * C->m);
+        snprintf(name, sizeof name, "%s_col", prefix);
+        memcpy(b, cg_spec_real(spec, name, C->n), sizeof(double) * C->n);
+    }
+    if (!isfinite(*mu) || !cg_all_finite(a, both ? C->m : 0) || !cg_all_finite(b, both ? C->n : 0))
+        error("spec: the effects %s_* are not finite", prefix);
+}
+
 /* Warm start from a previous fit (spec init_*): its atoms (u, w, v, scale;
  * raw, so that a resumed run repeats a longer one) or, for the dense
  * baseline, their product; its effects; the iterations done (the step
@@ -868,14 +888,7 @@ static void completion_warm_start(cg_problem *P, completion *C, SEXP spec, int r
         if (C->k_kept < 0 || C->n_dropped < 0) error("spec: invalid rank-control state");
     }
     if (C->center != CENTER_NONE) {
-        C->mu = asReal(cg_list_get(spec, "init_mu"));
-        if (C->center == CENTER_BOTH) {
-            memcpy(C->ra, cg_spec_real(spec, "init_row", m), sizeof(double) * m);
-            memcpy(C->cb, cg_spec_real(spec, "init_col", n), sizeof(double) * n);
-        }
-        if (!isfinite(C->mu) || !cg_all_finite(C->ra, C->center == CENTER_BOTH ? m : 0) ||
-            !cg_all_finite(C->cb, C->center == CENTER_BOTH ? n : 0))
-            error("spec: the initial effects are not finite");
+        read_effects(C, spec, "init", &C->mu, C->ra, C->cb);
         C->first_sweeps = !resume;
     }
     const int it0 = asInteger(cg_list_get(spec, "iter_offset"));
@@ -899,16 +912,8 @@ static void completion_warm_start(cg_problem *P, completion *C, SEXP spec, int r
     SEXP th = cg_list_get(spec, "state_th");
     if (!C->dense && !isNull(th))
         memcpy(C->th, cg_spec_real(spec, "state_th", nt), sizeof(double) * nt);
-    SEXP pmu = cg_list_get(spec, "state_polished_mu");
-    if (C->center != CENTER_NONE && !isNull(pmu)) {
-        C->pmu = asReal(pmu);
-        if (C->center == CENTER_BOTH) {
-            memcpy(C->pa, cg_spec_real(spec, "state_polished_row", m), sizeof(double) * m);
-            memcpy(C->pb, cg_spec_real(spec, "state_polished_col", n), sizeof(double) * n);
-        }
-        if (!isfinite(C->pmu) || !cg_all_finite(C->pa, C->center == CENTER_BOTH ? m : 0) ||
-            !cg_all_finite(C->pb, C->center == CENTER_BOTH ? n : 0))
-            error("spec: the polished effects are not finite");
+    if (C->center != CENTER_NONE && !isNull(cg_list_get(spec, "state_polished_mu"))) {
+        read_effects(C, spec, "state_polished", &C->pmu, C->pa, C->pb);
         C->polished = 1;
     }
 }
