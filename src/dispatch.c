@@ -137,6 +137,13 @@ static SEXP solve_body(void *data)
     solve_call *s = (solve_call *) data;
     cg_problem *P = s->P;
     const method_row *m = &methods[s->o->method];
+    /* a resumed fit (init =): its iterations, from which step rules and
+     * schedules count on (read before build: problems start from it too) */
+    SEXP it0 = cg_list_get(s->spec, "iter_offset");
+    if (!isNull(it0)) {
+        P->iter_offset = asInteger(it0);
+        if (P->iter_offset == NA_INTEGER || P->iter_offset < 0) error("spec: invalid iter_offset");
+    }
     s->problem->build(P, s->spec);
     /* a warm start (init =): the objective at the cold start, so that tol
      * keeps its scale when the warm start sits at an optimum near zero */

@@ -891,10 +891,7 @@ static void completion_warm_start(cg_problem *P, completion *C, SEXP spec, int r
         read_effects(C, spec, "init", &C->mu, C->ra, C->cb);
         C->first_sweeps = !resume;
     }
-    const int it0 = asInteger(cg_list_get(spec, "iter_offset"));
-    if (it0 < 0) error("spec: invalid iter_offset");
-    C->iter = it0;
-    P->iter_offset = it0;
+    C->iter = P->iter_offset;              /* set by the dispatcher */
     if (!resume) return;
     memcpy(C->cnt, cg_spec_real(spec, "state_cnt", nc), sizeof(double) * nc);
     memcpy(C->sy, cg_spec_real(spec, "state_sy", nc), sizeof(double) * nc);

@@ -300,12 +300,9 @@ int cg_problem_cut(cg_problem *P, SEXP spec)
         q->y_eq = asReal(cg_list_get(spec, "state_y_eq"));
         q->beta = asReal(cg_list_get(spec, "state_beta"));
         q->passes = asReal(cg_list_get(spec, "state_passes"));
-        const int it0 = asInteger(cg_list_get(spec, "iter_offset"));
         if (!cg_all_finite(q->W, nn) || (q->Y && !cg_all_finite(q->Y, (size_t) q->m)) ||
-            !R_FINITE(q->y_eq) || it0 == NA_INTEGER || it0 < 0 || !R_FINITE(q->beta) ||
-            !R_FINITE(q->passes))
+            !R_FINITE(q->y_eq) || !R_FINITE(q->beta) || !R_FINITE(q->passes))
             error("spec: invalid resume state");
-        P->iter_offset = it0;
     }
     P->self = q;
     P->evaluate = cut_evaluate; P->epoch = cut_epoch; P->n_matvec = cut_n_matvec;

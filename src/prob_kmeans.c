@@ -264,10 +264,7 @@ int cg_problem_kmeans(cg_problem *P, SEXP spec)
         memcpy(km->z1, cg_spec_real(spec, "state_z1", n), n * sizeof(double));
         km->beta = asReal(cg_list_get(spec, "state_beta"));
         km->passes = asReal(cg_list_get(spec, "state_passes"));
-        const int it0 = asInteger(cg_list_get(spec, "iter_offset"));
-        if (it0 == NA_INTEGER || it0 < 0 || !R_FINITE(km->beta) || !R_FINITE(km->passes))
-            error("spec: invalid resume state");
-        P->iter_offset = it0;
+        if (!R_FINITE(km->beta) || !R_FINITE(km->passes)) error("spec: invalid resume state");
     }
     km->P = P;
     P->self = km;

@@ -527,11 +527,6 @@ int cg_problem_lowrank(cg_problem *P, SEXP spec)
     if (!isNull(cg_list_get(spec, "init_X"))) {   /* a warm start, feasible (made so in R) */
         memcpy(L->X, cg_spec_real(spec, "init_X", (R_xlen_t) L->mn), L->mn * sizeof(double));
         if (!cg_all_finite(L->X, L->mn)) error("spec: the initial X must be finite");
-        /* fw's step rule counts on from the fit's iterations (a restarted
-         * 2/(t+2) would step all the way to the first vertex) */
-        const int it0 = asInteger(cg_list_get(spec, "iter_offset"));
-        if (it0 == NA_INTEGER || it0 < 0) error("spec: invalid iter_offset");
-        P->iter_offset = it0;
     }
     P->self = L;
     L->P = P;

@@ -435,9 +435,6 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
     if (!isNull(init)) {
         memcpy(R->theta, cg_spec_real(spec, "init_beta", p), sizeof(double) * p);
     }
-    SEXP it0 = cg_list_get(spec, "iter_offset");
-    P->iter_offset = isNull(it0) ? 0 : asInteger(it0);
-    if (P->iter_offset < 0) error("spec: invalid iter_offset");
     P->self = R;
     P->evaluate = reg_evaluate; P->epoch = reg_epoch; P->n_matvec = reg_n_matvec;
     P->svd_rank = 0;

@@ -299,11 +299,9 @@ int cg_problem_sdp(cg_problem *P, SEXP spec)
         }
         q->beta = asReal(cg_list_get(spec, "state_beta"));
         q->passes = asReal(cg_list_get(spec, "state_passes"));
-        const int it0 = asInteger(cg_list_get(spec, "iter_offset"));
         if (!cg_all_finite(q->W, nn) || !cg_all_finite(q->z, q->m) || !cg_all_finite(q->y, q->m) ||
-            it0 == NA_INTEGER || it0 < 0 || !R_FINITE(q->beta) || !R_FINITE(q->passes))
+            !R_FINITE(q->beta) || !R_FINITE(q->passes))
             error("spec: invalid resume state");
-        P->iter_offset = it0;
     }
     P->self = q;
     P->evaluate = sdp_evaluate; P->epoch = sdp_epoch; P->n_matvec = sdp_n_matvec;

@@ -489,8 +489,9 @@ struct cg_problem {
     double *x;
     size_t dim;
     int    svd_rank;          /* rank of the last SVD done in an iteration */
-    /* iterations done before this run by the fit it resumes (warm start):
-     * step-size rules count from them (fw loop) */
+    /* iterations done before this run by the fit it resumes (init =; set
+     * by the dispatcher from the spec's iter_offset before the problem is
+     * built): step rules and the homotopy schedules count on from them */
     int    iter_offset;
     /* a warm-started run: the objective at the cold start (e.g. at 0), the
      * scale of tol when larger than the warm start's own (an optimum near
