@@ -130,12 +130,13 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
                               batch_size = NULL,
                               sampling = c("shuffle", "stream", "replace"),
                               step = NULL, K = 2L, step_size = NULL,
-                              gram = NULL, init = NULL, control = cg_control()) {
+                              gram = NULL, face_step = TRUE, init = NULL,
+                              control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
     args <- mget(c("X", "y", "method", "batch_size", "sampling", "step", "K",
-                   "step_size", "gram", "control"))
+                   "step_size", "gram", "face_step", "control"))
     return(fit_path(sparse_regression, args, radius, init, call, started))
   }
   # ---- error checking
@@ -156,6 +157,7 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   check_step_size(step_size, method)
   if (is.null(gram)) gram <- p <= 2000L
   check_flag(gram, "gram")
+  check_flag(face_step, "face_step")
   if (gram && p > 16000L)
     stop_arg("gram", "= TRUE needs p^2 doubles; with ", p, " columns use gram = FALSE")
   control <- as_control(control, max_iter = if (method == "pfw") 1e5 else 1000)
@@ -167,7 +169,7 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   spec <- list(problem = "regression", method = method, step = step,
                K = as.integer(K), eta = if (is.null(step_size)) -1 else step_size,
                n = n, p = p, y = y, radius = as.double(radius), sparse = sparse,
-               gram = gram,
+               gram = gram, face_step = face_step,
                batch_size = as.integer(min(batch_size, n)),
                sampling = if (method %in% c("fw", "pfw")) 1L else sampling_code(sampling),
                lipschitz = if (method == "spg") design_lipschitz(X) else 1)
@@ -190,7 +192,8 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   }
   beta <- fit$solution$beta
   names(beta) <- colnames(X)
-  fit$solution$beta <- beta
+  if (method == "pfw") fit$face_steps <- fit$solution$face_steps
+  fit$solution <- list(beta = beta)
   fit$fitted.values <- as.vector(X %*% beta)
   fit$y <- as.vector(y)
   fit$radius <- radius

@@ -99,7 +99,9 @@ int cg_solve_pg(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
  * strongly convex objective the rate is linear, where plain FW zigzags at
  * rate 1/t on a face. The problem keeps its gradient exact by cheap updates;
  * CG_BATCH_FULL recomputes it from scratch, which the loop asks for every
- * REFRESH iterations (rounding drift) and before it trusts a small gap. */
+ * REFRESH iterations (rounding drift) and before it trusts a small gap.
+ * Where the problem has a face step (an exact minimization on the current
+ * face, prob_regression.c), an iteration may end with one. */
 #define REFRESH 10000
 int cg_solve_pfw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                  cg_trace *tr, int *iters)
@@ -129,6 +131,10 @@ int cg_solve_pfw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         if (gamma < 0) gamma = 0;
         P->pair->pair_step(P, gamma, gamma == gamma_max);
         t++;
+        if (P->pair->face_step) {        /* a failure leaves x as the pair step did */
+            P->pair->face_step(P);
+            if ((stop = cg_run_failed(P)) >= 0) break;
+        }
         exact = t % REFRESH == 0;
         stop = cg_run_after_iter(&r, P, t, 1);
     }

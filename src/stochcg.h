@@ -299,6 +299,12 @@ typedef struct {
     double (*pair_direction)(cg_problem *P, double *gamma_max, double *gamma_exact);
     /* x <- x + gamma (s - a); drop = 1: gamma is a's weight, a leaves exactly */
     void   (*pair_step)(cg_problem *P, double gamma, int drop);
+    /* optional (NULL: none), called after each pair step: when the problem
+     * judges its work due, a step toward the objective's minimizer on the
+     * affine hull of the face of the active vertices, as far as the face
+     * allows and only if the objective decreases; returns 1 if x moved
+     * (the gradient is then exact again) */
+    int    (*face_step)(cg_problem *P);
 } cg_pair_ops;
 
 /* Variance-reduced proximal steps: svrgcg (cg_solve_svrgcg) */
