@@ -116,11 +116,13 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
     radius <- check_radii(radius)
   }
 
+  gram_of <- fold_grams(X, dots, max(foldid))
   fit_rows <- function(rows, radius, init = NULL) {
     Xs <- if (is.null(rows)) X else X[rows, , drop = FALSE]
     ys <- if (is.null(rows)) y else y[rows]
-    fit_path(sparse_regression, c(list(X = Xs, y = ys, control = quiet_control(control)),
-                                  dots), radius, init)
+    args <- c(list(X = Xs, y = ys, control = quiet_control(control)), dots)
+    args$gram <- gram_of(rows)
+    fit_path(sparse_regression, args, radius, init)
   }
   loss_rows <- function(path, rows) {
     Xt <- X[rows, , drop = FALSE]
@@ -384,6 +386,37 @@ one_se_rule <- function(cvm, cvsd) {
 }
 
 # ---- folds, controls, losses, default radii --------------------------------
+
+# For "pfw" (p <= 2000): gram_of(rows) gives X'X / n of the rows, as
+# sparse_regression()'s path computes it for its fits (path_gram()), but
+# each fold's once for all its pieces of path, as the full data's minus the
+# held-out rows' (n p^2 flops for all the folds together). Kept for reuse
+# while the K + 2 matrices fit in 256 MB, else recomputed per piece. For
+# other methods, the `gram` given.
+fold_grams <- function(X, dots, K) {
+  given <- dots$gram
+  method <- if (is.null(dots$method)) "pfw" else dots$method
+  if (!shares_gram(method, given, ncol(X))) return(function(rows) given)
+  p <- ncol(X)
+  full <- NULL                               # X'X of all the rows
+  keep <- (K + 2) * p^2 <= 2^25
+  memo <- list()
+  function(rows) {
+    if (is.null(full)) {
+      full <<- as.matrix(Matrix::crossprod(X))
+      storage.mode(full) <<- "double"
+      dimnames(full) <<- NULL
+    }
+    if (is.null(rows)) return(full / nrow(X))
+    for (m in memo) if (identical(m$rows, rows)) return(m$G)
+    out <- setdiff(seq_len(nrow(X)), rows)
+    G <- (full - as.matrix(Matrix::crossprod(X[out, , drop = FALSE]))) / length(rows)
+    storage.mode(G) <- "double"
+    dimnames(G) <- NULL
+    if (keep) memo[[length(memo) + 1L]] <<- list(rows = rows, G = G)
+    G
+  }
+}
 
 # fold ids 1..K for n units: K given (balanced, random order by sample()),
 # or a vector of ids

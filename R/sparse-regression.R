@@ -135,6 +135,8 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   started <- wall_clock()
   call <- match.call()
   if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
+    X <- check_design(X, "X")
+    gram <- path_gram(X, method, gram)
     args <- mget(c("X", "y", "method", "batch_size", "sampling", "step", "K",
                    "step_size", "gram", "face_step", "control"))
     return(fit_path(sparse_regression, args, radius, init, call, started))
@@ -155,6 +157,12 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   if (is.null(batch_size)) batch_size <- max(1L, ceiling(n / 500))
   check_count(batch_size, "batch_size")
   check_step_size(step_size, method)
+  gram_matrix <- NULL
+  if (is.matrix(gram)) {                 # pfw: X'X / n, given by a path
+    if (method != "pfw") stop_arg("gram", "can be a matrix only for method = \"pfw\"")
+    gram_matrix <- check_gram_matrix(gram, X)
+    gram <- TRUE
+  }
   if (is.null(gram)) gram <- p <= 2000L
   check_flag(gram, "gram")
   check_flag(face_step, "face_step")
@@ -173,6 +181,7 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
                batch_size = as.integer(min(batch_size, n)),
                sampling = if (method %in% c("fw", "pfw")) 1L else sampling_code(sampling),
                lipschitz = if (method == "spg") design_lipschitz(X) else 1)
+  if (!is.null(gram_matrix)) spec$gram_matrix <- gram_matrix
   if (sparse) {
     Xr <- methods::as(Matrix::t(X), "CsparseMatrix")   # rows of X as columns
     spec <- c(spec, list(row_p = Xr@p, row_j = Xr@i, row_x = Xr@x,
@@ -235,6 +244,45 @@ regression_start <- function(init, p, radius) {
                   if (iter > 0L) sprintf("; step rule counted from %d", as.integer(iter))
                   else "")
   list(beta = beta, iter = as.integer(iter), note = note)
+}
+
+# Do the fits of a path share X'X / n? For "pfw" with p <= 2000, unless
+# gram = FALSE (or a matrix is given): every fit reads its columns instead
+# of computing those of its support again.
+shares_gram <- function(method, gram, p) {
+  m <- tryCatch(match_choice(method, c("pfw", "sfw", "fw", "spg"), "method"),
+                error = function(e) NULL)       # the first fit reports it
+  identical(m, "pfw") && !isFALSE(gram) && !is.matrix(gram) && p <= 2000L
+}
+
+# the `gram` of the fits along a path
+path_gram <- function(X, method, gram) {
+  if (shares_gram(method, gram, ncol(X))) regression_gram(X) else gram
+}
+
+# X'X / nrow(X) as a dense double matrix
+regression_gram <- function(X) {
+  G <- as.matrix(Matrix::crossprod(X)) / nrow(X)
+  storage.mode(G) <- "double"
+  dimnames(G) <- NULL
+  G
+}
+
+# A Gram matrix given as `gram` must be X'X / n of this X: its shape, and
+# one product G v = X'(X v) / n with a fixed v (O(np)) to catch another
+# design's (or non-finite entries)
+check_gram_matrix <- function(G, X) {
+  p <- ncol(X)
+  if (!is.numeric(G) || !identical(dim(G), c(p, p)))
+    stop_arg("gram", "must be TRUE, FALSE, NULL or the ", p, " x ", p,
+             " matrix crossprod(X) / nrow(X)")
+  v <- sin(seq_len(p))               # no zero entry: NA, NaN or Inf in G shows
+  lhs <- drop(G %*% v)
+  rhs <- as.vector(as.matrix(Matrix::crossprod(X, X %*% v))) / nrow(X)
+  if (!isTRUE(max(abs(lhs - rhs)) <= 1e-8 * sum(abs(diag(G)))))
+    stop_arg("gram", "is not crossprod(X) / nrow(X) of this `X`")
+  storage.mode(G) <- "double"
+  G
 }
 
 # largest eigenvalue of X'X / n

@@ -136,7 +136,7 @@ int cg_solve_pfw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
             if ((stop = cg_run_failed(P)) >= 0) break;
         }
         exact = t % REFRESH == 0;
-        stop = cg_run_after_iter(&r, P, t, 1);
+        stop = cg_run_after_iter(&r, P, t, 0);     /* the loop confirms its own gaps */
     }
     *iters = t;
     return cg_run_finish(&r, P, t, stop);

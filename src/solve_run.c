@@ -66,15 +66,18 @@ enum { EVAL_NONE = 0, EVAL_TRACE = 1, EVAL_TEST = 2 };
  * each. The adaptive schedule: tests (only with tol > 0) at most 10% of the
  * iterations apart, set by the iteration count alone so that set.seed()
  * reproduces where a run stops (tying them to passes over the data instead
- * kept a stochastic run going over 18 times longer than it needed); and trace
+ * kept a stochastic run going over 18 times longer than it needed), for
+ * the loops that stop on them (gap_stop: the exact-gradient loops confirm
+ * their own small gaps, and a test costing a pass over the data every 10%
+ * of iterations dominated pfw's O(p) steps); and trace
  * rows in between, geometric in iterations (about 100 rows per e-fold of t)
  * while evaluations, the next one costing about what the last did, stay
  * within CG_EVAL_BUDGET of the wall time so far. */
-static int eval_due(const cg_run *r, int t)
+static int eval_due(const cg_run *r, int t, int gap_stop)
 {
     const cg_control *ctl = r->ctl;
     if (ctl->eval_every > 0) return t % ctl->eval_every == 0 ? EVAL_TEST : EVAL_NONE;
-    if (ctl->tol > 0 && t - r->last_test >= 1 + t / 10) return EVAL_TEST;
+    if (ctl->tol > 0 && gap_stop && t - r->last_test >= 1 + t / 10) return EVAL_TEST;
     if (t - r->last_eval < 1 + t / 100) return EVAL_NONE;
     double wall = cg_clock() - r->t0;
     return r->paused + r->eval_cost <= CG_EVAL_BUDGET * wall ? EVAL_TRACE : EVAL_NONE;
@@ -85,7 +88,7 @@ static int eval_due(const cg_run *r, int t)
 int cg_run_after_iter(cg_run *r, cg_problem *P, int t, int gap_stop)
 {
     const cg_control *ctl = r->ctl;
-    const int due = eval_due(r, t);
+    const int due = eval_due(r, t, gap_stop);
     if (due != EVAL_NONE) {
         evaluate(r, P, t, due == EVAL_TEST);
         if (P->stop) return P->stop;

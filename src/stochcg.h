@@ -644,7 +644,9 @@ double cg_run_elapsed(const cg_run *r);
 void   cg_run_evaluate(cg_run *r, cg_problem *P, int iter);
 int    cg_run_small_gap(const cg_run *r, double gap);
 /* scheduled evaluation, failure, progress, time and interrupt checks after
- * iteration t (gap_stop: stop when the evaluated gap is small); returns a
+ * iteration t (gap_stop: test evaluations are scheduled, and the run stops
+ * when the evaluated gap is small; 0 for loops that confirm their own exact
+ * gaps: trace rows only); returns a
  * CG_STOP_* code or -1 to continue */
 int    cg_run_after_iter(cg_run *r, cg_problem *P, int t, int gap_stop);
 /* final evaluation and progress line; returns the run's stop code: `stop`

@@ -114,7 +114,8 @@ test_that("pfw: duplicated columns (solution not unique) reach the optimal objec
 test_that("pfw: an early stop reports an honest gap and status", {
   d <- make_regression()
   ref <- ref_lasso_exact(d$X, d$y, 3)
-  fit <- sparse_regression(d$X, d$y, 3, control = cg_control(max_iter = 5, tol = 1e-12))
+  fit <- sparse_regression(d$X, d$y, 3, face_step = FALSE,
+                           control = cg_control(max_iter = 5, tol = 1e-12))
   expect_identical(fit$status, "max_iter")
   expect_false(fit$converged)
   expect_gte(fit$gap, fit$objective - ref$objective)
@@ -132,6 +133,76 @@ test_that("pfw matches glmnet at the radius of its solution", {
     expect_lt(max(abs(coef(fit) - b)), 1e-6)
     expect_identical(which(coef(fit) != 0), which(b != 0))
   }
+})
+
+# An AR(1) design with correlation 0.95 between neighbouring columns
+# (condition number of X'X about 700): pairwise steps alone slow down at
+# weakly constrained radii
+correlated_design <- function(n = 200, p = 40, rho = 0.95, seed = 3) {
+  set.seed(seed)
+  Z <- matrix(rnorm(n * p), n, p)
+  X <- Z
+  for (j in 2:p) X[, j] <- rho * X[, j - 1] + sqrt(1 - rho^2) * Z[, j]
+  list(X = X, y = drop(X %*% rnorm(p) + rnorm(n)))
+}
+
+test_that("pfw's face step reaches the lasso optimum (KKT) at weak radii in few steps", {
+  d <- correlated_design()
+  n <- nrow(d$X)
+  r_ls <- sum(abs(qr.solve(d$X, d$y)))          # the constraint binds below r_ls
+  for (r in c(0.6, 0.9, 0.99) * r_ls) {
+    fit <- sparse_regression(d$X, d$y, r, control = cg_control(tol = 1e-12))
+    plain <- sparse_regression(d$X, d$y, r, face_step = FALSE,
+                               control = cg_control(tol = 1e-12))
+    expect_true(fit$converged && plain$converged)
+    expect_lte(fit$iterations, 400)             # 42, 100, 263 measured
+    expect_gt(plain$iterations, 10 * fit$iterations)
+    expect_gt(fit$face_steps, 0)
+    # KKT of least squares over the l1 ball with the constraint active: on
+    # the support g_j = -nu sign(b_j), off it |g_j| <= nu, ||b||_1 = r
+    b <- coef(fit)
+    g <- drop(crossprod(d$X, d$X %*% b - d$y)) / n
+    S <- b != 0
+    nu <- max(abs(g))
+    expect_lt(max(abs(g[S] + nu * sign(b[S]))), 1e-9 * nu)
+    expect_lte(max(abs(g[!S]), 0), nu)
+    expect_equal(sum(abs(b)), r, tolerance = 1e-12)
+    # both certified: the same optimum within their gaps
+    expect_lte(abs(fit$objective - plain$objective), fit$gap + plain$gap)
+  }
+  # past r_ls the optimum is interior: least squares
+  fit <- sparse_regression(d$X, d$y, 1.5 * r_ls, control = cg_control(tol = 1e-12))
+  expect_true(fit$converged)
+  expect_lte(fit$iterations, 400)               # 138 measured (plain pfw: 19879)
+  expect_lt(max(abs(coef(fit) - qr.solve(d$X, d$y))), 1e-8)
+})
+
+test_that("a path's shared Gram matrix gives the fits of separate calls", {
+  d <- correlated_design(p = 20)
+  G <- crossprod(d$X) / nrow(d$X)
+  r <- sum(abs(qr.solve(d$X, d$y))) * c(0.2, 0.5, 0.9)
+  path <- sparse_regression(d$X, d$y, radius = r)
+  prev <- NULL
+  for (k in seq_along(r)) {
+    f <- sparse_regression(d$X, d$y, r[k], gram = G, init = prev)
+    expect_identical(coef(path$fits[[k]]), coef(f))
+    # the Gram columns computed as visited: the same optimum up to rounding
+    own <- sparse_regression(d$X, d$y, r[k], init = prev)
+    expect_equal(coef(own), coef(f), tolerance = 1e-8)
+    prev <- f
+  }
+  expect_error(sparse_regression(d$X, d$y, 1, gram = 2 * G),
+               "`gram` is not crossprod(X) / nrow(X) of this `X`", fixed = TRUE)
+  G[2, 3] <- NaN
+  expect_error(sparse_regression(d$X, d$y, 1, gram = G),
+               "`gram` is not crossprod(X) / nrow(X) of this `X`", fixed = TRUE)
+  expect_error(sparse_regression(d$X, d$y, 1, gram = G[-1, ]),
+               "`gram` must be TRUE, FALSE, NULL or the 20 x 20 matrix crossprod(X) / nrow(X)",
+               fixed = TRUE)
+  expect_error(sparse_regression(d$X, d$y, 1, method = "fw", gram = G),
+               "`gram` can be a matrix only for method = \"pfw\"", fixed = TRUE)
+  expect_error(sparse_regression(d$X, d$y, 1, face_step = NA),
+               "`face_step` must be TRUE or FALSE", fixed = TRUE)
 })
 
 test_that("pfw takes only exact line search", {
