@@ -47,7 +47,8 @@ typedef struct {
     const double **gcol, *gs, *ga;
     double *colbuf;
     /* face step: room for face_cap coordinates (Gram block, its Cholesky
-     * factor, vectors), at most face_max; pairwise steps since the last */
+     * factor, vectors), at most face_max; the flops the pairwise steps
+     * have earned for it, face steps taken */
     int face_on, face_cap, face_max, *face_idx;
     double *face_G, *face_L, *face_w, face_credit, face_steps;
 } regression;
@@ -653,10 +654,10 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
          * face step is paid in advance */
         if (!isNull(init)) R->face_credit = face_cost(R->n_support);
         R->face_on = asLogical(cg_list_get(spec, "face_step")) == TRUE;
-        /* the Gram block in at most 64 MB, as the cache; with more columns
-         * than rows it is singular */
+        /* the Gram block and its factor in at most 64 MB, as the cache;
+         * with more columns than rows the block is singular */
         R->face_max = p < n ? p : n;
-        if (R->face_max > 2896) R->face_max = 2896;
+        if (R->face_max > 2048) R->face_max = 2048;
         P->pair = &regression_pair;
         return CG_OK;
     }

@@ -23,12 +23,17 @@
 # Reported per data set: the chosen radii (ours; glmnet's as the l1 norm of
 # its lambda.min / lambda.1se coefficients); whether each 1se choice lies in
 # the other's one-SE region (the other's CV curve, interpolated linearly in
-# radius at that point, is at most its minimum plus the SE there); the test
+# radius at that point, is at most its minimum plus the SE there); the edge
+# of each one-SE region (the smallest radius where the curve, linear between
+# grid points, reaches the minimum plus the SE there); the test
 # mean squared error of both 1se fits and its relative difference; the
 # seconds of each whole CV call (wall clock, best of 3; 2 shared cores, so
-# absolute times are noisy). Both use their defaults otherwise: glmnet 100
-# lambdas, thresh = 1e-7; cv_sparse_regression 30 radii, method "pfw",
-# tol = 1e-6. NA: the point lies outside the other's grid.
+# absolute times are noisy), with, CPU-independent, the radii whose fits
+# (folds or full data) did not all reach tol, the radii fitted (the default
+# grid stops past the minimum) and the iterations and face steps of the
+# full-data path. Both use their defaults otherwise: glmnet 100 lambdas,
+# thresh = 1e-7; cv_sparse_regression 30 radii, method "pfw" (with face
+# steps), tol = 1e-6. NA: the point lies outside the other's grid.
 #
 # Run from the repository root:  Rscript inst/bench/cv_regression.R
 suppressPackageStartupMessages(library(stochcg))
@@ -76,6 +81,14 @@ prepare <- function(d, seed) {
 # (NA outside the grid: no extrapolation)
 curve_at <- function(radius, cvm, r) stats::approx(radius, cvm, xout = r, ties = mean)$y
 
+# the smallest radius where that curve reaches `band` (the one-SE edge)
+band_edge <- function(radius, cvm, band) {
+  o <- order(radius); r <- radius[o]; v <- cvm[o]
+  i <- which(v <= band)[1L]
+  if (is.na(i) || i == 1L) return(r[i])
+  r[i - 1L] + (v[i - 1L] - band) / (v[i - 1L] - v[i]) * (r[i] - r[i - 1L])
+}
+
 run_case <- function(name, d, seed = 1) {
   p <- prepare(d, seed)
   set.seed(seed + 1)
@@ -100,9 +113,14 @@ run_case <- function(name, d, seed = 1) {
     rmin_cg = C$radius.min, rmin_glmnet = l1_g[g_min],
     nnz_cg = sum(coef(C) != 0), nnz_glmnet = G$nzero[g_1se],
     cg_in_glmnet_1se = ours_in_g, glmnet_in_cg_1se = g_in_ours,
+    edge_cg = band_edge(C$cv$radius, C$cv$cvm, band_c),
+    edge_glmnet = band_edge(l1_g, G$cvm, band_g),
     cvmin_cg = min(C$cv$cvm), cvmin_glmnet = min(G$cvm),
     test_mse_cg = mse_c, test_mse_glmnet = mse_g, test_rel_diff = mse_c / mse_g - 1,
-    s_cg = ours$seconds, s_glmnet = g$seconds, row.names = NULL)
+    s_cg = ours$seconds, s_glmnet = g$seconds,
+    radii_unconv = sum(!C$cv$converged), radii_fitted = nrow(C$cv),
+    iter_path = sum(C$path$summary$iterations),
+    face_steps = sum(vapply(C$path$fits, function(f) f$face_steps, 0)), row.names = NULL)
 }
 
 res <- rbind(run_case("Boston x2", boston_x2()), run_case("stockdata", stock_returns()))
@@ -127,7 +145,12 @@ out <- c("# cv_sparse_regression against cv.glmnet (same folds)", "",
                "its grid). Test MSE of the",
                "1se fits on held-out rows; seconds: wall clock of the whole CV call",
                "(10 folds plus the full-data path), best of 3, on 2 shared cores.",
-               "Defaults otherwise: glmnet 100 lambdas; cv_sparse_regression 30 radii, pfw, tol 1e-6."),
+               "`edge_*`: the smallest radius where each CV curve reaches its minimum plus one SE.",
+               "`radii_unconv`: radii with a fit (folds or full data) that did not reach tol;",
+               "`radii_fitted`: radii fitted (the default grid stops past the minimum);",
+               "`iter_path`, `face_steps`: of the full-data path.",
+               "Defaults otherwise: glmnet 100 lambdas; cv_sparse_regression 30 radii, pfw",
+               "with face steps, tol 1e-6."),
          "", md_table(shown))
 dir.create("inst/bench/results", showWarnings = FALSE)
 writeLines(out, "inst/bench/results/cv_regression.md")
