@@ -490,6 +490,12 @@ static int reg_face_step(cg_problem *P)
     double spent = 0.0, slack = R->slack;
     for (int round = 0; round <= k0 && m > 0; round++) {
         if (round > 0 && spent + face_cost(m) > R->face_credit) break;
+        /* a solve costs up to 3 GFlop (s = 2048): Ctrl-C ends the step with
+         * the rounds done (each leaves a point of the ball) */
+        if (round > 0 && cg_interrupt_poll()) {
+            cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
+            break;
+        }
         spent += face_cost(m);
         for (int a = 0; a < m; a++)
             memcpy(L + (size_t) a * ld, G + (size_t) a * ld, sizeof(double) * m);

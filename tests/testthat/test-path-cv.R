@@ -408,3 +408,30 @@ test_that("the default grid stops past the CV minimum; the choice is the full gr
   expect_identical(early$radius.1se, whole$radius.1se)
   expect_length(early$path$fits, k)
 })
+
+test_that("CV on a correlated design: every fit converges; shared Gram matrices change nothing", {
+  # AR(1) columns with correlation 0.95: at the weakly constrained radii
+  # pairwise steps alone need more than 2000 steps (28 of the 180 fits)
+  set.seed(3)
+  n <- 150; p <- 30
+  Z <- matrix(rnorm(n * p), n, p)
+  X <- Z
+  for (j in 2:p) X[, j] <- 0.95 * X[, j - 1] + sqrt(1 - 0.95^2) * Z[, j]
+  y <- drop(X %*% rnorm(p) + rnorm(n))
+  folds <- rep(1:5, 30)
+  ctl <- cg_control(tol = 1e-9, max_iter = 2000)
+  shared <- expect_silent(cv_sparse_regression(X, y, folds = folds, control = ctl))
+  expect_true(all(shared$cv$converged))
+  # each fold's X'X / n (full data's less the held-out rows') against the
+  # Gram columns each fit computes itself
+  own <- cv_sparse_regression(X, y, folds = folds, gram = FALSE, control = ctl)
+  expect_equal(shared$cv$radius, own$cv$radius)
+  expect_equal(shared$cv$cvm, own$cv$cvm, tolerance = 1e-7)
+  expect_identical(shared$index, own$index)
+  # the fits along a fold's path, resumed chunk by chunk, reach the optimum
+  # of a separate fit at the same radius
+  r <- shared$radius.1se
+  alone <- sparse_regression(X[folds != 2, ], y[folds != 2], r, control = ctl)
+  expect_equal(unname(shared$fold_loss[shared$index[["1se"]], 2]),
+               mean((y[folds == 2] - predict(alone, X[folds == 2, ]))^2), tolerance = 1e-6)
+})
