@@ -61,7 +61,8 @@ test_that("a final evaluation meeting the tolerance makes the fit converged", {
 
 test_that("print shows the solver's time only when it differs from the wall clock", {
   d <- regression_data()
-  fit <- sparse_regression(d$X, d$y, 3, control = cg_control(max_iter = 5))
+  fit <- sparse_regression(d$X, d$y, 3, face_step = FALSE, control = cg_control(max_iter = 5))
+  expect_identical(fit$iterations, 5L)
   fit$time <- 2; fit$solver_time <- 1.95
   expect_output(print(fit), "Iterations: 5 in 2 s\n")
   fit$solver_time <- 0.5
