@@ -49,8 +49,8 @@
 #' its fold fits at one \eqn{\lambda}{lambda} have l1 norms that differ
 #' from fold to fold and from the full-data fit's, so its curve, placed at
 #' the full-data fit's l1 norms, is not ours (on the Boston data of the
-#' benchmark, 1.8% above it near the one-SE choices, and its one-SE edge at
-#' radius 37.7 where ours is at 36.2) although the fits agree (glmnet's
+#' benchmark, 2% (0.14 SE) above it at our one-SE choice, and its one-SE
+#' edge at radius 37.7 where ours is at 36.2) although the fits agree (glmnet's
 #' fold solutions at our radii give our curve).
 #'
 #' An interrupt (Ctrl-C) stops the cross-validation with an error of class
