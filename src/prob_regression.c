@@ -486,7 +486,7 @@ static int reg_face_step(cg_problem *P)
         for (int b = 0; b < k0; b++) G[b + (size_t) a * ld] = col[R->support[b]];
     }
     double *vecs[2] = {gS, sig};             /* old stays in the order of orig */
-    int m = k0, on_sphere = R->slack == 0.0, moved = 0;
+    int m = k0, on_sphere = R->slack == 0.0, moved = 0, pinned = 0;
     double spent = 0.0, slack = R->slack;
     for (int round = 0; round <= k0 && m > 0; round++) {
         if (round > 0 && spent + face_cost(m) > R->face_credit) break;
@@ -516,7 +516,8 @@ static int reg_face_step(cg_problem *P)
             double su = 0.0, sv = 0.0;
             for (int a = 0; a < m; a++) { su += sig[a] * u[a]; sv += sig[a] * v[a]; }
             nu = -su / sv;
-            if (nu < 0.0) { on_sphere = 0; nu = 0.0; }    /* into the ball */
+            /* into the ball, unless rounding just sent it back */
+            if (nu < 0.0 && !pinned) { on_sphere = 0; nu = 0.0; }
         }
         for (int a = 0; a < m; a++) d[a] = on_sphere ? -(u[a] + nu * v[a]) : -u[a];
         /* the largest step in the face: signs kept, l1 norm at most r */
@@ -537,7 +538,7 @@ static int reg_face_step(cg_problem *P)
         for (int a = 0; a < m; a++) { gd += gS[a] * d[a]; dGd += d[a] * Gd[a]; }
         const double change = tau * gd + 0.5 * tau * tau * dGd;
         if (!(change < 0.0)) {
-            if (l1_block && tau == 0.0) { on_sphere = 1; slack = 0.0; continue; }
+            if (l1_block && tau == 0.0) { on_sphere = 1; pinned = 1; slack = 0.0; continue; }
             break;
         }
         for (int a = 0; a < m; a++) { theta[idx[a]] += tau * d[a]; gS[a] += tau * Gd[a]; }

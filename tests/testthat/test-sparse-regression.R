@@ -175,6 +175,14 @@ test_that("pfw's face step reaches the lasso optimum (KKT) at weak radii in few 
   expect_true(fit$converged)
   expect_lte(fit$iterations, 400)               # 138 measured (plain pfw: 19879)
   expect_lt(max(abs(coef(fit) - qr.solve(d$X, d$y))), 1e-8)
+  # from the sphere (1.5 times the least-squares fit): the face step leaves
+  # it for the interior (its multiplier on the sphere is negative)
+  ols <- qr.solve(d$X, d$y)
+  fit <- sparse_regression(d$X, d$y, 1.5 * r_ls, init = 1.5 * ols,
+                           control = cg_control(tol = 1e-12))
+  expect_true(fit$converged)
+  expect_lte(fit$iterations, 200)               # 74 measured (plain pfw: 17937)
+  expect_lt(max(abs(coef(fit) - ols)), 1e-8)
 })
 
 test_that("a path's shared Gram matrix gives the fits of separate calls", {
