@@ -1,5 +1,5 @@
-# The SDPs of the beta0 benchmarks (sourced by inst/bench/sdp_beta0.R and
-# inst/bench/sdp_beta0_windows.R, from the repository root): `problems`, a
+# The SDPs of the beta0 benchmarks (sourced by inst/bench/sdp_beta0.R,
+# sdp_beta0_windows.R and sdp_beta0_signals.R, from the repository root): `problems`, a
 # named list of list(fstar, scale, run = function(method, beta0)), each run
 # with the caller's `ctl`; `keep` (NULL: all) skips the karate club's long
 # reference run when it is not wanted. Problems named held_out_ were not used
@@ -15,6 +15,18 @@ ref_maxcut_rcsdp <- function(C) {          # min <C, X> s.t. diag X = 1, X psd
   o <- Rcsdp::csdp(list(-C), A, rep(1, n), list(type = "s", size = n),
                    control = Rcsdp::csdp.control(printlevel = 0))
   -o$pobj
+}
+
+# the k-means SDP of the rows of x into k clusters; the sparsest cut SDP of
+# igraph's graph `name`
+kmeans_problem <- function(x, k) list(
+  fstar = ref_kmeans_rcsdp(as.matrix(dist(x))^2, k)$value, scale = sqrt(nrow(x)),
+  run = function(method, beta0) kmeans_sdp(x, k, method = method, beta0 = beta0, control = ctl))
+cut_problem <- function(name) {
+  A <- as.matrix(igraph::as_adjacency_matrix(igraph::make_graph(name), sparse = FALSE))
+  list(fstar = ref_cut_rcsdp(A)$value, scale = nrow(A)^2 / 2,
+       run = function(method, beta0) sparsest_cut_sdp(A, method = method, beta0 = beta0,
+                                                      control = ctl))
 }
 
 # MaxCut SDP of a graph through sdp_solve: min <-L/4, X>, diag X = 1; of a
@@ -33,17 +45,10 @@ maxcut_problem <- function(seed, n, p, A = NULL) {
 }
 
 problems <- list()
-set.seed(30); xi <- as.matrix(iris[sample(150, 30), 1:4])
-problems$kmeans_iris <- list(
-  fstar = ref_kmeans_rcsdp(as.matrix(dist(xi))^2, 3)$value, scale = sqrt(30),
-  run = function(method, beta0) kmeans_sdp(xi, 3, method = method, beta0 = beta0,
-                                           control = ctl))
+set.seed(30); problems$kmeans_iris <- kmeans_problem(as.matrix(iris[sample(150, 30), 1:4]), 3)
 set.seed(1); lab <- rep(1:3, each = 10)
-xp <- rbind(c(0, 0), c(8, 0), c(0, 8))[lab, ] + matrix(rnorm(60), 30)
-problems$kmeans_planted <- list(
-  fstar = ref_kmeans_rcsdp(as.matrix(dist(xp))^2, 3)$value, scale = sqrt(30),
-  run = function(method, beta0) kmeans_sdp(xp, 3, method = method, beta0 = beta0,
-                                           control = ctl))
+problems$kmeans_planted <- kmeans_problem(
+  rbind(c(0, 0), c(8, 0), c(0, 8))[lab, ] + matrix(rnorm(60), 30), 3)
 problems$maxcut_sdp_solve <- maxcut_problem(3, 20, 0.3)
 if (requireNamespace("igraph", quietly = TRUE) && (is.null(keep) || "cut_karate" %in% keep)) {
   karate <- igraph::make_graph("Zachary")
@@ -57,54 +62,27 @@ if (requireNamespace("igraph", quietly = TRUE) && (is.null(keep) || "cut_karate"
     run = function(method, beta0) sparsest_cut_sdp(karate, method = method, beta0 = beta0,
                                                    control = ctl))
 }
-
-set.seed(31); xh <- as.matrix(iris[sample(150, 40), 1:4])
-problems$kmeans_iris40 <- list(
-  fstar = ref_kmeans_rcsdp(as.matrix(dist(xh))^2, 3)$value, scale = sqrt(40),
-  run = function(method, beta0) kmeans_sdp(xh, 3, method = method, beta0 = beta0,
-                                           control = ctl))
+set.seed(31); problems$kmeans_iris40 <- kmeans_problem(as.matrix(iris[sample(150, 40), 1:4]), 3)
 problems$maxcut25 <- maxcut_problem(4, 25, 0.2)
-if (requireNamespace("igraph", quietly = TRUE)) {
-  for (gname in c("Krackhardt_Kite", "Frucht")) local({
-    Ag <- as.matrix(igraph::as_adjacency_matrix(igraph::make_graph(gname), sparse = FALSE))
-    problems[[paste0("cut_", gname)]] <<- list(
-      fstar = ref_cut_rcsdp(Ag)$value, scale = nrow(Ag)^2 / 2,
-      run = function(method, beta0) sparsest_cut_sdp(Ag, method = method, beta0 = beta0,
-                                                     control = ctl))
-  })
-}
+if (requireNamespace("igraph", quietly = TRUE))
+  for (gname in c("Krackhardt_Kite", "Frucht")) problems[[paste0("cut_", gname)]] <- cut_problem(gname)
 
 # held out of the fit of the "auto" rules: one new problem per class
-set.seed(32); xf <- scale(as.matrix(faithful))[sample(nrow(faithful), 40), ]
-problems$held_out_kmeans_faithful40 <- list(
-  fstar = ref_kmeans_rcsdp(as.matrix(dist(xf))^2, 2)$value, scale = sqrt(40),
-  run = function(method, beta0) kmeans_sdp(xf, 2, method = method, beta0 = beta0, control = ctl))
+set.seed(32)
+problems$held_out_kmeans_faithful40 <- kmeans_problem(
+  scale(as.matrix(faithful))[sample(nrow(faithful), 40), ], 2)
 problems$held_out_maxcut30 <- maxcut_problem(5, 30, 0.15)
-if (requireNamespace("igraph", quietly = TRUE)) {
-  Ah <- as.matrix(igraph::as_adjacency_matrix(igraph::make_graph("Heawood"), sparse = FALSE))
-  problems$held_out_cut_Heawood <- list(
-    fstar = ref_cut_rcsdp(Ah)$value, scale = nrow(Ah)^2 / 2,
-    run = function(method, beta0) sparsest_cut_sdp(Ah, method = method, beta0 = beta0, control = ctl))
-}
+if (requireNamespace("igraph", quietly = TRUE)) problems$held_out_cut_Heawood <- cut_problem("Heawood")
 
 # held out, added after the rules were fixed: k-means of 40 olive oils (8
 # fatty acids, standardized; 3 regions), the MaxCut SDP of Zachary's karate
 # club, the sparsest cuts of the Chvatal and Herschel graphs
 if (requireNamespace("dslabs", quietly = TRUE)) {
   xo <- scale(as.matrix(dslabs::olive[, 3:10]))
-  set.seed(33); xo <- xo[sample(nrow(xo), 40), ]
-  problems$held_out_kmeans_olive40 <- list(
-    fstar = ref_kmeans_rcsdp(as.matrix(dist(xo))^2, 3)$value, scale = sqrt(40),
-    run = function(method, beta0) kmeans_sdp(xo, 3, method = method, beta0 = beta0, control = ctl))
+  set.seed(33); problems$held_out_kmeans_olive40 <- kmeans_problem(xo[sample(nrow(xo), 40), ], 3)
 }
 if (requireNamespace("igraph", quietly = TRUE)) {
   problems$held_out_maxcut_karate <- maxcut_problem(
     A = as.matrix(igraph::as_adjacency_matrix(igraph::make_graph("Zachary"), sparse = FALSE)))
-  for (gname in c("Chvatal", "Herschel")) local({
-    Ag <- as.matrix(igraph::as_adjacency_matrix(igraph::make_graph(gname), sparse = FALSE))
-    problems[[paste0("held_out_cut_", gname)]] <<- list(
-      fstar = ref_cut_rcsdp(Ag)$value, scale = nrow(Ag)^2 / 2,
-      run = function(method, beta0) sparsest_cut_sdp(Ag, method = method, beta0 = beta0,
-                                                     control = ctl))
-  })
+  for (gname in c("Chvatal", "Herschel")) problems[[paste0("held_out_cut_", gname)]] <- cut_problem(gname)
 }
