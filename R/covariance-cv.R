@@ -200,7 +200,8 @@ lowrank_trace <- function(L) {
 # most one), so set.seed() reproduces them. Returns the data frame described
 # in cv_select(), with attributes "folds" (K), "foldid" (the assignment),
 # "fold_loglik" (grid points x folds), "skipped" (fits left out by the early
-# stop of the lambda path, see past_peak(), or after a failed fit;
+# stop of the lambda path, see past_peak() and pooled_past_peak(), or after a
+# failed fit;
 # early_stop = FALSE fits them all) and "warm" (a warm start at the chosen
 # point: that of the last fold's fit there); `fit_one` is covariance_fit()
 # (the tests pass a wrapper); `cores`: the folds run in that many processes
@@ -241,24 +242,44 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   # depend on its data alone and are the same in a child process as in this one
   foldid <- sample(rep_len(seq_len(folds), n))
   started <- wall_clock()
-  one_fold <- function(k) {
+  # The folds advance along lambda together, a round of lambdas at a time
+  # (path_rounds()); between rounds each gamma's path is stopped for every
+  # fold once the held-out rows of all folds, pooled, show it past its peak
+  # (pooled_past_peak()). A fold's state (warm starts, per-row scores) goes
+  # from round to round; its moments are recomputed in each round (a child
+  # process keeps nothing).
+  rounds <- if (early_stop) path_rounds(length(lambdas)) else list(seq_along(lambdas))
+  state <- vector("list", folds)
+  stopped <- rep(FALSE, length(gammas))
+  one_fold <- function(k, todo) {
     t_fold <- wall_clock()
     cpu_fold <- cpu_seconds()
     res <- cv_fold(X, foldid != k, grid, lambdas, gammas, lr, structure, floor, inner,
-                   early_stop, fit_one, keep_warm = k == folds, p = p)
+                   early_stop, fit_one, keep_warm = k == folds, p = p,
+                   todo = todo, state = state[[k]], stopped = stopped)
     if (identical(res$interrupted, TRUE))
       stop("cross-validation interrupted by the user (fold ", k, " of ", folds, ")",
            call. = FALSE)
     if (progress)
-      message(sprintf("CV fold %d of %d: %d fits in %.1f s, CPU %.1f s (%.1f s so far)", k,
-                      folds, ng, wall_clock() - t_fold, cpu_seconds() - cpu_fold,
+      message(sprintf("CV fold %d of %d, lambdas %d-%d of %d: %d fits in %.1f s, CPU %.1f s (%.1f s so far)",
+                      k, folds, min(todo), max(todo), length(lambdas), res$n_fits,
+                      wall_clock() - t_fold, cpu_seconds() - cpu_fold,
                       wall_clock() - started))
     res
   }
   # the p x p temporaries of the default grid freed before forking: a child
   # would share them (copy-on-write) but keep them in its resident set
   if (cores > 1L) invisible(gc(verbose = FALSE))
-  res <- map_folds(seq_len(folds), one_fold, cores)
+  for (todo in rounds) {
+    state <- map_folds(seq_len(folds), function(k) one_fold(k, todo), cores)
+    if (early_stop)
+      stopped <- stopped | vapply(seq_along(gammas), function(gi)
+        pooled_past_peak(lapply(state, function(st) st$path_rows[[gi]])), NA)
+    if (all(stopped)) break
+  }
+  res <- state
+  # grid points no fold reached (its path stopped before them) are skipped
+  for (k in seq_len(folds)) res[[k]]$skipped <- res[[k]]$skipped | !res[[k]]$attempted
   ll <- vapply(res, `[[`, numeric(ng), "ll")
   zeros <- vapply(res, `[[`, numeric(ng), "zeros")
   rank <- vapply(res, `[[`, numeric(ng), "rank")
@@ -281,38 +302,50 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   cv_table(grid, ll, zeros, rank, lr, folds, foldid, warm_chosen, skipped)
 }
 
-# One fold of covariance_cv(): the grid's fits on the training rows `train`
-# of X, each gamma's lambda path from large to small with warm starts,
-# scored on the held-out rows. Returns per grid point ll (mean held-out
-# log-likelihood), zeros, rank and skipped; the counts n_failed and
-# n_unconverged, first_error, interrupted (TRUE when a fit was stopped by
-# Ctrl-C: the fold ends there), and, with keep_warm, the warm starts of its
-# fits (for the full-data fit: small ones only, low-rank factors, not p x p
-# matrices).
+# One fold of covariance_cv() for one round: the grid's fits at the lambda
+# indices `todo` on the training rows `train` of X, each gamma's lambda path
+# from large to small with warm starts, scored on the held-out rows. `state`
+# is this fold's result of the previous round (NULL in the first), `stopped`
+# flags the gamma paths stopped for all folds. Returns per grid point ll
+# (mean held-out log-likelihood), zeros, rank, skipped and attempted; the
+# counts n_failed, n_unconverged and n_fits (this round), first_error,
+# interrupted (TRUE when a fit was stopped by Ctrl-C: the fold ends there);
+# the path state: per gamma the warm start of the next lambda (`next_warm`),
+# whether a fit failed (`failed`) and the per-row log-likelihoods of its
+# fits (`path_rows`, for past_peak()); `warm_gamma`; and, with keep_warm,
+# the warm starts of its fits (for the full-data fit: small ones only,
+# low-rank factors, not p x p matrices).
 cv_fold <- function(X, train, grid, lambdas, gammas, lr, structure, floor, control,
-                    early_stop, fit_one, keep_warm, p) {
-  ng <- nrow(grid)
-  out <- list(ll = rep(NA_real_, ng), zeros = rep(NA_real_, ng), rank = rep(NA_real_, ng),
-              skipped = rep(FALSE, ng), n_failed = 0L, n_unconverged = 0L,
-              first_error = NULL, interrupted = FALSE, warm = vector("list", ng))
+                    early_stop, fit_one, keep_warm, p, todo = seq_along(lambdas),
+                    state = NULL, stopped = rep(FALSE, length(gammas))) {
+  ng <- nrow(grid); nl <- length(lambdas)
+  out <- state %||%
+    list(ll = rep(NA_real_, ng), zeros = rep(NA_real_, ng), rank = rep(NA_real_, ng),
+         skipped = rep(FALSE, ng), attempted = rep(FALSE, ng), n_failed = 0L,
+         n_unconverged = 0L, first_error = NULL, interrupted = FALSE,
+         warm = vector("list", ng), next_warm = vector("list", length(gammas)),
+         warm_gamma = NULL, failed = rep(FALSE, length(gammas)),
+         path_rows = rep(list(vector("list", nl)), length(gammas)))
+  out$n_fits <- 0L
+  if (all(stopped | out$failed)) return(out)
   mom <- fold_moments(X, train)
-  warm_gamma <- NULL
   for (gi in seq_along(gammas)) {
+    if (stopped[gi]) next
     # along lambda, largest first, each fit warm-started by the previous
     # one; the first lambda of a gamma starts from the first of the
     # previous gamma (same S_k, neighbouring problem)
-    warm <- warm_gamma
-    path_rows <- vector("list", length(lambdas))   # per test row, for past_peak()
-    # a failed fit ends the path: the smaller lambdas are denser problems
-    # (on golub, p = 4758, each failed in 50-150 s on the floor being active
-    # in more than 256 directions)
-    failed_path <- FALSE
-    for (li in seq_along(lambdas)) {
-      row <- (gi - 1L) * length(lambdas) + li
-      if (early_stop && (failed_path || past_peak(path_rows))) {
+    warm <- if (min(todo) == 1L) out$warm_gamma else out$next_warm[[gi]]
+    for (li in todo) {
+      row <- (gi - 1L) * nl + li
+      # a failed fit ends the path: the smaller lambdas are denser problems
+      # (on golub, p = 4758, each failed in 50-150 s on the floor being active
+      # in more than 256 directions)
+      if (early_stop && (out$failed[gi] || past_peak(out$path_rows[[gi]]))) {
         out$skipped[row] <- TRUE
         next
       }
+      out$attempted[row] <- TRUE
+      out$n_fits <- out$n_fits + 1L
       fit <- tryCatch(
         withCallingHandlers(
           fit_one(mom$S, lambda = lambdas[li], gamma = if (lr) gammas[gi],
@@ -321,7 +354,7 @@ cv_fold <- function(X, train, grid, lambdas, gammas, lr, structure, floor, contr
           warning = function(w) invokeRestart("muffleWarning")),
         error = function(e) e)
       if (inherits(fit, "error") || identical(fit$status, "error")) {   # a numerical failure
-        out$n_failed <- out$n_failed + 1L; failed_path <- TRUE
+        out$n_failed <- out$n_failed + 1L; out$failed[gi] <- TRUE
         if (is.null(out$first_error))
           out$first_error <- if (inherits(fit, "error")) conditionMessage(fit) else fit$message
         next
@@ -331,7 +364,7 @@ cv_fold <- function(X, train, grid, lambdas, gammas, lr, structure, floor, contr
         return(out)
       }
       warm <- fit$warm
-      if (li == 1L) warm_gamma <- fit$warm
+      if (li == 1L) out["warm_gamma"] <- list(fit$warm)
       if (keep_warm && warm_size(fit$warm) <= 64 * p) out$warm[row] <- list(fit$warm)
       if (!isTRUE(fit$converged)) {
         out$n_unconverged <- out$n_unconverged + 1L
@@ -340,12 +373,28 @@ cv_fold <- function(X, train, grid, lambdas, gammas, lr, structure, floor, contr
       Sigma <- fit$solution$Sigma
       rows_ll <- loglik_rows(Sigma, mom$test)
       out$ll[row] <- mean(rows_ll)
-      if (all(is.finite(rows_ll))) path_rows[[li]] <- rows_ll
+      if (all(is.finite(rows_ll))) out$path_rows[[gi]][li] <- list(rows_ll)
       out$zeros[row] <- offdiag_zero_fraction(if (lr) fit$solution$S else Sigma)
       if (lr) out$rank[row] <- lowrank_rank(fit$solution$L)
     }
+    out$next_warm[gi] <- list(warm)
   }
   out
+}
+
+# The rounds of lambda indices in which the folds advance together: the
+# first three (where a path's peak can first be seen), then 2, 4, 8, ...
+# (each round recomputes the folds' moments, so their number stays
+# logarithmic in the grid's length).
+path_rounds <- function(nl) {
+  rounds <- list(); from <- 1L; size <- 3L
+  while (from <= nl) {
+    to <- min(nl, from + size - 1L)
+    rounds[[length(rounds) + 1L]] <- from:to
+    from <- to + 1L
+    size <- if (length(rounds) == 1L) 2L else 2L * size
+  }
+  rounds
 }
 
 # lapply(ks, fold) over `cores` processes: forked children
@@ -413,12 +462,38 @@ past_peak <- function(path_rows) {
   v <- vapply(path_rows[done], mean, 0)
   best <- which.max(v)
   if (!(v[m] < v[m - 1L] && v[m - 1L] < v[m - 2L]) || best >= m - 1L) return(FALSE)
-  paired_worse <- function(k) {
-    d <- path_rows[[done[k]]] - path_rows[[done[best]]]
-    length(d) >= 3L && mean(d) < -2 * stats::sd(d) / sqrt(length(d))
-  }
+  paired_worse <- function(k) rows_worse(path_rows[[done[k]]] - path_rows[[done[best]]])
   v[m] < v[best] - 0.1 * abs(v[best]) || (paired_worse(m) && paired_worse(m - 1L))
 }
+
+# Early stop of a lambda path for all folds at once, from their held-out
+# rows pooled (each observation is held out once, so the pooled rows are
+# all n observations): among the lambdas every fold has scored, the last
+# one fell below the previous one and lies below the best by more than two
+# paired standard errors over the pooled rows. The per-fold rule
+# (past_peak()) sees only its own 5-10 rows on small data and waits for two
+# falls; on golub (p = 4758, 28 rows) the pooled rows show the fall past
+# the peak at the third lambda (paired t = -3.4), where every fold's own
+# rows do not, and the fourth lambda is where a fit takes minutes.
+# `fold_rows`: per fold, per lambda, the per-row log-likelihoods (NULL where
+# not fitted or not finite).
+pooled_past_peak <- function(fold_rows) {
+  nl <- max(lengths(fold_rows), 0L)
+  if (nl < 2L) return(FALSE)
+  scored <- which(vapply(seq_len(nl), function(li)
+    all(vapply(fold_rows, function(r) li <= length(r) && !is.null(r[[li]]), NA)), NA))
+  m <- length(scored)
+  if (m < 2L) return(FALSE)
+  pooled <- lapply(scored, function(li) unlist(lapply(fold_rows, `[[`, li)))
+  v <- vapply(pooled, mean, 0)
+  best <- which.max(v)
+  if (best == m || !(v[m] < v[m - 1L])) return(FALSE)
+  rows_worse(pooled[[m]] - pooled[[best]])
+}
+
+# paired differences significantly below zero: mean more than two standard
+# errors below (at least 3 of them)
+rows_worse <- function(d) length(d) >= 3L && mean(d) < -2 * stats::sd(d) / sqrt(length(d))
 
 # number of numbers in a (nested list) warm start, without copying it
 warm_size <- function(warm) {

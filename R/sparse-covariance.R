@@ -58,7 +58,13 @@
 #' `folds`-fold cross-validation picks the value with the largest mean
 #' held-out Gaussian log-likelihood, fitting each fold along the path from
 #' large to small `lambda` with warm starts, then refits on all rows;
-#' `fit$cv` holds the curve and `plot(fit)` draws it. For
+#' `fit$cv` holds the curve and `plot(fit)` draws it. The folds advance
+#' along `lambda` together (three values, then 2, 4, 8, ... at a time), and
+#' the path stops for all of them once the held-out rows of all folds,
+#' pooled, show it past its peak: the last value scored is below the one
+#' before it and below the best by more than two paired standard errors (a
+#' fold also stops its own path after two falls, see `fit$cv`'s `n_folds`);
+#' the smaller values are left out of the table (`NA`). For
 #' `"lowrank+sparse"` `gamma` is chosen the same way, over a grid of
 #' `gamma` x `lambda`. The folds run in parallel on `cores` processes.
 #'

@@ -158,6 +158,61 @@ test_that("early stop of the lambda path: same choice, skipped points have no me
   expect_true(all(fa[!full, ] < rep(fa[which(b$chosen), ], each = sum(!full))))
 })
 
+test_that("pooled early stop: the folds' rows together show the fall past the peak", {
+  # 3 folds of 4 rows; each fold's path fell once (a fold's own rule waits
+  # for two falls), by 1 per row at the third lambda
+  base <- list(c(-100, -120, -90, -110), c(-95, -105, -115, -125), c(-80, -130, -99, -101))
+  fold_path <- function(b, at3) list(b, b + 0.5, b + 0.5 - at3)
+  jitter <- c(0.1, -0.1, 0.05, -0.05)
+  rows <- lapply(base, function(b) fold_path(b, 1 + jitter))
+  expect_false(any(vapply(rows, past_peak, NA)))
+  expect_true(pooled_past_peak(rows))
+  # the same means, but the differences are noise across the pooled rows
+  noisy <- lapply(base, function(b) fold_path(b, 1 + c(8, -8, 6, -6)))
+  expect_false(pooled_past_peak(noisy))
+  # the best is the last scored lambda, or the curve rose at the last one
+  expect_false(pooled_past_peak(lapply(base, function(b) list(b, b + 0.5))))
+  rising <- lapply(base, function(b) list(b, b + 5 + jitter, b + 1 + jitter, b + 2 + jitter))
+  expect_false(pooled_past_peak(rising))
+  expect_true(pooled_past_peak(lapply(rising, function(r) r[1:3])))
+  # a lambda some fold did not score (NULL) is left out of the comparison
+  gap <- rows; gap[[2]][3] <- list(NULL)
+  expect_false(pooled_past_peak(gap))
+  gap <- lapply(rows, function(r) c(r[1:2], list(NULL), r[3]))
+  gap[[1]][[3]] <- gap[[1]][[2]]
+  expect_true(pooled_past_peak(gap))
+  expect_false(pooled_past_peak(list(list(base[[1]]), list(base[[2]]))))
+  # rounds: three lambdas, then 2, 4, 8, ...
+  expect_identical(path_rounds(15L), list(1:3, 4:5, 6:9, 10:15))
+  expect_identical(path_rounds(4L), list(1:3, 4L))
+  expect_identical(path_rounds(2L), list(1:2))
+  expect_identical(path_rounds(1L), list(1L))
+})
+
+test_that("early stop across folds: the full grid's choice with fewer fits", {
+  # p > n and n > p, default grids: the stop saves fits, never the choice
+  for (cfg in list(c(30, 20, 2), c(20, 40, 1), c(40, 30, 2))) {
+    X <- cv_data(n = cfg[1], p = cfg[2], seed = cfg[3])
+    calls <- list()
+    counting <- function(S, lambda, ...) {
+      calls[[length(calls) + 1L]] <<- lambda
+      covariance_fit(S, lambda, ...)
+    }
+    set.seed(1)
+    a <- covariance_cv(X, "sparse", folds = 3, progress = FALSE, fit_one = counting)
+    n_a <- length(calls); calls <- list()
+    set.seed(1)
+    b <- covariance_cv(X, "sparse", folds = 3, progress = FALSE, early_stop = FALSE,
+                       fit_one = counting)
+    expect_identical(length(calls), 45L)
+    expect_lt(n_a, 30L)
+    expect_identical(which(a$chosen), which(b$chosen))
+    full <- a$n_folds == 3
+    expect_equal(a$loglik[full], b$loglik[full])
+    expect_identical(attr(a, "skipped"), 45L - n_a)
+  }
+})
+
 test_that("folds in parallel (forked) give the serial CV table and fit exactly", {
   skip_on_os("windows")                         # no fork: always serial there
   X <- cv_data(n = 20, p = 30, seed = 6)
