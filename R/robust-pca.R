@@ -313,7 +313,13 @@ robust_pca <- function(M, radius = NULL, radius_sparse = NULL, sparse = c("l1", 
   if (!is.numeric(lowrank_tol) || length(lowrank_tol) != 1L || !(lowrank_tol > 0 && lowrank_tol < 1))
     stop("option `stochcg.lowrank_tol` must be a number in (0, 1)", call. = FALSE)
 
-  start <- robust_start(init, M, penalized, radius, radius_sparse, sparse, delta, psd)
+  # what an admm state belongs to: the problem (data, form, bounds,
+  # penalties) and the settings its iteration reads
+  key <- if (method == "admm")
+    list(data = robust_fingerprint(M), penalized = penalized, radius = radius,
+         radius_sparse = radius_sparse, sparse = sparse, delta = delta, lambda1 = lambda1,
+         lambda2 = lambda2, psd = psd, max_rank = as.integer(max_rank))
+  start <- robust_start(init, M, penalized, radius, radius_sparse, sparse, delta, psd, key)
   steps <- robust_steps(M, radius, radius_sparse, sparse, method, step, delta, lambda1, lambda2,
                         psd, control)
   spec <- c(list(problem = "robust", method = method,
@@ -327,9 +333,10 @@ robust_pca <- function(M, radius = NULL, radius_sparse = NULL, sparse = c("l1", 
                  rho = admm_penalty(M, penalized),
                  rank = as.integer(rank), max_rank = as.integer(max_rank),
                  lmo_tol = lmo_tolerance(), lowrank_tol = as.double(lowrank_tol)),
-            start, steps)
+            start$spec, steps)
   fit <- cg_run(spec, control, "robust_pca", call, started)
   sol <- fit$solution
+  if (method == "admm") fit$state <- c(sol[startsWith(names(sol), "state_")], list(key = key))
   if (sol$status != 0L) stop("the SVD of the final low-rank part failed", call. = FALSE)
   X <- new_lowrank(sol$u, sol$d, sol$v)
   Y <- methods::new("dgCMatrix", i = sol$Y_i, p = sol$Y_p, x = sol$Y_x,
@@ -346,15 +353,31 @@ robust_pca <- function(M, radius = NULL, radius_sparse = NULL, sparse = c("l1", 
   fit[c("radius", "radius_sparse", "sparse", "delta", "lambda1", "lambda2", "psd", "step")] <-
     list(radius, radius_sparse, sparse, delta, lambda1, lambda2, psd, step)
   fit$notes <- robust_notes(fit)
+  if (isTRUE(start$exact)) {
+    fit <- continue_trace(fit, init, start)
+    fit$notes <- c(fit$notes, sprintf(
+      "continued exactly from a fit of %d iterations (as one longer run)", start$iter))
+  }
   class(fit) <- c("robust_pca_fit", "cg_fit")
   finish_fit(fit, started)
 }
 
-# The warm start from `init`: its X and Y as dense matrices, scaled into the
-# constraint sets of the constrained form (the paper's methods keep their
+# A few sums that tell matrices apart (an exact continuation must see the
+# same M).
+robust_fingerprint <- function(M) {
+  c(sum(M), sum(M * M), sum(rowSums(M) * seq_len(nrow(M))),
+    sum(colSums(M) * seq_len(ncol(M))))
+}
+
+# The start from `init`. An admm fit of the same problem and settings (`key`)
+# that kept its state continues exactly: its state (dense Z = X + Y, duals,
+# penalty, rank hint; Y from its solution, stored exactly) and its iteration
+# count. Otherwise a warm start: its X and Y as dense matrices, scaled into
+# the constraint sets of the constrained form (the paper's methods keep their
 # iterates feasible by convex combinations from a feasible start).
-robust_start <- function(init, M, penalized, radius, radius_sparse, sparse, delta, psd) {
-  if (is.null(init)) return(list())
+robust_start <- function(init, M, penalized, radius, radius_sparse, sparse, delta, psd,
+                         key = NULL) {
+  if (is.null(init)) return(list(spec = list()))
   if (!inherits(init, "robust_pca_fit")) stop_arg("init", "must be NULL or a fit of robust_pca()")
   robust_parts(init, "init")
   dims <- dim(M)
@@ -362,6 +385,19 @@ robust_start <- function(init, M, penalized, radius, radius_sparse, sparse, delt
     stop_arg("init", "is a fit of a ", paste(dim(init$solution$Y), collapse = " x "),
              " matrix, but `M` is ", dims[1], " x ", dims[2])
   if (psd && !isTRUE(init$psd)) stop_arg("init", "must be a fit with psd = TRUE when psd = TRUE")
+  # the constrained form's objective at (0, 0), the scale of tol (a warm start
+  # at an optimum near zero leaves none); the penalized form's ADMM scales
+  # by its own objective
+  cold <- if (penalized) 0 else 0.5 * sum(M^2)
+  st <- init$state
+  if (!is.null(key) && identical(st$key, key)) {
+    Y <- as.matrix(init$solution$Y)
+    storage.mode(Y) <- "double"
+    iter <- as.integer(st$state_iters)
+    spec <- c(st[setdiff(names(st), "key")],
+              list(state_Y = Y, iter_offset = iter, cold_objective = cold))
+    return(list(spec = spec, iter = iter, exact = TRUE))
+  }
   X <- as.matrix(init$solution$X)
   Y <- as.matrix(init$solution$Y)
   if (!penalized) {
@@ -373,10 +409,7 @@ robust_start <- function(init, M, penalized, radius, radius_sparse, sparse, delt
     }
   }
   storage.mode(X) <- "double"; storage.mode(Y) <- "double"
-  # the constrained form's objective at (0, 0), the scale of tol (a warm start
-  # at an optimum near zero leaves none); the penalized form's ADMM scales
-  # by its own objective
-  list(init_X = X, init_Y = Y, cold_objective = if (penalized) 0 else 0.5 * sum(M^2))
+  list(spec = list(init_X = X, init_Y = Y, cold_objective = cold), exact = FALSE)
 }
 
 # Starting ADMM penalty (residual balancing adapts it): for the penalized

@@ -493,6 +493,25 @@ int cg_problem_robust(cg_problem *P, SEXP spec)
             R->Z[i] = x0[i] + y0[i];
         }
     }
+    /* init = an admm fit of the same problem: its state (every buffer and
+     * scalar the next iteration and evaluation read), so that the run goes
+     * on exactly as one longer run would; Y comes from the fit's solution,
+     * which holds it exactly */
+    if (R->U1 && !isNull(cg_list_get(spec, "state_Z"))) {
+        const size_t bytes = R->mn * sizeof(double);
+        memcpy(R->Z, cg_spec_real(spec, "state_Z", (R_xlen_t) R->mn), bytes);
+        memcpy(R->Y, cg_spec_real(spec, "state_Y", (R_xlen_t) R->mn), bytes);
+        memcpy(R->U1, cg_spec_real(spec, "state_U1", (R_xlen_t) R->mn), bytes);
+        if (R->U2) memcpy(R->U2, cg_spec_real(spec, "state_U2", (R_xlen_t) R->mn), bytes);
+        R->rho = asReal(cg_list_get(spec, "state_rho"));
+        R->rank = asInteger(cg_list_get(spec, "state_rank"));
+        R->certified = asLogical(cg_list_get(spec, "state_certified")) == TRUE;
+        R->nuclear = asReal(cg_list_get(spec, "state_nuclear"));
+        R->iters = P->iter_offset;     /* the constrained form rebalances every 10th */
+        if (!(R->rho > 0.0) || R->rank == NA_INTEGER || R->rank < 0 ||
+            R->rank > R->max_rank || !R_FINITE(R->nuclear))
+            error("spec: invalid robust PCA state");
+    }
     refresh(R);
     P->self = R;
     R->P = P;
@@ -501,7 +520,9 @@ int cg_problem_robust(cg_problem *P, SEXP spec)
     P->evaluate = rb_evaluate; P->epoch = rb_epoch; P->n_matvec = rb_n_matvec;
     P->block = R->pcp ? NULL : &robust_block;   /* the penalized form is admm's only */
     P->split = R->U1 ? &robust_admm : NULL;     /* admm needs its dual buffers */
-    P->svd_rank = 0;
+    /* the resumed trace row repeats the last iteration's SVD rank */
+    SEXP last = cg_list_get(spec, "state_svd_rank");
+    P->svd_rank = isNull(last) ? 0 : asInteger(last);
     return CG_OK;
 }
 
@@ -574,7 +595,10 @@ SEXP cg_robust_solution(cg_problem *P)
     double *u = NULL, *d = NULL, *v = NULL, tail = NA_REAL;
     int st = truncate_x(R, R->trunc_tol, &r, &u, &d, &v, &tail);
     static const char *names[] = {"u", "d", "v", "tail", "Y_p", "Y_i", "Y_x",
-                                  "certified_rank", "status", "infeasibility", ""};
+                                  "certified_rank", "status", "infeasibility",
+                                  "state_Z", "state_U1", "state_U2", "state_rho",
+                                  "state_rank", "state_certified", "state_nuclear",
+                                  "state_iters", "state_svd_rank", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     if (st == CG_OK) {
         SET_VECTOR_ELT(out, 0, real_matrix(u, R->m, r));
@@ -609,6 +633,17 @@ SEXP cg_robust_solution(cg_problem *P)
     for (size_t i = 0; i < R->mn; i++) mm += R->M[i] * R->M[i];
     SET_VECTOR_ELT(out, 9, ScalarReal(!R->pcp ? NA_REAL
                                       : mm > 0.0 ? sqrt(2.0 * R->loss / mm) : 0.0));
+    if (R->U1) {                           /* admm: the state for init = (see above) */
+        SET_VECTOR_ELT(out, 10, real_matrix(R->Z, R->m, R->n));
+        SET_VECTOR_ELT(out, 11, real_matrix(R->U1, R->m, R->n));
+        if (R->U2) SET_VECTOR_ELT(out, 12, real_matrix(R->U2, R->m, R->n));
+        SET_VECTOR_ELT(out, 13, ScalarReal(R->rho));
+        SET_VECTOR_ELT(out, 14, ScalarInteger(R->rank));
+        SET_VECTOR_ELT(out, 15, ScalarLogical(R->certified != 0));
+        SET_VECTOR_ELT(out, 16, ScalarReal(R->nuclear));
+        SET_VECTOR_ELT(out, 17, ScalarInteger((int) R->iters));
+        SET_VECTOR_ELT(out, 18, ScalarInteger(P->svd_rank));
+    }
     UNPROTECT(4);
     return out;
 }
