@@ -409,7 +409,9 @@ robust_start <- function(init, M, penalized, radius, radius_sparse, sparse, delt
     }
   }
   storage.mode(X) <- "double"; storage.mode(Y) <- "double"
-  list(spec = list(init_X = X, init_Y = Y, cold_objective = cold), exact = FALSE)
+  list(spec = list(init_X = X, init_Y = Y, cold_objective = cold,
+                   init_nuclear = if (penalized) sum(init$solution$X$d)),
+       exact = FALSE)
 }
 
 # Starting ADMM penalty (residual balancing adapts it): for the penalized

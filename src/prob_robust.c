@@ -492,6 +492,10 @@ int cg_problem_robust(cg_problem *P, SEXP spec)
             R->SX[i] = x0[i];
             R->Z[i] = x0[i] + y0[i];
         }
+        /* PCP's objective reads ||X||_* from the last thresholding: before
+         * the first, that of the start */
+        SEXP nx = cg_list_get(spec, "init_nuclear");
+        if (!isNull(nx)) R->nuclear = asReal(nx);
     }
     /* init = an admm fit of the same problem: its state (every buffer and
      * scalar the next iteration and evaluation read), so that the run goes

@@ -710,6 +710,68 @@ test_that("init: a previous fit warm-starts robust_pca, made feasible for the co
                        nrow(M), ncol(M), nrow(M) - 1L, ncol(M)))
 })
 
+test_that("init: an admm fit resumed for k2 iterations equals one run of k1 + k2", {
+  # fit$state holds every buffer and scalar the iteration reads (Z, the
+  # duals, rho, the rank hint, the iteration count that times the
+  # constrained form's rebalancing), so both runs do the same arithmetic:
+  # bit-identical, not merely close
+  d <- rpca_noisy(seed = 9)
+  ctl <- function(k, every = 1L) cg_control(max_iter = k, tol = 0, eval_every = every)
+  runs <- list(
+    penalized = function(k, init = NULL, every = 1L)
+      robust_pca(d$M, init = init, control = ctl(k, every)),
+    constrained = function(k, init = NULL, every = 1L)
+      robust_pca(d$M, d$tau, d$s$l1, init = init, control = ctl(k, every)))
+  k1 <- 13L; k2 <- 27L
+  for (form in names(runs)) {
+    run <- runs[[form]]
+    whole <- run(k1 + k2)
+    first <- run(k1)
+    # the penalty is rebalanced after k1 (the resumed run must carry it on)
+    expect_false(identical(first$state$state_rho, whole$state$state_rho), label = form)
+    part <- run(k2, init = first)
+    expect_identical(as.matrix(part$solution$X), as.matrix(whole$solution$X), label = form)
+    expect_identical(part$solution$Y, whole$solution$Y, label = form)
+    expect_identical(part$objective, whole$objective, label = form)
+    expect_identical(part$gap, whole$gap, label = form)
+    expect_identical(part$state$state_rho, whole$state$state_rho, label = form)
+    expect_identical(part$state, whole$state, label = form)
+    expect_identical(part$iterations, k1 + k2, label = form)
+    expect_identical(part$trace$iter, 0:(k1 + k2), label = form)
+    # every trace column but the clock (counters continue from first's)
+    keep <- setdiff(names(whole$trace), "time")
+    expect_identical(part$trace[keep], whole$trace[keep], label = form)
+    expect_true(any(grepl("continued exactly from a fit of 13 iterations", part$notes)))
+    # the evaluation schedule does not touch the iterate: the adaptive one
+    # (trace rows when time allows) gives the same fit
+    part_adaptive <- run(k2, init = run(k1, every = NULL), every = NULL)
+    expect_identical(as.matrix(part_adaptive$solution$X), as.matrix(whole$solution$X),
+                     label = form)
+    expect_identical(part_adaptive$state, whole$state, label = form)
+    # without its state the fit is a warm start (today's): the duals start at
+    # zero, the iteration count at 0, and the run is another one
+    first$state <- NULL
+    warm <- run(k2, init = first)
+    expect_false(any(grepl("continued exactly", warm$notes)), label = form)
+    expect_identical(warm$iterations, k2)
+    expect_identical(warm$trace$iter, 0:k2)
+    expect_false(identical(warm$objective, whole$objective), label = form)
+    # it starts at first's point: X kept as a truncated SVD (lowrank_tol
+    # 1e-8 drops that much of ||X||_F), so equal to that tolerance, not bits
+    expect_equal(warm$trace$objective[1], first$objective, tolerance = 1e-7, label = form)
+  }
+  # the state belongs to one problem: other data or another bound warm-start
+  a <- runs$constrained(k1)
+  other <- robust_pca(d$M, 1.1 * d$tau, d$s$l1, init = a, control = ctl(k2))
+  expect_identical(other$iterations, k2)
+  expect_identical(other$trace$iter, 0:k2)
+  M2 <- d$M; M2[1] <- M2[1] + 1
+  other <- robust_pca(M2, d$tau, d$s$l1, init = a, control = ctl(k2))
+  expect_identical(other$trace$iter, 0:k2)
+  # other methods keep no state and warm-start as before
+  expect_null(robust_pca(d$M, d$tau, d$s$l1, method = "altmin", control = ctl(5))$state)
+})
+
 test_that("several radii give a warm-started path of robust_pca fits", {
   d <- rpca_noisy(seed = 9)
   s <- d$s$l1
