@@ -152,6 +152,13 @@
 #' \eqn{m \times n}{m x n} matrices more) once
 #' \eqn{2r \ge \min(m, n)}{2 r >= min(m, n)}.
 #'
+#' An `"admm"` fit keeps its solver state for `init` in `fit$state`: two
+#' dense \eqn{m \times n}{m x n} matrices of doubles for the penalized form
+#' (\eqn{Z = X + Y} and the multiplier) and three for the constrained form
+#' (\eqn{Z} and the two duals), `Y` being taken from `solution$Y`, which
+#' holds it exactly. `fit$state <- NULL` frees them; `init` is then a warm
+#' start.
+#'
 #' @param M Numeric matrix (or `Matrix` object, made dense) to decompose.
 #' @param radius Positive bound on the nuclear norm of `X` (on its trace when
 #'   `psd = TRUE`), or `NULL` (default) with `radius_sparse = NULL` for the penalized
@@ -179,10 +186,17 @@
 #' @param step `"line_search"` (default) or `"theory"`; see Methods
 #'   (unused by `"admm"`).
 #' @param init `NULL`, or a previous `robust_pca()` fit of a matrix of the
-#'   same dimensions: its `X` and `Y` start this fit (a warm start, e.g.
-#'   along a sequence of bounds or penalties). For the constrained form they
-#'   are first scaled into the sets (`X` into the nuclear-norm ball, `Y` into
-#'   its ball); ADMM's multipliers start at zero.
+#'   same dimensions. An `"admm"` fit of the same `M`, form, bounds or
+#'   penalties and `max_rank`, run again with `"admm"`, is continued
+#'   exactly: from its solver state `fit$state` (the dense iterate, the
+#'   multipliers, the penalty, the SVD rank and the iteration count) the run
+#'   goes on as one longer run would, bit for bit (tested), its trace
+#'   continuing the fit's iteration numbers and counters. Any other fit (or
+#'   one whose `state` was set to `NULL`) is a warm start: its `X` and `Y`
+#'   start this fit (e.g. along a sequence of bounds or penalties); for the
+#'   constrained form they are first scaled into the sets (`X` into the
+#'   nuclear-norm ball, `Y` into its ball), and ADMM's multipliers start at
+#'   zero, its penalty at its default.
 #' @param control Solver control from [cg_control()]: iterations, time
 #'   budget, `tol` on the duality gap relative to the objective (see [cg_control()]),
 #'   `eval_every` (trace and stopping checks).
@@ -200,7 +214,8 @@
 #'   truncated to a low-rank factorization; `options(stochcg.lowrank_tol)`,
 #'   default `1e-8`), and the arguments `radius`, `radius_sparse`, `sparse`, `delta`,
 #'   `lambda1` (the lambda used, for the penalized form), `lambda2`, `psd`,
-#'   `step`. `fitted()` returns `X + Y` as a
+#'   `step`; for `"admm"`, `state` (the solver's state for `init`; see
+#'   Memory). `fitted()` returns `X + Y` as a
 #'   dense matrix; `plot(fit, type = "images")` draws both parts.
 #' @references Candes, E. J., Li, X., Ma, Y. and Wright, J. (2011) Robust
 #'   principal component analysis? J. ACM 58(3). Lin, Z., Chen, M. and Ma,
