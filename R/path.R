@@ -105,6 +105,10 @@ fit_path <- function(fun, args, radius, init = NULL, call = NULL, started = wall
       break
     }
     fits[[k]] <- fit
+    # a solver state (fit$state: dense arrays for some methods) continues
+    # only its own problem; the next value's fit has used this one's, so
+    # only the last fit keeps it
+    if (k > 1L && !is.null(fits[[k - 1L]]$state)) fits[[k - 1L]]$state <- NULL
     done <- k
     prev <- fit
   }

@@ -157,7 +157,7 @@
 #' (\eqn{Z = X + Y} and the multiplier) and three for the constrained form
 #' (\eqn{Z} and the two duals), `Y` being taken from `solution$Y`, which
 #' holds it exactly. `fit$state <- NULL` frees them; `init` is then a warm
-#' start.
+#' start. Along a path over several radii only the last fit keeps its state.
 #'
 #' @param M Numeric matrix (or `Matrix` object, made dense) to decompose.
 #' @param radius Positive bound on the nuclear norm of `X` (on its trace when

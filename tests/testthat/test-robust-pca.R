@@ -788,4 +788,14 @@ test_that("several radii give a warm-started path of robust_pca fits", {
   expect_true(all(diff(path$summary$objective) <= 1e-12))   # larger balls, lower optimum
   grDevices::pdf(NULL); on.exit(grDevices::dev.off())
   expect_identical(plot(path), path)
+  # admm fits keep their solver state; along a path only the last one does
+  # (the next radius's fit has used it), and it equals a single fit's
+  ap <- robust_pca(d$M, taus, s, control = ctl)
+  expect_true(all(vapply(ap$fits[1:2], function(f) is.null(f$state), NA)))
+  a1 <- robust_pca(d$M, taus[1], s, control = ctl)
+  a2 <- robust_pca(d$M, taus[2], s, init = a1, control = ctl)
+  a3 <- robust_pca(d$M, taus[3], s, init = a2, control = ctl)
+  expect_false(is.null(a1$state))
+  expect_identical(ap$fits[[3]]$state, a3$state)
+  expect_identical(ap$fits[[3]]$objective, a3$objective)
 })
