@@ -410,21 +410,15 @@ fold_data <- function(X, y, dots, K) {
   p <- ncol(X)
   bytes_x <- if (is.matrix(X)) 8 * length(X) else as.numeric(utils::object.size(X))
   keep <- K * (bytes_x + if (share) 8 * p^2 else 0) <= 2^28
-  cross <- function(A) {
-    G <- as.matrix(Matrix::crossprod(A))
-    storage.mode(G) <- "double"
-    dimnames(G) <- NULL
-    G
-  }
   full <- NULL                               # X'X of all the rows
   memo <- list()
   function(rows) {
-    if (share && is.null(full)) full <<- cross(X)
+    if (share && is.null(full)) full <<- dense_crossprod(X)
     if (is.null(rows)) return(list(X = X, y = y, gram = if (share) full / nrow(X) else given))
     for (m in memo) if (identical(m$rows, rows)) return(m$data)
     out <- setdiff(seq_len(nrow(X)), rows)
     d <- list(X = X[rows, , drop = FALSE], y = y[rows],
-              gram = if (share) (full - cross(X[out, , drop = FALSE])) / length(rows)
+              gram = if (share) (full - dense_crossprod(X[out, , drop = FALSE])) / length(rows)
                      else given)
     if (keep) memo[[length(memo) + 1L]] <<- list(rows = rows, data = d)
     d

@@ -287,8 +287,11 @@ path_gram <- function(X, method, gram) {
 }
 
 # X'X / nrow(X) as a dense double matrix
-regression_gram <- function(X) {
-  G <- as.matrix(Matrix::crossprod(X)) / nrow(X)
+regression_gram <- function(X) dense_crossprod(X) / nrow(X)
+
+# A'A as a dense double matrix without dimnames (A dense or a Matrix)
+dense_crossprod <- function(A) {
+  G <- as.matrix(Matrix::crossprod(A))
   storage.mode(G) <- "double"
   dimnames(G) <- NULL
   G
