@@ -287,9 +287,23 @@ round_clusters <- function(X, k) {
   e <- if (nrow(X) <= 200L) eigen(X, symmetric = TRUE) else
     RSpectra::eigs_sym(X, k, which = "LA")          # the top k only: no full eigen of n x n
   U <- e$vectors[, seq_len(k), drop = FALSE] %*% diag(sqrt(pmax(e$values[seq_len(k)], 0)), k)
-  cl <- stats::kmeans(U, k, nstart = 10L)$cluster
+  # kmeans() draws its starts from R's RNG; the user's stream is put back,
+  # so that a fit consumes only its solver's draws (a fit continued by
+  # init = then draws what one longer run would)
+  cl <- with_rng_kept(stats::kmeans(U, k, nstart = 10L)$cluster)
   # numbered by first appearance, so that equal partitions give equal labels
   as.integer(factor(cl, levels = unique(cl)))
+}
+
+# evaluate `expr`, then put R's RNG state back as it was (none: none)
+with_rng_kept <- function(expr) {
+  env <- globalenv()
+  had <- exists(".Random.seed", envir = env, inherits = FALSE)
+  if (had) seed <- get(".Random.seed", envir = env, inherits = FALSE)
+  on.exit(if (had) assign(".Random.seed", seed, envir = env)
+          else if (exists(".Random.seed", envir = env, inherits = FALSE))
+            rm(".Random.seed", envir = env))
+  expr
 }
 
 # k-means cost of a partition from squared distances: sum_c sum_{i,j in c} D_ij / (2 |c|)

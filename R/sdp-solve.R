@@ -228,10 +228,13 @@ psd_factors <- function(X) {
 
 # One SDP fit through cg_run, continuing `init` (a previous fit of class
 # `class`) when given: its state (raw iterate, A W, multipliers, penalty,
-# passes), its iteration count (the methods' schedules count on) and, when
-# the run continues it exactly (same problem `data` and settings), its last
-# beta0 (an adapted "auto" goes on). The solver's state is moved from the
-# solution into fit$state, and a continued fit's trace joins its init's.
+# passes; hspider's previous iterate), its iteration count (the methods'
+# schedules count on) and, when the run continues it exactly (same problem
+# `data` and settings, and the whole state), its last beta0 (an adapted
+# "auto" goes on) and the sampling methods' row estimator (state_solver:
+# E and the SAG table). The state is moved from the solution into
+# fit$state; key$parts names its parts, and a continued fit's trace joins
+# its init's.
 sdp_run <- function(spec, control, problem, class, call, started, init, n, data) {
   key <- list(method = spec$method, beta0 = spec$beta0, adapt = spec$beta0_adapt,
               batch = spec$batch_constraints, data = data)
@@ -243,23 +246,46 @@ sdp_run <- function(spec, control, problem, class, call, started, init, n, data)
       stop_arg("init", "has no state for a problem of this size (a fit of other data, or ",
                "its `state` dropped?)")
     if (!identical(st$key$data, data)) stop_arg("init", "is a fit of another problem")
+    parts <- st$key$parts
+    st <- st[!vapply(st, is.null, NA)]
     iter <- as.integer(init$iterations)
-    start <- list(iter = iter, exact = identical(st$key, key))
-    spec <- c(spec, st[setdiff(names(st), "key")], list(iter_offset = iter))
-    if (start$exact && is.numeric(init$beta0)) spec$beta0 <- init$beta0
+    exact <- identical(st$key[names(key)], key) && is.character(parts) &&
+      all(parts %in% names(st))
+    if (exact && !is.null(st$state_solver)) check_rows_state(st$state_solver, init)
+    start <- list(iter = iter, exact = exact)
+    # a warm start restarts the estimator (another method's or settings' is no use)
+    keep <- setdiff(names(st), c("key", if (!exact) "state_solver"))
+    spec <- c(spec, st[keep], list(iter_offset = iter))
+    if (exact && is.numeric(init$beta0)) spec$beta0 <- init$beta0
   }
   fit <- cg_run(spec, control, problem, call, started)
   sol <- fit$solution
   is_state <- startsWith(names(sol), "state_")
-  fit$state <- c(sol[is_state], list(key = key))
+  state <- sol[is_state]
+  key$parts <- names(state)[!vapply(state, is.null, NA)]
+  fit$state <- c(state, list(key = key))
   fit$solution <- sol[!is_state]
   if (!is.null(start)) {
     fit <- continue_trace(fit, init, start)
     fit$notes <- c(fit$notes, sprintf(
       if (start$exact) "continued exactly from a fit of %d iterations (as one longer run)"
-      else "warm start from a fit of %d iterations with other settings", start$iter))
+      else "warm start from a fit of %d iterations with other settings or part of its state dropped",
+      start$iter))
   }
   fit
+}
+
+# The sampling methods' estimator state of an init (E, the SAG table),
+# checked in R so that a state altered by hand is an error naming `init`
+check_rows_state <- function(s, init) {
+  real <- function(x) is.double(x) && all_finite(x)
+  ok <- is.list(s) && real(s$E) && (is.null(s$sag) || real(s$sag)) &&
+    (is.null(s$sag_rows) || (real(s$sag_rows) && real(s$sag_vals) &&
+                              length(s$sag_rows) == length(s$sag_vals) &&
+                              !is.unsorted(s$sag_rows, strictly = TRUE) &&
+                              all(s$sag_rows >= 0 & s$sag_rows == floor(s$sag_rows))))
+  if (!ok) stop_arg("init", "has an invalid `state$state_solver` (altered by hand?)")
+  invisible(s)
 }
 
 #' @method print sdp_fit

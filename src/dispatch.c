@@ -208,6 +208,7 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     o.sgd_beta = asReal(cg_list_get(spec, "sgd_beta"));
     o.sgd_beta_prime = asReal(cg_list_get(spec, "sgd_beta_prime"));
     o.smf_output = asInteger(cg_list_get(spec, "smf_output"));
+    o.resume = cg_list_get(spec, "state_solver");
 
     cg_problem P;
     memset(&P, 0, sizeof(P));
@@ -224,7 +225,7 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     if (status != CG_STOP_ERROR && cg_interrupted()) status = CG_STOP_INTERRUPT;
 
     static const char *names[] = {"solution", "trace", "status", "iterations", "message",
-                                  "beta0", ""};
+                                  "beta0", "state_solver", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, problem->solution(&P));
     SET_VECTOR_ELT(out, 1, cg_trace_to_list(&tr));
@@ -232,6 +233,7 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     SET_VECTOR_ELT(out, 3, ScalarInteger(iters));
     SET_VECTOR_ELT(out, 4, mkString(P.failure));   /* "" unless status "error" */
     SET_VECTOR_ELT(out, 5, ScalarReal(P.homotopy ? P.beta0_used : NA_REAL));
+    if (P.solver_export) SET_VECTOR_ELT(out, 6, P.solver_export(&P));
     UNPROTECT(1);
     return out;
 }

@@ -297,10 +297,13 @@ int cg_problem_cut(cg_problem *P, SEXP spec)
         if (q->Y && !isNull(cg_list_get(spec, "state_Y")))
             memcpy(q->Y, cg_spec_real(spec, "state_Y", (R_xlen_t) q->m),
                    (size_t) q->m * sizeof(double));
+        if (q->W_prev && !isNull(cg_list_get(spec, "state_W_prev")))     /* hspider's */
+            memcpy(q->W_prev, cg_spec_real(spec, "state_W_prev", (R_xlen_t) nn),
+                   nn * sizeof(double));
         q->y_eq = asReal(cg_list_get(spec, "state_y_eq"));
         q->beta = asReal(cg_list_get(spec, "state_beta"));
         q->passes = asReal(cg_list_get(spec, "state_passes"));
-        if (!cg_all_finite(q->W, nn) || (q->Y && !cg_all_finite(q->Y, (size_t) q->m)) ||
+        if (!cg_all_finite(q->W, nn) || (q->W_prev && !cg_all_finite(q->W_prev, nn)) || (q->Y && !cg_all_finite(q->Y, (size_t) q->m)) ||
             !R_FINITE(q->y_eq) || !R_FINITE(q->beta) || !R_FINITE(q->passes))
             error("spec: invalid resume state");
     }
@@ -315,7 +318,7 @@ SEXP cg_cut_solution(cg_problem *P)
     cut *q = (cut *) P->self;
     const int n = q->n;
     static const char *names[] = {"X", "state_W", "state_Y", "state_y_eq", "state_beta",
-                                  "state_passes", ""};
+                                  "state_passes", "state_W_prev", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP X = PROTECT(allocMatrix(REALSXP, n, n));
     for (size_t e = 0; e < (size_t) n * n; e++) REAL(X)[e] = q->x_scale * q->W[e];
@@ -332,6 +335,10 @@ SEXP cg_cut_solution(cg_problem *P)
     SET_VECTOR_ELT(out, 3, ScalarReal(q->y_eq));
     SET_VECTOR_ELT(out, 4, ScalarReal(q->beta));
     SET_VECTOR_ELT(out, 5, ScalarReal(q->passes));
+    if (q->W_prev) {          /* hspider: the iterate before the last step */
+        SEXP Wp = allocVector(REALSXP, nn); SET_VECTOR_ELT(out, 6, Wp);
+        memcpy(REAL(Wp), q->W_prev, nn * sizeof(double));
+    }
     UNPROTECT(2);
     return out;
 }

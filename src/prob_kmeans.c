@@ -11,8 +11,9 @@
  * entrywise constraints are never an operator: their slack, multiplier and
  * gradient are n x n arrays next to W. Kept: C, W, the multipliers y (n) and
  * Y (n x n, cgal only), the gradient V (n x n): 4 n^2 doubles (3 without
- * multipliers; hspider adds the previous W). The sampling methods draw from
- * all n + n^2 rows: row sums first, then the entries, column-major.
+ * multipliers; hspider adds the previous W, kept in the fit's state). The
+ * sampling methods draw from all n + n^2 rows: row sums first, then the
+ * entries, column-major.
  * Objective, infeasibility and the dual bound are reported in the units of
  * the stated problem. */
 #include "stochcg.h"
@@ -262,6 +263,13 @@ int cg_problem_kmeans(cg_problem *P, SEXP spec)
             error("spec: the initial state must be finite");
         /* z1 = a W 1 as the steps kept it (recomputing it differs by rounding) */
         memcpy(km->z1, cg_spec_real(spec, "state_z1", n), n * sizeof(double));
+        if (km->W_prev && !isNull(cg_list_get(spec, "state_W_prev"))) {  /* hspider's */
+            memcpy(km->W_prev, cg_spec_real(spec, "state_W_prev", (R_xlen_t) nn),
+                   nn * sizeof(double));
+            memcpy(km->z1_prev, cg_spec_real(spec, "state_z1_prev", n), n * sizeof(double));
+            if (!cg_all_finite(km->W_prev, nn) || !cg_all_finite(km->z1_prev, n))
+                error("spec: the initial state must be finite");
+        }
         km->beta = asReal(cg_list_get(spec, "state_beta"));
         km->passes = asReal(cg_list_get(spec, "state_passes"));
         if (!R_FINITE(km->beta) || !R_FINITE(km->passes)) error("spec: invalid resume state");
@@ -280,7 +288,8 @@ SEXP cg_kmeans_solution(cg_problem *P)
     const int n = km->n;
     const size_t nn = (size_t) n * n;
     static const char *names[] = {"X", "state_W", "state_Y", "state_y", "state_beta",
-                                  "state_passes", "state_z1", ""};
+                                  "state_passes", "state_z1", "state_W_prev",
+                                  "state_z1_prev", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP X = PROTECT(allocMatrix(REALSXP, n, n));
     double *x = REAL(X);
@@ -300,6 +309,12 @@ SEXP cg_kmeans_solution(cg_problem *P)
     SET_VECTOR_ELT(out, 5, ScalarReal(km->passes));
     SEXP z1 = allocVector(REALSXP, n); SET_VECTOR_ELT(out, 6, z1);
     memcpy(REAL(z1), km->z1, n * sizeof(double));
+    if (km->W_prev) {         /* hspider: the iterate before the last step */
+        SEXP Wp = allocVector(REALSXP, nn); SET_VECTOR_ELT(out, 7, Wp);
+        memcpy(REAL(Wp), km->W_prev, nn * sizeof(double));
+        SEXP zp = allocVector(REALSXP, n); SET_VECTOR_ELT(out, 8, zp);
+        memcpy(REAL(zp), km->z1_prev, n * sizeof(double));
+    }
     UNPROTECT(2);
     return out;
 }

@@ -297,9 +297,12 @@ int cg_problem_sdp(cg_problem *P, SEXP spec)
             memcpy(q->z, cg_spec_real(spec, "state_z", q->m), (size_t) q->m * sizeof(double));
             memcpy(q->y, cg_spec_real(spec, "state_y", q->m), (size_t) q->m * sizeof(double));
         }
+        if (q->W_prev && !isNull(cg_list_get(spec, "state_W_prev")))     /* hspider's */
+            memcpy(q->W_prev, cg_spec_real(spec, "state_W_prev", (R_xlen_t) nn),
+                   nn * sizeof(double));
         q->beta = asReal(cg_list_get(spec, "state_beta"));
         q->passes = asReal(cg_list_get(spec, "state_passes"));
-        if (!cg_all_finite(q->W, nn) || !cg_all_finite(q->z, q->m) || !cg_all_finite(q->y, q->m) ||
+        if (!cg_all_finite(q->W, nn) || (q->W_prev && !cg_all_finite(q->W_prev, nn)) || !cg_all_finite(q->z, q->m) || !cg_all_finite(q->y, q->m) ||
             !R_FINITE(q->beta) || !R_FINITE(q->passes))
             error("spec: invalid resume state");
     }
@@ -315,7 +318,7 @@ SEXP cg_sdp_solution(cg_problem *P)
     sdp *q = (sdp *) P->self;
     const int n = q->n;
     static const char *names[] = {"W", "y", "state_W", "state_z", "state_y", "state_beta",
-                                  "state_passes", ""};
+                                  "state_passes", "state_W_prev", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP W = PROTECT(allocMatrix(REALSXP, n, n));
     memcpy(REAL(W), q->W, (size_t) n * n * sizeof(double));
@@ -336,6 +339,10 @@ SEXP cg_sdp_solution(cg_problem *P)
     }
     SET_VECTOR_ELT(out, 5, ScalarReal(q->beta));
     SET_VECTOR_ELT(out, 6, ScalarReal(q->passes));
+    if (q->W_prev) {          /* hspider: the iterate before the last step */
+        SEXP Wp = allocVector(REALSXP, nn); SET_VECTOR_ELT(out, 7, Wp);
+        memcpy(REAL(Wp), q->W_prev, nn * sizeof(double));
+    }
     UNPROTECT(3);
     return out;
 }

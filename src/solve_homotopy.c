@@ -60,6 +60,17 @@
 #include "stochcg.h"
 #include <math.h>
 
+/* the penalty of iteration k: cgal's beta_k, the others' 1 / beta_k */
+static double penalty_at(int method, double k, double beta0)
+{
+    switch (method) {
+    case CG_METHOD_CGAL:  return beta0 * sqrt(k + 1.0);
+    case CG_METHOD_SHCGM: return sqrt(k + 8.0) / beta0;
+    case CG_METHOD_H1SFW: return pow(k + 1.0, 1.0 / 6.0) / beta0;
+    default:              return sqrt(k + 1.0) / beta0;
+    }
+}
+
 int cg_solve_homotopy(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                       cg_trace *tr, int *iters)
 {
@@ -72,10 +83,21 @@ int cg_solve_homotopy(cg_problem *P, const cg_solver_opts *o, const cg_control *
     while (next_check < P->iter_offset + 1.0) next_check *= 2.0;   /* a resumed fit */
     const int sampled = method == CG_METHOD_HSAGCGM_V2 || method == CG_METHOD_H1SFW ||
                         method == CG_METHOD_HSPIDER;
-    cg_rows_est est;
-    if (sampled) cg_rows_est_init(&est, P, method == CG_METHOD_HSAGCGM_V2);
+    /* the estimator outlives the loop: the fit's state (init =) is read from it */
+    cg_rows_est *est = NULL;
+    int restored = 0;
+    if (sampled) {
+        est = (cg_rows_est *) R_alloc(1, sizeof(cg_rows_est));
+        cg_rows_est_init(est, P, method == CG_METHOD_HSAGCGM_V2);
+        restored = cg_rows_est_import(est, o->resume);
+        P->solver_export = cg_rows_est_export;
+        P->solver_data = est;
+    }
     const double batch = o->batch_constraints;
-    double prev_penalty = 0.0, epoch_size = 1.0;     /* hspider: K_t */
+    /* the last iteration's penalty (hspider's correction, the beta0 check):
+     * a resumed fit's, from its iterations and its last beta0 */
+    double prev_penalty = P->iter_offset > 0 ? penalty_at(method, P->iter_offset, beta0) : 0.0;
+    double epoch_size = 1.0;                      /* hspider: K_t */
     cg_run r;
     int stop = cg_run_start(&r, P, ctl, tr), t = 0;
     while (t < ctl->max_iter && stop < 0) {
@@ -83,28 +105,28 @@ int cg_solve_homotopy(cg_problem *P, const cg_solver_opts *o, const cg_control *
         const double k = P->iter_offset + t + 1.0;
         if (adapt && k == next_check) {           /* adaptive beta0: see above */
             const double y_norm = h->dual_step(P, 1.0, 0.0, 0.0) * prev_penalty;
-            r.n_grad += sampled ? est.m : 1.0;    /* a pass over the rows */
+            r.n_grad += sampled ? est->m : 1.0;   /* a pass over the rows */
             if (y_norm > 0.0) beta0 = fmin(beta0, fmax(0.25 * beta0, o->beta0_adapt / y_norm));
             next_check *= 2.0;
         }
-        double penalty = beta0 * sqrt(k + 1.0);   /* cgal */
-        if (method != CG_METHOD_CGAL) penalty = sqrt(k + 1.0) / beta0;  /* 1 / beta_k */
-        if (shcgm) penalty = sqrt(k + 8.0) / beta0;
-        if (method == CG_METHOD_H1SFW) penalty = pow(k + 1.0, 1.0 / 6.0) / beta0;
+        const double penalty = penalty_at(method, k, beta0);
         if (h->refresh_loss)                      /* a stochastic f: its estimator first */
             r.n_grad += h->refresh_loss(P, shcgm ? 4.0 / pow(k + 7.0, 2.0 / 3.0) : 0.0);
         if (sampled) {
             double used;
             if (method == CG_METHOD_HSAGCGM_V2) {
-                used = cg_rows_sag(&est, P, penalty, batch);
+                used = cg_rows_sag(est, P, penalty, batch);
             } else if (method == CG_METHOD_H1SFW) {
-                used = cg_rows_momentum(&est, P, penalty, 3.0 / pow(k + 5.0, 2.0 / 3.0), batch);
+                used = cg_rows_momentum(est, P, penalty, 3.0 / pow(k + 5.0, 2.0 / 3.0), batch);
             } else {
                 while (k >= 2.0 * epoch_size) epoch_size *= 2.0;    /* epoch t + 1 */
-                used = cg_rows_spider(&est, P, penalty, prev_penalty,
-                                      k == epoch_size ? est.m : fmin(est.m, epoch_size));
+                /* a full pass at each epoch's start, and first when a warm
+                 * start has no estimate to correct */
+                const int full = k == epoch_size || (t == 0 && !restored);
+                used = cg_rows_spider(est, P, penalty, prev_penalty,
+                                      full ? est->m : fmin(est->m, epoch_size));
             }
-            h->rows->set_gradient(P, penalty, est.E, used / est.m);
+            h->rows->set_gradient(P, penalty, est->E, used / est->m);
             r.n_grad += used;
         } else {
             r.n_grad += h->gradient(P, penalty);

@@ -436,6 +436,13 @@ double cg_rows_spider(cg_rows_est *e, cg_problem *P, double penalty, double prev
                       double batch);
 /* the SAG table's stored entries (nonzero ones when hashed; m when dense) */
 double cg_rows_stored(const cg_rows_est *e);
+/* The estimator's state for an exact continuation (init =): export puts
+ * P->solver_data's (a cg_rows_est) into a list (E and the SAG table; its
+ * nonzero entries when hashed); import reads such a list back into a fresh
+ * estimator and returns 1, or 0 for R_NilValue (none: the estimator starts
+ * empty). */
+SEXP   cg_rows_est_export(cg_problem *P);
+int    cg_rows_est_import(cg_rows_est *e, SEXP state);
 
 /* Smoothed problems (smooth.c), for the fw, prox and sliding loops while
  * mu > 0: not a method family. The best gradient the solver may use is the
@@ -533,6 +540,13 @@ struct cg_problem {
     int    mu_auto;
     /* homotopy: the beta0 of the last iteration (adaptive beta0 rescales it) */
     double beta0_used;
+    /* A solver loop's own state, beyond the problem's, for an exact
+     * continuation (init =; NULL: none): set by the loop, whose state the
+     * dispatcher returns as solver_export(P), the result's "state_solver";
+     * a resumed spec's "state_solver" reaches the loop as
+     * cg_solver_opts.resume. */
+    SEXP   (*solver_export)(cg_problem *P);
+    void   *solver_data;
 };
 
 /* problem constructors (prob_*.c): unpack the R spec, allocate with R_alloc,
@@ -606,6 +620,9 @@ typedef struct {
      * smf_output 1 or 2: Algorithm 1's option I or II */
     double sgd_beta, sgd_beta_prime;
     int smf_output;
+    /* the spec's "state_solver": the loop's own state saved by the fit this
+     * run continues (see cg_problem.solver_export), R_NilValue if none */
+    SEXP resume;
 } cg_solver_opts;
 
 /* The methods, each a row of dispatch.c's method table (indexed by these).
