@@ -172,7 +172,7 @@ kmeans_sdp <- function(x, k, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1s
                obj_scale = 0.5 * norm_D * k, beta0 = b0[["beta0"]],
                batch_constraints = batch, beta0_adapt = b0[["adapt"]])
   fit <- sdp_run(spec, control, "kmeans_sdp", "kmeans_sdp_fit", call, started, init, n,
-                 data = c(n, sum(D), sum(D * (seq_len(n) %% 7 + 1)), k))
+                 rows = n + n^2, data = c(n, sum(D), sum(D * (seq_len(n) %% 7 + 1)), k))
   fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
   X <- fit$solution$X
   dimnames(X) <- list(rownames(D), rownames(D))

@@ -130,7 +130,7 @@ sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
     At <- Matrix::t(An)
     spec$At_p <- At@p; spec$At_i <- At@i; spec$At_x <- At@x
   }
-  fit <- sdp_run(spec, control, "sdp_solve", "sdp_fit", call, started, init, n,
+  fit <- sdp_run(spec, control, "sdp_solve", "sdp_fit", call, started, init, n, m,
                  data = c(n, m, sum(C), sum(An@x), sum(An@i), sum(b), trace == "=", spec$eq))
   fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
   X <- alpha * fit$solution$W
@@ -234,8 +234,8 @@ psd_factors <- function(X) {
 # "auto" goes on) and the sampling methods' row estimator (state_solver:
 # E and the SAG table). The state is moved from the solution into
 # fit$state; key$parts names its parts, and a continued fit's trace joins
-# its init's.
-sdp_run <- function(spec, control, problem, class, call, started, init, n, data) {
+# its init's. `rows`: the constraint rows the sampling methods draw from.
+sdp_run <- function(spec, control, problem, class, call, started, init, n, rows, data) {
   key <- list(method = spec$method, beta0 = spec$beta0, adapt = spec$beta0_adapt,
               batch = spec$batch_constraints, data = data)
   start <- NULL
@@ -251,7 +251,9 @@ sdp_run <- function(spec, control, problem, class, call, started, init, n, data)
     iter <- as.integer(init$iterations)
     exact <- identical(st$key[names(key)], key) && is.character(parts) &&
       all(parts %in% names(st))
-    if (exact && !is.null(st$state_solver)) check_rows_state(st$state_solver, init)
+    if (!is.null(st$state_W_prev) && length(st$state_W_prev) != as.double(n) * n)
+      stop_arg("init", "has an invalid `state$state_W_prev` (altered by hand?)")
+    if (exact && !is.null(st$state_solver)) check_rows_state(st$state_solver, n, rows)
     start <- list(iter = iter, exact = exact)
     # a warm start restarts the estimator (another method's or settings' is no use)
     keep <- setdiff(names(st), c("key", if (!exact) "state_solver"))
@@ -275,15 +277,16 @@ sdp_run <- function(spec, control, problem, class, call, started, init, n, data)
   fit
 }
 
-# The sampling methods' estimator state of an init (E, the SAG table),
+# The sampling methods' estimator state of an init (E, n^2 values; the SAG
+# table over the `rows` constraint rows, dense or its nonzero entries),
 # checked in R so that a state altered by hand is an error naming `init`
-check_rows_state <- function(s, init) {
-  real <- function(x) is.double(x) && all_finite(x)
-  ok <- is.list(s) && real(s$E) && (is.null(s$sag) || real(s$sag)) &&
-    (is.null(s$sag_rows) || (real(s$sag_rows) && real(s$sag_vals) &&
-                              length(s$sag_rows) == length(s$sag_vals) &&
+check_rows_state <- function(s, n, rows) {
+  real <- function(x, len = length(x)) is.double(x) && length(x) == len && all_finite(x)
+  ok <- is.list(s) && real(s$E, as.double(n) * n) && (is.null(s$sag) || real(s$sag, rows)) &&
+    (is.null(s$sag_rows) || (real(s$sag_rows) && real(s$sag_vals, length(s$sag_rows)) &&
                               !is.unsorted(s$sag_rows, strictly = TRUE) &&
-                              all(s$sag_rows >= 0 & s$sag_rows == floor(s$sag_rows))))
+                              all(s$sag_rows >= 0 & s$sag_rows < rows &
+                                  s$sag_rows == floor(s$sag_rows) & s$sag_vals != 0)))
   if (!ok) stop_arg("init", "has an invalid `state$state_solver` (altered by hand?)")
   invisible(s)
 }

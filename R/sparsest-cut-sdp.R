@@ -74,7 +74,8 @@ sparsest_cut_sdp <- function(adjacency, method = c("cgal", "hsagcgm_v1", "hsagcg
   # with L 1 = 0), where only the equality row is violated
   fro <- sqrt(n * (n - 1)^2 + n * (n - 1))
   b0 <- check_beta0(beta0, method, function() n / (4 * fro))
-  batch <- row_batch(batch_size, n * (n - 1) * (n - 2) / 2)
+  rows <- n * (n - 1) * (n - 2) / 2                    # the triangle inequalities
+  batch <- row_batch(batch_size, rows)
   control <- as_control(control, max_iter = 2000L)
   L <- diag(rowSums(Wt)) - Wt
   norm_L <- sqrt(sum(L^2))
@@ -83,7 +84,7 @@ sparsest_cut_sdp <- function(adjacency, method = c("cgal", "hsagcgm_v1", "hsagcg
                obj_scale = n * norm_L, beta0 = b0[["beta0"]], batch_constraints = batch,
                beta0_adapt = b0[["adapt"]])
   fit <- sdp_run(spec, control, "sparsest_cut_sdp", "sparsest_cut_sdp_fit", call, started,
-                 init, n, data = c(n, sum(L), sum(L * (seq_len(n) %% 7 + 1))))
+                 init, n, rows, data = c(n, sum(L), sum(L * (seq_len(n) %% 7 + 1))))
   fit$infeasibility <- fit$trace$infeasibility[nrow(fit$trace)]
   X <- fit$solution$X
   fit$lower_bound <- fit$objective - fit$gap

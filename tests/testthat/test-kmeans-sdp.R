@@ -160,6 +160,14 @@ test_that("init: a cgal fit continued equals one longer run (k-means, sparsest c
   long_a <- va(300)
   expect_lt(long_a$beta0, va(100)$beta0)          # a check lowered it after iteration 100
   same(va(150, init = va(150)), long_a)
+  # resumed just before a check (k = 128, which reads the last penalty; a
+  # trace row every iteration, so that 127 is a row of both runs)
+  va1 <- function(k, init = NULL) kmeans_sdp(x, 3, method = "hsagcgm_v1", init = init,
+                                             control = cg_control(max_iter = k, tol = 0,
+                                                                  eval_every = 1))
+  long_1 <- va1(140)
+  expect_lt(long_1$beta0, va1(127)$beta0)
+  same(va1(13, init = va1(127)), long_1)
   expect_identical(va(150, init = va(150))$beta0, long_a$beta0)
   A <- as.matrix(igraph::as_adjacency_matrix(igraph::make_graph("Frucht")))
   cut <- function(k, init = NULL) sparsest_cut_sdp(A, init = init, control = ctl(k))

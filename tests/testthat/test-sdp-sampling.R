@@ -166,3 +166,100 @@ test_that("bad input: a method or batch a problem cannot use gives an error nami
                          batch_size = 1.5), "`batch_size` must be a whole number")
   expect_error(sparsest_cut_sdp(graph8(), method = "h1sfw", beta0 = "Auto"), "`beta0`")
 })
+
+# init = on the sampling methods: set.seed(s); one run of k1 + k2 iterations
+# against k1, then k2 more from init = the first. The fit's state carries the
+# row estimator (E; the SAG table, dense for k-means and sdp_solve, hashed
+# for the 8-node sparsest cut), hspider's previous iterate, and the R side
+# draws nothing else from the RNG between the runs (kmeans_sdp's rounding
+# puts the stream back), so the draws, and every number, are one long run's.
+sdp_resume_cases <- function() {
+  set.seed(3)
+  C <- crossprod(matrix(rnorm(36), 6))
+  list(kmeans = function(m, k, init = NULL)
+         kmeans_sdp(iris[1:30, 1:4], 3, method = m, init = init, control = resume_ctl(k)),
+       cut = function(m, k, init = NULL)
+         sparsest_cut_sdp(graph8(), method = m, init = init, control = resume_ctl(k)),
+       sdp = function(m, k, init = NULL)
+         sdp_solve(C, unit_rows(6), rep(1, 6), trace_bound = 6, method = m, init = init,
+                   control = resume_ctl(k)))
+}
+# a trace row every 4 iterations: the boundaries below (32, 40) are rows of both runs
+resume_ctl <- function(k) cg_control(max_iter = k, tol = 0, eval_every = 4)
+
+expect_same_run <- function(second, long, k1, label) {
+  for (el in c("solution", "objective", "gap", "lower_bound", "infeasibility", "iterations",
+               "beta0", "state", "labels", "cost", "cut", "sparsity", "dual"))
+    expect_identical(second[[el]], long[[el]], label = paste(label, el))
+  for (col in c("iter", "epoch", "objective", "gap", "infeasibility", "n_grad", "n_lmo"))
+    expect_identical(second$trace[[col]], long$trace[[col]], label = paste(label, "trace", col))
+  # products: the resumed run evaluates its start again (the first run's
+  # last row), work one run does not do; the same from there on
+  d <- second$trace$n_matvec - long$trace$n_matvec
+  after <- second$trace$iter >= k1
+  expect_identical(d[!after], rep(0, sum(!after)), label = paste(label, "n_matvec before"))
+  expect_gt(d[after][1], 0)
+  expect_identical(d[after], rep(d[after][1], sum(after)), label = paste(label, "n_matvec after"))
+  expect_match(second$notes, "continued exactly from a fit of", all = FALSE)
+}
+
+test_that("init: the sampling methods continue exactly (k-means, sparsest cut, sdp_solve; inside an hspider epoch and at its start)", {
+  cases <- sdp_resume_cases()
+  for (p in names(cases)) for (m in sampling) for (k1 in c(40, 32)) {
+    f <- cases[[p]]
+    set.seed(7); long <- f(m, k1 + 20)
+    set.seed(7); first <- f(m, k1); second <- f(m, 20, init = first)
+    expect_same_run(second, long, k1, paste(p, m, k1))
+  }
+  # the SAG tables: k-means' dense (m = n + n^2 values), the cut's hashed
+  set.seed(7); km <- cases$kmeans("hsagcgm_v2", 10)
+  expect_length(km$state$state_solver$sag, 30 + 30^2)
+  set.seed(7); cut <- cases$cut("hsagcgm_v2", 10)
+  expect_null(cut$state$state_solver$sag)
+  expect_gt(length(cut$state$state_solver$sag_rows), 0)
+  expect_lt(length(cut$state$state_solver$sag_rows), 8 * 7 * 6 / 2)
+})
+
+test_that("init: the estimator state has teeth; a state altered by hand is an error naming init", {
+  f <- sdp_resume_cases()$kmeans
+  for (m in sampling) {
+    set.seed(7); long <- f(m, 60)
+    set.seed(7); first <- f(m, 40)
+    # without the estimator (or hspider's previous iterate): a warm start,
+    # with the same draws but restarted estimates
+    drops <- list("state_solver", if (m == "hspider") "state_W_prev")
+    for (drop in Filter(Negate(is.null), drops)) {
+      cut_first <- first
+      cut_first$state[[drop]] <- NULL
+      warm <- f(m, 20, init = cut_first)
+      expect_match(warm$notes, "warm start from a fit of 40 iterations", all = FALSE)
+      expect_gt(max(abs(warm$solution$X - long$solution$X)), 1e-6, label = paste(m, drop))
+      expect_identical(warm$iterations, 60L)
+    }
+  }
+  bad <- first
+  bad$state$state_solver$E <- bad$state$state_solver$E[-1]
+  expect_error(f("hspider", 5, init = bad), "^`init` has an invalid `state\\$state_solver`")
+  bad <- first
+  bad$state$state_W_prev <- 1
+  expect_error(f("hspider", 5, init = bad), "^`init` has an invalid `state\\$state_W_prev`")
+  g <- sdp_resume_cases()$cut
+  set.seed(7); first <- g("hsagcgm_v2", 10)
+  bad <- first
+  bad$state$state_solver$sag_rows <- rev(bad$state$state_solver$sag_rows)
+  expect_error(g("hsagcgm_v2", 5, init = bad), "^`init` has an invalid `state\\$state_solver`")
+  bad <- first
+  bad$state$state_solver$sag_rows[1] <- 8 * 7 * 6 / 2          # past the last row
+  bad$state$state_solver$sag_rows <- sort(bad$state$state_solver$sag_rows)
+  expect_error(g("hsagcgm_v2", 5, init = bad), "^`init` has an invalid `state\\$state_solver`")
+  # fit$state <- NULL drops it all
+  first$state <- NULL
+  expect_error(g("hsagcgm_v2", 5, init = first), "^`init` has no state")
+})
+
+test_that("kmeans_sdp draws from R's RNG only in its solver (the rounding puts the stream back)", {
+  x <- iris[1:30, 1:4]
+  set.seed(2); before <- .Random.seed
+  kmeans_sdp(x, 3, control = cg_control(max_iter = 10))      # cgal draws nothing
+  expect_identical(.Random.seed, before)
+})
