@@ -116,12 +116,19 @@
 #'   Details); the fit's `beta0` is the value used (for `"hsagcgm_v1"` with
 #'   "auto", the value of the last iteration).
 #' @param init `NULL`, or a previous `kmeans_sdp()` fit of the same points
-#'   and `k`: its state (the iterate, the multipliers, the iteration count
-#'   and the last `beta0`) starts this fit, which continues it. With the same
-#'   method, `beta0` and `batch_size`, `"cgal"` and `"hsagcgm_v1"`
-#'   (deterministic) give the fit of one longer run; the sampling methods
-#'   restart their estimators (a warm start). The state is kept in
-#'   `fit$state` (2 or 3 \eqn{n^2} doubles; set it to `NULL` to drop it).
+#'   and `k`: its state (the iterate, the multipliers, the iteration count,
+#'   the last `beta0`, and the sampling methods' estimator: the constraint
+#'   term's estimate, `"hsagcgm_v2"`'s SAG table, `"hspider"`'s previous
+#'   iterate) starts this fit, which continues it. With the same method,
+#'   `beta0` and `batch_size` and the whole state, every method gives the fit
+#'   of one longer run, bit for bit; for the sampling methods, call
+#'   `set.seed()` before the first fit and draw no random numbers in between,
+#'   so that the continued run draws what the longer run would (the rounding
+#'   to labels puts R's random stream back). Other settings, or a state with
+#'   a part dropped, give a warm start (estimators restarted). The state is
+#'   kept in `fit$state`: \eqn{n^2} doubles (`"hsagcgm_v1"`), \eqn{2 n^2}
+#'   (`"cgal"`, `"h1sfw"`) or \eqn{3 n^2} (`"hsagcgm_v2"`, `"hspider"`); set
+#'   it to `NULL` to drop it.
 #' @param control Solver settings from [cg_control()]; `tol` (default here
 #'   `1e-3`) bounds the relative gap and the relative infeasibility,
 #'   `max_iter` defaults to 5000 (the certified gap closes slowly, see Details).

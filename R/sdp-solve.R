@@ -51,13 +51,16 @@
 #' @param beta0 `"auto"` (default; the rules of [kmeans_sdp()], adaptive for
 #'   `"hsagcgm_v1"`) or a positive number, in normalized units.
 #' @param init `NULL`, or a previous fit of this function on the same
-#'   problem: its state (the iterate, the multipliers, the iteration count
-#'   and the last `beta0`) starts this fit, which continues it. With the same
-#'   method, `beta0` and `batch_size`, `"cgal"` and `"hsagcgm_v1"`
-#'   (deterministic) give the fit of one longer run; the sampling methods
-#'   restart their estimators (a warm start). The state is kept in
-#'   `fit$state` (about 2 to 3 \eqn{n^2} doubles, more for the sparsest
-#'   cut's multipliers under `"cgal"`; set it to `NULL` to drop it).
+#'   problem: its state (the iterate, the multipliers, the iteration count,
+#'   the last `beta0`, and the sampling methods' estimator) starts this fit,
+#'   which continues it: with the same settings and the whole state, the fit
+#'   of one longer run, bit for bit, as for [kmeans_sdp()] (whose `init`
+#'   says more). The state is kept in `fit$state`: the iterate (\eqn{n^2}
+#'   doubles) and \eqn{2m} for \eqn{A W} and the multipliers; the sampling
+#'   methods add their estimate (\eqn{n^2}), `"hspider"` the previous
+#'   iterate (\eqn{n^2}) and `"hsagcgm_v2"` its SAG table (\eqn{m} doubles
+#'   when \eqn{m \le 2 n^2}{m <= 2 n^2}, else two per stored entry); set it
+#'   to `NULL` to drop it.
 #' @param control Solver settings from [cg_control()] (`tol` default here
 #'   `1e-3`, `max_iter` 5000).
 #' @returns A fit of class `c("sdp_fit", "cg_fit")`: `solution$X` a

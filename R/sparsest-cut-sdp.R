@@ -35,13 +35,16 @@
 #'   package).
 #' @inheritParams kmeans_sdp
 #' @param init `NULL`, or a previous fit of this function on the same
-#'   problem: its state (the iterate, the multipliers, the iteration count)
-#'   starts this fit, which continues it. With the same method, `beta0` and
-#'   `batch_size`, `"cgal"` and `"hsagcgm_v1"` (deterministic) give the fit
-#'   of one longer run; the sampling methods restart their estimators (a warm
-#'   start). The state is kept in `fit$state` (about 2 to 3 \eqn{n^2}
-#'   doubles, more for the sparsest cut's multipliers under `"cgal"`; set it
-#'   to `NULL` to drop it).
+#'   problem: its state (the iterate, the multipliers, the iteration count,
+#'   the last `beta0`, and the sampling methods' estimator) starts this fit,
+#'   which continues it: with the same settings and the whole state, the fit
+#'   of one longer run, bit for bit, as for [kmeans_sdp()] (whose `init`
+#'   says more). The state is kept in `fit$state`: the iterate (\eqn{n^2}
+#'   doubles), under `"cgal"` the triangle multipliers (\eqn{m} doubles),
+#'   under the sampling methods the estimate of the triangle term
+#'   (\eqn{n^2}), under `"hspider"` the previous iterate (\eqn{n^2}), and
+#'   `"hsagcgm_v2"`'s hashed SAG table, two doubles per stored entry (rows
+#'   drawn while violated, at most \eqn{m}); set it to `NULL` to drop it.
 #' @param method `"cgal"` (default), `"hsagcgm_v1"`, `"hsagcgm_v2"`,
 #'   `"h1sfw"` or `"hspider"` (see [kmeans_sdp()]).
 #' @param batch_size For `"hsagcgm_v2"` and `"h1sfw"`: triangle rows drawn per

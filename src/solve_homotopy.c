@@ -56,7 +56,11 @@
  * ||y_k||)). Never upward: the smoothing keeps decreasing, as the analysis
  * needs, and a too-small beta0 inflates ||y_k|| (the penalty, not the
  * smoothing, then sets the residual), which from above it cannot reach.
- * Each check costs one pass over the rows (counted in n_grad, not epochs). */
+ * Each check costs one pass over the rows (counted in n_grad, not epochs).
+ * A resumed fit (init =) continues as one longer run: the schedules count on
+ * from P->iter_offset, the last penalty follows from it and the last beta0,
+ * and the sampling methods' estimator comes back from the fit's state
+ * (cg_rows_est_import; without it, hspider starts with a full pass). */
 #include "stochcg.h"
 #include <math.h>
 
