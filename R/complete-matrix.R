@@ -326,7 +326,7 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
   if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
     if (!is.null(box) || !is.null(lambda))
       stop_arg("radius", "must be a single number with `box` or `lambda` (a path ",
-               "warm-starts each fit by `init`, which they do not take)")
+               "is for the plain problem)")
     args <- mget(c("Y", "family", "center", "method", "batch_size", "sampling", "step",
                    "K", "step_size", "dims", "effects_ridge", "control"))
     return(fit_path(complete_matrix, args, radius, init, call, started))
@@ -356,7 +356,6 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
   if (homotopy) {
     if (family != "gaussian") stop_arg("family", "must be \"gaussian\" with `", composite, "`")
     if (center != "none") stop_arg("center", "must be \"none\" with `", composite, "`")
-    if (!is.null(init)) stop_arg("init", "is not available with `", composite, "`")
     if (prod(as.double(obs$dims)) > .Machine$integer.max)
       stop_arg("method", "= \"", method, "\" keeps a dense m x n iterate: ", obs$dims[1],
                " x ", obs$dims[2], " is too large")
@@ -429,6 +428,14 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
       spec$test_at <- as.integer((test$row - 1) + obs$dims[1] * (test$col - 1))
       spec$test_y <- test$value
     }
+    run_key <- list(method = method, box = box, lambda = lambda, radius = as.double(radius),
+                    beta0 = beta0, batch_size = spec$batch_size, dims = obs$dims,
+                    data = data_fingerprint(obs),
+                    test = if (!is.null(test)) data_fingerprint(test))
+    if (!is.null(init)) {
+      start <- composite_start(init, obs$dims, run_key, radius, composite, length(ukey))
+      spec <- c(spec, start$spec)
+    }
   }
   fit <- cg_run(spec, control, "complete_matrix", call, started)
 
@@ -449,6 +456,8 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
     fit$trace$infeasibility_rel <- fit$trace$infeasibility / pmax(sol$xnorm, 1e-300)
     fit$trace$rmse_train <- sol$rmse_train
     if (!is.null(test)) fit$trace$rmse_test <- sol$rmse_test
+    fit$state <- c(sol$state, list(key = run_key))
+    if (!is.null(start)) fit <- continue_trace(fit, init, start)
     last <- nrow(fit$trace)
     fit$infeasibility <- fit$trace$infeasibility[last]
     fit$infeasibility_rel <- fit$trace$infeasibility_rel[last]
@@ -553,6 +562,58 @@ completion_start <- function(init, dims, run_key, radius, center) {
                     if (same_center) " and effects" else "", iter)
   }
   list(spec = spec, iter = iter, exact = exact, note = note)
+}
+
+# init with `box` or `lambda`: a previous such fit of a matrix of the same
+# size. With the same data and settings (run_key) and its whole state, the
+# run continues exactly: the dense iterate, its atoms as the steps left
+# them, the atom count at the last compression, the epochs and f's
+# estimator (vf: hsagcgm's SAG sums or shcgm's average; alpha: hsagcgm's
+# table, one value per observation). Otherwise a warm start: the iterate
+# (scaled into the ball if needed) with the estimator restarted; the
+# schedules count from its iterations either way.
+composite_start <- function(init, dims, run_key, radius, composite, cells) {
+  if (!inherits(init, "complete_matrix_fit"))
+    stop_arg("init", "must be NULL or a fit of complete_matrix()")
+  if (!identical(suppressWarnings(as.integer(init$dims)), as.integer(dims)))
+    stop_arg("init", "is a fit of a ", paste(init$dims, collapse = " x "),
+             " matrix, but `Y` is ", dims[1], " x ", dims[2])
+  st <- init$state
+  if (is.null(st$X))
+    stop_arg("init", "must be a fit with `box` or `lambda` (its `state` kept) to start a fit ",
+             "with `", composite, "`")
+  k <- length(st$w)
+  ok <- is.double(st$X) && identical(dim(st$X), as.integer(dims)) && all_finite(st$X) &&
+    is.double(st$u) && length(st$u) == dims[1] * k && is.double(st$v) &&
+    length(st$v) == dims[2] * k && all_finite(c(st$u, st$v, st$w)) &&
+    is.numeric(st$scale) && length(st$scale) == 1L && is.finite(st$scale) && st$scale > 0 &&
+    is.numeric(st$k_compress) && length(st$k_compress) == 1L && st$k_compress >= 0 &&
+    is.numeric(st$drawn) && length(st$drawn) == 1L && is.finite(st$drawn) && st$drawn >= 0
+  if (!ok) stop_arg("init", "has an invalid `state` (altered by hand?)")
+  exact <- identical(st$key, run_key) && !is.null(st$vf) &&
+    (run_key$method == "shcgm" || !is.null(st$alpha))
+  if (exact && !(is.double(st$vf) && length(st$vf) == cells && all_finite(st$vf) &&
+                 (is.null(st$alpha) || (is.double(st$alpha) &&
+                                        length(st$alpha) == run_key$data[1] &&
+                                        all_finite(st$alpha)))))
+    stop_arg("init", "has an invalid `state` (altered by hand?)")
+  iter <- as.integer(init$iterations)
+  spec <- list(iter_offset = iter, init_u = st$u, init_w = st$w, init_v = st$v,
+               init_scale = st$scale, state_X = st$X,
+               state_k_compress = as.integer(st$k_compress), state_drawn = st$drawn)
+  if (exact) {
+    spec <- c(spec, list(state_vf = st$vf, state_alpha = st$alpha))
+  } else {
+    nuc <- sum(init$solution$X$d)            # ||X||_* (thin SVD of the atoms)
+    if (nuc > radius) {                      # into the ball: X and its atoms alike
+      spec$state_X <- st$X * (radius / nuc)
+      spec$init_scale <- st$scale * (radius / nuc)
+    }
+  }
+  list(spec = spec, iter = iter, exact = exact, note = sprintf(
+    if (exact) "continued exactly from a fit of %d iterations (as one longer run)"
+    else paste("warm start from a fit of %d iterations with other data or settings, or",
+               "part of its state dropped (its X; the estimator restarted)"), iter))
 }
 
 # Observed entries as list(row, col, value, dims) with 1-based indices.

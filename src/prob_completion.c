@@ -80,6 +80,7 @@ typedef struct {
     double *alpha;                 /* SAG table, one per observation */
     double *vf;                    /* f's estimate per cell: SAG sum or SHCGM's d */
     int k_compress;                /* atoms after the last compression */
+    int sag;                       /* hsagcgm (alpha kept), else shcgm */
     /* per evaluation (trace row): ||X||_F, RMSE on the observations and on
      * held-out entries (ntest of them, linear indices test_at) */
     double *xnorm, *rmse_train, *rmse_test; int nx, xcap;
@@ -623,6 +624,35 @@ static double mc_epoch(cg_problem *P)
 
 static long mc_n_matvec(cg_problem *P) { return ((completion *) P->self)->n_matvec; }
 
+/* The atoms of a previous fit (spec init_u, init_w, init_v, init_scale),
+ * checked; returns 0 when the spec has none */
+typedef struct { int k; const double *u, *v, *w; double scale; } atoms_in;
+static int spec_atoms(const completion *C, SEXP spec, atoms_in *a)
+{
+    if (isNull(cg_list_get(spec, "init_u"))) return 0;
+    const int m = C->m, n = C->n, k = LENGTH(cg_list_get(spec, "init_w"));
+    a->k = k;
+    a->u = cg_spec_real(spec, "init_u", (R_xlen_t) m * k);
+    a->v = cg_spec_real(spec, "init_v", (R_xlen_t) n * k);
+    a->w = cg_spec_real(spec, "init_w", k);
+    a->scale = asReal(cg_list_get(spec, "init_scale"));
+    if (!cg_all_finite(a->u, (size_t) m * k) || !cg_all_finite(a->v, (size_t) n * k) ||
+        !cg_all_finite(a->w, k) || !(a->scale > 0) || !isfinite(a->scale))
+        error("spec: the initial iterate is not finite");
+    return 1;
+}
+
+/* C->atoms <- a, raw (so that a resumed run repeats a longer one) */
+static void set_atoms(completion *C, const atoms_in *a)
+{
+    const int m = C->m, n = C->n, k = a->k;
+    cg_atoms_init(&C->atoms, m, n, 2 * k > 64 ? 2 * k : 64);
+    memcpy(C->atoms.u, a->u, sizeof(double) * (size_t) m * k);
+    memcpy(C->atoms.v, a->v, sizeof(double) * (size_t) n * k);
+    memcpy(C->atoms.w, a->w, sizeof(double) * k);
+    C->atoms.k = k; C->atoms.scale = a->scale;
+}
+
 /* ---- composite problems: min 1/(2N) sum_k (X_{i_k j_k} - y_k)^2 + g(X),
  * ||X||_* <= radius, g the indicator of {lo <= X <= hi} (003 eq. 18) or
  * lambda ||X||_1 (eq. 19), by the homotopy loop (hsagcgm_v1, shcgm). g acts
@@ -791,8 +821,61 @@ static void composite_init(cg_problem *P, completion *C, SEXP spec)
         C->test_at = cg_spec_index(spec, "test_at", C->ntest, 0, (int) (mn - 1));
     }
     C->k_compress = 0;
+    SEXP method = cg_list_get(spec, "method");
+    C->sag = isString(method) && strcmp(CHAR(STRING_ELT(method, 0)), "hsagcgm_v1") == 0;
+    /* init = a previous composite fit (checked by R): its iterate X and atoms
+     * (raw, as its steps left them), the atoms at the last compression, the
+     * epochs, and when it continues exactly f's estimator (hsagcgm: the SAG
+     * table alpha and its sums vf; shcgm: the average d = vf); without them
+     * the estimator starts empty, as in a fresh run */
+    atoms_in a;
+    if (spec_atoms(C, spec, &a)) {
+        set_atoms(C, &a);
+        memcpy(C->X, cg_spec_real(spec, "state_X", (R_xlen_t) mn), sizeof(double) * mn);
+        C->k_compress = asInteger(cg_list_get(spec, "state_k_compress"));
+        C->smp.drawn = asReal(cg_list_get(spec, "state_drawn"));
+        if (!isNull(cg_list_get(spec, "state_vf"))) {
+            memcpy(C->vf, cg_spec_real(spec, "state_vf", C->C), sizeof(double) * C->C);
+            if (C->sag)
+                memcpy(C->alpha, cg_spec_real(spec, "state_alpha", C->N), sizeof(double) * C->N);
+        }
+        if (!cg_all_finite(C->X, mn) || !cg_all_finite(C->vf, (size_t) C->C) ||
+            !cg_all_finite(C->alpha, (size_t) C->N) || C->k_compress == NA_INTEGER ||
+            C->k_compress < 0 || !(C->smp.drawn >= 0) || !isfinite(C->smp.drawn))
+            error("spec: invalid resume state");
+    }
     P->homotopy = &completion_homotopy;
     P->evaluate = mcc_evaluate;
+}
+
+/* the composite problem's resumable state (see composite_init), before
+ * the solution's compression rewrites the atoms */
+static SEXP composite_state(const completion *C)
+{
+    static const char *names[] = {"u", "w", "v", "scale", "X", "k_compress", "drawn", "vf",
+                                  "alpha", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    const int m = C->m, n = C->n, k = C->atoms.k;
+    const size_t mn = (size_t) m * n;
+    SEXP u = allocMatrix(REALSXP, m, k); SET_VECTOR_ELT(out, 0, u);
+    SEXP w = allocVector(REALSXP, k);    SET_VECTOR_ELT(out, 1, w);
+    SEXP v = allocMatrix(REALSXP, n, k); SET_VECTOR_ELT(out, 2, v);
+    memcpy(REAL(u), C->atoms.u, sizeof(double) * (size_t) m * k);
+    memcpy(REAL(w), C->atoms.w, sizeof(double) * k);
+    memcpy(REAL(v), C->atoms.v, sizeof(double) * (size_t) n * k);
+    SET_VECTOR_ELT(out, 3, ScalarReal(C->atoms.scale));
+    SEXP X = allocMatrix(REALSXP, m, n); SET_VECTOR_ELT(out, 4, X);
+    memcpy(REAL(X), C->X, sizeof(double) * mn);
+    SET_VECTOR_ELT(out, 5, ScalarInteger(C->k_compress));
+    SET_VECTOR_ELT(out, 6, ScalarReal(C->smp.drawn));
+    SEXP vf = allocVector(REALSXP, C->C); SET_VECTOR_ELT(out, 7, vf);
+    memcpy(REAL(vf), C->vf, sizeof(double) * C->C);
+    if (C->sag) {
+        SEXP al = allocVector(REALSXP, C->N); SET_VECTOR_ELT(out, 8, al);
+        memcpy(REAL(al), C->alpha, sizeof(double) * C->N);
+    }
+    UNPROTECT(1);
+    return out;
 }
 
 /* effects (center = "mean" / "both"): arrays, and cells grouped by row and
@@ -851,24 +934,16 @@ static void read_effects(const completion *C, SEXP spec, const char *prefix, dou
         error("spec: the effects %s_* are not finite", prefix);
 }
 
-/* Warm start from a previous fit (spec init_*): its atoms (u, w, v, scale;
- * raw, so that a resumed run repeats a longer one) or, for the dense
+/* Warm start from a previous fit (spec init_*): its atoms or, for the dense
  * baseline, their product; its effects; the iterations done (the step
  * rules count from them). resume: also the drawn statistics and the
  * touched cells in their order. */
 static void completion_warm_start(cg_problem *P, completion *C, SEXP spec, int resume)
 {
-    SEXP iu = cg_list_get(spec, "init_u");
-    if (isNull(iu)) return;
-    const int m = C->m, n = C->n, nc = C->C;
-    const int k = LENGTH(cg_list_get(spec, "init_w"));
-    const double *u = cg_spec_real(spec, "init_u", (R_xlen_t) m * k);
-    const double *v = cg_spec_real(spec, "init_v", (R_xlen_t) n * k);
-    const double *w = cg_spec_real(spec, "init_w", k);
-    const double scale = asReal(cg_list_get(spec, "init_scale"));
-    if (!cg_all_finite(u, (size_t) m * k) || !cg_all_finite(v, (size_t) n * k) ||
-        !cg_all_finite(w, k) || !(scale > 0) || !isfinite(scale))
-        error("spec: the initial iterate is not finite");
+    atoms_in a;
+    if (!spec_atoms(C, spec, &a)) return;
+    const int m = C->m, n = C->n, nc = C->C, k = a.k;
+    const double *u = a.u, *v = a.v, *w = a.w, scale = a.scale;
     if (C->dense) {
         for (int j = 0; j < k; j++)
             for (int c = 0; c < n; c++) {
@@ -878,11 +953,7 @@ static void completion_warm_start(cg_problem *P, completion *C, SEXP spec, int r
             }
         C->frank = -1;
     } else {
-        cg_atoms_init(&C->atoms, m, n, 2 * k > 64 ? 2 * k : 64);
-        memcpy(C->atoms.u, u, sizeof(double) * (size_t) m * k);
-        memcpy(C->atoms.v, v, sizeof(double) * (size_t) n * k);
-        memcpy(C->atoms.w, w, sizeof(double) * k);
-        C->atoms.k = k; C->atoms.scale = scale;
+        set_atoms(C, &a);
         C->k_kept = asInteger(cg_list_get(spec, "init_kept"));
         C->n_dropped = asInteger(cg_list_get(spec, "init_dropped"));
         if (C->k_kept < 0 || C->n_dropped < 0) error("spec: invalid rank-control state");
@@ -978,22 +1049,23 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     }
     else cg_atoms_init(&C->atoms, m, n, 64);
     completion_effects_init(C, spec);
-    completion_warm_start(P, C, spec, resume);
-    P->self = C;
-    P->evaluate = mc_evaluate; P->epoch = mc_epoch; P->n_matvec = mc_n_matvec;
     SEXP comp = cg_list_get(spec, "composite");
     C->composite = isNull(comp) ? COMPOSITE_NONE : asInteger(comp);
-    if (C->composite == COMPOSITE_BOX || C->composite == COMPOSITE_L1) {
+    const int composite = C->composite == COMPOSITE_BOX || C->composite == COMPOSITE_L1;
+    if (!composite) completion_warm_start(P, C, spec, resume);   /* composite: its own */
+    P->self = C;
+    P->evaluate = mc_evaluate; P->epoch = mc_epoch; P->n_matvec = mc_n_matvec;
+    /* a resumed run's first trace row: the rank of its last SVD */
+    P->svd_rank = P->iter_offset == 0 ? 0 : C->dense ? (m < n ? m : n) : 1;
+    if (composite) {
         if (C->family != FAM_GAUSSIAN || C->dense)
             error("spec: composite completion needs the gaussian family and atoms");
-        if (C->center != CENTER_NONE || !isNull(cg_list_get(spec, "init_u")))
-            error("spec: composite completion takes no effects and no warm start");
+        if (C->center != CENTER_NONE || resume)
+            error("spec: composite completion takes no effects and no sampler state");
         composite_init(P, C, spec);
     }
     else if (C->dense) P->pg = &completion_pg;
     else P->fw = &completion_fw;
-    /* a resumed run's first trace row: the rank of its last SVD */
-    P->svd_rank = P->iter_offset == 0 ? 0 : C->dense ? (m < n ? m : n) : 1;
     return CG_OK;
 }
 
@@ -1064,7 +1136,7 @@ SEXP cg_completion_solution(cg_problem *P)
     completion *C = (completion *) P->self;
     const int m = C->m, n = C->n, mn = m < n ? m : n;
     /* before the compression below rewrites the atoms */
-    SEXP state = C->composite ? R_NilValue : completion_state(C);
+    SEXP state = C->composite ? composite_state(C) : completion_state(C);
     PROTECT(state);
     const double *U, *V, *W; int k, svd_form = 1; double *VT = NULL;
     if (C->dense && C->frank >= 0) {
@@ -1088,7 +1160,7 @@ SEXP cg_completion_solution(cg_problem *P)
         W = w;
     }
     static const char *names[] = {"u", "w", "v", "dropped", "svd_form", "xnorm",
-                                  "rmse_train", "rmse_test", ""};
+                                  "rmse_train", "rmse_test", "state", ""};
     static const char *plain_names[] = {"u", "w", "v", "dropped", "svd_form", "mu", "row",
                                         "col", "state", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, C->composite ? names : plain_names));
@@ -1110,6 +1182,7 @@ SEXP cg_completion_solution(cg_problem *P)
             SET_VECTOR_ELT(out, 5 + j, xn);
             memcpy(REAL(xn), cols[j], sizeof(double) * C->nx);
         }
+        SET_VECTOR_ELT(out, 8, state);
     } else {                      /* effects (zero without centering) and state */
         SET_VECTOR_ELT(out, 5, ScalarReal(C->mu));
         SEXP ra = allocVector(REALSXP, m); SET_VECTOR_ELT(out, 6, ra);

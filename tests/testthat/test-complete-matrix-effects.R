@@ -243,7 +243,7 @@ test_that("bad init, center and effects_ridge are rejected with a message naming
   expect_error(complete_matrix(d$obs, 2, dims = d$dims + 1, init = fit),
                "`init` is a fit of a 12 x 9 matrix, but `Y` is 13 x 10")
   expect_error(complete_matrix(d$obs, 2, dims = d$dims, box = c(-5, 5), init = fit),
-               "`init` is not available with `box`")
+               "^`init` must be a fit with `box` or `lambda` \\(its `state` kept\\) to start a fit with `box`$")
   broken <- fit; broken$center$row <- broken$center$row[-1]
   expect_error(complete_matrix(d$obs, 2, dims = d$dims, init = broken, center = "none",
                                method = "fw"), NA)    # effects unused without centering

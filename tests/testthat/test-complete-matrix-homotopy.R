@@ -173,7 +173,7 @@ test_that("the method tables decide where shcgm and cgal apply; composite specs 
                batch_size = 3L, sampling = 2L, composite = 1L, lo = 0, hi = 2,
                lambda = 0, beta0 = 1)
   expect_named(solve(spec)$solution, c("u", "w", "v", "dropped", "svd_form", "xnorm",
-                                       "rmse_train", "rmse_test"))
+                                       "rmse_train", "rmse_test", "state"))
   expect_error(solve(replace(spec, "method", "cgal")),
                "method 'cgal' does not apply to problem 'completion'")
   expect_error(solve(replace(spec, "method", "hsagcgm_v2")),
@@ -209,4 +209,62 @@ test_that("plot shows the infeasibility of box fits by default", {
   unlink(file)
   expect_error(plot(fit, what = "nonsense"),
                '`what` must be one or more of "objective", "gap", "infeasibility"')
+})
+
+test_that("init: hsagcgm and shcgm (box and l1) continue exactly, as one longer run", {
+  p <- small_problem()
+  held <- data.frame(row = 1:4, col = 1:4, value = c(1, 2, 3, 4))
+  for (method in c("hsagcgm", "shcgm")) for (comp in c("box", "lambda")) {
+    # a trace row every 10 iterations: 40 is a row of both runs
+    f <- function(k, init = NULL)
+      complete_matrix(p$obs, p$radius, box = if (comp == "box") c(-1, 1),
+                      lambda = if (comp == "lambda") 0.01, method = method, batch_size = 3,
+                      dims = p$dims, test = held, init = init,
+                      control = cg_control(max_iter = k, eval_every = 10, tol = 0))
+    set.seed(5); long <- f(70)
+    set.seed(5); first <- f(40); second <- f(30, init = first)
+    label <- paste(method, comp)
+    for (el in c("solution", "objective", "infeasibility", "iterations", "state",
+                 "fitted.values"))
+      expect_identical(second[[el]], long[[el]], label = paste(label, el))
+    # every trace column but the clock (rmse_train, rmse_test, epochs, work)
+    cols <- setdiff(names(long$trace), "time")
+    expect_identical(second$trace[cols], long$trace[cols], label = label)
+    expect_match(second$notes, "continued exactly from a fit of 40 iterations", all = FALSE)
+    # teeth: without f's estimator (the SHCGM average, or H-SAG-CGM's SAG
+    # table and its sums) the same draws give another run: a warm start
+    drops <- if (method == "hsagcgm") c("vf", "alpha") else "vf"
+    for (drop in drops) {
+      cut <- first
+      cut$state[[drop]] <- NULL
+      warm <- f(30, init = cut)
+      expect_match(warm$notes, "warm start from a fit of 40 iterations", all = FALSE)
+      expect_gt(max(abs(as.matrix(warm$solution$X) - as.matrix(long$solution$X))), 1e-6,
+                label = paste(label, "without", drop))
+    }
+  }
+  # other settings: a warm start from the iterate (scaled into a smaller ball)
+  set.seed(5)
+  small <- complete_matrix(p$obs, p$radius / 4, box = c(-1, 1), method = "shcgm",
+                           batch_size = 3, dims = p$dims, init = second,
+                           control = cg_control(max_iter = 5))
+  expect_match(small$notes, "warm start from a fit of 70 iterations", all = FALSE)
+  expect_lte(sum(small$solution$X$d), p$radius / 4 * (1 + 1e-12))
+  expect_identical(small$iterations, 75L)
+})
+
+test_that("init with box or lambda: bad init is an error naming it", {
+  p <- small_problem()
+  ctl <- cg_control(max_iter = 5)
+  box <- function(init) complete_matrix(p$obs, p$radius, box = c(-1, 1), method = "hsagcgm",
+                                        dims = p$dims, init = init, control = ctl)
+  set.seed(1); fit <- box(NULL)
+  bad <- fit; bad$state$X <- bad$state$X[, -1]
+  expect_error(box(bad), "^`init` has an invalid `state` \\(altered by hand\\?\\)$")
+  bad <- fit; bad$state$vf <- bad$state$vf[-1]
+  expect_error(box(bad), "^`init` has an invalid `state` \\(altered by hand\\?\\)$")
+  bad <- fit; bad$state <- NULL
+  expect_error(box(bad), "^`init` must be a fit with `box` or `lambda`")
+  expect_error(complete_matrix(p$obs, p$radius, box = c(-1, 1), dims = p$dims + 1, init = fit),
+               "^`init` is a fit of a 8 x 6 matrix, but `Y` is 9 x 7$")
 })
