@@ -192,6 +192,20 @@
 #' over the observed entries, `n_grad` the entries drawn. `center` must be
 #' `"none"` (the box applies to the fitted matrix itself).
 #'
+#' `init` = a previous fit with `box` or `lambda` of the same data and
+#' settings (method, `box` or `lambda`, radius, `beta0`, `batch_size`,
+#' `test`) continues it exactly, as one longer run, bit for bit (tested),
+#' when nothing draws random numbers between the two calls (`set.seed()`
+#' before the first): `fit$state` keeps the dense iterate \eqn{X}{X}
+#' (\eqn{mn} doubles), its atoms as the steps left them (\eqn{m + n + 1}
+#' doubles each), the epochs, and f's estimator: SHCGM's average (one
+#' double per observed cell) or H-SAG-CGM's SAG table (one per observation,
+#' and its sums per cell). With other settings, or that estimator dropped
+#' from `fit$state`, `init` is a warm start: its \eqn{X}{X} (scaled into
+#' the ball if its nuclear norm exceeds `radius`), the estimator restarted,
+#' the schedules counted on from its iterations. `fit$state <- NULL` drops
+#' the state (a fit without it cannot start a fit with `box` or `lambda`).
+#'
 #' @section Memory:
 #' On top of `Y`, about 200 bytes per observed entry, 15 to 17 times the size
 #' of a `dgCMatrix` `Y` (12 bytes per entry; `inst/bench/memory.R`): the entries
@@ -250,7 +264,8 @@
 #'   `rmse_test`.
 #' @param init `NULL`, or a previous fit of `complete_matrix()` on a matrix
 #'   of the same size to continue (same data and settings: exactly) or to
-#'   start from (see "Warm starts"). Not with `box` or `lambda`.
+#'   start from (see "Warm starts"; with `box` or `lambda`, a previous fit
+#'   with `box` or `lambda`, see "Box constraints and l1 penalty").
 #' @param effects_ridge Ridge weight \eqn{\rho \ge 0}{rho >= 0} on the row
 #'   and column effects (`center = "both"`), on the scale of one
 #'   observation's loss: the objective gains \eqn{\rho/(2N)(\|a\|^2 +
@@ -266,7 +281,9 @@
 #'   `clip = c(lo, hi)` limits them to a bounded scale; `fitted()` and
 #'   `residuals()` work as for [glm()] (see [fitted.complete_matrix_fit()]).
 #'   With `box` or `lambda` also `infeasibility`, `infeasibility_rel`
-#'   (box; `NA` for l1), `beta0`, `box`, `lambda`, and `gap` is `NA`.
+#'   (box; `NA` for l1), `beta0`, `box`, `lambda`, and `gap` is `NA`;
+#'   `state` then holds the dense iterate and f's estimator (see "Box
+#'   constraints and l1 penalty").
 #' @references Lafond, J., Wai, H.-T. and Moulines, E. (2015). Convergence
 #'   analysis of a stochastic projection-free algorithm. arXiv:1510.01171.
 #'
