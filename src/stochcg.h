@@ -631,12 +631,15 @@ typedef struct {
     double obj0;             /* the objective at the start: scale of tol */
     int gap_relative;        /* P->gap_relative: tol bounds the gap itself */
     double obj_test;         /* ... and at the last test (see eval_due) */
-    int last_test;
+    int offset;              /* P->iter_offset: the schedule of tests counts
+                                the resumed fit's iterations (global) */
+    int last_test;           /* (global iteration) */
     double eval_cost;        /* seconds the last evaluation took */
     int last_eval;
 } cg_run;
 
-/* evaluates at iteration 0; returns a CG_STOP_* code (failure) or -1 */
+/* evaluates at iteration 0; returns a CG_STOP_* code (failure, or a
+ * resumed fit that meets tol at a scheduled test) or -1 */
 int    cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr);
 double cg_run_elapsed(const cg_run *r);
 /* pushes a trace row; a non-finite objective or gap (NA means unknown) is a
