@@ -333,18 +333,24 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   # little here, and each test is a full pass over the data
   if (is.null(control)) control <- cg_control(tol = 0)
   control <- as_control(control, max_iter = min(budget, .Machine$integer.max))
-  W0 <- smf_init(init, data, k, pars)
+  # what a run's state belongs to, besides the data and the model (the fit's
+  # `data` and `model_spec`): the settings its iterations read
+  key <- list(method = method, k = k, batch_size = as.integer(b), inner = as.integer(m),
+              step_size = step_size, beta = beta, beta_prime = as.double(beta_prime %||% n),
+              output = output, bsum_tol = as.double(bsum_tol),
+              bsum_max_iter = as.integer(bsum_max_iter))
+  start <- smf_resume(init, Y, pars$spec, key, d, n, k)
+  W0 <- if (isTRUE(start$exact)) start$W else smf_init(init, data, k, pars)
 
   # ---- the spec
   spec <- c(list(problem = "smf", method = method, d = d, n = n, k = k, W = W0,
                  inner = as.integer(m), batch_inner = as.integer(b),
                  eta = as.double(step_size %||% -1), gap_eta = as.double(step_size %||% -1),
-                 sgd_beta = as.double(beta %||% -1),
-                 sgd_beta_prime = as.double(beta_prime %||% n),
+                 sgd_beta = as.double(beta %||% -1), sgd_beta_prime = key$beta_prime,
                  smf_output = if (output == "random") 1L else 2L,
-                 bsum_tol = as.double(bsum_tol), bsum_max_iter = as.integer(bsum_max_iter),
-                 state_perm = smf_resume_perm(init, n)),
+                 bsum_tol = as.double(bsum_tol), bsum_max_iter = as.integer(bsum_max_iter)),
             data$spec, pars$spec)
+  spec[names(start$spec)] <- start$spec
   fit <- cg_run(spec, control, "stochastic_mf", call, started, gap_relative = TRUE,
                 gap_name = "stationarity")
   fit$certificate <- c("stationarity", paste(
@@ -355,7 +361,8 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   fit$gap_step <- fit$solution$gap_step
   fit$mapping_norm <- fit$solution$mapping_norm
   fit$gap_reference <- fit$solution$gap_reference
-  fit$state <- list(perm = fit$solution$perm)
+  state <- fit$solution[startsWith(names(fit$solution), "state_")]
+  fit$state <- c(state[!vapply(state, is.null, NA)], list(key = key))
   fit$bsum_iterations <- fit$solution$bsum_iterations
   fit$bsum_capped <- fit$solution$bsum_capped
   if (isTRUE(fit$bsum_capped > 0.1))
@@ -370,6 +377,13 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
                          if (method == "vr") sprintf(", %d inner x %d outer", as.integer(m),
                                                      as.integer(outer)) else ""),
                  fit$notes)
+  if (!is.null(start)) {
+    if (start$exact) fit <- continue_trace(fit, init, start)
+    fit$notes <- c(fit$notes, sprintf(
+      if (start$exact) "continued exactly from a fit of %d iterations (as one longer run)"
+      else "warm start from the W of a fit of %d iterations (other data or settings, or no state)",
+      start$iter))
+  }
   fit <- c(fit, pars$report, list(model = model, k = k, batch_size = as.integer(b),
                                   inner = as.integer(m), outer = as.integer(outer),
                                   output = output, bsum_tol = bsum_tol,
@@ -567,18 +581,40 @@ check_psd_matrix <- function(L, d, arg) {
   L
 }
 
-# the starting dictionary, projected onto C (the C kernel, so that it is
-# exactly the set the solver keeps)
-# A previous fit's sampler order (a permutation of 0..n-1), so that a fit
-# continued by init = fit draws what one longer run would; NULL otherwise.
-smf_resume_perm <- function(init, n) {
-  perm <- if (inherits(init, "stochastic_mf_fit")) init$state$perm
-  if (is.null(perm)) return(NULL)
-  if (!is.integer(perm) || length(perm) != n || !identical(sort(perm), seq_len(n) - 1L))
-    stop_arg("init", "has an invalid `state$perm` (a fit of other data, or altered by hand?)")
-  perm
+# A previous fit as `init`: NULL when `init` is no fit. A fit of the same
+# data `Y`, model (`model_spec`) and settings (`key`) that kept its state is
+# continued exactly (`exact`): its last iterate (unprojected: a projection
+# may move the bits of a point already in C), its state for the spec (the
+# sampler, the columns read, sgd's beta, smm's sums, vr's snapshot within an
+# outer iteration, option I's kept iterate; see cg_smf_solution()), the
+# stationarity step of its trace and its iteration count, from which the
+# run counts on. Any other fit is a warm start from its W (smf_init()).
+smf_resume <- function(init, Y, model_spec, key, d, n, k) {
+  if (!inherits(init, "stochastic_mf_fit")) return(NULL)
+  iter <- as.integer(init$iterations)
+  st <- init$state
+  if (is.null(st) || !identical(st$key, key) || !identical(init$model_spec, model_spec) ||
+      !identical(init$data, Y))
+    return(list(exact = FALSE, iter = iter))
+  W <- unname(st$state_W %||% init$solution$W)
+  dims <- list(W = c(d, k), state_W0 = c(d, k), state_G0 = c(d, k), state_B = c(d, k),
+               state_Wout = c(d, k), state_A = c(k, k))
+  x <- c(list(W = W), st)
+  shaped <- vapply(names(dims), function(a) is.null(x[[a]]) ||
+                     (is.double(x[[a]]) && identical(dim(x[[a]]), as.integer(dims[[a]]))), NA)
+  perm <- st$state_perm
+  if (!all(shaped) || !is.integer(perm) || length(perm) != n ||
+      !identical(sort(perm), seq_len(n) - 1L) || length(iter) != 1L || is.na(iter) ||
+      !is.numeric(init$gap_step) || length(init$gap_step) != 1L)
+    stop_arg("init", "has an invalid `state` (altered by hand?); set it to NULL for a ",
+             "warm start from its W")
+  list(exact = TRUE, iter = iter, W = W,
+       spec = c(st[setdiff(names(st), c("key", "state_W"))],
+                list(iter_offset = iter, gap_eta = as.double(init$gap_step))))
 }
 
+# the starting dictionary, projected onto C (the C kernel, so that it is
+# exactly the set the solver keeps)
 smf_init <- function(init, data, k, pars) {
   d <- data$d; n <- data$n
   if (is.character(init)) {

@@ -453,6 +453,16 @@ typedef struct {
  * of each data column it reads (BSUM, smf.h), keeping only running sums of
  * the solutions. V is the gradient estimate the next step uses. Counts
  * returned are sub-problems solved. */
+
+/* What the smf loop carries from one iteration to the next besides the
+ * problem's own state. The problem holds it, so that a fit exports it and a
+ * resumed fit (init =) starts from it (prob_smf.c). */
+typedef struct {
+    double beta;         /* sgd: beta of gamma_t, once resolved (<= 0: not yet) */
+    double eta;          /* vr: the step of the current outer iteration */
+    int inner_done;      /* vr: inner iterations since the last snapshot */
+} cg_smf_carry;
+
 typedef struct {
     /* W0 <- W, G0 <- grad g(W0) from every column (Alg. 1, lines 4-5) */
     double (*snapshot)(cg_problem *P);
@@ -468,7 +478,9 @@ typedef struct {
     double (*curvature)(cg_problem *P);
     /* option I: use = 0 keeps W with probability 1/count (a reservoir
      * sample of the iterates); use = 1 puts the kept one back into W */
-    void   (*output)(cg_problem *P, int count, int use);
+    void   (*output)(cg_problem *P, double count, int use);
+    /* the loop's carried scalars (above) */
+    cg_smf_carry *(*carry)(cg_problem *P);
 } cg_smf_ops;
 
 struct cg_problem {
