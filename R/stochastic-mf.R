@@ -596,13 +596,14 @@ smf_resume <- function(init, Y, model_spec, key, d, n, k) {
   if (is.null(st) || !identical(st$key, key) || !identical(init$model_spec, model_spec) ||
       !identical(init$data, Y))
     return(list(exact = FALSE, iter = iter))
-  W <- unname(st$state_W %||% init$solution$W)
+  # [[ ]]: `$` would match state_W0 when there is no state_W
+  W <- unname(st[["state_W"]] %||% init$solution$W)
   dims <- list(W = c(d, k), state_W0 = c(d, k), state_G0 = c(d, k), state_B = c(d, k),
                state_Wout = c(d, k), state_A = c(k, k))
   x <- c(list(W = W), st)
   shaped <- vapply(names(dims), function(a) is.null(x[[a]]) ||
                      (is.double(x[[a]]) && identical(dim(x[[a]]), as.integer(dims[[a]]))), NA)
-  perm <- st$state_perm
+  perm <- st[["state_perm"]]
   if (!all(shaped) || !is.integer(perm) || length(perm) != n ||
       !identical(sort(perm), seq_len(n) - 1L) || length(iter) != 1L || is.na(iter) ||
       !is.numeric(init$gap_step) || length(init$gap_step) != 1L)
