@@ -234,12 +234,22 @@
 #'   a column summing to much more than 1 keeps only its largest entries), `"ones"` (the paper's all-ones
 #'   start, projected; its columns are equal and, the problem being
 #'   symmetric in the atoms, stay equal), a \eqn{d \times k}{d x k}
-#'   matrix (projected onto `C`), or a previous `stochastic_mf()` fit, whose
-#'   `W` starts this one. `"vr"` keeps no state besides `W` between its outer
-#'   iterations, so a vr fit continued by `init = fit` (the RNG stream
-#'   continuing, `output = "last"`) gives the `W` of one run with the outer
-#'   iterations of both; `"sgd"` restarts its step counter and `"smm"` its
-#'   sufficient statistics.
+#'   matrix (projected onto `C`), or a previous `stochastic_mf()` fit. A fit
+#'   of the same data (`identical()` to `Y`), model, parameters and settings
+#'   (`method`, `k`, `batch_size`, `inner`, `step_size`, `beta`,
+#'   `beta_prime`, `output`, `bsum_tol`, `bsum_max_iter`) is continued
+#'   exactly from its `state` (see Value): `control$max_iter` more
+#'   iterations give, bit for bit, the fit (`W`, objective, gap, trace,
+#'   iteration count) of one run of both runs' iterations, provided the RNG
+#'   stream continues (`set.seed()` before the first fit, no random numbers
+#'   drawn between; the trace rows line up when `eval_every` divides the
+#'   first run's iterations). sgd's steps count on from the fit's iterations
+#'   with its \eqn{\beta}{beta} (the automatic one is not re-estimated),
+#'   smm keeps adding to its sums, vr resumes within an outer iteration with
+#'   its snapshot and step, and option I keeps drawing among all iterates.
+#'   The note of the fit says "continued exactly". Any other fit (other
+#'   data or settings, or `fit$state` set to `NULL`) is a warm start from
+#'   its `W`, projected, with a fresh sampler, step counter and statistics.
 #' @param bsum_tol,bsum_max_iter Stopping rule of BSUM (see Details).
 #' @param n The number of columns when `Y` is a function.
 #' @param image_dims Optional `c(rows, cols)` with `rows * cols = d`: each
@@ -265,7 +275,19 @@
 #'   `bsum_iterations` and `bsum_capped` (the mean BSUM iterations per column
 #'   and the share of columns stopped by `bsum_max_iter`, at the last
 #'   evaluation: sub-problems not solved to `bsum_tol`; `print()` says so
-#'   when over 10%) and `model_spec` (the model as the C code reads it).
+#'   when over 10%), `model_spec` (the model as the C code reads it) and
+#'   `state`, what an exact continuation by `init = fit` needs:
+#'   `state_perm` (the sampler's order, 0-based), `state_columns` (columns
+#'   read), for sgd `state_beta` (the \eqn{\beta}{beta} used: given, or
+#'   resolved from the first minibatch), for smm `state_A`, `state_B` and
+#'   `state_count` (the sums \eqn{A_t}{A_t}, \eqn{B_t}{B_t} and their number
+#'   of columns \eqn{N}{N}), for vr stopped within an outer iteration
+#'   `state_W0`, `state_G0`, `state_eta` and `state_inner_done` (its
+#'   snapshot, full gradient, step and inner iterations done), for
+#'   `output = "random"` `state_W` and `state_Wout` (the last iterate and the
+#'   one kept), and `key` (the settings it belongs to). With `output =
+#'   "random"` `solution$W` is the kept iterate; the continuation goes on
+#'   from the last.
 #'   `predict(fit, newY)` gives the coefficients (and outliers) of new
 #'   columns; `fitted(fit)` the reconstruction \eqn{W H}{W H} of the
 #'   training columns.
