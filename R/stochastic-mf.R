@@ -631,9 +631,10 @@ smf_resume <- function(init, Y, model_spec, key, d, n, k) {
   whole <- vapply(together, function(g) length(unique(vapply(st[g], is.null, NA))) == 1L, NA)
   scalar <- vapply(c("state_columns", "state_beta", "state_eta", "state_inner_done",
                      "state_count"), function(a) is.null(st[[a]]) ||
-                     (is.numeric(st[[a]]) && length(st[[a]]) == 1L && isTRUE(st[[a]] >= 0)), NA)
+                     (is.double(st[[a]]) && length(st[[a]]) == 1L && isTRUE(st[[a]] >= 0)), NA)
   perm <- st[["state_perm"]]
-  if (!all(shaped, whole, scalar) || !is.integer(perm) || length(perm) != n ||
+  if (!all(shaped, whole, scalar) || isTRUE(st[["state_inner_done"]] >= key$inner) ||
+      !is.integer(perm) || length(perm) != n ||
       !identical(sort(perm), seq_len(n) - 1L) || length(iter) != 1L || is.na(iter) ||
       !is.numeric(init$gap_step) || length(init$gap_step) != 1L)
     stop_arg("init", "has an invalid `state` (altered by hand?); set it to NULL for a ",

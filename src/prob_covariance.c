@@ -813,12 +813,6 @@ static int state_csc(SEXP spec, const char *name, csc *m, int p)
     return 1;
 }
 
-static double state_real(SEXP spec, const char *name, double otherwise)
-{
-    SEXP x = cg_list_get(spec, name);
-    return isNull(x) ? otherwise : *cg_spec_real(spec, name, 1);
-}
-
 /* A fit continued by init = (exactly, as one longer run): the state a run
  * carries from one iteration to the next besides the dual and L (the warm
  * start): the dual's momentum (previous iterate, t_k; "sparse"), the
@@ -828,14 +822,14 @@ static void resume_state(SEXP spec, cov *c)
 {
     const int p = c->p;
     warm_factor(spec, "state_prev_v", "state_prev_d", &c->prev, p);
-    c->tk = state_real(spec, "state_tk", 1.0);
-    c->restarts = (int) state_real(spec, "state_restarts", 0.0);
-    c->inner_iters = (int) state_real(spec, "state_inner_iterations", 0.0);
-    c->passes = state_real(spec, "state_passes", 0.0);
-    c->obj_first = state_real(spec, "state_obj_first", NA_REAL);
+    c->tk = cg_spec_scalar(spec, "state_tk", 1.0);
+    c->restarts = (int) cg_spec_scalar(spec, "state_restarts", 0.0);
+    c->inner_iters = (int) cg_spec_scalar(spec, "state_inner_iterations", 0.0);
+    c->passes = cg_spec_scalar(spec, "state_passes", 0.0);
+    c->obj_first = cg_spec_scalar(spec, "state_obj_first", NA_REAL);
     if (state_csc(spec, "state_ref", &c->Rref, p)) {
         c->has_ref = 1;
-        c->ref_lmin = state_real(spec, "state_ref_lmin", NA_REAL);
+        c->ref_lmin = cg_spec_scalar(spec, "state_ref_lmin", NA_REAL);
         if (!R_FINITE(c->ref_lmin)) error("spec element 'state_ref_lmin' must be finite");
     }
     if (!c->lowrank) return;
@@ -843,10 +837,10 @@ static void resume_state(SEXP spec, cov *c)
      * from its last R step: not a pass of the run */
     if (c->passes >= 1.0) c->passes -= 1.0;
     warm_factor(spec, "state_Lr_u", "state_Lr_d", &c->Lr, p);
-    c->tR = state_real(spec, "state_tR", 1.0);
+    c->tR = cg_spec_scalar(spec, "state_tR", 1.0);
     if (state_csc(spec, "state_Rm", &c->Rm, p)) {
         c->has_Rm = 1;
-        c->dm = state_real(spec, "state_dm", 0.0);
+        c->dm = cg_spec_scalar(spec, "state_dm", 0.0);
     }
     if (!(c->tk >= 1.0) || !(c->tR >= 1.0) || !(c->passes >= 0.0) || !R_FINITE(c->dm))
         error("invalid covariance state");

@@ -788,12 +788,6 @@ static const cg_smf_ops smf_table = {
     smf_curvature, smf_output, smf_carry
 };
 
-static double spec_scalar(SEXP spec, const char *name, double absent)
-{
-    SEXP x = cg_list_get(spec, name);
-    return isNull(x) ? absent : asReal(x);
-}
-
 /* What a fit resumed by init = had carried (state_* of cg_smf_solution;
  * R checked that it belongs to these data and settings), else a fresh
  * start: the sampler's order, the columns read, the loop's scalars, vr's
@@ -807,10 +801,10 @@ static void smf_restore(smf *S, SEXP spec)
         for (int j = 0; j < n; j++) S->perm[j] = j;
     else
         memcpy(S->perm, cg_spec_index(spec, "state_perm", n, 0, n - 1), sizeof(int) * n);
-    S->columns = spec_scalar(spec, "state_columns", 0.0);
-    S->carry.beta = spec_scalar(spec, "state_beta", -1.0);
-    S->carry.eta = spec_scalar(spec, "state_eta", -1.0);
-    S->carry.inner_done = (int) spec_scalar(spec, "state_inner_done", 0.0);
+    S->columns = cg_spec_scalar(spec, "state_columns", 0.0);
+    S->carry.beta = cg_spec_scalar(spec, "state_beta", -1.0);
+    S->carry.eta = cg_spec_scalar(spec, "state_eta", -1.0);
+    S->carry.inner_done = (int) cg_spec_scalar(spec, "state_inner_done", 0.0);
     if (!(S->columns >= 0.0) || S->carry.inner_done < 0)
         error("spec: invalid state_columns or state_inner_done");
     if (S->carry.inner_done > 0) {
@@ -824,7 +818,7 @@ static void smf_restore(smf *S, SEXP spec)
         memcpy(S->Asum, cg_spec_real(spec, "state_A", (R_xlen_t) k * k),
                sizeof(double) * k * k);
         memcpy(S->Bsum, cg_spec_real(spec, "state_B", (R_xlen_t) dk), sizeof(double) * dk);
-        S->nsum = spec_scalar(spec, "state_count", 0.0);
+        S->nsum = cg_spec_scalar(spec, "state_count", 0.0);
     }
     if (!isNull(cg_list_get(spec, "state_Wout")))
         memcpy(S->Wout, cg_spec_real(spec, "state_Wout", (R_xlen_t) dk), sizeof(double) * dk);
@@ -923,7 +917,7 @@ SEXP cg_smf_solution(cg_problem *P)
     if (c->beta > 0.0) SET_VECTOR_ELT(out, 9, ScalarReal(c->beta));
     if (c->inner_done > 0) {                  /* vr, within an outer iteration */
         SET_VECTOR_ELT(out, 10, ScalarReal(c->eta));
-        SET_VECTOR_ELT(out, 11, ScalarInteger(c->inner_done));
+        SET_VECTOR_ELT(out, 11, ScalarReal(c->inner_done));
         put_matrix(out, 12, S->W0, d, k);
         put_matrix(out, 13, S->G0, d, k);
     }

@@ -725,6 +725,8 @@ int  cg_lookup(const char *name, const char *const *table, int n, const char *wh
  * at 0, do not decrease and end at nnz, so no spec can make a kernel read or
  * write out of bounds. */
 const double *cg_spec_real(SEXP spec, const char *name, R_xlen_t len);
+/* an optional double scalar (a resumed fit's state_*): `absent` if missing */
+double        cg_spec_scalar(SEXP spec, const char *name, double absent);
 const int    *cg_spec_index(SEXP spec, const char *name, R_xlen_t len, int lo, int hi);
 const int    *cg_spec_pointers(SEXP spec, const char *name, int n, R_xlen_t nnz);
 

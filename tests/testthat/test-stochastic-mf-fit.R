@@ -404,7 +404,7 @@ test_that("vr continues exactly within an outer iteration and with output = \"ra
       init = init, control = cg_control(max_iter = k, eval_every = 1, progress = FALSE))
     set.seed(6); whole <- run(17); seed_whole <- .Random.seed
     set.seed(6); first <- run(7); seed_first <- .Random.seed
-    expect_identical(first$state$state_inner_done, 1L, label = output)
+    expect_identical(first$state$state_inner_done, 1, label = output)
     part <- run(10, init = first)
     expect_same_run(part, whole, output)
     expect_identical(.Random.seed, seed_whole, label = output)
@@ -449,6 +449,9 @@ test_that("init: other settings or data are a warm start; a bad state errors nam
   f <- fit; f$state$state_A <- f$state$state_A[1:2, 1:2]; bad(f)
   f <- fit; f$state$state_count <- NULL; bad(f)          # the sums without their count
   f <- fit; f$state$state_columns <- -1; bad(f)
+  vr <- function(init, k) stochastic_mf(Y, 3, inner = 3, init = init,
+                                        control = cg_control(max_iter = k, progress = FALSE))
+  f <- vr("data", 4); f$state$state_inner_done <- 3; expect_error(vr(f, 1), "^`init` has an invalid")
   f <- fit; f$iterations <- NA; bad(f)
   expect_error(stochastic_mf(Y, 3, init = list(W = 1)),
                "^`init` must be \"data\", \"ones\", a 10 x 3 numeric matrix")
