@@ -236,7 +236,7 @@
 #'   symmetric in the atoms, stay equal), a \eqn{d \times k}{d x k}
 #'   matrix (projected onto `C`), or a previous `stochastic_mf()` fit. A fit
 #'   of the same data (`identical()` to `Y`), model, parameters and settings
-#'   (`method`, `k`, `batch_size`, `inner`, `step_size`, `beta`,
+#'   (`method`, `k`, `batch_size`, vr's `inner`, `step_size`, `beta`,
 #'   `beta_prime`, `output`, `bsum_tol`, `bsum_max_iter`) is continued
 #'   exactly from its `state` (see Value): `control$max_iter` more
 #'   iterations give, bit for bit, the fit (`W`, objective, gap, trace,
@@ -356,8 +356,10 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   if (is.null(control)) control <- cg_control(tol = 0)
   control <- as_control(control, max_iter = min(budget, .Machine$integer.max))
   # what a run's state belongs to, besides the data and the model (the fit's
-  # `data` and `model_spec`): the settings its iterations read
-  key <- list(method = method, k = k, batch_size = as.integer(b), inner = as.integer(m),
+  # `data` and `model_spec`): the settings its iterations read (`inner`
+  # only vr's: for smm and sgd it only sets the budget)
+  key <- list(method = method, k = k, batch_size = as.integer(b),
+              inner = if (method == "vr") as.integer(m),
               step_size = step_size, beta = beta, beta_prime = as.double(beta_prime %||% n),
               output = output, bsum_tol = as.double(bsum_tol),
               bsum_max_iter = as.integer(bsum_max_iter))

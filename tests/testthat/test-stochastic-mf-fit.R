@@ -440,6 +440,9 @@ test_that("init: other settings or data are a warm start; a bad state errors nam
     expect_identical(others[[o]]$iterations, 6L, label = o)
     expect_identical(others[[o]]$trace$iter, 0:6, label = o)
   }
+  # `inner` and `outer` only set smm's budget: still the same run
+  same <- stochastic_mf(Y, 3, method = "smm", inner = 7, outer = 2, init = fit, control = ctl)
+  expect_true(any(grepl("continued exactly from a fit of 6 iterations", same$notes)))
   # from fit's W, on the same problem (the start projected onto C again)
   for (o in c("method", "batch_size"))
     expect_equal(others[[o]]$trace$objective[1], fit$objective, tolerance = 1e-12, label = o)
