@@ -109,7 +109,8 @@
 #'   proximal-gradient steps on the sparse part (`"lowrank+sparse"`).
 #' @param cores Number of processes for the cross-validation folds (forked
 #'   by [parallel::mclapply()], one fold per process at a time; the results
-#'   are identical to `cores = 1`). `NULL` (default):
+#'   are identical to `cores = 1`). `NULL` (default): 1 below 300
+#'   variables (a fork costs more than the fits it would share), otherwise
 #'   `getOption("mc.cores", 2)`, at most `folds` and
 #'   [parallel::detectCores()]. Always 1 on Windows (no fork). Each running
 #'   fold holds its own \eqn{p \times p}{p x p} training covariance and the
@@ -222,7 +223,7 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
     check_count(folds, "folds", min = 2, max = nobs)
     # (the full-data S is formed after CV: one p x p array per running fold)
     sel <- cv_select(data, structure, lambda, if (lowrank) gamma else NULL, floor, folds,
-                     control, cores = fold_cores(cores, folds),
+                     control, cores = fold_cores(cores, folds, ncol(data)),
                      rule = match_choice(rule, c("max", "1se"), "rule"))
     lambda <- sel$lambda
     if (lowrank) gamma <- sel$gamma
