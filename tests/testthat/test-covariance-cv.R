@@ -239,10 +239,15 @@ test_that("folds in parallel (forked) give the serial CV table and fit exactly",
   lr1 <- run(1, "lowrank+sparse"); lr2 <- run(2, "lowrank+sparse")
   expect_identical(lr2$cv, lr1$cv)
   expect_identical(c(lr2$lambda, lr2$gamma), c(lr1$lambda, lr1$gamma))
-  # the default: getOption("mc.cores", 2), at most folds and the cores there are
+  # the default: getOption("mc.cores", 2), at most folds and the cores there are,
+  # from 300 variables (fewer: serial)
   old <- options(mc.cores = NULL); on.exit(options(old))
   expect_identical(fold_cores(NULL, 5L),
                    as.integer(min(2L, parallel::detectCores(), na.rm = TRUE)))
+  expect_identical(fold_cores(NULL, 5L, p = 300),
+                   as.integer(min(2L, parallel::detectCores(), na.rm = TRUE)))
+  expect_identical(fold_cores(NULL, 5L, p = 299), 1L)
+  expect_identical(fold_cores(2, 5L, p = 10), 2L)            # given: as given
   expect_identical(fold_cores(NULL, 1L), 1L)
   options(mc.cores = 1L)
   expect_identical(fold_cores(NULL, 5L), 1L)
