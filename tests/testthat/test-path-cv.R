@@ -22,7 +22,7 @@ test_that("sparse_regression(init = fit) continues a fw run as one longer run", 
   for (step in c("standard", "line_search")) {     # "standard" counts iterations
     run <- function(k, init = NULL)
       sparse_regression(d$X, d$y, 6, method = "fw", step = step, init = init,
-                        control = cg_control(max_iter = k, tol = 0))
+                        control = cg_control(max_iter = k, tol = 0), intercept = FALSE)
     first <- run(15)
     resumed <- run(10, init = first)
     long <- run(25)
@@ -38,10 +38,10 @@ test_that("sparse_regression(init = fit) continues a fw run as one longer run", 
 test_that("a pfw run resumed by init = fit reaches the optimum of one long run", {
   d <- reg_data(n = 60, p = 80)
   ctl <- function(k) cg_control(max_iter = k, tol = 1e-13)
-  first <- sparse_regression(d$X, d$y, 6, control = ctl(3))
+  first <- sparse_regression(d$X, d$y, 6, control = ctl(3), intercept = FALSE)
   expect_false(first$converged)
-  resumed <- sparse_regression(d$X, d$y, 6, init = first, control = ctl(1e5))
-  long <- sparse_regression(d$X, d$y, 6, control = ctl(1e5))
+  resumed <- sparse_regression(d$X, d$y, 6, init = first, control = ctl(1e5), intercept = FALSE)
+  long <- sparse_regression(d$X, d$y, 6, control = ctl(1e5), intercept = FALSE)
   expect_true(resumed$converged && long$converged)
   expect_gt(resumed$iterations, 3L)
   # both certified within 1e-13 of the optimum of a strongly convex problem
@@ -52,14 +52,14 @@ test_that("a pfw run resumed by init = fit reaches the optimum of one long run",
 
 test_that("sparse_regression(init = vector) starts there, scaled into the ball", {
   d <- reg_data()
-  opt <- sparse_regression(d$X, d$y, 5, control = cg_control(tol = 1e-12))
+  opt <- sparse_regression(d$X, d$y, 5, control = cg_control(tol = 1e-12), intercept = FALSE)
   # from the optimum: nothing to do
-  again <- sparse_regression(d$X, d$y, 5, init = coef(opt), control = cg_control(tol = 1e-10))
+  again <- sparse_regression(d$X, d$y, 5, init = coef(opt), control = cg_control(tol = 1e-10), intercept = FALSE)
   expect_lte(again$iterations, 2L)
   expect_equal(coef(again), coef(opt), tolerance = 1e-6)
   # outside the ball: scaled onto the sphere, then solved to the same optimum
   big <- sparse_regression(d$X, d$y, 5, init = 3 * coef(opt), method = "fw",
-                           control = cg_control(max_iter = 0))
+                           control = cg_control(max_iter = 0), intercept = FALSE)
   expect_equal(coef(big), coef(opt), tolerance = 1e-12)     # 3 beta scaled back by 1/3
   expect_match(big$notes, "scaled from l1 norm 15 into the ball", fixed = TRUE)
 })
@@ -67,12 +67,12 @@ test_that("sparse_regression(init = vector) starts there, scaled into the ball",
 test_that("a regression path equals separate fits each warm-started by the previous", {
   d <- reg_data()
   r <- c(4, 1, 2, 6)
-  path <- sparse_regression(d$X, d$y, radius = r)
+  path <- sparse_regression(d$X, d$y, radius = r, intercept = FALSE)
   expect_s3_class(path, "cg_path")
   expect_equal(path$radius, sort(r))
   prev <- NULL
   for (k in seq_along(path$radius)) {
-    f <- sparse_regression(d$X, d$y, path$radius[k], init = prev)
+    f <- sparse_regression(d$X, d$y, path$radius[k], init = prev, intercept = FALSE)
     expect_identical(coef(path, radius = path$radius[k]), coef(f))
     expect_identical(path$fits[[k]]$objective, f$objective)
     prev <- f
@@ -98,7 +98,7 @@ test_that("warm starts past interpolation keep the cold start's scale of tol", {
   set.seed(5)
   X <- matrix(rnorm(20 * 50), 20, 50)
   y <- drop(X[, 1:3] %*% c(2, -1, 1) + rnorm(20, sd = 0.5))
-  path <- sparse_regression(X, y, radius = c(2, 5, 10, 20, 40))
+  path <- sparse_regression(X, y, radius = c(2, 5, 10, 20, 40), intercept = FALSE)
   expect_true(all(path$summary$converged))
   expect_lt(max(path$summary$objective[-1]), 1e-12)
   expect_lt(max(path$summary$iterations[3:5]), 1000)
@@ -144,12 +144,12 @@ test_that("cv_sparse_regression uses the fold ids given and aggregates as cv.glm
   foldid <- rep(c(3, 1, 2), length.out = 120)
   foldid[1:5] <- 1                      # unequal fold sizes: weights matter
   r <- c(1, 2, 4, 6, 8)
-  cvfit <- cv_sparse_regression(d$X, d$y, radius = r, folds = foldid)
+  cvfit <- cv_sparse_regression(d$X, d$y, radius = r, folds = foldid, intercept = FALSE)
   expect_identical(cvfit$foldid, as.integer(foldid))
   expect_equal(cvfit$folds, 3L)
   for (k in 1:3) {
     tr <- foldid != k
-    path <- sparse_regression(d$X[tr, ], d$y[tr], radius = r, control = cg_control(progress = FALSE))
+    path <- sparse_regression(d$X[tr, ], d$y[tr], radius = r, control = cg_control(progress = FALSE), intercept = FALSE)
     mse <- vapply(path$fits, function(f)
       mean((d$y[!tr] - d$X[!tr, ] %*% coef(f))^2), 0)
     expect_equal(unname(cvfit$fold_loss[, k]), mse, tolerance = 1e-12)
@@ -162,14 +162,14 @@ test_that("cv_sparse_regression uses the fold ids given and aggregates as cv.glm
   pick <- one_se_rule(cvm, cvsd)
   expect_identical(cvfit$index, pick)
   expect_equal(cvfit$radius.1se, r[pick[["1se"]]])
-  full <- sparse_regression(d$X, d$y, radius = r, control = cg_control(progress = FALSE))
+  full <- sparse_regression(d$X, d$y, radius = r, control = cg_control(progress = FALSE), intercept = FALSE)
   expect_identical(coef(cvfit$fit), coef(full$fits[[pick[["1se"]]]]))
 })
 
 test_that("cv_sparse_regression chooses a radius near the truth's l1 norm", {
   d <- reg_data(n = 200, p = 30, seed = 3)
   set.seed(4)
-  cvfit <- cv_sparse_regression(d$X, d$y, folds = 5)
+  cvfit <- cv_sparse_regression(d$X, d$y, folds = 5, intercept = FALSE)
   l1 <- sum(abs(d$beta))                               # 7.5
   # the lasso shrinks: the 1se choice lies a little inside the truth's ball
   expect_gte(cvfit$radius.1se, 0.75 * l1)
@@ -197,7 +197,7 @@ test_that("cv_sparse_regression's choices agree with cv.glmnet on the same folds
   d <- reg_data(n = 200, p = 30, seed = 3)
   set.seed(4)
   foldid <- sample(rep_len(1:5, 200))
-  cvfit <- cv_sparse_regression(d$X, d$y, folds = foldid)
+  cvfit <- cv_sparse_regression(d$X, d$y, folds = foldid, intercept = FALSE)
   g <- glmnet::cv.glmnet(d$X, d$y, foldid = foldid, intercept = FALSE, standardize = FALSE,
                          thresh = 1e-12)
   # the lasso in penalized form is the l1-ball problem at radius
@@ -319,7 +319,7 @@ test_that("progress gives one message per fold, the fits inside stay quiet", {
   msgs <- character(0)
   withCallingHandlers(
     cv_sparse_regression(d$X, d$y, radius = c(1, 2), folds = rep(1:3, 10),
-                         control = cg_control(progress = TRUE)),
+                         control = cg_control(progress = TRUE), intercept = FALSE),
     message = function(m) { msgs <<- c(msgs, conditionMessage(m)); invokeRestart("muffleMessage") })
   expect_length(msgs, 4L)
   expect_match(msgs[1], "^CV: path of 2 radii on all the data in ")
@@ -328,8 +328,8 @@ test_that("progress gives one message per fold, the fits inside stay quiet", {
 
 test_that("plots of paths and CV curves draw", {
   d <- reg_data()
-  path <- sparse_regression(d$X, d$y, radius = c(1, 3, 5))
-  cvfit <- cv_sparse_regression(d$X, d$y, radius = c(1, 3, 5), folds = 3)
+  path <- sparse_regression(d$X, d$y, radius = c(1, 3, 5), intercept = FALSE)
+  cvfit <- cv_sparse_regression(d$X, d$y, radius = c(1, 3, 5), folds = 3, intercept = FALSE)
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off())
   expect_identical(plot(path), path)
@@ -339,39 +339,39 @@ test_that("plots of paths and CV curves draw", {
 
 test_that("bad input to paths and cross-validation is rejected naming the argument", {
   d <- reg_data(n = 30, p = 5)
-  expect_error(sparse_regression(d$X, d$y, radius = c(1, -1)),
+  expect_error(sparse_regression(d$X, d$y, radius = c(1, -1), intercept = FALSE),
                "^`radius` must be positive finite numbers$")
-  expect_error(sparse_regression(d$X, d$y, radius = c(1, 2, 1)), "^`radius` has repeated values$")
-  expect_error(sparse_regression(d$X, d$y, 1, init = 1:3),
+  expect_error(sparse_regression(d$X, d$y, radius = c(1, 2, 1), intercept = FALSE), "^`radius` has repeated values$")
+  expect_error(sparse_regression(d$X, d$y, 1, init = 1:3, intercept = FALSE),
                "^`init` must have length 5 \\(one per column of `X`\\), not 3$")
-  expect_error(sparse_regression(d$X, d$y, 1, init = "a"),
+  expect_error(sparse_regression(d$X, d$y, 1, init = "a", intercept = FALSE),
                "^`init` must be NULL, a fit of sparse_regression\\(\\) or a numeric vector$")
-  expect_error(sparse_regression(d$X, d$y, 1, init = c(1, NA, 0, 0, 0)),
+  expect_error(sparse_regression(d$X, d$y, 1, init = c(1, NA, 0, 0, 0), intercept = FALSE),
                "^`init` contains NA, NaN or Inf$")
-  other <- sparse_regression(d$X[, 1:3], d$y, 1)
-  expect_error(sparse_regression(d$X, d$y, 1, init = other),
+  other <- sparse_regression(d$X[, 1:3], d$y, 1, intercept = FALSE)
+  expect_error(sparse_regression(d$X, d$y, 1, init = other, intercept = FALSE),
                "^`init` is a fit with 3 coefficients, but `X` has 5 columns$")
-  path <- sparse_regression(d$X, d$y, radius = c(1, 2))
+  path <- sparse_regression(d$X, d$y, radius = c(1, 2), intercept = FALSE)
   expect_error(coef(path, radius = 1.5),
                "^`radius` must be one of the path's radii \\(1, 2\\), not 1.5$")
   expect_error(coef(path, index = 3), "^`index` must be at most 2$")
-  expect_error(cv_sparse_regression(d$X, d$y, folds = 1), "^`folds` must be at least 2$")
-  expect_error(cv_sparse_regression(d$X, d$y, folds = 31),
+  expect_error(cv_sparse_regression(d$X, d$y, folds = 1, intercept = FALSE), "^`folds` must be at least 2$")
+  expect_error(cv_sparse_regression(d$X, d$y, folds = 31, intercept = FALSE),
                "^`folds` must be at most the number of rows \\(30\\)$")
-  expect_error(cv_sparse_regression(d$X, d$y, folds = rep(1:2, 10)),
+  expect_error(cv_sparse_regression(d$X, d$y, folds = rep(1:2, 10), intercept = FALSE),
                "^`folds` must have one fold id per row \\(30\\), not 20$")
-  expect_error(cv_sparse_regression(d$X, d$y, folds = rep(c(1, 3), 15)),
+  expect_error(cv_sparse_regression(d$X, d$y, folds = rep(c(1, 3), 15), intercept = FALSE),
                "^`folds` ids must be 1, \\.\\.\\., K with every fold used \\(fold 2 is empty\\)$")
-  expect_error(cv_sparse_regression(d$X, d$y, folds = rep(1.5, 30)),
+  expect_error(cv_sparse_regression(d$X, d$y, folds = rep(1.5, 30), intercept = FALSE),
                "^`folds` ids must be whole numbers from 1$")
-  expect_error(cv_sparse_regression(d$X, d$y, radius = 2),
+  expect_error(cv_sparse_regression(d$X, d$y, radius = 2, intercept = FALSE),
                "^`radius` must hold at least two values to choose from$")
-  expect_error(cv_sparse_regression(d$X, d$y, init = rep(0, 5)),
+  expect_error(cv_sparse_regression(d$X, d$y, init = rep(0, 5), intercept = FALSE),
                "^`init` is not used by cross-validation \\(the path warm-starts itself\\)$")
-  expect_error(cv_sparse_regression(d$X, d$y, nradius = 1), "^`nradius` must be at least 2$")
-  expect_error(cv_sparse_regression(d$X, rep(0, 30)),
+  expect_error(cv_sparse_regression(d$X, d$y, nradius = 1, intercept = FALSE), "^`nradius` must be at least 2$")
+  expect_error(cv_sparse_regression(d$X, rep(0, 30), intercept = FALSE),
                "^`radius` has no default: X'y is zero \\(is `y` zero\\?\\); give the radii$")
-  cvfit <- cv_sparse_regression(d$X, d$y, radius = c(1, 2), folds = 3)
+  cvfit <- cv_sparse_regression(d$X, d$y, radius = c(1, 2), folds = 3, intercept = FALSE)
   expect_error(predict(cvfit, d$X, s = "lambda.min"),
                "^`s` must be one of \"radius.1se\", \"radius.min\", not \"lambda.min\"$")
   expect_error(coef(cvfit, s = 3), "^`s` must be one of the path's radii \\(1, 2\\), not 3$")
@@ -394,8 +394,8 @@ test_that("the default grid stops past the CV minimum; the choice is the full gr
   d <- list(X = X, y = X[, 1] + rnorm(60, sd = 2))
   folds <- rep(1:5, 12)
   grid <- stochcg:::default_regression_radii(d$X, d$y, 30L, 0.01)
-  early <- cv_sparse_regression(d$X, d$y, folds = folds)
-  whole <- cv_sparse_regression(d$X, d$y, radius = grid, folds = folds)   # given radii: all
+  early <- cv_sparse_regression(d$X, d$y, folds = folds, intercept = FALSE)
+  whole <- cv_sparse_regression(d$X, d$y, radius = grid, folds = folds, intercept = FALSE)   # given radii: all
   k <- nrow(early$cv)
   expect_lt(k, 30L)
   expect_identical(k %% 5L, 0L)                                       # whole chunks of 5
@@ -420,18 +420,18 @@ test_that("CV on a correlated design: every fit converges; shared Gram matrices 
   y <- drop(X %*% rnorm(p) + rnorm(n))
   folds <- rep(1:5, 30)
   ctl <- cg_control(tol = 1e-9, max_iter = 2000)
-  shared <- expect_silent(cv_sparse_regression(X, y, folds = folds, control = ctl))
+  shared <- expect_silent(cv_sparse_regression(X, y, folds = folds, control = ctl, intercept = FALSE))
   expect_true(all(shared$cv$converged))
   # each fold's X'X / n (full data's less the held-out rows') against the
   # Gram columns each fit computes itself
-  own <- cv_sparse_regression(X, y, folds = folds, gram = FALSE, control = ctl)
+  own <- cv_sparse_regression(X, y, folds = folds, gram = FALSE, control = ctl, intercept = FALSE)
   expect_equal(shared$cv$radius, own$cv$radius)
   expect_equal(shared$cv$cvm, own$cv$cvm, tolerance = 1e-7)
   expect_identical(shared$index, own$index)
   # the fits along a fold's path, resumed chunk by chunk, reach the optimum
   # of a separate fit at the same radius
   r <- shared$radius.1se
-  alone <- sparse_regression(X[folds != 2, ], y[folds != 2], r, control = ctl)
+  alone <- sparse_regression(X[folds != 2, ], y[folds != 2], r, control = ctl, intercept = FALSE)
   expect_equal(unname(shared$fold_loss[shared$index[["1se"]], 2]),
                mean((y[folds == 2] - predict(alone, X[folds == 2, ]))^2), tolerance = 1e-6)
 })
