@@ -283,11 +283,11 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   fit$x_center <- centring$xbar
   if (!is.null(centring))
     fit$notes <- c(fit$notes, beta = sprintf("intercept %s", format(fit$intercept, digits = 4)))
-  # fitted values ybar + Xc beta (= a + X beta), y as given
+  # fitted values ybar + Xc beta (= a + X beta); y as given
   nz <- which(beta != 0)                    # the support's columns only
   fit$fitted.values <- as.vector(X[, nz, drop = FALSE] %*% beta[nz]) +
     (if (is.null(centring)) 0 else centring$ybar) - sum(xbar_c * beta)
-  fit$y <- as.vector(y) + (if (is.null(centring)) 0 else centring$ybar)
+  fit$y <- as.vector(if (is.null(centring)) y else centring$y)
   fit$radius <- radius
   fit$nobs <- n
   class(fit) <- c("sparse_regression_fit", "cg_fit")
@@ -332,14 +332,15 @@ regression_start <- function(init, p, radius) {
 # The centred problem of an intercept fit: list(X, y, centring), X - 1 xbar'
 # (a dense copy) or, for a dgCMatrix, X itself (the C code subtracts xbar
 # from every product with it: X is not densified), y - ybar, and the
-# centring list(xbar, ybar) of class "regression_centring".
+# centring list(xbar, ybar, y) (y as given, for the fit) of class
+# "regression_centring".
 regression_centring <- function(X, y) {
   xbar <- as.double(Matrix::colMeans(X))
   ybar <- mean(y)
   if (!inherits(X, "Matrix"))         # by columns: one copy of X, no more
     for (j in seq_len(ncol(X))) X[, j] <- X[, j] - xbar[j]
   list(X = X, y = y - ybar,
-       centring = structure(list(xbar = xbar, ybar = ybar), class = "regression_centring"))
+       centring = structure(list(xbar = xbar, ybar = ybar, y = y), class = "regression_centring"))
 }
 
 # the column means C subtracts implicitly: a sparse X's, when centred
