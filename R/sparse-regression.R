@@ -280,7 +280,7 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   # a = ybar - xbar'beta minimizes the stated objective over a, where it
   # equals the centred problem's
   fit$intercept <- if (is.null(centring)) 0 else centring$ybar - sum(centring$xbar * beta)
-  fit$x_center <- centring$xbar
+  if (!is.null(centring)) fit$x_center <- stats::setNames(centring$xbar, colnames(X))
   if (!is.null(centring))
     fit$notes <- c(fit$notes, beta = sprintf("intercept %s", format(fit$intercept, digits = 4)))
   # fitted values ybar + Xc beta (= a + X beta); y as given
