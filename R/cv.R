@@ -43,7 +43,7 @@
 #' do not change `radius.min` or `radius.1se`. Given radii are all fitted.
 #' With `"pfw"` (\eqn{p \le 2000}{p <= 2000}) the fits of a fold share its
 #' \eqn{X^\top X/n}{X'X / n}, computed once from the full data's less the
-#' held-out rows'.
+#' held-out rows' (centred by the training rows' means with an intercept).
 #'
 #' The curve is over the radius, cv.glmnet's over \eqn{\lambda}{lambda}:
 #' its fold fits at one \eqn{\lambda}{lambda} have l1 norms that differ
