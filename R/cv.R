@@ -43,7 +43,7 @@
 #' do not change `radius.min` or `radius.1se`. Given radii are all fitted.
 #' With `"pfw"` (\eqn{p \le 2000}{p <= 2000}) the fits of a fold share its
 #' \eqn{X^\top X/n}{X'X / n}, computed once from the full data's less the
-#' held-out rows'.
+#' held-out rows' (centred by the training rows' means with an intercept).
 #'
 #' The curve is over the radius, cv.glmnet's over \eqn{\lambda}{lambda}:
 #' its fold fits at one \eqn{\lambda}{lambda} have l1 norms that differ
@@ -58,8 +58,11 @@
 #' held-out losses of the finished folds (a radii x folds matrix, `NA`
 #' where not done), the fold ids and, once fitted, the full-data path.
 #'
-#' @param X,y As in [sparse_regression()]. No intercept is fitted: centre
-#'   `y` and the columns of `X` first if needed.
+#' @param X,y As in [sparse_regression()].
+#' @param intercept Fit an unpenalized intercept (the default), as
+#'   [sparse_regression()]: each fold's fits centre `X` and `y` by the
+#'   means of the fold's training rows (never the held-out rows'), and the
+#'   default radii are those of the centred data.
 #' @param radius The radii to choose from (positive numbers, at least two),
 #'   or `NULL` for the default sequence (see Details).
 #' @param folds The number of folds (at least 2; rows are assigned at random
@@ -105,7 +108,8 @@
 #' predict(cvfit, X[1:3, ], s = "radius.min")
 #' @export
 cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L,
-                                 ratio = 0.01, ..., control = cg_control()) {
+                                 ratio = 0.01, ..., intercept = TRUE,
+                                 control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   # ---- error checking
@@ -115,22 +119,24 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
   y <- check_vector(y, "y", n)
   dots <- list(...)
   if ("init" %in% names(dots)) stop_arg("init", "is not used by cross-validation (the path warm-starts itself)")
+  check_flag(intercept, "intercept")
   control <- check_cv_control(control)
   foldid <- make_folds(folds, n)
   default_grid <- is.null(radius)
   if (default_grid) {
     check_count(nradius, "nradius", min = 2)
     check_number(ratio, "ratio", min = 0, max = 1, strict_min = TRUE)
-    radius <- default_regression_radii(X, y, nradius, ratio)
+    radius <- default_regression_radii(X, y, nradius, ratio, intercept)
   } else {
     if (length(radius) < 2L) stop_arg("radius", "must hold at least two values to choose from")
     radius <- check_radii(radius)
   }
 
-  data_of <- fold_data(X, y, dots, max(foldid))
+  data_of <- fold_data(X, y, dots, max(foldid), intercept)
   fit_rows <- function(rows, radius, init = NULL) {
-    d <- data_of(rows)
-    args <- c(list(X = d$X, y = d$y, control = quiet_control(control)), dots)
+    d <- data_of(rows)        # centred by the means of the training rows
+    args <- c(list(X = d$X, y = d$y, intercept = d$intercept,
+                   control = quiet_control(control)), dots)
     args$gram <- d$gram
     fit_path(sparse_regression, args, radius, init)
   }
@@ -397,32 +403,52 @@ one_se_rule <- function(cvm, cvsd) {
 
 # ---- folds, controls, losses, default radii --------------------------------
 
-# The data of a fold's fits, list(X, y, gram), from its training rows
-# (NULL: all). Along the default grid each fold's path is fitted in pieces:
-# its rows of X, and for "pfw" (p <= 2000) its X'X / n (which
+# The data of a fold's fits, list(X, y, intercept, gram), from its training
+# rows (NULL: all). Along the default grid each fold's path is fitted in
+# pieces: its rows of X, and for "pfw" (p <= 2000) its X'X / n (which
 # sparse_regression()'s path gives its fits, path_gram(); here the full
 # data's minus the held-out rows', n p^2 flops for all the folds together),
 # are made once and kept while the folds' copies fit in 256 MB, else made
-# again for each piece. Other methods get the `gram` given.
-fold_data <- function(X, y, dots, K) {
+# again for each piece. Other methods get the `gram` given. With an
+# intercept the rows are centred by their own means (as sparse_regression()
+# centres a path's data once: `intercept` is then the centring), and so is
+# X'X / n.
+fold_data <- function(X, y, dots, K, intercept = FALSE) {
   given <- dots$gram
   share <- shares_gram(if (is.null(dots$method)) "pfw" else dots$method, given, ncol(X))
   p <- ncol(X)
   bytes_x <- if (is.matrix(X)) 8 * length(X) else as.numeric(utils::object.size(X))
-  keep <- K * (bytes_x + if (share) 8 * p^2 else 0) <= 2^28
+  keep <- (K + intercept) * (bytes_x + if (share) 8 * p^2 else 0) <= 2^28
   full <- NULL                               # X'X of all the rows
   memo <- list()
+  make <- function(rows) {
+    Xr <- if (is.null(rows)) X else X[rows, , drop = FALSE]
+    yr <- if (is.null(rows)) y else y[rows]
+    gram <- given
+    if (share) {
+      XtX <- if (is.null(rows)) full
+             else full - dense_crossprod(X[-rows, , drop = FALSE])
+      gram <- regression_gram_from(XtX, Xr, intercept)
+    }
+    if (!intercept) return(list(X = Xr, y = yr, intercept = FALSE, gram = gram))
+    cen <- regression_centring(Xr, yr)
+    list(X = cen$X, y = cen$y, intercept = cen$centring, gram = gram)
+  }
   function(rows) {
     if (share && is.null(full)) full <<- dense_crossprod(X)
-    if (is.null(rows)) return(list(X = X, y = y, gram = if (share) full / nrow(X) else given))
     for (m in memo) if (identical(m$rows, rows)) return(m$data)
-    out <- setdiff(seq_len(nrow(X)), rows)
-    d <- list(X = X[rows, , drop = FALSE], y = y[rows],
-              gram = if (share) (full - dense_crossprod(X[out, , drop = FALSE])) / length(rows)
-                     else given)
+    d <- make(rows)
     if (keep) memo[[length(memo) + 1L]] <<- list(rows = rows, data = d)
     d
   }
+}
+
+# X'X / n of the rows Xr given their X'X (XtX), of the rows centred by
+# their means with an intercept
+regression_gram_from <- function(XtX, Xr, intercept) {
+  G <- XtX / nrow(Xr)
+  if (intercept) G <- G - tcrossprod(as.double(Matrix::colMeans(Xr)))
+  G
 }
 
 # fold ids 1..K for n units: K given (balanced, random order by sample()),
@@ -473,9 +499,10 @@ heldout_loss <- function(family) {
 }
 
 # log-spaced up to the l1 norm of the least-squares solution (see
-# ?cv_sparse_regression)
-default_regression_radii <- function(X, y, nradius = 30L, ratio = 0.01) {
-  top <- sum(abs(least_squares(X, y)))
+# ?cv_sparse_regression), of the centred data with an intercept
+default_regression_radii <- function(X, y, nradius = 30L, ratio = 0.01, intercept = FALSE) {
+  top <- sum(abs(if (intercept) least_squares(X, y - mean(y), Matrix::colMeans(X))
+                 else least_squares(X, y)))
   if (!is.finite(top) || top <= 0)
     stop_arg("radius", "has no default: X'y is zero (is `y` zero?); give the radii")
   top * exp(seq(log(ratio), 0, length.out = nradius))
@@ -485,11 +512,18 @@ default_regression_radii <- function(X, y, nradius = 30L, ratio = 0.01) {
 # X'X singular) ridge coefficients with penalty 0.01 mean(diag(X'X)), by
 # the p x p or the n x n system; when both p and n exceed 2000, those of a
 # design with a diagonal Gram matrix, (X'y)_j / ||x_j||^2 (one pass over X).
-least_squares <- function(X, y) {
+# With xbar, those of the centred X - 1 xbar' (y centred: Xc'y = X'y),
+# without a centred copy of X.
+least_squares <- function(X, y, xbar = NULL) {
   n <- nrow(X); p <- ncol(X)
+  b <- as.vector(as.matrix(Matrix::crossprod(X, y)))
+  if (!is.null(xbar)) {
+    xbar <- as.double(xbar)
+    b <- b - xbar * sum(y)
+  }
   if (p <= 2000L) {
     G <- as.matrix(Matrix::crossprod(X))
-    b <- as.vector(as.matrix(Matrix::crossprod(X, y)))
+    if (!is.null(xbar)) G <- G - n * tcrossprod(xbar)
     R <- if (n > p) tryCatch(chol(G), error = function(e) NULL)
     if (!is.null(R) && min(diag(R)) > 1e-7 * max(diag(R)))
       return(backsolve(R, backsolve(R, b, transpose = TRUE)))
@@ -497,11 +531,17 @@ least_squares <- function(X, y) {
   }
   if (n <= 2000L) {
     K <- as.matrix(Matrix::tcrossprod(X))
+    if (!is.null(xbar)) {            # Xc Xc' = XX' - u 1' - 1 u' + |xbar|^2, u = X xbar
+      u <- as.vector(as.matrix(X %*% xbar))
+      K <- K - outer(u, rep(1, n)) - outer(rep(1, n), u) + sum(xbar^2)
+    }
     a <- solve(K + diag(0.01 * sum(diag(K)) / p, n), y)
-    return(as.vector(as.matrix(Matrix::crossprod(X, a))))
+    out <- as.vector(as.matrix(Matrix::crossprod(X, a)))
+    return(if (is.null(xbar)) out else out - xbar * sum(a))
   }
   d <- Matrix::colSums(X^2)
-  ifelse(d > 0, as.vector(as.matrix(Matrix::crossprod(X, y))) / d, 0)
+  if (!is.null(xbar)) d <- d - n * xbar^2
+  ifelse(d > 1e-12 * Matrix::colSums(X^2), b / d, 0)
 }
 
 # log-spaced up to the nuclear norm of the observed matrix's top singular

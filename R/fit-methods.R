@@ -62,9 +62,12 @@
 #'     trace, so that methods compare by their own work.}
 #'   \item{`call`}{The matched call.}
 #' }
-#' Regression fits (`sparse_regression_fit`) also hold `fitted.values`
-#' (numeric, \eqn{X\beta}{X beta} on the training rows), `radius` (the
-#' \eqn{\ell_1}{l1} ball radius) and `nobs` (number of observations).
+#' Regression fits (`sparse_regression_fit`) also hold `intercept` (the
+#' unpenalized intercept \eqn{a}{a}, 0 with `intercept = FALSE`),
+#' `x_center` (the column means of `X` the fit centred by, or `NULL`),
+#' `fitted.values` (numeric, \eqn{a + X\beta}{a + X beta} on the training
+#' rows), `y`, `radius` (the \eqn{\ell_1}{l1} ball radius) and `nobs`
+#' (number of observations).
 #'
 #' Matrix completion fits (`complete_matrix_fit`) also hold
 #' \describe{
@@ -459,12 +462,15 @@ utils_modify <- function(x, val) {
 #'
 #' `coef()` returns the main estimate of a fit, the first element of its
 #' `solution`: the coefficient vector for regression, a [lowrank] object for
-#' matrix problems, `Sigma` for a covariance. `fitted()` returns what the
-#' model fits to the data: \eqn{X\beta}{X beta} for regression, the estimate
+#' matrix problems, `Sigma` for a covariance; for a regression with an
+#' intercept, `c("(Intercept)" = a, beta)` (as [lm()] and glmnet, the
+#' intercept first), \eqn{\beta}{beta} alone with `intercept = FALSE`.
+#' `fitted()` returns what the
+#' model fits to the data: \eqn{a + X\beta}{a + X beta} for regression, the estimate
 #' of \eqn{E[M]} as a dense matrix for [lowrank_sparse()],
 #' [lowrank_constrained()] and [matrix_sensing()], the covariance `Sigma` for
-#' [sparse_covariance()]. `residuals()` of a regression is \eqn{y -
-#' X\beta}{y - X beta}. Fits of other families have their own methods: see
+#' [sparse_covariance()]. `residuals()` of a regression is \eqn{y - a -
+#' X\beta}{y - a - X beta}. Fits of other families have their own methods: see
 #' [fitted.complete_matrix_fit()], [robust_pca()], [predict.stochastic_mf_fit()],
 #' [fitted.kmeans_sdp_fit()]; an SDP from [sdp_solve()] or
 #' [sparsest_cut_sdp()] fits no data, and `fitted()` says so.
@@ -486,6 +492,23 @@ utils_modify <- function(x, val) {
 #' @method coef cg_fit
 #' @export
 coef.cg_fit <- function(object, ...) fit_solution(object)
+
+#' @rdname coef.cg_fit
+#' @method coef sparse_regression_fit
+#' @export
+coef.sparse_regression_fit <- function(object, ...) {
+  beta <- fit_solution(object)
+  if (is.null(object$x_center)) return(beta)
+  c("(Intercept)" = regression_intercept(object), beta)   # first, as lm and glmnet
+}
+
+# the intercept a of a regression fit (0 without one), checked
+regression_intercept <- function(object) {
+  a <- object$intercept %||% 0
+  if (!is.numeric(a) || length(a) != 1L || !is.finite(a))
+    stop_arg("object", "has an invalid `intercept` (a fit altered by hand?)")
+  a
+}
 
 #' @rdname coef.cg_fit
 #' @method fitted cg_fit
@@ -519,7 +542,8 @@ residuals.sparse_regression_fit <- function(object, ...) {
 #'   coefficient (a vector is taken as a single row). If omitted, the fitted
 #'   values on the training data are returned.
 #' @param ... Unused.
-#' @returns Numeric vector `newx %*% beta`, named by the row names of `newx`
+#' @returns Numeric vector `intercept + newx %*% beta` (`fit$intercept`, 0
+#'   for a fit with `intercept = FALSE`), named by the row names of `newx`
 #'   if it has any.
 #' @seealso [cg_fit].
 #' @examples
@@ -555,7 +579,7 @@ predict.sparse_regression_fit <- function(object, newx, ...) {
     stop(sprintf("`newx` must have %d columns (one per coefficient), not %d.",
                  p, ncol(newx)), call. = FALSE)
   }
-  out <- as.vector(as.matrix(newx %*% beta))
+  out <- regression_intercept(object) + as.vector(as.matrix(newx %*% beta))
   names(out) <- rownames(newx)
   out
 }

@@ -20,7 +20,8 @@
 #' coefficients is the radius while the constraint binds), and for
 #' completion and robust PCA the objective and the rank against the radius. `coef()` and
 #' `predict()` take a `radius` of the path (or `index`); without one,
-#' `coef()` gives the matrix of coefficients (one column per radius) for
+#' `coef()` gives the matrix of coefficients (one column per radius, the
+#' intercept in the first row when the fits have one) for
 #' regression and `predict()` one column of predictions per radius.
 #'
 #' A warm-started fit counts its step rule from its init's iterations (see
@@ -205,6 +206,8 @@ coef.cg_path <- function(object, radius = NULL, index = NULL, lambda = NULL, ...
     if (!is.numeric(main[[1L]]))
       stop_arg("radius", "must be given for a path of matrix fits (one coefficient per radius)")
     B <- do.call(cbind, main)
+    if (!is.null(object$fits[[1L]]$x_center))   # regression intercepts: first row, as glmnet
+      B <- rbind("(Intercept)" = vapply(object$fits, regression_intercept, 0), B)
     colnames(B) <- format(path_values(object), digits = 4)
     return(B)
   }
@@ -247,7 +250,7 @@ plot.cg_path <- function(x, what = NULL, ...) {
   main <- sprintf("%s path", fmt_problem(x$problem))
   for (w in what) {
     if (w == "coef") {
-      B <- coef.cg_path(x)
+      B <- do.call(cbind, lapply(x$fits, fit_solution))   # the l1-bounded coefficients
       args <- utils_modify(list(xlab = "radius (l1 norm bound)", ylab = "coefficients",
                                 main = main, type = "l", lty = 1), list(...))
       do.call(matplot, c(list(v, t(B)), args))

@@ -1,8 +1,10 @@
 #' Least squares over the l1 ball by (stochastic) Frank-Wolfe
 #'
-#' Solves \deqn{\min_\beta \frac{1}{2n}\|y - X\beta\|_2^2 \quad\text{s.t.}\quad
-#' \|\beta\|_1 \le r}{min 1/(2n) ||y - X beta||^2  s.t.  ||beta||_1 <= r}
-#' (the lasso in its constrained form) by pairwise Frank-Wolfe, with the
+#' Solves \deqn{\min_{a, \beta} \frac{1}{2n}\|y - a\mathbf{1} - X\beta\|_2^2
+#' \quad\text{s.t.}\quad \|\beta\|_1 \le r}{min_(a, beta) 1/(2n) ||y - a 1 -
+#' X beta||^2  s.t.  ||beta||_1 <= r}
+#' (the lasso in its constrained form, with an unpenalized intercept
+#' \eqn{a}{a}; \eqn{a = 0}{a = 0} with `intercept = FALSE`) by pairwise Frank-Wolfe, with the
 #' stochastic Frank-Wolfe algorithm of Lafond, Wai and Moulines (2015), its
 #' deterministic counterpart, or stochastic projected gradient.
 #'
@@ -57,11 +59,30 @@
 #' \eqn{O(\mathrm{nnz})} of the drawn rows, with memory \eqn{O(n + p)}. Both
 #' give the same iterates up to rounding.
 #'
-#' No intercept is fitted: centre `y` and the columns of `X` first if needed.
+#' @section Intercept:
+#' With `intercept = TRUE` (the default, as [lm()] and glmnet) the
+#' intercept is minimized out: for any \eqn{\beta}{beta} the best
+#' \eqn{a}{a} is \eqn{\bar y - \bar x^\top\beta}{ybar - xbar'beta} (the
+#' means of `y` and of the columns of `X`), which leaves the centred problem
+#' \eqn{\min \frac{1}{2n}\|y_c - X_c\beta\|^2}{min 1/(2n) ||yc - Xc beta||^2}
+#' over the same ball, \eqn{X_c = X - \mathbf{1}\bar x^\top}{Xc = X - 1 xbar'},
+#' \eqn{y_c = y - \bar y}{yc = y - ybar}. The methods solve that problem;
+#' its objective equals the stated one at \eqn{a = \bar y - \bar
+#' x^\top\beta}{a = ybar - xbar'beta}, so its duality gap certifies the
+#' stated problem. A dense `X` is centred in a copy (memory: one more `X`);
+#' a sparse `X` is not densified: every product with it subtracts
+#' \eqn{\bar x}{xbar} (\eqn{X_c\theta = X\theta - (\bar
+#' x^\top\theta)\mathbf{1}}{Xc theta = X theta - (xbar'theta) 1}), so its
+#' memory and the cost of `"pfw"` are unchanged; for `"sfw"`, `"fw"` and
+#' `"spg"` with `gram = TRUE` a drawn row, dense once centred, costs
+#' \eqn{O(p^2)}{O(p^2)}. `fit$intercept` is \eqn{a}{a}, `coef()` gives
+#' `c("(Intercept)" = a, beta)` and `predict()` \eqn{a + X\beta}{a + X beta}.
+#' With `intercept = FALSE` no intercept is fitted (\eqn{a = 0}{a = 0}).
 #'
 #' @section Memory:
 #' `X` is read where it is, never copied (a double matrix or a `dgCMatrix`;
-#' other types are converted first). `"pfw"` adds \eqn{p} doubles per
+#' other types are converted first), except that a dense `X` is centred in
+#' a copy when `intercept = TRUE` (see "Intercept"). `"pfw"` adds \eqn{p} doubles per
 #' coordinate visited (at most 64 MB), \eqn{2s^2}{2 s^2} doubles for the face
 #' steps on \eqn{s} nonzero coefficients (at most 64 MB; none past
 #' \eqn{s = 2048}, where the pairwise steps go on alone) and \eqn{O(n +
@@ -120,6 +141,8 @@
 #'   `"pfw"`: whether a path shares \eqn{X^\top X/n}{X'X / n} (see "Paths"),
 #'   or that matrix itself, `crossprod(X) / nrow(X)`, whose Gram columns the
 #'   fit reads instead of computing them (checked by one product with `X`).
+#' @param intercept Fit an unpenalized intercept (`TRUE`, the default);
+#'   see "Intercept".
 #' @param face_step For `"pfw"`: take face steps (see "Default method");
 #'   `FALSE` gives plain pairwise Frank-Wolfe.
 #' @param init `NULL`, a previous fit of `sparse_regression()` with the same
@@ -130,7 +153,12 @@
 #'   and it needs at least one per nonzero coefficient), the other methods
 #'   1000 iterations.
 #' @returns A fit of class `c("sparse_regression_fit", "cg_fit")`; see
-#'   [cg_fit]. `coef()` gives \eqn{\beta}, `predict(fit, newx)` predictions.
+#'   [cg_fit]. `solution$beta` is \eqn{\beta}{beta}, `intercept` the
+#'   intercept \eqn{a}{a} (0 with `intercept = FALSE`) and `x_center` the
+#'   column means of `X` (`NULL` without an intercept). `coef()` gives
+#'   `c("(Intercept)" = a, beta)` (\eqn{\beta}{beta} alone without an
+#'   intercept), `predict(fit, newx)` predictions \eqn{a + X\beta}{a + X beta}.
+#'   `objective` and `gap` are those of the stated problem (see "Intercept").
 #'   For `"pfw"`, `face_steps` counts the face steps taken.
 #' @references Lafond, J., Wai, H.-T. and Moulines, E. (2015). Convergence
 #'   analysis of a stochastic projection-free algorithm. arXiv:1510.01171.
@@ -145,7 +173,7 @@
 #' y <- drop(X %*% beta + rnorm(n))
 #' fit <- sparse_regression(X, y, radius = 6)
 #' fit
-#' round(coef(fit)[1:5], 3)
+#' round(coef(fit)[1:5], 3)    # the intercept, then beta
 #' # a path over radii, each fit warm-started from the previous one
 #' path <- sparse_regression(X, y, radius = c(1, 2, 4, 6, 8))
 #' path
@@ -156,14 +184,21 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
                               sampling = c("shuffle", "stream", "replace"),
                               step = NULL, K = 2L, step_size = NULL,
                               gram = NULL, face_step = TRUE, init = NULL,
-                              control = cg_control()) {
+                              intercept = TRUE, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
     X <- check_design(X, "X")
-    gram <- path_gram(X, method, gram)
+    # centred once for all the fits: they get the centred data and the
+    # centring (`intercept`), so they do not centre again
+    if (isTRUE(intercept)) {
+      y <- check_vector(y, "y", nrow(X))
+      centring <- regression_centring(X, y)
+      X <- centring$X; y <- centring$y; intercept <- centring$centring
+    }
+    gram <- path_gram(X, method, gram, implicit_xbar(X, intercept))
     args <- mget(c("X", "y", "method", "batch_size", "sampling", "step", "K",
-                   "step_size", "gram", "face_step", "control"))
+                   "step_size", "gram", "face_step", "intercept", "control"))
     return(fit_path(sparse_regression, args, radius, init, call, started))
   }
   # ---- error checking
@@ -173,6 +208,19 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   n <- nrow(X); p <- ncol(X)
   if (n < 1L || p < 1L) stop_arg("X", "must have at least one row and one column")
   y <- check_vector(y, "y", n)
+  # ---- intercept: fit the centred problem (see Details). A path's fits
+  # get the centred data and the centring as `intercept`.
+  centring <- NULL
+  if (inherits(intercept, "regression_centring")) {
+    centring <- intercept
+  } else {
+    check_flag(intercept, "intercept")
+    if (intercept) {
+      cen <- regression_centring(X, y)
+      X <- cen$X; y <- cen$y; centring <- cen$centring
+    }
+  }
+  xbar_c <- implicit_xbar(X, centring)     # sparse X: centred in C
   if (missing(radius)) stop_arg("radius", "is missing, with no default")
   check_radius(radius)
   step <- default_step(if (method == "pfw") "fw" else method, step)
@@ -185,7 +233,7 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   gram_matrix <- NULL
   if (is.matrix(gram)) {                 # pfw: X'X / n, given by a path
     if (method != "pfw") stop_arg("gram", "can be a matrix only for method = \"pfw\"")
-    gram_matrix <- check_gram_matrix(gram, X)
+    gram_matrix <- check_gram_matrix(gram, X, xbar_c)
     gram <- TRUE
   }
   if (is.null(gram)) gram <- p <= 2000L
@@ -205,8 +253,9 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
                gram = gram, face_step = face_step,
                batch_size = as.integer(min(batch_size, n)),
                sampling = if (method %in% c("fw", "pfw")) 1L else sampling_code(sampling),
-               lipschitz = if (method == "spg") design_lipschitz(X) else 1)
+               lipschitz = if (method == "spg") design_lipschitz(X, xbar_c) else 1)
   if (!is.null(gram_matrix)) spec$gram_matrix <- gram_matrix
+  if (!is.null(xbar_c)) spec$x_center <- as.double(xbar_c)
   if (sparse) {
     Xr <- methods::as(Matrix::t(X), "CsparseMatrix")   # rows of X as columns
     spec <- c(spec, list(row_p = Xr@p, row_j = Xr@i, row_x = Xr@x,
@@ -228,9 +277,17 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   names(beta) <- colnames(X)
   if (method == "pfw") fit$face_steps <- fit$solution$face_steps
   fit$solution <- list(beta = beta)
+  # a = ybar - xbar'beta minimizes the stated objective over a, where it
+  # equals the centred problem's
+  fit$intercept <- if (is.null(centring)) 0 else centring$ybar - sum(centring$xbar * beta)
+  if (!is.null(centring)) fit$x_center <- stats::setNames(centring$xbar, colnames(X))
+  if (!is.null(centring))
+    fit$notes <- c(fit$notes, beta = sprintf("intercept %s", format(fit$intercept, digits = 4)))
+  # fitted values ybar + Xc beta (= a + X beta); y as given
   nz <- which(beta != 0)                    # the support's columns only
-  fit$fitted.values <- as.vector(X[, nz, drop = FALSE] %*% beta[nz])
-  fit$y <- as.vector(y)
+  fit$fitted.values <- as.vector(X[, nz, drop = FALSE] %*% beta[nz]) +
+    (if (is.null(centring)) 0 else centring$ybar) - sum(xbar_c * beta)
+  fit$y <- as.vector(if (is.null(centring)) y else centring$y)
   fit$radius <- radius
   fit$nobs <- n
   class(fit) <- c("sparse_regression_fit", "cg_fit")
@@ -272,6 +329,25 @@ regression_start <- function(init, p, radius) {
   list(beta = beta, iter = as.integer(iter), note = note)
 }
 
+# The centred problem of an intercept fit: list(X, y, centring), X - 1 xbar'
+# (a dense copy) or, for a dgCMatrix, X itself (the C code subtracts xbar
+# from every product with it: X is not densified), y - ybar, and the
+# centring list(xbar, ybar, y) (y as given, for the fit) of class
+# "regression_centring".
+regression_centring <- function(X, y) {
+  xbar <- as.double(Matrix::colMeans(X))
+  ybar <- mean(y)
+  if (!inherits(X, "Matrix"))         # by columns: one copy of X, no more
+    for (j in seq_len(ncol(X))) X[, j] <- X[, j] - xbar[j]
+  list(X = X, y = y - ybar,
+       centring = structure(list(xbar = xbar, ybar = ybar, y = y), class = "regression_centring"))
+}
+
+# the column means C subtracts implicitly: a sparse X's, when centred
+implicit_xbar <- function(X, centring) {
+  if (inherits(centring, "regression_centring") && inherits(X, "Matrix")) centring$xbar
+}
+
 # Do the fits of a path share X'X / n? For "pfw" with p <= 2000, unless
 # gram = FALSE (or a matrix is given): every fit reads its columns instead
 # of computing those of its support again.
@@ -281,13 +357,18 @@ shares_gram <- function(method, gram, p) {
   identical(m, "pfw") && !isFALSE(gram) && !is.matrix(gram) && p <= 2000L
 }
 
-# the `gram` of the fits along a path
-path_gram <- function(X, method, gram) {
-  if (shares_gram(method, gram, ncol(X))) regression_gram(X) else gram
+# the `gram` of the fits along a path (xbar: see regression_gram())
+path_gram <- function(X, method, gram, xbar = NULL) {
+  if (shares_gram(method, gram, ncol(X))) regression_gram(X, xbar) else gram
 }
 
-# X'X / nrow(X) as a dense double matrix
-regression_gram <- function(X) dense_crossprod(X) / nrow(X)
+# X'X / nrow(X) as a dense double matrix; with xbar that of the centred
+# X - 1 xbar', X'X / n - xbar xbar'
+regression_gram <- function(X, xbar = NULL) {
+  G <- dense_crossprod(X) / nrow(X)
+  if (!is.null(xbar)) G <- G - tcrossprod(xbar)
+  G
+}
 
 # A'A as a dense double matrix without dimnames (A dense or a Matrix)
 dense_crossprod <- function(A) {
@@ -297,10 +378,10 @@ dense_crossprod <- function(A) {
   G
 }
 
-# A Gram matrix given as `gram` must be X'X / n of this X: its shape, and
-# one product G v = X'(X v) / n with a fixed v (O(np)) to catch another
-# design's (or non-finite entries)
-check_gram_matrix <- function(G, X) {
+# A Gram matrix given as `gram` must be X'X / n of this X (centred by xbar
+# when given): its shape, and one product G v = X'(X v) / n with a fixed v
+# (O(np)) to catch another design's (or non-finite entries)
+check_gram_matrix <- function(G, X, xbar = NULL) {
   p <- ncol(X)
   if (!is.numeric(G) || !identical(dim(G), c(p, p)))
     stop_arg("gram", "must be TRUE, FALSE, NULL or the ", p, " x ", p,
@@ -309,14 +390,26 @@ check_gram_matrix <- function(G, X) {
   lhs <- drop(G %*% v)
   rhs <- if (is.matrix(X)) drop(crossprod(X, X %*% v)) / nrow(X)
          else as.vector(as.matrix(Matrix::crossprod(X, X %*% v))) / nrow(X)
+  if (!is.null(xbar)) rhs <- rhs - xbar * sum(xbar * v)
   if (!isTRUE(max(abs(lhs - rhs)) <= 1e-8 * sum(abs(diag(G)))))
     stop_arg("gram", "is not crossprod(X) / nrow(X) of this `X`")
   storage.mode(G) <- "double"
   G
 }
 
-# largest eigenvalue of X'X / n
-design_lipschitz <- function(X) max(sigma1_squared(X) / nrow(X), .Machine$double.eps)
+# largest eigenvalue of X'X / n; with xbar, of the centred X - 1 xbar'
+# (X'X / n - xbar xbar': by Lanczos on products with X, never densified)
+design_lipschitz <- function(X, xbar = NULL) {
+  if (is.null(xbar)) return(max(sigma1_squared(X) / nrow(X), .Machine$double.eps))
+  n <- nrow(X); p <- ncol(X)
+  gram <- function() max(eigen(regression_gram(X, xbar), symmetric = TRUE,
+                               only.values = TRUE)$values, 0)
+  top <- if (p <= 50L) gram() else tryCatch(
+    RSpectra::eigs_sym(function(v, args) {
+      as.vector(as.matrix(Matrix::crossprod(X, X %*% v))) / n - xbar * sum(xbar * v)
+    }, k = 1, n = p)$values[1], error = function(e) gram())
+  max(top, .Machine$double.eps)
+}
 
 # sigma_1(A)^2 without a dense copy of A: by Lanczos, or from the Gram matrix
 # of the short side when it is small (at most 50) or when Lanczos fails (it

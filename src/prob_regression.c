@@ -12,7 +12,11 @@
  * keeps the exact gradient g = (G theta - X'y) / n through the Gram columns
  * G_j = X'x_j of the vertices it visits, computed once each (at most
  * O(nnz(X)): by rows where x_j is nonzero when X is sparse) and cached up to
- * a memory budget: a pairwise step then costs O(p). */
+ * a memory budget: a pairwise step then costs O(p).
+ * An intercept (fitted by centring, see ?sparse_regression) centres a dense
+ * X in R; a sparse X stays sparse and is centred implicitly here: with its
+ * column means xbar, every product uses X - 1 xbar' (X theta - (xbar'theta) 1,
+ * X'r - xbar (1'r), Gram columns X'x_j / n - xbar xbar_j). */
 #include "stochcg.h"
 #include "prob_sampler.h"
 #include <string.h>
@@ -24,6 +28,7 @@ typedef struct {
     const int *rp, *ci; const double *rx;  /* sparse X by rows (CSR) */
     const int *cp, *ri; const double *cx;  /* sparse X by columns (CSC) */
     const double *y;
+    const double *xbar;              /* sparse X centred implicitly, or NULL */
     double radius, lipschitz;
     cg_sampler smp;
     int *batch_idx;
@@ -58,7 +63,16 @@ static double x_at(const regression *R, int r, int j)    /* dense only */
     return R->X[r + (size_t) j * R->n];
 }
 
-static double row_dot_theta(const regression *R, int r)
+/* xbar'theta (0 without implicit centring), once per pass over rows */
+static double xbar_dot_theta(const regression *R)
+{
+    double s = 0.0;
+    if (R->xbar) for (int j = 0; j < R->p; j++) s += R->xbar[j] * R->theta[j];
+    return s;
+}
+
+/* row r of the (centred) X times theta; xbt = xbar_dot_theta(R) */
+static double row_dot_theta(const regression *R, int r, double xbt)
 {
     double s = 0.0;
     if (!R->sparse) {
@@ -66,7 +80,7 @@ static double row_dot_theta(const regression *R, int r)
         return F77_CALL(ddot)(&R->p, R->X + r, &R->n, R->theta, &one);
     }
     for (int a = R->rp[r]; a < R->rp[r + 1]; a++) s += R->rx[a] * R->theta[R->ci[a]];
-    return s;
+    return s - xbt;
 }
 
 /* column i of the symmetric S stored in its upper triangle */
@@ -76,13 +90,18 @@ static void sym_col(const double *S, int p, int i, double *out)
     for (int k = i + 1; k < p; k++) out[k] = S[i + (size_t) k * p];
 }
 
-static void gram_add_row(regression *R, int r)
+static void gram_add_row(regression *R, int r, double xbt)
 {
     const int p = R->p;
-    const double yr = R->y[r], xt = row_dot_theta(R, r);
-    if (!R->sparse) {
+    const double yr = R->y[r], xt = row_dot_theta(R, r, xbt);
+    if (!R->sparse || R->xbar) {     /* a centred sparse row is dense: O(p^2) */
         int one = 1; double alpha = 1.0;
-        for (int j = 0; j < p; j++) R->xrow[j] = x_at(R, r, j);
+        if (!R->sparse) {
+            for (int j = 0; j < p; j++) R->xrow[j] = x_at(R, r, j);
+        } else {
+            for (int j = 0; j < p; j++) R->xrow[j] = -R->xbar[j];
+            for (int a = R->rp[r]; a < R->rp[r + 1]; a++) R->xrow[R->ci[a]] += R->rx[a];
+        }
         F77_CALL(dsyr)("U", &R->p, &alpha, R->xrow, &one, R->S, &R->p FCONE);
         for (int j = 0; j < p; j++) {
             R->b[j] += R->xrow[j] * yr;
@@ -99,12 +118,12 @@ static void gram_add_row(regression *R, int r)
     }
 }
 
-static void resid_add_row(regression *R, int r)
+static void resid_add_row(regression *R, int r, double xbt)
 {
     if (R->pos[r] < 0) {
         R->pos[r] = R->nd;
         R->drow[R->nd] = r;
-        R->xt[R->nd] = row_dot_theta(R, r);
+        R->xt[R->nd] = row_dot_theta(R, r, xbt);
         R->nd++;
     }
     R->cnt[R->pos[r]] += 1.0;
@@ -124,10 +143,10 @@ static double reg_gradient(cg_problem *P, int batch)
     regression *R = (regression *) P->self;
     const int p = R->p;
     int nb = cg_sampler_next(&R->smp, R->batch_idx, batch);
-    const double inv = 1.0 / R->smp.drawn;
+    const double inv = 1.0 / R->smp.drawn, xbt = xbar_dot_theta(R);
     if (R->gram) {
         for (int k = 0; k < nb; k++) {
-            gram_add_row(R, R->batch_idx[k]);
+            gram_add_row(R, R->batch_idx[k], xbt);
             /* a full batch costs n p^2 (minutes for n = 10^5, p = 10^3) */
             if (k % 256 == 255 && cg_interrupt_poll()) {
                 cg_fail_status(P, CG_ERR_INTERRUPT, NULL);   /* S is not used again */
@@ -138,16 +157,19 @@ static double reg_gradient(cg_problem *P, int batch)
         gradient_check(P, R);
         return nb;
     }
-    for (int k = 0; k < nb; k++) resid_add_row(R, R->batch_idx[k]);
+    for (int k = 0; k < nb; k++) resid_add_row(R, R->batch_idx[k], xbt);
     memset(R->g, 0, sizeof(double) * p);
+    double wsum = 0.0;
     for (int k = 0; k < R->nd; k++) {
         int r = R->drow[k], one = 1;
         double w = R->cnt[k] * (R->xt[k] - R->y[r]) * inv;
+        wsum += w;
         if (!R->sparse)
             F77_CALL(daxpy)(&R->p, &w, R->X + r, &R->n, R->g, &one);
         else
             for (int a = R->rp[r]; a < R->rp[r + 1]; a++) R->g[R->ci[a]] += w * R->rx[a];
     }
+    if (R->xbar) for (int j = 0; j < p; j++) R->g[j] -= wsum * R->xbar[j];
     gradient_check(P, R);
     return nb;
 }
@@ -161,9 +183,10 @@ static double reg_lmo(cg_problem *P)
         if (!R->sparse) {
             for (int k = 0; k < R->nd; k++) R->xi[k] = x_at(R, R->drow[k], i);
         } else {
-            memset(R->xi, 0, sizeof(double) * R->nd);
+            const double xb = R->xbar ? R->xbar[i] : 0.0;
+            for (int k = 0; k < R->nd; k++) R->xi[k] = -xb;
             for (int a = R->cp[i]; a < R->cp[i + 1]; a++)
-                if (R->pos[R->ri[a]] >= 0) R->xi[R->pos[R->ri[a]]] = R->cx[a];
+                if (R->pos[R->ri[a]] >= 0) R->xi[R->pos[R->ri[a]]] = R->cx[a] - xb;
         }
     }
     double gx = 0.0;
@@ -224,7 +247,8 @@ static int reg_pg_step(cg_problem *P, double eta)
         F77_CALL(dsymv)("U", &R->p, &alpha, R->S, &R->p, R->theta, &one, &zero,
                         R->Stheta, &one FCONE);
     } else {
-        for (int k = 0; k < R->nd; k++) R->xt[k] = row_dot_theta(R, R->drow[k]);
+        const double xbt = xbar_dot_theta(R);
+        for (int k = 0; k < R->nd; k++) R->xt[k] = row_dot_theta(R, R->drow[k], xbt);
     }
     return CG_OK;
 }
@@ -242,12 +266,18 @@ static void exact_gradient(const regression *R, double *res, double *g)
                         &zero, g, &one FCONE);
         return;
     }
+    if (R->xbar) {                   /* the centred X theta */
+        const double xbt = xbar_dot_theta(R);
+        for (int r = 0; r < n; r++) res[r] -= xbt;
+    }
     for (int j = 0; j < p; j++)
         for (int a = R->cp[j]; a < R->cp[j + 1]; a++) res[R->ri[a]] += R->cx[a] * R->theta[j];
+    double rsum = 0.0;
+    if (R->xbar) for (int r = 0; r < n; r++) rsum += res[r];
     for (int j = 0; j < p; j++) {
         double s = 0.0;
         for (int a = R->cp[j]; a < R->cp[j + 1]; a++) s += R->cx[a] * res[R->ri[a]];
-        g[j] = s / n;
+        g[j] = R->xbar ? (s - R->xbar[j] * rsum) / n : s / n;
     }
 }
 
@@ -293,6 +323,8 @@ static const double *gram_col(cg_problem *P, regression *R, int j, double *scrat
             const int i = R->ri[a]; const double v = R->cx[a] / n;
             for (int b = R->rp[i]; b < R->rp[i + 1]; b++) c[R->ci[b]] += v * R->rx[b];
         }
+        /* centred: Xc'Xc = X'X - n xbar xbar' */
+        if (R->xbar) for (int k = 0; k < p; k++) c[k] -= R->xbar[k] * R->xbar[j];
     }
     R->rows_read += R->sparse ? R->cp[j + 1] - R->cp[j] : n;
     if (!cg_all_finite(c, (size_t) p))
@@ -621,6 +653,10 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
         R->rx = cg_spec_real(spec, "row_x", nnz);
     } else {
         R->X = cg_spec_real(spec, "X", (R_xlen_t) n * p);
+    }
+    if (!isNull(cg_list_get(spec, "x_center"))) {
+        if (!R->sparse) error("spec: x_center is for a sparse X (a dense X is centred in R)");
+        R->xbar = cg_spec_real(spec, "x_center", p);
     }
     R->theta = cg_zeros(p); R->g = cg_zeros(p);
     R->res = cg_zeros(n); R->gfull = cg_zeros(p);

@@ -18,7 +18,8 @@
 # Preprocessing, identical for both: the columns of X and y are centred, and
 # the columns of X scaled, by the training means and standard deviations
 # (test rows by the same); glmnet is called with standardize = FALSE and
-# intercept = FALSE, so both fit the same problem.
+# intercept = FALSE, and cv_sparse_regression() with intercept = FALSE, so
+# both fit the same problem.
 #
 # Reported per data set: the chosen radii (ours; glmnet's as the l1 norm of
 # its lambda.min / lambda.1se coefficients); whether each 1se choice lies in
@@ -95,7 +96,7 @@ run_case <- function(name, d, seed = 1) {
   foldid <- sample(rep_len(1:10, nrow(p$X)))
   g <- best_time(function() glmnet::cv.glmnet(p$X, p$y, foldid = foldid, alpha = 1,
                                                intercept = FALSE, standardize = FALSE))
-  ours <- best_time(function() cv_sparse_regression(p$X, p$y, folds = foldid,
+  ours <- best_time(function() cv_sparse_regression(p$X, p$y, folds = foldid, intercept = FALSE,
                                                     control = cg_control(progress = FALSE)))
   G <- g$value; C <- ours$value
   l1_g <- colSums(abs(as.matrix(G$glmnet.fit$beta)))       # per lambda

@@ -6,7 +6,7 @@
 # lambda ||b||_1; its solution b_lambda also solves the constrained problem
 # with radius = ||b_lambda||_1, which sparse_regression is given. The data
 # are centred (and the dense designs' columns standardized), so no intercept
-# is needed on either side.
+# is needed on either side (intercept = FALSE on both).
 #
 # Data: MASS::Boston (medv on the other 13 columns, standardized);
 # huge::stockdata (daily log return of the first stock on those of the other
@@ -71,7 +71,8 @@ compare <- function(name, X, y, frac) {
   bg <- as.vector(coef(gl$value))[-1]
   r <- sum(abs(bg))
   ctl <- cg_control(tol = 1e-12, max_iter = 1e5, eval_every = 1e5)
-  sr <- best_time(function() sparse_regression(X, y, radius = r, control = ctl))
+  sr <- best_time(function() sparse_regression(X, y, radius = r, intercept = FALSE,
+                                               control = ctl))
   fit <- sr$value
   b <- coef(fit)
   S <- which(b != 0)
@@ -120,7 +121,8 @@ defaults <- function(name, X, y, r) {
   lambda_fit <- NULL
   out <- lapply(c("pfw", "sfw", "fw"), function(m) {
     set.seed(1)
-    t <- system.time(fit <- suppressWarnings(sparse_regression(X, y, r, method = m)))[["elapsed"]]
+    t <- system.time(fit <- suppressWarnings(sparse_regression(X, y, r, method = m,
+                                                                   intercept = FALSE)))[["elapsed"]]
     data.frame(data = name, radius = signif(r, 4), method = m, status = fit$status,
                iter = fit$iterations, objective = signif(fit$objective, 7),
                gap = signif(fit$gap, 2), nnz = sum(coef(fit) != 0), seconds = t)

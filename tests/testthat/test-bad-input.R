@@ -214,8 +214,8 @@ test_that("methods of fits and lowrank objects give errors naming the argument",
   }
   # what the checks must still accept: partial matching, several choices,
   # Matrix and 0-column operands, finite factors of large scale
-  expect_identical(coef(sr_fit), sr_fit$solution$beta)
-  expect_equal(predict(sr_fit, Xm), as.vector(Xm %*% sr_fit$solution$beta))
+  expect_identical(coef(sr_fit), c("(Intercept)" = sr_fit$intercept, sr_fit$solution$beta))
+  expect_equal(predict(sr_fit, Xm), sr_fit$intercept + as.vector(Xm %*% sr_fit$solution$beta))
   expect_equal(dim(lr %*% matrix(0, 8, 0)), c(10L, 0L))
   expect_equal(lr %*% Matrix::Diagonal(8), as.matrix(lr))
   expect_equal(nrow(summary(sr_fit, rows = 2)$trace), 2L)

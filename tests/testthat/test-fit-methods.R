@@ -196,7 +196,8 @@ test_that("fitted, residuals and predict where they make sense, a clear error el
   X <- matrix(rnorm(60 * 6), 60)
   y <- drop(X[, 1:2] %*% c(2, -1) + rnorm(60, sd = 0.1))
   rf <- sparse_regression(X, y, radius = 3)
-  expect_equal(residuals(rf), y - drop(X %*% coef(rf)), tolerance = 1e-12)
+  expect_equal(residuals(rf), y - rf$intercept - drop(X %*% rf$solution$beta),
+               tolerance = 1e-12)
   expect_equal(fitted(rf) + residuals(rf), y, tolerance = 1e-12)
 
   M <- crossprod(matrix(rnorm(40), 4))
