@@ -169,7 +169,10 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
 #' (90004 training ratings, `center = "both"`: \eqn{r_{\max} = 761}{r_max
 #' = 761}) the best radii of `inst/bench/movielens.R` were 460 to 700; on
 #' small simulated low-rank matrices observed at half the cells, about
-#' half of \eqn{r_{\max}}{r_max}. For
+#' half of \eqn{r_{\max}}{r_max}; with fewer cells observed it can lie
+#' above: while the CV minimum falls on the largest radius of the default
+#' sequence, the sequence goes on upward in the same spacing, 5 radii at a
+#' time, up to 15 more (the paths continue from their last fits). For
 #' `"binomial"` the values are first put on the logit scale (times 4, the
 #' slope of the logit at 1/2), for `"poisson"` on the log scale
 #' (\eqn{\log(y + 1/2)}{log(y + 1/2)}).
@@ -225,10 +228,12 @@ cv_complete_matrix <- function(Y, radius = NULL, folds = 5L, nradius = 15L, rati
   if (N < 2L) stop_arg("Y", "must have at least two observed entries")
   control <- check_cv_control(control)
   foldid <- make_folds(folds, N, "observed entry", "observed entries")
+  extend <- 0L
   if (is.null(radius)) {
     check_count(nradius, "nradius", min = 2)
     check_number(ratio, "ratio", min = 0, max = 1, strict_min = TRUE)
     radius <- default_completion_radii(obs, family, center, nradius, ratio)
+    extend <- 15L
   } else {
     if (length(radius) < 2L) stop_arg("radius", "must hold at least two values to choose from")
     radius <- check_radii(radius)
@@ -248,7 +253,7 @@ cv_complete_matrix <- function(Y, radius = NULL, folds = 5L, nradius = 15L, rati
   }
   cv_radius(fit_entries, loss_entries, foldid, radius,
             if (family == "gaussian") "mean squared error" else "mean deviance",
-            "complete_matrix", control, call, started)
+            "complete_matrix", control, call, started, extend = extend)
 }
 
 # ---- the engine ---------------------------------------------------------
@@ -259,7 +264,7 @@ cv_complete_matrix <- function(Y, radius = NULL, folds = 5L, nradius = 15L, rati
 # means weighted by fold sizes, standard error sqrt(weighted variance /
 # (K - 1)).
 cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem, control,
-                      call, started, early_stop = FALSE) {
+                      call, started, early_stop = FALSE, extend = 0L) {
   K <- max(foldid)
   progress <- isTRUE(control$progress) || isTRUE(control$verbose)
   fold_loss <- matrix(NA_real_, length(radius), K,
@@ -292,11 +297,19 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
   # radii past the CV minimum are left out once the CV error has stayed
   # above the minimum plus one standard error for 3 radii, as glmnet ends
   # its path early: the weakly constrained fits are the slowest.
+  # With extend = E (a default grid): while the CV minimum is at the
+  # largest radius, the grid goes on upward in its own log spacing, 5 radii
+  # at a time, up to E more: a minimum at the grid's edge says the grid
+  # stopped short (its top is a heuristic; the paths simply continue).
   chunks <- if (early_stop) split(seq_along(radius), ceiling(seq_along(radius) / 5))
             else list(seq_along(radius))
+  ratio_step <- radius[length(radius)] / radius[length(radius) - 1L]
   last <- vector("list", K)
   done <- 0L
-  for (idx in chunks) {
+  ci <- 0L
+  while (ci < length(chunks)) {
+    ci <- ci + 1L
+    idx <- chunks[[ci]]
     t_full <- wall_clock()
     part <- run_path(NULL, radius[idx], last_fit(full))
     if (!isTRUE(part$complete)) interrupted("fitting the path on all the data")
@@ -318,11 +331,19 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
                         length(idx), wall_clock() - t_fold, wall_clock() - started))
     }
     done <- max(idx)
+    cu <- curve(fold_loss[seq_len(done), , drop = FALSE])
+    i <- which.min(cu$cvm)
     if (early_stop) {
-      cu <- curve(fold_loss[seq_len(done), , drop = FALSE])
-      i <- which.min(cu$cvm)
       above <- cu$cvm > cu$cvm[i] + cu$cvsd[i]
       if (done - i >= 3L && all(above[(done - 2L):done])) break
+    }
+    if (ci == length(chunks) && i == done && extend > 0L) {
+      more <- radius[done] * ratio_step^seq_len(min(5L, extend))
+      extend <- extend - length(more)
+      chunks[[ci + 1L]] <- done + seq_along(more)
+      radius <- c(radius, more)
+      fold_loss <- rbind(fold_loss, matrix(NA_real_, length(more), K))
+      conv <- rbind(conv, matrix(NA, length(more), K + 1L))
     }
   }
   keep <- seq_len(done)

@@ -102,8 +102,11 @@
 #' @section Warm starts:
 #' `init` starts the run from a point: the coefficients of a previous fit
 #' (its `solution$beta`) or a numeric vector, scaled into the ball when its
-#' l1 norm exceeds `radius`. From a fit, the step rule counts from its
-#' iterations, and the trace and `iterations` continue its own. With the
+#' l1 norm exceeds `radius`. From a fit at the same radius the step rule
+#' counts from its iterations; from a fit at another radius (a path) a step
+#' rule other than the line search starts where its step equals the exact
+#' line search's at that start (never later). The trace and `iterations`
+#' continue the fit's own. With the
 #' same data and settings, `"fw"` continues that run: its state is the
 #' iterate, so a fit of `k` iterations resumed for `m` more equals one run
 #' of `k + m` iterations (tested). `"pfw"` recomputes its gradient on
@@ -267,6 +270,7 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   if (!is.null(start))
     spec[c("init_beta", "iter_offset", "cold_objective")] <- list(start$beta, start$iter,
                                                              sum(y^2) / (2 * n))
+  if (!is.null(start) && start$other_radius) spec$warm_start <- TRUE
 
   fit <- cg_run(spec, control, "sparse_regression", call, started)
   if (!is.null(start)) {
@@ -324,9 +328,10 @@ regression_start <- function(init, p, radius) {
                   else "the coefficients given",
                   if (scaled) sprintf(" (scaled from l1 norm %s into the ball)",
                                       format(l1, digits = 4)) else "",
-                  if (iter > 0L) sprintf("; step rule counted from %d", as.integer(iter))
-                  else "")
-  list(beta = beta, iter = as.integer(iter), note = note)
+                  "")
+  list(beta = beta, iter = as.integer(iter), note = note,
+       other_radius = !inherits(init, "sparse_regression_fit") ||
+                      !identical(as.double(init$radius), as.double(radius)))
 }
 
 # The centred problem of an intercept fit: list(X, y, centring), X - 1 xbar'

@@ -144,6 +144,7 @@ static SEXP solve_body(void *data)
         P->iter_offset = asInteger(it0);
         if (P->iter_offset == NA_INTEGER || P->iter_offset < 0) error("spec: invalid iter_offset");
     }
+    P->warm_start = asLogical(cg_list_get(s->spec, "warm_start")) == TRUE;
     s->problem->build(P, s->spec);
     /* a warm start (init =): the objective at the cold start, so that tol
      * keeps its scale when the warm start sits at an optimum near zero */

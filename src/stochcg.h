@@ -518,6 +518,11 @@ struct cg_problem {
      * by the dispatcher from the spec's iter_offset before the problem is
      * built): step rules and the homotopy schedules count on from them */
     int    iter_offset;
+    /* a warm start from the fit of another problem (another radius, data):
+     * the Frank-Wolfe step schedules enter where their step equals the
+     * exact line search's at the start, if that is earlier than
+     * iter_offset (solve_fw.c) */
+    int    warm_start;
     /* a warm-started run: the objective at the cold start (e.g. at 0), the
      * scale of tol when larger than the warm start's own (an optimum near
      * zero, reached by the fit it starts from, would leave no scale); 0:
