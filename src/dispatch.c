@@ -154,11 +154,10 @@ static void read_loop_state(cg_problem *P, SEXP spec, int method)
     l->resumed = 1;
 }
 
-/* the loop state of a loop that saved it, as read_loop_state reads it
- * (PROTECTs nothing on exit) */
-static SEXP loop_state_list(const cg_problem *P)
+SEXP cg_loop_state_list(const cg_problem *P)
 {
-    static const char *names[] = {"loop", "center", ""};
+    if (!P->loop.saved) return R_NilValue;
+    static const char *names[] = {"state_loop", "state_center", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP v = allocVector(REALSXP, LOOP_N);
     SET_VECTOR_ELT(out, 0, v);
@@ -276,7 +275,7 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     if (status != CG_STOP_ERROR && cg_interrupted()) status = CG_STOP_INTERRUPT;
 
     static const char *names[] = {"solution", "trace", "status", "iterations", "message",
-                                  "beta0", "state", ""};
+                                  "beta0", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, problem->solution(&P));
     SET_VECTOR_ELT(out, 1, cg_trace_to_list(&tr));
@@ -284,7 +283,6 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     SET_VECTOR_ELT(out, 3, ScalarInteger(iters));
     SET_VECTOR_ELT(out, 4, mkString(P.failure));   /* "" unless status "error" */
     SET_VECTOR_ELT(out, 5, ScalarReal(P.homotopy ? P.beta0_used : NA_REAL));
-    if (P.loop.saved) SET_VECTOR_ELT(out, 6, loop_state_list(&P));
     UNPROTECT(1);
     return out;
 }

@@ -484,11 +484,13 @@ static void resume_state(lowrank *L, cg_problem *P, SEXP spec)
     }
 }
 
-/* the same, for the fit (PROTECTs nothing on exit) */
+/* the same for the fit, named as resume_state reads them, with the solver
+ * loop's state (PROTECTs nothing on exit) */
 static SEXP state_list(const lowrank *L, const cg_problem *P)
 {
-    static const char *names[] = {"snapshot", "rank", "certified", "used", "calls", "mu0",
-                                  "svd_rank", "Mbar", "Xs", "gtil", ""};
+    static const char *names[] = {"state_snapshot", "state_rank", "state_certified",
+                                  "state_used", "state_calls", "state_mu0", "state_svd_rank",
+                                  "state_Mbar", "state_Xs", "state_gtil", "loop", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, ScalarInteger(L->snapshot_taken));
     SET_VECTOR_ELT(out, 1, ScalarInteger(L->rank));
@@ -507,6 +509,7 @@ static SEXP state_list(const lowrank *L, const cg_problem *P)
         SET_VECTOR_ELT(out, 7 + i, a);
         memcpy(REAL(a), keep[i], L->mn * sizeof(double));
     }
+    SET_VECTOR_ELT(out, 10, cg_loop_state_list(P));    /* the solver loop's */
     UNPROTECT(1);
     return out;
 }
@@ -595,7 +598,6 @@ int cg_problem_lowrank(cg_problem *P, SEXP spec)
     }
     P->self = L;
     L->P = P;
-    if (!isNull(cg_list_get(spec, "state_snapshot"))) resume_state(L, P, spec);
     P->evaluate = lr_evaluate; P->epoch = lr_epoch; P->n_matvec = lr_n_matvec;
     P->fw = &lowrank_fw;
     P->prox = &lowrank_prox;
@@ -603,6 +605,7 @@ int cg_problem_lowrank(cg_problem *P, SEXP spec)
     P->x = L->X; P->dim = L->mn;
     P->smooth = &lowrank_smooth;
     P->svd_rank = 0;
+    if (!isNull(cg_list_get(spec, "state_snapshot"))) resume_state(L, P, spec);
     return CG_OK;
 }
 

@@ -264,6 +264,11 @@ typedef struct {
     const double *center_in;  /* scgs: the prox-center x_k to start from (the spec's) */
     double *center;           /* scgs: x_k at the end (P->dim, the loop's scratch) */
 } cg_loop_state;
+/* A saved loop state as list(state_loop = c(stage, pos, eta, len, c, lip),
+ * state_center), the spec elements the dispatcher reads it back from;
+ * R_NilValue if the loop saved none. For a problem's solution (dispatch.c;
+ * PROTECTs nothing on exit). */
+SEXP cg_loop_state_list(const cg_problem *P);
 
 /* Operation tables. A problem owns its iterate and its gradient estimator;
  * what a solver loop may ask of it is one small table of hooks per solver
