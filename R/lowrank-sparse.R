@@ -89,7 +89,8 @@
 #' \eqn{O((m + n) r)}{O((m + n) r)} for the rank-\eqn{r} SVDs, or a dense copy
 #' and a full SVD (several \eqn{m \times n}{m x n} matrices more) once
 #' \eqn{2r \ge \min(m, n)}{2 r >= min(m, n)}. A [lowrank_sampler()] needs
-#' the same (its `M0` is read in place).
+#' the same (its `M0` is read in place). The fit may keep one more
+#' \eqn{m \times n}{m x n} matrix in `fit$state` (see `init`).
 #'
 #' @param M A numeric matrix, a [lowrank_sampler()], a function of `k`
 #'   returning the mean of `k` observations (a matrix of fixed dimensions),
@@ -113,13 +114,31 @@
 #'   every epoch, at most `1e8`); `NULL` for the theory value. `0` takes the
 #'   exact mean, available only when `M` is a matrix.
 #' @param init `NULL`, or a previous fit of the same function on a matrix
-#'   of the same size: its `X` (scaled into this fit's set when it lies
-#'   outside) starts the solver, and a fit with continuation goes on from
-#'   its final smoothing parameter `mu`. Along a sequence of radii or
-#'   penalties, or to continue a fit for more iterations. `"fw"`'s step
-#'   rule counts on from the fit's iterations, so a fit continued by `init`
-#'   with a fixed `mu` equals one longer run; the stochastic methods'
-#'   schedules and SVRGCG's epochs restart (a warm start).
+#'   of the same size. A fit of the same data (the same matrix, sampler,
+#'   function `M` or rows of `data`; `A` and `b`), penalty, set, radius,
+#'   method and settings as given (`rank`, `max_rank`, `mu`, `eps`,
+#'   `step_size`, `inner`, `batch_size`, `snapshot_batch_size`) that kept its
+#'   solver state `fit$state` is continued exactly: with `set.seed()` before
+#'   the first fit only, the run goes on as one longer run would, bit for bit
+#'   (tested for every method; the random numbers continue the stream, and
+#'   the draws a function `M` makes for the defaults are undone). SVRGCG goes
+#'   on mid-epoch from the fit's snapshot, step and epoch length, SCG counts
+#'   its batches, steps and smoothing checks on from the fit's iterations,
+#'   SCGS goes on from its prox-center and stage, and continuation from the
+#'   fit's `mu`; the trace continues the fit's iteration numbers and
+#'   counters. (A
+#'   tolerance is tested at the same iterations as in the longer run with
+#'   `tol = 0` or a fixed `eval_every` that divides the fit's iterations.)
+#'   The state is a few numbers, plus one \eqn{m \times n}{m x n} matrix of
+#'   doubles for SVRGCG with sampled snapshots (the snapshot mean of a
+#'   sampler, a function or `covariance_rows()` with `snapshot_batch_size >
+#'   0`; `matrix_sensing()`'s snapshot point) and for SCGS (its prox-center);
+#'   `fit$state <- NULL` drops it. A fit stopped by an error or an interrupt
+#'   keeps none. Any other fit is a warm start (along a sequence of radii or
+#'   penalties): its `X`, scaled into this fit's set when it lies outside,
+#'   starts the solver, a fit with continuation goes on from its final
+#'   `mu`, and the schedules count on from its iterations (SVRGCG starts a
+#'   new epoch). The fit's `notes` say which.
 #' @param target Optional exact \eqn{E[M]} used only to evaluate the objective
 #'   in the trace when `M` is a function (otherwise the trace objective is
 #'   `NA` for function samplers).
@@ -128,8 +147,9 @@
 #' @returns A fit of class `c("lowrank_sparse_fit", "cg_fit")` (see
 #'   [cg_fit]); `solution$X` is the estimate (a dense matrix),
 #'   `certified_rank` the rank certified by the last proximal step, `mu` the
-#'   final smoothing parameter and `smoothing` a list with `mu_start`, `mu`
-#'   and `continuation` (`TRUE` unless `mu` was given).
+#'   final smoothing parameter, `smoothing` a list with `mu_start`, `mu`
+#'   and `continuation` (`TRUE` unless `mu` was given), and `state` the
+#'   solver state for `init` (see there).
 #' @references Garber, D. and Kaplan, A. (2019). Fast stochastic algorithms
 #'   for low-rank and nonsmooth matrix problems. AISTATS.
 #' @examples
