@@ -126,9 +126,9 @@
 #'   its batches, steps and smoothing checks on from the fit's iterations,
 #'   SCGS goes on from its prox-center and stage, and continuation from the
 #'   fit's `mu`; the trace continues the fit's iteration numbers and
-#'   counters. (A
-#'   tolerance is tested at the same iterations as in the longer run with
-#'   `tol = 0` or a fixed `eval_every` that divides the fit's iterations.)
+#'   counters. (A tolerance is tested at the same iterations as in the
+#'   longer run with a fixed `eval_every` that divides the fit's
+#'   iterations.)
 #'   The state is a few numbers, plus one \eqn{m \times n}{m x n} matrix of
 #'   doubles for SVRGCG with sampled snapshots (the snapshot mean of a
 #'   sampler, a function or `covariance_rows()` with `snapshot_batch_size >
@@ -401,10 +401,16 @@ lowrank_check_state <- function(st, mn) {
   ok <- all(vapply(st[c("iter", "mu", "mu_start", "C0", "sigma2", "cold", "state_snapshot",
                         "state_rank", "state_used", "state_calls", "state_mu0",
                         "state_svd_rank")], scalar, NA)) &&
-    st$iter >= 0 && st$iter <= .Machine$integer.max &&
+    st$iter >= 0 && st$iter <= .Machine$integer.max && st$mu > 0 && st$mu_start > 0 &&
+    (!identical(st$key$method, "scgs") || !is.null(st$state_center)) &&
     is.logical(st$state_certified) && length(st$state_certified) == 1L &&
     all(vapply(st[c("state_Mbar", "state_Xs", "state_gtil", "state_center")], array, NA)) &&
     is.double(st$state_loop) && length(st$state_loop) == 6L && all(is.finite(st$state_loop))
+  # the snapshot arrays a sampled snapshot (2) or sensing's snapshot point needs
+  need <- if (ok) c(state_Mbar = st$key$loss == 0L && st$state_snapshot == 2,
+                    state_Xs = st$key$loss == 1L && st$state_snapshot > 0,
+                    state_gtil = st$key$loss == 1L && st$state_snapshot == 2)
+  ok <- ok && !any(need & vapply(st[names(need)], is.null, NA))
   if (!ok) stop_arg("init", "has an invalid `state` (altered by hand?); set it to NULL for a ",
                     "warm start from its X")
   invisible(st)

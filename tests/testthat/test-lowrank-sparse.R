@@ -383,6 +383,8 @@ test_that("init: the state belongs to one problem and settings; bad state is an 
   bad <- first
   bad$state$state_Mbar <- 1:3
   expect_error(run(bad), "^`init` has an invalid `state`")
+  bad$state["state_Mbar"] <- list(NULL)             # a sampled snapshot needs its mean
+  expect_error(run(bad), "^`init` has an invalid `state`")
   # a run stopped by a failure keeps no state (it may have stopped inside
   # an iteration): here the sampler fails at the solver's third call
   calls <- 0
