@@ -94,10 +94,16 @@
 #'   then the lowest rank) whose mean held-out log-likelihood is within one
 #'   standard error (across folds) of the maximum.
 #' @param init `NULL`, or a previous `sparse_covariance()` fit of the same
-#'   structure and number of variables: its solver state (the dual iterate,
-#'   and `L`'s factors) starts the fit, e.g. along a sequence of penalties or
-#'   to continue with a smaller `tol`. Only with single penalties (no
-#'   cross-validation, which warm-starts along its own grid).
+#'   structure and number of variables. A fit of the same data and
+#'   penalties continues exactly, as one longer run (`max_iter` more
+#'   iterations give the fit of one run with both runs' iterations; a
+#'   converged fit stops at once): from `fit$state`, each solved part's
+#'   solver state (the dual and its momentum, the certificate's reference,
+#'   for `"lowrank+sparse"` the previous sparse part and `L`), about the size
+#'   of the estimate. Otherwise (other penalties, e.g. along a sequence, or
+#'   `fit$state` set to `NULL`) its dual and `L` warm-start the solver. Only
+#'   with single penalties (no cross-validation, which warm-starts along its
+#'   own grid).
 #' @param control Solver settings from [cg_control()]; `tol` bounds the
 #'   relative duality gap, `max_iter` counts dual steps (`"sparse"`) or
 #'   proximal-gradient steps on the sparse part (`"lowrank+sparse"`).
@@ -225,7 +231,7 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
   if (is.null(S)) S <- sample_covariance(data)
   check_scale(0.5 * sum(S^2), "data")
   fit <- covariance_fit(S, lambda, if (lowrank) gamma else NULL, structure, floor, control,
-                        warm = warm, nobs = nobs,
+                        warm = warm, nobs = nobs, init = init,
                         dimnames = if (!is.null(colnames(data))) list(colnames(data), colnames(data)),
                         call = call, started = started)
   fit$cv <- cv
@@ -251,22 +257,48 @@ check_penalty_grid <- function(x, arg, positive = FALSE) {
 # connected components of |S_ij| > lambda (see src/screen_components.c):
 # singletons are max(S_ii, floor), other components are solved on their own
 # (fit_components()); "lowrank+sparse" does not split (L couples all).
+#
+# `init` (a previous fit) continues exactly, as one longer run, when it is a
+# fit of the same problem (covariance_key()) that kept its state: each
+# solved part (the whole problem, or a component) goes on from its solver
+# state and iteration count; otherwise its `warm` alone starts the solver.
 covariance_fit <- function(S, lambda, gamma, structure, floor, control, warm = NULL,
-                           nobs = NA, dimnames = NULL, call = NULL, started = wall_clock()) {
+                           nobs = NA, dimnames = NULL, call = NULL, started = wall_clock(),
+                           init = NULL) {
+  key <- list(structure = structure, lambda = lambda, gamma = gamma, floor = floor,
+              data = covariance_fingerprint(S))
+  resume <- if (!is.null(init) && identical(init$state$key, key)) init$state
+  fit <- NULL
   if (structure == "sparse" && nrow(S) > 1L) {
     comp <- threshold_components(S, lambda)
     if (max(comp) > 1L)
-      return(fit_components(S, comp, lambda, floor, control, warm, nobs, dimnames, call,
-                            started))
+      fit <- fit_components(S, comp, lambda, floor, control, warm, nobs, dimnames, call,
+                            started, resume$parts)
   }
-  covariance_solve(S, lambda, gamma, structure, floor, control, warm, nobs, dimnames, call,
-                   started)
+  if (is.null(fit)) {
+    fit <- covariance_solve(S, lambda, gamma, structure, floor, control, warm, nobs, dimnames,
+                            call, started, resume = resume$parts[[1L]])
+    fit$part_state <- list(fit$part_state)
+  }
+  fit$state <- list(key = key, parts = fit$part_state)
+  fit$part_state <- NULL
+  if (!is.null(init))
+    fit$notes <- c(fit$notes, sprintf(
+      if (!is.null(resume)) "continued exactly from a fit of %d iterations (as one longer run)"
+      else "warm start from a fit of %d iterations with other settings or data",
+      as.integer(init$iterations)))
+  fit
 }
 
 # The C solver on one (connected) problem, then the estimate assembled from
 # its sparse part, floor shift and low-rank factor.
+#
+# `resume`: a part's state from an earlier run (its `part_state`: the
+# solver's state_* elements, its iterations, the cold start's objective and
+# its trace), continued exactly.
 covariance_solve <- function(S, lambda, gamma, structure, floor, control, warm = NULL,
-                             nobs = NA, dimnames = NULL, call = NULL, started = wall_clock()) {
+                             nobs = NA, dimnames = NULL, call = NULL, started = wall_clock(),
+                             resume = NULL) {
   p <- nrow(S)
   lowrank <- structure == "lowrank+sparse"
   control <- as_control(control)
@@ -278,12 +310,24 @@ covariance_solve <- function(S, lambda, gamma, structure, floor, control, warm =
                inner_tol = max(control$tol / 10, 1e-13), max_inner = 500L,
                gap_goal = control$tol,
                max_rank = as.integer(min(p, 256L)))
-  if (!is.null(warm) && nrow(warm$dual_v) == p) {
+  if (is.null(resume) && !is.null(warm) && nrow(warm$dual_v) == p) {
     spec$warm_v <- warm$dual_v; spec$warm_d <- warm$dual_d
     if (lowrank && !is.null(warm$L_u)) { spec$warm_Lu <- warm$L_u; spec$warm_Ld <- warm$L_d }
   }
+  if (!is.null(resume))
+    spec <- c(spec, resume$solver, list(iter_offset = resume$iterations,
+                                        cold_objective = resume$cold))
   fit <- cg_run(spec, control, "sparse_covariance", call, started)
   sol <- fit$solution
+  is_state <- startsWith(names(sol), "state_")
+  if (!is.null(resume))
+    fit <- continue_trace(fit, list(trace = resume$trace),
+                          list(iter = resume$iterations, exact = TRUE))
+  solver <- c(list(warm_v = sol$dual_v, warm_d = sol$dual_d),
+              if (lowrank) list(warm_Lu = sol$L_u, warm_Ld = sol$L_d), sol[is_state])
+  fit$part_state <- list(solver = Filter(Negate(is.null), solver),
+                         iterations = fit$iterations, trace = fit$trace,
+                         cold = resume$cold %||% abs(fit$trace$objective[1L]))
   R <- methods::new("dgCMatrix", i = sol$R_i, p = sol$R_p, x = sol$R_x, Dim = c(p, p))
   R <- Matrix::forceSymmetric(R, "U")
   if (sol$delta > 0) Matrix::diag(R) <- Matrix::diag(R) + sol$delta
@@ -331,7 +375,7 @@ threshold_components <- function(S, lambda) {
 # objective and gap in every row are those of the whole problem; `time` is
 # the wall clock of all of it.
 fit_components <- function(S, comp, lambda, floor, control, warm, nobs, dimnames, call,
-                           started) {
+                           started, resume = NULL) {
   p <- nrow(S)
   groups <- split(seq_len(p), comp)
   sizes <- lengths(groups)
@@ -354,7 +398,7 @@ fit_components <- function(S, comp, lambda, floor, control, warm, nobs, dimnames
     within <- within + sum(Sg^2)
     fits[[g]] <- covariance_solve(Sg, lambda, NULL, "sparse", floor, ctl,
                                   warm = restrict_warm(warm, idx), nobs = nobs,
-                                  dimnames = list(NULL, NULL))
+                                  dimnames = list(NULL, NULL), resume = resume[[g]])
     rm(Sg)
     if (fits[[g]]$status == "interrupted") break
   }
@@ -432,11 +476,26 @@ fit_components <- function(S, comp, lambda, floor, control, warm, nobs, dimnames
   }
   fit$dual_rank <- length(d)
   fit$warm <- list(dual_v = V, dual_d = d, L_u = NULL, L_d = NULL)
+  # each solved component's state; the trace only of the one whose trace
+  # the fit's is (without the others' constants)
+  fit$part_state <- lapply(seq_along(groups), function(g) {
+    st <- fits[[g]]$part_state
+    if (!is.null(st) && g != main) st$trace <- NULL
+    st
+  })
   fit$components <- c(count = length(groups), largest = max(sizes),
                       singletons = length(single))
   fit$nobs <- nobs
   fit$call <- call
   finish_fit(fit, started)
+}
+
+# A few sums that tell covariance matrices apart (an exact continuation must
+# see the same S), without a p x p temporary.
+covariance_fingerprint <- function(S) {
+  w <- seq_len(nrow(S)) %% 7 + 1
+  rs <- rowSums(S); d <- diag(S)
+  c(nrow(S), sum(rs), sum(rs * w), sum(d), sum(d * w))
 }
 
 # a warm start for the variables `idx`: the dual V diag(d) V' restricted to

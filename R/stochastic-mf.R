@@ -234,12 +234,22 @@
 #'   a column summing to much more than 1 keeps only its largest entries), `"ones"` (the paper's all-ones
 #'   start, projected; its columns are equal and, the problem being
 #'   symmetric in the atoms, stay equal), a \eqn{d \times k}{d x k}
-#'   matrix (projected onto `C`), or a previous `stochastic_mf()` fit, whose
-#'   `W` starts this one. `"vr"` keeps no state besides `W` between its outer
-#'   iterations, so a vr fit continued by `init = fit` (the RNG stream
-#'   continuing, `output = "last"`) gives the `W` of one run with the outer
-#'   iterations of both; `"sgd"` restarts its step counter and `"smm"` its
-#'   sufficient statistics.
+#'   matrix (projected onto `C`), or a previous `stochastic_mf()` fit. A fit
+#'   of the same data (`identical()` to `Y`), model, parameters and settings
+#'   (`method`, `k`, `batch_size`, vr's `inner`, `step_size`, `beta`,
+#'   `beta_prime`, `output`, `bsum_tol`, `bsum_max_iter`) is continued
+#'   exactly from its `state` (see Value): `control$max_iter` more
+#'   iterations give, bit for bit, the fit (`W`, objective, gap, trace,
+#'   iteration count) of one run of both runs' iterations, provided the RNG
+#'   stream continues (`set.seed()` before the first fit, no random numbers
+#'   drawn between; the trace rows line up when `eval_every` divides the
+#'   first run's iterations). sgd's steps count on from the fit's iterations
+#'   with its \eqn{\beta}{beta} (the automatic one is not re-estimated),
+#'   smm keeps adding to its sums, vr resumes within an outer iteration with
+#'   its snapshot and step, and option I keeps drawing among all iterates.
+#'   The note of the fit says "continued exactly". Any other fit (other
+#'   data or settings, or `fit$state` set to `NULL`) is a warm start from
+#'   its `W`, projected, with a fresh sampler, step counter and statistics.
 #' @param bsum_tol,bsum_max_iter Stopping rule of BSUM (see Details).
 #' @param n The number of columns when `Y` is a function.
 #' @param image_dims Optional `c(rows, cols)` with `rows * cols = d`: each
@@ -265,7 +275,19 @@
 #'   `bsum_iterations` and `bsum_capped` (the mean BSUM iterations per column
 #'   and the share of columns stopped by `bsum_max_iter`, at the last
 #'   evaluation: sub-problems not solved to `bsum_tol`; `print()` says so
-#'   when over 10%) and `model_spec` (the model as the C code reads it).
+#'   when over 10%), `model_spec` (the model as the C code reads it) and
+#'   `state`, what an exact continuation by `init = fit` needs:
+#'   `state_perm` (the sampler's order, 0-based), `state_columns` (columns
+#'   read), for sgd `state_beta` (the \eqn{\beta}{beta} used: given, or
+#'   resolved from the first minibatch), for smm `state_A`, `state_B` and
+#'   `state_count` (the sums \eqn{A_t}{A_t}, \eqn{B_t}{B_t} and their number
+#'   of columns \eqn{N}{N}), for vr stopped within an outer iteration
+#'   `state_W0`, `state_G0`, `state_eta` and `state_inner_done` (its
+#'   snapshot, full gradient, step and inner iterations done), for
+#'   `output = "random"` `state_W` and `state_Wout` (the last iterate and the
+#'   one kept), and `key` (the settings it belongs to). With `output =
+#'   "random"` `solution$W` is the kept iterate; the continuation goes on
+#'   from the last.
 #'   `predict(fit, newY)` gives the coefficients (and outliers) of new
 #'   columns; `fitted(fit)` the reconstruction \eqn{W H}{W H} of the
 #'   training columns.
@@ -333,18 +355,26 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   # little here, and each test is a full pass over the data
   if (is.null(control)) control <- cg_control(tol = 0)
   control <- as_control(control, max_iter = min(budget, .Machine$integer.max))
-  W0 <- smf_init(init, data, k, pars)
+  # what a run's state belongs to, besides the data and the model (the fit's
+  # `data` and `model_spec`): the settings its iterations read (`inner`
+  # only vr's: for smm and sgd it only sets the budget)
+  key <- list(method = method, k = k, batch_size = as.integer(b),
+              inner = if (method == "vr") as.integer(m),
+              step_size = step_size, beta = beta, beta_prime = as.double(beta_prime %||% n),
+              output = output, bsum_tol = as.double(bsum_tol),
+              bsum_max_iter = as.integer(bsum_max_iter))
+  start <- smf_resume(init, Y, pars$spec, key, d, n, k)
+  W0 <- if (isTRUE(start$exact)) start$W else smf_init(init, data, k, pars)
 
   # ---- the spec
   spec <- c(list(problem = "smf", method = method, d = d, n = n, k = k, W = W0,
                  inner = as.integer(m), batch_inner = as.integer(b),
                  eta = as.double(step_size %||% -1), gap_eta = as.double(step_size %||% -1),
-                 sgd_beta = as.double(beta %||% -1),
-                 sgd_beta_prime = as.double(beta_prime %||% n),
+                 sgd_beta = as.double(beta %||% -1), sgd_beta_prime = key$beta_prime,
                  smf_output = if (output == "random") 1L else 2L,
-                 bsum_tol = as.double(bsum_tol), bsum_max_iter = as.integer(bsum_max_iter),
-                 state_perm = smf_resume_perm(init, n)),
+                 bsum_tol = as.double(bsum_tol), bsum_max_iter = as.integer(bsum_max_iter)),
             data$spec, pars$spec)
+  spec[names(start$spec)] <- start$spec
   fit <- cg_run(spec, control, "stochastic_mf", call, started, gap_relative = TRUE,
                 gap_name = "stationarity")
   fit$certificate <- c("stationarity", paste(
@@ -355,7 +385,8 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   fit$gap_step <- fit$solution$gap_step
   fit$mapping_norm <- fit$solution$mapping_norm
   fit$gap_reference <- fit$solution$gap_reference
-  fit$state <- list(perm = fit$solution$perm)
+  state <- fit$solution[startsWith(names(fit$solution), "state_")]
+  fit$state <- c(state[!vapply(state, is.null, NA)], list(key = key))
   fit$bsum_iterations <- fit$solution$bsum_iterations
   fit$bsum_capped <- fit$solution$bsum_capped
   if (isTRUE(fit$bsum_capped > 0.1))
@@ -370,6 +401,13 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
                          if (method == "vr") sprintf(", %d inner x %d outer", as.integer(m),
                                                      as.integer(outer)) else ""),
                  fit$notes)
+  if (!is.null(start)) {
+    if (start$exact) fit <- continue_trace(fit, init, start)
+    fit$notes <- c(fit$notes, sprintf(
+      if (start$exact) "continued exactly from a fit of %d iterations (as one longer run)"
+      else "warm start from the W of a fit of %d iterations (other data or settings, or no state)",
+      start$iter))
+  }
   fit <- c(fit, pars$report, list(model = model, k = k, batch_size = as.integer(b),
                                   inner = as.integer(m), outer = as.integer(outer),
                                   output = output, bsum_tol = bsum_tol,
@@ -567,18 +605,49 @@ check_psd_matrix <- function(L, d, arg) {
   L
 }
 
-# the starting dictionary, projected onto C (the C kernel, so that it is
-# exactly the set the solver keeps)
-# A previous fit's sampler order (a permutation of 0..n-1), so that a fit
-# continued by init = fit draws what one longer run would; NULL otherwise.
-smf_resume_perm <- function(init, n) {
-  perm <- if (inherits(init, "stochastic_mf_fit")) init$state$perm
-  if (is.null(perm)) return(NULL)
-  if (!is.integer(perm) || length(perm) != n || !identical(sort(perm), seq_len(n) - 1L))
-    stop_arg("init", "has an invalid `state$perm` (a fit of other data, or altered by hand?)")
-  perm
+# A previous fit as `init`: NULL when `init` is no fit. A fit of the same
+# data `Y`, model (`model_spec`) and settings (`key`) that kept its state is
+# continued exactly (`exact`): its last iterate (unprojected: a projection
+# may move the bits of a point already in C), its state for the spec (the
+# sampler, the columns read, sgd's beta, smm's sums, vr's snapshot within an
+# outer iteration, option I's kept iterate; see cg_smf_solution()), the
+# stationarity step of its trace and its iteration count, from which the
+# run counts on. Any other fit is a warm start from its W (smf_init()).
+smf_resume <- function(init, Y, model_spec, key, d, n, k) {
+  if (!inherits(init, "stochastic_mf_fit")) return(NULL)
+  iter <- as.integer(init$iterations)
+  st <- init$state
+  if (is.null(st) || !identical(st$key, key) || !identical(init$model_spec, model_spec) ||
+      !identical(init$data, Y))
+    return(list(exact = FALSE, iter = iter))
+  # [[ ]]: `$` would match state_W0 when there is no state_W
+  W <- unname(st[["state_W"]] %||% init$solution$W)
+  dims <- list(W = c(d, k), state_W0 = c(d, k), state_G0 = c(d, k), state_B = c(d, k),
+               state_Wout = c(d, k), state_A = c(k, k))
+  x <- c(list(W = W), st)
+  shaped <- vapply(names(dims), function(a) is.null(x[[a]]) ||
+                     (is.double(x[[a]]) && identical(dim(x[[a]]), as.integer(dims[[a]]))), NA)
+  # the parts restored together (smf_restore in src/prob_smf.c)
+  together <- list(c("state_inner_done", "state_eta", "state_W0", "state_G0"),
+                   c("state_A", "state_B", "state_count"), c("state_W", "state_Wout"))
+  whole <- vapply(together, function(g) length(unique(vapply(st[g], is.null, NA))) == 1L, NA)
+  scalar <- vapply(c("state_columns", "state_beta", "state_eta", "state_inner_done",
+                     "state_count"), function(a) is.null(st[[a]]) ||
+                     (is.double(st[[a]]) && length(st[[a]]) == 1L && isTRUE(st[[a]] >= 0)), NA)
+  perm <- st[["state_perm"]]
+  if (!all(shaped, whole, scalar) || isTRUE(st[["state_inner_done"]] >= key$inner) ||
+      !is.integer(perm) || length(perm) != n ||
+      !identical(sort(perm), seq_len(n) - 1L) || length(iter) != 1L || is.na(iter) ||
+      !is.numeric(init$gap_step) || length(init$gap_step) != 1L)
+    stop_arg("init", "has an invalid `state` (altered by hand?); set it to NULL for a ",
+             "warm start from its W")
+  list(exact = TRUE, iter = iter, W = W,
+       spec = c(st[setdiff(names(st), c("key", "state_W"))],
+                list(iter_offset = iter, gap_eta = as.double(init$gap_step))))
 }
 
+# the starting dictionary, projected onto C (the C kernel, so that it is
+# exactly the set the solver keeps)
 smf_init <- function(init, data, k, pars) {
   d <- data$d; n <- data$n
   if (is.character(init)) {

@@ -322,6 +322,11 @@ const double *cg_spec_real(SEXP spec, const char *name, R_xlen_t len)
     return REAL_RO(spec_vector(spec, name, REALSXP, len));
 }
 
+double cg_spec_scalar(SEXP spec, const char *name, double absent)
+{
+    return isNull(cg_list_get(spec, name)) ? absent : *cg_spec_real(spec, name, 1);
+}
+
 const int *cg_spec_index(SEXP spec, const char *name, R_xlen_t len, int lo, int hi)
 {
     SEXP x = spec_vector(spec, name, INTSXP, len);

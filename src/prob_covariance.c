@@ -42,6 +42,7 @@
  * larger delta and so a valid, looser certificate. */
 #include "stochcg.h"
 #include <string.h>
+#include <stdio.h>
 #include <math.h>
 #include <float.h>
 
@@ -91,6 +92,9 @@ typedef struct {
     double dm, dm2, tR;                 /* their diagonal raises; R momentum */
     int has_Rm;
     double passes;                      /* passes over S (epochs) */
+    double passes_before_eval;          /* ... when the last evaluation began
+                                           (a resumed run evaluates that point
+                                           again: init =) */
     long n_matvec;
     cg_problem *P;
 } cov;
@@ -688,6 +692,7 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
 {
     cov *c = (cov *) P->self;
     *obj = NA_REAL; *gap = NA_REAL;
+    c->passes_before_eval = c->passes;
     if (!c->lowrank) {
         /* The Lanczos run for lambda_min costs about two dual steps (the
          * floor's cluster of rank(Lambda) values must be resolved). Most
@@ -785,6 +790,62 @@ static void warm_factor(SEXP spec, const char *vname, const char *dname, symfac 
     memcpy(f->d, REAL(d), (size_t) f->r * sizeof(double));
 }
 
+/* optional sparse matrix `name`_p, _i, _x (both triangles, p x p) into m */
+static int state_csc(SEXP spec, const char *name, csc *m, int p)
+{
+    char key[32];
+    snprintf(key, sizeof key, "%s_p", name);
+    if (isNull(cg_list_get(spec, key))) return 0;
+    snprintf(key, sizeof key, "%s_x", name);
+    SEXP x = cg_list_get(spec, key);
+    if (TYPEOF(x) != REALSXP) error("spec element '%s' must be of type double", key);
+    const R_xlen_t nz = XLENGTH(x);
+    snprintf(key, sizeof key, "%s_p", name);
+    const int *mp = cg_spec_pointers(spec, key, p, nz);
+    snprintf(key, sizeof key, "%s_i", name);
+    const int *mi = cg_spec_index(spec, key, nz, 0, p - 1);
+    csc_reserve(m, 0, nz > 0 ? (size_t) nz : 1);
+    memcpy(m->p, mp, (size_t) (p + 1) * sizeof(int));
+    if (nz) {
+        memcpy(m->i, mi, (size_t) nz * sizeof(int));
+        memcpy(m->x, REAL_RO(x), (size_t) nz * sizeof(double));
+    }
+    return 1;
+}
+
+/* A fit continued by init = (exactly, as one longer run): the state a run
+ * carries from one iteration to the next besides the dual and L (the warm
+ * start): the dual's momentum (previous iterate, t_k; "sparse"), the
+ * certificate's reference, and for "lowrank+sparse" the outer momentum
+ * (the previous R and its raise, t) and the target's L. */
+static void resume_state(SEXP spec, cov *c)
+{
+    const int p = c->p;
+    warm_factor(spec, "state_prev_v", "state_prev_d", &c->prev, p);
+    c->tk = cg_spec_scalar(spec, "state_tk", 1.0);
+    c->restarts = (int) cg_spec_scalar(spec, "state_restarts", 0.0);
+    c->inner_iters = (int) cg_spec_scalar(spec, "state_inner_iterations", 0.0);
+    c->passes = cg_spec_scalar(spec, "state_passes", 0.0);
+    c->obj_first = cg_spec_scalar(spec, "state_obj_first", NA_REAL);
+    if (state_csc(spec, "state_ref", &c->Rref, p)) {
+        c->has_ref = 1;
+        c->ref_lmin = cg_spec_scalar(spec, "state_ref_lmin", NA_REAL);
+        if (!R_FINITE(c->ref_lmin)) error("spec element 'state_ref_lmin' must be finite");
+    }
+    if (!c->lowrank) return;
+    /* the first evaluation recomputes R(Lambda), which one longer run had
+     * from its last R step: not a pass of the run */
+    if (c->passes >= 1.0) c->passes -= 1.0;
+    warm_factor(spec, "state_Lr_u", "state_Lr_d", &c->Lr, p);
+    c->tR = cg_spec_scalar(spec, "state_tR", 1.0);
+    if (state_csc(spec, "state_Rm", &c->Rm, p)) {
+        c->has_Rm = 1;
+        c->dm = cg_spec_scalar(spec, "state_dm", 0.0);
+    }
+    if (!(c->tk >= 1.0) || !(c->tR >= 1.0) || !(c->passes >= 0.0) || !R_FINITE(c->dm))
+        error("invalid covariance state");
+}
+
 int cg_problem_covariance(cg_problem *P, SEXP spec)
 {
     cov *c = (cov *) R_alloc(1, sizeof(cov));
@@ -833,6 +894,7 @@ int cg_problem_covariance(cg_problem *P, SEXP spec)
         csc_reserve(&c->Rm2, 0, (size_t) 4 * p + BLOCK * (size_t) p);
     }
     c->tR = 1.0;
+    resume_state(spec, c);
     c->P = P;
     P->self = c;
     P->evaluate = cv_evaluate; P->epoch = cv_epoch; P->n_matvec = cv_n_matvec;
@@ -857,6 +919,19 @@ static SEXP real_vector(const double *x, int n)
     return out;
 }
 
+/* m's pointers, rows and values into out[k], out[k + 1], out[k + 2] */
+static void csc_elements(SEXP out, int k, const csc *m, int p)
+{
+    const int nnz = m->p[p];
+    SEXP mp = allocVector(INTSXP, p + 1);
+    SET_VECTOR_ELT(out, k, mp);
+    memcpy(INTEGER(mp), m->p, (size_t) (p + 1) * sizeof(int));
+    SEXP mi = allocVector(INTSXP, nnz);
+    SET_VECTOR_ELT(out, k + 1, mi);
+    if (nnz) memcpy(INTEGER(mi), m->i, (size_t) nnz * sizeof(int));
+    SET_VECTOR_ELT(out, k + 2, real_vector(m->x, nnz));
+}
+
 SEXP cg_covariance_solution(cg_problem *P)
 {
     cov *c = (cov *) P->self;
@@ -868,16 +943,13 @@ SEXP cg_covariance_solution(cg_problem *P)
     double lmin = c->lmin;
     if (c->bounded && lowest_of_R(c, &lmin) < 0) lmin = c->lmin;
     static const char *names[] = {"R_p", "R_i", "R_x", "delta", "min_eigen", "L_u", "L_d",
-                                  "dual_v", "dual_d", "inner_iterations", "restarts", ""};
+                                  "dual_v", "dual_d", "inner_iterations", "restarts",
+                                  "state_prev_v", "state_prev_d", "state_tk", "state_passes",
+                                  "state_obj_first", "state_ref_p", "state_ref_i", "state_ref_x",
+                                  "state_ref_lmin", "state_Lr_u", "state_Lr_d", "state_tR",
+                                  "state_Rm_p", "state_Rm_i", "state_Rm_x", "state_dm", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
-    const int nnz = c->R.p[p];
-    SEXP rp = allocVector(INTSXP, p + 1);
-    SET_VECTOR_ELT(out, 0, rp);
-    memcpy(INTEGER(rp), c->R.p, (size_t) (p + 1) * sizeof(int));
-    SEXP ri = allocVector(INTSXP, nnz);
-    SET_VECTOR_ELT(out, 1, ri);
-    if (nnz) memcpy(INTEGER(ri), c->R.i, (size_t) nnz * sizeof(int));
-    SET_VECTOR_ELT(out, 2, real_vector(c->R.x, nnz));
+    csc_elements(out, 0, &c->R, p);
     SET_VECTOR_ELT(out, 3, ScalarReal(c->delta));
     SET_VECTOR_ELT(out, 4, ScalarReal(lmin + c->delta));
     SET_VECTOR_ELT(out, 5, factor_matrix(&c->L, p));
@@ -886,6 +958,27 @@ SEXP cg_covariance_solution(cg_problem *P)
     SET_VECTOR_ELT(out, 8, real_vector(c->lam.d, c->lam.r));
     SET_VECTOR_ELT(out, 9, ScalarInteger(c->inner_iters));
     SET_VECTOR_ELT(out, 10, ScalarInteger(c->restarts));
+    /* the state for init = (resume_state); prev is stale after an R step */
+    if (!c->lowrank && c->tk > 1.0) {
+        SET_VECTOR_ELT(out, 11, factor_matrix(&c->prev, p));
+        SET_VECTOR_ELT(out, 12, real_vector(c->prev.d, c->prev.r));
+    }
+    SET_VECTOR_ELT(out, 13, ScalarReal(c->tk));
+    SET_VECTOR_ELT(out, 14, ScalarReal(c->passes_before_eval));
+    SET_VECTOR_ELT(out, 15, ScalarReal(c->obj_first));
+    if (c->has_ref) {
+        csc_elements(out, 16, &c->Rref, p);
+        SET_VECTOR_ELT(out, 19, ScalarReal(c->ref_lmin));
+    }
+    if (c->lowrank) {
+        SET_VECTOR_ELT(out, 20, factor_matrix(&c->Lr, p));
+        SET_VECTOR_ELT(out, 21, real_vector(c->Lr.d, c->Lr.r));
+        SET_VECTOR_ELT(out, 22, ScalarReal(c->tR));
+        if (c->has_Rm) {
+            csc_elements(out, 23, &c->Rm, p);
+            SET_VECTOR_ELT(out, 26, ScalarReal(c->dm));
+        }
+    }
     UNPROTECT(1);
     return out;
 }

@@ -405,7 +405,10 @@ typedef struct {
     double *Asum, *Bsum, nsum;           /* smm: A_t, B_t and their column count */
     double *V, *G, *T, *U;               /* gradient estimate; scratch */
     double *Wout;                        /* option I: the kept iterate */
+    int reservoir, output_in_W;          /* option I used; W and Wout swapped for
+                                            the output (Wout the last iterate) */
     int *perm, *batch, nb;               /* sampling without replacement */
+    cg_smf_carry carry;                  /* the loop's (cg_solve_smf) */
     double curv, columns, last_step, gap_eta;
     double gap_ref, mapping_norm;        /* f_ref = ||Y||_F^2 / (2n), from the
                                             first evaluation; ||Gamma(W)||_F */
@@ -706,17 +709,23 @@ static int smf_surrogate_step(cg_problem *P)
 
 static double smf_curvature(cg_problem *P) { return ((smf *) P->self)->curv; }
 
-static void smf_output(cg_problem *P, int count, int use)
+static void smf_output(cg_problem *P, double count, int use)
 {
     smf *S = (smf *) P->self;
     const size_t dk = (size_t) S->d * S->k;
+    S->reservoir = 1;
     if (use) {
-        memcpy(S->W, S->Wout, sizeof(double) * dk);
+        /* swapped, not copied: the last iterate stays, for a resumed fit */
+        double *last = S->W;
+        S->W = S->Wout; S->Wout = last;
+        S->output_in_W = 1;
         refresh_gram(P, S);
     } else if (count <= 1 || unif_rand() * count < 1.0) {
         memcpy(S->Wout, S->W, sizeof(double) * dk);
     }
 }
+
+static cg_smf_carry *smf_carry(cg_problem *P) { return &((smf *) P->self)->carry; }
 
 /* f(W) and the stationarity measure from one pass over the data: the norm
  * of the proximal gradient mapping ||Gamma_{f', eta}(W)||_F = ||W -
@@ -776,12 +785,48 @@ static long smf_n_matvec(cg_problem *P) { (void) P; return 0; }
 
 static const cg_smf_ops smf_table = {
     smf_snapshot, smf_vr_gradient, smf_minibatch, smf_prox_step, smf_surrogate_step,
-    smf_curvature, smf_output
+    smf_curvature, smf_output, smf_carry
 };
 
+/* What a fit resumed by init = had carried (state_* of cg_smf_solution;
+ * R checked that it belongs to these data and settings), else a fresh
+ * start: the sampler's order, the columns read, the loop's scalars, vr's
+ * snapshot within an outer iteration, smm's sums, option I's kept iterate.
+ * Called on a problem with W set. */
+static void smf_restore(smf *S, SEXP spec)
+{
+    const int d = S->d, n = S->n, k = S->k;
+    const size_t dk = (size_t) d * k;
+    if (isNull(cg_list_get(spec, "state_perm")))
+        for (int j = 0; j < n; j++) S->perm[j] = j;
+    else
+        memcpy(S->perm, cg_spec_index(spec, "state_perm", n, 0, n - 1), sizeof(int) * n);
+    S->columns = cg_spec_scalar(spec, "state_columns", 0.0);
+    S->carry.beta = cg_spec_scalar(spec, "state_beta", -1.0);
+    S->carry.eta = cg_spec_scalar(spec, "state_eta", -1.0);
+    S->carry.inner_done = (int) cg_spec_scalar(spec, "state_inner_done", 0.0);
+    if (!(S->columns >= 0.0) || S->carry.inner_done < 0)
+        error("spec: invalid state_columns or state_inner_done");
+    if (S->carry.inner_done > 0) {
+        /* the snapshot's Gram matrix is recomputed as it was taken */
+        memcpy(S->W0, cg_spec_real(spec, "state_W0", (R_xlen_t) dk), sizeof(double) * dk);
+        memcpy(S->G0, cg_spec_real(spec, "state_G0", (R_xlen_t) dk), sizeof(double) * dk);
+        if (smf_gram(&S->M, S->W0, S->WtW0, &S->Lp0, S->eig_scratch) != CG_OK)
+            error("the resumed snapshot's spectral norm (LAPACK) failed");
+    }
+    if (!isNull(cg_list_get(spec, "state_A"))) {
+        memcpy(S->Asum, cg_spec_real(spec, "state_A", (R_xlen_t) k * k),
+               sizeof(double) * k * k);
+        memcpy(S->Bsum, cg_spec_real(spec, "state_B", (R_xlen_t) dk), sizeof(double) * dk);
+        S->nsum = cg_spec_scalar(spec, "state_count", 0.0);
+    }
+    if (!isNull(cg_list_get(spec, "state_Wout")))
+        memcpy(S->Wout, cg_spec_real(spec, "state_Wout", (R_xlen_t) dk), sizeof(double) * dk);
+}
+
 /* spec: d, n, k, Y (dense, double d x n) or Yp, Yi, Yx (CSC, 0-based), W
- * (the start, d x k, in C), the model fields (smf_model_from_spec) and
- * gap_eta (<= 0: automatic) */
+ * (the start, d x k, in C), the model fields (smf_model_from_spec),
+ * gap_eta (<= 0: automatic) and a resumed fit's state_* (smf_restore) */
 int cg_problem_smf(cg_problem *P, SEXP spec)
 {
     smf *S = (smf *) R_alloc(1, sizeof(smf));
@@ -820,14 +865,11 @@ int cg_problem_smf(cg_problem *P, SEXP spec)
     S->eig_scratch = cg_zeros(3 * (size_t) k * k);
     S->perm = (int *) R_alloc(n, sizeof(int));
     S->batch = (int *) R_alloc(n, sizeof(int));
-    if (isNull(cg_list_get(spec, "state_perm")))
-        for (int j = 0; j < n; j++) S->perm[j] = j;
-    else                                  /* a resumed fit: its sampler's order */
-        memcpy(S->perm, cg_spec_index(spec, "state_perm", n, 0, n - 1), sizeof(int) * n);
     smf_work_alloc(&S->w, d, k);
     memcpy(S->W, W_init, sizeof(double) * dk);
     memcpy(S->Wout, W_init, sizeof(double) * dk);
     S->curv = NA_REAL;
+    smf_restore(S, spec);
 
     P->self = S;
     P->evaluate = smf_evaluate;
@@ -840,25 +882,54 @@ int cg_problem_smf(cg_problem *P, SEXP spec)
     return CG_OK;
 }
 
+/* a copy of x (nrow x ncol) as an R matrix, into out[i] */
+static void put_matrix(SEXP out, int i, const double *x, int nrow, int ncol)
+{
+    SEXP m = allocMatrix(REALSXP, nrow, ncol);
+    SET_VECTOR_ELT(out, i, m);
+    memcpy(REAL(m), x, sizeof(double) * nrow * ncol);
+}
+
 SEXP cg_smf_solution(cg_problem *P)
 {
     smf *S = (smf *) P->self;
+    const int d = S->d, k = S->k;
+    /* state_*: what a fit continued by init = needs (smf_restore); NULL
+     * where this run has none */
     static const char *names[] = {"W", "step", "gap_step", "bsum_iterations", "bsum_capped",
-                                  "mapping_norm", "gap_reference", "perm", ""};
+                                  "mapping_norm", "gap_reference", "state_perm",
+                                  "state_columns", "state_beta", "state_eta",
+                                  "state_inner_done", "state_W0", "state_G0", "state_A",
+                                  "state_B", "state_count", "state_W", "state_Wout", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
-    SEXP W = allocMatrix(REALSXP, S->d, S->k);
-    SET_VECTOR_ELT(out, 0, W);
-    memcpy(REAL(W), S->W, sizeof(double) * S->d * S->k);
+    put_matrix(out, 0, S->W, d, k);
     SET_VECTOR_ELT(out, 1, ScalarReal(S->last_step));
     SET_VECTOR_ELT(out, 2, ScalarReal(S->gap_eta));
     SET_VECTOR_ELT(out, 3, ScalarReal(S->bsum_mean));
     SET_VECTOR_ELT(out, 4, ScalarReal(S->bsum_capped));
     SET_VECTOR_ELT(out, 5, ScalarReal(S->mapping_norm));
     SET_VECTOR_ELT(out, 6, ScalarReal(S->gap_ref));
-    /* the sampler's state: init = fit continues its draws */
     SEXP perm = allocVector(INTSXP, S->n);
     SET_VECTOR_ELT(out, 7, perm);
     memcpy(INTEGER(perm), S->perm, sizeof(int) * S->n);
+    SET_VECTOR_ELT(out, 8, ScalarReal(S->columns));
+    const cg_smf_carry *c = &S->carry;
+    if (c->beta > 0.0) SET_VECTOR_ELT(out, 9, ScalarReal(c->beta));
+    if (c->inner_done > 0) {                  /* vr, within an outer iteration */
+        SET_VECTOR_ELT(out, 10, ScalarReal(c->eta));
+        SET_VECTOR_ELT(out, 11, ScalarReal(c->inner_done));
+        put_matrix(out, 12, S->W0, d, k);
+        put_matrix(out, 13, S->G0, d, k);
+    }
+    if (S->nsum > 0.0) {                      /* smm's sums */
+        put_matrix(out, 14, S->Asum, k, k);
+        put_matrix(out, 15, S->Bsum, d, k);
+        SET_VECTOR_ELT(out, 16, ScalarReal(S->nsum));
+    }
+    if (S->reservoir) {                       /* option I: last and kept iterates */
+        put_matrix(out, 17, S->output_in_W ? S->Wout : S->W, d, k);
+        put_matrix(out, 18, S->output_in_W ? S->W : S->Wout, d, k);
+    }
     UNPROTECT(1);
     return out;
 }

@@ -31,7 +31,7 @@ static void evaluate(cg_run *r, cg_problem *P, int iter, int test)
     cg_trace_push(r->tr, iter, P->epoch(P), now, r->obj, r->gap, r->infeas,
                   r->n_grad, r->n_lmo, (double) P->n_matvec(P), P->svd_rank);
     r->last_eval = iter;
-    if (test) { r->last_test = iter; r->obj_test = r->obj; }
+    if (test) { r->last_test = r->offset + iter; r->obj_test = r->obj; }
     if (r->ctl->verbose)
         Rprintf("iter %6d  time %8.3f  objective %.8g  gap %.4g\n", iter, now,
                 r->obj, r->gap);
@@ -62,6 +62,20 @@ int cg_run_small_gap(const cg_run *r, double gap)
 
 enum { EVAL_NONE = 0, EVAL_TRACE = 1, EVAL_TEST = 2 };
 
+/* the last test at or before global iteration T of a run from 0 (the
+ * schedules of eval_due) */
+static int last_scheduled_test(const cg_control *ctl, int T)
+{
+    if (ctl->eval_every > 0) return T - T % ctl->eval_every;
+    int last = 0;
+    for (;;) {                      /* the next test: least t, t - last >= 1 + t / 10 */
+        int t = last + 1;
+        while (t - last < 1 + t / 10) t = last + 1 + t / 10;
+        if (t > T) return last;
+        last = t;
+    }
+}
+
 /* Which evaluation is due after iteration t? A fixed eval_every: a test at
  * each. The adaptive schedule: tests (only with tol > 0) at most 10% of the
  * iterations apart, set by the iteration count alone so that set.seed()
@@ -76,8 +90,9 @@ enum { EVAL_NONE = 0, EVAL_TRACE = 1, EVAL_TEST = 2 };
 static int eval_due(const cg_run *r, int t, int gap_stop)
 {
     const cg_control *ctl = r->ctl;
-    if (ctl->eval_every > 0) return t % ctl->eval_every == 0 ? EVAL_TEST : EVAL_NONE;
-    if (ctl->tol > 0 && gap_stop && t - r->last_test >= 1 + t / 10) return EVAL_TEST;
+    const int T = r->offset + t;               /* tests: global iterations */
+    if (ctl->eval_every > 0) return T % ctl->eval_every == 0 ? EVAL_TEST : EVAL_NONE;
+    if (ctl->tol > 0 && gap_stop && T - r->last_test >= 1 + T / 10) return EVAL_TEST;
     if (t - r->last_eval < 1 + t / 100) return EVAL_NONE;
     double wall = cg_clock() - r->t0;
     return r->paused + r->eval_cost <= CG_EVAL_BUDGET * wall ? EVAL_TRACE : EVAL_NONE;
@@ -109,16 +124,23 @@ int cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr)
     r->eval_cost = 0; r->last_test = -1; r->obj_test = NA_REAL;
     r->infeas = NA_REAL; r->infeas_scale = 0;
     r->gap_relative = P->gap_relative;
+    r->offset = P->iter_offset;
     r->t0 = cg_clock();
     cg_run_evaluate(r, P, 0);
     r->obj0 = fmax(R_FINITE(r->obj) ? fabs(r->obj) : 0, P->cold_objective);
-    return cg_run_failed(P);
+    if (P->stop || r->offset == 0) return cg_run_failed(P);
+    /* a resumed fit (init =) tests where one longer run would: at the
+     * schedule's iterations, counted from the cold start; one that already
+     * meets tol where that run would have tested stops as that run did */
+    const int at_test = last_scheduled_test(ctl, r->offset) == r->offset;
+    r->last_test = last_scheduled_test(ctl, r->offset);
+    return at_test && cg_run_small_gap(r, r->gap) ? CG_STOP_TOL : -1;
 }
 
 int cg_run_finish(cg_run *r, cg_problem *P, int iters, int stop)
 {
     if (r->last_eval != iters) cg_run_evaluate(r, P, iters);
-    else { r->last_test = iters; r->obj_test = r->obj; }  /* same iterate */
+    else { r->last_test = r->offset + iters; r->obj_test = r->obj; }  /* same iterate */
     cg_progress(r->ctl, &r->last_progress, iters, cg_run_elapsed(r), r->obj, r->last_eval, 1);
     if (stop < 0) stop = CG_STOP_MAX_ITER;
     if (stop != CG_STOP_MAX_ITER && stop != CG_STOP_TIME) return stop;

@@ -17,7 +17,11 @@
  * has it; L grows when the coefficients do, so a step fixed at the start
  * can end up too long); beta = beta' / L at the first minibatch
  * (sgd; beta' = n by default, set in R: the step stays near 1/L for about
- * one pass, then decays as 1/t). */
+ * one pass, then decays as 1/t).
+ * A fit resumed by init = continues exactly: the problem restores its
+ * state (W, the sampler, smm's sums, vr's snapshot within an outer
+ * iteration, option I's kept iterate) and the carried scalars (sgd's beta,
+ * vr's step and position), and t counts on from P->iter_offset. */
 #include "stochcg.h"
 #include <math.h>
 
@@ -31,25 +35,29 @@ int cg_solve_smf(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
 {
     const cg_smf_ops *f = P->smf;
     const int b = o->batch_inner, option_one = o->smf_output == 1;
+    /* a resumed fit (init =) counts on from its iterations: sgd's decay, the
+     * option I reservoir; c holds the rest of what the loop carries */
+    const double done = P->iter_offset;
+    cg_smf_carry *c = f->carry(P);
     cg_run r;
     int stop = cg_run_start(&r, P, ctl, tr), t = 0;
-    double eta = o->eta > 0.0 ? o->eta : -1.0;
-    double beta = o->sgd_beta, beta_prime = o->sgd_beta_prime;
+    const double beta_prime = o->sgd_beta_prime;
     if (o->method == CG_METHOD_VR) {
+        if (o->eta > 0.0) c->eta = o->eta;
         while (t < ctl->max_iter && stop < 0) {
-            r.n_grad += f->snapshot(P);
-            if ((stop = cg_run_failed(P)) >= 0) break;
-            if (!(o->eta > 0.0)) eta = default_step(f->curvature(P));
-            for (int inner = 0; inner < o->inner && t < ctl->max_iter; inner++) {
-                r.n_grad += f->vr_gradient(P, b);
+            if (c->inner_done == 0) {               /* an outer iteration starts */
+                r.n_grad += f->snapshot(P);
                 if ((stop = cg_run_failed(P)) >= 0) break;
-                cg_fail_status(P, f->prox_step(P, eta), "the dictionary's proximal step");
-                if ((stop = cg_run_failed(P)) >= 0) break;
-                t++;
-                if (option_one) f->output(P, t, 0);
-                stop = cg_run_after_iter(&r, P, t, 1);
-                if (stop >= 0) break;
+                if (!(o->eta > 0.0)) c->eta = default_step(f->curvature(P));
             }
+            r.n_grad += f->vr_gradient(P, b);
+            if ((stop = cg_run_failed(P)) >= 0) break;
+            cg_fail_status(P, f->prox_step(P, c->eta), "the dictionary's proximal step");
+            if ((stop = cg_run_failed(P)) >= 0) break;
+            t++;
+            if (++c->inner_done == o->inner) c->inner_done = 0;
+            if (option_one) f->output(P, done + t, 0);
+            stop = cg_run_after_iter(&r, P, t, 1);
         }
     } else {
         while (t < ctl->max_iter && stop < 0) {
@@ -58,9 +66,12 @@ int cg_solve_smf(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
             if (o->method == CG_METHOD_SMM) {
                 cg_fail_status(P, f->surrogate_step(P), "the surrogate minimization");
             } else {
-                /* beta' comes from R (n by default); beta from the first batch */
-                if (!(beta > 0.0)) beta = beta_prime * default_step(f->curvature(P));
-                const double gamma = beta / ((double) b * t + beta_prime);
+                /* beta' comes from R (n by default); beta is given, or set
+                 * at the first batch and kept (a resumed fit's carries it) */
+                if (!(c->beta > 0.0))
+                    c->beta = o->sgd_beta > 0.0 ? o->sgd_beta
+                                                : beta_prime * default_step(f->curvature(P));
+                const double gamma = c->beta / ((double) b * (done + t) + beta_prime);
                 cg_fail_status(P, f->prox_step(P, gamma), "the dictionary's proximal step");
             }
             if ((stop = cg_run_failed(P)) >= 0) break;
@@ -69,7 +80,7 @@ int cg_solve_smf(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         }
     }
     if (option_one && t > 0 && (stop < 0 || stop == CG_STOP_TIME || stop == CG_STOP_TOL)) {
-        f->output(P, t, 1);                  /* the output is evaluated last */
+        f->output(P, done + t, 1);           /* the output is evaluated last */
         if (cg_run_failed(P) < 0) cg_run_evaluate(&r, P, t);
         /* converged only if the output itself meets the tolerance */
         if (stop == CG_STOP_TOL) stop = -1;

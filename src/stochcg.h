@@ -475,6 +475,16 @@ typedef struct {
  * of each data column it reads (BSUM, smf.h), keeping only running sums of
  * the solutions. V is the gradient estimate the next step uses. Counts
  * returned are sub-problems solved. */
+
+/* What the smf loop carries from one iteration to the next besides the
+ * problem's own state. The problem holds it, so that a fit exports it and a
+ * resumed fit (init =) starts from it (prob_smf.c). */
+typedef struct {
+    double beta;         /* sgd: beta of gamma_t, once resolved (<= 0: not yet) */
+    double eta;          /* vr: the step of the current outer iteration */
+    int inner_done;      /* vr: inner iterations since the last snapshot */
+} cg_smf_carry;
+
 typedef struct {
     /* W0 <- W, G0 <- grad g(W0) from every column (Alg. 1, lines 4-5) */
     double (*snapshot)(cg_problem *P);
@@ -490,7 +500,9 @@ typedef struct {
     double (*curvature)(cg_problem *P);
     /* option I: use = 0 keeps W with probability 1/count (a reservoir
      * sample of the iterates); use = 1 puts the kept one back into W */
-    void   (*output)(cg_problem *P, int count, int use);
+    void   (*output)(cg_problem *P, double count, int use);
+    /* the loop's carried scalars (above) */
+    cg_smf_carry *(*carry)(cg_problem *P);
 } cg_smf_ops;
 
 struct cg_problem {
@@ -655,12 +667,15 @@ typedef struct {
     double obj0;             /* the objective at the start: scale of tol */
     int gap_relative;        /* P->gap_relative: tol bounds the gap itself */
     double obj_test;         /* ... and at the last test (see eval_due) */
-    int last_test;
+    int offset;              /* P->iter_offset: the schedule of tests counts
+                                the resumed fit's iterations (global) */
+    int last_test;           /* (global iteration) */
     double eval_cost;        /* seconds the last evaluation took */
     int last_eval;
 } cg_run;
 
-/* evaluates at iteration 0; returns a CG_STOP_* code (failure) or -1 */
+/* evaluates at iteration 0; returns a CG_STOP_* code (failure, or a
+ * resumed fit that meets tol at a scheduled test) or -1 */
 int    cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr);
 double cg_run_elapsed(const cg_run *r);
 /* pushes a trace row; a non-finite objective or gap (NA means unknown) is a
@@ -734,6 +749,8 @@ int  cg_lookup(const char *name, const char *const *table, int n, const char *wh
  * at 0, do not decrease and end at nnz, so no spec can make a kernel read or
  * write out of bounds. */
 const double *cg_spec_real(SEXP spec, const char *name, R_xlen_t len);
+/* an optional double scalar (a resumed fit's state_*): `absent` if missing */
+double        cg_spec_scalar(SEXP spec, const char *name, double absent);
 const int    *cg_spec_index(SEXP spec, const char *name, R_xlen_t len, int lo, int hi);
 const int    *cg_spec_pointers(SEXP spec, const char *name, int n, R_xlen_t nnz);
 

@@ -736,8 +736,11 @@ test_that("init: a previous fit warm-starts the solver and reaches the same esti
   # both certified to tol: their objectives agree within the two gaps
   expect_lte(abs(warm$objective - cold$objective), warm$gap + cold$gap)
   expect_lte(max(abs(as.matrix(warm$solution$Sigma) - as.matrix(cold$solution$Sigma))), 1e-6)
-  # continuing a converged fit at its own penalty stops at the first check
-  expect_identical(fitc(0.02, init = cold)$iterations, 1L)
+  # continuing a converged fit at its own penalty stops at once, where it stopped
+  again <- fitc(0.02, init = cold)
+  expect_identical(again$iterations, cold$iterations)
+  expect_identical(again$status, "converged")
+  expect_identical(again$solution$Sigma, cold$solution$Sigma)
   expect_error(sparse_covariance(x, lambda = 0.02, init = list()),
                "^`init` must be NULL or a fit of sparse_covariance\\(\\)$")
   expect_error(sparse_covariance(x, lambda = 0.02, structure = "lowrank+sparse", gamma = 1,
@@ -747,6 +750,56 @@ test_that("init: a previous fit warm-starts the solver and reaches the same esti
                "^`init` is a fit of 30 variables, but `data` has 29$")
   expect_error(sparse_covariance(x, init = a),
                "^`init` is used only with single penalties")
+})
+
+test_that("init: a continued fit equals one longer run (sparse with components, lowrank+sparse)", {
+  set.seed(2)
+  n <- 15; p <- 40                          # n < p and a high floor: the floor binds
+  x <- matrix(rnorm(n * p), n)
+  x[, 1:10] <- x[, 1:10] + 2 * rnorm(n); x[, 21:26] <- x[, 21:26] + rnorm(n)
+  same <- function(a, b) {
+    expect_identical(a$solution, b$solution)
+    expect_identical(a$objective, b$objective)
+    expect_identical(a$gap, b$gap)
+    expect_identical(a$min_eigen, b$min_eigen)
+    expect_identical(a$iterations, b$iterations)
+    expect_identical(a$trace[c("iter", "epoch", "objective", "gap")],
+                     b$trace[c("iter", "epoch", "objective", "gap")])
+  }
+  for (structure in c("sparse", "lowrank+sparse")) {
+    fitk <- function(k, init = NULL, tol = 0, every = 5)
+      sparse_covariance(x, lambda = 0.54, structure = structure,
+                        gamma = if (structure != "sparse") 2, floor = 0.6, init = init,
+                        control = cg_control(max_iter = k, tol = tol, eval_every = every))
+    long <- fitk(60)
+    first <- fitk(25)                      # ends between two evaluations' iterations
+    second <- fitk(35, init = first)
+    same(second, long)
+    expect_match(paste(capture.output(print(second)), collapse = "\n"),
+                 "continued exactly from a fit of 25 iterations")
+    # teeth: the dual and L alone (the state dropped) are a warm start, another path
+    warm_only <- first
+    warm_only$state <- NULL
+    warm <- fitk(35, init = warm_only)
+    expect_false(identical(warm$solution$Sigma, long$solution$Sigma))
+    if (structure == "sparse") {
+      expect_gt(max(abs(as.matrix(warm$solution$Sigma) - as.matrix(long$solution$Sigma))), 0.1)
+      # it splits into components, each continued from its own state
+      expect_gt(long$components[["count"]], 1)
+    }
+    expect_match(paste(capture.output(print(warm)), collapse = "\n"), "warm start from a fit")
+  }
+  # with a tolerance and the adaptive schedule: stops where the long run stops
+  fitt <- function(k, init = NULL)
+    sparse_covariance(x, lambda = 0.54, floor = 0.6, init = init,
+                      control = cg_control(max_iter = k, tol = 1e-9))
+  long <- fitt(5000)
+  resumed <- fitt(5000, init = fitt(9))
+  expect_identical(long$status, "converged")
+  expect_gt(long$iterations, 9L)
+  expect_identical(resumed$iterations, long$iterations)
+  expect_identical(resumed$solution, long$solution)
+  expect_identical(resumed$gap, long$gap)
 })
 
 test_that("several lambdas without cross-validation: a warm-started path", {

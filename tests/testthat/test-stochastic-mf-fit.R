@@ -309,3 +309,153 @@ test_that("init = a vr fit continues it: the W of one run with both runs' outer 
   expect_error(stochastic_mf(Y, 2, init = long),
                "`init` must be \"data\", \"ones\", a 10 x 2 numeric matrix or a stochastic_mf\\(\\) fit")
 })
+
+# ---- exact continuation (init = a fit): k1 + k2 iterations in two runs are
+# the one run of k1 + k2, bit for bit (the same arithmetic on the same
+# state, and the same random numbers: set.seed once, no RNG use between)
+
+# every part of a fit the continuation must reproduce (the trace but its clock)
+expect_same_run <- function(part, whole, label) {
+  expect_identical(part$solution$W, whole$solution$W, label = label)
+  expect_identical(part$objective, whole$objective, label = label)
+  expect_identical(part$gap, whole$gap, label = label)
+  expect_identical(part$iterations, whole$iterations, label = label)
+  keep <- setdiff(names(whole$trace), "time")
+  expect_identical(part$trace[keep], whole$trace[keep], label = label)
+  expect_identical(part$state, whole$state, label = label)
+}
+
+resume_data <- function() {
+  set.seed(31)
+  Y <- matrix(rnorm(10 * 60), 10)
+  list(odl = Y, onmf = abs(Y))
+}
+
+test_that("init = an sgd or smm fit continues it exactly (odl, onmf; automatic and given beta)", {
+  data <- resume_data()
+  configs <- list(sgd = list(method = "sgd"), sgd_beta = list(method = "sgd", beta = 2),
+                  smm = list(method = "smm"))
+  k1 <- 7L; k2 <- 11L
+  for (model in names(data)) for (cf in names(configs)) {
+    label <- paste(model, cf)
+    run <- function(k, init = "data")
+      stochastic_mf(data[[model]], 3, model = model, method = configs[[cf]]$method,
+                    beta = configs[[cf]]$beta, init = init,
+                    control = cg_control(max_iter = k, eval_every = 1, progress = FALSE))
+    set.seed(5); whole <- run(k1 + k2); seed_whole <- .Random.seed
+    set.seed(5); first <- run(k1); seed_first <- .Random.seed
+    part <- run(k2, init = first)
+    expect_same_run(part, whole, label)
+    expect_identical(.Random.seed, seed_whole, label = label)   # the same draws
+    expect_identical(part$trace$iter, 0:(k1 + k2), label = label)
+    expect_true(any(grepl("continued exactly from a fit of 7 iterations", part$notes)),
+                label = label)
+    # the state the loop carries: sgd's resolved beta (the given one, or from
+    # the first minibatch's curvature), smm's sums over the k1 + k2 batches
+    if (cf == "smm") {
+      expect_identical(part$state$state_count, (k1 + k2) * as.double(part$batch_size))
+      expect_identical(dim(part$state$state_A), c(3L, 3L))
+    } else {
+      expect_identical(part$state$state_beta, first$state$state_beta, label = label)
+      if (cf == "sgd_beta") expect_identical(part$state$state_beta, 2)
+    }
+    # teeth: without its state the fit is a warm start from its W (sgd's
+    # steps from t = 0, smm's sums from zero): another run
+    assign(".Random.seed", seed_first, envir = globalenv())
+    no_state <- first
+    no_state$state <- NULL
+    warm <- run(k2, init = no_state)
+    expect_false(identical(warm$solution$W, whole$solution$W), label = label)
+    expect_identical(warm$iterations, k2, label = label)
+    expect_identical(warm$trace$iter, 0:k2, label = label)
+    expect_true(any(grepl("warm start from the W of a fit of 7 iterations", warm$notes)),
+                label = label)
+    # it starts at first's W (projected onto C again: equal up to rounding)
+    expect_equal(warm$trace$objective[1], first$objective, tolerance = 1e-12, label = label)
+  }
+})
+
+test_that("the carried state matters: sgd's automatic beta is reused, smm's sums restored", {
+  Y <- resume_data()$odl
+  ctl <- function(k) cg_control(max_iter = k, eval_every = 1, progress = FALSE)
+  for (method in c("sgd", "smm")) {
+    run <- function(k, init = "data") stochastic_mf(Y, 3, method = method, init = init,
+                                                    control = ctl(k))
+    set.seed(8); whole <- run(12)
+    set.seed(8); first <- run(5); seed_first <- .Random.seed
+    expect_same_run(run(7, init = first), whole, method)
+    # the same exact continuation with one part dropped: beta re-estimated
+    # from the resumed run's first batch, or the sums restarted
+    drop <- if (method == "sgd") "state_beta" else c("state_A", "state_B", "state_count")
+    first$state[drop] <- NULL
+    assign(".Random.seed", seed_first, envir = globalenv())
+    partial <- run(7, init = first)
+    expect_true(any(grepl("continued exactly", partial$notes)), label = method)
+    expect_false(identical(partial$solution$W, whole$solution$W), label = method)
+  }
+})
+
+test_that("vr continues exactly within an outer iteration and with output = \"random\"", {
+  Y <- resume_data()$odl
+  for (output in c("last", "random")) {
+    # inner = 3: k1 = 7 stops one step into the third outer iteration, whose
+    # snapshot (W0, its full gradient, the step) the fit keeps
+    run <- function(k, init = "data") stochastic_mf(Y, 3, inner = 3, output = output,
+      init = init, control = cg_control(max_iter = k, eval_every = 1, progress = FALSE))
+    set.seed(6); whole <- run(17); seed_whole <- .Random.seed
+    set.seed(6); first <- run(7); seed_first <- .Random.seed
+    expect_identical(first$state$state_inner_done, 1, label = output)
+    part <- run(10, init = first)
+    expect_same_run(part, whole, output)
+    expect_identical(.Random.seed, seed_whole, label = output)
+    # an outer iteration completed: no snapshot kept, the next run takes one
+    expect_null(run(6, init = run(6))$state$state_W0)
+    if (output == "random") {
+      # option I returns the kept iterate, drawn by reservoir sampling over
+      # all k1 + k2 iterates: the fit keeps its last iterate apart
+      expect_false(identical(unname(first$solution$W), first$state$state_W))
+      expect_identical(unname(first$solution$W), first$state$state_Wout)
+    }
+    # teeth: a warm start from the returned W takes a new snapshot
+    first$state <- NULL
+    assign(".Random.seed", seed_first, envir = globalenv())
+    warm <- run(10, init = first)
+    expect_false(identical(warm$solution$W, whole$solution$W), label = output)
+  }
+})
+
+test_that("init: other settings or data are a warm start; a bad state errors naming `init`", {
+  Y <- resume_data()$odl
+  ctl <- cg_control(max_iter = 6, eval_every = 1, progress = FALSE)
+  set.seed(4)
+  fit <- stochastic_mf(Y, 3, method = "smm", control = ctl)
+  warm_note <- "warm start from the W of a fit of 6 iterations"
+  others <- list(
+    method = stochastic_mf(Y, 3, method = "sgd", init = fit, control = ctl),
+    batch_size = stochastic_mf(Y, 3, method = "smm", batch_size = 5, init = fit, control = ctl),
+    lambda = stochastic_mf(Y, 3, method = "smm", lambda = 0.1, init = fit, control = ctl),
+    data = stochastic_mf(Y + 1e-9, 3, method = "smm", init = fit, control = ctl))
+  for (o in names(others)) {
+    expect_true(any(grepl(warm_note, others[[o]]$notes)), label = o)
+    expect_identical(others[[o]]$iterations, 6L, label = o)
+    expect_identical(others[[o]]$trace$iter, 0:6, label = o)
+  }
+  # `inner` and `outer` only set smm's budget: still the same run
+  same <- stochastic_mf(Y, 3, method = "smm", inner = 7, outer = 2, init = fit, control = ctl)
+  expect_true(any(grepl("continued exactly from a fit of 6 iterations", same$notes)))
+  # from fit's W, on the same problem (the start projected onto C again)
+  for (o in c("method", "batch_size"))
+    expect_equal(others[[o]]$trace$objective[1], fit$objective, tolerance = 1e-12, label = o)
+  bad <- function(f) expect_error(stochastic_mf(Y, 3, method = "smm", init = f, control = ctl),
+                                  "^`init` has an invalid `state` \\(altered by hand\\?\\)")
+  f <- fit; f$state$state_perm <- rev(f$state$state_perm)[-1]; bad(f)
+  f <- fit; f$state$state_A <- f$state$state_A[1:2, 1:2]; bad(f)
+  f <- fit; f$state$state_count <- NULL; bad(f)          # the sums without their count
+  f <- fit; f$state$state_columns <- -1; bad(f)
+  vr <- function(init, k) stochastic_mf(Y, 3, inner = 3, init = init,
+                                        control = cg_control(max_iter = k, progress = FALSE))
+  f <- vr("data", 4); f$state$state_inner_done <- 3; expect_error(vr(f, 1), "^`init` has an invalid")
+  f <- fit; f$iterations <- NA; bad(f)
+  expect_error(stochastic_mf(Y, 3, init = list(W = 1)),
+               "^`init` must be \"data\", \"ones\", a 10 x 3 numeric matrix")
+})
