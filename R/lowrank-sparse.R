@@ -126,9 +126,7 @@
 #'   its batches, steps and smoothing checks on from the fit's iterations,
 #'   SCGS goes on from its prox-center and stage, and continuation from the
 #'   fit's `mu`; the trace continues the fit's iteration numbers and
-#'   counters. (A tolerance is tested at the same iterations as in the
-#'   longer run with a fixed `eval_every` that divides the fit's
-#'   iterations.)
+#'   counters, and `tol` is tested at the iterations of the longer run.
 #'   The state is a few numbers, plus one \eqn{m \times n}{m x n} matrix of
 #'   doubles for SVRGCG with sampled snapshots (the snapshot mean of a
 #'   sampler, a function or `covariance_rows()` with `snapshot_batch_size >

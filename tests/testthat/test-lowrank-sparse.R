@@ -270,6 +270,19 @@ test_that("init: svrgcg resumed for k2 iterations equals one run of k1 + k2", {
   adaptive <- auto(15, first, every = NULL)
   expect_identical(adaptive$solution$X, fits$long$solution$X)
   expect_identical(adaptive$state, fits$long$state)
+  # with a tolerance (the adaptive schedule of tests, counted from the cold
+  # start): the resumed fit stops where the longer one does
+  run_tol <- function(k, init = NULL)
+    lowrank_sparse(lowrank_sampler(d$M, 0.5), 0.3, d$tau, init = init,
+                   control = cg_control(max_iter = k, tol = 1e-3))
+  set.seed(24)
+  long <- run_tol(5000)
+  expect_true(long$converged)
+  set.seed(24)
+  resumed <- run_tol(5000, init = run_tol(long$iterations %/% 2))
+  expect_true(resumed$converged)
+  expect_identical(resumed$iterations, long$iterations)
+  expect_identical(resumed$solution$X, long$solution$X)
   # a fixed mu (the paper's setting), at an epoch's end and mid-epoch
   fixed <- run_mu(0.2)
   expect_exact_resume(fixed, 30, 20, seed = 23, label = "fixed mu, epoch end")
