@@ -89,7 +89,8 @@
 #' \eqn{O((m + n) r)}{O((m + n) r)} for the rank-\eqn{r} SVDs, or a dense copy
 #' and a full SVD (several \eqn{m \times n}{m x n} matrices more) once
 #' \eqn{2r \ge \min(m, n)}{2 r >= min(m, n)}. A [lowrank_sampler()] needs
-#' the same (its `M0` is read in place).
+#' the same (its `M0` is read in place). The fit may keep one more
+#' \eqn{m \times n}{m x n} matrix in `fit$state` (see `init`).
 #'
 #' @param M A numeric matrix, a [lowrank_sampler()], a function of `k`
 #'   returning the mean of `k` observations (a matrix of fixed dimensions),
@@ -113,13 +114,29 @@
 #'   every epoch, at most `1e8`); `NULL` for the theory value. `0` takes the
 #'   exact mean, available only when `M` is a matrix.
 #' @param init `NULL`, or a previous fit of the same function on a matrix
-#'   of the same size: its `X` (scaled into this fit's set when it lies
-#'   outside) starts the solver, and a fit with continuation goes on from
-#'   its final smoothing parameter `mu`. Along a sequence of radii or
-#'   penalties, or to continue a fit for more iterations. `"fw"`'s step
-#'   rule counts on from the fit's iterations, so a fit continued by `init`
-#'   with a fixed `mu` equals one longer run; the stochastic methods'
-#'   schedules and SVRGCG's epochs restart (a warm start).
+#'   of the same size. A fit of the same data (the same matrix, sampler,
+#'   function `M` or rows of `data`; `A` and `b`), penalty, set, radius,
+#'   method and settings as given (`rank`, `max_rank`, `mu`, `eps`,
+#'   `step_size`, `inner`, `batch_size`, `snapshot_batch_size`) that kept its
+#'   solver state `fit$state` is continued exactly: with `set.seed()` before
+#'   the first fit only, the run goes on as one longer run would, bit for bit
+#'   (tested for every method; the random numbers continue the stream, and
+#'   the draws a function `M` makes for the defaults are undone). SVRGCG goes
+#'   on mid-epoch from the fit's snapshot, step and epoch length, SCG counts
+#'   its batches, steps and smoothing checks on from the fit's iterations,
+#'   SCGS goes on from its prox-center and stage, and continuation from the
+#'   fit's `mu`; the trace continues the fit's iteration numbers and
+#'   counters, and `tol` is tested at the iterations of the longer run.
+#'   The state is a few numbers, plus one \eqn{m \times n}{m x n} matrix of
+#'   doubles for SVRGCG with sampled snapshots (the snapshot mean of a
+#'   sampler, a function or `covariance_rows()` with `snapshot_batch_size >
+#'   0`; `matrix_sensing()`'s snapshot point) and for SCGS (its prox-center);
+#'   `fit$state <- NULL` drops it. A fit stopped by an error or an interrupt
+#'   keeps none. Any other fit is a warm start (along a sequence of radii or
+#'   penalties): its `X`, scaled into this fit's set when it lies outside,
+#'   starts the solver, a fit with continuation goes on from its final
+#'   `mu`, and the schedules count on from its iterations (SVRGCG starts a
+#'   new epoch). The fit's `notes` say which.
 #' @param target Optional exact \eqn{E[M]} used only to evaluate the objective
 #'   in the trace when `M` is a function (otherwise the trace objective is
 #'   `NA` for function samplers).
@@ -128,8 +145,9 @@
 #' @returns A fit of class `c("lowrank_sparse_fit", "cg_fit")` (see
 #'   [cg_fit]); `solution$X` is the estimate (a dense matrix),
 #'   `certified_rank` the rank certified by the last proximal step, `mu` the
-#'   final smoothing parameter and `smoothing` a list with `mu_start`, `mu`
-#'   and `continuation` (`TRUE` unless `mu` was given).
+#'   final smoothing parameter, `smoothing` a list with `mu_start`, `mu`
+#'   and `continuation` (`TRUE` unless `mu` was given), and `state` the
+#'   solver state for `init` (see there).
 #' @references Garber, D. and Kaplan, A. (2019). Fast stochastic algorithms
 #'   for low-rank and nonsmooth matrix problems. AISTATS.
 #' @examples
@@ -276,6 +294,9 @@ lowrank_source <- function(M, set, target) {
                 C0 = 0.5 * (sum(M0^2) + M$sigma^2 * length(M0)),
                 sigma2 = M$sigma^2 * length(M0))
   } else if (is.function(M)) {
+    # the pilot draws use the RNG: an exact continuation undoes them
+    # (lowrank_solve), so that its run draws what one longer run would
+    seed <- get0(".Random.seed", envir = globalenv(), inherits = FALSE)
     pilot <- tryCatch(lapply(1:2, function(i) M(1L)), error = function(e)
       stop_arg("M", "must be a function of k returning a matrix; M(1) failed: ",
                conditionMessage(e)))
@@ -291,7 +312,7 @@ lowrank_source <- function(M, set, target) {
     out <- list(source = 2L, M = if (is.null(target)) NULL else as.matrix(target),
                 sampler = M, dims = dim(pilot[[1]]), sigma = 0,
                 C0 = 0.5 * sum(pilot[[1]]^2),
-                sigma2 = 0.5 * sum((pilot[[1]] - pilot[[2]])^2))
+                sigma2 = 0.5 * sum((pilot[[1]] - pilot[[2]])^2), seed = seed)
   } else {
     if (!is.null(target)) stop_arg("target", "is used only when `M` is a function")
     M <- as.matrix(check_design(M, "M"))
@@ -307,10 +328,34 @@ lowrank_source <- function(M, set, target) {
   out
 }
 
-# The warm start from `init`, a previous fit of the same function on a
-# matrix of the same size: its X, scaled into the set of this radius, and
-# its final smoothing parameter when it used continuation.
-lowrank_start <- function(init, problem, dims, set, radius) {
+# What a run's state belongs to: the data the solver reads (fingerprints of
+# its arrays; a function sampler itself), the penalty, the set and radius,
+# the method, and the settings as given (NULL: the theory value, which the
+# same data give again).
+lowrank_key <- function(src, reg, problem, method, set, radius, rank, max_rank, mu, eps,
+                        step_size, inner, batch_size, snapshot_batch_size) {
+  num <- function(x) if (is.numeric(x)) as.double(x) else x      # 1L and 1 alike
+  arrays <- c(list(M = if (src$source != 2L) src$M), Filter(is.numeric, src$rows), src$op,
+              reg$op)
+  list(problem = problem, method = method, set = set, source = src$source,
+       loss = src$loss %||% 0L, data = lapply(Filter(Negate(is.null), arrays), fingerprint),
+       sampler = src$sampler, sigma = num(src$sigma),
+       penalty = c(reg$kind, num(reg$lambda), num(reg$lambda2)),
+       settings = lapply(list(radius = radius, rank = rank, max_rank = max_rank, mu = mu,
+                              eps = eps, step_size = step_size, inner = inner,
+                              batch_size = batch_size,
+                              snapshot_batch_size = snapshot_batch_size), num))
+}
+
+# The start from `init`, a previous fit of the same function on a matrix of
+# the same size. A fit of the same data and settings (`key`) that kept its
+# state (`fit$state`), and whose X is the one it ended with, continues
+# exactly: from its X as it is (a projection could move its bits), the
+# solver's state and its iteration count. Any other fit is a warm start:
+# its X, scaled into the set of this radius, and its final smoothing
+# parameter when it used continuation; schedules count on from its
+# iterations.
+lowrank_start <- function(init, problem, dims, set, radius, key) {
   if (is.null(init)) return(list())
   if (!inherits(init, paste0(problem, "_fit")))
     stop_arg("init", "must be NULL or a fit of ", problem, "()")
@@ -318,6 +363,18 @@ lowrank_start <- function(init, problem, dims, set, radius) {
   if (!is.matrix(X) || !is.numeric(X) || !identical(dim(X), as.integer(dims)))
     stop_arg("init", "is not a fit of a ", dims[1], " x ", dims[2], " matrix")
   if (!all_finite(X)) stop_arg("init", "has a solution `X` with NA, NaN or Inf")
+  storage.mode(X) <- "double"
+  dimnames(X) <- NULL
+  iter <- init$iterations
+  if (!is.numeric(iter) || length(iter) != 1L || !is.finite(iter) || iter < 0) iter <- 0L
+  iter <- as.integer(iter)
+  st <- init$state
+  same <- !is.null(st) && identical(st$key, key)
+  if (same && identical(st$X_check, fingerprint(X))) {
+    lowrank_check_state(st, prod(dims))
+    return(list(X = X, iter = iter, exact = TRUE, state = st, note = sprintf(
+      "continued exactly from a fit of %d iterations (as one longer run)", iter)))
+  }
   size <- if (set == "psd") {
     X <- (X + t(X)) / 2
     e <- eigen(X, symmetric = TRUE)
@@ -325,12 +382,43 @@ lowrank_start <- function(init, problem, dims, set, radius) {
     sum(pmax(e$values, 0))
   } else sum(svd(X, 0, 0)$d)
   if (size > radius) X <- X * (radius / size)
-  storage.mode(X) <- "double"
-  dimnames(X) <- NULL
   mu <- if (isTRUE(init$smoothing$continuation)) init$smoothing$mu
-  iter <- init$iterations
-  if (!is.numeric(iter) || length(iter) != 1L || !is.finite(iter) || iter < 0) iter <- 0L
-  list(X = X, mu = mu, iter = as.integer(iter))
+  why <- if (is.null(st)) "without a solver state" else if (same) "whose X was changed"
+         else "with other data or settings"
+  list(X = X, mu = mu, iter = iter, exact = FALSE, note = sprintf(
+    "warm start from a fit of %d iterations %s (its X%s; schedules counted on from %d)",
+    iter, why, if (is.null(mu)) "" else " and final mu", iter))
+}
+
+# The solver state a fit keeps (fit$state) must be what lowrank_solve made:
+# the C side checks values again, this names `init` for a state altered by
+# hand.
+lowrank_check_state <- function(st, mn) {
+  scalar <- function(x) is.numeric(x) && length(x) == 1L && is.finite(x)
+  array <- function(x) is.null(x) || (is.double(x) && length(x) == mn)
+  ok <- all(vapply(st[c("iter", "mu", "mu_start", "C0", "sigma2", "cold", "state_snapshot",
+                        "state_rank", "state_used", "state_calls", "state_mu0",
+                        "state_svd_rank")], scalar, NA)) &&
+    st$iter >= 0 && st$iter <= .Machine$integer.max && st$mu > 0 && st$mu_start > 0 &&
+    (!identical(st$key$method, "scgs") || !is.null(st$state_center)) &&
+    is.logical(st$state_certified) && length(st$state_certified) == 1L &&
+    all(vapply(st[c("state_Mbar", "state_Xs", "state_gtil", "state_center")], array, NA)) &&
+    is.double(st$state_loop) && length(st$state_loop) == 6L && all(is.finite(st$state_loop))
+  # the snapshot arrays a sampled snapshot (2) or sensing's snapshot point needs
+  need <- if (ok) c(state_Mbar = st$key$loss == 0L && st$state_snapshot == 2,
+                    state_Xs = st$key$loss == 1L && st$state_snapshot > 0,
+                    state_gtil = st$key$loss == 1L && st$state_snapshot == 2)
+  ok <- ok && !any(need & vapply(st[names(need)], is.null, NA))
+  if (!ok) stop_arg("init", "has an invalid `state` (altered by hand?); set it to NULL for a ",
+                    "warm start from its X")
+  invisible(st)
+}
+
+# Put the RNG state back to `seed` (NULL: none had been made yet).
+restore_seed <- function(seed) {
+  if (!is.null(seed)) assign(".Random.seed", seed, envir = globalenv())
+  else if (exists(".Random.seed", envir = globalenv(), inherits = FALSE))
+    rm(".Random.seed", envir = globalenv())
 }
 
 # Shared by every problem of this family: validation of the scalar
@@ -346,6 +434,8 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   check_radius(radius)
   dims <- src$dims
   check_count(rank, "rank")
+  key <- lowrank_key(src, reg, problem, method, set, radius, rank, max_rank, mu, eps,
+                     step_size, inner, batch_size, snapshot_batch_size)
   if (is.null(max_rank)) max_rank <- min(dims)
   check_count(max_rank, "max_rank")
   check_number(eps, "eps", min = 0, strict_min = TRUE)
@@ -353,6 +443,16 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   loss <- src$loss %||% 0L
   if (method == "fw" && src$source %in% 1:2)
     stop_arg("method", "= \"fw\" needs the exact mean: give `M` as a matrix")
+  start <- lowrank_start(init, problem, dims, set, radius, key)
+  st <- start$state
+  if (isTRUE(start$exact)) {
+    # the first fit's pilot estimates (a function sampler's are random) give
+    # the same defaults; the pilot's draws are undone, so that the run draws
+    # what one longer run would
+    src$C0 <- st$C0
+    src$sigma2 <- st$sigma2
+    if (src$source == 2L) restore_seed(src$seed)
+  }
 
   check_scale(src$C0 + src$sigma2, src$arg %||% "M")
   # theory defaults (Theorem 3, Corollaries 3-4 of Garber and Kaplan 2019)
@@ -362,9 +462,11 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   # smoothed gap falls below the smoothing's dual residual, src/smooth.c);
   # a given `mu` stays fixed (the paper's setting)
   mu_auto <- is.null(mu)
-  start <- lowrank_start(init, problem, dims, set, radius)
-  # a continued fit goes on from its final smoothing parameter
-  if (mu_auto && !is.null(start$mu)) mu <- start$mu
+  # the defaults below follow the starting mu: an exact continuation's is the
+  # fit's (the C side goes on from its final mu); a warm start goes on from
+  # the final mu of the fit
+  if (isTRUE(start$exact)) mu <- st$mu_start
+  else if (mu_auto && !is.null(start$mu)) mu <- start$mu
   if (is.null(mu)) {
     mu <- eps * C0 / gamma_smooth
     if (!(is.finite(mu) && mu > 0))
@@ -429,15 +531,33 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   spec$init_X <- start$X
   spec$iter_offset <- start$iter
   if (!is.null(start$X)) spec$cold_objective <- C0    # the scale of tol at the cold start
+  if (isTRUE(start$exact)) {                           # the fit's final mu, counts, state
+    spec[c("mu", "iter_offset", "cold_objective")] <- list(st$mu, as.integer(st$iter), st$cold)
+    spec <- c(spec, st[startsWith(names(st), "state_")])
+  }
   fit <- cg_run(spec, control, problem, call, started)
-  X <- fit$solution$X
+  sol <- fit$solution
+  X <- sol$X
   dimnames(X) <- src$dimnames
-  fit$certified_rank <- fit$solution$certified_rank
-  fit$radius <- radius; fit$set <- set; fit$mu <- fit$solution$mu
-  fit$smoothing <- list(mu_start = mu, mu = fit$solution$mu, continuation = mu_auto)
+  fit$certified_rank <- sol$certified_rank
+  fit$radius <- radius; fit$set <- set; fit$mu <- sol$mu
+  fit$smoothing <- list(mu_start = mu, mu = sol$mu, continuation = mu_auto)
   fit$solution <- list(X = X)
   fit$parameters <- list(step_size = step_size, inner = inner, batch_size = batch_size,
                          snapshot_batch_size = snapshot_batch_size, alpha = alpha, beta = beta)
+  # the solver state for an exact continuation, of a run that ended at a
+  # complete iteration (an interrupt or a failure may leave a snapshot half
+  # drawn); `cold` is what tol was relative to at the start
+  if (fit$status %in% c("max_iter", "max_time", "converged")) {
+    obj0 <- fit$trace$objective[1L]
+    fit$state <- c(sol$state[names(sol$state) != "loop"], sol$state$loop, list(
+      key = key, iter = (spec$iter_offset %||% 0L) + fit$iterations, mu = sol$mu,
+      mu_start = mu, C0 = src$C0, sigma2 = src$sigma2,
+      cold = max(if (is.finite(obj0)) abs(obj0) else 0, spec$cold_objective %||% 0),
+      X_check = fingerprint(sol$X)))
+  }
+  if (!is.null(init)) fit$notes <- start$note
+  if (isTRUE(start$exact)) fit <- continue_trace(fit, init, start)
   class(fit) <- c(paste0(problem, "_fit"), "cg_fit")
   finish_fit(fit, started)
 }

@@ -331,7 +331,7 @@ robust_pca <- function(M, radius = NULL, radius_sparse = NULL, sparse = c("l1", 
   # what an admm state belongs to: the problem (data, form, bounds,
   # penalties) and the settings its iteration reads
   key <- if (method == "admm")
-    list(data = robust_fingerprint(M), penalized = penalized, radius = radius,
+    list(data = fingerprint(M), penalized = penalized, radius = radius,
          radius_sparse = radius_sparse, sparse = sparse, delta = delta, lambda1 = lambda1,
          lambda2 = lambda2, psd = psd, max_rank = as.integer(max_rank))
   start <- robust_start(init, M, penalized, radius, radius_sparse, sparse, delta, psd, key)
@@ -375,13 +375,6 @@ robust_pca <- function(M, radius = NULL, radius_sparse = NULL, sparse = c("l1", 
   }
   class(fit) <- c("robust_pca_fit", "cg_fit")
   finish_fit(fit, started)
-}
-
-# A few sums that tell matrices apart (an exact continuation must see the
-# same M).
-robust_fingerprint <- function(M) {
-  c(sum(M), sum(M * M), sum(rowSums(M) * seq_len(nrow(M))),
-    sum(colSums(M) * seq_len(ncol(M))))
 }
 
 # The start from `init`. An admm fit of the same problem and settings (`key`)

@@ -8,6 +8,8 @@
  * provides_family(). */
 #include "stochcg.h"
 #include <string.h>
+#include <math.h>
+#include <limits.h>
 
 typedef struct {
     const char *name;
@@ -124,6 +126,54 @@ static int find_method(const char *name)
     return -1;
 }
 
+/* An exact continuation (init =): the loop state the fit's run ended with
+ * (cg_loop_state), as the numeric vector c(stage, pos, eta, len, c, lip)
+ * and, for scgs, the prox-center (length P->dim). Checked here, before any
+ * solving, so that no spec makes a loop start from nonsense. */
+enum { LOOP_STAGE, LOOP_POS, LOOP_ETA, LOOP_LEN, LOOP_C, LOOP_LIP, LOOP_N };
+
+static void read_loop_state(cg_problem *P, SEXP spec, int method)
+{
+    SEXP st = cg_list_get(spec, "state_loop");
+    if (isNull(st)) return;
+    const double *v = cg_spec_real(spec, "state_loop", LOOP_N);
+    for (int i = 0; i < LOOP_N; i++)
+        if (!R_FINITE(v[i])) error("spec: the loop state must be finite");
+    if (v[LOOP_STAGE] < 0 || v[LOOP_STAGE] > INT_MAX || v[LOOP_POS] < 0 ||
+        v[LOOP_POS] > INT_MAX || v[LOOP_POS] >= fmax(v[LOOP_LEN], 1.0) ||
+        (method == CG_METHOD_SVRGCG && !(v[LOOP_ETA] > 0 && v[LOOP_LEN] >= 2)) ||
+        (method == CG_METHOD_SCGS && !(v[LOOP_LIP] > 0)))
+        error("spec: invalid loop state");
+    cg_loop_state *l = &P->loop;
+    l->stage = (int) v[LOOP_STAGE]; l->pos = (int) v[LOOP_POS];
+    l->eta = v[LOOP_ETA]; l->len = v[LOOP_LEN]; l->c = v[LOOP_C]; l->lip = v[LOOP_LIP];
+    if (method == CG_METHOD_SCGS) {
+        if (P->x == NULL) error("spec: the loop state needs the problem's dense iterate");
+        l->center_in = cg_spec_real(spec, "state_center", (R_xlen_t) P->dim);
+    }
+    l->resumed = 1;
+}
+
+SEXP cg_loop_state_list(const cg_problem *P)
+{
+    if (!P->loop.saved) return R_NilValue;
+    static const char *names[] = {"state_loop", "state_center", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SEXP v = allocVector(REALSXP, LOOP_N);
+    SET_VECTOR_ELT(out, 0, v);
+    const cg_loop_state *l = &P->loop;
+    double *x = REAL(v);
+    x[LOOP_STAGE] = l->stage; x[LOOP_POS] = l->pos; x[LOOP_ETA] = l->eta;
+    x[LOOP_LEN] = l->len; x[LOOP_C] = l->c; x[LOOP_LIP] = l->lip;
+    if (l->center) {
+        SEXP c = allocVector(REALSXP, (R_xlen_t) P->dim);
+        SET_VECTOR_ELT(out, 1, c);
+        memcpy(REAL(c), l->center, P->dim * sizeof(double));
+    }
+    UNPROTECT(1);
+    return out;
+}
+
 /* Problem construction and the solver run under R_ExecWithCleanup, so that
  * on every path, an R error included, the RNG state is saved and kernels
  * stop polling for Ctrl-C (they poll only inside a solve). */
@@ -157,6 +207,7 @@ static SEXP solve_body(void *data)
     /* before any solving: the tables say whether the method applies */
     if (!provides_family(P, m))
         error("method '%s' does not apply to problem '%s'", m->name, s->problem->name);
+    read_loop_state(P, s->spec, s->o->method);
 
     /* the trace grows by doubling: start small, whatever max_iter is */
     const int every = s->ctl->eval_every;

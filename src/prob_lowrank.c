@@ -38,7 +38,10 @@ typedef struct {
      * the sensing measurements (loss) or the max-of-linear-forms term */
     int nop; const int *op_p, *op_j; const double *op_x, *op_b;
     double *w, *wp;                /* nop scratch: values, softmax weights */
-    int snapshot_taken;            /* Mbar holds a snapshot mean */
+    /* the last snapshot (Mbar, or Xs and gtil for sensing): 0 none, 1 of
+     * the exact mean or all measurements (recomputed on resuming), 2 sampled
+     * (kept in the fit's state) */
+    int snapshot_taken;
     cg_sampler osmp; int *obatch;  /* measurement minibatches (sensing) */
     double *Xs, *gtil;             /* snapshot (sensing) */
     int rank, max_rank, certified;
@@ -394,10 +397,11 @@ static double lr_snapshot(cg_problem *P, int batch)
     double k;
     if (L->loss == LOSS_DIST) {
         k = sample_mean(L, batch, L->Mbar);
-        L->snapshot_taken = 1;
+        L->snapshot_taken = L->source == SRC_MATRIX || batch == CG_BATCH_FULL ? 1 : 2;
     } else {
         memcpy(L->Xs, L->X, L->mn * sizeof(double));
         k = loss_grad(L, L->Xs, batch, L->gtil);
+        L->snapshot_taken = batch == CG_BATCH_FULL ? 1 : 2;
     }
     L->used += k;
     return k;
@@ -445,6 +449,70 @@ static const cg_fw_ops lowrank_fw = {lr_gradient, lr_lmo, lr_line_search, lr_fw_
 static const cg_prox_ops lowrank_prox = {lr_snapshot, lr_vr_gradient, lr_prox_step};
 static const cg_sliding_ops lowrank_sliding = {lr_gradient_at, lr_lmo_dense};
 static const cg_smooth_ops lowrank_smooth = {lr_smooth_gap, lr_smooth_residual};
+
+/* ---- exact continuation (init =): what the iterations read besides X and
+ * the solver loop's own state (dispatch.c): the last snapshot, the rank hint
+ * of the weak proximal oracle, the smoothing parameters and the counters */
+
+/* a state array of the spec: mn finite doubles copied into out */
+static void state_array(const lowrank *L, SEXP spec, const char *name, double *out)
+{
+    memcpy(out, cg_spec_real(spec, name, (R_xlen_t) L->mn), L->mn * sizeof(double));
+    if (!cg_all_finite(out, L->mn)) error("spec: '%s' must be finite", name);
+}
+
+static void resume_state(lowrank *L, cg_problem *P, SEXP spec)
+{
+    L->snapshot_taken = asInteger(cg_list_get(spec, "state_snapshot"));
+    L->rank = asInteger(cg_list_get(spec, "state_rank"));
+    L->certified = asLogical(cg_list_get(spec, "state_certified")) == TRUE;
+    L->used = asReal(cg_list_get(spec, "state_used"));
+    L->calls = asReal(cg_list_get(spec, "state_calls"));
+    P->mu0 = asReal(cg_list_get(spec, "state_mu0"));
+    P->svd_rank = asInteger(cg_list_get(spec, "state_svd_rank"));
+    if (L->snapshot_taken < 0 || L->snapshot_taken > 2 || L->rank == NA_INTEGER ||
+        L->rank < 1 || L->rank > L->max_rank || !(L->used >= 0) || !(L->calls >= 0) || !(P->mu0 >= P->mu) ||
+        !R_FINITE(P->mu0) || P->svd_rank == NA_INTEGER || P->svd_rank < 0)
+        error("spec: invalid lowrank state");
+    if (L->loss == LOSS_DIST) {
+        if (L->snapshot_taken == 1) sample_mean(L, CG_BATCH_FULL, L->Mbar);  /* E[M] */
+        if (L->snapshot_taken == 2) state_array(L, spec, "state_Mbar", L->Mbar);
+    } else if (L->snapshot_taken) {
+        state_array(L, spec, "state_Xs", L->Xs);
+        if (L->snapshot_taken == 1) loss_grad(L, L->Xs, CG_BATCH_FULL, L->gtil);
+        else state_array(L, spec, "state_gtil", L->gtil);
+    }
+}
+
+/* the same for the fit, named as resume_state reads them, with the solver
+ * loop's state (PROTECTs nothing on exit) */
+static SEXP state_list(const lowrank *L, const cg_problem *P)
+{
+    static const char *names[] = {"state_snapshot", "state_rank", "state_certified",
+                                  "state_used", "state_calls", "state_mu0", "state_svd_rank",
+                                  "state_Mbar", "state_Xs", "state_gtil", "loop", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SET_VECTOR_ELT(out, 0, ScalarInteger(L->snapshot_taken));
+    SET_VECTOR_ELT(out, 1, ScalarInteger(L->rank));
+    SET_VECTOR_ELT(out, 2, ScalarLogical(L->certified));
+    SET_VECTOR_ELT(out, 3, ScalarReal(L->used));
+    SET_VECTOR_ELT(out, 4, ScalarReal(L->calls));
+    SET_VECTOR_ELT(out, 5, ScalarReal(P->mu0));
+    SET_VECTOR_ELT(out, 6, ScalarInteger(P->svd_rank));
+    const double *keep[3] = {NULL, NULL, NULL};     /* only what cannot be recomputed */
+    if (L->loss == LOSS_DIST && L->snapshot_taken == 2) keep[0] = L->Mbar;
+    if (L->loss == LOSS_SENSING && L->snapshot_taken) keep[1] = L->Xs;
+    if (L->loss == LOSS_SENSING && L->snapshot_taken == 2) keep[2] = L->gtil;
+    for (int i = 0; i < 3; i++) {
+        if (!keep[i]) continue;
+        SEXP a = allocVector(REALSXP, (R_xlen_t) L->mn);
+        SET_VECTOR_ELT(out, 7 + i, a);
+        memcpy(REAL(a), keep[i], L->mn * sizeof(double));
+    }
+    SET_VECTOR_ELT(out, 10, cg_loop_state_list(P));    /* the solver loop's */
+    UNPROTECT(1);
+    return out;
+}
 
 int cg_problem_lowrank(cg_problem *P, SEXP spec)
 {
@@ -537,19 +605,21 @@ int cg_problem_lowrank(cg_problem *P, SEXP spec)
     P->x = L->X; P->dim = L->mn;
     P->smooth = &lowrank_smooth;
     P->svd_rank = 0;
+    if (!isNull(cg_list_get(spec, "state_snapshot"))) resume_state(L, P, spec);
     return CG_OK;
 }
 
 SEXP cg_lowrank_solution(cg_problem *P)
 {
     lowrank *L = (lowrank *) P->self;
-    static const char *names[] = {"X", "certified_rank", "mu", ""};
+    static const char *names[] = {"X", "certified_rank", "mu", "state", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP X = PROTECT(allocMatrix(REALSXP, L->m, L->n));
     memcpy(REAL(X), L->X, L->mn * sizeof(double));
     SET_VECTOR_ELT(out, 0, X);
     SET_VECTOR_ELT(out, 1, ScalarInteger(L->certified ? L->rank : NA_INTEGER));
     SET_VECTOR_ELT(out, 2, ScalarReal(P->mu));     /* the final mu (continuation) */
+    SET_VECTOR_ELT(out, 3, state_list(L, P));
     UNPROTECT(2);
     return out;
 }

@@ -40,14 +40,18 @@ int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                 cg_trace *tr, int *iters)
 {
     const int stochastic = (o->method != CG_METHOD_FW);
-    double scg_c = o->scg_c;
+    /* schedules count on from the fit a run resumes (iter_offset); SCG's
+     * batch constant, rescaled with mu, is the loop's state */
+    const int t0 = P->iter_offset;
+    double scg_c = P->loop.resumed ? P->loop.c : o->scg_c;
     cg_run r;
     int stop = cg_run_start(&r, P, ctl, tr), t = 0;
     while (stop < 0 && t < ctl->max_iter) {
         int batch = !stochastic ? CG_BATCH_FULL : CG_BATCH_DEFAULT;
         if (o->method == CG_METHOD_SCG) {
             /* Hazan and Luo: m_t ~ (t + 1)^2 at iteration t, here t + 1 */
-            double k = ceil(scg_c * (t + 2.0) * (t + 2.0));
+            const double tt = (double) t0 + t + 2.0;
+            double k = ceil(scg_c * tt * tt);
             batch = k > 1e8 ? 100000000 : (k < 1 ? 1 : (int) k);
         }
         r.n_grad += P->fw->gradient(P, batch);
@@ -69,7 +73,7 @@ int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                 double smoothed = gap_hat;
                 gap_hat += P->smooth->smooth_residual(P);
                 changed = cg_smoothing_update(P, smoothed);
-            } else if (P->mu_auto && t % CG_SMOOTH_CHECK == 0) {
+            } else if (P->mu_auto && ((long long) t0 + t) % CG_SMOOTH_CHECK == 0) {
                 changed = cg_smoothing_update(P, P->smooth->smooth_gap(P));
                 if ((stop = cg_run_failed(P)) >= 0) break;
             }
@@ -91,6 +95,8 @@ int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         t++;
         stop = cg_run_after_iter(&r, P, t, stochastic);
     }
+    P->loop.c = scg_c;
+    P->loop.saved = 1;
     *iters = t;
     return cg_run_finish(&r, P, t, stop);
 }

@@ -8,7 +8,9 @@
  * Needs the sliding table and its dense iterate (cg_problem.x). Smoothed
  * problems with continuation (smooth.c) check mu every CG_SMOOTH_CHECK
  * iterations; when it decreases, the method restarts from y with k = 0 and
- * the new smoothness L(mu). */
+ * the new smoothness L(mu). The prox-center x, the stage's iteration count
+ * and the rescaled constants are the loop's state (P->loop), so that a fit
+ * resumed with them goes on as one longer run. */
 #include "stochcg.h"
 #include <string.h>
 #include <math.h>
@@ -27,11 +29,19 @@ int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
     double *u = (double *) R_alloc(n, sizeof(double));
     double *d = (double *) R_alloc(n, sizeof(double));
     double *v = (double *) R_alloc(n, sizeof(double));
+    /* the loop's state: the prox-center x, the iterations of this stage
+     * (since the last restart) and L, scgs_c rescaled with mu; a resumed
+     * run starts from the fit's */
+    int ks = 0;                                         /* iterations of this stage */
+    double L = o->lipschitz, scgs_c = o->scgs_c;
     memcpy(x, y, n * sizeof(double));
+    if (P->loop.resumed) {
+        ks = P->loop.stage; L = P->loop.lip; scgs_c = P->loop.c;
+        memcpy(x, P->loop.center_in, n * sizeof(double));
+    }
+    const int k0 = P->iter_offset;                      /* schedules count on from it */
     cg_run r;
     int stop = cg_run_start(&r, P, ctl, tr), k = 0;   /* k: completed iterations */
-    int ks = 0;                                         /* ... of this stage */
-    double L = o->lipschitz, scgs_c = o->scgs_c;
     const double D2 = o->diam2;
     if (stop < 0 && !(isfinite(L) && isfinite(D2))) {  /* eta_k = Inf would stall */
         cg_fail(P, "the %s is not finite: it " CG_OVERFLOW_HINT,
@@ -71,7 +81,7 @@ int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         for (size_t i = 0; i < n; i++) y[i] = (1.0 - gamma) * y[i] + gamma * x[i];
         P->svd_rank = 1;
         k++; ks++;
-        if (P->mu_auto && P->mu > 0 && k % CG_SMOOTH_CHECK == 0) {
+        if (P->mu_auto && P->mu > 0 && ((long long) k0 + k) % CG_SMOOTH_CHECK == 0) {
             const double L_old = cg_smooth_lipschitz(P);
             if (cg_smoothing_update(P, P->smooth->smooth_gap(P))) {
                 const double q = L_old / cg_smooth_lipschitz(P);
@@ -83,6 +93,9 @@ int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         }
         stop = cg_run_after_iter(&r, P, k, 1);
     }
+    P->loop.stage = ks; P->loop.lip = L; P->loop.c = scgs_c;
+    P->loop.center = x;
+    P->loop.saved = 1;
     *iters = k;
     return cg_run_finish(&r, P, *iters, stop);
 }

@@ -248,6 +248,28 @@ enum { CG_BLOCK_X = 0, CG_BLOCK_Y = 1 };
 
 typedef struct cg_problem cg_problem;
 
+/* A solver loop's own schedule state, for an exact continuation (init =):
+ * what the loop carries from one iteration to the next besides the
+ * problem's iterate. When `resumed`, the dispatcher has filled it from the
+ * spec's state_loop (and state_center) and the loop starts from it, not
+ * from its options; a loop that can be resumed writes it when it ends and
+ * sets `saved`, and the dispatcher returns it. */
+typedef struct {
+    int resumed, saved;
+    int stage;          /* svrgcg: the epoch s; scgs: iterations since the last restart */
+    int pos;            /* svrgcg: inner iterations done in epoch s */
+    double eta, len;    /* svrgcg: step eta and epoch length T, rescaled with mu */
+    double c;           /* scg: scg_c; scgs: scgs_c (batch constants, rescaled with mu) */
+    double lip;         /* scgs: the smoothness L(mu) */
+    const double *center_in;  /* scgs: the prox-center x_k to start from (the spec's) */
+    double *center;           /* scgs: x_k at the end (P->dim, the loop's scratch) */
+} cg_loop_state;
+/* A saved loop state as list(state_loop = c(stage, pos, eta, len, c, lip),
+ * state_center), the spec elements the dispatcher reads it back from;
+ * R_NilValue if the loop saved none. For a problem's solution (dispatch.c;
+ * PROTECTs nothing on exit). */
+SEXP cg_loop_state_list(const cg_problem *P);
+
 /* Operation tables. A problem owns its iterate and its gradient estimator;
  * what a solver loop may ask of it is one small table of hooks per solver
  * family below. A problem fills a static const table for each family it
@@ -564,6 +586,8 @@ struct cg_problem {
      * cg_solver_opts.resume. */
     SEXP   (*solver_export)(cg_problem *P);
     void   *solver_data;
+    /* the solver loop's schedule state (svrgcg, scg, scgs): see cg_loop_state */
+    cg_loop_state loop;
 };
 
 /* problem constructors (prob_*.c): unpack the R spec, allocate with R_alloc,

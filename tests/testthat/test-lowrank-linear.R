@@ -96,3 +96,50 @@ test_that("bad input to the linear problems is rejected by name", {
   expect_error(matrix_sensing(matrix(1, 5, 9), rnorm(5), 1, lambda1 = -1, dims = c(3, 3)),
                "`lambda1` must be at least 0")
 })
+
+test_that("init: matrix_sensing's svrgcg resumed for k2 iterations equals one run of k1 + k2", {
+  # the state: the snapshot point X_s (m x d doubles; its gradient over all
+  # measurements is recomputed), the epoch and the position in it; the
+  # inner minibatches of measurements continue the RNG stream
+  set.seed(14)
+  m <- 6; N <- 120
+  X0 <- tcrossprod(rnorm(m), rnorm(m))
+  Amat <- matrix(rnorm(N * m * m), N)
+  b <- as.vector(Amat %*% as.vector(X0)) + rnorm(N, sd = 0.1)
+  run <- function(k, init = NULL, lambda1 = 0.01)
+    matrix_sensing(Amat, b, 0.8 * sum(svd(X0)$d), lambda1, 0.05, dims = c(m, m),
+                   method = "svrgcg", inner = 6, batch_size = 20, init = init,
+                   control = cg_control(max_iter = k, tol = 0, eval_every = 1L))
+  # epochs of 5 inner iterations: 20 ends the 4th, 23 is inside the 5th
+  fits <- expect_exact_resume(run, 20, 17, seed = 15, label = "epoch end")
+  expect_identical(fits$first$state$state_loop[1:2], c(4, 5))
+  expect_length(fits$first$state$state_Xs, m * m)
+  expect_null(fits$first$state$state_gtil)
+  fits <- expect_exact_resume(run, 23, 14, seed = 15, label = "mid-epoch")
+  expect_identical(fits$first$state$state_loop[1:2], c(5, 3))
+  # teeth: without the state, a new epoch from a new snapshot point
+  warm <- warm_resume(run, 23, 14, seed = 15)
+  expect_false(identical(warm$solution$X, fits$long$solution$X))
+  expect_match(warm$notes, "^warm start from a fit of 23 iterations without a solver state")
+  # another penalty: a warm start, whose note says why
+  set.seed(15)
+  expect_match(run(5, init = fits$first, lambda1 = 0.02)$notes,
+               "^warm start from a fit of 23 iterations with other data or settings")
+  expect_error(run(5, init = list()), "^`init` must be NULL or a fit of matrix_sensing\\(\\)$")
+})
+
+test_that("init: lowrank_constrained resumes exactly (svrgcg on a sampler, scgs)", {
+  set.seed(16)
+  d <- 10
+  u <- rnorm(d); M <- tcrossprod(u) + matrix(rnorm(d * d, sd = 0.1), d)
+  A <- lapply(1:3, function(i) { Z <- matrix(0, d, d); Z[i, i] <- 1; Z })
+  for (method in c("svrgcg", "scgs")) {
+    run <- function(k, init = NULL)
+      lowrank_constrained(lowrank_sampler(M, 0.3), A, b = rep(0.2, 3), radius = sum(u^2),
+                          method = method, inner = 5, init = init,
+                          control = cg_control(max_iter = k, tol = 0, eval_every = 1L))
+    fits <- expect_exact_resume(run, 14, 12, seed = 17, label = method)
+    expect_false(identical(warm_resume(run, 14, 12, seed = 17)$solution$X,
+                           fits$long$solution$X), label = method)
+  }
+})

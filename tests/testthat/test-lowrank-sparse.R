@@ -220,14 +220,194 @@ test_that("init: a previous fit warm-starts lowrank_sparse, scaled into a smalle
   long <- run(80)
   first <- run(40)
   second <- run(40, init = first)
-  # fw's step rule counts on: the continued run is the longer one
-  expect_equal(second$trace$objective[1], first$objective, tolerance = 1e-12)
-  expect_equal(as.matrix(second$solution$X), as.matrix(long$solution$X), tolerance = 1e-10)
-  expect_equal(second$objective, long$objective, tolerance = 1e-12)
+  # fw's step rule counts on: the continued run is the longer one (exactly,
+  # from the fit's state: see the tests below), its trace joined to first's
+  expect_identical(second$trace$objective[second$trace$iter == 40], first$objective)
+  expect_identical(second$solution$X, long$solution$X)
+  expect_identical(second$objective, long$objective)
+  # a smaller ball: a warm start from first's X scaled into it
   small <- run(5, init = first, radius = 2)
+  expect_match(small$notes, "^warm start from a fit of 40 iterations with other data or settings")
+  expect_identical(small$iterations, 5L)
   expect_lte(sum(svd(as.matrix(small$solution$X), 0, 0)$d), 2 * (1 + 1e-8))
   expect_error(lowrank_sparse(M, 0.05, 10, init = list()),
                "^`init` must be NULL or a fit of lowrank_sparse\\(\\)$")
   expect_error(lowrank_sparse(M[-1, ], 0.05, 10, init = first),
                "^`init` is not a fit of a 19 x 20 matrix$")
+})
+
+test_that("init: svrgcg resumed for k2 iterations equals one run of k1 + k2", {
+  # fit$state holds what the iterations read besides X: the epoch, the
+  # position in it, the snapshot mean (a sampled one: m x n doubles), the
+  # step and epoch length (rescaled with mu), mu, the rank hint and the
+  # counters; the RNG stream goes on. So a resumed fit is the longer run, bit
+  # for bit, whether it stops at an epoch's end or mid-epoch.
+  d <- make_lowrank_sparse(d = 12, seed = 21)
+  ctl <- function(k, every = 1L) cg_control(max_iter = k, tol = 0, eval_every = every)
+  run_mu <- function(mu) function(k, init = NULL, every = 1L)
+    lowrank_sparse(lowrank_sampler(d$M, 0.5), 0.3, d$tau, inner = 6, mu = mu, init = init,
+                   control = ctl(k, every))
+  auto <- run_mu(NULL)        # continuation (the default)
+  # epochs of T - 1 = 5 inner iterations: 60 ends the 12th; mu halves at
+  # the 21st snapshot (after 100), when the epoch length grows to 10 and
+  # the step shrinks
+  fits <- expect_exact_resume(auto, 60, 60, seed = 22, label = "auto, epoch end")
+  loop <- fits$first$state$state_loop          # c(epoch, done, eta, T, ...)
+  expect_identical(loop[1:2], c(12, 5))
+  expect_identical(loop[4], 6)
+  expect_lt(fits$long$smoothing$mu, fits$long$smoothing$mu_start)
+  expect_identical(fits$first$smoothing$mu, fits$long$smoothing$mu_start)
+  expect_length(fits$first$state$state_Mbar, 144L)   # a sampled snapshot is kept
+  fits <- expect_exact_resume(auto, 105, 15, seed = 22, label = "auto, mid-epoch")
+  loop <- fits$first$state$state_loop
+  expect_lt(loop[2], loop[4] - 1)                      # mid-epoch
+  expect_gt(loop[4], 6)                                # after mu's halving
+  expect_lt(fits$first$smoothing$mu, fits$first$smoothing$mu_start)
+  # the evaluation schedule does not touch the iterate: the adaptive one
+  # (trace rows when time allows) continues to the same fit
+  set.seed(22)
+  first <- auto(105, every = NULL)
+  adaptive <- auto(15, first, every = NULL)
+  expect_identical(adaptive$solution$X, fits$long$solution$X)
+  expect_identical(adaptive$state, fits$long$state)
+  # with a tolerance (the adaptive schedule of tests, counted from the cold
+  # start): the resumed fit stops where the longer one does
+  run_tol <- function(k, init = NULL)
+    lowrank_sparse(lowrank_sampler(d$M, 0.5), 0.3, d$tau, init = init,
+                   control = cg_control(max_iter = k, tol = 1e-3))
+  set.seed(24)
+  long <- run_tol(5000)
+  expect_true(long$converged)
+  set.seed(24)
+  resumed <- run_tol(5000, init = run_tol(long$iterations %/% 2))
+  expect_true(resumed$converged)
+  expect_identical(resumed$iterations, long$iterations)
+  expect_identical(resumed$solution$X, long$solution$X)
+  # a fixed mu (the paper's setting), at an epoch's end and mid-epoch
+  fixed <- run_mu(0.2)
+  expect_exact_resume(fixed, 30, 20, seed = 23, label = "fixed mu, epoch end")
+  fits <- expect_exact_resume(fixed, 33, 17, seed = 23, label = "fixed mu, mid-epoch")
+  expect_identical(fits$first$state$state_loop[2], 3)
+  # teeth: without the state the fit is a warm start (new epoch and
+  # snapshot, counts from 0, the trace not joined): another run
+  set.seed(22)
+  long <- auto(120)
+  for (k1 in c(60, 105)) {
+    warm <- warm_resume(auto, k1, 120 - k1, seed = 22)
+    expect_false(identical(warm$solution$X, long$solution$X))
+    expect_identical(warm$iterations, as.integer(120 - k1))
+    expect_match(warm$notes, "^warm start from a fit of \\d+ iterations without a solver state")
+  }
+})
+
+test_that("init: svrgcg resumes exactly on every source of M", {
+  d <- make_lowrank_sparse(d = 10, seed = 24)
+  ctl <- function(k) cg_control(max_iter = k, tol = 0, eval_every = 1L)
+  # an R function: its RNG draws continue; the pilot draws of the resumed
+  # call are undone (one longer run has made them once)
+  f <- function(k) d$M + matrix(rnorm(100), 10) / sqrt(k)
+  fun <- function(k, init = NULL)
+    lowrank_sparse(f, 0.3, d$tau, inner = 5, target = d$M0, init = init, control = ctl(k))
+  fits <- expect_exact_resume(fun, 23, 20, seed = 25, label = "function")
+  expect_length(fits$first$state$state_Mbar, 100L)
+  expect_false(identical(warm_resume(fun, 23, 20, seed = 25)$solution$X, fits$long$solution$X))
+  # the rows of a data matrix (finite sum) with sampled snapshots
+  set.seed(26)
+  data <- matrix(rnorm(80 * 10), 80) %*% chol(d$M0 + diag(10))
+  rows <- function(k, init = NULL)
+    lowrank_sparse(covariance_rows(data), 0.3, d$tau, inner = 5, snapshot_batch_size = 20,
+                   init = init, control = ctl(k))
+  fits <- expect_exact_resume(rows, 17, 20, seed = 27, label = "rows")
+  expect_false(identical(warm_resume(rows, 17, 20, seed = 27)$solution$X, fits$long$solution$X))
+  # a matrix: the snapshot is its exact mean, recomputed, not kept
+  mat <- function(k, init = NULL)
+    lowrank_sparse(d$M, 0.3, d$tau, inner = 5, init = init, control = ctl(k))
+  fits <- expect_exact_resume(mat, 17, 20, label = "matrix")
+  expect_null(fits$first$state$state_Mbar)
+  # the PSD set (the warm start would project X onto the cone again)
+  psd <- function(k, init = NULL)
+    lowrank_sparse(lowrank_sampler(d$M, 0.5), 0.3, d$tau, set = "psd", inner = 5, init = init,
+                   control = ctl(k))
+  expect_exact_resume(psd, 17, 20, seed = 28, label = "psd")
+})
+
+test_that("init: scg and scgs resumed for k2 iterations equal one run of k1 + k2", {
+  d <- make_lowrank_sparse(d = 12, seed = 29)
+  ctl <- function(k) cg_control(max_iter = k, tol = 0, eval_every = 1L)
+  set.seed(30)
+  data <- matrix(rnorm(80 * 12), 80) %*% chol(d$M0 + diag(12))
+  # scg on the rows of data: batches ~ (t + 1)^2 and the continuation
+  # checks (every 10 iterations) count on from the fit's iterations; the
+  # batch constant is rescaled with mu. On the nuclear ball mu halves at
+  # the check of iteration 40, after k1 = 25, on the PSD set at 20, before.
+  scg <- function(k, init = NULL, set = "nuclear")
+    lowrank_sparse(covariance_rows(data), 3, d$tau, set = set, method = "scg", eps = 1,
+                   init = init, control = ctl(k))
+  fits <- expect_exact_resume(scg, 25, 30, seed = 31, label = "scg")
+  expect_lt(fits$long$smoothing$mu, fits$first$smoothing$mu)
+  # scg's state is small (mu's start, the batch constant, the counts): on
+  # the nuclear ball a warm start takes the same steps, but its trace starts
+  # over; on the PSD set it re-projects X and is another run
+  warm <- warm_resume(scg, 25, 30, seed = 31)
+  expect_identical(warm$iterations, 30L)
+  expect_identical(warm$trace$iter, 0:30)
+  scg_psd <- function(k, init = NULL) scg(k, init, set = "psd")
+  fits <- expect_exact_resume(scg_psd, 25, 30, seed = 31, label = "scg psd")
+  expect_lt(fits$first$smoothing$mu, fits$first$smoothing$mu_start)
+  expect_false(identical(warm_resume(scg_psd, 25, 30, seed = 31)$solution$X,
+                         fits$long$solution$X))
+  # scgs: the prox-center x_k (m x n doubles), the stage's iteration count
+  # (it restarts when mu halves) and L(mu), on a sampler and on a matrix
+  scgs <- function(M) function(k, init = NULL)
+    lowrank_sparse(M, 0.3, d$tau, method = "scgs", init = init, control = ctl(k))
+  for (src in list(lowrank_sampler(d$M, 0.5), d$M)) {
+    run <- scgs(src)
+    fits <- expect_exact_resume(run, 25, 30, seed = 32, label = "scgs")
+    expect_length(fits$first$state$state_center, 144L)
+    expect_false(identical(warm_resume(run, 25, 30, seed = 32)$solution$X, fits$long$solution$X))
+  }
+})
+
+test_that("init: the state belongs to one problem and settings; bad state is an error", {
+  d <- make_lowrank_sparse(d = 10, seed = 33)
+  ctl <- cg_control(max_iter = 12, tol = 0, eval_every = 1L)
+  run <- function(init = NULL, lambda = 0.3, M = lowrank_sampler(d$M, 0.5), ...)
+    lowrank_sparse(M, lambda, d$tau, inner = 5, init = init, control = ctl, ...)
+  set.seed(34)
+  first <- run()
+  expect_false(is.null(first$state))
+  warm <- function(fit) expect_match(fit$notes, "^warm start from a fit of 12 iterations")
+  # another penalty, other data, another setting: warm starts, counts from 0
+  other <- run(first, lambda = 0.4)
+  warm(other)
+  expect_match(other$notes, "with other data or settings")
+  expect_identical(other$trace$iter, 0:12)
+  warm(run(first, M = lowrank_sampler(d$M + 1e-9, 0.5)))
+  warm(run(first, step_size = first$parameters$step_size))   # given, not the default
+  warm(run(first, method = "scgs"))
+  # its X changed by hand: not the iterate the state belongs to
+  moved <- first
+  moved$solution$X[1] <- moved$solution$X[1] + 1e-12
+  expect_match(run(moved)$notes, "whose X was changed")
+  # a state altered by hand is an error naming init
+  bad <- first
+  bad$state$state_loop <- bad$state$state_loop[1:3]
+  expect_error(run(bad), "^`init` has an invalid `state` \\(altered by hand\\?\\); set it to NULL")
+  bad <- first
+  bad$state$state_Mbar <- 1:3
+  expect_error(run(bad), "^`init` has an invalid `state`")
+  bad$state["state_Mbar"] <- list(NULL)             # a sampled snapshot needs its mean
+  expect_error(run(bad), "^`init` has an invalid `state`")
+  # a run stopped by a failure keeps no state (it may have stopped inside
+  # an iteration): here the sampler fails at the solver's third call
+  calls <- 0
+  f <- function(k) {
+    calls <<- calls + 1
+    if (calls > 4) stop("no more data")
+    d$M
+  }
+  expect_warning(failed <- lowrank_sparse(f, 0.3, d$tau, inner = 5, control = ctl),
+                 "no more data")
+  expect_identical(failed$status, "error")
+  expect_null(failed$state)
 })
