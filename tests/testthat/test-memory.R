@@ -33,9 +33,12 @@ test_that("the copy detector sees a copy", {
 
 test_that("dense inputs are not copied by any fitting function", {
   cases <- list(   # input, fit
-    sparse_regression = list(X, function(x) sparse_regression(x, y, 1, control = ctl)),
+    # (intercept = TRUE centres a dense X in one copy: the test below)
+    sparse_regression = list(X, function(x) sparse_regression(x, y, 1, control = ctl,
+                                                              intercept = FALSE)),
     sparse_regression_spg = list(X, function(x) sparse_regression(x, y, 1, method = "spg",
-                                                                  control = ctl)),
+                                                                  control = ctl,
+                                                                  intercept = FALSE)),
     complete_matrix = list(Y, function(x) complete_matrix(x, 1, control = ctl)),
     lowrank_sparse = list(M, function(x) lowrank_sparse(x, 0.1, 1, control = ctl)),
     lowrank_sparse_psd = list(S, function(x) lowrank_sparse(x, 0.1, 1, set = "psd",
@@ -56,6 +59,12 @@ test_that("dense inputs are not copied by any fitting function", {
   for (nm in names(cases)) {
     expect_identical(copies_of(cases[[nm]][[1]], cases[[nm]][[2]]), character(0), info = nm)
   }
+})
+
+test_that("sparse_regression's intercept centres a dense X in exactly one copy", {
+  copies <- copies_of(X, function(x) sparse_regression(x, y, 1, control = ctl))
+  expect_length(copies, 1L)
+  expect_match(copies, "regression_centring")
 })
 
 test_that("sparse inputs are not copied", {
