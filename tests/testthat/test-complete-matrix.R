@@ -251,3 +251,21 @@ test_that("predict clips to a bounded scale and predicts the full matrix", {
   expect_error(predict(fit, nd, clip = c("1", "5")), msg)
   expect_error(predict(fit, "some"), "`newdata` must be a data frame .* or \"all\"")
 })
+
+test_that("a path's warm starts enter the sfw step schedule afresh: its last fit is as good as a cold one", {
+  # Counting the step rule on from the path's total iterations (7000 before
+  # the 8th radius) left steps too short to leave the previous radius's
+  # optimum: objective 1.8% and gap 2.5 times above a cold start's.
+  set.seed(2)
+  U <- matrix(rnorm(100 * 3), 100); V <- matrix(rnorm(80 * 3), 80)
+  Y <- U %*% t(V) + matrix(rnorm(8000, sd = 0.5), 100)
+  Y[sample(8000, 6000)] <- NA
+  radii <- exp(seq(log(60), log(229), length.out = 8))
+  set.seed(1); path <- complete_matrix(Y, radius = radii)
+  set.seed(1); cold <- complete_matrix(Y, radii[8])
+  last <- path$fits[[8]]
+  expect_identical(last$iterations, 8000L)
+  expect_lte(last$objective, cold$objective * (1 + 1e-3))
+  expect_lte(last$gap, 2 * cold$gap)
+  expect_match(paste(last$notes, collapse = " "), "warm start from a fit of 7000 iterations")
+})

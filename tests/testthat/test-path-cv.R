@@ -550,3 +550,30 @@ test_that("cv and paths on a sparse X with an intercept equal the dense ones", {
   expect_equal(a$fold_loss, b$fold_loss, tolerance = 1e-10)
   expect_equal(coef(a), coef(b), tolerance = 1e-10)
 })
+
+test_that("cv_complete_matrix extends its default radii upward while the minimum is at the top", {
+  set.seed(3)
+  m <- 40; n <- 30                          # rank 2, nuclear norm 54; 150 entries
+  truth <- tcrossprod(matrix(rnorm(m * 2), m), matrix(rnorm(n * 2), n))
+  obs <- data.frame(row = sample(m, 150, TRUE), col = sample(n, 150, TRUE))
+  obs$value <- truth[cbind(obs$row, obs$col)] + rnorm(150, sd = 0.05)
+  run <- function(radius = NULL)
+    suppressWarnings(cv_complete_matrix(obs, radius = radius, folds = 4, nradius = 6,
+                                        method = "fw",
+                                        control = cg_control(max_iter = 100, tol = 0)))
+  ext <- run()
+  grid <- ext$cv$radius[1:6]
+  expect_lt(max(grid), sum(svd(truth)$d))   # the default grid stops short of the truth
+  # given those radii, the minimum sits at the top: no extension
+  given <- run(grid)
+  expect_identical(nrow(given$cv), 6L)
+  expect_identical(given$radius.min, max(grid))
+  # by default the grid went on in its own spacing until the minimum was inside,
+  # and found a better radius beyond the default grid
+  expect_gt(nrow(ext$cv), 6L)
+  expect_equal(diff(log(ext$cv$radius)), rep(log(grid[2] / grid[1]), nrow(ext$cv) - 1L),
+               tolerance = 1e-12)
+  expect_gt(ext$radius.min, max(grid))
+  expect_lt(ext$radius.min, max(ext$cv$radius))
+  expect_lt(min(ext$cv$cvm), min(given$cv$cvm))
+})
