@@ -404,7 +404,9 @@ lowrank_check_state <- function(st, mn) {
     is.logical(st$state_certified) && length(st$state_certified) == 1L &&
     all(vapply(st[c("state_Mbar", "state_Xs", "state_gtil", "state_center")], array, NA)) &&
     (if (is.null(st$state_loop)) identical(st$key$method, "fw")   # fw's loop keeps none
-     else is.double(st$state_loop) && length(st$state_loop) == 6L && all(is.finite(st$state_loop)))
+     else is.double(st$state_loop) && length(st$state_loop) == 6L &&
+       all(is.finite(st$state_loop)) && all(st$state_loop[1:2] >= 0) &&
+       st$state_loop[2] < max(st$state_loop[4], 1))    # the position inside its epoch
   # the snapshot arrays a sampled snapshot (2) or sensing's snapshot point needs
   need <- if (ok) c(state_Mbar = st$key$loss == 0L && st$state_snapshot == 2,
                     state_Xs = st$key$loss == 1L && st$state_snapshot > 0,

@@ -172,10 +172,10 @@ static void put_loop_state(SEXP out, int i_scalars, int i_arrays, const cg_loop_
     SEXP names = allocVector(STRSXP, l->n_out);
     setAttrib(arrays, R_NamesSymbol, names);
     for (int i = 0; i < l->n_out; i++) {
-        SET_STRING_ELT(names, i, mkChar(l->out_name[i]));
-        SEXP a = allocVector(REALSXP, l->out_len[i]);
+        SET_STRING_ELT(names, i, mkChar(l->out[i].name));
+        SEXP a = allocVector(REALSXP, l->out[i].len);
         SET_VECTOR_ELT(arrays, i, a);
-        if (l->out_len[i] > 0) memcpy(REAL(a), l->out[i], (size_t) l->out_len[i] * sizeof(double));
+        if (l->out[i].len > 0) memcpy(REAL(a), l->out[i].x, (size_t) l->out[i].len * sizeof(double));
     }
 }
 
@@ -199,7 +199,7 @@ void cg_loop_save_array(cg_problem *P, const char *name, const double *x, R_xlen
 {
     cg_loop_state *l = &P->loop;
     if (l->n_out == CG_LOOP_ARRAYS) error("too many loop state arrays");   /* a bug */
-    l->out_name[l->n_out] = name; l->out[l->n_out] = x; l->out_len[l->n_out] = len;
+    l->out[l->n_out].name = name; l->out[l->n_out].x = x; l->out[l->n_out].len = len;
     l->n_out++;
 }
 

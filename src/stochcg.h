@@ -267,10 +267,8 @@ typedef struct {
                            sgd: beta, once resolved (<= 0: not yet) */
     double lip;         /* scgs: the smoothness L(mu) */
     SEXP in;            /* the resumed arrays (the spec's state_solver), or R_NilValue */
-    int n_out;          /* the arrays to save: name, values, length */
-    const char *out_name[CG_LOOP_ARRAYS];
-    const double *out[CG_LOOP_ARRAYS];
-    R_xlen_t out_len[CG_LOOP_ARRAYS];
+    int n_out;          /* the arrays to save */
+    struct { const char *name; const double *x; R_xlen_t len; } out[CG_LOOP_ARRAYS];
 } cg_loop_state;
 /* the resumed array `name` (finite, of length len; len < 0: any, see
  * cg_loop_array_length), NULL if the fit saved none; errors before any
