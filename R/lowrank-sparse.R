@@ -403,7 +403,10 @@ lowrank_check_state <- function(st, mn) {
     (!identical(st$key$method, "scgs") || !is.null(st$state_center)) &&
     is.logical(st$state_certified) && length(st$state_certified) == 1L &&
     all(vapply(st[c("state_Mbar", "state_Xs", "state_gtil", "state_center")], array, NA)) &&
-    is.double(st$state_loop) && length(st$state_loop) == 6L && all(is.finite(st$state_loop))
+    (if (is.null(st$state_loop)) identical(st$key$method, "fw")   # fw's loop keeps none
+     else is.double(st$state_loop) && length(st$state_loop) == 6L &&
+       all(is.finite(st$state_loop)) && all(st$state_loop[1:2] >= 0) &&
+       st$state_loop[2] < max(st$state_loop[4], 1))    # the position inside its epoch
   # the snapshot arrays a sampled snapshot (2) or sensing's snapshot point needs
   need <- if (ok) c(state_Mbar = st$key$loss == 0L && st$state_snapshot == 2,
                     state_Xs = st$key$loss == 1L && st$state_snapshot > 0,
@@ -533,7 +536,8 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   if (!is.null(start$X)) spec$cold_objective <- C0    # the scale of tol at the cold start
   if (isTRUE(start$exact)) {                           # the fit's final mu, counts, state
     spec[c("mu", "iter_offset", "cold_objective")] <- list(st$mu, as.integer(st$iter), st$cold)
-    spec <- c(spec, st[startsWith(names(st), "state_")])
+    spec <- c(spec, st[startsWith(names(st), "state_") & names(st) != "state_center"])
+    if (!is.null(st$state_center)) spec$state_solver <- list(center = st$state_center)
   }
   fit <- cg_run(spec, control, problem, call, started)
   sol <- fit$solution
@@ -550,7 +554,10 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   # drawn); `cold` is what tol was relative to at the start
   if (fit$status %in% c("max_iter", "max_time", "converged")) {
     obj0 <- fit$trace$objective[1L]
-    fit$state <- c(sol$state[names(sol$state) != "loop"], sol$state$loop, list(
+    # the loop's state (fw keeps none): its scalars, scgs' prox-center
+    loop <- if (!is.null(sol$state_loop))
+      list(state_loop = sol$state_loop, state_center = sol$state_solver$center)
+    fit$state <- c(sol$state, loop, list(
       key = key, iter = (spec$iter_offset %||% 0L) + fit$iterations, mu = sol$mu,
       mu_start = mu, C0 = src$C0, sigma2 = src$sigma2,
       cold = max(if (is.finite(obj0)) abs(obj0) else 0, spec$cold_objective %||% 0),

@@ -51,9 +51,11 @@ cg_run <- function(spec, control, problem, call, started, gap_relative = FALSE,
               time = wall_clock() - started, solver_time = last$time, call = call)
   # homotopy methods: the beta0 the last iteration used (adaptive "auto" rescales it)
   if (!is.na(res$beta0)) fit$beta0 <- res$beta0
-  # a solver loop's own state for an exact continuation (the homotopy
-  # methods' row estimator): with the problem's state_* parts of the solution
-  if (!is.null(res$state_solver)) fit$solution$state_solver <- res$state_solver
+  # the solver loop's own state for an exact continuation (src/stochcg.h,
+  # cg_loop_state: its scalars state_loop, its arrays state_solver), with
+  # the problem's state_* parts of the solution; given back in a spec as is
+  for (part in c("state_loop", "state_solver"))
+    if (!is.null(res[[part]])) fit$solution[[part]] <- res[[part]]
   fit
 }
 

@@ -385,7 +385,7 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   fit$gap_step <- fit$solution$gap_step
   fit$mapping_norm <- fit$solution$mapping_norm
   fit$gap_reference <- fit$solution$gap_reference
-  state <- fit$solution[startsWith(names(fit$solution), "state_")]
+  state <- smf_loop_named(fit$solution[startsWith(names(fit$solution), "state_")])
   fit$state <- c(state[!vapply(state, is.null, NA)], list(key = key))
   fit$bsum_iterations <- fit$solution$bsum_iterations
   fit$bsum_capped <- fit$solution$bsum_capped
@@ -642,8 +642,25 @@ smf_resume <- function(init, Y, model_spec, key, d, n, k) {
     stop_arg("init", "has an invalid `state` (altered by hand?); set it to NULL for a ",
              "warm start from its W")
   list(exact = TRUE, iter = iter, W = W,
-       spec = c(st[setdiff(names(st), c("key", "state_W"))],
-                list(iter_offset = iter, gap_eta = as.double(init$gap_step))))
+       spec = c(st[setdiff(names(st), c("key", "state_W", smf_loop_parts))],
+                list(state_loop = c(0, st$state_inner_done %||% 0, st$state_eta %||% 0, 0,
+                                    st$state_beta %||% 0, 0),
+                     iter_offset = iter, gap_eta = as.double(init$gap_step))))
+}
+
+# The loop's scalars (state_loop = c(stage, pos, eta, len, c, lip), see
+# cg_loop_state in src/stochcg.h) in a fit's state by name, where they say
+# something: sgd's beta (c, once resolved), vr's step and position within
+# an outer iteration; after state_columns. smf_resume() packs them back.
+smf_loop_parts <- c("state_beta", "state_eta", "state_inner_done")
+smf_loop_named <- function(state) {
+  loop <- state$state_loop
+  inside <- isTRUE(loop[2] > 0)
+  named <- list(state_beta = if (isTRUE(loop[5] > 0)) loop[5],
+                state_eta = if (inside) loop[3], state_inner_done = if (inside) loop[2])
+  state$state_loop <- NULL
+  at <- seq_len(match("state_columns", names(state)))
+  c(state[at], named, state[-at])
 }
 
 # the starting dictionary, projected onto C (the C kernel, so that it is

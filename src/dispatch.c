@@ -127,51 +127,80 @@ static int find_method(const char *name)
 }
 
 /* An exact continuation (init =): the loop state the fit's run ended with
- * (cg_loop_state), as the numeric vector c(stage, pos, eta, len, c, lip)
- * and, for scgs, the prox-center (length P->dim). Checked here, before any
- * solving, so that no spec makes a loop start from nonsense. */
+ * (cg_loop_state), its scalars as the numeric vector state_loop = c(stage,
+ * pos, eta, len, c, lip) and its arrays as the named list state_solver.
+ * The scalars are checked here, before any solving, so that no spec makes
+ * a loop start from nonsense; arrays when the loop reads them. */
 enum { LOOP_STAGE, LOOP_POS, LOOP_ETA, LOOP_LEN, LOOP_C, LOOP_LIP, LOOP_N };
 
-static void read_loop_state(cg_problem *P, SEXP spec, int method)
+static void read_loop_state(cg_problem *P, SEXP spec, const cg_solver_opts *o)
 {
-    SEXP st = cg_list_get(spec, "state_loop");
-    if (isNull(st)) return;
+    cg_loop_state *l = &P->loop;
+    l->in = cg_list_get(spec, "state_solver");
+    if (!isNull(l->in) && TYPEOF(l->in) != VECSXP) error("spec: state_solver must be a list");
+    if (isNull(cg_list_get(spec, "state_loop"))) return;
     const double *v = cg_spec_real(spec, "state_loop", LOOP_N);
     for (int i = 0; i < LOOP_N; i++)
         if (!R_FINITE(v[i])) error("spec: the loop state must be finite");
+    /* the position lies inside its epoch (svrgcg: T, vr: inner) */
+    const int m = o->method;
+    const double pos_end = m == CG_METHOD_VR ? o->inner : fmax(v[LOOP_LEN], 1.0);
     if (v[LOOP_STAGE] < 0 || v[LOOP_STAGE] > INT_MAX || v[LOOP_POS] < 0 ||
-        v[LOOP_POS] > INT_MAX || v[LOOP_POS] >= fmax(v[LOOP_LEN], 1.0) ||
-        (method == CG_METHOD_SVRGCG && !(v[LOOP_ETA] > 0 && v[LOOP_LEN] >= 2)) ||
-        (method == CG_METHOD_SCGS && !(v[LOOP_LIP] > 0)))
+        v[LOOP_POS] >= pos_end ||
+        (m == CG_METHOD_SVRGCG && !(v[LOOP_ETA] > 0 && v[LOOP_LEN] >= 2)) ||
+        (m == CG_METHOD_VR && v[LOOP_POS] > 0 && !(v[LOOP_ETA] > 0)) ||
+        (m == CG_METHOD_SCGS && !(v[LOOP_LIP] > 0)))
         error("spec: invalid loop state");
-    cg_loop_state *l = &P->loop;
     l->stage = (int) v[LOOP_STAGE]; l->pos = (int) v[LOOP_POS];
     l->eta = v[LOOP_ETA]; l->len = v[LOOP_LEN]; l->c = v[LOOP_C]; l->lip = v[LOOP_LIP];
-    if (method == CG_METHOD_SCGS) {
-        if (P->x == NULL) error("spec: the loop state needs the problem's dense iterate");
-        l->center_in = cg_spec_real(spec, "state_center", (R_xlen_t) P->dim);
-    }
     l->resumed = 1;
 }
 
-SEXP cg_loop_state_list(const cg_problem *P)
+/* the saved loop state into the result's state_loop and state_solver */
+static void put_loop_state(SEXP out, int i_scalars, int i_arrays, const cg_loop_state *l)
 {
-    if (!P->loop.saved) return R_NilValue;
-    static const char *names[] = {"state_loop", "state_center", ""};
-    SEXP out = PROTECT(mkNamed(VECSXP, names));
-    SEXP v = allocVector(REALSXP, LOOP_N);
-    SET_VECTOR_ELT(out, 0, v);
-    const cg_loop_state *l = &P->loop;
-    double *x = REAL(v);
-    x[LOOP_STAGE] = l->stage; x[LOOP_POS] = l->pos; x[LOOP_ETA] = l->eta;
-    x[LOOP_LEN] = l->len; x[LOOP_C] = l->c; x[LOOP_LIP] = l->lip;
-    if (l->center) {
-        SEXP c = allocVector(REALSXP, (R_xlen_t) P->dim);
-        SET_VECTOR_ELT(out, 1, c);
-        memcpy(REAL(c), l->center, P->dim * sizeof(double));
+    if (l->saved) {
+        SEXP v = allocVector(REALSXP, LOOP_N);
+        SET_VECTOR_ELT(out, i_scalars, v);
+        double *x = REAL(v);
+        x[LOOP_STAGE] = l->stage; x[LOOP_POS] = l->pos; x[LOOP_ETA] = l->eta;
+        x[LOOP_LEN] = l->len; x[LOOP_C] = l->c; x[LOOP_LIP] = l->lip;
     }
-    UNPROTECT(1);
-    return out;
+    if (l->n_out == 0) return;
+    SEXP arrays = allocVector(VECSXP, l->n_out);
+    SET_VECTOR_ELT(out, i_arrays, arrays);
+    SEXP names = allocVector(STRSXP, l->n_out);
+    setAttrib(arrays, R_NamesSymbol, names);
+    for (int i = 0; i < l->n_out; i++) {
+        SET_STRING_ELT(names, i, mkChar(l->out[i].name));
+        SEXP a = allocVector(REALSXP, l->out[i].len);
+        SET_VECTOR_ELT(arrays, i, a);
+        if (l->out[i].len > 0) memcpy(REAL(a), l->out[i].x, (size_t) l->out[i].len * sizeof(double));
+    }
+}
+
+R_xlen_t cg_loop_array_length(const cg_problem *P, const char *name)
+{
+    if (P->loop.in == NULL) return -1;
+    SEXP x = cg_list_get(P->loop.in, name);
+    return isNull(x) ? -1 : XLENGTH(x);
+}
+
+const double *cg_loop_array(const cg_problem *P, const char *name, R_xlen_t len)
+{
+    const R_xlen_t n = cg_loop_array_length(P, name);
+    if (n < 0) return NULL;
+    const double *x = cg_spec_real(P->loop.in, name, len < 0 ? n : len);
+    if (!cg_all_finite(x, (size_t) n)) error("spec: the loop state's '%s' must be finite", name);
+    return x;
+}
+
+void cg_loop_save_array(cg_problem *P, const char *name, const double *x, R_xlen_t len)
+{
+    cg_loop_state *l = &P->loop;
+    if (l->n_out == CG_LOOP_ARRAYS) error("too many loop state arrays");   /* a bug */
+    l->out[l->n_out].name = name; l->out[l->n_out].x = x; l->out[l->n_out].len = len;
+    l->n_out++;
 }
 
 /* Problem construction and the solver run under R_ExecWithCleanup, so that
@@ -195,6 +224,7 @@ static SEXP solve_body(void *data)
         if (P->iter_offset == NA_INTEGER || P->iter_offset < 0) error("spec: invalid iter_offset");
     }
     P->warm_start = asLogical(cg_list_get(s->spec, "warm_start")) == TRUE;
+    read_loop_state(P, s->spec, s->o);
     s->problem->build(P, s->spec);
     /* a warm start (init =): the objective at the cold start, so that tol
      * keeps its scale when the warm start sits at an optimum near zero */
@@ -207,7 +237,6 @@ static SEXP solve_body(void *data)
     /* before any solving: the tables say whether the method applies */
     if (!provides_family(P, m))
         error("method '%s' does not apply to problem '%s'", m->name, s->problem->name);
-    read_loop_state(P, s->spec, s->o->method);
 
     /* the trace grows by doubling: start small, whatever max_iter is */
     const int every = s->ctl->eval_every;
@@ -260,7 +289,6 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     o.sgd_beta = asReal(cg_list_get(spec, "sgd_beta"));
     o.sgd_beta_prime = asReal(cg_list_get(spec, "sgd_beta_prime"));
     o.smf_output = asInteger(cg_list_get(spec, "smf_output"));
-    o.resume = cg_list_get(spec, "state_solver");
 
     cg_problem P;
     memset(&P, 0, sizeof(P));
@@ -277,7 +305,7 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     if (status != CG_STOP_ERROR && cg_interrupted()) status = CG_STOP_INTERRUPT;
 
     static const char *names[] = {"solution", "trace", "status", "iterations", "message",
-                                  "beta0", "state_solver", ""};
+                                  "beta0", "state_loop", "state_solver", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, problem->solution(&P));
     SET_VECTOR_ELT(out, 1, cg_trace_to_list(&tr));
@@ -285,7 +313,7 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     SET_VECTOR_ELT(out, 3, ScalarInteger(iters));
     SET_VECTOR_ELT(out, 4, mkString(P.failure));   /* "" unless status "error" */
     SET_VECTOR_ELT(out, 5, ScalarReal(P.homotopy ? P.beta0_used : NA_REAL));
-    if (P.solver_export) SET_VECTOR_ELT(out, 6, P.solver_export(&P));
+    put_loop_state(out, 6, 7, &P.loop);     /* the solver loop's own state */
     UNPROTECT(1);
     return out;
 }

@@ -156,68 +156,52 @@ double cg_rows_spider(cg_rows_est *e, cg_problem *P, double penalty, double prev
     return 2.0 * batch;                     /* each draw reads the row at two iterates */
 }
 
-/* ---- the estimator's state for an exact continuation (init =): E, and
- * the SAG table, dense (`sag`, m values) or hashed (`sag_rows`, the rows l
- * of its nonzero entries in increasing order, and `sag_vals`); the hashed
- * table is rebuilt by inserting them (its layout differs, its entries do
- * not). Sorted, the state of a run does not depend on how it was split. */
-SEXP cg_rows_est_export(cg_problem *P)
+/* ---- the estimator's state for an exact continuation (init =), as the
+ * loop's arrays: E, and the SAG table, dense (`sag`, m values) or hashed
+ * (`sag_rows`, the rows l of its nonzero entries in increasing order, and
+ * `sag_vals`); the hashed table is rebuilt by inserting them (its layout
+ * differs, its entries do not). Sorted, the state of a run does not depend
+ * on how it was split. */
+void cg_rows_est_save(const cg_rows_est *e, cg_problem *P)
 {
-    const cg_rows_est *e = (const cg_rows_est *) P->solver_data;
-    const int hashed = e->keys != NULL;
-    static const char *plain[] = {"E", ""}, *dense[] = {"E", "sag", ""},
-                      *hash[] = {"E", "sag_rows", "sag_vals", ""};
-    SEXP out = PROTECT(mkNamed(VECSXP, e->dense ? dense : hashed ? hash : plain));
-    SEXP E = allocVector(REALSXP, (R_xlen_t) e->len);
-    SET_VECTOR_ELT(out, 0, E);
-    memcpy(REAL(E), e->E, e->len * sizeof(double));
+    cg_loop_save_array(P, "E", e->E, (R_xlen_t) e->len);
     if (e->dense) {
-        SEXP t = allocVector(REALSXP, (R_xlen_t) e->m);
-        SET_VECTOR_ELT(out, 1, t);
-        memcpy(REAL(t), e->dense, (size_t) e->m * sizeof(double));
-    } else if (hashed) {
-        if (e->used > INT_MAX) error("the SAG table has too many entries to export");
+        cg_loop_save_array(P, "sag", e->dense, (R_xlen_t) e->m);
+    } else if (e->keys) {
+        if (e->used > INT_MAX) error("the SAG table has too many entries to save");
         const int nu = (int) e->used;
-        SEXP rows = allocVector(REALSXP, nu);
-        SET_VECTOR_ELT(out, 1, rows);
-        SEXP vals = allocVector(REALSXP, nu);
-        SET_VECTOR_ELT(out, 2, vals);
-        double *l = REAL(rows), *v = REAL(vals), *g = (double *) R_alloc(nu + 1, sizeof(double));
+        double *l = (double *) R_alloc(nu + 1, sizeof(double)),
+               *v = (double *) R_alloc(nu + 1, sizeof(double)),
+               *g = (double *) R_alloc(nu + 1, sizeof(double));
         int *ord = (int *) R_alloc(nu + 1, sizeof(int));
         int j = 0;
         for (size_t i = 0; i < e->cap; i++)
             if (e->keys[i] != 0) { l[j] = (double) (e->keys[i] - 1ULL); g[j] = e->vals[i]; ord[j] = j; j++; }
         rsort_with_index(l, ord, nu);
         for (j = 0; j < nu; j++) v[j] = g[ord[j]];
+        cg_loop_save_array(P, "sag_rows", l, nu);
+        cg_loop_save_array(P, "sag_vals", v, nu);
     }
-    UNPROTECT(1);
-    return out;
 }
 
-/* the state read back (a list from cg_rows_est_export, or R_NilValue: none,
- * returns 0); a malformed one is an error before any work */
-int cg_rows_est_import(cg_rows_est *e, SEXP state)
+/* the saved state read back (0: none); a malformed one is an error before
+ * any work */
+int cg_rows_est_load(cg_rows_est *e, const cg_problem *P)
 {
-    if (isNull(state)) return 0;
-    if (TYPEOF(state) != VECSXP) error("spec: invalid estimator state");
-    memcpy(e->E, cg_spec_real(state, "E", (R_xlen_t) e->len), e->len * sizeof(double));
-    if (!cg_all_finite(e->E, e->len)) error("spec: the estimator state must be finite");
-    const int has_dense = !isNull(cg_list_get(state, "sag")),
-              has_hash = !isNull(cg_list_get(state, "sag_rows"));
-    if (has_dense != (e->dense != NULL) || has_hash != (e->keys != NULL))
+    const double *E = cg_loop_array(P, "E", (R_xlen_t) e->len);
+    if (!E) return 0;
+    memcpy(e->E, E, e->len * sizeof(double));
+    const R_xlen_t nu = cg_loop_array_length(P, "sag_rows");
+    if ((cg_loop_array_length(P, "sag") >= 0) != (e->dense != NULL) || (nu >= 0) != (e->keys != NULL))
         error("spec: the estimator state is of another method");
     if (e->dense) {
-        memcpy(e->dense, cg_spec_real(state, "sag", (R_xlen_t) e->m),
-               (size_t) e->m * sizeof(double));
-        if (!cg_all_finite(e->dense, (size_t) e->m))
-            error("spec: the estimator state must be finite");
+        memcpy(e->dense, cg_loop_array(P, "sag", (R_xlen_t) e->m), (size_t) e->m * sizeof(double));
     } else if (e->keys) {
-        const R_xlen_t nu = XLENGTH(cg_list_get(state, "sag_rows"));
-        const double *l = cg_spec_real(state, "sag_rows", nu),
-                     *v = cg_spec_real(state, "sag_vals", nu);
+        const double *l = cg_loop_array(P, "sag_rows", nu), *v = cg_loop_array(P, "sag_vals", nu);
+        if (!v) error("spec: invalid SAG table in the estimator state");
         for (R_xlen_t j = 0; j < nu; j++) {
-            if (!(l[j] >= 0.0 && l[j] < e->m && l[j] == floor(l[j])) || !R_FINITE(v[j]) ||
-                v[j] == 0.0 || (j > 0 && !(l[j] > l[j - 1])))
+            if (!(l[j] >= 0.0 && l[j] < e->m && l[j] == floor(l[j])) || v[j] == 0.0 ||
+                (j > 0 && !(l[j] > l[j - 1])))
                 error("spec: invalid SAG table in the estimator state");
             table_swap(e, l[j], v[j]);
         }

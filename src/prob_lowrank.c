@@ -451,7 +451,7 @@ static const cg_sliding_ops lowrank_sliding = {lr_gradient_at, lr_lmo_dense};
 static const cg_smooth_ops lowrank_smooth = {lr_smooth_gap, lr_smooth_residual};
 
 /* ---- exact continuation (init =): what the iterations read besides X and
- * the solver loop's own state (dispatch.c): the last snapshot, the rank hint
+ * the solver loop's own state (cg_loop_state): the last snapshot, the rank hint
  * of the weak proximal oracle, the smoothing parameters and the counters */
 
 /* a state array of the spec: mn finite doubles copied into out */
@@ -484,13 +484,13 @@ static void resume_state(lowrank *L, cg_problem *P, SEXP spec)
     }
 }
 
-/* the same for the fit, named as resume_state reads them, with the solver
- * loop's state (PROTECTs nothing on exit) */
+/* the same for the fit, named as resume_state reads them (PROTECTs nothing
+ * on exit; the solver loop's state is the dispatcher's) */
 static SEXP state_list(const lowrank *L, const cg_problem *P)
 {
     static const char *names[] = {"state_snapshot", "state_rank", "state_certified",
                                   "state_used", "state_calls", "state_mu0", "state_svd_rank",
-                                  "state_Mbar", "state_Xs", "state_gtil", "loop", ""};
+                                  "state_Mbar", "state_Xs", "state_gtil", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, ScalarInteger(L->snapshot_taken));
     SET_VECTOR_ELT(out, 1, ScalarInteger(L->rank));
@@ -509,7 +509,6 @@ static SEXP state_list(const lowrank *L, const cg_problem *P)
         SET_VECTOR_ELT(out, 7 + i, a);
         memcpy(REAL(a), keep[i], L->mn * sizeof(double));
     }
-    SET_VECTOR_ELT(out, 10, cg_loop_state_list(P));    /* the solver loop's */
     UNPROTECT(1);
     return out;
 }

@@ -408,7 +408,6 @@ typedef struct {
     int reservoir, output_in_W;          /* option I used; W and Wout swapped for
                                             the output (Wout the last iterate) */
     int *perm, *batch, nb;               /* sampling without replacement */
-    cg_smf_carry carry;                  /* the loop's (cg_solve_smf) */
     double curv, columns, last_step, gap_eta;
     double gap_ref, mapping_norm;        /* f_ref = ||Y||_F^2 / (2n), from the
                                             first evaluation; ||Gamma(W)||_F */
@@ -725,8 +724,6 @@ static void smf_output(cg_problem *P, double count, int use)
     }
 }
 
-static cg_smf_carry *smf_carry(cg_problem *P) { return &((smf *) P->self)->carry; }
-
 /* f(W) and the stationarity measure from one pass over the data: the norm
  * of the proximal gradient mapping ||Gamma_{f', eta}(W)||_F = ||W -
  * prox_{eta psi + delta_C}(W - eta grad g(W))||_F / eta (eta fixed at the
@@ -785,15 +782,15 @@ static long smf_n_matvec(cg_problem *P) { (void) P; return 0; }
 
 static const cg_smf_ops smf_table = {
     smf_snapshot, smf_vr_gradient, smf_minibatch, smf_prox_step, smf_surrogate_step,
-    smf_curvature, smf_output, smf_carry
+    smf_curvature, smf_output
 };
 
 /* What a fit resumed by init = had carried (state_* of cg_smf_solution;
  * R checked that it belongs to these data and settings), else a fresh
- * start: the sampler's order, the columns read, the loop's scalars, vr's
- * snapshot within an outer iteration, smm's sums, option I's kept iterate.
- * Called on a problem with W set. */
-static void smf_restore(smf *S, SEXP spec)
+ * start: the sampler's order, the columns read, vr's snapshot within an
+ * outer iteration (the loop's position, P->loop.pos > 0), smm's sums,
+ * option I's kept iterate. Called on a problem with W set. */
+static void smf_restore(smf *S, const cg_problem *P, SEXP spec)
 {
     const int d = S->d, n = S->n, k = S->k;
     const size_t dk = (size_t) d * k;
@@ -802,12 +799,8 @@ static void smf_restore(smf *S, SEXP spec)
     else
         memcpy(S->perm, cg_spec_index(spec, "state_perm", n, 0, n - 1), sizeof(int) * n);
     S->columns = cg_spec_scalar(spec, "state_columns", 0.0);
-    S->carry.beta = cg_spec_scalar(spec, "state_beta", -1.0);
-    S->carry.eta = cg_spec_scalar(spec, "state_eta", -1.0);
-    S->carry.inner_done = (int) cg_spec_scalar(spec, "state_inner_done", 0.0);
-    if (!(S->columns >= 0.0) || S->carry.inner_done < 0)
-        error("spec: invalid state_columns or state_inner_done");
-    if (S->carry.inner_done > 0) {
+    if (!(S->columns >= 0.0)) error("spec: invalid state_columns");
+    if (P->loop.pos > 0) {
         /* the snapshot's Gram matrix is recomputed as it was taken */
         memcpy(S->W0, cg_spec_real(spec, "state_W0", (R_xlen_t) dk), sizeof(double) * dk);
         memcpy(S->G0, cg_spec_real(spec, "state_G0", (R_xlen_t) dk), sizeof(double) * dk);
@@ -869,7 +862,7 @@ int cg_problem_smf(cg_problem *P, SEXP spec)
     memcpy(S->W, W_init, sizeof(double) * dk);
     memcpy(S->Wout, W_init, sizeof(double) * dk);
     S->curv = NA_REAL;
-    smf_restore(S, spec);
+    smf_restore(S, P, spec);
 
     P->self = S;
     P->evaluate = smf_evaluate;
@@ -898,8 +891,7 @@ SEXP cg_smf_solution(cg_problem *P)
      * where this run has none */
     static const char *names[] = {"W", "step", "gap_step", "bsum_iterations", "bsum_capped",
                                   "mapping_norm", "gap_reference", "state_perm",
-                                  "state_columns", "state_beta", "state_eta",
-                                  "state_inner_done", "state_W0", "state_G0", "state_A",
+                                  "state_columns", "state_W0", "state_G0", "state_A",
                                   "state_B", "state_count", "state_W", "state_Wout", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     put_matrix(out, 0, S->W, d, k);
@@ -913,22 +905,18 @@ SEXP cg_smf_solution(cg_problem *P)
     SET_VECTOR_ELT(out, 7, perm);
     memcpy(INTEGER(perm), S->perm, sizeof(int) * S->n);
     SET_VECTOR_ELT(out, 8, ScalarReal(S->columns));
-    const cg_smf_carry *c = &S->carry;
-    if (c->beta > 0.0) SET_VECTOR_ELT(out, 9, ScalarReal(c->beta));
-    if (c->inner_done > 0) {                  /* vr, within an outer iteration */
-        SET_VECTOR_ELT(out, 10, ScalarReal(c->eta));
-        SET_VECTOR_ELT(out, 11, ScalarReal(c->inner_done));
-        put_matrix(out, 12, S->W0, d, k);
-        put_matrix(out, 13, S->G0, d, k);
+    if (P->loop.pos > 0) {                    /* vr, within an outer iteration */
+        put_matrix(out, 9, S->W0, d, k);
+        put_matrix(out, 10, S->G0, d, k);
     }
     if (S->nsum > 0.0) {                      /* smm's sums */
-        put_matrix(out, 14, S->Asum, k, k);
-        put_matrix(out, 15, S->Bsum, d, k);
-        SET_VECTOR_ELT(out, 16, ScalarReal(S->nsum));
+        put_matrix(out, 11, S->Asum, k, k);
+        put_matrix(out, 12, S->Bsum, d, k);
+        SET_VECTOR_ELT(out, 13, ScalarReal(S->nsum));
     }
     if (S->reservoir) {                       /* option I: last and kept iterates */
-        put_matrix(out, 17, S->output_in_W ? S->Wout : S->W, d, k);
-        put_matrix(out, 18, S->output_in_W ? S->W : S->Wout, d, k);
+        put_matrix(out, 14, S->output_in_W ? S->Wout : S->W, d, k);
+        put_matrix(out, 15, S->output_in_W ? S->W : S->Wout, d, k);
     }
     UNPROTECT(1);
     return out;

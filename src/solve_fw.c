@@ -95,8 +95,10 @@ int cg_solve_fw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         t++;
         stop = cg_run_after_iter(&r, P, t, stochastic);
     }
-    P->loop.c = scg_c;
-    P->loop.saved = 1;
+    if (o->method == CG_METHOD_SCG) {          /* the only one that reads it */
+        P->loop.c = scg_c;
+        P->loop.saved = 1;
+    }
     *iters = t;
     return cg_run_finish(&r, P, t, stop);
 }

@@ -59,8 +59,8 @@
  * Each check costs one pass over the rows (counted in n_grad, not epochs).
  * A resumed fit (init =) continues as one longer run: the schedules count on
  * from P->iter_offset, the last penalty follows from it and the last beta0,
- * and the sampling methods' estimator comes back from the fit's state
- * (cg_rows_est_import; without it, hspider starts with a full pass). */
+ * and the sampling methods' estimator comes back from the loop's state
+ * (cg_rows_est_load; without it, hspider starts with a full pass). */
 #include "stochcg.h"
 #include <math.h>
 
@@ -87,15 +87,11 @@ int cg_solve_homotopy(cg_problem *P, const cg_solver_opts *o, const cg_control *
     while (next_check < P->iter_offset + 1.0) next_check *= 2.0;   /* a resumed fit */
     const int sampled = method == CG_METHOD_HSAGCGM_V2 || method == CG_METHOD_H1SFW ||
                         method == CG_METHOD_HSPIDER;
-    /* the estimator outlives the loop: the fit's state (init =) is read from it */
-    cg_rows_est *est = NULL;
+    cg_rows_est est;
     int restored = 0;
     if (sampled) {
-        est = (cg_rows_est *) R_alloc(1, sizeof(cg_rows_est));
-        cg_rows_est_init(est, P, method == CG_METHOD_HSAGCGM_V2);
-        restored = cg_rows_est_import(est, o->resume);
-        P->solver_export = cg_rows_est_export;
-        P->solver_data = est;
+        cg_rows_est_init(&est, P, method == CG_METHOD_HSAGCGM_V2);
+        restored = cg_rows_est_load(&est, P);
     }
     const double batch = o->batch_constraints;
     /* the last iteration's penalty (hspider's correction, the beta0 check):
@@ -109,7 +105,7 @@ int cg_solve_homotopy(cg_problem *P, const cg_solver_opts *o, const cg_control *
         const double k = P->iter_offset + t + 1.0;
         if (adapt && k == next_check) {           /* adaptive beta0: see above */
             const double y_norm = h->dual_step(P, 1.0, 0.0, 0.0) * prev_penalty;
-            r.n_grad += sampled ? est->m : 1.0;   /* a pass over the rows */
+            r.n_grad += sampled ? est.m : 1.0;   /* a pass over the rows */
             if (y_norm > 0.0) beta0 = fmin(beta0, fmax(0.25 * beta0, o->beta0_adapt / y_norm));
             next_check *= 2.0;
         }
@@ -119,18 +115,18 @@ int cg_solve_homotopy(cg_problem *P, const cg_solver_opts *o, const cg_control *
         if (sampled) {
             double used;
             if (method == CG_METHOD_HSAGCGM_V2) {
-                used = cg_rows_sag(est, P, penalty, batch);
+                used = cg_rows_sag(&est, P, penalty, batch);
             } else if (method == CG_METHOD_H1SFW) {
-                used = cg_rows_momentum(est, P, penalty, 3.0 / pow(k + 5.0, 2.0 / 3.0), batch);
+                used = cg_rows_momentum(&est, P, penalty, 3.0 / pow(k + 5.0, 2.0 / 3.0), batch);
             } else {
                 while (k >= 2.0 * epoch_size) epoch_size *= 2.0;    /* epoch t + 1 */
                 /* a full pass at each epoch's start, and first when a warm
                  * start has no estimate to correct */
                 const int full = k == epoch_size || (t == 0 && !restored);
-                used = cg_rows_spider(est, P, penalty, prev_penalty,
-                                      full ? est->m : fmin(est->m, epoch_size));
+                used = cg_rows_spider(&est, P, penalty, prev_penalty,
+                                      full ? est.m : fmin(est.m, epoch_size));
             }
-            h->rows->set_gradient(P, penalty, est->E, used / est->m);
+            h->rows->set_gradient(P, penalty, est.E, used / est.m);
             r.n_grad += used;
         } else {
             r.n_grad += h->gradient(P, penalty);
@@ -145,6 +141,7 @@ int cg_solve_homotopy(cg_problem *P, const cg_solver_opts *o, const cg_control *
         t++;
         stop = cg_run_after_iter(&r, P, t, 1);
     }
+    if (sampled) cg_rows_est_save(&est, P);       /* for an exact continuation */
     *iters = t;
     P->beta0_used = beta0;
     return cg_run_finish(&r, P, *iters, stop);

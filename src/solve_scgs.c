@@ -36,8 +36,10 @@ int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
     double L = o->lipschitz, scgs_c = o->scgs_c;
     memcpy(x, y, n * sizeof(double));
     if (P->loop.resumed) {
+        const double *center = cg_loop_array(P, "center", (R_xlen_t) n);
+        if (!center) error("spec: the scgs loop state lacks its prox-center");
         ks = P->loop.stage; L = P->loop.lip; scgs_c = P->loop.c;
-        memcpy(x, P->loop.center_in, n * sizeof(double));
+        memcpy(x, center, n * sizeof(double));
     }
     const int k0 = P->iter_offset;                      /* schedules count on from it */
     cg_run r;
@@ -94,8 +96,8 @@ int cg_solve_scgs(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         stop = cg_run_after_iter(&r, P, k, 1);
     }
     P->loop.stage = ks; P->loop.lip = L; P->loop.c = scgs_c;
-    P->loop.center = x;
     P->loop.saved = 1;
+    cg_loop_save_array(P, "center", x, (R_xlen_t) n);
     *iters = k;
     return cg_run_finish(&r, P, *iters, stop);
 }

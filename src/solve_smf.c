@@ -20,8 +20,9 @@
  * one pass, then decays as 1/t).
  * A fit resumed by init = continues exactly: the problem restores its
  * state (W, the sampler, smm's sums, vr's snapshot within an outer
- * iteration, option I's kept iterate) and the carried scalars (sgd's beta,
- * vr's step and position), and t counts on from P->iter_offset. */
+ * iteration, option I's kept iterate), the dispatcher the loop's scalars
+ * (P->loop: sgd's beta as c, vr's step eta and position pos), and t counts
+ * on from P->iter_offset. */
 #include "stochcg.h"
 #include <math.h>
 
@@ -36,26 +37,27 @@ int cg_solve_smf(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
     const cg_smf_ops *f = P->smf;
     const int b = o->batch_inner, option_one = o->smf_output == 1;
     /* a resumed fit (init =) counts on from its iterations: sgd's decay, the
-     * option I reservoir; c holds the rest of what the loop carries */
+     * option I reservoir; l holds the rest of what the loop carries (zero
+     * in a fresh run: no step or beta yet, at an outer iteration's start) */
     const double done = P->iter_offset;
-    cg_smf_carry *c = f->carry(P);
+    cg_loop_state *l = &P->loop;
     cg_run r;
     int stop = cg_run_start(&r, P, ctl, tr), t = 0;
     const double beta_prime = o->sgd_beta_prime;
     if (o->method == CG_METHOD_VR) {
-        if (o->eta > 0.0) c->eta = o->eta;
+        if (o->eta > 0.0) l->eta = o->eta;
         while (t < ctl->max_iter && stop < 0) {
-            if (c->inner_done == 0) {               /* an outer iteration starts */
+            if (l->pos == 0) {                      /* an outer iteration starts */
                 r.n_grad += f->snapshot(P);
                 if ((stop = cg_run_failed(P)) >= 0) break;
-                if (!(o->eta > 0.0)) c->eta = default_step(f->curvature(P));
+                if (!(o->eta > 0.0)) l->eta = default_step(f->curvature(P));
             }
             r.n_grad += f->vr_gradient(P, b);
             if ((stop = cg_run_failed(P)) >= 0) break;
-            cg_fail_status(P, f->prox_step(P, c->eta), "the dictionary's proximal step");
+            cg_fail_status(P, f->prox_step(P, l->eta), "the dictionary's proximal step");
             if ((stop = cg_run_failed(P)) >= 0) break;
             t++;
-            if (++c->inner_done == o->inner) c->inner_done = 0;
+            if (++l->pos == o->inner) l->pos = 0;
             if (option_one) f->output(P, done + t, 0);
             stop = cg_run_after_iter(&r, P, t, 1);
         }
@@ -68,10 +70,10 @@ int cg_solve_smf(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
             } else {
                 /* beta' comes from R (n by default); beta is given, or set
                  * at the first batch and kept (a resumed fit's carries it) */
-                if (!(c->beta > 0.0))
-                    c->beta = o->sgd_beta > 0.0 ? o->sgd_beta
-                                                : beta_prime * default_step(f->curvature(P));
-                const double gamma = c->beta / ((double) b * (done + t) + beta_prime);
+                if (!(l->c > 0.0))
+                    l->c = o->sgd_beta > 0.0 ? o->sgd_beta
+                                             : beta_prime * default_step(f->curvature(P));
+                const double gamma = l->c / ((double) b * (done + t) + beta_prime);
                 cg_fail_status(P, f->prox_step(P, gamma), "the dictionary's proximal step");
             }
             if ((stop = cg_run_failed(P)) >= 0) break;
@@ -85,6 +87,7 @@ int cg_solve_smf(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
         /* converged only if the output itself meets the tolerance */
         if (stop == CG_STOP_TOL) stop = -1;
     }
+    l->saved = o->method != CG_METHOD_SMM;     /* smm's state is the problem's sums */
     *iters = t;
     return cg_run_finish(&r, P, *iters, stop);
 }

@@ -248,27 +248,35 @@ enum { CG_BLOCK_X = 0, CG_BLOCK_Y = 1 };
 
 typedef struct cg_problem cg_problem;
 
-/* A solver loop's own schedule state, for an exact continuation (init =):
- * what the loop carries from one iteration to the next besides the
- * problem's iterate. When `resumed`, the dispatcher has filled it from the
- * spec's state_loop (and state_center) and the loop starts from it, not
- * from its options; a loop that can be resumed writes it when it ends and
- * sets `saved`, and the dispatcher returns it. */
+/* A solver loop's own state, for an exact continuation (init =): what the
+ * loop carries from one iteration to the next besides the problem's
+ * iterate, in one form for every loop, so that the dispatcher alone moves
+ * it between R and C (dispatch.c): the scalars below as the spec's and the
+ * result's "state_loop" (a numeric vector in field order) and named double
+ * arrays as their "state_solver" (a named list). A loop with scalar state
+ * starts from the fields when `resumed` (else from its options) and sets
+ * `saved` when it ends; a loop with array state reads them with
+ * cg_loop_array and saves them with cg_loop_save_array. */
+#define CG_LOOP_ARRAYS 4
 typedef struct {
     int resumed, saved;
     int stage;          /* svrgcg: the epoch s; scgs: iterations since the last restart */
-    int pos;            /* svrgcg: inner iterations done in epoch s */
-    double eta, len;    /* svrgcg: step eta and epoch length T, rescaled with mu */
-    double c;           /* scg: scg_c; scgs: scgs_c (batch constants, rescaled with mu) */
+    int pos;            /* svrgcg: inner iterations done in epoch s; vr: in the outer one */
+    double eta, len;    /* svrgcg: step eta and epoch length T, rescaled with mu; vr: eta */
+    double c;           /* scg: scg_c; scgs: scgs_c (batch constants, rescaled with mu);
+                           sgd: beta, once resolved (<= 0: not yet) */
     double lip;         /* scgs: the smoothness L(mu) */
-    const double *center_in;  /* scgs: the prox-center x_k to start from (the spec's) */
-    double *center;           /* scgs: x_k at the end (P->dim, the loop's scratch) */
+    SEXP in;            /* the resumed arrays (the spec's state_solver), or R_NilValue */
+    int n_out;          /* the arrays to save */
+    struct { const char *name; const double *x; R_xlen_t len; } out[CG_LOOP_ARRAYS];
 } cg_loop_state;
-/* A saved loop state as list(state_loop = c(stage, pos, eta, len, c, lip),
- * state_center), the spec elements the dispatcher reads it back from;
- * R_NilValue if the loop saved none. For a problem's solution (dispatch.c;
- * PROTECTs nothing on exit). */
-SEXP cg_loop_state_list(const cg_problem *P);
+/* the resumed array `name` (finite, of length len; len < 0: any, see
+ * cg_loop_array_length), NULL if the fit saved none; errors before any
+ * solving otherwise */
+const double *cg_loop_array(const cg_problem *P, const char *name, R_xlen_t len);
+R_xlen_t cg_loop_array_length(const cg_problem *P, const char *name);  /* -1: absent */
+/* saves x (len values, alive until the .Call returns: R_alloc) as `name` */
+void cg_loop_save_array(cg_problem *P, const char *name, const double *x, R_xlen_t len);
 
 /* Operation tables. A problem owns its iterate and its gradient estimator;
  * what a solver loop may ask of it is one small table of hooks per solver
@@ -458,13 +466,13 @@ double cg_rows_spider(cg_rows_est *e, cg_problem *P, double penalty, double prev
                       double batch);
 /* the SAG table's stored entries (nonzero ones when hashed; m when dense) */
 double cg_rows_stored(const cg_rows_est *e);
-/* The estimator's state for an exact continuation (init =): export puts
- * P->solver_data's (a cg_rows_est) into a list (E and the SAG table; its
- * nonzero entries when hashed); import reads such a list back into a fresh
- * estimator and returns 1, or 0 for R_NilValue (none: the estimator starts
- * empty). */
-SEXP   cg_rows_est_export(cg_problem *P);
-int    cg_rows_est_import(cg_rows_est *e, SEXP state);
+/* The estimator's state for an exact continuation (init =), as the loop's
+ * arrays (cg_loop_state): save puts E and the SAG table (its nonzero
+ * entries when hashed) among them; load reads them back into a fresh
+ * estimator and returns 1, or 0 when the fit saved none (the estimator
+ * starts empty). */
+void   cg_rows_est_save(const cg_rows_est *e, cg_problem *P);
+int    cg_rows_est_load(cg_rows_est *e, const cg_problem *P);
 
 /* Smoothed problems (smooth.c), for the fw, prox and sliding loops while
  * mu > 0: not a method family. The best gradient the solver may use is the
@@ -483,15 +491,6 @@ typedef struct {
  * the solutions. V is the gradient estimate the next step uses. Counts
  * returned are sub-problems solved. */
 
-/* What the smf loop carries from one iteration to the next besides the
- * problem's own state. The problem holds it, so that a fit exports it and a
- * resumed fit (init =) starts from it (prob_smf.c). */
-typedef struct {
-    double beta;         /* sgd: beta of gamma_t, once resolved (<= 0: not yet) */
-    double eta;          /* vr: the step of the current outer iteration */
-    int inner_done;      /* vr: inner iterations since the last snapshot */
-} cg_smf_carry;
-
 typedef struct {
     /* W0 <- W, G0 <- grad g(W0) from every column (Alg. 1, lines 4-5) */
     double (*snapshot)(cg_problem *P);
@@ -508,8 +507,6 @@ typedef struct {
     /* option I: use = 0 keeps W with probability 1/count (a reservoir
      * sample of the iterates); use = 1 puts the kept one back into W */
     void   (*output)(cg_problem *P, double count, int use);
-    /* the loop's carried scalars (above) */
-    cg_smf_carry *(*carry)(cg_problem *P);
 } cg_smf_ops;
 
 struct cg_problem {
@@ -579,14 +576,10 @@ struct cg_problem {
     int    mu_auto;
     /* homotopy: the beta0 of the last iteration (adaptive beta0 rescales it) */
     double beta0_used;
-    /* A solver loop's own state, beyond the problem's, for an exact
-     * continuation (init =; NULL: none): set by the loop, whose state the
-     * dispatcher returns as solver_export(P), the result's "state_solver";
-     * a resumed spec's "state_solver" reaches the loop as
-     * cg_solver_opts.resume. */
-    SEXP   (*solver_export)(cg_problem *P);
-    void   *solver_data;
-    /* the solver loop's schedule state (svrgcg, scg, scgs): see cg_loop_state */
+    /* the solver loop's own state (svrgcg, scg, scgs, vr, sgd; the
+     * homotopy row estimators' arrays): see cg_loop_state. Read by the
+     * dispatcher before the problem is built (smf keeps vr's snapshot
+     * while loop.pos > 0). */
     cg_loop_state loop;
 };
 
@@ -661,9 +654,6 @@ typedef struct {
      * smf_output 1 or 2: Algorithm 1's option I or II */
     double sgd_beta, sgd_beta_prime;
     int smf_output;
-    /* the spec's "state_solver": the loop's own state saved by the fit this
-     * run continues (see cg_problem.solver_export), R_NilValue if none */
-    SEXP resume;
 } cg_solver_opts;
 
 /* The methods, each a row of dispatch.c's method table (indexed by these).

@@ -411,3 +411,46 @@ test_that("init: the state belongs to one problem and settings; bad state is an 
   expect_identical(failed$status, "error")
   expect_null(failed$state)
 })
+
+test_that("init: the loop's own state (state_loop, scgs' prox-center) is what continues the run", {
+  # The dispatcher moves every loop's state between R and C (cg_loop_state):
+  # here the same fit with one part of it changed to another valid value is
+  # still continued "exactly" from that state, and is another run; fw's loop
+  # keeps none and continues exactly without
+  d <- make_lowrank_sparse(d = 10, seed = 35)
+  ctl <- function(k) cg_control(max_iter = k, tol = 0, eval_every = 1L)
+  run <- function(method, mu = 0.2) function(k, init = NULL)
+    lowrank_sparse(lowrank_sampler(d$M, 0.5), 0.3, d$tau, method = method, inner = 6, mu = mu,
+                   init = init, control = ctl(k))
+  altered <- function(f, k1, k2, seed, change) {
+    set.seed(seed); long <- f(k1 + k2)
+    set.seed(seed); first <- f(k1)
+    rng <- .Random.seed
+    expect_identical(f(k2, first)$solution$X, long$solution$X)
+    alt <- change(first)
+    assign(".Random.seed", rng, envir = globalenv())
+    other <- f(k2, alt)
+    expect_match(other$notes, "^continued exactly from a fit of")
+    expect_false(identical(other$solution$X, long$solution$X))
+    first
+  }
+  # svrgcg, 14 = 5 + 5 + 4 inner iterations (T - 1 = 5): epoch 3, position 4
+  first <- altered(run("svrgcg"), 14, 9, 36, function(f) {
+    f$state$state_loop[2] <- 0; f })                   # the epoch's start
+  expect_identical(first$state$state_loop[1:2], c(3, 4))
+  altered(run("svrgcg"), 14, 9, 36, function(f) {
+    f$state$state_loop[3] <- f$state$state_loop[3] / 2; f })    # another step
+  altered(run("scg", mu = NULL), 12, 8, 37, function(f) {
+    f$state$state_loop[5] <- 1000 * f$state$state_loop[5]; f })  # batches of 1 grow
+  first <- altered(run("scgs", mu = NULL), 12, 8, 38, function(f) {
+    f$state$state_center <- as.vector(f$solution$X); f })      # prox-center
+  expect_length(first$state$state_center, 100L)
+  # a position past its epoch's end: an error naming init
+  bad <- first
+  bad$state$state_loop[2] <- 100
+  expect_error(run("scgs", mu = NULL)(3, bad), "^`init` has an invalid `state`")
+  fw <- function(k, init = NULL)
+    lowrank_sparse(d$M, 0.3, d$tau, method = "fw", init = init, control = ctl(k))
+  fits <- expect_exact_resume(fw, 9, 6, label = "fw")
+  expect_null(fits$first$state$state_loop)
+})

@@ -263,3 +263,19 @@ test_that("kmeans_sdp draws from R's RNG only in its solver (the rounding puts t
   kmeans_sdp(x, 3, control = cg_control(max_iter = 10))      # cgal draws nothing
   expect_identical(.Random.seed, before)
 })
+
+test_that("init: the estimator's arrays (the loop's state_solver) are what continue the run", {
+  # the dispatcher carries them; the same fit with E doubled is still
+  # continued "exactly", and is another run (k = 41: no full pass)
+  f <- sdp_resume_cases()$kmeans
+  for (m in sampling) {
+    set.seed(7); long <- f(m, 60)
+    set.seed(7); first <- f(m, 40); rng <- .Random.seed
+    expect_identical(f(m, 20, init = first)$solution$X, long$solution$X, label = m)
+    first$state$state_solver$E <- 2 * first$state$state_solver$E
+    assign(".Random.seed", rng, envir = globalenv())
+    other <- f(m, 20, init = first)
+    expect_match(other$notes, "continued exactly from a fit of 40", all = FALSE, label = m)
+    expect_gt(max(abs(other$solution$X - long$solution$X)), 1e-6, label = m)
+  }
+})

@@ -459,3 +459,24 @@ test_that("init: other settings or data are a warm start; a bad state errors nam
   expect_error(stochastic_mf(Y, 3, init = list(W = 1)),
                "^`init` must be \"data\", \"ones\", a 10 x 3 numeric matrix")
 })
+
+test_that("init: vr's step and sgd's beta (the loop's state_loop) are what continue the run", {
+  # the dispatcher carries the loop's scalars; the fit names them: the same
+  # fit with one doubled is still continued "exactly", and is another run
+  Y <- resume_data()$odl
+  ctl <- function(k) cg_control(max_iter = k, eval_every = 1, progress = FALSE)
+  for (cf in list(c("vr", "state_eta"), c("sgd", "state_beta"))) {
+    run <- function(k, init = "data")
+      stochastic_mf(Y, 3, method = cf[1], inner = 3, init = init, control = ctl(k))
+    set.seed(9); whole <- run(12)
+    set.seed(9); first <- run(7); rng <- .Random.seed
+    expect_same_run(run(5, init = first), whole, cf[1])
+    expect_gt(first$state[[cf[2]]], 0)
+    first$state[[cf[2]]] <- 2 * first$state[[cf[2]]]
+    assign(".Random.seed", rng, envir = globalenv())
+    other <- run(5, init = first)
+    expect_true(any(grepl("continued exactly from a fit of 7 iterations", other$notes)),
+                label = cf[1])
+    expect_false(identical(other$solution$W, whole$solution$W), label = cf[1])
+  }
+})
