@@ -246,7 +246,16 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
     stop_arg("gram", "= TRUE needs p^2 doubles; with ", p, " columns use gram = FALSE")
   control <- as_control(control, max_iter = if (method == "pfw") 1e5 else 1000)
 
-  start <- if (!is.null(init)) regression_start(init, p, radius) else NULL
+  # what a state belongs to: the data the C side sees (centred), the
+  # problem and every setting the iteration reads
+  sampling_id <- if (method %in% c("fw", "pfw")) 1L else sampling_code(sampling)
+  key <- list(data = c(regression_fingerprint(X), fingerprint(y)), x_center = xbar_c,
+              intercept = !is.null(centring), method = method, step = step,
+              K = as.integer(K), step_size = step_size, radius = as.double(radius),
+              gram = gram, gram_matrix = if (!is.null(gram_matrix)) fingerprint(gram_matrix),
+              face_step = face_step, batch_size = as.integer(min(batch_size, n)),
+              sampling = sampling_id)
+  start <- if (!is.null(init)) regression_start(init, p, radius, key, n) else NULL
 
   # ---- problem spec
   sparse <- inherits(X, "Matrix")
@@ -254,8 +263,7 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
                K = as.integer(K), eta = if (is.null(step_size)) -1 else step_size,
                n = n, p = p, y = y, radius = as.double(radius), sparse = sparse,
                gram = gram, face_step = face_step,
-               batch_size = as.integer(min(batch_size, n)),
-               sampling = if (method %in% c("fw", "pfw")) 1L else sampling_code(sampling),
+               batch_size = key$batch_size, sampling = sampling_id,
                lipschitz = if (method == "spg") design_lipschitz(X, xbar_c) else 1)
   if (!is.null(gram_matrix)) spec$gram_matrix <- gram_matrix
   if (!is.null(xbar_c)) spec$x_center <- as.double(xbar_c)
@@ -271,12 +279,17 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
     spec[c("init_beta", "iter_offset", "cold_objective")] <- list(start$beta, start$iter,
                                                              sum(y^2) / (2 * n))
   if (!is.null(start) && start$other_radius) spec$warm_start <- TRUE
+  if (isTRUE(start$exact)) spec <- c(spec, start$state)
 
   fit <- cg_run(spec, control, "sparse_regression", call, started)
   if (!is.null(start)) {
-    fit <- continue_trace(fit, init, list(iter = start$iter, exact = FALSE))
+    fit <- continue_trace(fit, init, start)
     fit$notes <- start$note
   }
+  # the solver's state, for init = (see "Warm starts")
+  sol <- fit$solution
+  is_state <- startsWith(names(sol), "state_") & !vapply(sol, is.null, NA)
+  fit$state <- c(sol[is_state], list(key = key))
   beta <- fit$solution$beta
   names(beta) <- colnames(X)
   if (method == "pfw") fit$face_steps <- fit$solution$face_steps
@@ -300,8 +313,10 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
 
 # Warm start from `init`: a sparse_regression() fit or a coefficient vector
 # of length p, scaled into the l1 ball of `radius` when outside it. From a
-# fit, the step rule counts from its iterations (iter).
-regression_start <- function(init, p, radius) {
+# fit, the step rule counts from its iterations (iter). A fit of the same
+# data and settings (`key`) that kept its state continues exactly: its beta
+# as it is, and its state for the C side (`state`).
+regression_start <- function(init, p, radius, key = NULL, n = NULL) {
   iter <- 0L
   if (inherits(init, "sparse_regression_fit")) {
     beta <- init$solution$beta
@@ -311,6 +326,14 @@ regression_start <- function(init, p, radius) {
     if (!is.numeric(beta) || length(beta) != p || !all_finite(beta))
       stop_arg("init", "is a fit with ", length(beta), " coefficients, but `X` has ",
                p, " columns")
+    st <- init$state
+    if (!is.null(key) && identical(st$key, key)) {
+      check_regression_state(st, key, n, p)
+      return(list(beta = as.double(beta), iter = as.integer(iter), exact = TRUE,
+                  state = st[setdiff(names(st), "key")], other_radius = FALSE,
+                  note = sprintf("continued exactly from a fit of %d iterations (as one longer run)",
+                                 as.integer(iter))))
+    }
   } else if (is.numeric(init) && is.null(dim(init))) {
     if (length(init) != p)
       stop_arg("init", "must have length ", p, " (one per column of `X`), not ", length(init))
@@ -328,10 +351,41 @@ regression_start <- function(init, p, radius) {
                   else "the coefficients given",
                   if (scaled) sprintf(" (scaled from l1 norm %s into the ball)",
                                       format(l1, digits = 4)) else "",
-                  "")
-  list(beta = beta, iter = as.integer(iter), note = note,
+                  if (inherits(init, "sparse_regression_fit"))
+                    " (of other data or settings, or its state dropped)" else "")
+  list(beta = beta, iter = as.integer(iter), note = note, exact = FALSE,
        other_radius = !inherits(init, "sparse_regression_fit") ||
                       !identical(as.double(init$radius), as.double(radius)))
+}
+
+# The parts of a kept state and their lengths (NA: any), by method and
+# representation: a state altered by hand is an error naming `init` (the C
+# side checks the rest: indices, the support against beta)
+check_regression_state <- function(st, key, n, p) {
+  len <- if (key$method == "pfw") {
+    list(state_g = p, state_support = NA, state_cached = NA, state_pair = 9L, state_loop = 6L)
+  } else {
+    c(list(state_pos = 1L, state_drawn = 1L), if (key$sampling != 2L) list(state_order = n),
+      if (key$gram) list(state_S = p * p, state_b = p, state_Stheta = p)
+      else list(state_drow = NA, state_cnt = NA, state_xt = NA))
+  }
+  ints <- c("state_support", "state_cached", "state_pos", "state_order", "state_drow")
+  ok <- setequal(names(st), c(names(len), "key")) &&
+    all(vapply(names(len), function(k) {
+      x <- st[[k]]
+      (if (k %in% ints) is.integer(x) else is.double(x)) && !anyNA(x) && all(is.finite(x)) &&
+        (is.na(len[[k]]) || length(x) == len[[k]])
+    }, NA))
+  if (ok && !key$gram && key$method != "pfw")
+    ok <- length(st$state_cnt) == length(st$state_drow) &&
+      length(st$state_xt) == length(st$state_drow)
+  if (!ok) stop_arg("init", "has an invalid `state` (altered by hand?)")
+}
+
+# a few sums that tell designs apart: of a dense X, or a dgCMatrix's parts
+regression_fingerprint <- function(X) {
+  if (!inherits(X, "Matrix")) return(fingerprint(X))
+  c(dim(X), fingerprint(X@x), fingerprint(X@i), fingerprint(X@p))
 }
 
 # The centred problem of an intercept fit: list(X, y, centring), X - 1 xbar'
