@@ -152,12 +152,13 @@
 #' \eqn{m \times n}{m x n} matrices more) once
 #' \eqn{2r \ge \min(m, n)}{2 r >= min(m, n)}.
 #'
-#' An `"admm"` fit keeps its solver state for `init` in `fit$state`: two
-#' dense \eqn{m \times n}{m x n} matrices of doubles for the penalized form
-#' (\eqn{Z = X + Y} and the multiplier) and three for the constrained form
-#' (\eqn{Z} and the two duals), `Y` being taken from `solution$Y`, which
-#' holds it exactly. `fit$state <- NULL` frees them; `init` is then a warm
-#' start. Along a path over several radii only the last fit keeps its state.
+#' A fit keeps its solver state for `init` in `fit$state`: the dense
+#' \eqn{m \times n}{m x n} matrix \eqn{Z = X + Y} of doubles, and for
+#' `"admm"` its duals too, one more such matrix for the penalized form (the
+#' multiplier) and two for the constrained form, `Y` being taken from
+#' `solution$Y`, which holds it exactly. `fit$state <- NULL` frees them;
+#' `init` is then a warm start. Along a path over several radii only the
+#' last fit keeps its state.
 #'
 #' @param M Numeric matrix (or `Matrix` object, made dense) to decompose.
 #' @param radius Positive bound on the nuclear norm of `X` (on its trace when
@@ -186,14 +187,18 @@
 #' @param step `"line_search"` (default) or `"theory"`; see Methods
 #'   (unused by `"admm"`).
 #' @param init `NULL`, or a previous `robust_pca()` fit of a matrix of the
-#'   same dimensions. An `"admm"` fit of the same `M`, form, bounds or
-#'   penalties and `max_rank`, run again with `"admm"`, is continued
-#'   exactly: from its solver state `fit$state` (the dense iterate, the
-#'   multipliers, the penalty, the SVD rank and the iteration count) the run
-#'   goes on as one longer run would, bit for bit (tested), its trace
-#'   continuing the fit's iteration numbers and counters. Any other fit (or
-#'   one whose `state` was set to `NULL`) is a warm start: its `X` and `Y`
-#'   start this fit (e.g. along a sequence of bounds or penalties); for the
+#'   same dimensions. A fit of the same `M`, form, bounds or penalties,
+#'   `max_rank`, `method` and (for the conditional-gradient methods) `step`
+#'   and `options(stochcg.lmo_tol)` is continued exactly: from its solver
+#'   state `fit$state` (the dense iterate \eqn{Z = X + Y}, the SVD rank
+#'   hint and the iteration count, from which the step sizes
+#'   \eqn{\eta_t}{eta_t} count on; for `"admm"` also the multipliers and the
+#'   penalty) the run goes on as one longer run would, bit for bit (tested
+#'   for every method), its trace continuing the fit's iteration numbers and
+#'   counters; `rank` is then unused (the fit's rank hint goes on). Any
+#'   other fit (or one whose `state` was set to `NULL`) is a warm start,
+#'   said in `notes`: its `X` and `Y` start this fit (e.g. along a sequence
+#'   of bounds or penalties), the iteration count at 0; for the
 #'   constrained form they are first scaled into the sets (`X` into the
 #'   nuclear-norm ball, `Y` into its ball), and ADMM's multipliers start at
 #'   zero, its penalty at its default.
@@ -214,8 +219,7 @@
 #'   truncated to a low-rank factorization; `options(stochcg.lowrank_tol)`,
 #'   default `1e-8`), and the arguments `radius`, `radius_sparse`, `sparse`, `delta`,
 #'   `lambda1` (the lambda used, for the penalized form), `lambda2`, `psd`,
-#'   `step`; for `"admm"`, `state` (the solver's state for `init`; see
-#'   Memory). `fitted()` returns `X + Y` as a
+#'   `step`; `state` (the solver's state for `init`; see Memory). `fitted()` returns `X + Y` as a
 #'   dense matrix; `plot(fit, type = "images")` draws both parts.
 #' @references Candes, E. J., Li, X., Ma, Y. and Wright, J. (2011) Robust
 #'   principal component analysis? J. ACM 58(3). Lin, Z., Chen, M. and Ma,
@@ -328,12 +332,14 @@ robust_pca <- function(M, radius = NULL, radius_sparse = NULL, sparse = c("l1", 
   if (!is.numeric(lowrank_tol) || length(lowrank_tol) != 1L || !(lowrank_tol > 0 && lowrank_tol < 1))
     stop("option `stochcg.lowrank_tol` must be a number in (0, 1)", call. = FALSE)
 
-  # what an admm state belongs to: the problem (data, form, bounds,
-  # penalties) and the settings its iteration reads
-  key <- if (method == "admm")
-    list(data = fingerprint(M), penalized = penalized, radius = radius,
-         radius_sparse = radius_sparse, sparse = sparse, delta = delta, lambda1 = lambda1,
-         lambda2 = lambda2, psd = psd, max_rank = as.integer(max_rank))
+  # what a state belongs to: the problem (data, form, bounds, penalties),
+  # the method and the settings its iteration reads (admm has no step rule
+  # and no linear minimization oracle)
+  cg_method <- method != "admm"
+  key <- list(data = fingerprint(M), method = method, penalized = penalized, radius = radius,
+              radius_sparse = radius_sparse, sparse = sparse, delta = delta, lambda1 = lambda1,
+              lambda2 = lambda2, psd = psd, max_rank = as.integer(max_rank),
+              step = if (cg_method) step, lmo_tol = if (cg_method) lmo_tolerance())
   start <- robust_start(init, M, penalized, radius, radius_sparse, sparse, delta, psd, key)
   steps <- robust_steps(M, radius, radius_sparse, sparse, method, step, delta, lambda1, lambda2,
                         psd, control)
@@ -351,7 +357,7 @@ robust_pca <- function(M, radius = NULL, radius_sparse = NULL, sparse = c("l1", 
             start$spec, steps)
   fit <- cg_run(spec, control, "robust_pca", call, started)
   sol <- fit$solution
-  if (method == "admm") fit$state <- c(sol[startsWith(names(sol), "state_")], list(key = key))
+  fit$state <- c(sol[startsWith(names(sol), "state_")], list(key = key))
   if (sol$status != 0L) stop("the SVD of the final low-rank part failed", call. = FALSE)
   X <- new_lowrank(sol$u, sol$d, sol$v)
   Y <- methods::new("dgCMatrix", i = sol$Y_i, p = sol$Y_p, x = sol$Y_x,
@@ -373,14 +379,16 @@ robust_pca <- function(M, radius = NULL, radius_sparse = NULL, sparse = c("l1", 
     fit$notes <- c(fit$notes, sprintf(
       "continued exactly from a fit of %d iterations (as one longer run)", start$iter))
   }
+  fit$notes <- c(fit$notes, start$note)
   class(fit) <- c("robust_pca_fit", "cg_fit")
   finish_fit(fit, started)
 }
 
-# The start from `init`. An admm fit of the same problem and settings (`key`)
-# that kept its state continues exactly: its state (dense Z = X + Y, duals,
-# penalty, rank hint; Y from its solution, stored exactly) and its iteration
-# count. Otherwise a warm start: its X and Y as dense matrices, scaled into
+# The start from `init`. A fit of the same problem, method and settings
+# (`key`) that kept its state continues exactly: its state (dense Z = X + Y,
+# the rank hint, admm's duals and penalty; Y from its solution, stored
+# exactly) and its iteration count, from which the step sizes count on.
+# Otherwise a warm start: its X and Y as dense matrices, scaled into
 # the constraint sets of the constrained form (the paper's methods keep their
 # iterates feasible by convex combinations from a feasible start).
 robust_start <- function(init, M, penalized, radius, radius_sparse, sparse, delta, psd,
@@ -398,7 +406,8 @@ robust_start <- function(init, M, penalized, radius, radius_sparse, sparse, delt
   # by its own objective
   cold <- if (penalized) 0 else 0.5 * sum(M^2)
   st <- init$state
-  if (!is.null(key) && identical(st$key, key)) {
+  if (identical(st$key, key)) {
+    check_robust_state(st, dims, key)
     Y <- as.matrix(init$solution$Y)
     storage.mode(Y) <- "double"
     iter <- as.integer(st$state_iters)
@@ -419,7 +428,23 @@ robust_start <- function(init, M, penalized, radius, radius_sparse, sparse, delt
   storage.mode(X) <- "double"; storage.mode(Y) <- "double"
   list(spec = list(init_X = X, init_Y = Y, cold_objective = cold,
                    init_nuclear = if (penalized) sum(init$solution$X$d)),
-       exact = FALSE)
+       exact = FALSE, note = paste("warm start from the X and Y of a fit (of another problem,",
+                                   "method or settings, or its state dropped)"))
+}
+
+# A kept state that would continue a run must be the one the run left (the
+# C side reads it as is): an error naming `init` for one altered by hand
+check_robust_state <- function(st, dims, key) {
+  mn <- prod(as.double(dims))
+  dense <- function(x) is.double(x) && length(x) == mn && all(is.finite(x))
+  scalar <- function(x, lo, hi) is.numeric(x) && length(x) == 1L && isTRUE(is.finite(x) && x >= lo && x <= hi)
+  ok <- dense(st$state_Z) && scalar(st$state_iters, 0, .Machine$integer.max) &&
+    scalar(st$state_rank, 0, key$max_rank) && scalar(st$state_svd_rank, 0, Inf) &&
+    is.logical(st$state_certified) && length(st$state_certified) == 1L
+  if (ok && key$method == "admm")
+    ok <- dense(st$state_U1) && (key$penalized || dense(st$state_U2)) &&
+      scalar(st$state_rho, .Machine$double.xmin, Inf) && scalar(st$state_nuclear, -Inf, Inf)
+  if (!ok) stop_arg("init", "has an invalid `state` (altered by hand?)")
 }
 
 # Starting ADMM penalty (residual balancing adapts it): for the penalized

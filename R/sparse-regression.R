@@ -102,19 +102,31 @@
 #' @section Warm starts:
 #' `init` starts the run from a point: the coefficients of a previous fit
 #' (its `solution$beta`) or a numeric vector, scaled into the ball when its
-#' l1 norm exceeds `radius`. From a fit at the same radius the step rule
-#' counts from its iterations; from a fit at another radius (a path) a step
-#' rule other than the line search starts where its step equals the exact
-#' line search's at that start (never later). The trace and `iterations`
-#' continue the fit's own. With the
-#' same data and settings, `"fw"` continues that run: its state is the
-#' iterate, so a fit of `k` iterations resumed for `m` more equals one run
-#' of `k + m` iterations (tested). `"pfw"` recomputes its gradient on
-#' resuming, where one long run updates it: where exact line search has
-#' left a gradient entry at zero up to rounding the two can choose
-#' different away vertices, so they agree at convergence (to the accuracy
-#' `tol` certifies), not step by step. The stochastic methods restart
-#' their running statistics, so for them `init` is a warm start only.
+#' l1 norm exceeds `radius`. A fit of the same data (`X`, `y`, the
+#' centring of `intercept`) and the same settings (`radius`, `method`,
+#' `step`, `K`, `step_size`, `gram`, `face_step`, `batch_size`, `sampling`)
+#' that kept its state `fit$state` continues that run exactly: a fit of `k`
+#' iterations resumed for `m` more equals one run of `k + m` iterations bit
+#' for bit (tested for every method, from the same `set.seed()`, with an
+#' `eval_every` that divides `k`: for `"pfw"` an evaluation at iteration
+#' `k` also gives the next gradient refresh, which the work counters see),
+#' the trace joining the fit's. The state is what the next steps read:
+#' for `"pfw"` the gradient as its updates kept it, the support in its
+#' order, which Gram columns are cached (the columns themselves are
+#' computed again, one pass over `X` each) and the face steps' credit,
+#' \eqn{O(p)}{O(p)} numbers; for `"sfw"`, `"fw"` and `"spg"` the sampler
+#' (the row order, \eqn{n}{n} integers, and its position) and the running
+#' statistics: \eqn{p^2 + 2p}{p^2 + 2p} doubles with `gram = TRUE` (the
+#' Gram matrix \eqn{S}{S}: as large as the solver's own), or three numbers
+#' per row drawn with `gram = FALSE`. `fit$state <- NULL` frees it.
+#' Any other `init` (another radius, other data or settings, a fit without
+#' its state, or a vector) is a warm start, said in `notes`: the
+#' statistics start empty (`"pfw"` computes its gradient and support
+#' afresh). From a fit at the same radius the step rule counts from its
+#' iterations; from a fit at another radius (a path) a step rule other
+#' than the line search starts where its step equals the exact line
+#' search's at that start (never later). The trace and `iterations`
+#' continue the fit's own.
 #'
 #' @section Paths:
 #' With several radii, `sparse_regression()` solves the problem at each, in
@@ -150,7 +162,8 @@
 #'   `FALSE` gives plain pairwise Frank-Wolfe.
 #' @param init `NULL`, a previous fit of `sparse_regression()` with the same
 #'   number of columns, or a coefficient vector of length \eqn{p}: the run
-#'   starts from it (see "Warm starts").
+#'   starts from it, and continues a fit of the same data and settings
+#'   exactly, from its `state` (see "Warm starts").
 #' @param control Solver settings from [cg_control()]. Unless `max_iter`
 #'   is given, `"pfw"` runs up to \eqn{10^5} steps (they cost \eqn{O(p)},
 #'   and it needs at least one per nonzero coefficient), the other methods
@@ -162,7 +175,8 @@
 #'   `c("(Intercept)" = a, beta)` (\eqn{\beta}{beta} alone without an
 #'   intercept), `predict(fit, newx)` predictions \eqn{a + X\beta}{a + X beta}.
 #'   `objective` and `gap` are those of the stated problem (see "Intercept").
-#'   For `"pfw"`, `face_steps` counts the face steps taken.
+#'   For `"pfw"`, `face_steps` counts the face steps taken. `state` is the
+#'   solver's state for `init` (see "Warm starts").
 #' @references Lafond, J., Wai, H.-T. and Moulines, E. (2015). Convergence
 #'   analysis of a stochastic projection-free algorithm. arXiv:1510.01171.
 #'
@@ -246,7 +260,16 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
     stop_arg("gram", "= TRUE needs p^2 doubles; with ", p, " columns use gram = FALSE")
   control <- as_control(control, max_iter = if (method == "pfw") 1e5 else 1000)
 
-  start <- if (!is.null(init)) regression_start(init, p, radius) else NULL
+  # what a state belongs to: the data the C side sees (centred), the
+  # problem and every setting the iteration reads
+  sampling_id <- if (method %in% c("fw", "pfw")) 1L else sampling_code(sampling)
+  key <- list(data = c(regression_fingerprint(X), fingerprint(y)), x_center = xbar_c,
+              intercept = !is.null(centring), method = method, step = step,
+              K = as.integer(K), step_size = step_size, radius = as.double(radius),
+              gram = gram, gram_matrix = if (!is.null(gram_matrix)) fingerprint(gram_matrix),
+              face_step = face_step, batch_size = as.integer(min(batch_size, n)),
+              sampling = sampling_id)
+  start <- if (!is.null(init)) regression_start(init, p, radius, key, n) else NULL
 
   # ---- problem spec
   sparse <- inherits(X, "Matrix")
@@ -254,8 +277,7 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
                K = as.integer(K), eta = if (is.null(step_size)) -1 else step_size,
                n = n, p = p, y = y, radius = as.double(radius), sparse = sparse,
                gram = gram, face_step = face_step,
-               batch_size = as.integer(min(batch_size, n)),
-               sampling = if (method %in% c("fw", "pfw")) 1L else sampling_code(sampling),
+               batch_size = key$batch_size, sampling = sampling_id,
                lipschitz = if (method == "spg") design_lipschitz(X, xbar_c) else 1)
   if (!is.null(gram_matrix)) spec$gram_matrix <- gram_matrix
   if (!is.null(xbar_c)) spec$x_center <- as.double(xbar_c)
@@ -271,12 +293,17 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
     spec[c("init_beta", "iter_offset", "cold_objective")] <- list(start$beta, start$iter,
                                                              sum(y^2) / (2 * n))
   if (!is.null(start) && start$other_radius) spec$warm_start <- TRUE
+  if (isTRUE(start$exact)) spec <- c(spec, start$state)
 
   fit <- cg_run(spec, control, "sparse_regression", call, started)
   if (!is.null(start)) {
-    fit <- continue_trace(fit, init, list(iter = start$iter, exact = FALSE))
+    fit <- continue_trace(fit, init, start)
     fit$notes <- start$note
   }
+  # the solver's state, for init = (see "Warm starts")
+  sol <- fit$solution
+  is_state <- startsWith(names(sol), "state_") & !vapply(sol, is.null, NA)
+  fit$state <- c(sol[is_state], list(key = key))
   beta <- fit$solution$beta
   names(beta) <- colnames(X)
   if (method == "pfw") fit$face_steps <- fit$solution$face_steps
@@ -300,8 +327,10 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
 
 # Warm start from `init`: a sparse_regression() fit or a coefficient vector
 # of length p, scaled into the l1 ball of `radius` when outside it. From a
-# fit, the step rule counts from its iterations (iter).
-regression_start <- function(init, p, radius) {
+# fit, the step rule counts from its iterations (iter). A fit of the same
+# data and settings (`key`) that kept its state continues exactly: its beta
+# as it is, and its state for the C side (`state`).
+regression_start <- function(init, p, radius, key = NULL, n = NULL) {
   iter <- 0L
   if (inherits(init, "sparse_regression_fit")) {
     beta <- init$solution$beta
@@ -311,6 +340,14 @@ regression_start <- function(init, p, radius) {
     if (!is.numeric(beta) || length(beta) != p || !all_finite(beta))
       stop_arg("init", "is a fit with ", length(beta), " coefficients, but `X` has ",
                p, " columns")
+    st <- init$state
+    if (!is.null(key) && identical(st$key, key)) {
+      check_regression_state(st, key, n, p)
+      return(list(beta = as.double(beta), iter = as.integer(iter), exact = TRUE,
+                  state = st[setdiff(names(st), "key")], other_radius = FALSE,
+                  note = sprintf("continued exactly from a fit of %d iterations (as one longer run)",
+                                 as.integer(iter))))
+    }
   } else if (is.numeric(init) && is.null(dim(init))) {
     if (length(init) != p)
       stop_arg("init", "must have length ", p, " (one per column of `X`), not ", length(init))
@@ -328,10 +365,41 @@ regression_start <- function(init, p, radius) {
                   else "the coefficients given",
                   if (scaled) sprintf(" (scaled from l1 norm %s into the ball)",
                                       format(l1, digits = 4)) else "",
-                  "")
-  list(beta = beta, iter = as.integer(iter), note = note,
+                  if (inherits(init, "sparse_regression_fit"))
+                    " (of other data or settings, or its state dropped)" else "")
+  list(beta = beta, iter = as.integer(iter), note = note, exact = FALSE,
        other_radius = !inherits(init, "sparse_regression_fit") ||
                       !identical(as.double(init$radius), as.double(radius)))
+}
+
+# The parts of a kept state and their lengths (NA: any), by method and
+# representation: a state altered by hand is an error naming `init` (the C
+# side checks the rest: indices, the support against beta)
+check_regression_state <- function(st, key, n, p) {
+  len <- if (key$method == "pfw") {
+    list(state_g = p, state_support = NA, state_cached = NA, state_pair = 9L, state_loop = 6L)
+  } else {
+    c(list(state_pos = 1L, state_drawn = 1L), if (key$sampling != 2L) list(state_order = n),
+      if (key$gram) list(state_S = p * p, state_b = p, state_Stheta = p)
+      else list(state_drow = NA, state_cnt = NA, state_xt = NA))
+  }
+  ints <- c("state_support", "state_cached", "state_pos", "state_order", "state_drow")
+  ok <- setequal(names(st), c(names(len), "key")) &&
+    all(vapply(names(len), function(k) {
+      x <- st[[k]]
+      (if (k %in% ints) is.integer(x) else is.double(x)) && !anyNA(x) && all(is.finite(x)) &&
+        (is.na(len[[k]]) || length(x) == len[[k]])
+    }, NA))
+  if (ok && !key$gram && key$method != "pfw")
+    ok <- length(st$state_cnt) == length(st$state_drow) &&
+      length(st$state_xt) == length(st$state_drow)
+  if (!ok) stop_arg("init", "has an invalid `state` (altered by hand?)")
+}
+
+# a few sums that tell designs apart: of a dense X, or a dgCMatrix's parts
+regression_fingerprint <- function(X) {
+  if (!inherits(X, "Matrix")) return(fingerprint(X))
+  c(dim(X), fingerprint(X@x), fingerprint(X@i), fingerprint(X@p))
 }
 
 # The centred problem of an intercept fit: list(X, y, centring), X - 1 xbar'

@@ -1015,18 +1015,9 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
      * stream continues as in one longer run) */
     SEXP st_cnt = cg_list_get(spec, "state_cnt");
     const int resume = !isNull(st_cnt), mode = asInteger(cg_list_get(spec, "sampling"));
-    cg_sampler_init(&C->smp, N, asInteger(cg_list_get(spec, "batch_size")),
-                    resume && mode == CG_SAMPLE_SHUFFLE ? CG_SAMPLE_STREAM : mode);
-    if (resume) {
-        if (mode != CG_SAMPLE_REPLACE)
-            memcpy(C->smp.order, cg_spec_index(spec, "state_order", N, 0, N - 1),
-                   sizeof(int) * N);
-        C->smp.mode = mode;
-        C->smp.pos = asInteger(cg_list_get(spec, "state_pos"));
-        C->smp.drawn = asReal(cg_list_get(spec, "state_drawn"));
-        if (C->smp.pos < 0 || C->smp.pos > N || !(C->smp.drawn >= 0))
-            error("spec: invalid sampler state");
-    }
+    const int batch = asInteger(cg_list_get(spec, "batch_size"));
+    if (resume) cg_sampler_resume(&C->smp, spec, N, batch, mode);
+    else cg_sampler_init(&C->smp, N, batch, mode);
     C->batch_idx = (int *) R_alloc(N > C->smp.batch ? N : C->smp.batch, sizeof(int));
     C->tc = (int *) R_alloc(nc, sizeof(int));
     C->trow = (int *) R_alloc(nc, sizeof(int));

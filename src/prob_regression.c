@@ -47,6 +47,7 @@ typedef struct {
     /* pairwise Frank-Wolfe: away vertex a = a_val e_a_idx (the origin when
      * a_idx < 0), slack = r - ||theta||_1, Gram columns / n of s and a */
     int pairwise, a_idx, cache_left, next_s;   /* next_s: argmax |g| or -1 */
+    int gram_given;                  /* the Gram columns are a given X'X / n */
     int *support, n_support, *in_support;   /* every j with theta_j != 0 */
     double a_val, slack, rows_read, rows_reported;
     const double **gcol, *gs, *ga;
@@ -629,6 +630,9 @@ static const cg_pair_ops regression_pair = {reg_pair_gradient, reg_pair_lmo,
                                             reg_pair_direction, reg_pair_step,
                                             reg_face_step};
 
+static void stats_resume(regression *R, SEXP spec);
+static void pair_resume(cg_problem *P, regression *R, SEXP spec);
+
 int cg_problem_regression(cg_problem *P, SEXP spec)
 {
     regression *R = (regression *) R_alloc(1, sizeof(regression));
@@ -682,11 +686,22 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
             const double *G = cg_spec_real(spec, "gram_matrix", (R_xlen_t) p * p);
             for (int j = 0; j < p; j++) R->gcol[j] = G + (size_t) j * p;
             R->cache_left = 0;
+            R->gram_given = 1;
         }
         R->colbuf = cg_zeros(2 * (size_t) p);
         R->support = (int *) R_alloc(p, sizeof(int));
         R->in_support = (int *) R_alloc(p, sizeof(int));
         for (int j = 0; j < p; j++) R->in_support[j] = -1;
+        R->face_on = asLogical(cg_list_get(spec, "face_step")) == TRUE;
+        /* the Gram block and its factor in at most 64 MB, as the cache;
+         * with more columns than rows the block is singular */
+        R->face_max = p < n ? p : n;
+        if (R->face_max > 2048) R->face_max = 2048;
+        P->pair = &regression_pair;
+        if (!isNull(cg_list_get(spec, "state_g"))) {
+            pair_resume(P, R, spec);
+            return CG_OK;
+        }
         /* theta = sum_j |theta_j| / r (sign(theta_j) r e_j) + slack / r 0 */
         double l1 = 0.0;
         for (int j = 0; j < p; j++) { support_update(R, j); l1 += fabs(R->theta[j]); }
@@ -696,16 +711,13 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
         /* a warm start's support is the best guess of the solution's: its
          * face step is paid in advance */
         if (!isNull(init)) R->face_credit = face_cost(R->n_support);
-        R->face_on = asLogical(cg_list_get(spec, "face_step")) == TRUE;
-        /* the Gram block and its factor in at most 64 MB, as the cache;
-         * with more columns than rows the block is singular */
-        R->face_max = p < n ? p : n;
-        if (R->face_max > 2048) R->face_max = 2048;
-        P->pair = &regression_pair;
         return CG_OK;
     }
-    cg_sampler_init(&R->smp, n, asInteger(cg_list_get(spec, "batch_size")),
-                    asInteger(cg_list_get(spec, "sampling")));
+    const int batch = asInteger(cg_list_get(spec, "batch_size")),
+              mode = asInteger(cg_list_get(spec, "sampling")),
+              resume = !isNull(cg_list_get(spec, "state_pos"));
+    if (resume) cg_sampler_resume(&R->smp, spec, n, batch, mode);
+    else cg_sampler_init(&R->smp, n, batch, mode);
     R->batch_idx = (int *) R_alloc(n > R->smp.batch ? n : R->smp.batch, sizeof(int));
     R->xrow = cg_zeros(p);
     R->work = cg_zeros(2 * (size_t) p);               /* projection needs 2p */
@@ -717,23 +729,163 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
         for (int r = 0; r < n; r++) R->pos[r] = -1;
         R->cnt = cg_zeros(n); R->xt = cg_zeros(n); R->xi = cg_zeros(n);
     }
+    if (resume) stats_resume(R, spec);
     P->fw = &regression_fw;
     P->pg = &regression_pg;
     return CG_OK;
 }
 
+/* a new R vector holding x[0..k-1] */
+static SEXP real_copy(const double *x, R_xlen_t k)
+{
+    SEXP v = allocVector(REALSXP, k);
+    if (k) memcpy(REAL(v), x, sizeof(double) * k);
+    return v;
+}
+
+/* ------------------------------------------------- exact continuation
+ * init = a fit of the same data and settings (checked in R): the state its
+ * run ended with, so that the next steps are those of one longer run. The
+ * iterate theta is the fit's beta (init_beta). */
+
+/* sfw, fw, spg: the running statistics of the rows drawn (the sampler is
+ * restored by cg_sampler_resume): S, b and S theta, or the drawn rows with
+ * their multiplicities and fitted values (x_k'theta as the steps updated
+ * them, not recomputed: rounding) */
+static void stats_resume(regression *R, SEXP spec)
+{
+    const int p = R->p;
+    if (R->gram) {
+        memcpy(R->S, cg_spec_real(spec, "state_S", (R_xlen_t) p * p), sizeof(double) * p * p);
+        memcpy(R->b, cg_spec_real(spec, "state_b", p), sizeof(double) * p);
+        memcpy(R->Stheta, cg_spec_real(spec, "state_Stheta", p), sizeof(double) * p);
+        return;
+    }
+    const R_xlen_t nd = XLENGTH(cg_list_get(spec, "state_drow"));
+    if (nd > R->n) error("spec: invalid regression state");
+    const int *drow = cg_spec_index(spec, "state_drow", nd, 0, R->n - 1);
+    memcpy(R->cnt, cg_spec_real(spec, "state_cnt", nd), sizeof(double) * nd);
+    memcpy(R->xt, cg_spec_real(spec, "state_xt", nd), sizeof(double) * nd);
+    for (R_xlen_t k = 0; k < nd; k++) {
+        if (R->pos[drow[k]] >= 0) error("spec: invalid regression state");
+        R->drow[k] = drow[k];
+        R->pos[drow[k]] = (int) k;
+    }
+    R->nd = (int) nd;
+}
+
+/* the scalars of the pairwise method's state, in this order */
+enum { PS_SLACK, PS_CREDIT, PS_FACE_STEPS, PS_MOVES, PS_G_EXACT_AT, PS_EVAL_AT,
+       PS_ROWS_READ, PS_ROWS_REPORTED, PS_NEXT_S, PS_N };
+
+/* pfw: the gradient as the steps kept it, the support in its order (the
+ * away vertex and the face step scan it in that order), the Gram columns
+ * the cache held (recomputed: the same numbers, and which ones are cached
+ * decides how a face step updates the gradient; that work was counted
+ * once), and the scalars above. The residual (and the evaluated gradient)
+ * of the last full gradient or evaluation, when it is at this iterate,
+ * are recomputed: the same numbers. */
+static void pair_resume(cg_problem *P, regression *R, SEXP spec)
+{
+    const int p = R->p;
+    memcpy(R->g, cg_spec_real(spec, "state_g", p), sizeof(double) * p);
+    const R_xlen_t ns = XLENGTH(cg_list_get(spec, "state_support")),
+                   nc = XLENGTH(cg_list_get(spec, "state_cached"));
+    if (ns > p || nc > R->cache_left) error("spec: invalid regression state");
+    const int *sup = cg_spec_index(spec, "state_support", ns, 0, p - 1);
+    const int *cached = cg_spec_index(spec, "state_cached", nc, 0, p - 1);
+    const double *v = cg_spec_real(spec, "state_pair", PS_N);
+    int nonzero = 0;
+    for (int j = 0; j < p; j++) nonzero += R->theta[j] != 0.0;
+    for (R_xlen_t k = 0; k < ns; k++) {
+        const int j = sup[k];
+        if (R->theta[j] == 0.0 || R->in_support[j] >= 0) error("spec: invalid regression state");
+        R->in_support[j] = (int) k;
+        R->support[k] = j;
+    }
+    R->n_support = (int) ns;
+    if (ns != nonzero) error("spec: invalid regression state");
+    for (R_xlen_t k = 0; k < nc; k++) {
+        if (R->gcol[cached[k]]) error("spec: invalid regression state");
+        gram_col(P, R, cached[k], R->colbuf);
+    }
+    for (int i = 0; i < PS_N; i++)
+        if (!R_FINITE(v[i])) error("spec: invalid regression state");
+    R->slack = v[PS_SLACK]; R->face_credit = v[PS_CREDIT]; R->face_steps = v[PS_FACE_STEPS];
+    R->moves = v[PS_MOVES]; R->g_exact_at = v[PS_G_EXACT_AT]; R->eval_at = v[PS_EVAL_AT];
+    R->rows_read = v[PS_ROWS_READ]; R->rows_reported = v[PS_ROWS_REPORTED];
+    R->next_s = (int) v[PS_NEXT_S];
+    if (R->slack < 0 || R->next_s < -1 || R->next_s >= p) error("spec: invalid regression state");
+    if (R->g_exact_at == R->moves || R->eval_at == R->moves) exact_gradient(R, R->res, R->gfull);
+}
+
+/* the state for init = (see above) into the solution's list `out`, from
+ * element `at` on, in the order of the names state_names gives */
+static void pair_export(cg_problem *P, regression *R, SEXP out, int at)
+{
+    const int p = R->p;
+    SET_VECTOR_ELT(out, at, real_copy(R->g, p));
+    SEXP sup = allocVector(INTSXP, R->n_support);
+    SET_VECTOR_ELT(out, at + 1, sup);
+    if (R->n_support) memcpy(INTEGER(sup), R->support, sizeof(int) * R->n_support);
+    /* the cache's own columns (a given Gram matrix is no cache) */
+    int nc = 0;
+    for (int j = 0; j < p; j++) nc += R->gcol[j] && !R->gram_given;
+    SEXP cached = allocVector(INTSXP, nc);
+    SET_VECTOR_ELT(out, at + 2, cached);
+    for (int j = 0, k = 0; j < p; j++) if (R->gcol[j] && !R->gram_given) INTEGER(cached)[k++] = j;
+    SEXP v = allocVector(REALSXP, PS_N);
+    SET_VECTOR_ELT(out, at + 3, v);
+    double *x = REAL(v);
+    x[PS_SLACK] = R->slack; x[PS_CREDIT] = R->face_credit; x[PS_FACE_STEPS] = R->face_steps;
+    x[PS_MOVES] = R->moves; x[PS_G_EXACT_AT] = R->g_exact_at; x[PS_EVAL_AT] = R->eval_at;
+    x[PS_ROWS_READ] = R->rows_read; x[PS_ROWS_REPORTED] = R->rows_reported;
+    x[PS_NEXT_S] = R->next_s;
+    /* (the loop's own state, its gradient refresh counting on, goes out
+     * through the dispatcher: state_loop) */
+}
+
+/* sfw, fw, spg: the sampler and the statistics (see stats_resume) into
+ * `out` from element `at` on, in the order of the solution's names */
+static void stats_export(regression *R, SEXP out, int at)
+{
+    const int n = R->n, p = R->p;
+    if (R->smp.order) {                  /* none for "replace" */
+        SEXP o = allocVector(INTSXP, n);
+        SET_VECTOR_ELT(out, at, o);
+        memcpy(INTEGER(o), R->smp.order, sizeof(int) * n);
+    }
+    SET_VECTOR_ELT(out, at + 1, ScalarInteger(R->smp.pos));
+    SET_VECTOR_ELT(out, at + 2, ScalarReal(R->smp.drawn));
+    if (R->gram) {
+        SET_VECTOR_ELT(out, at + 3, real_copy(R->S, (R_xlen_t) p * p));
+        SET_VECTOR_ELT(out, at + 4, real_copy(R->b, p));
+        SET_VECTOR_ELT(out, at + 5, real_copy(R->Stheta, p));
+        return;
+    }
+    SEXP d = allocVector(INTSXP, R->nd);
+    SET_VECTOR_ELT(out, at + 6, d);
+    if (R->nd) memcpy(INTEGER(d), R->drow, sizeof(int) * R->nd);
+    SET_VECTOR_ELT(out, at + 7, real_copy(R->cnt, R->nd));
+    SET_VECTOR_ELT(out, at + 8, real_copy(R->xt, R->nd));
+}
+
 SEXP cg_regression_solution(cg_problem *P)
 {
     regression *R = (regression *) P->self;
-    SEXP out = PROTECT(allocVector(VECSXP, 2));
-    SEXP beta = PROTECT(allocVector(REALSXP, R->p));
-    memcpy(REAL(beta), R->theta, sizeof(double) * R->p);
+    static const char *names[] = {"beta", "face_steps",
+        /* pfw (pair_export) */
+        "state_g", "state_support", "state_cached", "state_pair",
+        /* sfw, fw, spg (stats_export) */
+        "state_order", "state_pos", "state_drawn", "state_S", "state_b", "state_Stheta",
+        "state_drow", "state_cnt", "state_xt", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SEXP beta = allocVector(REALSXP, R->p);
     SET_VECTOR_ELT(out, 0, beta);
+    memcpy(REAL(beta), R->theta, sizeof(double) * R->p);
     SET_VECTOR_ELT(out, 1, ScalarReal(R->face_steps));   /* pfw's, 0 otherwise */
-    SEXP nms = PROTECT(allocVector(STRSXP, 2));
-    SET_STRING_ELT(nms, 0, mkChar("beta"));
-    SET_STRING_ELT(nms, 1, mkChar("face_steps"));
-    setAttrib(out, R_NamesSymbol, nms);
-    UNPROTECT(3);
+    if (R->pairwise) pair_export(P, R, out, 2);
+    else stats_export(R, out, 6);
+    UNPROTECT(1);
     return out;
 }

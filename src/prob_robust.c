@@ -497,24 +497,30 @@ int cg_problem_robust(cg_problem *P, SEXP spec)
         SEXP nx = cg_list_get(spec, "init_nuclear");
         if (!isNull(nx)) R->nuclear = asReal(nx);
     }
-    /* init = an admm fit of the same problem: its state (every buffer and
-     * scalar the next iteration and evaluation read), so that the run goes
-     * on exactly as one longer run would; Y comes from the fit's solution,
-     * which holds it exactly */
-    if (R->U1 && !isNull(cg_list_get(spec, "state_Z"))) {
+    /* init = a fit of the same problem, method and settings: its state
+     * (every buffer and scalar the next iteration and evaluation read: Z,
+     * the rank hint, and for admm its duals and penalty), so that the run
+     * goes on exactly as one longer run would; Y comes from the fit's
+     * solution, which holds it exactly. The blocks' points SX, SY are
+     * written before they are read in every iteration: no state. */
+    if (!isNull(cg_list_get(spec, "state_Z"))) {
         const size_t bytes = R->mn * sizeof(double);
         memcpy(R->Z, cg_spec_real(spec, "state_Z", (R_xlen_t) R->mn), bytes);
         memcpy(R->Y, cg_spec_real(spec, "state_Y", (R_xlen_t) R->mn), bytes);
-        memcpy(R->U1, cg_spec_real(spec, "state_U1", (R_xlen_t) R->mn), bytes);
-        if (R->U2) memcpy(R->U2, cg_spec_real(spec, "state_U2", (R_xlen_t) R->mn), bytes);
-        R->rho = asReal(cg_list_get(spec, "state_rho"));
         R->rank = asInteger(cg_list_get(spec, "state_rank"));
         R->certified = asLogical(cg_list_get(spec, "state_certified")) == TRUE;
-        R->nuclear = asReal(cg_list_get(spec, "state_nuclear"));
-        R->iters = P->iter_offset;     /* the constrained form rebalances every 10th */
-        if (!(R->rho > 0.0) || R->rank == NA_INTEGER || R->rank < 0 ||
-            R->rank > R->max_rank || !R_FINITE(R->nuclear))
+        /* epochs (full gradients); the constrained admm rebalances every 10th */
+        R->iters = P->iter_offset;
+        if (R->rank == NA_INTEGER || R->rank < 0 || R->rank > R->max_rank)
             error("spec: invalid robust PCA state");
+        if (R->U1) {
+            memcpy(R->U1, cg_spec_real(spec, "state_U1", (R_xlen_t) R->mn), bytes);
+            if (R->U2) memcpy(R->U2, cg_spec_real(spec, "state_U2", (R_xlen_t) R->mn), bytes);
+            R->rho = asReal(cg_list_get(spec, "state_rho"));
+            R->nuclear = asReal(cg_list_get(spec, "state_nuclear"));
+            if (!(R->rho > 0.0) || !R_FINITE(R->nuclear))
+                error("spec: invalid robust PCA state");
+        }
     }
     refresh(R);
     P->self = R;
@@ -637,17 +643,18 @@ SEXP cg_robust_solution(cg_problem *P)
     for (size_t i = 0; i < R->mn; i++) mm += R->M[i] * R->M[i];
     SET_VECTOR_ELT(out, 9, ScalarReal(!R->pcp ? NA_REAL
                                       : mm > 0.0 ? sqrt(2.0 * R->loss / mm) : 0.0));
-    if (R->U1) {                           /* admm: the state for init = (see above) */
-        SET_VECTOR_ELT(out, 10, real_matrix(R->Z, R->m, R->n));
+    /* the state for init = (see above); admm's duals and penalty */
+    SET_VECTOR_ELT(out, 10, real_matrix(R->Z, R->m, R->n));
+    if (R->U1) {
         SET_VECTOR_ELT(out, 11, real_matrix(R->U1, R->m, R->n));
         if (R->U2) SET_VECTOR_ELT(out, 12, real_matrix(R->U2, R->m, R->n));
         SET_VECTOR_ELT(out, 13, ScalarReal(R->rho));
-        SET_VECTOR_ELT(out, 14, ScalarInteger(R->rank));
-        SET_VECTOR_ELT(out, 15, ScalarLogical(R->certified != 0));
         SET_VECTOR_ELT(out, 16, ScalarReal(R->nuclear));
-        SET_VECTOR_ELT(out, 17, ScalarInteger((int) R->iters));
-        SET_VECTOR_ELT(out, 18, ScalarInteger(P->svd_rank));
     }
+    SET_VECTOR_ELT(out, 14, ScalarInteger(R->rank));
+    SET_VECTOR_ELT(out, 15, ScalarLogical(R->certified != 0));
+    SET_VECTOR_ELT(out, 17, ScalarInteger((int) R->iters));
+    SET_VECTOR_ELT(out, 18, ScalarInteger(P->svd_rank));
     UNPROTECT(4);
     return out;
 }

@@ -5,6 +5,7 @@
 #ifndef STOCHCG_SAMPLER_H
 #define STOCHCG_SAMPLER_H
 #include "stochcg.h"
+#include <string.h>
 
 enum { CG_SAMPLE_SHUFFLE = 0, CG_SAMPLE_STREAM = 1, CG_SAMPLE_REPLACE = 2 };
 
@@ -26,6 +27,21 @@ static inline void cg_sampler_init(cg_sampler *s, int n, int batch, int mode)
             int j = (int) R_unif_index((double) i + 1);
             int tmp = s->order[i]; s->order[i] = s->order[j]; s->order[j] = tmp;
         }
+}
+
+/* A resumed run (init =) goes on with the sampler its fit ended with,
+ * read from the spec's state_order (the permutation; none for "replace"),
+ * state_pos and state_drawn: no new permutation is drawn, so the RNG
+ * stream continues as in one longer run. */
+static inline void cg_sampler_resume(cg_sampler *s, SEXP spec, int n, int batch, int mode)
+{
+    cg_sampler_init(s, n, batch, mode == CG_SAMPLE_SHUFFLE ? CG_SAMPLE_STREAM : mode);
+    if (mode != CG_SAMPLE_REPLACE)
+        memcpy(s->order, cg_spec_index(spec, "state_order", n, 0, n - 1), sizeof(int) * n);
+    s->mode = mode;
+    s->pos = asInteger(cg_list_get(spec, "state_pos"));
+    s->drawn = asReal(cg_list_get(spec, "state_drawn"));
+    if (s->pos < 0 || s->pos > n || !(s->drawn >= 0)) error("spec: invalid sampler state");
 }
 
 /* Next minibatch into idx, whose capacity is max(n, batch): count = CG_BATCH_FULL

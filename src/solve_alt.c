@@ -63,7 +63,8 @@ int cg_solve_alt(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
     int stop = cg_run_start(&r, P, ctl, tr), t = 0;
     while (stop < 0 && t < ctl->max_iter) {
         r.n_grad += P->block->gradient(P, CG_BATCH_FULL);
-        const double eta = prox_eta(o, t + 1);
+        /* a resumed fit's schedule counts on from its iterations */
+        const double eta = prox_eta(o, P->iter_offset + t + 1);
         int a, b;
         if (o->method == CG_METHOD_ALTMIN) {
             a = P->block->block_exact(P, CG_BLOCK_X);

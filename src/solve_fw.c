@@ -134,8 +134,12 @@ int cg_solve_pfw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
                  cg_trace *tr, int *iters)
 {
     (void) o;                        /* one rule: exact line search */
+    /* a fresh or warm start computes its gradient first; an exact
+     * continuation (init =) goes on with the one its problem kept, and
+     * refreshes it where one longer run would */
+    const int t0 = P->loop.resumed ? P->iter_offset : 0;
     cg_run r;
-    int stop = cg_run_start(&r, P, ctl, tr), t = 0, exact = 1;
+    int stop = cg_run_start(&r, P, ctl, tr), t = 0, exact = t0 % REFRESH == 0;
     while (stop < 0 && t < ctl->max_iter) {
         r.n_grad += P->pair->gradient(P, exact ? CG_BATCH_FULL : CG_BATCH_DEFAULT);
         if ((stop = cg_run_failed(P)) >= 0) break;
@@ -162,9 +166,10 @@ int cg_solve_pfw(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
             P->pair->face_step(P);
             if ((stop = cg_run_failed(P)) >= 0) break;
         }
-        exact = t % REFRESH == 0;
+        exact = (t0 + t) % REFRESH == 0;
         stop = cg_run_after_iter(&r, P, t, 0);     /* the loop confirms its own gaps */
     }
+    P->loop.saved = 1;               /* nothing but P->loop.resumed to carry */
     *iters = t;
     return cg_run_finish(&r, P, t, stop);
 }

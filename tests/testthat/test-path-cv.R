@@ -35,19 +35,98 @@ test_that("sparse_regression(init = fit) continues a fw run as one longer run", 
   }
 })
 
-test_that("a pfw run resumed by init = fit reaches the optimum of one long run", {
-  d <- reg_data(n = 60, p = 80)
-  ctl <- function(k) cg_control(max_iter = k, tol = 1e-13)
-  first <- sparse_regression(d$X, d$y, 6, control = ctl(3), intercept = FALSE)
-  expect_false(first$converged)
-  resumed <- sparse_regression(d$X, d$y, 6, init = first, control = ctl(1e5), intercept = FALSE)
-  long <- sparse_regression(d$X, d$y, 6, control = ctl(1e5), intercept = FALSE)
-  expect_true(resumed$converged && long$converged)
-  expect_gt(resumed$iterations, 3L)
-  # both certified within 1e-13 of the optimum of a strongly convex problem
-  # (n = 60 < p = 80, but the support is small): the same coefficients
-  expect_equal(coef(resumed), coef(long), tolerance = 1e-5)
-  expect_equal(resumed$objective, long$objective, tolerance = 1e-12)
+test_that("every sparse_regression method resumed by init = fit equals one long run", {
+  # fit$state: pfw's kept gradient, support order, cached Gram columns,
+  # face-step credit and counters; the stochastic methods' sampler and
+  # running statistics (Gram S, b, S beta, or the drawn rows' fitted values)
+  d <- reg_data(n = 60, p = 25)
+  Xs <- Matrix::Matrix(d$X * (abs(d$X) > 0.8), sparse = TRUE)
+  ctl <- function(k) cg_control(max_iter = k, tol = 0, eval_every = 1L)
+  fit <- function(X, method, ..., radius = 6)
+    function(k, init = NULL) sparse_regression(X, d$y + 3, radius, method = method,
+                                               batch_size = 4, init = init, ...,
+                                               control = ctl(k))
+  cases <- list(
+    pfw = fit(d$X, "pfw"), pfw_plain = fit(d$X, "pfw", face_step = FALSE),
+    pfw_sparse = fit(Xs, "pfw", face_step = FALSE, radius = 2),
+    pfw_no_intercept = fit(d$X, "pfw", intercept = FALSE),
+    fw = fit(d$X, "fw"), fw_sparse = fit(Xs, "fw"),
+    sfw = fit(d$X, "sfw"), sfw_sparse = fit(Xs, "sfw"),
+    sfw_residual = fit(d$X, "sfw", gram = FALSE),
+    sfw_replace = fit(d$X, "sfw", sampling = "replace", step = "standard"),
+    sfw_stream = fit(Xs, "sfw", sampling = "stream", gram = FALSE, intercept = FALSE),
+    spg = fit(d$X, "spg"), spg_sparse = fit(Xs, "spg", gram = FALSE),
+    spg_replace = fit(d$X, "spg", sampling = "replace"))
+  k1 <- 8L; k2 <- 12L
+  for (label in names(cases)) {
+    run <- cases[[label]]
+    r <- expect_exact_resume(run, k1, k2, label = label)
+    expect_identical(r$second$intercept, r$long$intercept, label = label)
+    expect_identical(r$second$face_steps, r$long$face_steps, label = label)
+    expect_identical(r$second$trace$iter, 0:(k1 + k2), label = label)
+    # without its state: a warm start (so said) from beta, whose statistics
+    # (or gradient, support order and credit) restart: another run
+    warm <- warm_resume(run, k1, k2)
+    expect_match(warm$notes, "^warm start from a fit of 8 iterations.* \\(of other data",
+                 all = FALSE, label = label)
+    expect_false(identical(warm$solution, r$long$solution) &&
+                   identical(warm$trace$n_grad, r$long$trace$n_grad[-(1:k1)]), label = label)
+  }
+  # the stochastic methods: the restarted statistics change beta itself
+  for (label in c("sfw", "sfw_residual", "spg", "pfw"))
+    expect_false(identical(warm_resume(cases[[label]], k1, k2)$solution,
+                           expect_exact_resume(cases[[label]], k1, k2)$long$solution),
+                 label = label)
+})
+
+test_that("pfw resumed across its gradient refresh (every 10000 steps) equals one long run", {
+  # the loop refreshes the kept gradient at global iterations 10000, 20000,
+  # ...: a resumed run must refresh where the long one does, not at its start
+  set.seed(3)               # two correlated columns: 10^4 steps do not converge
+  X <- matrix(rnorm(80 * 30), 80); X[, 2] <- X[, 1] + 0.1 * rnorm(80)
+  y <- drop(X[, 1:4] %*% c(3, -2, 1.5, 1) + rnorm(80))
+  run <- function(k, init = NULL)
+    sparse_regression(X, y, 5, face_step = FALSE, init = init,
+                      control = cg_control(max_iter = k, tol = 0, eval_every = 1L))
+  for (k1 in c(9995L, 10000L)) expect_exact_resume(run, k1, 10L, label = k1)
+})
+
+test_that("a changed setting or other data make init a warm start; a bad state names init", {
+  d <- reg_data(n = 60, p = 25)
+  ctl <- cg_control(max_iter = 10, tol = 0, eval_every = 1L)
+  set.seed(1)
+  first <- sparse_regression(d$X, d$y, 6, method = "sfw", control = ctl)
+  warm_note <- "^warm start from a fit of 10 iterations"
+  others <- list(
+    radius = function(i) sparse_regression(d$X, d$y, 5, method = "sfw", init = i, control = ctl),
+    method = function(i) sparse_regression(d$X, d$y, 6, method = "spg", init = i, control = ctl),
+    K = function(i) sparse_regression(d$X, d$y, 6, method = "sfw", K = 3, init = i, control = ctl),
+    batch = function(i) sparse_regression(d$X, d$y, 6, method = "sfw", batch_size = 2,
+                                          init = i, control = ctl),
+    gram = function(i) sparse_regression(d$X, d$y, 6, method = "sfw", gram = FALSE, init = i,
+                                         control = ctl),
+    intercept = function(i) sparse_regression(d$X, d$y, 6, method = "sfw", intercept = FALSE,
+                                              init = i, control = ctl),
+    data = function(i) sparse_regression(d$X, d$y + 1e-3, 6, method = "sfw", init = i,
+                                         control = ctl))
+  for (k in names(others)) {
+    f <- others[[k]](first)
+    expect_match(f$notes, warm_note, all = FALSE, label = k)
+    expect_false(any(grepl("continued exactly", f$notes)), label = k)
+    expect_identical(f$trace$iter[1], 10L, label = k)   # counted on, not joined
+    expect_identical(nrow(f$trace), 11L, label = k)
+  }
+  again <- function(i) sparse_regression(d$X, d$y, 6, method = "sfw", init = i, control = ctl)
+  bad <- first; bad$state$state_S <- bad$state$state_S[-1]
+  expect_error(again(bad), "^`init` has an invalid `state` \\(altered by hand\\?\\)$")
+  bad <- first; bad$state$state_order <- as.double(bad$state$state_order)
+  expect_error(again(bad), "^`init` has an invalid `state`")
+  bad <- first; bad$state$state_pos <- NULL
+  expect_error(again(bad), "^`init` has an invalid `state`")
+  pf <- sparse_regression(d$X, d$y, 6, control = ctl)
+  bad <- pf; bad$state$state_g[2] <- NA
+  expect_error(sparse_regression(d$X, d$y, 6, init = bad, control = ctl),
+               "^`init` has an invalid `state`")
 })
 
 test_that("sparse_regression(init = vector) starts there, scaled into the ball", {

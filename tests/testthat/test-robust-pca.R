@@ -676,13 +676,15 @@ test_that("init: a previous fit warm-starts robust_pca, made feasible for the co
   cold <- robust_pca(M, lambda1 = lam, control = ctl)
   warm <- robust_pca(M, lambda1 = lam, init = a, control = ctl)
   expect_lte(abs(warm$objective - cold$objective), warm$gap + cold$gap)
-  # constrained form: continuing a fit starts where it stopped (X as kept,
-  # truncated at lowrank_tol 1e-8)
+  # constrained form: a fit without its state warm-starts where it stopped
+  # (X as kept, truncated at lowrank_tol 1e-8)
   tau <- 0.5 * sum(a$solution$X$d); s <- 0.5 * sum(abs(a$solution$Y))
   run <- function(k, init = NULL) robust_pca(M, tau, s, method = "alt_pgcg", init = init,
                                              control = cg_control(max_iter = k, tol = 0))
   first <- run(100)
+  first$state <- NULL
   second <- run(20, init = first)
+  expect_match(second$notes, "^warm start from the X and Y of a fit", all = FALSE)
   expect_equal(second$trace$objective[1], first$objective, tolerance = 1e-6)
   expect_lt(second$objective, first$objective)
   # a start outside the smaller balls is scaled into them: every iterate is
@@ -768,8 +770,62 @@ test_that("init: an admm fit resumed for k2 iterations equals one run of k1 + k2
   M2 <- d$M; M2[1] <- M2[1] + 1
   other <- robust_pca(M2, d$tau, d$s$l1, init = a, control = ctl(k2))
   expect_identical(other$trace$iter, 0:k2)
-  # other methods keep no state and warm-start as before
-  expect_null(robust_pca(d$M, d$tau, d$s$l1, method = "altmin", control = ctl(5))$state)
+  # the state belongs to one method: an admm fit warm-starts altmin
+  other <- robust_pca(d$M, d$tau, d$s$l1, method = "altmin", init = a, control = ctl(k2))
+  expect_identical(other$trace$iter[1:2], 0:1)
+  expect_match(other$notes, "^warm start from the X and Y of a fit", all = FALSE)
+})
+
+test_that("init: the conditional-gradient methods resume exactly (k1 + k2 = one run)", {
+  # fit$state: Z = X + Y, the rank hint of the weak proximal oracle and the
+  # iteration count from which eta_t counts on (Y from the solution)
+  d <- rpca_noisy(seed = 4, shrink = 0.5)      # altmin does not converge in 15
+  ctl <- function(k) cg_control(max_iter = k, tol = 0, eval_every = 1L)
+  fit <- function(method, step, sparse = "l1")
+    function(k, init = NULL)
+      robust_pca(d$M, d$tau, d$s[[sparse]], sparse = sparse, method = method, step = step,
+                 lambda1 = if (sparse == "enet") 0.5, lambda2 = if (sparse == "enet") 0.2,
+                 delta = d$delta, rank = 1L, init = init, control = ctl(k))
+  k1 <- 6L; k2 <- 9L
+  for (method in c("alt_cgpg", "alt_pgcg", "cgcg", "cgcg_p", "altmin"))
+    for (step in c("line_search", "theory")) {
+      label <- paste(method, step)
+      run <- fit(method, step)
+      r <- expect_exact_resume(run, k1, k2, label = label)
+      expect_identical(r$second$trace$iter, 0:(k1 + k2), label = label)
+      # without the state the run is a warm start (so said) from the
+      # truncated X, its trace and count from 0; where eta_t counts on
+      # (the proximal steps; the combination under step = "theory") it
+      # restarts, and the run is another one
+      warm <- warm_resume(run, k1, k2)
+      expect_match(warm$notes, "^warm start from the X and Y of a fit", all = FALSE,
+                   label = label)
+      expect_identical(warm$trace$iter, 0:k2, label = label)
+      if (method %in% c("alt_cgpg", "alt_pgcg") || (step == "theory" && method != "altmin"))
+        expect_gt(abs(warm$objective - r$long$objective), 1e-6 * r$long$objective,
+                  label = label)
+    }
+  # the other Y models: the lp ball, the elastic net (Theorems 5 and 6)
+  expect_exact_resume(fit("alt_cgpg", "theory", "lp"), k1, k2, label = "lp")
+  expect_exact_resume(fit("alt_pgcg", "theory", "enet"), k1, k2, label = "enet")
+  # another setting is another run: a warm start from the fit's X and Y
+  first <- fit("alt_pgcg", "line_search")(k1)
+  for (other in list(fit("alt_pgcg", "theory"), fit("cgcg", "line_search"))) {
+    w <- other(k2, first)
+    expect_match(w$notes, "^warm start from the X and Y of a fit", all = FALSE)
+    expect_identical(w$trace$iter, 0:k2)
+  }
+  w <- robust_pca(d$M, d$tau, d$s$l1, method = "alt_pgcg", rank = 1L, max_rank = 5L,
+                  init = first, control = ctl(k2))
+  expect_identical(w$trace$iter, 0:k2)
+  # a state altered by hand is an error naming `init`
+  bad <- first
+  bad$state$state_Z <- bad$state$state_Z[-1]
+  expect_error(fit("alt_pgcg", "line_search")(k2, bad),
+               "^`init` has an invalid `state` \\(altered by hand\\?\\)$")
+  bad <- first
+  bad$state$state_rank <- 1e6
+  expect_error(fit("alt_pgcg", "line_search")(k2, bad), "^`init` has an invalid `state`")
 })
 
 test_that("several radii give a warm-started path of robust_pca fits", {
