@@ -13,13 +13,7 @@ expect_exact_resume <- function(run, k1, k2, seed = 1, label = "") {
   second <- run(k2, first)
   rng_resumed <- runif(1)
   expect_identical(long$iterations, as.integer(k1 + k2), label = label)
-  expect_identical(second$solution, long$solution, label = label)
-  expect_identical(second$objective, long$objective, label = label)
-  expect_identical(second$gap, long$gap, label = label)
-  expect_identical(second$iterations, long$iterations, label = label)
-  keep <- setdiff(names(long$trace), "time")
-  expect_identical(second$trace[keep], long$trace[keep], label = label)
-  expect_identical(second$state, long$state, label = label)
+  expect_same_run(second, long, label)
   expect_identical(rng_resumed, rng_long, label = label)
   expect_match(second$notes, sprintf("^continued exactly from a fit of %d iterations", k1),
                all = FALSE, label = label)
@@ -33,4 +27,16 @@ warm_resume <- function(run, k1, k2, seed = 1) {
   first <- run(k1)
   first$state <- NULL
   run(k2, first)
+}
+
+# every part of a fit a continuation must reproduce: the solution, objective,
+# gap, iteration count, the trace but its clock, and the state it keeps
+expect_same_run <- function(part, whole, label = "") {
+  expect_identical(part$solution, whole$solution, label = label)
+  expect_identical(part$objective, whole$objective, label = label)
+  expect_identical(part$gap, whole$gap, label = label)
+  expect_identical(part$iterations, whole$iterations, label = label)
+  keep <- setdiff(names(whole$trace), "time")
+  expect_identical(part$trace[keep], whole$trace[keep], label = label)
+  expect_identical(part$state, whole$state, label = label)
 }

@@ -314,16 +314,7 @@ test_that("init = a vr fit continues it: the W of one run with both runs' outer 
 # the one run of k1 + k2, bit for bit (the same arithmetic on the same
 # state, and the same random numbers: set.seed once, no RNG use between)
 
-# every part of a fit the continuation must reproduce (the trace but its clock)
-expect_same_run <- function(part, whole, label) {
-  expect_identical(part$solution$W, whole$solution$W, label = label)
-  expect_identical(part$objective, whole$objective, label = label)
-  expect_identical(part$gap, whole$gap, label = label)
-  expect_identical(part$iterations, whole$iterations, label = label)
-  keep <- setdiff(names(whole$trace), "time")
-  expect_identical(part$trace[keep], whole$trace[keep], label = label)
-  expect_identical(part$state, whole$state, label = label)
-}
+# (expect_same_run(): helper-resume.R)
 
 resume_data <- function() {
   set.seed(31)
