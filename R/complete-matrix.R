@@ -571,7 +571,7 @@ completion_start <- function(init, dims, run_key, radius, center) {
       spec[c("init_u", "init_w", "init_v")] <- list(X$u, X$d, X$v)
       spec$init_scale <- 1
     }
-    note <- sprintf("continued exactly from a fit of %d iterations (as one longer run)", iter)
+    note <- continued_note(iter)
   } else {
     d <- X$d
     if (sum(d) > radius) d <- d * (radius / sum(d))
@@ -629,10 +629,9 @@ composite_start <- function(init, dims, run_key, radius, composite, cells) {
       spec$init_scale <- st$scale * (radius / nuc)
     }
   }
-  list(spec = spec, iter = iter, exact = exact, note = sprintf(
-    if (exact) "continued exactly from a fit of %d iterations (as one longer run)"
-    else paste("warm start from a fit of %d iterations with other data or settings, or",
-               "part of its state dropped (its X; the estimator restarted)"), iter))
+  list(spec = spec, iter = iter, exact = exact, note = if (exact) continued_note(iter)
+    else sprintf(paste("warm start from a fit of %d iterations with other data or settings,",
+                       "or part of its state dropped (its X; the estimator restarted)"), iter))
 }
 
 # Observed entries as list(row, col, value, dims) with 1-based indices.

@@ -372,8 +372,7 @@ lowrank_start <- function(init, problem, dims, set, radius, key) {
   same <- !is.null(st) && identical(st$key, key)
   if (same && identical(st$X_check, fingerprint(X))) {
     lowrank_check_state(st, prod(dims))
-    return(list(X = X, iter = iter, exact = TRUE, state = st, note = sprintf(
-      "continued exactly from a fit of %d iterations (as one longer run)", iter)))
+    return(list(X = X, iter = iter, exact = TRUE, state = st, note = continued_note(iter)))
   }
   size <- if (set == "psd") {
     X <- (X + t(X)) / 2

@@ -376,8 +376,7 @@ robust_pca <- function(M, radius = NULL, radius_sparse = NULL, sparse = c("l1", 
   fit$notes <- robust_notes(fit)
   if (isTRUE(start$exact)) {
     fit <- continue_trace(fit, init, start)
-    fit$notes <- c(fit$notes, sprintf(
-      "continued exactly from a fit of %d iterations (as one longer run)", start$iter))
+    fit$notes <- c(fit$notes, continued_note(start$iter))
   }
   fit$notes <- c(fit$notes, start$note)
   class(fit) <- c("robust_pca_fit", "cg_fit")

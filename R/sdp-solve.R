@@ -272,9 +272,8 @@ sdp_run <- function(spec, control, problem, class, call, started, init, n, rows,
   fit$solution <- sol[!is_state]
   if (!is.null(start)) {
     fit <- continue_trace(fit, init, start)
-    fit$notes <- c(fit$notes, sprintf(
-      if (start$exact) "continued exactly from a fit of %d iterations (as one longer run)"
-      else "warm start from a fit of %d iterations with other settings or part of its state dropped",
+    fit$notes <- c(fit$notes, if (start$exact) continued_note(start$iter) else sprintf(
+      "warm start from a fit of %d iterations with other settings or part of its state dropped",
       start$iter))
   }
   fit

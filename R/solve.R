@@ -99,6 +99,10 @@ default_step <- function(method, step, arg = "step") {
 
 # A resumed fit's trace continues its init's: iterations and work counters
 # count from there; an exact continuation keeps the init's rows before it.
+# the note of a fit that continued `iter` iterations of its init exactly
+continued_note <- function(iter)
+  sprintf("continued exactly from a fit of %d iterations (as one longer run)", as.integer(iter))
+
 continue_trace <- function(fit, init, start) {
   tr <- fit$trace
   tr$iter <- tr$iter + start$iter

@@ -284,10 +284,9 @@ covariance_fit <- function(S, lambda, gamma, structure, floor, control, warm = N
   fit$state <- list(key = key, parts = fit$part_state)
   fit$part_state <- NULL
   if (!is.null(init))
-    fit$notes <- c(fit$notes, sprintf(
-      if (!is.null(resume)) "continued exactly from a fit of %d iterations (as one longer run)"
-      else "warm start from a fit of %d iterations with other settings or data",
-      as.integer(init$iterations)))
+    fit$notes <- c(fit$notes, if (!is.null(resume)) continued_note(init$iterations) else
+      sprintf("warm start from a fit of %d iterations with other settings or data",
+              as.integer(init$iterations)))
   fit
 }
 

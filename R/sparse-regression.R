@@ -345,8 +345,7 @@ regression_start <- function(init, p, radius, key = NULL, n = NULL) {
       check_regression_state(st, key, n, p)
       return(list(beta = as.double(beta), iter = as.integer(iter), exact = TRUE,
                   state = st[setdiff(names(st), "key")], other_radius = FALSE,
-                  note = sprintf("continued exactly from a fit of %d iterations (as one longer run)",
-                                 as.integer(iter))))
+                  note = continued_note(iter)))
     }
   } else if (is.numeric(init) && is.null(dim(init))) {
     if (length(init) != p)

@@ -403,9 +403,8 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
                  fit$notes)
   if (!is.null(start)) {
     if (start$exact) fit <- continue_trace(fit, init, start)
-    fit$notes <- c(fit$notes, sprintf(
-      if (start$exact) "continued exactly from a fit of %d iterations (as one longer run)"
-      else "warm start from the W of a fit of %d iterations (other data or settings, or no state)",
+    fit$notes <- c(fit$notes, if (start$exact) continued_note(start$iter) else sprintf(
+      "warm start from the W of a fit of %d iterations (other data or settings, or no state)",
       start$iter))
   }
   fit <- c(fit, pars$report, list(model = model, k = k, batch_size = as.integer(b),
