@@ -158,7 +158,16 @@ fold_moments <- function(X, train) {
   }
   S <- (S + t(S)) / 2
   test <- sweep(as.matrix(X[!train, , drop = FALSE]), 2L, mu)
-  list(S = S, test = test, n = n)
+  list(S = S, test = test, n = n, factor = covariance_factor(Xtr, mu))
+}
+
+# S = Z Z' with Z the centred rows over sqrt(n - 1), transposed (p x n):
+# where n < p / 2, S's products in the solver's Lanczos runs go through Z at
+# 2 n p flops instead of p^2 (golub, p = 4758, n = 22: 100 times fewer)
+covariance_factor <- function(X, mu = Matrix::colMeans(X)) {
+  n <- nrow(X)
+  if (n >= ncol(X) / 2) return(NULL)
+  t(sweep(as.matrix(X), 2L, mu)) / sqrt(n - 1)
 }
 
 full_covariance <- function(X) fold_moments(X, rep(TRUE, nrow(X)))$S
@@ -350,7 +359,8 @@ cv_fold <- function(X, train, grid, lambdas, gammas, lr, structure, floor, contr
         withCallingHandlers(
           fit_one(mom$S, lambda = lambdas[li], gamma = if (lr) gammas[gi],
                   structure = structure, floor = floor, control = control,
-                  warm = warm, nobs = mom$n, dimnames = list(NULL, NULL)),
+                  warm = warm, nobs = mom$n, dimnames = list(NULL, NULL),
+                  S_factor = mom$factor),
           warning = function(w) invokeRestart("muffleWarning")),
         error = function(e) e)
       if (inherits(fit, "error") || identical(fit$status, "error")) {   # a numerical failure

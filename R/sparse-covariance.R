@@ -229,10 +229,14 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
     if (lowrank) gamma <- sel$gamma
     cv <- sel$cv; warm <- sel$warm
   }
-  if (is.null(S)) S <- sample_covariance(data)
+  S_factor <- NULL
+  if (is.null(S)) {
+    S <- sample_covariance(data)
+    if (lowrank) S_factor <- covariance_factor(data)
+  }
   check_scale(0.5 * sum(S^2), "data")
   fit <- covariance_fit(S, lambda, if (lowrank) gamma else NULL, structure, floor, control,
-                        warm = warm, nobs = nobs, init = init,
+                        warm = warm, nobs = nobs, init = init, S_factor = S_factor,
                         dimnames = if (!is.null(colnames(data))) list(colnames(data), colnames(data)),
                         call = call, started = started)
   fit$cv <- cv
@@ -265,7 +269,7 @@ check_penalty_grid <- function(x, arg, positive = FALSE) {
 # state and iteration count; otherwise its `warm` alone starts the solver.
 covariance_fit <- function(S, lambda, gamma, structure, floor, control, warm = NULL,
                            nobs = NA, dimnames = NULL, call = NULL, started = wall_clock(),
-                           init = NULL) {
+                           init = NULL, S_factor = NULL) {
   key <- list(structure = structure, lambda = lambda, gamma = gamma, floor = floor,
               data = covariance_fingerprint(S))
   resume <- if (!is.null(init) && identical(init$state$key, key)) init$state
@@ -278,7 +282,7 @@ covariance_fit <- function(S, lambda, gamma, structure, floor, control, warm = N
   }
   if (is.null(fit)) {
     fit <- covariance_solve(S, lambda, gamma, structure, floor, control, warm, nobs, dimnames,
-                            call, started, resume = resume$parts[[1L]])
+                            call, started, resume = resume$parts[[1L]], S_factor = S_factor)
     fit$part_state <- list(fit$part_state)
   }
   fit$state <- list(key = key, parts = fit$part_state)
@@ -298,7 +302,7 @@ covariance_fit <- function(S, lambda, gamma, structure, floor, control, warm = N
 # its trace), continued exactly.
 covariance_solve <- function(S, lambda, gamma, structure, floor, control, warm = NULL,
                              nobs = NA, dimnames = NULL, call = NULL, started = wall_clock(),
-                             resume = NULL) {
+                             resume = NULL, S_factor = NULL) {
   p <- nrow(S)
   lowrank <- structure == "lowrank+sparse"
   control <- as_control(control)
@@ -310,6 +314,8 @@ covariance_solve <- function(S, lambda, gamma, structure, floor, control, warm =
                inner_tol = max(control$tol / 10, 1e-13), max_inner = 500L,
                gap_goal = control$tol,
                max_rank = as.integer(min(p, 256L)))
+  # (only "lowrank+sparse" multiplies by S: its L steps and certificate)
+  if (lowrank && !is.null(S_factor)) spec$S_factor <- S_factor
   if (is.null(resume) && !is.null(warm) && nrow(warm$dual_v) == p) {
     spec$warm_v <- warm$dual_v; spec$warm_d <- warm$dual_d
     if (lowrank && !is.null(warm$L_u)) { spec$warm_Lu <- warm$L_u; spec$warm_Ld <- warm$L_d }

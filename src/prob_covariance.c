@@ -68,6 +68,9 @@ typedef struct {            /* soft_pass screening (see there) */
 typedef struct {
     int p, lowrank, cap;
     const double *S;
+    const double *Sf; int sk;           /* optional S = Sf Sf' (p x sk): S's
+                                           products at 2 p sk flops, not p^2
+                                           (sample covariances at p >> n) */
     double lambda, gamma, eps, trS;
     symfac lam, prev, Y, nxt, L, Lr;    /* dual, its previous, extrapolation,
                                            the step's output; L and the L of
@@ -241,7 +244,7 @@ typedef struct {
     double s_coef; const csc *C, *C2; double c_coef, c2_coef;
     const symfac *F[2]; double f_coef[2];
     double shift;
-    double *t;
+    double *t, *ts;                     /* ts: Sf'x (sk) */
 } cov_op;
 
 static void cov_mult(const cg_linop *A, const double *x, double *y)
@@ -249,8 +252,15 @@ static void cov_mult(const cg_linop *A, const double *x, double *y)
     const cov_op *o = (const cov_op *) A->data;
     const int p = o->c->p;
     if (o->s_coef != 0.0) {
-        const int inc = 1; const double zero = 0.0;
-        F77_CALL(dgemv)("N", &p, &p, &o->s_coef, o->c->S, &p, x, &inc, &zero, y, &inc FCONE);
+        const int inc = 1; const double zero = 0.0, one = 1.0;
+        const cov *c = o->c;
+        if (c->Sf) {
+            F77_CALL(dgemv)("T", &p, &c->sk, &one, c->Sf, &p, x, &inc, &zero, o->ts, &inc FCONE);
+            F77_CALL(dgemv)("N", &p, &c->sk, &o->s_coef, c->Sf, &p, o->ts, &inc, &zero, y, &inc
+                            FCONE);
+        } else {
+            F77_CALL(dgemv)("N", &p, &p, &o->s_coef, c->S, &p, x, &inc, &zero, y, &inc FCONE);
+        }
     } else memset(y, 0, (size_t) p * sizeof(double));
     if (o->shift != 0.0) for (int i = 0; i < p; i++) y[i] += o->shift * x[i];
     for (int m = 0; m < 2; m++) {
@@ -272,6 +282,7 @@ static void op_init(cg_linop *A, cov_op *o, const cov *c)
     memset(o, 0, sizeof(*o));
     o->c = c;
     o->t = (double *) R_alloc(3 * (size_t) c->cap + 1, sizeof(double));
+    if (c->Sf) o->ts = (double *) R_alloc(c->sk, sizeof(double));
     A->m = A->n = c->p; A->mult = cov_mult; A->tmult = cov_mult; A->data = o;
     A->n_matvec = 0;
 }
@@ -855,6 +866,13 @@ int cg_problem_covariance(cg_problem *P, SEXP spec)
     const int p = INTEGER(getAttrib(S, R_DimSymbol))[0];
     if (p < 1 || INTEGER(getAttrib(S, R_DimSymbol))[1] != p) error("spec element 'S' must be square");
     c->p = p; c->S = REAL_RO(S);
+    SEXP Sf = cg_list_get(spec, "S_factor");
+    if (!isNull(Sf)) {
+        if (TYPEOF(Sf) != REALSXP || !isMatrix(Sf) || INTEGER(getAttrib(Sf, R_DimSymbol))[0] != p
+            || INTEGER(getAttrib(Sf, R_DimSymbol))[1] < 1)
+            error("spec element 'S_factor' must be a double matrix with p rows");
+        c->Sf = REAL_RO(Sf); c->sk = INTEGER(getAttrib(Sf, R_DimSymbol))[1];
+    }
     c->lowrank = asLogical(cg_list_get(spec, "lowrank")) == TRUE;
     c->lambda = asReal(cg_list_get(spec, "lambda"));
     c->gamma = c->lowrank ? asReal(cg_list_get(spec, "gamma")) : 0.0;

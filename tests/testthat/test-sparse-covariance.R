@@ -822,3 +822,23 @@ test_that("several lambdas without cross-validation: a warm-started path", {
   expect_identical(plot(path), path)
   expect_output(print(path), "sparse_covariance path: 3 values of lambda from 0.2 to 0.05")
 })
+
+test_that("lowrank+sparse at p > 2n multiplies by S through the centred data: the same fit", {
+  # sparse_covariance(rows) passes S = Z Z' (Z the centred rows / sqrt(n - 1))
+  # to the solver's Lanczos runs; given S itself (n = ) it uses the dense S
+  set.seed(5)
+  n <- 12; p <- 40
+  x <- matrix(rnorm(n * p), n) + tcrossprod(rnorm(n), rnorm(p))
+  expect_identical(dim(stochcg:::covariance_factor(x)), as.integer(c(p, n)))
+  expect_null(stochcg:::covariance_factor(x[, 1:20]))      # n >= p / 2: not worth it
+  ctl <- cg_control(tol = 0, max_iter = 200)     # the same path, step for step
+  rows <- sparse_covariance(x, lambda = 0.3, structure = "lowrank+sparse", gamma = 2,
+                            floor = 0.2, control = ctl)
+  dense <- sparse_covariance(cov(x), lambda = 0.3, structure = "lowrank+sparse", gamma = 2,
+                             floor = 0.2, n = n, control = ctl)
+  expect_gt(rows$rank, 0)
+  expect_lt(rows$gap, 1e-6 * rows$objective)
+  expect_identical(rows$rank, dense$rank)
+  expect_equal(rows$objective, dense$objective, tolerance = 1e-12)
+  expect_equal(as.matrix(rows$solution$Sigma), as.matrix(dense$solution$Sigma), tolerance = 1e-10)
+})
