@@ -139,8 +139,10 @@ check_vector <- function(y, arg, n = NULL) {
 # data): of a numeric matrix, or of a vector (its length, and its entries
 # weighted by position, so that moved entries show).
 fingerprint <- function(x) {
-  if (is.matrix(x))
-    return(c(sum(x), sum(x * x), sum(rowSums(x) * seq_len(nrow(x))),
-             sum(colSums(x) * seq_len(ncol(x)))))
+  if (is.matrix(x)) {             # no temporary of the size of x
+    rs <- rowSums(x); cs <- colSums(x)
+    return(c(dim(x), sum(rs), sum(rs * rs), sum(rs * seq_len(nrow(x))),
+             sum(cs * seq_len(ncol(x))), sum(cs * (seq_len(ncol(x)) %% 7 + 1))))
+  }
   c(length(x), sum(x), sum(x * x), sum(x * seq_along(x)))
 }
