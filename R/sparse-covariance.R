@@ -151,9 +151,9 @@
 #' fit_cv$lambda
 #' @export
 sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowrank+sparse"),
-                              gamma = NULL, floor = NULL, n = NULL, folds = 5L,
-                              rule = c("max", "1se"), init = NULL, control = cg_control(),
-                              cores = NULL) {
+                              gamma = NULL, shrink = NULL, floor = NULL, standardize = TRUE,
+                              n = NULL, folds = 5L, rule = c("max", "1se"), init = NULL,
+                              control = cg_control(), cores = NULL) {
   started <- wall_clock()
   call <- match.call()
   if (is.null(folds) && is.numeric(lambda) && length(lambda) > 1L) {
@@ -161,16 +161,19 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
     if (identical(match_choice(structure, c("sparse", "lowrank+sparse"), "structure"),
                   "lowrank+sparse") && !(is.numeric(gamma) && length(gamma) == 1L))
       stop_arg("gamma", "must be a single number for a path over `lambda`")
-    args <- mget(c("data", "structure", "gamma", "floor", "n", "control"))
+    args <- mget(c("data", "structure", "gamma", "shrink", "floor", "standardize", "n",
+                   "folds", "control"))
     return(fit_path(sparse_covariance, args, lambda, init, call, started, param = "lambda"))
   }
   structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
   lowrank <- structure == "lowrank+sparse"
   control <- as_control(control)
+  check_flag(standardize, "standardize")
   if (!is.null(cores)) check_count(cores, "cores", min = 1)
   data <- check_design(data, "data")
   S <- NULL
-  if (is.null(n)) {
+  rows <- is.null(n)
+  if (rows) {
     if (nrow(data) < 2L || ncol(data) < 1L)
       stop_arg("data", "must have at least two rows (observations) and one column")
     variances <- column_variances(data)
@@ -188,19 +191,21 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
     nobs <- as.integer(n)
   }
   check_scale(0.5 * sum(variances^2), "data")
-  if (is.null(floor)) {
-    floor <- 0.01 * mean(variances)
-    if (!(floor > 0)) stop_arg("data", "has no variance: give `floor` explicitly")
-  }
-  check_number(floor, "floor", min = 0, strict_min = TRUE)
+  if (!any(variances > 0) && is.null(floor))
+    stop_arg("data", "has no variance: give `floor` explicitly")
+  # the fitting scale: each variable over its sd (a constant one as it is)
+  sc <- if (standardize) scale_of(variances) else rep(1, length(variances))
+  shrink <- check_shrink(shrink %||% if (!lowrank && rows && !is.null(folds)) "cv" else 0,
+                         lowrank, rows, folds)
+  if (!is.null(floor)) check_number(floor, "floor", min = 0, strict_min = TRUE)
   lambda <- check_penalty_grid(lambda, "lambda")
   if (lowrank) {
     gamma <- check_penalty_grid(gamma %||% "cv", "gamma", positive = TRUE)
   } else if (!is.null(gamma) && !identical(gamma, "cv")) {
     stop_arg("gamma", "applies only to structure = \"lowrank+sparse\"")
   }
-  tune <- !is.numeric(lambda) || length(lambda) > 1L ||
-          (lowrank && (!is.numeric(gamma) || length(gamma) > 1L))
+  tune <- !is.numeric(lambda) || length(lambda) > 1L || !is.numeric(shrink) ||
+          length(shrink) > 1L || (lowrank && (!is.numeric(gamma) || length(gamma) > 1L))
   cv <- NULL; warm <- NULL
   if (!is.null(init)) {
     if (!inherits(init, "sparse_covariance_fit") || is.null(init$structure))
@@ -216,7 +221,7 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
     warm <- init$warm
   }
   if (tune) {
-    if (!is.null(n))
+    if (!rows)
       stop_arg(if (!is.numeric(lambda) || length(lambda) > 1L) "lambda" else "gamma",
                "can be chosen by cross-validation only from the observations: give `data` ",
                "as rows, or a single value")
@@ -224,24 +229,138 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
     # (the full-data S is formed after CV: one p x p array per running fold)
     sel <- cv_select(data, structure, lambda, if (lowrank) gamma else NULL, floor, folds,
                      control, cores = fold_cores(cores, folds, ncol(data)),
-                     rule = match_choice(rule, c("max", "1se"), "rule"))
+                     rule = match_choice(rule, c("max", "1se"), "rule"), shrink = shrink,
+                     standardize = standardize)
     lambda <- sel$lambda
+    shrink <- sel$shrink
     if (lowrank) gamma <- sel$gamma
     cv <- sel$cv; warm <- sel$warm
+  }
+  # the default floor: below the smallest eigenvalue of the target
+  # (default_floor()), from the spectrum of the correlation matrix
+  spec <- NULL
+  if (is.null(floor)) {
+    spec <- if (rows) correlation_spectrum(data) else covariance_spectrum(S, nobs)
+    floor <- default_floor(shrink, spec, standardize)
   }
   S_factor <- NULL
   if (is.null(S)) {
     S <- sample_covariance(data)
-    if (lowrank) S_factor <- covariance_factor(data)
+    if (lowrank && shrink == 0) S_factor <- covariance_factor(data, sc = sc)
   }
+  S <- shrink_target(S, sc, shrink)
   check_scale(0.5 * sum(S^2), "data")
-  fit <- covariance_fit(S, lambda, if (lowrank) gamma else NULL, structure, floor, control,
-                        warm = warm, nobs = nobs, init = init, S_factor = S_factor,
-                        dimnames = if (!is.null(colnames(data))) list(colnames(data), colnames(data)),
-                        call = call, started = started)
+  dn <- if (!is.null(colnames(data))) list(colnames(data), colnames(data))
+  fit <- if (!lowrank && lambda == 0 && is.null(init) && standardize)
+    shrinkage_fit(S, shrink, floor, spec %||% covariance_spectrum(S, nobs), nobs, dn, call,
+                  started)
+  else covariance_fit(S, lambda, if (lowrank) gamma else NULL, structure, floor, control,
+                      warm = warm, nobs = nobs, init = init, S_factor = S_factor,
+                      dimnames = dn, call = call, started = started)
+  fit <- rescale_fit(fit, sc)
+  fit$shrink <- shrink
+  fit$standardize <- standardize
   fit$cv <- cv
   if (!is.null(cv)) fit$folds <- as.integer(folds)
   finish_fit(fit, started)
+}
+
+# shrink: "cv" (only for "sparse" from rows with folds), or numbers in
+# [0, 1) (several: a CV grid)
+check_shrink <- function(shrink, lowrank, rows, folds) {
+  if (identical(shrink, "cv")) {
+    if (lowrank) stop_arg("shrink", "is chosen by cross-validation only for structure = \"sparse\"")
+    if (!rows) stop_arg("shrink", "can be chosen by cross-validation only from the ",
+                        "observations: give `data` as rows, or a number")
+    if (is.null(folds)) stop_arg("shrink", "needs `folds` to be chosen by cross-validation")
+    return(shrink)
+  }
+  if (!is.numeric(shrink) || length(shrink) < 1L || !all_finite(shrink) || any(shrink < 0) ||
+      any(shrink >= 1))
+    stop_arg("shrink", "must be \"cv\" or numbers in [0, 1)")
+  if (length(shrink) > 1L && lowrank)
+    stop_arg("shrink", "is chosen by cross-validation only for structure = \"sparse\"")
+  sort(unique(as.double(shrink)))
+}
+
+# correlation_spectrum()'s smallest eigenvalue from a covariance matrix S
+# (n observations): 0 when n <= p (S is singular), else from eigen()
+covariance_spectrum <- function(S, nobs) {
+  sd <- sqrt(pmax(diag(S), 0))
+  keep <- which(sd > 1e-12 * max(sd, 0))
+  sd[-keep] <- 1
+  q <- length(keep)
+  R <- S[keep, keep, drop = FALSE] / tcrossprod(sd[keep])
+  e <- if (q > 0L && nobs > q) eigen(R, symmetric = TRUE) else NULL
+  list(sd = sd, keep = keep, q = q, values = if (is.null(e)) numeric(0) else pmax(e$values, 0),
+       vectors = if (is.null(e)) matrix(0, q, 0) else e$vectors,
+       lmin = if (is.null(e)) 0 else max(min(e$values), 0))
+}
+
+# The "sparse" estimate at lambda = 0 on the correlation scale, in closed
+# form: min 1/2 ||Sigma - T||^2 over Sigma >= floor I is T with its
+# eigenvalues raised to the floor. T = (1 - rho) R + rho I on the nonconstant
+# variables shares R's eigenvectors (`spec`); with the default floor (below
+# T's smallest eigenvalue) it is T itself. A constant variable (a zero row of
+# T) gets the floor. No solver, no iteration: the gap is 0.
+shrinkage_fit <- function(S, rho, floor, spec, nobs, dimnames, call, started) {
+  p <- nrow(S)
+  keep <- spec$keep; q <- spec$q; r <- length(spec$values)
+  t_in <- (1 - rho) * spec$values + rho              # T's eigenvalues in R's eigenvectors
+  t_out <- rho                                       # and on their complement
+  lmin <- min(c(t_in, if (q > r) t_out), Inf)
+  Sigma <- S
+  if (lmin < floor) {                                # raise the eigenvalues below the floor
+    V <- spec$vectors
+    base <- if (q > r) max(t_out, floor) else 0
+    Sigma[keep, keep] <- base * diag(q) +
+      V %*% ((pmax(t_in, floor) - base) * t(V))
+  }
+  if (q < p) diag(Sigma)[-keep] <- pmax(diag(S)[-keep], floor)
+  lmin_sigma <- min(c(pmax(t_in, floor), if (q > r) max(t_out, floor),
+                      if (q < p) diag(Sigma)[-keep]), Inf)
+  objective <- 0.5 * sum((Sigma - S)^2)
+  if (!is.null(dimnames)) dimnames(Sigma) <- dimnames
+  trace <- data.frame(iter = 0L, epoch = 0, time = 0, objective = objective, gap = 0,
+                      infeasibility = NA_real_, n_grad = 0, n_lmo = 0, svd_rank = 0L,
+                      n_matvec = 0)
+  fit <- list(solution = list(Sigma = Sigma), objective = objective, gap = 0,
+              infeasibility = NA_real_, trace = trace, method = "closed_form",
+              problem = "sparse_covariance", control = cg_control(), converged = TRUE,
+              status = "converged",
+              message = "lambda = 0: the shrinkage target with its eigenvalues at or above the floor (closed form)",
+              iterations = 0L, time = wall_clock() - started, solver_time = 0, call = call,
+              structure = "sparse", lambda = 0, gamma = NA_real_, floor = floor, nobs = nobs,
+              min_eigen = lmin_sigma, sparsity = 0, rank = 0L, dual_rank = 0L,
+              warm = NULL, state = NULL)
+  class(fit) <- c("sparse_covariance_fit", "cg_fit")
+  fit
+}
+
+# A fit on the fitting scale back on the data's: Sigma (and R, L) become
+# D Sigma D with D = diag(sc); `scale` keeps sc, `min_eigen` stays the
+# certified bound on the fitting scale (Sigma's own is at least min_eigen *
+# min(sc)^2), the warm start and state stay on the fitting scale.
+rescale_fit <- function(fit, sc) {
+  fit$scale <- sc
+  if (all(sc == 1)) return(fit)
+  scale_sym <- function(A) {
+    if (is.null(A)) return(A)
+    if (inherits(A, "Matrix")) {
+      D <- Matrix::Diagonal(x = sc)
+      out <- D %*% A %*% D
+      out <- Matrix::forceSymmetric(out, "U")
+      dimnames(out) <- dimnames(A)
+      return(out)
+    }
+    A * tcrossprod(sc)
+  }
+  sol <- fit$solution
+  sol$Sigma <- scale_sym(sol$Sigma)
+  if (!is.null(sol$S)) sol$S <- scale_sym(sol$S)
+  if (inherits(sol$L, "lowrank")) sol$L <- lowrank(sol$L$u * sc, sol$L$d, sol$L$v * sc)
+  fit$solution <- sol
+  fit
 }
 
 # lambda / gamma: "cv", a number >= 0, or a vector of them (a CV grid)
