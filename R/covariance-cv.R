@@ -272,16 +272,16 @@ correlation_spectrum <- function(X, mu = Matrix::colMeans(X)) {
 # (issue 24: a fixed floor at 1% of the mean variance clipped the real small
 # eigenvalues of strongly correlated variables, and lay above most variances
 # of unstandardized counts). The 0.9 leaves room for the thresholded
-# estimates below T's smallest eigenvalue. 1e-4 of the mean variance at the
-# least (rho = 0 with a singular S).
+# estimates below T's smallest eigenvalue. A singular target (rho = 0 and
+# n <= p) gets 1% of the mean variance (on the fitting scale).
 default_floor <- function(rho, spec, standardize) {
   lb <- rho + (1 - rho) * spec$lmin
+  unit <- 1
   if (!standardize) {
-    var <- spec$sd[spec$keep]^2
-    lb <- lb * min(var, Inf)
+    lb <- lb * min(spec$sd[spec$keep]^2, Inf)
     unit <- mean(spec$sd^2)
-  } else unit <- 1
-  max(0.9 * lb, 1e-4 * unit)
+  }
+  if (lb > 1e-6 * unit) 0.9 * lb else 0.01 * unit
 }
 
 # The Schafer-Strimmer (2005) shrinkage intensity of the correlations toward
@@ -307,11 +307,11 @@ shrinkage_intensity <- function(X, mu = Matrix::colMeans(X)) {
   min(1, max(0, var_r / r2))
 }
 
-# default shrinkage grid: 0 when S is nonsingular, then 0.005 to 0.95, with
-# the Schafer-Strimmer intensity `rho_ss` among them
-default_shrinks <- function(spec, rho_ss) {
-  grid <- c(0.005, 0.01, 0.02, 0.035, 0.05, 0.075, seq(0.1, 0.95, by = 0.05), rho_ss)
-  if (spec$lmin > 0) grid <- c(0, grid)
+# default shrinkage grid: 0 (the lambda path's; at lambda = 0 a singular S
+# scores far below the rest), 0.005 to 0.95, and the Schafer-Strimmer
+# intensity `rho_ss`
+default_shrinks <- function(rho_ss) {
+  grid <- c(0, 0.005, 0.01, 0.02, 0.035, 0.05, 0.075, seq(0.1, 0.95, by = 0.05), rho_ss)
   sort(unique(round(grid[grid < 1], 6)))
 }
 
@@ -412,11 +412,16 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
     if (!any(is.finite(score)))
       stop("cross-validation failed: no shrinkage gives a finite held-out log-likelihood; ",
            "give `shrink` and `lambda` as numbers", call. = FALSE)
-    rho <- shrinks[which.max(score)]
+    rho_best <- shrinks[which.max(score)]
     if (progress)
-      message(sprintf("CV shrinkage: %d values at lambda = 0 in %.1f s; shrink = %.3g",
-                      length(shrinks), wall_clock() - started, rho))
+      message(sprintf("CV shrinkage: %d values at lambda = 0 in %.1f s; best shrink = %.3g",
+                      length(shrinks), wall_clock() - started, rho_best))
   }
+  # The lambda path runs at the smallest shrinkage of the grid (0 by
+  # default: the l1 estimate of S itself). Shrinkage chosen at lambda = 0
+  # is the wrong one for it: on sparse (banded) truths the lambda = 0 choice
+  # was rho = 0.25-0.95 (the Schafer-Strimmer value 0.36-0.91), where the
+  # thresholded S scored 4-7% better per row, and at rho = 0 it did.
   fl <- floor_of(rho)
   if (is.null(lambdas) || (lr && is.null(gammas))) {
     S <- shrink_target(full_covariance(X), if (standardize) scale_of(column_variances(X))
@@ -437,7 +442,7 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   # the lambda = 0 estimate's rows at the chosen shrinkage: the reference the
   # pooled early stop compares the path with
   reference <- if (!is.null(slice_table))
-    lapply(slice_rows, function(r) r[, match(rho, shrinks)])
+    lapply(slice_rows, function(r) r[, match(rho_best, shrinks)])
   lambdas <- path_lambdas
   # fits inside CV: no per-fit progress line
   inner <- control
@@ -455,7 +460,11 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   # (pooled_past_peak()). A fold's state (warm starts, per-row scores) goes
   # from round to round; its moments are recomputed in each round (a child
   # process keeps nothing).
-  rounds <- if (early_stop) path_rounds(length(lambdas)) else list(seq_along(lambdas))
+  # (against a lambda = 0 reference two values can show the path below it:
+  # at p >> n the third is where the floor starts to bind, 20 s a fit at
+  # p = 6033)
+  rounds <- if (early_stop) path_rounds(length(lambdas), if (is.null(reference)) 3L else 2L)
+            else list(seq_along(lambdas))
   state <- vector("list", folds)
   stopped <- rep(FALSE, length(gammas))
   one_fold <- function(k, todo) {
@@ -464,7 +473,7 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
     res <- cv_fold(X, foldid != k, grid, lambdas, gammas, lr, structure, fl, inner,
                    early_stop, fit_one, keep_warm = k == folds, p = p,
                    todo = todo, state = state[[k]], stopped = stopped,
-                   shrink = rho, standardize = standardize)
+                   shrink = rho, standardize = standardize, reference = reference[[k]])
     if (identical(res$interrupted, TRUE))
       stop("cross-validation interrupted by the user (fold ", k, " of ", folds, ")",
            call. = FALSE)
@@ -568,7 +577,7 @@ finish_cv_table <- function(path, slice, folds, foldid) {
 cv_fold <- function(X, train, grid, lambdas, gammas, lr, structure, floor, control,
                     early_stop, fit_one, keep_warm, p, todo = seq_along(lambdas),
                     state = NULL, stopped = rep(FALSE, length(gammas)), shrink = 0,
-                    standardize = FALSE) {
+                    standardize = FALSE, reference = NULL) {
   ng <- nrow(grid); nl <- length(lambdas)
   out <- state %||%
     list(ll = rep(NA_real_, ng), zeros = rep(NA_real_, ng), rank = rep(NA_real_, ng),
@@ -591,7 +600,7 @@ cv_fold <- function(X, train, grid, lambdas, gammas, lr, structure, floor, contr
       # a failed fit ends the path: the smaller lambdas are denser problems
       # (on golub, p = 4758, each failed in 50-150 s on the floor being active
       # in more than 256 directions)
-      if (early_stop && (out$failed[gi] || past_peak(out$path_rows[[gi]]))) {
+      if (early_stop && (out$failed[gi] || past_peak(out$path_rows[[gi]], reference))) {
         out$skipped[row] <- TRUE
         next
       }
@@ -635,11 +644,11 @@ cv_fold <- function(X, train, grid, lambdas, gammas, lr, structure, floor, contr
 }
 
 # The rounds of lambda indices in which the folds advance together: the
-# first three (where a path's peak can first be seen), then 2, 4, 8, ...
+# first three (where a path's peak can first be seen; `first`), then 2, 4, 8, ...
 # (each round recomputes the folds' moments, so their number stays
 # logarithmic in the grid's length).
-path_rounds <- function(nl) {
-  rounds <- list(); from <- 1L; size <- 3L
+path_rounds <- function(nl, first = 3L) {
+  rounds <- list(); from <- 1L; size <- first
   while (from <= nl) {
     to <- min(nl, from + size - 1L)
     rounds[[length(rounds) + 1L]] <- from:to
@@ -711,9 +720,16 @@ fold_cores <- function(cores, folds, p = Inf) {
 # lambda on, by 0.6% at the third, whose fit takes 1 s, while the fourth
 # takes a minute. `path_rows`: per lambda, the per-row log-likelihoods (NULL
 # where not fitted or not finite).
-past_peak <- function(path_rows) {
+past_peak <- function(path_rows, reference = NULL) {
   done <- which(!vapply(path_rows, is.null, NA))
   m <- length(done)
+  # against a better lambda = 0 reference (see pooled_past_peak()): its
+  # first significant fall below it
+  if (m >= 2L && length(reference) == length(path_rows[[done[m]]]) &&
+      all(is.finite(reference)) &&
+      mean(reference) > max(vapply(path_rows[done], mean, 0)))
+    return(mean(path_rows[[done[m]]]) < mean(path_rows[[done[m - 1L]]]) &&
+           rows_worse(path_rows[[done[m]]] - reference))
   if (m < 3L) return(FALSE)
   v <- vapply(path_rows[done], mean, 0)
   best <- which.max(v)
@@ -736,14 +752,11 @@ past_peak <- function(path_rows) {
 #
 # `reference` (per fold, the rows' log-likelihoods of the lambda = 0
 # shrinkage estimate, when that is a candidate): when it beats every lambda
-# scored, the path stops once its last two values lie below it by more than
-# two paired standard errors each, fall or rise. On real data (gene
-# expression at p >> n, stock returns at n > p) the shrunk target beat
-# every thresholded estimate of the path, which rose toward it from below
-# (stock100: -167.1 at lambda_max to -156.7 at lambda = 0.002, the target
-# -156.7), while the fits in the middle of the path, where the floor binds
-# in hundreds of directions, took minutes (tissue, p = 500: 300 s for the
-# whole path against 1 s for the rest).
+# scored, the path stops at its first fall below it by more than two
+# paired standard errors, without waiting for the fall to be significant
+# against the path's own peak. On gene expression at p >> n the shrunk
+# target beat every thresholded estimate, and the fits past the path's
+# peak, where the floor binds in hundreds of directions, took minutes.
 pooled_past_peak <- function(fold_rows, reference = NULL) {
   nl <- max(lengths(fold_rows), 0L)
   if (nl < 2L) return(FALSE)
@@ -756,7 +769,7 @@ pooled_past_peak <- function(fold_rows, reference = NULL) {
   best <- which.max(v)
   ref <- unlist(reference)
   if (length(ref) == length(pooled[[m]]) && all(is.finite(ref)) && mean(ref) > v[best])
-    return(rows_worse(pooled[[m]] - ref) && rows_worse(pooled[[m - 1L]] - ref))
+    return(v[m] < v[m - 1L] && rows_worse(pooled[[m]] - ref))
   if (best == m || !(v[m] < v[m - 1L])) return(FALSE)
   rows_worse(pooled[[m]] - pooled[[best]])
 }
@@ -841,7 +854,7 @@ cv_select <- function(X, structure = c("sparse", "lowrank+sparse"), lambda = "cv
   gammas <- if (lr) as_grid(gamma, "gamma") else NA_real_
   shrinks <- if (identical(shrink, "cv")) {
     X <- check_design(X, "data")
-    default_shrinks(correlation_spectrum(X), shrinkage_intensity(X))
+    default_shrinks(shrinkage_intensity(X))
   } else shrink
   if (length(lambdas) == 1L && length(gammas) == 1L && length(shrinks) == 1L)  # nothing to tune
     return(list(lambda = lambdas, gamma = gammas, shrink = shrinks, cv = NULL, warm = NULL))
