@@ -338,7 +338,8 @@ shrink_slice_rows <- function(spec, test, rhos, floors, standardize) {
     tc <- rho                                         # the complement of the r directions
     if (standardize) {
       t <- pmax(t, fl); tc <- max(tc, fl)
-    } else if (fl > default_floor(rho, spec, FALSE) / 0.9 * (1 + 1e-12)) next
+    } else if (fl > (rho + (1 - rho) * spec$lmin) * min(spec$sd[keep]^2, Inf) *
+               (1 + 1e-12)) next
     if (q > r && !(tc > 0)) next
     logdet <- sum(log(t)) + if (q > r) (q - r) * log(tc) else 0
     quad <- if (r) drop(proj %*% (1 / t)) else 0
@@ -371,7 +372,7 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
                           gammas = NULL, floor = NULL, folds = 5L,
                           control = cg_control(), progress = control$progress,
                           early_stop = TRUE, fit_one = covariance_fit, cores = 1L,
-                          shrinks = 0, standardize = FALSE) {
+                          shrinks = 0, standardize = FALSE, shrink_slice = FALSE) {
   structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
   X <- check_design(X, "data")
   n <- nrow(X); p <- ncol(X)
@@ -389,7 +390,7 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   if (!is.null(floor)) check_number(floor, "floor", min = 0)
   # lambda = 0 (pure shrinkage) is scored in closed form, for every rho at
   # once (shrink_slice_rows()); "lowrank+sparse" has no such slice
-  slice <- !lr && (is.null(lambdas) || any(lambdas == 0) || length(shrinks) > 1L)
+  slice <- !lr && (shrink_slice || any(lambdas == 0) || length(shrinks) > 1L)
   if (lr && length(shrinks) > 1L)
     stop_arg("shrink", "is chosen by cross-validation only for structure = \"sparse\"")
   foldid <- sample(rep_len(seq_len(folds), n))
@@ -409,10 +410,7 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
     fold_means <- vapply(slice_rows, colMeans, numeric(length(shrinks)))
     dim(fold_means) <- c(length(shrinks), folds)
     score <- rowMeans(fold_means)
-    if (!any(is.finite(score)))
-      stop("cross-validation failed: no shrinkage gives a finite held-out log-likelihood; ",
-           "give `shrink` and `lambda` as numbers", call. = FALSE)
-    rho_best <- shrinks[which.max(score)]
+    rho_best <- if (any(is.finite(score))) shrinks[which.max(score)] else NA_real_
     if (progress)
       message(sprintf("CV shrinkage: %d values at lambda = 0 in %.1f s; best shrink = %.3g",
                       length(shrinks), wall_clock() - started, rho_best))
@@ -427,7 +425,7 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
     S <- shrink_target(full_covariance(X), if (standardize) scale_of(column_variances(X))
                        else rep(1, p), rho)
     if (is.null(lambdas)) lambdas <- c(default_lambdas(S, n, if (lr) 8L else 15L),
-                                       if (!lr) 0)
+                                       if (slice) 0)
     if (lr && is.null(gammas)) gammas <- default_gammas(S)
     rm(S)
   }
@@ -436,7 +434,8 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   path_lambdas <- if (slice) lambdas[lambdas > 0] else lambdas
   # (the lambda = 0 rows are candidates only when 0 is in the lambda grid;
   # otherwise they only chose rho)
-  slice_table <- if (slice && any(lambdas == 0)) shrink_table(fold_means, shrinks, floors)
+  slice_table <- if (slice && any(lambdas == 0) && !is.na(rho_best))
+    shrink_table(fold_means, shrinks, floors)
   if (!length(path_lambdas))
     return(finish_cv_table(NULL, slice_table, folds, foldid))
   # the lambda = 0 estimate's rows at the chosen shrinkage: the reference the
@@ -860,7 +859,8 @@ cv_select <- function(X, structure = c("sparse", "lowrank+sparse"), lambda = "cv
     return(list(lambda = lambdas, gamma = gammas, shrink = shrinks, cv = NULL, warm = NULL))
   cv <- covariance_cv(X, structure, lambdas = lambdas, gammas = if (lr) gammas,
                       floor = floor, folds = folds, control = control, cores = cores,
-                      shrinks = shrinks, standardize = standardize)
+                      shrinks = shrinks, standardize = standardize,
+                      shrink_slice = !lr && is.null(lambdas))
   best <- which(cv$chosen)
   if (length(best) != 1L)
     stop("cross-validation failed: no grid point has a finite held-out log-likelihood ",

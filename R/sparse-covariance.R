@@ -199,6 +199,9 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
                          lowrank, rows, folds)
   if (!is.null(floor)) check_number(floor, "floor", min = 0, strict_min = TRUE)
   lambda <- check_penalty_grid(lambda, "lambda")
+  # rho is chosen among the lambda = 0 estimates; without them the l1 path
+  # runs at rho = 0 (see covariance_cv())
+  if (identical(shrink, "cv") && is.numeric(lambda) && !any(lambda == 0)) shrink <- 0
   if (lowrank) {
     gamma <- check_penalty_grid(gamma %||% "cv", "gamma", positive = TRUE)
   } else if (!is.null(gamma) && !identical(gamma, "cv")) {

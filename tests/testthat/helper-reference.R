@@ -634,3 +634,17 @@ ref_lrsp_kkt <- function(L, R, S, gamma, lambda, eps, zero_tol = 1e-8) {
          L_step = max(abs(L - ref_psd_shift(S - R, gamma)))),
     ref_covsp_kkt(R, S - L, lambda, eps, zero_tol = zero_tol))
 }
+
+# sparse_covariance() on the problem in the data's own units, as stated on
+# its help page: no standardization, no shrinkage, and unless given the
+# floor of the versions before the data-chosen one (1% of the mean
+# variance). The solver tests compare this problem with the references
+# above; the defaults (standardize, shrink, floor) have tests of their own.
+covariance_raw <- function(data, ..., standardize = FALSE, shrink = 0, floor = NULL, n = NULL) {
+  if (is.null(floor) && is.numeric(as.matrix(data))) {
+    v <- if (is.null(n)) apply(as.matrix(data), 2L, stats::var) else diag(as.matrix(data))
+    if (all(is.finite(v)) && mean(v) > 0) floor <- 0.01 * mean(v)
+  }
+  sparse_covariance(data, ..., standardize = standardize, shrink = shrink, floor = floor,
+                    n = n)
+}

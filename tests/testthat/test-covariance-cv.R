@@ -218,14 +218,14 @@ test_that("folds in parallel (forked) give the serial CV table and fit exactly",
   X <- cv_data(n = 20, p = 30, seed = 6)
   run <- function(cores, structure = "sparse") {
     set.seed(11)
-    sparse_covariance(X, structure = structure, floor = 0.3, folds = 4, cores = cores,
+    covariance_raw(X, structure = structure, floor = 0.3, folds = 4, cores = cores,
                       control = cg_control(progress = FALSE))
   }
   a <- run(1); b <- run(2)
   # p > n: the floor binds in the small-lambda fits (the eigensolver runs)
   train <- attr(a$cv, "foldid") != 1
   small <- min(a$cv$lambda[is.finite(attr(a$cv, "fold_loglik")[, 1])])
-  expect_gt(sparse_covariance(stats::cov(X[train, ]), small, floor = 0.3,
+  expect_gt(covariance_raw(stats::cov(X[train, ]), small, floor = 0.3,
                               n = sum(train))$dual_rank, 0)
   expect_gt(sum(a$cv$n_folds), 0)
   expect_identical(b$cv, a$cv)                  # attributes too: foldid, fold_loglik, skipped
@@ -338,7 +338,7 @@ test_that("covariance_cv: fits that do not converge give NA and one warning", {
 test_that("print, summary and plot of a cross-validated fit", {
   X <- cv_data(n = 60, p = 8)
   set.seed(2)
-  fit <- sparse_covariance(X, lambda = c(0.4, 0.2, 0.1, 0.05), folds = 3,
+  fit <- covariance_raw(X, lambda = c(0.4, 0.2, 0.1, 0.05), folds = 3,
                            control = cg_control(progress = FALSE))
   expect_s3_class(fit$cv, "data.frame")
   expect_identical(fit$lambda, fit$cv$lambda[fit$cv$chosen])
@@ -354,7 +354,7 @@ test_that("print, summary and plot of a cross-validated fit", {
   mar <- par("mar")
   expect_invisible(plot(fit))
   expect_identical(par("mar"), mar)
-  single <- sparse_covariance(X, lambda = 0.1)
+  single <- covariance_raw(X, lambda = 0.1)
   expect_null(single$cv)
   expect_false(any(grepl("chosen by", capture.output(print(single)))))
   expect_error(plot(single, what = "cv"), "`x` has no cross-validation results")
@@ -365,7 +365,7 @@ test_that("print of a lowrank+sparse fit: rank and trace of L", {
   X <- cv_data(n = 60, p = 8)
   f <- matrix(rnorm(60), 60)
   X <- X + f %*% matrix(1, 1, 8)                     # one common factor
-  fit <- sparse_covariance(X, lambda = 0.1, structure = "lowrank+sparse", gamma = 1)
+  fit <- covariance_raw(X, lambda = 0.1, structure = "lowrank+sparse", gamma = 1)
   out <- capture.output(print(fit))
   L <- fit$solution$L
   expect_match(out, sprintf("L (factor part): rank %d, trace %s", sum(L$d > 0),
@@ -380,8 +380,8 @@ test_that("rule = \"1se\": the sparsest estimate within one standard error of th
   p <- 12
   x <- matrix(rnorm(60 * p), 60) %*% chol(0.5^abs(outer(1:p, 1:p, "-")))
   lam <- c(0.4, 0.3, 0.2, 0.15, 0.1, 0.05)
-  set.seed(1); fmax <- sparse_covariance(x, lambda = lam, folds = 4)
-  set.seed(1); f1se <- sparse_covariance(x, lambda = lam, folds = 4, rule = "1se")
+  set.seed(1); fmax <- covariance_raw(x, lambda = lam, folds = 4)
+  set.seed(1); f1se <- covariance_raw(x, lambda = lam, folds = 4, rule = "1se")
   cv <- f1se$cv
   best <- which.max(ifelse(cv$n_folds == max(cv$n_folds), cv$loglik, -Inf))
   expect_identical(fmax$lambda, cv$lambda[best])            # the same folds and table
@@ -389,6 +389,6 @@ test_that("rule = \"1se\": the sparsest estimate within one standard error of th
   expect_identical(f1se$lambda, cv$lambda[within][which.max(cv$zeros[within])])
   expect_gt(f1se$lambda, fmax$lambda)                        # 0.2 against 0.15 here
   expect_identical(which(cv$chosen), match(f1se$lambda, cv$lambda))
-  expect_error(sparse_covariance(x, lambda = lam, rule = "min"),
+  expect_error(covariance_raw(x, lambda = lam, rule = "min"),
                "^`rule` must be one of \"max\", \"1se\", not \"min\"$")
 })

@@ -1,4 +1,4 @@
-# sparse_covariance(): the eigenvalue-floored l1 covariance (Xue, Ma and Zou
+# covariance_raw(): the eigenvalue-floored l1 covariance (Xue, Ma and Zou
 # 2012) and the low-rank plus sparse covariance, checked against the
 # references of helper-reference.R (ref_pd_sparse_cov: ADMM with full
 # eigendecompositions to a 1e-10 gap; ref_lowrank_sparse_cov: accelerated
@@ -68,7 +68,7 @@ test_that("sparse: agrees with the reference (floor binding or not), gap bounds 
     info <- case_info(cs)
     X <- cov_rows(cs$n, cs$p, cs$seed)
     S <- cov(X)
-    fit <- sparse_covariance(X, cs$lambda, floor = cs$floor, control = tight)
+    fit <- covariance_raw(X, cs$lambda, floor = cs$floor, control = tight)
     eps <- if (is.null(cs$floor)) 0.01 * mean(diag(S)) else cs$floor
     expect_equal(fit$floor, eps, tolerance = 1e-12, info = info)
     ref <- ref_pd_sparse_cov(S, cs$lambda, eps)
@@ -99,7 +99,7 @@ test_that("sparse: agrees with the reference (floor binding or not), gap bounds 
     expect_identical(k$tiny, 0L)
 
     # default control: converged and certified
-    fd <- sparse_covariance(X, cs$lambda, floor = cs$floor)
+    fd <- covariance_raw(X, cs$lambda, floor = cs$floor)
     expect_true(fd$converged, info = info)
     expect_lte(fd$gap, 1e-6 * max(1, abs(fd$objective)))
     expect_gte(fd$gap, fd$objective - ref$objective - 1e-12 * max(1, ref$objective))
@@ -113,7 +113,7 @@ test_that("sparse: positive definite above the floor, min_eigen certified", {
     info <- case_info(cs)
     X <- cov_rows(cs$n, cs$p, cs$seed)
     for (ctl in list(tight, cg_control())) {
-      fit <- sparse_covariance(X, cs$lambda, floor = cs$floor, control = ctl)
+      fit <- covariance_raw(X, cs$lambda, floor = cs$floor, control = ctl)
       lmin <- min_eig(fit$solution$Sigma)
       expect_gte(lmin, fit$floor * (1 - 1e-8))
       expect_gte(fit$min_eigen, fit$floor)
@@ -122,7 +122,7 @@ test_that("sparse: positive definite above the floor, min_eigen certified", {
   }
   # a floor far above the spectrum of S: Sigma = floor I + (what is above)
   X <- cov_rows(30, 8, 6)
-  fit <- sparse_covariance(X, 0.05, floor = 10, control = tight)
+  fit <- covariance_raw(X, 0.05, floor = 10, control = tight)
   expect_gte(min_eig(fit$solution$Sigma), 10 * (1 - 1e-8))
   ref <- ref_pd_sparse_cov(cov(X), 0.05, 10)
   expect_lte(max(abs(dense(fit$solution$Sigma) - ref$Sigma)), 1e-6 * 10)
@@ -144,11 +144,11 @@ test_that("sparse: exact zeros where the reference has them, nonzeros where it h
     big <- offd & abs(ref$Sigma) > 1e-4 * max(abs(S))
     expect_gt(sum(zero_in), 0)                    # the case has zeros to check
     expect_gt(sum(big), 0)
-    fit <- sparse_covariance(X, cs$lambda, floor = cs$floor, control = tight)
+    fit <- covariance_raw(X, cs$lambda, floor = cs$floor, control = tight)
     Sg <- dense(fit$solution$Sigma)
     expect_identical(sum(Sg[zero_in] != 0), 0L, info = info)
     expect_identical(sign(Sg[big]), sign(ref$Sigma[big]), info = info)
-    fd <- sparse_covariance(X, cs$lambda, floor = cs$floor)
+    fd <- covariance_raw(X, cs$lambda, floor = cs$floor)
     Sd <- dense(fd$solution$Sigma)
     expect_identical(sum(Sd[zero_deep] != 0), 0L, info = info)
     # what the fit reports as its sparsity
@@ -167,7 +167,7 @@ test_that("sparse: lambda >= max |S_ij| (i != j) gives diag(max(S_ii, floor)), s
   lam_max <- max(abs(offdiag(S)))
   for (lam in c(lam_max, 1.5 * lam_max, 1e6)) {
     for (ctl in list(tight, cg_control())) {
-      fit <- sparse_covariance(X, lam, control = ctl)
+      fit <- covariance_raw(X, lam, control = ctl)
       Sg <- fit$solution$Sigma
       expect_s4_class(Sg, "dsCMatrix")            # p nonzeros of p^2
       expect_identical(sum(offdiag(Sg) != 0), 0L)
@@ -177,7 +177,7 @@ test_that("sparse: lambda >= max |S_ij| (i != j) gives diag(max(S_ii, floor)), s
     }
   }
   # from a given covariance too, with the floor given
-  fit <- sparse_covariance(S, 2 * lam_max, n = 30, floor = 0.5)
+  fit <- covariance_raw(S, 2 * lam_max, n = 30, floor = 0.5)
   expect_identical(sum(offdiag(fit$solution$Sigma) != 0), 0L)
   expect_equal(diag(dense(fit$solution$Sigma)), pmax(diag(S), 0.5), tolerance = 1e-10)
 })
@@ -190,7 +190,7 @@ test_that("sparse: the diagonal is not penalized", {
     info <- case_info(cs)
     X <- cov_rows(cs$n, cs$p, cs$seed)
     S <- cov(X)
-    fit <- sparse_covariance(X, cs$lambda, floor = cs$floor, control = tight)
+    fit <- covariance_raw(X, cs$lambda, floor = cs$floor, control = tight)
     Sg <- dense(fit$solution$Sigma)
     if (!cs$binds) {
       expect_equal(Sg, ref_soft_off(S, cs$lambda), tolerance = 1e-10, info = info)
@@ -209,10 +209,10 @@ test_that("sparse: lambda = 0 gives the sample covariance with eigenvalues floor
     for (eps in list(NULL, 0.3)) {
       fl <- if (is.null(eps)) 0.01 * mean(diag(S)) else eps
       expected <- e$vectors %*% (pmax(e$values, fl) * t(e$vectors))
-      fit <- sparse_covariance(X, 0, floor = eps, control = tight)
+      fit <- covariance_raw(X, 0, floor = eps, control = tight)
       expect_false(inherits(fit$solution$Sigma, "Matrix"))   # dense
       expect_lte(max(abs(dense(fit$solution$Sigma) - expected)), 1e-6 * max(abs(S)))
-      fd <- sparse_covariance(X, 0, floor = eps)
+      fd <- covariance_raw(X, 0, floor = eps)
       expect_true(fd$converged)
       expect_lte(norm(dense(fd$solution$Sigma) - expected, "F"), sqrt(2 * max(fd$gap, 0)) + 1e-10)
     }
@@ -220,7 +220,7 @@ test_that("sparse: lambda = 0 gives the sample covariance with eigenvalues floor
   # n > p and a floor below the spectrum: S itself
   X <- cov_rows(200, 6, 10)
   S <- cov(X)
-  fit <- sparse_covariance(X, 0, floor = 1e-3)
+  fit <- covariance_raw(X, 0, floor = 1e-3)
   expect_equal(dense(fit$solution$Sigma), S, tolerance = 1e-10)
 })
 
@@ -229,8 +229,8 @@ test_that("sparse: a covariance input with n, and a dgCMatrix of rows, give the 
     info <- case_info(cs)
     X <- cov_rows(cs$n, cs$p, cs$seed)
     S <- cov(X)
-    f_rows <- sparse_covariance(X, cs$lambda, floor = cs$floor, control = tight)
-    f_cov <- sparse_covariance(S, cs$lambda, floor = cs$floor, n = cs$n, control = tight)
+    f_rows <- covariance_raw(X, cs$lambda, floor = cs$floor, control = tight)
+    f_cov <- covariance_raw(S, cs$lambda, floor = cs$floor, n = cs$n, control = tight)
     expect_identical(f_cov$nobs, as.integer(cs$n))
     expect_equal(f_cov$floor, f_rows$floor, tolerance = 1e-12)
     expect_equal(dense(f_cov$solution$Sigma), dense(f_rows$solution$Sigma),
@@ -243,19 +243,19 @@ test_that("sparse: a covariance input with n, and a dgCMatrix of rows, give the 
   Xs <- Matrix::Matrix(X, sparse = TRUE)
   expect_s4_class(Xs, "dgCMatrix")
   for (lam in c(0.02, 0.1)) {
-    fd <- sparse_covariance(X, lam, control = tight)
-    fs <- sparse_covariance(Xs, lam, control = tight)
+    fd <- covariance_raw(X, lam, control = tight)
+    fs <- covariance_raw(Xs, lam, control = tight)
     expect_equal(dense(fs$solution$Sigma), dense(fd$solution$Sigma), tolerance = 1e-8)
     expect_equal(fs$floor, fd$floor, tolerance = 1e-12)
     expect_lte(max(abs(dense(fs$solution$Sigma) -
                        ref_pd_sparse_cov(cov(X), lam, fd$floor)$Sigma)), 1e-6 * max(abs(cov(X))))
   }
   # column names carry over to Sigma, and none are made up
-  expect_null(dimnames(sparse_covariance(X, 0.1)$solution$Sigma))
-  expect_null(dimnames(sparse_covariance(X, 0.1, structure = "lowrank+sparse",
+  expect_null(dimnames(covariance_raw(X, 0.1)$solution$Sigma))
+  expect_null(dimnames(covariance_raw(X, 0.1, structure = "lowrank+sparse",
                                          gamma = 1)$solution$Sigma))
   colnames(X) <- paste0("v", 1:12)
-  fit <- sparse_covariance(X, 0.1)
+  fit <- covariance_raw(X, 0.1)
   expect_identical(dimnames(fit$solution$Sigma), list(colnames(X), colnames(X)))
 })
 
@@ -276,7 +276,7 @@ test_that("lowrank+sparse: agrees with the reference (Sigma, L, S), L PSD of the
     info <- lrsp_info(cs)
     X <- factor_rows(cs$n, cs$p, cs$seed)
     S <- cov(X)
-    fit <- sparse_covariance(X, cs$lambda, structure = "lowrank+sparse", gamma = cs$gamma,
+    fit <- covariance_raw(X, cs$lambda, structure = "lowrank+sparse", gamma = cs$gamma,
                              floor = cs$floor, control = tight)
     eps <- if (is.null(cs$floor)) 0.01 * mean(diag(S)) else cs$floor
     expect_equal(fit$floor, eps, tolerance = 1e-12)
@@ -319,12 +319,12 @@ test_that("lowrank+sparse: agrees with the reference (Sigma, L, S), L PSD of the
     expect_lte(max(k$L_step, k$diagonal, k$support, k$off_support), 1e-6 * max(abs(S)))
     expect_lte(k$floor, 1e-8 * eps)
     # from the covariance with n: the same fit
-    fc <- sparse_covariance(S, cs$lambda, structure = "lowrank+sparse", gamma = cs$gamma,
+    fc <- covariance_raw(S, cs$lambda, structure = "lowrank+sparse", gamma = cs$gamma,
                             floor = cs$floor, n = cs$n, control = tight)
     expect_equal(dense(fc$solution$Sigma), dense(sol$Sigma), tolerance = 1e-8, info = info)
     expect_identical(fc$rank, fit$rank)
     # default control
-    fd <- sparse_covariance(X, cs$lambda, structure = "lowrank+sparse", gamma = cs$gamma,
+    fd <- covariance_raw(X, cs$lambda, structure = "lowrank+sparse", gamma = cs$gamma,
                             floor = cs$floor)
     expect_true(fd$converged, info = info)
     expect_lte(fd$gap, 1e-6 * max(1, abs(fd$objective)))
@@ -339,9 +339,9 @@ test_that("lowrank+sparse: gamma >= lambda_max(S) gives L = 0 and the sparse est
   S <- cov(X)
   gmax <- max(eigen(S, symmetric = TRUE, only.values = TRUE)$values)
   for (lam in c(0.05, 0.3)) {
-    fs <- sparse_covariance(X, lam, control = tight)
+    fs <- covariance_raw(X, lam, control = tight)
     for (gam in c(gmax, 10 * gmax)) {
-      fit <- sparse_covariance(X, lam, structure = "lowrank+sparse", gamma = gam,
+      fit <- covariance_raw(X, lam, structure = "lowrank+sparse", gamma = gam,
                                control = tight)
       expect_identical(fit$rank, 0L)
       expect_length(fit$solution$L$d, 0L)
@@ -362,7 +362,7 @@ test_that("lowrank+sparse: compound symmetry S = a I + b 11' (closed form, as a 
   S <- a * diag(p) + b * matrix(1, p, p)
   for (cs in list(c(0.3, 0.1), c(1, 0.3))) {
     gam <- cs[1]; lam <- cs[2]
-    fit <- sparse_covariance(S, lam, structure = "lowrank+sparse", gamma = gam, n = 50,
+    fit <- covariance_raw(S, lam, structure = "lowrank+sparse", gamma = gam, n = 50,
                              floor = 0.05, control = tight)
     expect_lte(max(abs(as.matrix(fit$solution$L) - (b - gam / (p - 1)))), 1e-6)
     expect_lte(max(abs(dense(fit$solution$S) - (a + gam / (p - 1)) * diag(p))), 1e-6)
@@ -383,7 +383,7 @@ cv_cols_volatile <- character(0)   # columns allowed to differ between runs (tim
 test_that("CV: reproducible, picks the grid value of largest held-out log-likelihood", {
   X <- cov_rows(60, 8, 13)
   S <- cov(X)
-  run <- function(...) { set.seed(3); sparse_covariance(X, folds = 3, ...) }
+  run <- function(...) { set.seed(3); covariance_raw(X, folds = 3, ...) }
   a <- run(); b <- run()
   expect_false(is.null(a$cv))
   expect_identical(a$lambda, b$lambda)
@@ -404,7 +404,7 @@ test_that("CV: reproducible, picks the grid value of largest held-out log-likeli
   expect_gte(max(cv[[cv_col_lambda]]), max(abs(offdiag(S))) * (1 - 1e-12))
   # the final fit is the single fit at the chosen lambda on all rows (both
   # within their certified gaps of the one optimum)
-  f1 <- sparse_covariance(X, a$lambda)
+  f1 <- covariance_raw(X, a$lambda)
   expect_null(f1$cv)
   expect_true(a$converged)
   expect_lte(norm(dense(a$solution$Sigma) - dense(f1$solution$Sigma), "F"),
@@ -417,7 +417,7 @@ test_that("CV: reproducible, picks the grid value of largest held-out log-likeli
   expect_equal(v$lambda, v$cv[[cv_col_lambda]][which.max(v$cv[[cv_col_loglik]])])
   # a different seed may split differently, but the choice is still in the grid
   set.seed(4)
-  expect_true(sparse_covariance(X, grid, folds = 3)$lambda %in% grid)
+  expect_true(covariance_raw(X, grid, folds = 3)$lambda %in% grid)
   # lowrank+sparse over given vectors: the pairs CV'd are the grid, the
   # chosen pair the best of them
   w <- run(lambda = c(0.3, 0.05), structure = "lowrank+sparse", gamma = c(5, 1))
@@ -433,10 +433,10 @@ test_that("CV: reproducible, picks the grid value of largest held-out log-likeli
 test_that("CV needs the rows: a covariance input with lambda = \"cv\" or a vector is an error", {
   X <- cov_rows(60, 8, 13)
   S <- cov(X)
-  expect_error(sparse_covariance(S, n = 60), "^`lambda`")
-  expect_error(sparse_covariance(S, "cv", n = 60), "^`lambda`")
-  expect_error(sparse_covariance(S, c(0.1, 0.2), n = 60), "^`lambda`")
-  expect_error(sparse_covariance(S, 0.1, structure = "lowrank+sparse", n = 60), "^`gamma`")
+  expect_error(covariance_raw(S, n = 60), "^`lambda`")
+  expect_error(covariance_raw(S, "cv", n = 60), "^`lambda`")
+  expect_error(covariance_raw(S, c(0.1, 0.2), n = 60), "^`lambda`")
+  expect_error(covariance_raw(S, 0.1, structure = "lowrank+sparse", n = 60), "^`gamma`")
 })
 
 # ---- bad input: each error names the argument (stop_arg: "`arg` ...")
@@ -449,45 +449,45 @@ test_that("bad input gives an error naming the argument", {
   Xnan <- X; Xnan[2, 2] <- NaN
   Sns <- S; Sns[1, 2] <- Sns[1, 2] + 0.5
   bad <- list(
-    list(quote(sparse_covariance(Xna, 0.1)), "^`data`"),
-    list(quote(sparse_covariance(Xinf, 0.1)), "^`data`"),
-    list(quote(sparse_covariance(Xnan, 0.1)), "^`data`"),
-    list(quote(sparse_covariance(matrix("a", 5, 3), 0.1)), "^`data`"),
-    list(quote(sparse_covariance(X[1, , drop = FALSE], 0.1)), "^`data`"),
-    list(quote(sparse_covariance(X, -0.1)), "^`lambda`"),
-    list(quote(sparse_covariance(X, NA)), "^`lambda`"),
-    list(quote(sparse_covariance(X, Inf)), "^`lambda`"),
-    list(quote(sparse_covariance(X, "auto")), "^`lambda`"),
-    list(quote(sparse_covariance(X, c(0.1, -1))), "^`lambda`"),
-    list(quote(sparse_covariance(X, 0.1, floor = -1)), "^`floor`"),
-    list(quote(sparse_covariance(X, 0.1, floor = 0)), "^`floor`"),
-    list(quote(sparse_covariance(X, 0.1, floor = NA)), "^`floor`"),
-    list(quote(sparse_covariance(X, 0.1, floor = c(1, 2))), "^`floor`"),
-    list(quote(sparse_covariance(X, 0.1, structure = "sparce")), "^`structure`"),
-    list(quote(sparse_covariance(X, 0.1, structure = "lowrank")), "^`structure`"),
-    list(quote(sparse_covariance(X, 0.1, gamma = 1)), "^`gamma`"),
-    list(quote(sparse_covariance(X, 0.1, structure = "lowrank+sparse", gamma = -1)),
+    list(quote(covariance_raw(Xna, 0.1)), "^`data`"),
+    list(quote(covariance_raw(Xinf, 0.1)), "^`data`"),
+    list(quote(covariance_raw(Xnan, 0.1)), "^`data`"),
+    list(quote(covariance_raw(matrix("a", 5, 3), 0.1)), "^`data`"),
+    list(quote(covariance_raw(X[1, , drop = FALSE], 0.1)), "^`data`"),
+    list(quote(covariance_raw(X, -0.1)), "^`lambda`"),
+    list(quote(covariance_raw(X, NA)), "^`lambda`"),
+    list(quote(covariance_raw(X, Inf)), "^`lambda`"),
+    list(quote(covariance_raw(X, "auto")), "^`lambda`"),
+    list(quote(covariance_raw(X, c(0.1, -1))), "^`lambda`"),
+    list(quote(covariance_raw(X, 0.1, floor = -1)), "^`floor`"),
+    list(quote(covariance_raw(X, 0.1, floor = 0)), "^`floor`"),
+    list(quote(covariance_raw(X, 0.1, floor = NA)), "^`floor`"),
+    list(quote(covariance_raw(X, 0.1, floor = c(1, 2))), "^`floor`"),
+    list(quote(covariance_raw(X, 0.1, structure = "sparce")), "^`structure`"),
+    list(quote(covariance_raw(X, 0.1, structure = "lowrank")), "^`structure`"),
+    list(quote(covariance_raw(X, 0.1, gamma = 1)), "^`gamma`"),
+    list(quote(covariance_raw(X, 0.1, structure = "lowrank+sparse", gamma = -1)),
          "^`gamma`"),
-    list(quote(sparse_covariance(X, 0.1, structure = "lowrank+sparse", gamma = NA)),
+    list(quote(covariance_raw(X, 0.1, structure = "lowrank+sparse", gamma = NA)),
          "^`gamma`"),
-    list(quote(sparse_covariance(S[, -1], 0.1, n = 20)), "^`data`"),
-    list(quote(sparse_covariance(Sns, 0.1, n = 20)), "^`data`"),
-    list(quote(sparse_covariance(S - diag(10, 6), 0.1, n = 20)), "^`data`"),   # variances < 0
-    list(quote(sparse_covariance(matrix(1, 5, 3), 0.1)), "^`(data|floor)`"),   # default floor 0
-    list(quote(sparse_covariance(S, 0.1, n = 1)), "^`n`"),
-    list(quote(sparse_covariance(S, 0.1, n = 0)), "^`n`"),
-    list(quote(sparse_covariance(S, 0.1, n = 2.5)), "^`n`"),
-    list(quote(sparse_covariance(S, 0.1, n = NA)), "^`n`"),
-    list(quote(sparse_covariance(X, folds = 1)), "^`folds`"),
-    list(quote(sparse_covariance(X, folds = 21)), "^`folds`"),
-    list(quote(sparse_covariance(X, c(0.1, 0.2), folds = 0)), "^`folds`"),
-    list(quote(sparse_covariance(X, cores = 0)), "^`cores`"),
-    list(quote(sparse_covariance(X, cores = 1.5)), "^`cores`"),
-    list(quote(sparse_covariance(X, cores = NA)), "^`cores`"),
-    list(quote(sparse_covariance(X, cores = "2")), "^`cores`"),
-    list(quote(sparse_covariance(X, 0.1, cores = c(1, 2))), "^`cores`"),
-    list(quote(sparse_covariance(X, 0.1, control = list(tol = -1))), "^`tol`"),
-    list(quote(sparse_covariance(X, 0.1, control = "a")), "^`control`")
+    list(quote(covariance_raw(S[, -1], 0.1, n = 20)), "^`data`"),
+    list(quote(covariance_raw(Sns, 0.1, n = 20)), "^`data`"),
+    list(quote(covariance_raw(S - diag(10, 6), 0.1, n = 20)), "^`data`"),   # variances < 0
+    list(quote(covariance_raw(matrix(1, 5, 3), 0.1)), "^`(data|floor)`"),   # default floor 0
+    list(quote(covariance_raw(S, 0.1, n = 1)), "^`n`"),
+    list(quote(covariance_raw(S, 0.1, n = 0)), "^`n`"),
+    list(quote(covariance_raw(S, 0.1, n = 2.5)), "^`n`"),
+    list(quote(covariance_raw(S, 0.1, n = NA)), "^`n`"),
+    list(quote(covariance_raw(X, folds = 1)), "^`folds`"),
+    list(quote(covariance_raw(X, folds = 21)), "^`folds`"),
+    list(quote(covariance_raw(X, c(0.1, 0.2), folds = 0)), "^`folds`"),
+    list(quote(covariance_raw(X, cores = 0)), "^`cores`"),
+    list(quote(covariance_raw(X, cores = 1.5)), "^`cores`"),
+    list(quote(covariance_raw(X, cores = NA)), "^`cores`"),
+    list(quote(covariance_raw(X, cores = "2")), "^`cores`"),
+    list(quote(covariance_raw(X, 0.1, cores = c(1, 2))), "^`cores`"),
+    list(quote(covariance_raw(X, 0.1, control = list(tol = -1))), "^`tol`"),
+    list(quote(covariance_raw(X, 0.1, control = "a")), "^`control`")
   )
   for (case in bad) {
     expect_error(eval(case[[1]]), case[[2]], info = deparse(case[[1]], width.cutoff = 200L)[1])
@@ -496,8 +496,8 @@ test_that("bad input gives an error naming the argument", {
 
 test_that("gamma = \"cv\" (the contract's default) is accepted and unused for \"sparse\"", {
   X <- cov_rows(20, 6, 15)
-  expect_identical(dense(sparse_covariance(X, 0.1, gamma = "cv")$solution$Sigma),
-                   dense(sparse_covariance(X, 0.1)$solution$Sigma))
+  expect_identical(dense(covariance_raw(X, 0.1, gamma = "cv")$solution$Sigma),
+                   dense(covariance_raw(X, 0.1)$solution$Sigma))
 })
 
 test_that("single fits leave the RNG state and options alone", {
@@ -505,8 +505,8 @@ test_that("single fits leave the RNG state and options alone", {
   set.seed(17)
   seed <- .Random.seed
   opts <- options()
-  fit <- sparse_covariance(X, 0.02)
-  fit2 <- sparse_covariance(X, 0.1, structure = "lowrank+sparse", gamma = 1)
+  fit <- covariance_raw(X, 0.02)
+  fit2 <- covariance_raw(X, 0.1, structure = "lowrank+sparse", gamma = 1)
   expect_identical(.Random.seed, seed)
   expect_identical(options(), opts)
   expect_equal(min_eig(fit$solution$Sigma), fit$floor, tolerance = 1e-6)   # it binds
@@ -561,7 +561,7 @@ test_that("sparse: the split fit solves the whole problem (reference, KKT, objec
     info <- sprintf("lambda %g", lambda)
     lab <- ref_components(S, lambda)
     expect_gt(max(lab), 1L)                    # the case splits
-    fit <- sparse_covariance(X, lambda, floor = 0.2, control = tight)
+    fit <- covariance_raw(X, lambda, floor = 0.2, control = tight)
     expect_identical(unname(fit$components),
                      c(max(lab), max(tabulate(lab)), sum(tabulate(lab) == 1L)), info = info)
     ref <- ref_pd_sparse_cov(S, lambda, 0.2)
@@ -613,7 +613,7 @@ test_that("sparse: the screened soft-threshold pass (floor binding, few candidat
   n <- 200; p <- 80
   X <- matrix(rnorm(n * p), n) %*% chol(toeplitz(0.85^(0:(p - 1))))
   S <- cov(X); lambda <- 0.45; eps <- 0.6
-  fit <- sparse_covariance(X, lambda, floor = eps, control = tight)
+  fit <- covariance_raw(X, lambda, floor = eps, control = tight)
   expect_true(fit$converged)
   # the case is what it claims: the floor binds, one component, and the
   # screen keeps under a quarter of the entries (the screened branch)
@@ -638,10 +638,10 @@ test_that("max_time is kept inside a step: a Lanczos run past it stops, the fit 
   X <- matrix(rnorm(n * p), n); X[, 2:p] <- X[, 2:p] + 0.9 * X[, 1]
   for (structure in c("sparse", "lowrank+sparse")) {
     gamma <- if (structure == "sparse") NULL else 5
-    full <- sparse_covariance(X, 0.3, structure, gamma = gamma)
+    full <- covariance_raw(X, 0.3, structure, gamma = gamma)
     expect_true(full$converged, info = structure)
     expect_gt(full$iterations, 0L)
-    cut <- sparse_covariance(X, 0.3, structure, gamma = gamma,
+    cut <- covariance_raw(X, 0.3, structure, gamma = gamma,
                              control = cg_control(max_time = 1e-6))
     expect_identical(cut$status, "max_time", info = structure)
     expect_false(cut$converged)
@@ -700,8 +700,8 @@ test_that("sparse: every trace row certifies its point, bounded rows and a run c
   for (lambda in c(0.05, 0.1)) {
     info <- sprintf("lambda %g", lambda)
     ref <- ref_pd_sparse_cov(S, lambda, 0.01 * mean(diag(S)))
-    full <- sparse_covariance(X, lambda)
-    cut <- sparse_covariance(X, lambda, control = cg_control(max_iter = 4))
+    full <- covariance_raw(X, lambda)
+    cut <- covariance_raw(X, lambda, control = cg_control(max_iter = 4))
     expect_true(full$converged, info = info)
     expect_gt(full$iterations, 4L)      # (so `cut` ends on max_iter)
     expect_gt(full$dual_rank, 0L)       # the floor binds
@@ -727,7 +727,7 @@ test_that("init: a previous fit warm-starts the solver and reaches the same esti
   Sigma0 <- 0.6^abs(outer(1:p, 1:p, "-"))
   x <- matrix(rnorm(20 * p), 20) %*% chol(Sigma0)     # n < p: the floor is active
   ctl <- cg_control(tol = 1e-8)
-  fitc <- function(lambda, init = NULL) sparse_covariance(x, lambda = lambda, floor = 0.3,
+  fitc <- function(lambda, init = NULL) covariance_raw(x, lambda = lambda, floor = 0.3,
                                                           init = init, control = ctl)
   a <- fitc(0.026)
   cold <- fitc(0.02)
@@ -741,14 +741,14 @@ test_that("init: a previous fit warm-starts the solver and reaches the same esti
   expect_identical(again$iterations, cold$iterations)
   expect_identical(again$status, "converged")
   expect_identical(again$solution$Sigma, cold$solution$Sigma)
-  expect_error(sparse_covariance(x, lambda = 0.02, init = list()),
+  expect_error(covariance_raw(x, lambda = 0.02, init = list()),
                "^`init` must be NULL or a fit of sparse_covariance\\(\\)$")
-  expect_error(sparse_covariance(x, lambda = 0.02, structure = "lowrank+sparse", gamma = 1,
+  expect_error(covariance_raw(x, lambda = 0.02, structure = "lowrank+sparse", gamma = 1,
                                  init = a),
                "^`init` is a fit of structure \"sparse\", not \"lowrank\\+sparse\"$")
-  expect_error(sparse_covariance(x[, -1], lambda = 0.02, init = a),
+  expect_error(covariance_raw(x[, -1], lambda = 0.02, init = a),
                "^`init` is a fit of 30 variables, but `data` has 29$")
-  expect_error(sparse_covariance(x, init = a),
+  expect_error(covariance_raw(x, init = a),
                "^`init` is used only with single penalties")
 })
 
@@ -768,7 +768,7 @@ test_that("init: a continued fit equals one longer run (sparse with components, 
   }
   for (structure in c("sparse", "lowrank+sparse")) {
     fitk <- function(k, init = NULL, tol = 0, every = 5)
-      sparse_covariance(x, lambda = 0.54, structure = structure,
+      covariance_raw(x, lambda = 0.54, structure = structure,
                         gamma = if (structure != "sparse") 2, floor = 0.6, init = init,
                         control = cg_control(max_iter = k, tol = tol, eval_every = every))
     long <- fitk(60)
@@ -791,7 +791,7 @@ test_that("init: a continued fit equals one longer run (sparse with components, 
   }
   # with a tolerance and the adaptive schedule: stops where the long run stops
   fitt <- function(k, init = NULL)
-    sparse_covariance(x, lambda = 0.54, floor = 0.6, init = init,
+    covariance_raw(x, lambda = 0.54, floor = 0.6, init = init,
                       control = cg_control(max_iter = k, tol = 1e-9))
   long <- fitt(5000)
   resumed <- fitt(5000, init = fitt(9))
@@ -807,16 +807,16 @@ test_that("several lambdas without cross-validation: a warm-started path", {
   p <- 15
   x <- matrix(rnorm(40 * p), 40) %*% chol(0.5^abs(outer(1:p, 1:p, "-")))
   lam <- c(0.05, 0.2, 0.1)
-  path <- sparse_covariance(x, lambda = lam, folds = NULL)
+  path <- covariance_raw(x, lambda = lam, folds = NULL)
   expect_s3_class(path, "cg_path")
   expect_identical(path$lambda, sort(lam, decreasing = TRUE))     # most regularized first
-  f1 <- sparse_covariance(x, lambda = 0.2)
-  f2 <- sparse_covariance(x, lambda = 0.1, init = f1)
+  f1 <- covariance_raw(x, lambda = 0.2)
+  f2 <- covariance_raw(x, lambda = 0.1, init = f1)
   expect_identical(coef(path, lambda = 0.1), coef(f2))
   expect_identical(names(path$summary)[1], "lambda")
   expect_true(all(diff(path$summary$zeros) <= 0))               # smaller lambda, fewer zeros
   expect_error(coef(path, lambda = 0.3), "must be one of the path's values")
-  expect_error(sparse_covariance(x, lambda = lam, folds = NULL, structure = "lowrank+sparse"),
+  expect_error(covariance_raw(x, lambda = lam, folds = NULL, structure = "lowrank+sparse"),
                "^`gamma` must be a single number for a path over `lambda`$")
   grDevices::pdf(NULL); on.exit(grDevices::dev.off())
   expect_identical(plot(path), path)
@@ -824,7 +824,7 @@ test_that("several lambdas without cross-validation: a warm-started path", {
 })
 
 test_that("lowrank+sparse at p > 2n multiplies by S through the centred data: the same fit", {
-  # sparse_covariance(rows) passes S = Z Z' (Z the centred rows / sqrt(n - 1))
+  # covariance_raw(rows) passes S = Z Z' (Z the centred rows / sqrt(n - 1))
   # to the solver's Lanczos runs; given S itself (n = ) it uses the dense S
   set.seed(5)
   n <- 12; p <- 40
@@ -832,9 +832,9 @@ test_that("lowrank+sparse at p > 2n multiplies by S through the centred data: th
   expect_identical(dim(stochcg:::covariance_factor(x)), as.integer(c(p, n)))
   expect_null(stochcg:::covariance_factor(x[, 1:20]))      # n >= p / 2: not worth it
   ctl <- cg_control(tol = 0, max_iter = 200)     # the same path, step for step
-  rows <- sparse_covariance(x, lambda = 0.3, structure = "lowrank+sparse", gamma = 2,
+  rows <- covariance_raw(x, lambda = 0.3, structure = "lowrank+sparse", gamma = 2,
                             floor = 0.2, control = ctl)
-  dense <- sparse_covariance(cov(x), lambda = 0.3, structure = "lowrank+sparse", gamma = 2,
+  dense <- covariance_raw(cov(x), lambda = 0.3, structure = "lowrank+sparse", gamma = 2,
                              floor = 0.2, n = n, control = ctl)
   expect_gt(rows$rank, 0)
   expect_lt(rows$gap, 1e-6 * rows$objective)
