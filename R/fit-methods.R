@@ -834,7 +834,11 @@ covariance_header <- function(x) {
             x$structure, fmt_num(p), n_txt),
     sprintf("  lambda = %s%s", fmt_num(x$lambda, 4), tuned("lambda")),
     if (lr) sprintf("  gamma = %s%s", fmt_num(x$gamma, 4), tuned("gamma")),
-    sprintf("  floor = %s (smallest eigenvalue allowed)", fmt_num(x$floor, 4)))
+    if (!is.null(x$shrink))
+      sprintf("  shrink = %s (target (1 - shrink) S + shrink diag(S))%s", fmt_num(x$shrink, 4),
+              tuned("shrink")),
+    sprintf("  floor = %s (smallest eigenvalue allowed%s)", fmt_num(x$floor, 4),
+            if (isTRUE(x$standardize)) ", on the correlation scale" else ""))
   if (is.data.frame(cv) && any(cv$chosen %in% TRUE)) {
     b <- which(cv$chosen %in% TRUE)[1L]
     lines <- c(lines, sprintf("  held-out log-likelihood per row at the chosen value: %s (se %s)",

@@ -50,9 +50,40 @@
 #' inequality): their point has a larger diagonal raise, their objective and
 #' gap are those of that (feasible) point, valid but looser.
 #'
-#' **Scale.** The penalties act on the covariance in the units of `data`;
-#' standardize the columns (`scale(data)`) when variables are on different
-#' scales. The default `floor` is 1% of the average variance.
+#' **Scale and spectrum.** By default (`standardize = TRUE`) the problem is
+#' solved on the correlation scale, \eqn{S} the correlation matrix, and the
+#' estimate returned on the data's scale, \eqn{D \Sigma D} with \eqn{D} the
+#' standard deviations (a constant variable is left unscaled): fitting
+#' `X %*% diag(c)` gives `diag(c) %*% Sigma %*% diag(c)`, and `lambda`,
+#' `floor` and `min_eigen` are on the correlation scale. The target is
+#' shrunk toward the diagonal, \eqn{T = (1 - \rho) S + \rho\,{\rm diag}(S)}
+#' (`shrink` \eqn{= \rho}), and \eqn{S} above is \eqn{T}. At \eqn{n \ll p}
+#' the small eigenvalues of \eqn{S} are far too small (\eqn{p - n + 1} of
+#' them are 0); shrinkage lifts them to at least \eqn{\rho}, as
+#' Ledoit-Wolf and Schafer-Strimmer (`corpcor::cov.shrink`) do. With
+#' `lambda = "cv"` and `shrink = "cv"` (the defaults from rows) the
+#' candidates are (a) the shrinkage estimates \eqn{T} for \eqn{\rho} over a
+#' grid of 24 values from 0 to 0.95 with the Schafer-Strimmer intensity, all
+#' scored in closed form at the cost of one eigendecomposition (a thin SVD
+#' when \eqn{p \ge n}) per fold, and (b) the l1 estimates of \eqn{S} itself
+#' (\eqn{\rho = 0}) along the `lambda` path; the largest held-out
+#' log-likelihood wins. On real data (gene expression at \eqn{p} = 500 to
+#' 6033, \eqn{n} = 30 to 151; stock returns at \eqn{n > p}) a shrinkage
+#' estimate won every time, dense but positive definite with its smallest
+#' eigenvalue at least \eqn{\rho}; on sparse (banded) truths the l1 path
+#' won, with exact zeros. The path stops at its first significant fall
+#' below the best shrinkage estimate, so at \eqn{p \gg n} it costs a few
+#' fits near `lambda_max`. For a sparse estimate whatever the likelihood
+#' says, give `shrink = 0` (or a `lambda`, which fits at `shrink = 0` unless
+#' `shrink` is given). The default `floor` is 0.9 times a lower bound on
+#' the smallest eigenvalue of \eqn{T}, \eqn{\rho + (1 - \rho)
+#' \lambda_{\min}(S)}, so the floor never clips the spectrum the data chose
+#' (1% of the mean variance when \eqn{T} is singular: \eqn{\rho = 0} and
+#' \eqn{n \le p}). At `lambda = 0` the estimate is \eqn{T} with its
+#' eigenvalues raised to the floor, in closed form (no iteration, gap 0).
+#' Memory: one dense \eqn{p \times p}{p x p} target and the estimate
+#' (dense when `lambda = 0`), plus per running CV fold its training
+#' covariance; at \eqn{p = 20000} each such array is 3.2 GB.
 #'
 #' **Cross-validation.** With `lambda = "cv"` (or a vector of values),
 #' `folds`-fold cross-validation picks the value with the largest mean
@@ -82,9 +113,16 @@
 #'   (larger, lower rank; \eqn{L = 0} from the largest eigenvalue of \eqn{S}
 #'   up): a number, a vector to choose from, or `NULL`/`"cv"` (default:
 #'   cross-validation). Not used by `"sparse"` (a number is an error there).
+#' @param shrink Shrinkage of the target toward its diagonal, \eqn{\rho} in
+#'   \eqn{[0, 1)} (see "Scale and spectrum"): a number, several to choose
+#'   from, or `"cv"`; `NULL` (default) is `"cv"` for `"sparse"` from rows
+#'   with cross-validation (with a single `lambda > 0`, 0) and 0 otherwise.
 #' @param floor Smallest eigenvalue allowed (of \eqn{\Sigma}, or of \eqn{R}
-#'   for `"lowrank+sparse"`), positive; `NULL` (default) for 1% of the mean
-#'   of the variances.
+#'   for `"lowrank+sparse"`) on the fitting scale, positive; `NULL`
+#'   (default) for 0.9 times the smallest eigenvalue of the target (1% of
+#'   the mean variance when that is singular).
+#' @param standardize `TRUE` (default): fit on the correlation scale and
+#'   return the estimate on the data's; `FALSE`: fit in the data's units.
 #' @param n Number of observations when `data` is a covariance matrix.
 #' @param folds Number of cross-validation folds, or `NULL` for a path
 #'   over several `lambda` without cross-validation.
@@ -124,9 +162,11 @@
 #'   most a quarter of its entries are nonzero, else a dense matrix), and for
 #'   `"lowrank+sparse"` also `solution$L` (a [lowrank] object: `u` the
 #'   loadings, `d` the factor variances) and `solution$S` (the sparse part
-#'   \eqn{R}); `lambda`, `gamma`, `floor`, `structure`, `nobs`, `min_eigen`
-#'   (a certified lower bound on the smallest eigenvalue of
-#'   \eqn{\Sigma}, at least `floor`), `sparsity` (the fraction of
+#'   \eqn{R}); `lambda`, `gamma`, `shrink`, `floor`, `standardize`,
+#'   `scale` (the scale factors \eqn{D}), `structure`, `nobs`, `min_eigen`
+#'   (a certified lower bound on the smallest eigenvalue of \eqn{\Sigma} on
+#'   the fitting scale, at least `floor`; the returned `Sigma`'s is at least
+#'   `min_eigen * min(scale)^2`), `sparsity` (the fraction of
 #'   off-diagonal entries of the sparse part that are exactly zero), `rank`
 #'   (of \eqn{L}), `cv` (the cross-validation table, or `NULL`),
 #'   `components` (`"sparse"` only, when the problem splits).
@@ -148,7 +188,7 @@
 #' fit$min_eigen
 #' # lambda chosen by 5-fold cross-validation
 #' fit_cv <- sparse_covariance(X)
-#' fit_cv$lambda
+#' c(lambda = fit_cv$lambda, shrink = fit_cv$shrink)
 #' @export
 sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowrank+sparse"),
                               gamma = NULL, shrink = NULL, floor = NULL, standardize = TRUE,
@@ -241,11 +281,13 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
   }
   # the default floor: below the smallest eigenvalue of the target
   # (default_floor()), from the spectrum of the correlation matrix
-  spec <- NULL
-  if (is.null(floor)) {
-    spec <- if (rows) correlation_spectrum(data) else covariance_spectrum(S, nobs)
-    floor <- default_floor(shrink, spec, standardize)
+  # (the spectrum of the correlation matrix, before shrinkage: for the
+  # default floor and the closed form at lambda = 0)
+  closed_form <- !lowrank && lambda == 0 && is.null(init) && standardize
+  spec <- if (is.null(floor) || closed_form) {
+    if (rows) correlation_spectrum(data) else covariance_spectrum(S, nobs)
   }
+  if (is.null(floor)) floor <- default_floor(shrink, spec, standardize)
   S_factor <- NULL
   if (is.null(S)) {
     S <- sample_covariance(data)
@@ -254,9 +296,8 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
   S <- shrink_target(S, sc, shrink)
   check_scale(0.5 * sum(S^2), "data")
   dn <- if (!is.null(colnames(data))) list(colnames(data), colnames(data))
-  fit <- if (!lowrank && lambda == 0 && is.null(init) && standardize)
-    shrinkage_fit(S, shrink, floor, spec %||% covariance_spectrum(S, nobs), nobs, dn, call,
-                  started)
+  fit <- if (closed_form)
+    shrinkage_fit(S, shrink, floor, spec, nobs, dn, call, started)
   else covariance_fit(S, lambda, if (lowrank) gamma else NULL, structure, floor, control,
                       warm = warm, nobs = nobs, init = init, S_factor = S_factor,
                       dimnames = dn, call = call, started = started)
@@ -286,18 +327,17 @@ check_shrink <- function(shrink, lowrank, rows, folds) {
   sort(unique(as.double(shrink)))
 }
 
-# correlation_spectrum()'s smallest eigenvalue from a covariance matrix S
-# (n observations): 0 when n <= p (S is singular), else from eigen()
+# correlation_spectrum() from a covariance matrix S of n observations: all
+# the eigenpairs of its correlation matrix (eigen()); the smallest
+# eigenvalue is 0 when n <= p (S is singular)
 covariance_spectrum <- function(S, nobs) {
   sd <- sqrt(pmax(diag(S), 0))
   keep <- which(sd > 1e-12 * max(sd, 0))
   sd[-keep] <- 1
   q <- length(keep)
-  R <- S[keep, keep, drop = FALSE] / tcrossprod(sd[keep])
-  e <- if (q > 0L && nobs > q) eigen(R, symmetric = TRUE) else NULL
-  list(sd = sd, keep = keep, q = q, values = if (is.null(e)) numeric(0) else pmax(e$values, 0),
-       vectors = if (is.null(e)) matrix(0, q, 0) else e$vectors,
-       lmin = if (is.null(e)) 0 else max(min(e$values), 0))
+  e <- eigen(S[keep, keep, drop = FALSE] / tcrossprod(sd[keep]), symmetric = TRUE)
+  list(sd = sd, keep = keep, q = q, values = pmax(e$values, 0), vectors = e$vectors,
+       lmin = if (nobs <= q || !q) 0 else max(min(e$values), 0))
 }
 
 # The "sparse" estimate at lambda = 0 on the correlation scale, in closed

@@ -78,12 +78,30 @@ check_design <- function(X, arg = "X") {
     if (!all_finite(X@x)) stop_arg(arg, "contains NA, NaN or Inf")
     return(X)
   }
-  if (is.data.frame(X)) X <- as.matrix(X)
+  if (is.data.frame(X)) {
+    # name the columns a user must convert or drop
+    bad <- which(!vapply(X, function(col) is.numeric(col) || is.logical(col), NA))
+    if (length(bad))
+      stop_arg(arg, "must be numeric, but column ", column_label(X, bad[1L]), " is ",
+               class(X[[bad[1L]]])[1L],
+               if (length(bad) > 1L) sprintf(" (and %d more non-numeric columns)", length(bad) - 1L),
+               ": convert it with as.numeric() or drop it")
+    X <- as.matrix(X)
+  }
   if (!is.matrix(X) || !(is.numeric(X) || is.logical(X)))
     stop_arg(arg, "must be a numeric matrix or a Matrix object")
-  if (!all_finite(X)) stop_arg(arg, "contains NA, NaN or Inf")
+  if (!all_finite(X)) {
+    col <- which(colSums(!is.finite(X)) > 0)[1L]
+    stop_arg(arg, "contains NA, NaN or Inf (first in column ", column_label(X, col), ")")
+  }
   if (!is.double(X)) storage.mode(X) <- "double"
   X
+}
+
+# a column for a message: `name` (its number) or its number alone
+column_label <- function(X, j) {
+  nm <- colnames(X)[j]
+  if (is.null(nm) || is.na(nm) || !nzchar(nm)) as.character(j) else sprintf("`%s` (%d)", nm, j)
 }
 
 # TRUE when no entry is NA, NaN or +-Inf; min() and max() scan without
