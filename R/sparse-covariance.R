@@ -63,8 +63,9 @@
 #' Ledoit-Wolf and Schafer-Strimmer (`corpcor::cov.shrink`) do. With
 #' `lambda = "cv"` and `shrink = "cv"` (the defaults from rows) the
 #' candidates are (a) the shrinkage estimates \eqn{T} for \eqn{\rho} over a
-#' grid of 24 values from 0 to 0.95 with the Schafer-Strimmer intensity, all
-#' scored in closed form at the cost of one eigendecomposition (a thin SVD
+#' grid of 24 values from 0 to 0.95 with the Schafer-Strimmer intensity
+#' (with `shrink_var = "cv"` each also with the variances shrunk toward
+#' their median), all scored in closed form at the cost of one eigendecomposition (a thin SVD
 #' when \eqn{p \ge n}) per fold, and (b) the l1 estimates of \eqn{S} itself
 #' (\eqn{\rho = 0}) along the `lambda` path; the largest held-out
 #' log-likelihood wins. On real data (gene expression at \eqn{p} = 500 to
@@ -117,6 +118,16 @@
 #'   \eqn{[0, 1)} (see "Scale and spectrum"): a number, several to choose
 #'   from, or `"cv"`; `NULL` (default) is `"cv"` for `"sparse"` from rows
 #'   with cross-validation (with a single `lambda > 0`, 0) and 0 otherwise.
+#' @param shrink_var Shrinkage of the variances toward their median (as
+#'   `corpcor::cov.shrink`'s `lambda.var`), in \eqn{[0, 1)}: the estimate on
+#'   the correlation scale is returned on these shrunk standard deviations.
+#'   A number, several, or `"cv"` (chosen with `shrink` among the shrinkage
+#'   estimates, over 0, 0.1, 0.2, 0.35, 0.5, 0.75); `NULL` (default) is 0.
+#'   Only with `standardize = TRUE`. Not scale equivariant (the median of
+#'   variances in different units means nothing), hence not the default;
+#'   for variables in the same units, e.g. log expression, it can help: on
+#'   40 samples of `dslabs::tissue_gene_expression` it raised the held-out
+#'   log-likelihood by 5 per row.
 #' @param floor Smallest eigenvalue allowed (of \eqn{\Sigma}, or of \eqn{R}
 #'   for `"lowrank+sparse"`) on the fitting scale, positive; `NULL`
 #'   (default) for 0.9 times the smallest eigenvalue of the target (1% of
@@ -162,7 +173,7 @@
 #'   most a quarter of its entries are nonzero, else a dense matrix), and for
 #'   `"lowrank+sparse"` also `solution$L` (a [lowrank] object: `u` the
 #'   loadings, `d` the factor variances) and `solution$S` (the sparse part
-#'   \eqn{R}); `lambda`, `gamma`, `shrink`, `floor`, `standardize`,
+#'   \eqn{R}); `lambda`, `gamma`, `shrink`, `shrink_var`, `floor`, `standardize`,
 #'   `scale` (the scale factors \eqn{D}), `structure`, `nobs`, `min_eigen`
 #'   (a certified lower bound on the smallest eigenvalue of \eqn{\Sigma} on
 #'   the fitting scale, at least `floor`; the returned `Sigma`'s is at least
@@ -191,7 +202,8 @@
 #' c(lambda = fit_cv$lambda, shrink = fit_cv$shrink)
 #' @export
 sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowrank+sparse"),
-                              gamma = NULL, shrink = NULL, floor = NULL, standardize = TRUE,
+                              gamma = NULL, shrink = NULL, shrink_var = NULL, floor = NULL,
+                              standardize = TRUE,
                               n = NULL, folds = 5L, rule = c("max", "1se"), init = NULL,
                               control = cg_control(), cores = NULL) {
   started <- wall_clock()
@@ -201,8 +213,8 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
     if (identical(match_choice(structure, c("sparse", "lowrank+sparse"), "structure"),
                   "lowrank+sparse") && !(is.numeric(gamma) && length(gamma) == 1L))
       stop_arg("gamma", "must be a single number for a path over `lambda`")
-    args <- mget(c("data", "structure", "gamma", "shrink", "floor", "standardize", "n",
-                   "folds", "control"))
+    args <- mget(c("data", "structure", "gamma", "shrink", "shrink_var", "floor",
+                   "standardize", "n", "folds", "control"))
     return(fit_path(sparse_covariance, args, lambda, init, call, started, param = "lambda"))
   }
   structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
@@ -233,22 +245,29 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
   check_scale(0.5 * sum(variances^2), "data")
   if (!any(variances > 0) && is.null(floor))
     stop_arg("data", "has no variance: give `floor` explicitly")
-  # the fitting scale: each variable over its sd (a constant one as it is)
-  sc <- if (standardize) scale_of(variances) else rep(1, length(variances))
   shrink <- check_shrink(shrink %||% if (!lowrank && rows && !is.null(folds)) "cv" else 0,
                          lowrank, rows, folds)
+  # (0 by default: pooling variances across variables is not scale
+  # equivariant, see ?sparse_covariance)
+  shrink_var <- check_shrink(shrink_var %||% 0, lowrank, rows, folds, "shrink_var")
+  if (!standardize && !identical(shrink_var, 0))
+    stop_arg("shrink_var", "applies only with standardize = TRUE")
   if (!is.null(floor)) check_number(floor, "floor", min = 0, strict_min = TRUE)
   lambda <- check_penalty_grid(lambda, "lambda")
   # rho is chosen among the lambda = 0 estimates; without them the l1 path
   # runs at rho = 0 (see covariance_cv())
-  if (identical(shrink, "cv") && is.numeric(lambda) && !any(lambda == 0)) shrink <- 0
+  if (identical(shrink, "cv") && is.numeric(lambda) && !any(lambda == 0)) {
+    shrink <- 0
+    if (identical(shrink_var, "cv")) shrink_var <- 0
+  }
   if (lowrank) {
     gamma <- check_penalty_grid(gamma %||% "cv", "gamma", positive = TRUE)
   } else if (!is.null(gamma) && !identical(gamma, "cv")) {
     stop_arg("gamma", "applies only to structure = \"lowrank+sparse\"")
   }
   tune <- !is.numeric(lambda) || length(lambda) > 1L || !is.numeric(shrink) ||
-          length(shrink) > 1L || (lowrank && (!is.numeric(gamma) || length(gamma) > 1L))
+          length(shrink) > 1L || !is.numeric(shrink_var) || length(shrink_var) > 1L ||
+          (lowrank && (!is.numeric(gamma) || length(gamma) > 1L))
   cv <- NULL; warm <- NULL
   if (!is.null(init)) {
     if (!inherits(init, "sparse_covariance_fit") || is.null(init$structure))
@@ -273,14 +292,26 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
     sel <- cv_select(data, structure, lambda, if (lowrank) gamma else NULL, floor, folds,
                      control, cores = fold_cores(cores, folds, ncol(data)),
                      rule = match_choice(rule, c("max", "1se"), "rule"), shrink = shrink,
-                     standardize = standardize)
+                     standardize = standardize, shrink_var = shrink_var)
     lambda <- sel$lambda
     shrink <- sel$shrink
+    shrink_var <- sel$shrink_var
     if (lowrank) gamma <- sel$gamma
     cv <- sel$cv; warm <- sel$warm
   }
   # the default floor: below the smallest eigenvalue of the target
   # (default_floor()), from the spectrum of the correlation matrix
+  # the fitting scale: each variable over its sd, its variance shrunk toward
+  # the median by shrink_var (a constant one as it is)
+  # (the target is the correlation matrix, on the sample sd's; the estimate
+  # returns on the shrunk ones)
+  sc_fit <- sc <- rep(1, length(variances))
+  if (standardize) {
+    sc_fit <- sc <- scale_of(variances)
+    sd <- sqrt(pmax(variances, 0))
+    moving <- sd > 1e-12 * max(sd)                   # the nonconstant variables
+    sc[moving] <- shrunk_sd(sc[moving], shrink_var)
+  }
   # (the spectrum of the correlation matrix, before shrinkage: for the
   # default floor and the closed form at lambda = 0)
   closed_form <- !lowrank && lambda == 0 && is.null(init) && standardize
@@ -291,9 +322,9 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
   S_factor <- NULL
   if (is.null(S)) {
     S <- sample_covariance(data)
-    if (lowrank && shrink == 0) S_factor <- covariance_factor(data, sc = sc)
+    if (lowrank && shrink == 0) S_factor <- covariance_factor(data, sc = sc_fit)
   }
-  S <- shrink_target(S, sc, shrink)
+  S <- shrink_target(S, sc_fit, shrink)
   check_scale(0.5 * sum(S^2), "data")
   dn <- if (!is.null(colnames(data))) list(colnames(data), colnames(data))
   fit <- if (closed_form)
@@ -303,6 +334,7 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
                       dimnames = dn, call = call, started = started)
   fit <- rescale_fit(fit, sc)
   fit$shrink <- shrink
+  fit$shrink_var <- shrink_var
   fit$standardize <- standardize
   fit$cv <- cv
   if (!is.null(cv)) fit$folds <- as.integer(folds)
@@ -311,19 +343,19 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
 
 # shrink: "cv" (only for "sparse" from rows with folds), or numbers in
 # [0, 1) (several: a CV grid)
-check_shrink <- function(shrink, lowrank, rows, folds) {
+check_shrink <- function(shrink, lowrank, rows, folds, arg = "shrink") {
   if (identical(shrink, "cv")) {
-    if (lowrank) stop_arg("shrink", "is chosen by cross-validation only for structure = \"sparse\"")
-    if (!rows) stop_arg("shrink", "can be chosen by cross-validation only from the ",
+    if (lowrank) stop_arg(arg, "is chosen by cross-validation only for structure = \"sparse\"")
+    if (!rows) stop_arg(arg, "can be chosen by cross-validation only from the ",
                         "observations: give `data` as rows, or a number")
-    if (is.null(folds)) stop_arg("shrink", "needs `folds` to be chosen by cross-validation")
+    if (is.null(folds)) stop_arg(arg, "needs `folds` to be chosen by cross-validation")
     return(shrink)
   }
   if (!is.numeric(shrink) || length(shrink) < 1L || !all_finite(shrink) || any(shrink < 0) ||
       any(shrink >= 1))
-    stop_arg("shrink", "must be \"cv\" or numbers in [0, 1)")
+    stop_arg(arg, "must be \"cv\" or numbers in [0, 1)")
   if (length(shrink) > 1L && lowrank)
-    stop_arg("shrink", "is chosen by cross-validation only for structure = \"sparse\"")
+    stop_arg(arg, "is chosen by cross-validation only for structure = \"sparse\"")
   sort(unique(as.double(shrink)))
 }
 
@@ -400,7 +432,7 @@ rescale_fit <- function(fit, sc) {
   }
   sol <- fit$solution
   sol$Sigma <- scale_sym(sol$Sigma)
-  if (!is.null(sol$S)) sol$S <- scale_sym(sol$S)
+  if (!is.null(sol[["S"]])) sol[["S"]] <- scale_sym(sol[["S"]])
   if (inherits(sol$L, "lowrank")) sol$L <- lowrank(sol$L$u * sc, sol$L$d, sol$L$v * sc)
   fit$solution <- sol
   fit

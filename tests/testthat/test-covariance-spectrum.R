@@ -33,13 +33,19 @@ test_that("the lambda = 0 slice scores each shrinkage in closed form (floor clip
     tc <- sweep(test, 2, mu)
     rhos <- c(0.1, 0.5, 0.9)
     floors <- c(0.6, 0.2, 0.05)                  # 0.6 > 0.1: clips T's small eigenvalues
-    got <- stochcg:::shrink_slice_rows(sp, tc, rhos, floors, standardize = TRUE)
-    sd <- apply(x, 2, sd); R <- cor(x)
-    for (k in seq_along(rhos)) {
-      Tm <- (1 - rhos[k]) * R + rhos[k] * diag(p)
-      e <- eigen(Tm, symmetric = TRUE)
-      Tc <- e$vectors %*% (pmax(e$values, floors[k]) * t(e$vectors))
-      expect_equal(got[, k], direct_loglik_rows(Tc * tcrossprod(sd), tc), tolerance = 1e-9)
+    vs <- c(0, 0.4)                              # the variances shrunk toward their median
+    got <- stochcg:::shrink_slice_rows(sp, tc, rhos, floors, standardize = TRUE, vs)
+    R <- cor(x)
+    for (v in seq_along(vs)) {
+      var <- apply(x, 2, var)
+      sd <- sqrt((1 - vs[v]) * var + vs[v] * median(var))
+      for (k in seq_along(rhos)) {
+        Tm <- (1 - rhos[k]) * R + rhos[k] * diag(p)
+        e <- eigen(Tm, symmetric = TRUE)
+        Tc <- e$vectors %*% (pmax(e$values, floors[k]) * t(e$vectors))
+        expect_equal(got[, (v - 1) * 3 + k], direct_loglik_rows(Tc * tcrossprod(sd), tc),
+                     tolerance = 1e-9)
+      }
     }
   }
 })
@@ -63,6 +69,19 @@ test_that("lambda = 0 in closed form equals the solver's fit of the same problem
                                             symmetric = TRUE)$values), tolerance = 1e-7)
     }
   }
+})
+
+test_that("shrink_var returns the correlation-scale estimate on variances shrunk toward the median", {
+  set.seed(10)
+  x <- matrix(rnorm(30 * 6), 30) %*% diag(c(0.1, 1, 2, 5, 9, 30))
+  fit <- sparse_covariance(x, lambda = 0, shrink = 0.2, shrink_var = 0.3)
+  v <- apply(x, 2, var)
+  sd <- sqrt(0.7 * v + 0.3 * median(v))
+  expect_equal(as.matrix(fit$solution$Sigma),
+               (0.8 * cor(x) + 0.2 * diag(6)) * tcrossprod(sd), tolerance = 1e-10)
+  expect_equal(fit$shrink_var, 0.3)
+  expect_error(sparse_covariance(x, lambda = 0, shrink_var = 0.3, standardize = FALSE),
+               "^`shrink_var` applies only with standardize = TRUE")
 })
 
 test_that("scale equivariance: X %*% diag(c) gives diag(c) Sigma diag(c)", {
