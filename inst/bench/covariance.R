@@ -1,8 +1,9 @@
 # Covariance estimators on real data: held-out Gaussian log-likelihood,
 # Frobenius distance to the held-out sample covariance, sparsity, smallest
-# eigenvalue and seconds, for the sample covariance, the peers POET, PDSCE
-# and spcov, and stochcg::sparse_covariance's two structures (issue 10),
-# "sparse" and "lowrank+sparse", cross-validated.
+# eigenvalue and seconds, for the sample covariance, the peers corpcor's
+# cov.shrink, POET, PDSCE, huge's graphical lasso and spcov, and
+# stochcg::sparse_covariance (its default call, and issue 10's
+# "lowrank+sparse", cross-validated).
 #
 # Data sets (observations in rows):
 #  - stock100: daily log-returns diff(log(price)) of the 100 stocks of the
@@ -41,7 +42,8 @@
 # every 0.5 s.
 #
 # Every fit runs in its own child process, `timeout <cap> Rscript ...`, cap =
-# 1800 s (30 min) unless COVBENCH_CAP is set; a fit that does not finish is
+# 1800 s (30 min; 300 s on the gene sets below) unless COVBENCH_CAP is set;
+# a fit that does not finish is
 # reported as "> cap". Select data sets / estimators with the environment
 # variables COVBENCH_DATA, COVBENCH_SPLIT and COVBENCH_EST (comma-separated
 # names); rows of earlier runs are kept in inst/bench/results/covariance.csv
@@ -204,9 +206,11 @@ estimators <- list(
       if (is.null(v) || !is.numeric(v)) "" else
         sprintf(", %s = %s", nm, paste(formatC(v, digits = 3, format = "g"), collapse = "/"))
     }
+    ref <- Sys.getenv("COVBENCH_STOCHCG_REF")   # which build of the package, if told
     list(Sigma = as.matrix(f$solution$Sigma),
-         note = sprintf("default%s%s%s%s", fld("lambda"), fld("shrink"), fld("floor"),
-                        if (isTRUE(f$converged)) "" else ", not converged"))
+         note = sprintf("default%s%s%s%s%s", fld("lambda"), fld("shrink"), fld("floor"),
+                        if (isTRUE(f$converged)) "" else ", not converged",
+                        if (nzchar(ref)) paste0("; ", ref) else ""))
   },
   # issue 10's "lowrank+sparse" (run only when sparse_covariance() has a
   # `structure` argument): lambda and gamma by 5-fold CV on held-out Gaussian
