@@ -204,7 +204,7 @@ estimators <- list(
     fld <- function(nm) {
       v <- f[[nm, exact = TRUE]]
       if (is.null(v) || !is.numeric(v)) "" else
-        sprintf(", %s = %s", nm, paste(formatC(v, digits = 3, format = "g"), collapse = "/"))
+        sprintf(", %s = %s", nm, paste(trimws(formatC(v, digits = 3, format = "g")), collapse = "/"))
     }
     ref <- Sys.getenv("COVBENCH_STOCHCG_REF")   # which build of the package, if told
     list(Sigma = as.matrix(f$solution$Sigma),
@@ -788,6 +788,25 @@ lines <- c(lines, "## Notes", "",
   "  progress = TRUE, CV fold 1 made its 40 fits in 63 s and fold 2 had not finished 135 s later:",
   "  some fold's path fits are slow, not the final fit.",
   "- The peers' run of 2026-11-23 used COVBENCH_CAP = 900 (15 min), not the default 30 min, on 2 cores",
-  "  shared with 3-5 other R processes: seconds are inflated (2-4x) and \"> 15 min\" is a lower bound.", "")
+  "  shared with 3-5 other R processes: seconds are inflated (2-4x) and \"> 15 min\" is a lower bound.",
+  "- Gene sets (issue 24), peers' run of 2026-11-28: one fit at a time, the 2 cores shared with",
+  "  two other workers (load average 3-6, column \"load\" of the CSV): wall seconds are up to 2x",
+  "  the CPU seconds, and the 300 s cap is a wall-clock cap. POET on ALL2000 took 276 s wall",
+  "  (164 s CPU) on r1 and r2 and passed the cap on r3; on an idle machine it would likely",
+  "  finish at p = 2000-2300 too, so \"> cap (not run)\" on colon and khan is this run's",
+  "  outcome, not a measurement there. POET's peak memory at p = 2000 was 4.5 GB (it grows as",
+  "  p^2: ~40 GB at p = 6033, more than this machine has).",
+  "- cov_shrink: lambda.var = 1 in every row: after standardization every training variance is",
+  "  1, their median, so the estimate is (1 - lambda) R + lambda I with R the training",
+  "  correlation matrix (lambda 0.09-0.59 here, from the data, no CV).",
+  "- glasso_huge: on all three tissue splits EBIC chose the first (largest) lambda of the path,",
+  "  the empty graph; huge's glasso penalizes the diagonal too, so the estimate is",
+  "  (1 + lambda) I (min eig = 1 + lambda). On ALL2000 r1 the 10-lambda path did not finish in",
+  "  300 s, so it was not run at p >= 2000.",
+  "- PDSCE_llcv (106 pdsoft fits: 5 folds x 21 lambdas, and the final one) passed the cap at",
+  "  p = 500 (tissue r1), so it was not run on the larger gene sets.",
+  "- stochcg_sparse rows of 2026-11-28: the default call sparse_covariance(train); the note",
+  "  gives the fit's lambda, shrink and floor and the main commit the package was built from.",
+  "")
 writeLines(lines, file.path(out_dir, "covariance.md"))
 cat(lines, sep = "\n")
