@@ -7,7 +7,7 @@ SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 DEBS="r-base-dev r-cran-matrix r-cran-rspectra r-cran-testthat r-cran-cli \
       r-cran-knitr r-cran-rmarkdown pandoc r-cran-dslabs r-cran-huge \
       r-cran-glmnet r-cran-mass r-cran-igraph \
-      r-cran-rcsdp r-cran-nmf"
+      r-cran-rcsdp r-cran-nmf r-cran-corpcor"
 missing=""
 for p in $DEBS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
@@ -15,8 +15,9 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
 # the peers the tests and benchmarks compare with that Debian does not
-# package (CRAN; tests skip them if CRAN cannot be reached)
-$SUDO Rscript -e 'for (p in c("rpca", "softImpute", "scs")) if (!requireNamespace(p, quietly = TRUE))
+# package (CRAN; tests skip them if CRAN cannot be reached; POET and PDSCE
+# only for inst/bench/covariance.R)
+$SUDO Rscript -e 'for (p in c("rpca", "softImpute", "scs", "POET", "PDSCE")) if (!requireNamespace(p, quietly = TRUE))
   try(install.packages(p, repos = "https://cloud.r-project.org", quiet = TRUE))' || true
 R CMD INSTALL --no-multiarch --with-keep.source . >/tmp/stochcg-install.log 2>&1 || {
   cat /tmp/stochcg-install.log; exit 1; }
