@@ -862,12 +862,25 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
     *obj = 0.5 * f2 + c->gamma * fac_trace(&c->L) + c->lambda * c->l1;
     /* (a) W = G + t I, G = L + R_f - S: G >= -gamma I by the L step, and
      * -W <= Z iff Lambda + (L - Lr) + (delta + t) I >= 0 (see the top) */
-    /* (lam is Lambda's factored part: dropping its psd diag(ell) can only
-     * lower lambda_min, so t is at least what W needs: still feasible) */
-    const symfac *f[3] = { &c->lam, &c->L, &c->Lr };
-    const double coef[3] = { 1.0, 1.0, -1.0 };
+    /* Lambda = diag(ell) + lam: diag(ell)'s b nonzero entries join as unit
+     * columns while b <= cap; past that they are dropped, which can only
+     * lower lambda_min (diag(ell) is psd), so t is at least what W needs:
+     * feasible still, the gap looser (then (b) below) */
+    const void *vmax_a = vmaxget();
+    symfac D = { 0, 0, NULL, NULL };
+    int b = 0;
+    if (c->ell) for (int j = 0; j < p; j++) b += c->ell[j] > 0.0;
+    if (b > 0 && b <= c->cap) {
+        D.cap = b;
+        D.v = cg_zeros((size_t) p * b); D.d = (double *) R_alloc(b, sizeof(double));
+        for (int j = 0; j < p; j++)
+            if (c->ell[j] > 0.0) { D.v[j + (size_t) D.r * p] = 1.0; D.d[D.r++] = c->ell[j]; }
+    }
+    const symfac *f[4] = { &c->lam, &c->L, &c->Lr, &D };
+    const double coef[4] = { 1.0, 1.0, -1.0, 1.0 };
     double lmin = 0.0;
-    int st = fac_min_eigen(f, coef, 3, p, &lmin);
+    int st = fac_min_eigen(f, coef, 4, p, &lmin);
+    vmaxset(vmax_a);
     if (st != CG_OK) { cg_fail_status(P, st, "the duality gap's eigenvalue"); return; }
     double t = -c->delta - lmin > 0.0 ? -c->delta - lmin : 0.0;
     double dual = -0.5 * (f2 + 2.0 * t * ftr + p * t * t) - (fs + t * c->trS)
