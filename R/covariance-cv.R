@@ -92,6 +92,40 @@ loglik_rows <- function(Sigma, x) {
   -0.5 * (p * log(2 * pi) + logdet + as.numeric(quad))
 }
 
+# The same for Sigma = R + U diag(d) U' (a "lowrank+sparse" fit: R the
+# sparse part, positive definite, d > 0), without forming Sigma: by the
+# determinant lemma and Woodbury, log det Sigma = log det R + sum(log d) +
+# log det K and x' Sigma^-1 x = |z|^2 - |Kc^-T W' z|^2, K = diag(1 / d) +
+# W'W = Kc'Kc, z = L^-1 P x and W = L^-1 P U from R's sparse Cholesky
+# factor (P R P' = L L'). The dense Sigma's Cholesky is p^3 / 3 flops (about
+# 30 s at p = 5000 with the reference BLAS, once per CV fit); this is R's
+# sparse factor plus O(p r (r + m)).
+loglik_rows_lowrank <- function(R, u, d, x) {
+  m <- nrow(x)
+  if (!length(d)) return(loglik_rows(R, x))
+  if (!inherits(R, "sparseMatrix"))                  # a dense R: as before
+    return(loglik_rows(as.matrix(R) + u %*% (d * t(u)), x))
+  R <- methods::as(methods::as(Matrix::forceSymmetric(R), "CsparseMatrix"), "dMatrix")
+  if (!all_finite(R@x) || !all_finite(u) || !all(d > 0)) return(rep(-Inf, m))
+  ch <- tryCatch(Matrix::Cholesky(R, perm = TRUE, LDL = FALSE, super = NA),
+                 error = function(e) NULL, warning = function(w) NULL)
+  if (is.null(ch)) return(rep(-Inf, m))
+  dL <- Matrix::diag(Matrix::expand(ch)$L)
+  if (any(!is.finite(dL)) || any(dL <= 0)) return(rep(-Inf, m))
+  half <- function(B) as.matrix(Matrix::solve(ch, Matrix::solve(ch, B, system = "P"),
+                                              system = "L"))
+  z <- half(t(x))
+  W <- half(u)
+  K <- crossprod(W)
+  diag(K) <- diag(K) + 1 / d
+  Kc <- tryCatch(chol(K), error = function(e) NULL)
+  if (is.null(Kc)) return(rep(-Inf, m))
+  logdet <- 2 * sum(log(dL)) + sum(log(d)) + 2 * sum(log(diag(Kc)))
+  v <- backsolve(Kc, crossprod(W, z), transpose = TRUE)
+  quad <- colSums(z^2) - colSums(v^2)
+  -0.5 * (ncol(x) * log(2 * pi) + logdet + as.numeric(quad))
+}
+
 # ---- default grids ---------------------------------------------------------
 # Functions of the full-data covariance S (divisor n - 1), so that every fold
 # uses the same grid and the CV curve is a function of lambda alone.
@@ -654,7 +688,9 @@ cv_fold <- function(X, train, grid, lambdas, gammas, lr, structure, floor, contr
         next
       }
       Sigma <- fit$solution$Sigma
-      rows_ll <- loglik_rows(Sigma, mom$test) + mom$logjac
+      rows_ll <- mom$logjac + if (lr) {
+        loglik_rows_lowrank(fit$solution$S, fit$solution$L$u, fit$solution$L$d, mom$test)
+      } else loglik_rows(Sigma, mom$test)
       out$ll[row] <- mean(rows_ll)
       if (all(is.finite(rows_ll))) out$path_rows[[gi]][li] <- list(rows_ll)
       out$zeros[row] <- offdiag_zero_fraction(if (lr) fit$solution$S else Sigma)

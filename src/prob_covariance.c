@@ -94,6 +94,15 @@ typedef struct {
     screen sc;                          /* soft_pass's screening buffers */
     double dm, dm2, tR;                 /* their diagonal raises; R momentum */
     int has_Rm;
+    /* "lowrank+sparse": the R step's dual splits over J, the variables whose
+     * off-diagonal |T_ij| are all <= lambda (T = S - Lr): for those the
+     * dual's fixed point is diagonal, ell_j = max(eps - T_jj, 0) (the
+     * "sparse" components' singletons), so Lambda = diag(ell) + V diag(d) V'
+     * with V's rows zero on J, and the eigenproblems run on the other
+     * m_rest variables (see split_singletons) */
+    double *ell, *tdiag;                /* ell (p; NULL for "sparse"); T_jj */
+    int *single, *rest, m_rest, *offnz; /* J flags; the others' indices; pass flags */
+    int W_ready;                        /* W = R(Lambda) made by split_singletons */
     double passes;                      /* passes over S (epochs) */
     double passes_before_eval;          /* ... when the last evaluation began
                                            (a resumed run evaluates that point
@@ -245,11 +254,14 @@ typedef struct {
     const symfac *F[2]; double f_coef[2];
     double shift;
     double *t, *ts;                     /* ts: Sf'x (sk) */
+    const int *idx; int m;              /* restricted to the m variables idx
+                                           (op_restrict), else NULL */
+    double *xp, *yp;                    /* p-vectors of the restriction (xp
+                                           zero off idx) */
 } cov_op;
 
-static void cov_mult(const cg_linop *A, const double *x, double *y)
+static void cov_apply(const cov_op *o, const double *x, double *y)
 {
-    const cov_op *o = (const cov_op *) A->data;
     const int p = o->c->p;
     if (o->s_coef != 0.0) {
         const int inc = 1; const double zero = 0.0, one = 1.0;
@@ -274,6 +286,16 @@ static void cov_mult(const cg_linop *A, const double *x, double *y)
     }
     for (int f = 0; f < 2; f++)
         if (o->F[f]) fac_mult_add(o->F[f], p, o->f_coef[f], x, y, o->t);
+}
+
+static void cov_mult(const cg_linop *A, const double *x, double *y)
+{
+    const cov_op *o = (const cov_op *) A->data;
+    if (o->idx) {                       /* P' M P, P the columns idx of I */
+        for (int k = 0; k < o->m; k++) o->xp[o->idx[k]] = x[k];
+        cov_apply(o, o->xp, o->yp);
+        for (int k = 0; k < o->m; k++) y[k] = o->yp[o->idx[k]];
+    } else cov_apply(o, x, y);
     ((cg_linop *) A)->n_matvec++;
 }
 
@@ -285,6 +307,19 @@ static void op_init(cg_linop *A, cov_op *o, const cov *c)
     if (c->Sf) o->ts = (double *) R_alloc(c->sk, sizeof(double));
     A->m = A->n = c->p; A->mult = cov_mult; A->tmult = cov_mult; A->data = o;
     A->n_matvec = 0;
+}
+
+/* the operator restricted to the variables outside J (c->rest), for a
+ * matrix that is block diagonal between J and the rest with its F parts'
+ * rows zero on J; returns the restricted dimension */
+static int op_restrict(cg_linop *A, cov_op *o, const cov *c)
+{
+    if (c->ell == NULL || c->m_rest == c->p) return c->p;
+    o->idx = c->rest; o->m = c->m_rest;
+    o->xp = cg_zeros((size_t) c->p);
+    o->yp = (double *) R_alloc((size_t) c->p, sizeof(double));
+    A->m = A->n = c->m_rest;
+    return c->m_rest;
 }
 
 /* --------------------------------------------------------------- passes */
@@ -321,8 +356,12 @@ static inline int screen_skip(const screen *sc, double sij, int i, int j, double
 /* out = soft_off(S - Lf + A, lambda) in compressed columns, by blocks of
  * columns (the low-rank parts through dgemm, or screened, see above); with
  * stats, also the sums ||G||^2, <G, S>, <G, T>, tr G and |R|_off for
- * G = R - T, T = S - Lf. */
-static void soft_pass(cov *c, const symfac *A, const symfac *Lf, csc *out, int stats)
+ * G = R - T, T = S - Lf. With c->ell (the dual's diagonal part on J), A is
+ * the factored part and diag(ell) is added too. With flags, offnz[j] = 1
+ * where column j of T has an off-diagonal |T_ij| > lambda, and tdiag = T_jj
+ * (for split_singletons). */
+static void soft_pass(cov *c, const symfac *A, const symfac *Lf, csc *out, int stats,
+                      int flags)
 {
     const int p = c->p;
     double g2 = 0.0, gs = 0.0, gt = 0.0, trG = 0.0, l1 = 0.0;
@@ -357,7 +396,13 @@ static void soft_pass(cov *c, const symfac *A, const symfac *Lf, csc *out, int s
                 for (int k = 0; k < sc.r; k++) sc.w[k] = A->d[k] * sc.vt[k + (size_t) j * sc.r];
             for (int i = 0; i < p; i++) {
                 double t, a;
-                if (dense) { t = sj[i] - lj[i]; a = t + aj[i]; }
+                if (dense) {
+                    t = sj[i] - lj[i]; a = t + aj[i];
+                    if (i == j) {
+                        if (c->ell) a += c->ell[j];
+                        if (flags) c->tdiag[j] = t;
+                    } else if (flags && fabs(t) > c->lambda) c->offnz[j] = 1;
+                }
                 else {
                     t = sj[i];
                     if (screen_skip(&sc, t, i, j, c->lambda)) a = 0.0;
@@ -402,14 +447,29 @@ static int dual_step(cov *c)
         for (int k = 0; k < c->prev.r; k++) Y->d[Y->r + k] = -beta * c->prev.d[k];
         Y->r += c->prev.r;
     }
-    soft_pass(c, Y, &c->Lr, &c->W, 0);
+    /* (the first step of an R step: Y = Lambda, W made by split_singletons) */
+    if (!c->W_ready) soft_pass(c, Y, &c->Lr, &c->W, 0, 0);
+    c->W_ready = 0;
     cg_linop A; cov_op o;
     const void *vmax = vmaxget();
     op_init(&A, &o, c);
     o.C = &c->W; o.c_coef = 1.0; o.F[0] = Y; o.f_coef[0] = -1.0;
-    int found = 0;
-    const int st = cg_eigs_beyond(&A, -1, c->eps, c->lam.r + 2, EIG_TOL, c->cap, &found,
-                                  c->nxt.d, c->nxt.v);
+    /* on J, Y + eps I - R(Y) is diag(eps - T_jj), whose psd part is the
+     * fixed diag(ell): the eigenpairs below eps are sought on the rest */
+    const int m = op_restrict(&A, &o, c);
+    int found = 0, st = CG_OK;
+    if (m > 0) {
+        double *vecs = m < p ? (double *) R_alloc((size_t) m * c->cap, sizeof(double))
+                             : c->nxt.v;
+        st = cg_eigs_beyond(&A, -1, c->eps, c->lam.r + 2, EIG_TOL, c->cap, &found,
+                            c->nxt.d, vecs);
+        if (st == CG_OK && m < p)          /* back to p-vectors, zero on J */
+            for (int k = 0; k < found; k++) {
+                double *v = c->nxt.v + (size_t) k * p;
+                memset(v, 0, (size_t) p * sizeof(double));
+                for (int q = 0; q < m; q++) v[c->rest[q]] = vecs[q + (size_t) k * m];
+            }
+    }
     c->n_matvec += A.n_matvec;
     vmaxset(vmax);
     if (st == CG_ERR_DOMAIN) {
@@ -448,9 +508,28 @@ static int lowest_of_R(cov *c, double *lmin)
     const void *vmax = vmaxget();
     op_init(&A, &o, c);
     o.C = &c->R; o.c_coef = 1.0;
+    /* R is block diagonal between J and the rest when J's columns hold
+     * their diagonal entry alone (checked: after a cut step R may come from
+     * another T): then lambda_min is the least of J's diagonal and the
+     * rest's, where the floor's cluster on J (hundreds of variables at
+     * p >> n) no longer stalls Lanczos */
+    double jmin = R_PosInf;
+    int split = c->ell != NULL && c->m_rest < c->p;
+    for (int j = 0; split && j < c->p; j++) {
+        if (!c->single[j]) continue;
+        double rjj = 0.0;
+        for (int k = c->R.p[j]; k < c->R.p[j + 1]; k++) {
+            if (c->R.i[k] == j) rjj = c->R.x[k];
+            else { split = 0; break; }
+        }
+        jmin = fmin(jmin, rjj);
+    }
+    int st = CG_OK;
+    const int m = split ? op_restrict(&A, &o, c) : c->p;
     /* the floor binds in rank(Lambda) directions: that many eigenvalues
      * cluster at eps near the optimum */
-    const int st = cg_lowest_eigenvalue(&A, c->lam.r + 2, CERT_TOL, lmin);
+    if (m > 0) st = cg_lowest_eigenvalue(&A, c->lam.r + 2, CERT_TOL, lmin);
+    if (st == CG_OK && split) *lmin = m > 0 ? fmin(*lmin, jmin) : jmin;
     c->n_matvec += A.n_matvec;
     vmaxset(vmax);
     if (st != CG_OK) cg_fail_status(c->P, st, "the smallest eigenvalue of the estimate");
@@ -482,7 +561,7 @@ static int certify_lanczos(cov *c)
  * and lambda_min kept as the reference of certify_bounded */
 static int certify_inner(cov *c)
 {
-    soft_pass(c, &c->lam, &c->Lr, &c->R, 1);
+    soft_pass(c, &c->lam, &c->Lr, &c->R, 1, 0);
     return certify_lanczos(c);
 }
 
@@ -515,7 +594,7 @@ static double ritz_min(cov *c);
  * bound, only looser. (The relative margins cover the rounding of the sums.) */
 static void certify_bounded(cov *c)
 {
-    soft_pass(c, &c->lam, &c->Lr, &c->R, 1);
+    soft_pass(c, &c->lam, &c->Lr, &c->R, 1, 0);
     const double dist = csc_dist(&c->R, &c->Rref, c->p) * (1.0 + 1e-10);
     /* an upper bound too, for could_stop(): Weyl's other side, and the
      * Rayleigh-Ritz value on the dual's factor (the floor binds there) */
@@ -580,6 +659,40 @@ static int could_stop(const cov *c)
     return gap_lo <= c->gap_goal * scale * (1.0 + 1e-6);
 }
 
+/* At the start of an R step (target T = S - Lr, no momentum: Y = Lambda):
+ * J = the variables whose off-diagonal |T_ij| are all <= lambda, from the
+ * pass the first dual step needs. On J, R(Y) has only the diagonal and the
+ * dual's fixed point is ell_j = max(eps - T_jj, 0), exactly, whatever the
+ * rest is, provided the factored part V diag(d) V' has its rows zero on J:
+ * so those rows are zeroed (a different warm start, not a different
+ * problem) and ell set, and the pass is made again when that changed Y.
+ * At p >> n and a large lambda most variables are in J and the floor binds
+ * on hundreds of them (golub, p = 4758: 61 to over 256), a cluster at eps
+ * that stalled Lanczos (150,000 products in one step) or exceeded the rank
+ * cap; in closed form they cost nothing. */
+static void split_singletons(cov *c)
+{
+    const int p = c->p;
+    memset(c->offnz, 0, (size_t) p * sizeof(int));
+    soft_pass(c, &c->lam, &c->Lr, &c->W, 0, 1);
+    int changed = 0, m = 0;
+    for (int j = 0; j < p; j++) {
+        const int s1 = !c->offnz[j];
+        const double e1 = s1 && c->tdiag[j] < c->eps ? c->eps - c->tdiag[j] : 0.0;
+        if (s1 != c->single[j] || e1 != c->ell[j]) changed = 1;
+        c->single[j] = s1; c->ell[j] = e1;
+        if (!s1) c->rest[m++] = j;
+        else
+            for (int k = 0; k < c->lam.r; k++) {
+                double *v = c->lam.v + j + (size_t) k * p;
+                if (*v != 0.0) { *v = 0.0; changed = 1; }
+            }
+    }
+    c->m_rest = m;
+    if (changed) soft_pass(c, &c->lam, &c->Lr, &c->W, 0, 0);
+    c->W_ready = 1;
+}
+
 /* R step, warm started from the last dual, to a relative gap a tenth of
  * the alternation's last one (inexact block steps whose error shrinks with
  * the outer gap; early alternations need no exact R), at most 1e-3 and at
@@ -590,6 +703,7 @@ static int r_step(cov *c)
     const double goal = c->inner_tol;
     c->tk = 1.0;                               /* the target moved: no momentum */
     c->prev.r = 0;
+    if (c->ell) split_singletons(c);
     for (int it = 1; it <= c->max_inner; it++) {
         const int a = dual_step(c);
         if (a < 0) return -1;
@@ -748,10 +862,25 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
     *obj = 0.5 * f2 + c->gamma * fac_trace(&c->L) + c->lambda * c->l1;
     /* (a) W = G + t I, G = L + R_f - S: G >= -gamma I by the L step, and
      * -W <= Z iff Lambda + (L - Lr) + (delta + t) I >= 0 (see the top) */
-    const symfac *f[3] = { &c->lam, &c->L, &c->Lr };
-    const double coef[3] = { 1.0, 1.0, -1.0 };
+    /* Lambda = diag(ell) + lam: diag(ell)'s b nonzero entries join as unit
+     * columns while b <= cap; past that they are dropped, which can only
+     * lower lambda_min (diag(ell) is psd), so t is at least what W needs:
+     * feasible still, the gap looser (then (b) below) */
+    const void *vmax_a = vmaxget();
+    symfac D = { 0, 0, NULL, NULL };
+    int b = 0;
+    if (c->ell) for (int j = 0; j < p; j++) b += c->ell[j] > 0.0;
+    if (b > 0 && b <= c->cap) {
+        D.cap = b;
+        D.v = cg_zeros((size_t) p * b); D.d = (double *) R_alloc(b, sizeof(double));
+        for (int j = 0; j < p; j++)
+            if (c->ell[j] > 0.0) { D.v[j + (size_t) D.r * p] = 1.0; D.d[D.r++] = c->ell[j]; }
+    }
+    const symfac *f[4] = { &c->lam, &c->L, &c->Lr, &D };
+    const double coef[4] = { 1.0, 1.0, -1.0, 1.0 };
     double lmin = 0.0;
-    int st = fac_min_eigen(f, coef, 3, p, &lmin);
+    int st = fac_min_eigen(f, coef, 4, p, &lmin);
+    vmaxset(vmax_a);
     if (st != CG_OK) { cg_fail_status(P, st, "the duality gap's eigenvalue"); return; }
     double t = -c->delta - lmin > 0.0 ? -c->delta - lmin : 0.0;
     double dual = -0.5 * (f2 + 2.0 * t * ftr + p * t * t) - (fs + t * c->trS)
@@ -848,6 +977,19 @@ static void resume_state(SEXP spec, cov *c)
      * from its last R step: not a pass of the run */
     if (c->passes >= 1.0) c->passes -= 1.0;
     warm_factor(spec, "state_Lr_u", "state_Lr_d", &c->Lr, p);
+    SEXP ell = cg_list_get(spec, "state_ell"), single = cg_list_get(spec, "state_single");
+    if (!isNull(ell)) {
+        if (TYPEOF(ell) != REALSXP || XLENGTH(ell) != p || TYPEOF(single) != INTSXP
+            || XLENGTH(single) != p)
+            error("invalid covariance state");
+        c->m_rest = 0;
+        for (int j = 0; j < p; j++) {
+            c->ell[j] = REAL_RO(ell)[j]; c->single[j] = INTEGER_RO(single)[j] != 0;
+            if (!(c->ell[j] >= 0.0) || (c->ell[j] > 0.0 && !c->single[j]))
+                error("invalid covariance state");
+            if (!c->single[j]) c->rest[c->m_rest++] = j;
+        }
+    }
     c->tR = cg_spec_scalar(spec, "state_tR", 1.0);
     if (state_csc(spec, "state_Rm", &c->Rm, p)) {
         c->has_Rm = 1;
@@ -910,6 +1052,12 @@ int cg_problem_covariance(cg_problem *P, SEXP spec)
         c->Rm2.p = (int *) R_alloc((size_t) p + 1, sizeof(int));
         csc_reserve(&c->Rm, 0, (size_t) 4 * p + BLOCK * (size_t) p);
         csc_reserve(&c->Rm2, 0, (size_t) 4 * p + BLOCK * (size_t) p);
+        c->ell = cg_zeros((size_t) p); c->tdiag = cg_zeros((size_t) p);
+        c->single = (int *) R_alloc((size_t) p, sizeof(int));
+        c->rest = (int *) R_alloc((size_t) p, sizeof(int));
+        c->offnz = (int *) R_alloc((size_t) p, sizeof(int));
+        for (int j = 0; j < p; j++) { c->single[j] = 0; c->rest[j] = j; }
+        c->m_rest = p;
     }
     c->tR = 1.0;
     resume_state(spec, c);
@@ -965,7 +1113,8 @@ SEXP cg_covariance_solution(cg_problem *P)
                                   "state_prev_v", "state_prev_d", "state_tk", "state_passes",
                                   "state_obj_first", "state_ref_p", "state_ref_i", "state_ref_x",
                                   "state_ref_lmin", "state_Lr_u", "state_Lr_d", "state_tR",
-                                  "state_Rm_p", "state_Rm_i", "state_Rm_x", "state_dm", ""};
+                                  "state_Rm_p", "state_Rm_i", "state_Rm_x", "state_dm",
+                                  "state_ell", "state_single", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     csc_elements(out, 0, &c->R, p);
     SET_VECTOR_ELT(out, 3, ScalarReal(c->delta));
@@ -995,6 +1144,12 @@ SEXP cg_covariance_solution(cg_problem *P)
         if (c->has_Rm) {
             csc_elements(out, 23, &c->Rm, p);
             SET_VECTOR_ELT(out, 26, ScalarReal(c->dm));
+        }
+        if (c->m_rest < p) {            /* the dual's diagonal part on J */
+            SET_VECTOR_ELT(out, 27, real_vector(c->ell, p));
+            SEXP single = allocVector(INTSXP, p);
+            SET_VECTOR_ELT(out, 28, single);
+            memcpy(INTEGER(single), c->single, (size_t) p * sizeof(int));
         }
     }
     UNPROTECT(1);

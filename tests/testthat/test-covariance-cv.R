@@ -392,3 +392,32 @@ test_that("rule = \"1se\": the sparsest estimate within one standard error of th
   expect_error(covariance_raw(x, lambda = lam, rule = "min"),
                "^`rule` must be one of \"max\", \"1se\", not \"min\"$")
 })
+
+test_that("the held-out log-likelihood of R + U diag(d) U' without forming it equals the dense one", {
+  # cv_fold() scores "lowrank+sparse" fits by the determinant lemma and
+  # Woodbury on R's sparse Cholesky factor (loglik_rows_lowrank()); the
+  # dense Sigma's Cholesky gives the same numbers
+  set.seed(3)
+  n <- 12; p <- 60
+  x <- matrix(rnorm(n * p), n) + tcrossprod(rnorm(n), rnorm(p))
+  fit <- sparse_covariance(x, lambda = 0.3, structure = "lowrank+sparse", gamma = 2,
+                           floor = 0.2)
+  expect_s4_class(fit$solution$S, "dsCMatrix")
+  expect_gt(fit$rank, 1L)
+  xt <- matrix(rnorm(5 * p), 5)
+  dense_ll <- stochcg:::loglik_rows(fit$solution$Sigma, xt)
+  lr_ll <- stochcg:::loglik_rows_lowrank(fit$solution$S, fit$solution$L$u,
+                                         fit$solution$L$d, xt)
+  expect_equal(lr_ll, dense_ll, tolerance = 1e-10)
+  # a dense sparse part and an empty L take the dense route: the same
+  expect_equal(stochcg:::loglik_rows_lowrank(as.matrix(fit$solution$S), fit$solution$L$u,
+                                             fit$solution$L$d, xt), dense_ll, tolerance = 1e-10)
+  expect_equal(stochcg:::loglik_rows_lowrank(fit$solution$S, matrix(0, p, 0), numeric(0), xt),
+               stochcg:::loglik_rows(fit$solution$S, xt), tolerance = 1e-12)
+  # closed form: R = I, L = 3 e1 e1' (Sigma = diag(4, 1, ..., 1))
+  R <- Matrix::Diagonal(4, 1); R <- methods::as(methods::as(R, "CsparseMatrix"), "symmetricMatrix")
+  x1 <- rbind(c(2, 1, 0, 0))
+  want <- -0.5 * (4 * log(2 * pi) + log(4) + 2^2 / 4 + 1)
+  expect_equal(stochcg:::loglik_rows_lowrank(R, cbind(c(1, 0, 0, 0)), 3, x1), want,
+               tolerance = 1e-14)
+})

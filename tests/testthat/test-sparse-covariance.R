@@ -842,3 +842,50 @@ test_that("lowrank+sparse at p > 2n multiplies by S through the centred data: th
   expect_equal(rows$objective, dense$objective, tolerance = 1e-12)
   expect_equal(as.matrix(rows$solution$Sigma), as.matrix(dense$solution$Sigma), tolerance = 1e-10)
 })
+
+test_that("lowrank+sparse: the floor binding on variables with no off-diagonal above lambda (closed form in the R step) agrees with the reference", {
+  # variables with every |(S - L)_ij| <= lambda, i != j, are solved in closed
+  # form in the R step (the dual's diagonal max(floor - T_jj, 0)); the
+  # eigenproblems run on the others. Here some of those variables (tiny
+  # noise: their variance is the factor's) have the floor binding, and the
+  # rest keep a factored dual; p = 60 > 32 so the rest goes through Lanczos
+  # (cases where the certificate reaches tol = 1e-10 before and after this
+  # path: at seed 3, gamma = lambda_1 / 30, lambda = 0.3 neither does)
+  for (cs in list(list(seed = 1, gdiv = 4, lambda = 0.6), list(seed = 2, gdiv = 10, lambda = 0.6),
+                  list(seed = 4, gdiv = 30, lambda = 0.6))) {
+    set.seed(cs$seed)
+    n <- 10; p <- 60
+    B <- matrix(rnorm(p), p) * 1.5
+    noise <- c(rep(0.05, 20), sqrt(seq(0.3, 1, length.out = p - 20)))
+    X <- matrix(rnorm(n), n) %*% t(B) + matrix(rnorm(n * p), n) %*% diag(noise)
+    S <- cov(X)
+    gamma <- max(eigen(S, symmetric = TRUE, only.values = TRUE)$values) / cs$gdiv
+    eps <- 0.05
+    info <- sprintf("seed %d gamma %g lambda %g", cs$seed, gamma, cs$lambda)
+    fit <- sparse_covariance(X, cs$lambda, structure = "lowrank+sparse", gamma = gamma,
+                             floor = eps, control = tight)
+    st <- fit$state$parts[[1L]]$solver
+    expect_gt(sum(st$state_single), 0L)            # the closed-form path was taken
+    expect_gt(sum(st$state_ell > 0), 0L)            # with the floor binding there
+    expect_true(all(st$state_ell[st$state_single == 0L] == 0))
+    ref <- ref_lowrank_sparse_cov(S, gamma, cs$lambda, eps)
+    tol <- 1e-6 * max(abs(S))
+    expect_true(fit$converged, info = info)
+    expect_lte(max(abs(dense(fit$solution$Sigma) - ref$Sigma)), tol)
+    expect_lte(max(abs(dense(fit$solution$S) - ref$R)), tol)
+    expect_identical(fit$rank, ref$rank)
+    expect_equal(fit$objective, ref$objective, tolerance = 1e-8, info = info)
+    expect_gte(fit$gap, fit$objective - ref$objective - 1e-12 * max(1, ref$objective))
+    expect_gte(min_eig(fit$solution$S), eps * (1 - 1e-8))
+    # a continued fit equals one longer run (the diagonal part is in the state)
+    ctl <- function(k) cg_control(max_iter = k, tol = 0, eval_every = 2)
+    long <- sparse_covariance(X, cs$lambda, structure = "lowrank+sparse", gamma = gamma,
+                              floor = eps, control = ctl(12))
+    first <- sparse_covariance(X, cs$lambda, structure = "lowrank+sparse", gamma = gamma,
+                               floor = eps, control = ctl(5))
+    second <- sparse_covariance(X, cs$lambda, structure = "lowrank+sparse", gamma = gamma,
+                                floor = eps, control = ctl(7), init = first)
+    expect_identical(second$solution, long$solution)
+    expect_identical(second$gap, long$gap)
+  }
+})
