@@ -862,7 +862,7 @@ test_that("lowrank+sparse: the floor binding on variables with no off-diagonal a
     gamma <- max(eigen(S, symmetric = TRUE, only.values = TRUE)$values) / cs$gdiv
     eps <- 0.05
     info <- sprintf("seed %d gamma %g lambda %g", cs$seed, gamma, cs$lambda)
-    fit <- sparse_covariance(X, cs$lambda, structure = "lowrank+sparse", gamma = gamma,
+    fit <- covariance_raw(X, cs$lambda, structure = "lowrank+sparse", gamma = gamma,
                              floor = eps, control = tight)
     st <- fit$state$parts[[1L]]$solver
     expect_gt(sum(st$state_single), 0L)            # the closed-form path was taken
