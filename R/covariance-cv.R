@@ -190,14 +190,17 @@ fold_moments <- function(X, train, shrink = 0, standardize = FALSE) {
   Xtr <- X[train, , drop = FALSE]
   n <- nrow(Xtr)
   mu <- Matrix::colMeans(Xtr)
+  sc <- if (standardize) scale_of(column_variances(Xtr)) else rep(1, ncol(Xtr))
+  # (scaled before the cross product: no p x p temporaries for the scaling;
+  # crossprod() of a dense matrix is symmetric as computed)
   S <- if (inherits(Xtr, "Matrix")) {
-    as.matrix(Matrix::crossprod(Xtr) - n * tcrossprod(mu)) / (n - 1)
+    Xs <- Xtr %*% Matrix::Diagonal(x = 1 / sc)
+    S <- as.matrix(Matrix::crossprod(Xs) - n * tcrossprod(mu / sc)) / (n - 1)
+    (S + t(S)) / 2
   } else {
-    crossprod(sweep(Xtr, 2L, mu)) / (n - 1)
+    crossprod(sweep(Xtr, 2L, mu) / rep(sc * sqrt(n - 1), each = n))
   }
-  S <- (S + t(S)) / 2
-  sc <- if (standardize) scale_of(diag(S)) else rep(1, ncol(S))
-  S <- shrink_target(S, sc, shrink)
+  S <- shrink_target(S, rep(1, ncol(S)), shrink)
   test <- sweep(sweep(as.matrix(X[!train, , drop = FALSE]), 2L, mu), 2L, sc, "/")
   list(S = S, test = test, n = n, logjac = -sum(log(sc)),
        factor = if (shrink == 0) covariance_factor(Xtr, mu, sc))
@@ -213,13 +216,22 @@ scale_of <- function(variances) {
 # T = (1 - rho) S + rho diag(S) of S / (sc sc'): S scaled to the fitting
 # scale, its off-diagonal shrunk toward 0 (in place where R can)
 shrink_target <- function(S, sc, rho) {
-  if (any(sc != 1)) S <- S / tcrossprod(sc)
+  if (any(sc != 1)) S <- scale_symmetric(S, 1 / sc)
   if (rho > 0) {
     d <- diag(S)
     S <- S * (1 - rho)
     diag(S) <- d
   }
   S
+}
+
+# diag(a) A diag(a) of a dense A, by blocks of columns: one copy of A (or
+# none when A is not shared), no p x p temporaries (at p = 20000 each is
+# 3.2 GB)
+scale_symmetric <- function(A, a) {
+  for (cols in column_blocks(A))
+    A[, cols] <- A[, cols, drop = FALSE] * a * rep(a[cols], each = nrow(A))
+  A
 }
 
 # S = Z Z' with Z the centred rows (scaled by `sc`) over sqrt(n - 1),
@@ -478,8 +490,7 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   # thresholded S scored 4-7% better per row, and at rho = 0 it did.
   fl <- floor_of(rho)
   if (is.null(lambdas) || (lr && is.null(gammas))) {
-    S <- shrink_target(full_covariance(X), if (standardize) scale_of(column_variances(X))
-                       else rep(1, p), rho)
+    S <- fold_moments(X, rep(TRUE, n), rho, standardize)$S
     if (is.null(lambdas)) lambdas <- c(default_lambdas(S, n, if (lr) 8L else 15L),
                                        if (slice) 0)
     if (lr && is.null(gammas)) gammas <- default_gammas(S)

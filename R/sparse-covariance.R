@@ -321,10 +321,11 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
   if (is.null(floor)) floor <- default_floor(shrink, spec, standardize)
   S_factor <- NULL
   if (is.null(S)) {
-    S <- sample_covariance(data)
+    # (the rows scaled first: no p x p temporaries for the scaling)
+    S <- sample_covariance(if (standardize) scale_columns(data, 1 / sc_fit) else data)
     if (lowrank && shrink == 0) S_factor <- covariance_factor(data, sc = sc_fit)
-  }
-  S <- shrink_target(S, sc_fit, shrink)
+  } else S <- shrink_target(S, sc_fit, 0)
+  S <- shrink_target(S, rep(1, ncol(S)), shrink)
   check_scale(0.5 * sum(S^2), "data")
   dn <- if (!is.null(colnames(data))) list(colnames(data), colnames(data))
   fit <- if (closed_form)
@@ -394,7 +395,9 @@ shrinkage_fit <- function(S, rho, floor, spec, nobs, dimnames, call, started) {
   if (q < p) diag(Sigma)[-keep] <- pmax(diag(S)[-keep], floor)
   lmin_sigma <- min(c(pmax(t_in, floor), if (q > r) max(t_out, floor),
                       if (q < p) diag(Sigma)[-keep]), Inf)
-  objective <- 0.5 * sum((Sigma - S)^2)
+  # (Sigma = S but for the raised eigenvalues and constant variables)
+  objective <- if (lmin < floor) 0.5 * sum((Sigma - S)^2) else
+    0.5 * sum((diag(Sigma) - diag(S))^2)
   if (!is.null(dimnames)) dimnames(Sigma) <- dimnames
   trace <- data.frame(iter = 0L, epoch = 0, time = 0, objective = objective, gap = 0,
                       infeasibility = NA_real_, n_grad = 0, n_lmo = 0, svd_rank = 0L,
@@ -410,6 +413,12 @@ shrinkage_fit <- function(S, rho, floor, spec, nobs, dimnames, call, started) {
               warm = NULL, state = NULL)
   class(fit) <- c("sparse_covariance_fit", "cg_fit")
   fit
+}
+
+# the columns of a data matrix (dense or Matrix) times a
+scale_columns <- function(X, a) {
+  if (inherits(X, "Matrix")) return(X %*% Matrix::Diagonal(x = a))
+  X * rep(a, each = nrow(X))
 }
 
 # A fit on the fitting scale back on the data's: Sigma (and R, L) become
@@ -428,7 +437,7 @@ rescale_fit <- function(fit, sc) {
       dimnames(out) <- dimnames(A)
       return(out)
     }
-    A * tcrossprod(sc)
+    scale_symmetric(A, sc)
   }
   sol <- fit$solution
   sol$Sigma <- scale_sym(sol$Sigma)
