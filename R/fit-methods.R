@@ -879,7 +879,41 @@ plot.sparse_covariance_fit <- function(x, what = NULL, ...) {
     stop_arg("x", "has no cross-validation results (`x$cv` is NULL): the fit ",
              "was made with a single value of lambda",
              if (identical(x$structure, "lowrank+sparse")) " and of gamma")
-  plot_cv(x$cv, x$lambda, x$gamma, x$structure %||% "sparse", ...)
+  cv <- x$cv
+  # the shrinkage estimates (lambda = 0 rows, one per shrink) get a panel of
+  # their own beside the lambda path; the path's panel marks the best of them
+  shrink_rows <- if (!is.null(cv$shrink)) which(cv$lambda == 0 & is.finite(cv$loglik))
+  path <- cv[cv$lambda > 0, , drop = FALSE]
+  has_path <- any(is.finite(path$loglik))
+  if (length(shrink_rows) > 1L) {
+    op <- par(mfrow = c(1L, if (has_path) 2L else 1L))
+    on.exit(par(op))
+    best <- shrink_rows[which.max(cv$loglik[shrink_rows])]
+    if (has_path) {
+      ok <- is.finite(path$loglik)
+      pse <- ifelse(is.finite(path$se), path$se, 0)
+      plot_cv(path, x$lambda, x$gamma, x$structure %||% "sparse",
+              ylim = range(c(path$loglik[ok] - pse[ok], path$loglik[ok] + pse[ok],
+                             cv$loglik[best])), ...)
+      abline(h = cv$loglik[best], lty = 3, col = "grey40")
+      mtext(sprintf("dotted: best shrinkage estimate (shrink = %s)", fmt_num(cv$shrink[best], 3)),
+            side = 1, line = 4, cex = 0.7, adj = 1)
+    }
+    i <- shrink_rows[order(cv$shrink[shrink_rows])]
+    # (the smallest shrinkages of a singular S score orders of magnitude
+    # lower: the window keeps those within half of |best| of it)
+    top <- cv$loglik[best]
+    near <- i[cv$loglik[i] >= top - 0.5 * abs(top)]
+    sei <- ifelse(is.finite(cv$se), cv$se, 0)
+    draw_cv_curve(cv$shrink[i], cv$loglik[i], cv$se[i],
+                  ylim = range(c(cv$loglik[near] - sei[near], cv$loglik[near] + sei[near])),
+                  chosen = if (identical(x$lambda, 0)) x$shrink, xlab = "shrink (lambda = 0)",
+                  ylab = "held-out log-likelihood per row",
+                  main = sprintf("shrinkage: %d-fold cross-validation",
+                                 attr(cv, "folds") %||% NA_integer_))
+    return(invisible(x))
+  }
+  plot_cv(cv, x$lambda, x$gamma, x$structure %||% "sparse", ...)
   invisible(x)
 }
 

@@ -174,3 +174,15 @@ test_that("print shows the shrinkage and the scale of the floor", {
   expect_true(any(grepl("shrink = 0.2 (target (1 - shrink) S + shrink diag(S))", out, fixed = TRUE)))
   expect_true(any(grepl("on the correlation scale", out, fixed = TRUE)))
 })
+
+test_that("plot of a default CV fit: the lambda path and the shrinkage panel, par restored", {
+  set.seed(11)
+  x <- matrix(rnorm(30 * 8), 30)
+  fit <- sparse_covariance(x)
+  expect_gt(sum(fit$cv$lambda == 0), 1)
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  before <- graphics::par("mfrow")
+  expect_identical(plot(fit), fit)
+  expect_identical(graphics::par("mfrow"), before)
+})
