@@ -209,9 +209,13 @@ fold_moments <- function(X, train, shrink = 0, standardize = FALSE) {
 # the scale of each variable from its variance: its sd, 1 when it is constant
 scale_of <- function(variances) {
   sc <- sqrt(pmax(variances, 0))
-  sc[!(sc > 1e-12 * max(sc, 0))] <- 1
+  sc[!nonconstant(sc)] <- 1
   sc
 }
+
+# the variables that are not constant, from their sd's (one rule for the
+# scaling, the spectrum and the shrinkage intensity)
+nonconstant <- function(sd) sd > 1e-12 * max(sd, 0)
 
 # T = (1 - rho) S + rho diag(S) of S / (sc sc'): S scaled to the fitting
 # scale, its off-diagonal shrunk toward 0 (in place where R can)
@@ -243,8 +247,6 @@ covariance_factor <- function(X, mu = Matrix::colMeans(X), sc = 1) {
   if (n >= ncol(X) / 2) return(NULL)
   t(sweep(as.matrix(X), 2L, mu)) / (sqrt(n - 1) * sc)
 }
-
-full_covariance <- function(X) fold_moments(X, rep(TRUE, nrow(X)))$S
 
 # fraction of exact zeros among the off-diagonal entries of a symmetric matrix
 offdiag_zero_fraction <- function(A) {
@@ -294,7 +296,7 @@ correlation_spectrum <- function(X, mu = Matrix::colMeans(X)) {
   n <- nrow(X)
   Z <- sweep(as.matrix(X), 2L, mu)
   sd <- sqrt(colSums(Z^2) / (n - 1))
-  keep <- which(sd > 1e-12 * max(sd, 0))
+  keep <- which(nonconstant(sd))
   sd[-keep] <- 1
   q <- length(keep)
   if (q == 0L) return(list(sd = sd, keep = keep, q = 0L, values = numeric(0),
@@ -340,8 +342,8 @@ shrinkage_intensity <- function(X, mu = Matrix::colMeans(X)) {
   n <- nrow(X)
   Z <- sweep(as.matrix(X), 2L, mu)
   sd <- sqrt(colSums(Z^2) / (n - 1))
-  Z <- sweep(Z[, sd > 1e-12 * max(sd, 0), drop = FALSE], 2L,
-             sd[sd > 1e-12 * max(sd, 0)], "/")
+  keep <- nonconstant(sd)
+  Z <- sweep(Z[, keep, drop = FALSE], 2L, sd[keep], "/")
   if (ncol(Z) < 2L) return(0)
   Z2 <- Z^2
   sum_w2 <- sum(rowSums(Z2)^2) - sum(Z2^2)            # sum_k sum_{i != j} w_kij^2
@@ -437,7 +439,7 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
                           control = cg_control(), progress = control$progress,
                           early_stop = TRUE, fit_one = covariance_fit, cores = 1L,
                           shrinks = 0, standardize = FALSE, shrink_slice = FALSE,
-                          var_shrinks = 0) {
+                          var_shrinks = 0, spec = NULL) {
   structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
   X <- check_design(X, "data")
   n <- nrow(X); p <- ncol(X)
@@ -450,7 +452,7 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   lr <- structure == "lowrank+sparse"
   shrinks <- sort(unique(as.double(shrinks)))
   # the floor per shrinkage (default_floor(): from the full data's spectrum)
-  spec <- if (is.null(floor)) correlation_spectrum(X)
+  if (is.null(floor) && is.null(spec)) spec <- correlation_spectrum(X)
   floor_of <- function(rho) if (is.null(floor)) default_floor(rho, spec, standardize) else floor
   if (!is.null(floor)) check_number(floor, "floor", min = 0)
   # lambda = 0 (pure shrinkage) is scored in closed form, for every rho at
@@ -924,7 +926,7 @@ check_grid <- function(x, arg) {
 cv_select <- function(X, structure = c("sparse", "lowrank+sparse"), lambda = "cv",
                       gamma = "cv", floor = NULL, folds = 5L, control = cg_control(),
                       cores = 1L, rule = "max", shrink = 0, standardize = FALSE,
-                      shrink_var = 0) {
+                      shrink_var = 0, spec = NULL) {
   structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
   lr <- structure == "lowrank+sparse"
   as_grid <- function(v, arg) {
@@ -946,7 +948,8 @@ cv_select <- function(X, structure = c("sparse", "lowrank+sparse"), lambda = "cv
   cv <- covariance_cv(X, structure, lambdas = lambdas, gammas = if (lr) gammas,
                       floor = floor, folds = folds, control = control, cores = cores,
                       shrinks = shrinks, standardize = standardize,
-                      shrink_slice = !lr && is.null(lambdas), var_shrinks = var_shrinks)
+                      shrink_slice = !lr && is.null(lambdas), var_shrinks = var_shrinks,
+                      spec = spec)
   best <- which(cv$chosen)
   if (length(best) != 1L)
     stop("cross-validation failed: no grid point has a finite held-out log-likelihood ",
