@@ -71,6 +71,7 @@
 # least as many variables -- its costs grow with p -- and the row says so
 # ("not run: > cap at p = ..."); COVBENCH_SKIP=0 runs it anyway.
 #
+# Install its data packages and peers first: bash tools/install-bench.sh
 # Run from the repository root:  Rscript inst/bench/covariance.R
 args <- commandArgs(trailingOnly = TRUE)
 child <- length(args) >= 1 && args[1] == "--child"
