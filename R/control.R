@@ -15,7 +15,12 @@
 #'   where a fit stops, and an optimum near zero (an exact fit, as in robust
 #'   PCA with tight bounds) needs no gap below rounding error. Deterministic methods check the exact gap every
 #'   iteration; stochastic methods check the true (full-data) gap at the
-#'   scheduled evaluations. `0` disables the test.
+#'   scheduled evaluations. `0` disables the test. `NULL` (the default):
+#'   the function's own default, `1e-6`, or `1e-3` for the SDP functions
+#'   ([sdp_solve()], [kmeans_sdp()], [sparsest_cut_sdp()]) and `0` for
+#'   [stochastic_mf()] (see their help). A setting left `NULL` keeps the
+#'   function's default when another is given: `cg_control(max_iter =
+#'   20000)` changes the iteration budget only.
 #' @param eval_every When to evaluate the full objective and duality gap
 #'   (always at the first and the last iteration). `NULL` (the default)
 #'   adapts the schedule. Evaluations a run may stop on (with `tol > 0`) come
@@ -38,7 +43,7 @@
 #' @examples
 #' cg_control(max_iter = 200, eval_every = 5)
 #' @export
-cg_control <- function(max_iter = NULL, max_time = Inf, tol = 1e-6,
+cg_control <- function(max_iter = NULL, max_time = Inf, tol = NULL,
                        eval_every = NULL, progress = interactive(),
                        verbose = FALSE) {
   if (!is.null(max_iter)) {
@@ -46,7 +51,7 @@ cg_control <- function(max_iter = NULL, max_time = Inf, tol = 1e-6,
     max_iter <- as.integer(max_iter)
   }
   check_number(max_time, "max_time", min = 0, finite = FALSE)
-  check_number(tol, "tol", min = 0)
+  if (!is.null(tol)) check_number(tol, "tol", min = 0)
   if (!is.null(eval_every)) {
     check_count(eval_every, "eval_every", min = 1)
     eval_every <- as.integer(eval_every)
@@ -54,7 +59,7 @@ cg_control <- function(max_iter = NULL, max_time = Inf, tol = 1e-6,
   check_flag(progress, "progress")
   check_flag(verbose, "verbose")
   structure(list(max_iter = max_iter, max_time = as.double(max_time),
-                 tol = as.double(tol), eval_every = eval_every,
+                 tol = if (!is.null(tol)) as.double(tol), eval_every = eval_every,
                  progress = progress, verbose = verbose),
             class = "cg_control")
 }
@@ -63,13 +68,14 @@ cg_control <- function(max_iter = NULL, max_time = Inf, tol = 1e-6,
 print.cg_control <- function(x, ...) {
   cat("<cg_control>\n")
   shown <- vapply(names(x), function(k) if (!is.null(x[[k]])) format(x[[k]])
-                  else if (k == "max_iter") "method default" else "adaptive", "")
+                  else if (k %in% c("max_iter", "tol")) "function default" else "adaptive", "")
   cat(sprintf("  %-10s %s\n", names(x), shown), sep = "")
   invisible(x)
 }
 
-# `max_iter`: the method's default, filled in where none is given
-as_control <- function(control, max_iter = 1000L) {
+# `max_iter` and `tol`: the function's (method's) defaults, filled in where
+# the user gave none (NULL max_iter: left for the fits to fill)
+as_control <- function(control, max_iter = 1000L, tol = 1e-6) {
   if (is.null(control)) control <- cg_control()
   # a list, or a cg_control edited by hand: checked again by cg_control()
   if (!is.list(control)) stop_arg("control", "must be made by cg_control()")
@@ -82,6 +88,7 @@ as_control <- function(control, max_iter = 1000L) {
     stop_arg("control", "has unknown settings: ", paste(unknown, collapse = ", "),
              " (known: ", paste(settings, collapse = ", "), ")")
   control <- do.call(cg_control, unclass(control))
-  if (is.null(control$max_iter)) control$max_iter <- as.integer(max_iter)
+  if (is.null(control$max_iter) && !is.null(max_iter)) control$max_iter <- as.integer(max_iter)
+  if (is.null(control$tol)) control$tol <- as.double(tol)
   control
 }

@@ -498,7 +498,7 @@ make_folds <- function(folds, n, unit = "row", units = paste0(unit, "s")) {
 
 check_cv_control <- function(control) {
   if (!inherits(control, "cg_control")) stop_arg("control", "must be made by cg_control()")
-  control
+  as_control(control, max_iter = NULL)     # the fits' tol; their max_iter their own
 }
 
 # the fits inside cross-validation print nothing; the engine reports per fold

@@ -163,6 +163,22 @@ fmt_num <- function(x, digits = 6) {
   format(x, digits = digits)
 }
 
+# The certificate line. A negative duality gap is not a bound to print as
+# is: within rounding of the objective it is 0; larger, the objective lies
+# below the certified lower bound, which only an infeasible iterate can
+# (the SDPs' homotopy iterates: their infeasibility line follows).
+fmt_certificate <- function(x, cert) {
+  gap <- x$gap %||% NA
+  if (is.na(gap)) return(sprintf("Certificate: none (%s)", x$gap_note %||% "not evaluated"))
+  if (gap >= 0 || !identical(cert[1], "duality gap"))
+    return(sprintf("Certificate: %s %s (%s)", cert[1], fmt_num(gap, 4), cert[2]))
+  if (-gap <= 1e-6 * max(abs(x$objective), 1))
+    return(sprintf("Certificate: duality gap 0 (computed %s: rounding; the objective is optimal to that)",
+                   fmt_num(gap, 2)))
+  sprintf(paste("Certificate: the objective lies %s below the certified lower bound %s:",
+                "the iterate is not yet feasible"), fmt_num(-gap, 4), fmt_num(x$objective - gap))
+}
+
 # Header lines shared by print() and print(summary()): one layout for every
 # fit. Problem and method, status, iterations and wall time, objective, the
 # certificate and what it certifies (`x$certificate`: c(name, meaning) set
@@ -178,11 +194,7 @@ fit_header <- function(x) {
     sprintf("Iterations: %s in %s s%s", fmt_num(x$iterations),
             fmt_num(x$time, 3), fmt_solver_time(x$time, x$solver_time)),
     sprintf("Objective: %s", fmt_num(x$objective)),
-    if (is.na(x$gap %||% NA)) {
-      sprintf("Certificate: none (%s)", x$gap_note %||% "not evaluated")
-    } else {
-      sprintf("Certificate: %s %s (%s)", cert[1], fmt_num(x$gap, 4), cert[2])
-    }
+    fmt_certificate(x, cert)
   )
   if (!is.na(x$infeasibility %||% NA)) {
     lines <- c(lines, sprintf("Infeasibility: %s", fmt_num(x$infeasibility, 4)))
@@ -400,6 +412,7 @@ plot.cg_fit <- function(x, what = c("objective", "gap"),
                        main = sprintf("%s (%s)", fmt_problem(x$problem),
                                       x$method),
                        type = "l", log = if (log_y) "y" else "")
+      defaults$ylim <- trace_ylim(tr$iter, yv, ok, log_y)
       args <- utils_modify(defaults, list(...))
       if (!any(ok)) {
         # keep the panel grid aligned: an empty panel with a note
@@ -443,6 +456,21 @@ fit_solution <- function(object) {
     stop_arg("object", "has no solution: its `solution` element is missing ",
              "or empty (a fit altered by hand?)")
   sol[[1L]]
+}
+
+# The y range of a trace panel: all of it, unless the first 5% of the
+# iterations span more than 10 times the range of the rest (a homotopy
+# method's first iterates): then the rest's, so the convergence shows and
+# those first values run off the top of the panel. NULL: plot()'s own.
+trace_ylim <- function(iter, y, ok, log_y) {
+  if (sum(ok) < 3L || !any(is.finite(iter[ok]))) return(NULL)
+  late <- ok & is.finite(iter) & iter >= 0.05 * max(iter[ok])
+  if (sum(late) < 2L) return(NULL)
+  tf <- if (log_y) log10 else identity
+  width <- function(v) diff(range(tf(v)))
+  if (!(width(y[ok]) > 10 * width(y[late]))) return(NULL)
+  r <- range(tf(y[late])); r <- r + c(-0.05, 0.05) * max(diff(r), 1e-12 * max(abs(r), 1))
+  if (log_y) 10^r else r
 }
 
 # Log scale for a trace column: only if it has evaluated values and all of

@@ -161,7 +161,7 @@
 #' @export
 kmeans_sdp <- function(x, k, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1sfw", "hspider"),
                        beta0 = "auto", batch_size = NULL, init = NULL,
-                       control = cg_control(tol = 1e-3)) {
+                       control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   D <- squared_distances(x)
@@ -174,7 +174,7 @@ kmeans_sdp <- function(x, k, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1s
   if (!(norm_D > 0)) stop_arg("x", "has all points equal: nothing to cluster")
   b0 <- check_beta0(beta0, method, function() kmeans_pull(D / norm_D, k))
   batch <- row_batch(batch_size, n + n^2)
-  control <- as_control(control, max_iter = 5000L)
+  control <- as_control(control, max_iter = 5000L, tol = 1e-3)
   spec <- list(problem = "kmeans", method = method, C = D / norm_D, k = as.double(k),
                obj_scale = 0.5 * norm_D * k, beta0 = b0[["beta0"]],
                batch_constraints = batch, beta0_adapt = b0[["adapt"]])
@@ -377,6 +377,15 @@ predict.kmeans_sdp_fit <- function(object, newdata, ...) {
   max.col(-d2, ties.method = "first")
 }
 
+# how far a value lies above a lower bound: in percent of a positive bound
+# (whole percents from 10%, never "1e+02%"), else the difference itself
+fmt_above <- function(value, bound) {
+  if (!is.finite(bound) || !is.finite(value)) return("NA")
+  if (bound <= 0) return(fmt_num(value - bound, 4))
+  pct <- 100 * (value - bound) / bound
+  if (abs(pct) >= 10) sprintf("%.0f%%", pct) else sprintf("%.2g%%", pct)
+}
+
 #' @method print kmeans_sdp_fit
 #' @export
 print.kmeans_sdp_fit <- function(x, ...) {
@@ -385,6 +394,6 @@ print.kmeans_sdp_fit <- function(x, ...) {
               nrow(x$solution$X), x$k, fmt_num(x$objective), fmt_num(x$lower_bound)))
   cat(sprintf("Rounded labels: cluster sizes %s, k-means cost %s (%s above the lower bound)\n",
               paste(tabulate(x$labels, x$k), collapse = " "), fmt_num(x$cost),
-              sprintf("%.2g%%", 100 * (x$cost - x$lower_bound) / abs(x$lower_bound))))
+              fmt_above(x$cost, x$lower_bound)))
   invisible(x)
 }

@@ -82,7 +82,7 @@
 sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
                       method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1sfw", "hspider"),
                       beta0 = "auto", batch_size = NULL, init = NULL,
-                      control = cg_control(tol = 1e-3)) {
+                      control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   if (!(is.matrix(C) && is.numeric(C)) && !inherits(C, "Matrix"))
@@ -105,7 +105,7 @@ sdp_solve <- function(C, A, b, type = "=", trace_bound, trace = c("=", "<="),
   if (m == 0L && method %in% c("hsagcgm_v2", "h1sfw", "hspider"))
     stop_arg("method", "\"", method, "\" samples constraint rows, and there are none: use \"cgal\"")
   batch <- row_batch(batch_size, max(m, 1L))
-  control <- as_control(control, max_iter = 5000L)
+  control <- as_control(control, max_iter = 5000L, tol = 1e-3)
   alpha <- as.double(trace_bound)
   norm_C <- sqrt(sum(C^2))
   if (!(norm_C > 0)) norm_C <- 1

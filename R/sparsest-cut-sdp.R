@@ -34,6 +34,9 @@
 #'   matrix, dense or `Matrix`, or an `igraph` graph (needs the igraph
 #'   package).
 #' @inheritParams kmeans_sdp
+#' @param control Solver settings from [cg_control()]; `tol` (default here
+#'   `1e-3`) bounds the relative gap and the relative infeasibility,
+#'   `max_iter` defaults to 2000.
 #' @param init `NULL`, or a previous fit of this function on the same
 #'   problem: its state (the iterate, the multipliers, the iteration count,
 #'   the last `beta0`, and the sampling methods' estimator) starts this fit,
@@ -67,22 +70,24 @@
 sparsest_cut_sdp <- function(adjacency, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1sfw",
                                                 "hspider"),
                              beta0 = "auto", batch_size = NULL, init = NULL,
-                             control = cg_control(tol = 1e-3)) {
+                             control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   Wt <- adjacency_matrix(adjacency)
   n <- nrow(Wt)
   method <- match_choice(method, homotopy_methods, "method")
+  control <- as_control(control, max_iter = 2000L, tol = 1e-3)
+  L <- diag(rowSums(Wt)) - Wt
+  norm_L <- sqrt(sum(L^2))
+  if (!(norm_L > 0)) stop_arg("adjacency", "has no edges: every cut has sparsity 0")
+  comp <- graph_components(Wt)
+  if (max(comp) > 1L) return(disconnected_cut(Wt, comp, control, call, started))
   # the pull (see check_beta0): the objective alone picks W1 = 0 (L is psd
   # with L 1 = 0), where only the equality row is violated
   fro <- sqrt(n * (n - 1)^2 + n * (n - 1))
   b0 <- check_beta0(beta0, method, function() n / (4 * fro))
   rows <- n * (n - 1) * (n - 2) / 2                    # the triangle inequalities
   batch <- row_batch(batch_size, rows)
-  control <- as_control(control, max_iter = 2000L)
-  L <- diag(rowSums(Wt)) - Wt
-  norm_L <- sqrt(sum(L^2))
-  if (!(norm_L > 0)) stop_arg("adjacency", "has no edges: every cut has sparsity 0")
   spec <- list(problem = "sparsest_cut", method = method, C = L / norm_L,
                obj_scale = n * norm_L, beta0 = b0[["beta0"]], batch_constraints = batch,
                beta0_adapt = b0[["adapt"]])
@@ -93,8 +98,49 @@ sparsest_cut_sdp <- function(adjacency, method = c("cgal", "hsagcgm_v1", "hsagcg
   fit$lower_bound <- fit$objective - fit$gap
   fit$sparsity_bound <- 2 * fit$lower_bound / n^2
   sw <- sweep_cut(X, Wt)
-  fit$cut <- sw$cut
+  fit$cut <- stats::setNames(sw$cut, rownames(Wt))
   fit$sparsity <- sw$sparsity
+  class(fit) <- c("sparsest_cut_sdp_fit", "cg_fit")
+  finish_fit(fit, started)
+}
+
+# The connected components of a graph (edges: positive weights), numbered
+# from 1 in the order their first node appears
+graph_components <- function(Wt) {
+  n <- nrow(Wt)
+  comp <- integer(n)
+  k <- 0L
+  for (s in seq_len(n)) {
+    if (comp[s] > 0L) next
+    k <- k + 1L
+    frontier <- s; comp[s] <- k
+    while (length(frontier)) {
+      nb <- which(colSums(Wt[frontier, , drop = FALSE] > 0) > 0 & comp == 0L)
+      comp[nb] <- k
+      frontier <- nb
+    }
+  }
+  comp
+}
+
+# A disconnected graph: the first component against the rest is a cut of
+# sparsity 0, the optimum (every sparsity is >= 0), and its scaled indicator
+# matrix X = c^2 v v' (v = 1_S - |S|/n, c^2 = n^2 / (2 |S| |S'|)) is
+# feasible for the relaxation (equality row, triangle inequalities: v takes
+# two values) with <L, X> = 0, the SDP's optimum (L is psd): no iteration needed.
+disconnected_cut <- function(Wt, comp, control, call, started) {
+  n <- nrow(Wt)
+  cut <- comp == 1L
+  v <- as.double(cut) - sum(cut) / n
+  X <- (n^2 / (2 * sum(cut) * sum(!cut))) * tcrossprod(v)
+  fit <- closed_form_fit(list(X = X), 0, "sparsest_cut_sdp", sprintf(
+    "the graph is disconnected (%d components): a component is a cut of sparsity 0, the optimum",
+    max(comp)), call, started, control)
+  fit$infeasibility <- 0
+  fit$lower_bound <- 0
+  fit$sparsity_bound <- 0
+  fit$cut <- stats::setNames(cut, rownames(Wt))
+  fit$sparsity <- 0
   class(fit) <- c("sparsest_cut_sdp_fit", "cg_fit")
   finish_fit(fit, started)
 }
@@ -103,6 +149,9 @@ adjacency_matrix <- function(adjacency) {
   if (inherits(adjacency, "igraph")) {
     if (!requireNamespace("igraph", quietly = TRUE))
       stop_arg("adjacency", "is an igraph graph but the igraph package is not installed")
+    if (igraph::is_directed(adjacency))
+      stop_arg("adjacency", "is a directed graph; the sparsest cut is of an undirected one: ",
+               "use igraph::as.undirected(adjacency)")
     adjacency <- igraph::as_adjacency_matrix(adjacency, sparse = FALSE,
       attr = if ("weight" %in% igraph::edge_attr_names(adjacency)) "weight" else NULL)
   }
@@ -115,7 +164,9 @@ adjacency_matrix <- function(adjacency) {
   if (n < 3L || ncol(A) != n) stop_arg("adjacency", "must be a square matrix of at least 3 nodes")
   if (!all_finite(A)) stop_arg("adjacency", "contains NA, NaN or Inf")
   if (any(A < 0)) stop_arg("adjacency", "must have nonnegative weights")
-  if (max(abs(A - t(A))) > 1e-10 * max(1, max(A))) stop_arg("adjacency", "must be symmetric")
+  if (max(abs(A - t(A))) > 1e-10 * max(1, max(A)))
+    stop_arg("adjacency", "must be symmetric (an undirected graph): use (A + t(A)) / 2, ",
+             "or igraph::as.undirected(g) for an igraph graph")
   diag(A) <- 0
   A
 }

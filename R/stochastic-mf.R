@@ -254,8 +254,8 @@
 #' @param n The number of columns when `Y` is a function.
 #' @param image_dims Optional `c(rows, cols)` with `rows * cols = d`: each
 #'   atom is an image, drawn by `plot(fit, type = "atoms")`.
-#' @param control Solver control from [cg_control()]. Default
-#'   `cg_control(tol = 0)`: the run uses its whole budget (`max_iter`: `outer`
+#' @param control Solver control from [cg_control()]. Its `tol` defaults
+#'   here to `0`: the run uses its whole budget (`max_iter`: `outer`
 #'   \eqn{\times}{x} `inner` for vr, the same data passes for smm and sgd),
 #'   and the full-pass evaluations of the trace stay within 10% of the wall
 #'   time. With `tol > 0` the run stops once `gap` (relative, see
@@ -313,7 +313,7 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
                           step_size = NULL, beta = NULL, beta_prime = NULL,
                           output = "last", init = "data", bsum_tol = 1e-6,
                           bsum_max_iter = 200L, image_dims = NULL, n = NULL,
-                          control = NULL) {
+                          control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   # ---- error checking and coercion
@@ -353,8 +353,7 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   budget <- if (method == "vr") outer * m else ceiling(outer * (n + m * b) / b)
   # tol = 0 by default: stopping on a relative stationarity measure means
   # little here, and each test is a full pass over the data
-  if (is.null(control)) control <- cg_control(tol = 0)
-  control <- as_control(control, max_iter = min(budget, .Machine$integer.max))
+  control <- as_control(control, max_iter = min(budget, .Machine$integer.max), tol = 0)
   # what a run's state belongs to, besides the data and the model (the fit's
   # `data` and `model_spec`): the settings its iterations read (`inner`
   # only vr's: for smm and sgd it only sets the budget)

@@ -33,6 +33,7 @@ typedef struct {
     double y_eq, u_eq, z_eq;    /* equality multiplier, its gradient use, its value */
     int zero_atom;
     double beta, passes;
+    double best_lb;        /* the best certified lower bound (cg_sdp_evaluate) */
     long n_matvec;
 } cut;
 
@@ -250,7 +251,7 @@ static void cut_evaluate(cg_problem *P, double *obj, double *gap)
 {
     cut *q = (cut *) P->self;
     const cg_sdp_eval e = { q->n, q->C, q->W, q->V, q->obj_scale, 0, q->beta, 2,
-                            cut_form, q, &q->n_matvec };
+                            cut_form, q, &q->n_matvec, &q->best_lb };
     cg_sdp_evaluate(P, &e, obj, gap);
 }
 
@@ -269,6 +270,7 @@ int cg_problem_cut(cg_problem *P, SEXP spec)
 {
     cut *q = (cut *) R_alloc(1, sizeof(cut));
     memset(q, 0, sizeof(cut));
+    q->best_lb = R_NegInf;
     SEXP C = cg_list_get(spec, "C");
     if (TYPEOF(C) != REALSXP || !isMatrix(C)) error("spec element 'C' must be a double matrix");
     const int n = INTEGER(getAttrib(C, R_DimSymbol))[0];
@@ -303,6 +305,7 @@ int cg_problem_cut(cg_problem *P, SEXP spec)
         q->y_eq = asReal(cg_list_get(spec, "state_y_eq"));
         q->beta = asReal(cg_list_get(spec, "state_beta"));
         q->passes = asReal(cg_list_get(spec, "state_passes"));
+        q->best_lb = cg_sdp_best_lb(spec);
         if (!cg_all_finite(q->W, nn) || (q->W_prev && !cg_all_finite(q->W_prev, nn)) || (q->Y && !cg_all_finite(q->Y, (size_t) q->m)) ||
             !R_FINITE(q->y_eq) || !R_FINITE(q->beta) || !R_FINITE(q->passes))
             error("spec: invalid resume state");
@@ -318,7 +321,7 @@ SEXP cg_cut_solution(cg_problem *P)
     cut *q = (cut *) P->self;
     const int n = q->n;
     static const char *names[] = {"X", "state_W", "state_Y", "state_y_eq", "state_beta",
-                                  "state_passes", "state_W_prev", ""};
+                                  "state_passes", "state_W_prev", "state_best_lb", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP X = PROTECT(allocMatrix(REALSXP, n, n));
     for (size_t e = 0; e < (size_t) n * n; e++) REAL(X)[e] = q->x_scale * q->W[e];
@@ -339,6 +342,7 @@ SEXP cg_cut_solution(cg_problem *P)
         SEXP Wp = allocVector(REALSXP, nn); SET_VECTOR_ELT(out, 6, Wp);
         memcpy(REAL(Wp), q->W_prev, nn * sizeof(double));
     }
+    SET_VECTOR_ELT(out, 7, ScalarReal(q->best_lb));
     UNPROTECT(2);
     return out;
 }

@@ -33,6 +33,7 @@ typedef struct {
     double beta;            /* the penalty of the last gradient */
     double *W_prev, *z1_prev;  /* hspider: W and z1 before the last step */
     double passes;          /* passes over the constraints (epochs) */
+    double best_lb;         /* the best certified lower bound (cg_sdp_evaluate) */
     long n_matvec;
     cg_problem *P;
 } kmeans;
@@ -212,7 +213,7 @@ static void km_evaluate(cg_problem *P, double *obj, double *gap)
 {
     kmeans *km = (kmeans *) P->self;
     const cg_sdp_eval e = { km->n, km->C, km->W, km->V, km->obj_scale, 1, km->beta, 2,
-                            km_form, km, &km->n_matvec };
+                            km_form, km, &km->n_matvec, &km->best_lb };
     cg_sdp_evaluate(P, &e, obj, gap);
 }
 
@@ -231,6 +232,7 @@ int cg_problem_kmeans(cg_problem *P, SEXP spec)
 {
     kmeans *km = (kmeans *) R_alloc(1, sizeof(kmeans));
     memset(km, 0, sizeof(kmeans));
+    km->best_lb = R_NegInf;
     SEXP C = cg_list_get(spec, "C");
     if (TYPEOF(C) != REALSXP || !isMatrix(C)) error("spec element 'C' must be a double matrix");
     const int n = INTEGER(getAttrib(C, R_DimSymbol))[0];
@@ -272,6 +274,7 @@ int cg_problem_kmeans(cg_problem *P, SEXP spec)
         }
         km->beta = asReal(cg_list_get(spec, "state_beta"));
         km->passes = asReal(cg_list_get(spec, "state_passes"));
+        km->best_lb = cg_sdp_best_lb(spec);
         if (!R_FINITE(km->beta) || !R_FINITE(km->passes)) error("spec: invalid resume state");
     }
     km->P = P;
@@ -289,7 +292,7 @@ SEXP cg_kmeans_solution(cg_problem *P)
     const size_t nn = (size_t) n * n;
     static const char *names[] = {"X", "state_W", "state_Y", "state_y", "state_beta",
                                   "state_passes", "state_z1", "state_W_prev",
-                                  "state_z1_prev", ""};
+                                  "state_z1_prev", "state_best_lb", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP X = PROTECT(allocMatrix(REALSXP, n, n));
     double *x = REAL(X);
@@ -315,6 +318,7 @@ SEXP cg_kmeans_solution(cg_problem *P)
         SEXP zp = allocVector(REALSXP, n); SET_VECTOR_ELT(out, 8, zp);
         memcpy(REAL(zp), km->z1_prev, n * sizeof(double));
     }
+    SET_VECTOR_ELT(out, 9, ScalarReal(km->best_lb));
     UNPROTECT(2);
     return out;
 }

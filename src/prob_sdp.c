@@ -28,6 +28,7 @@ typedef struct {
     double *W, *V, *z, *y, *u, *s;  /* iterate, gradient, A W, dual, its gradient use, atom */
     int zero_atom;              /* the LMO chose 0 (trace <= alpha, lambda_min >= 0) */
     double beta, passes;
+    double best_lb;        /* the best certified lower bound (cg_sdp_evaluate) */
     long n_matvec;
 } sdp;
 
@@ -211,7 +212,22 @@ void cg_sdp_evaluate(cg_problem *P, const cg_sdp_eval *e, double *obj, double *g
         if (st != CG_OK) { *gap = cg_gap_failed(P, st); return; }
         if (lb - ub > best) best = lb - ub;
     }
-    *gap = *obj - e->obj_scale * best;
+    /* every earlier bound is as valid (weak duality holds for any
+     * multipliers): the gap is to the best one; only test evaluations
+     * raise it, so that trace-only rows never change where a run stops */
+    const double kept = *e->best_lb;
+    if (P->eval_test && best > kept) *e->best_lb = best;
+    *gap = *obj - e->obj_scale * (best > kept ? best : kept);
+}
+
+/* the best lower bound of the run an init continues (-Inf: none yet) */
+double cg_sdp_best_lb(SEXP spec)
+{
+    SEXP b = cg_list_get(spec, "state_best_lb");
+    if (isNull(b)) return R_NegInf;
+    const double v = asReal(b);
+    if (ISNAN(v) || v == R_PosInf) error("spec: invalid resume state");
+    return v;
 }
 
 /* pass 0: the last gradient's multipliers; 1: the dual iterate, clipped */
@@ -228,7 +244,7 @@ static void sdp_evaluate(cg_problem *P, double *obj, double *gap)
     sdp *q = (sdp *) P->self;
     refresh_z(q);
     const cg_sdp_eval e = { q->n, q->C, q->W, q->V, q->obj_scale, q->trace_eq, q->beta, 2,
-                            sdp_form, q, &q->n_matvec };
+                            sdp_form, q, &q->n_matvec, &q->best_lb };
     cg_sdp_evaluate(P, &e, obj, gap);
 }
 
@@ -247,6 +263,7 @@ int cg_problem_sdp(cg_problem *P, SEXP spec)
 {
     sdp *q = (sdp *) R_alloc(1, sizeof(sdp));
     memset(q, 0, sizeof(sdp));
+    q->best_lb = R_NegInf;
     SEXP C = cg_list_get(spec, "C");
     if (TYPEOF(C) != REALSXP || !isMatrix(C)) error("spec element 'C' must be a double matrix");
     const int n = INTEGER(getAttrib(C, R_DimSymbol))[0];
@@ -302,6 +319,7 @@ int cg_problem_sdp(cg_problem *P, SEXP spec)
                    nn * sizeof(double));
         q->beta = asReal(cg_list_get(spec, "state_beta"));
         q->passes = asReal(cg_list_get(spec, "state_passes"));
+        q->best_lb = cg_sdp_best_lb(spec);
         if (!cg_all_finite(q->W, nn) || (q->W_prev && !cg_all_finite(q->W_prev, nn)) || !cg_all_finite(q->z, q->m) || !cg_all_finite(q->y, q->m) ||
             !R_FINITE(q->beta) || !R_FINITE(q->passes))
             error("spec: invalid resume state");
@@ -318,7 +336,7 @@ SEXP cg_sdp_solution(cg_problem *P)
     sdp *q = (sdp *) P->self;
     const int n = q->n;
     static const char *names[] = {"W", "y", "state_W", "state_z", "state_y", "state_beta",
-                                  "state_passes", "state_W_prev", ""};
+                                  "state_passes", "state_W_prev", "state_best_lb", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP W = PROTECT(allocMatrix(REALSXP, n, n));
     memcpy(REAL(W), q->W, (size_t) n * n * sizeof(double));
@@ -343,6 +361,7 @@ SEXP cg_sdp_solution(cg_problem *P)
         SEXP Wp = allocVector(REALSXP, nn); SET_VECTOR_ELT(out, 7, Wp);
         memcpy(REAL(Wp), q->W_prev, nn * sizeof(double));
     }
+    SET_VECTOR_ELT(out, 8, ScalarReal(q->best_lb));
     UNPROTECT(3);
     return out;
 }

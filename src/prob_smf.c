@@ -870,6 +870,7 @@ int cg_problem_smf(cg_problem *P, SEXP spec)
     P->n_matvec = smf_n_matvec;
     P->smf = &smf_table;
     P->gap_relative = 1;
+    P->eval_free = 0.05;     /* a trace to plot even for a fit of 0.05 s */
     refresh_gram(P, S);
     if (P->stop) error("the starting dictionary: %s", P->failure);
     return CG_OK;

@@ -86,7 +86,8 @@ static int last_scheduled_test(const cg_control *ctl, int T)
  * of iterations dominated pfw's O(p) steps); and trace
  * rows in between, geometric in iterations (about 100 rows per e-fold of t)
  * while evaluations, the next one costing about what the last did, stay
- * within CG_EVAL_BUDGET of the wall time so far. */
+ * within CG_EVAL_BUDGET of the wall time so far (or within the problem's
+ * eval_free seconds). */
 static int eval_due(const cg_run *r, int t, int gap_stop)
 {
     const cg_control *ctl = r->ctl;
@@ -95,7 +96,8 @@ static int eval_due(const cg_run *r, int t, int gap_stop)
     if (ctl->tol > 0 && gap_stop && T - r->last_test >= 1 + T / 10) return EVAL_TEST;
     if (t - r->last_eval < 1 + t / 100) return EVAL_NONE;
     double wall = cg_clock() - r->t0;
-    return r->paused + r->eval_cost <= CG_EVAL_BUDGET * wall ? EVAL_TRACE : EVAL_NONE;
+    const double allowed = fmax(CG_EVAL_BUDGET * wall, r->eval_free);
+    return r->paused + r->eval_cost <= allowed ? EVAL_TRACE : EVAL_NONE;
 }
 
 /* time, interrupt and scheduled-evaluation checks after an iteration;
@@ -124,6 +126,7 @@ int cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr)
     r->eval_cost = 0; r->last_test = -1; r->obj_test = NA_REAL;
     r->infeas = NA_REAL; r->infeas_scale = 0;
     r->gap_relative = P->gap_relative;
+    r->eval_free = P->eval_free;
     r->offset = P->iter_offset;
     r->t0 = cg_clock();
     cg_run_evaluate(r, P, 0);

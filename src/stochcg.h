@@ -555,6 +555,11 @@ struct cg_problem {
      * a reference the problem states) and tol bounds it directly, instead of
      * tol times the objective (stochastic_mf's stationarity measure) */
     int    gap_relative;
+    /* seconds of trace-only evaluations allowed even past CG_EVAL_BUDGET of
+     * the wall time (0: none): for fits whose trace is the only sign of
+     * convergence (stochastic_mf at tol = 0, where a whole fit can take
+     * 0.05 s and the budget alone kept 2 rows) */
+    double eval_free;
     /* set by the run before each P->evaluate: 1 when the run may stop on
      * that evaluation (a test), 0 for a trace-only row; a problem may spend
      * less on rows that cannot stop the run (covariance) */
@@ -598,14 +603,18 @@ SEXP cg_robust_solution(cg_problem *P);
 int  cg_problem_covariance(cg_problem *P, SEXP spec);
 SEXP cg_covariance_solution(cg_problem *P);
 /* The SDP problems' shared evaluation (prob_sdp.c): objective and the gap
- * to a certified Lagrangian lower bound, form() filling V for each pass's
- * multipliers and returning <u, b> */
+ * to the best certified Lagrangian lower bound seen, form() filling V for
+ * each pass's multipliers and returning <u, b>; *best_lb (normalized
+ * units, -Inf at the start) is the best bound of the run's test
+ * evaluations, part of the resumable state (cg_sdp_best_lb reads it) */
 typedef struct {
     int n; const double *C, *W; double *V;
     double obj_scale; int trace_eq; double beta; int passes;
     double (*form)(void *self, int pass); void *self; long *n_matvec;
+    double *best_lb;
 } cg_sdp_eval;
 void cg_sdp_evaluate(cg_problem *P, const cg_sdp_eval *e, double *obj, double *gap);
+double cg_sdp_best_lb(SEXP spec);
 /* kmeans_sdp(): the Peng-Wei k-means SDP */
 int  cg_problem_kmeans(cg_problem *P, SEXP spec);
 SEXP cg_kmeans_solution(cg_problem *P);
@@ -678,6 +687,7 @@ typedef struct {
                                      and its tol scale; NA, 0 otherwise */
     double obj0;             /* the objective at the start: scale of tol */
     int gap_relative;        /* P->gap_relative: tol bounds the gap itself */
+    double eval_free;        /* P->eval_free */
     double obj_test;         /* ... and at the last test (see eval_due) */
     int offset;              /* P->iter_offset: the schedule of tests counts
                                 the resumed fit's iterations (global) */

@@ -46,7 +46,7 @@ test_that("the k-means SDP as a generic SDP (n row sums, n^2 inequality rows) fi
   nonneg <- lapply(seq_len(n * n), function(e) { E <- matrix(0, n, n); E[e] <- -1; E })
   fit <- sdp_solve(D / 2, c(rows, nonneg), c(rep(1, n), rep(0, n * n)),
                    type = c(rep("=", n), rep("<=", n * n)), trace_bound = 2,
-                   control = cg_control(max_iter = 20000))
+                   control = cg_control(max_iter = 20000, tol = 1e-6))
   Xs <- Reduce(`+`, lapply(1:2, function(c) { v <- as.numeric(truth == c); tcrossprod(v) / sum(v) }))
   cost <- sum(D * Xs) / 2
   expect_lte(abs(fit$objective - cost), 1e-2 * cost)
@@ -55,7 +55,7 @@ test_that("the k-means SDP as a generic SDP (n row sums, n^2 inequality rows) fi
   expect_true(all(fit$dual[-(1:n)] >= 0))             # inequality multipliers
   # the same problem through kmeans_sdp()
   set.seed(1)
-  km <- kmeans_sdp(x, 2, control = cg_control(max_iter = 20000))
+  km <- kmeans_sdp(x, 2, control = cg_control(max_iter = 20000, tol = 1e-6))
   expect_lte(abs(km$objective - fit$objective), 1e-2 * cost)
 })
 

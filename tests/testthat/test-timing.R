@@ -100,7 +100,7 @@ test_that("a fit that runs out of iterations says how far from tol it is", {
 test_that("max_iter defaults to the method's own when not given", {
   d <- regression_data()
   expect_null(cg_control()$max_iter)
-  expect_output(print(cg_control()), "max_iter +method default")
+  expect_output(print(cg_control()), "max_iter +function default")
   ctl <- cg_control(tol = 1e-10)
   expect_identical(sparse_regression(d$X, d$y, 3, control = ctl)$control$max_iter, 100000L)
   expect_identical(sparse_regression(d$X, d$y, 3, method = "sfw", control = ctl)$control$max_iter, 1000L)
