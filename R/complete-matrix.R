@@ -673,7 +673,45 @@ observed_entries <- function(Y, dims = NULL) {
     out$dims <- as.integer(dims)
   }
   out$dims <- as.integer(out$dims)
+  check_dims_memory(out, if (is.null(dims)) "Y" else "dims")
   out
+}
+
+# The sizes that dims imply are known before anything is allocated: every
+# method keeps O(m + n) vectors per row and column (effects, index
+# pointers, the Lanczos basis of the rank-one LMO, the factored iterate's
+# columns), at least 32 doubles each. Beyond the memory available that is
+# an error now, not a failed allocation of gigabytes later (row indices
+# up to 1e9 for two ratings grew R to 15.8 GB before it failed).
+check_dims_memory <- function(obs, arg) {
+  need <- 8 * 32 * (as.double(obs$dims[1]) + obs$dims[2])
+  avail <- available_memory()
+  if (is.na(avail) || need <= avail) return(invisible(NULL))
+  distinct <- c(length(unique(obs$row)), length(unique(obs$col)))
+  sparse_ids <- obs$dims > 100 * distinct
+  stop_arg(arg, "gives a ", obs$dims[1], " x ", obs$dims[2], " matrix, whose rows and ",
+           "columns alone need at least ", format_bytes(need), " (32 doubles each) where ",
+           format_bytes(avail), " are available",
+           if (any(sparse_ids)) paste0(": the ", c("row", "column")[which(sparse_ids)[1]],
+             " indices run up to ", obs$dims[which(sparse_ids)[1]], " for ",
+             distinct[which(sparse_ids)[1]], " distinct values; number them 1, 2, ... ",
+             "(e.g. match(id, unique(id)))"))
+}
+
+# bytes of memory available (Linux: MemAvailable of /proc/meminfo), NA if unknown
+available_memory <- function() {
+  info <- tryCatch(suppressWarnings(readLines("/proc/meminfo", n = 5L)),
+                   error = function(e) character())
+  line <- grep("^MemAvailable:", info, value = TRUE)
+  if (length(line) != 1L) return(NA_real_)
+  kb <- suppressWarnings(as.numeric(sub("^MemAvailable:\\s*([0-9]+).*$", "\\1", line)))
+  if (is.na(kb)) NA_real_ else kb * 1024
+}
+
+format_bytes <- function(b) {
+  units <- c("bytes", "KB", "MB", "GB", "TB")
+  k <- max(0, min(length(units) - 1, floor(log(max(b, 1), 1024))))
+  sprintf("%.3g %s", b / 1024^k, units[k + 1])
 }
 
 # Grand mean and row/column effects by least squares on the observed entries

@@ -752,9 +752,14 @@ family_linkinv <- function(family) {
 #' only `gamma` was cross-validated), one line per value of `gamma` for
 #' `"lowrank+sparse"`, and a dashed vertical line at the chosen value. The
 #' top axis gives the percentage of exact zeros off the diagonal at each
-#' grid point. Grid points where every fold failed are left out. For other
-#' fits, or with `what = "objective"` or `"gap"`, it draws the convergence
-#' panels of [plot.cg_fit()]. The graphics parameters are restored on exit.
+#' grid point. Grid points where every fold failed are left out. For a fit
+#' at one given `lambda` (no CV) it draws the estimate (the default, `what =
+#' "estimate"`): the correlation matrix of `Sigma` as an image, exact zeros
+#' white, positive entries red and negative blue, the first `max_vars`
+#' variables when there are more (a fixed-lambda fit converges in a few
+#' outer iterations, so its convergence panels are a point or two). With
+#' `what = "objective"` or `"gap"` it draws the convergence panels of
+#' [plot.cg_fit()]. The graphics parameters are restored on exit.
 #'
 #' @section The cross-validation table:
 #' `fit$cv` (when `lambda` or `gamma` was chosen by cross-validation) is a
@@ -791,10 +796,12 @@ family_linkinv <- function(family) {
 #'
 #' @param x,object A `sparse_covariance_fit` (for `print.summary...`, see
 #'   [print.cg_fit()]).
-#' @param what `"cv"` for the cross-validation curve, or one or both of
-#'   `"objective"` and `"gap"` for the convergence panels of [plot.cg_fit()].
-#'   Default: `"cv"` when the fit has cross-validation results (`x$cv`),
-#'   else `c("objective", "gap")`.
+#' @param what `"cv"` for the cross-validation curve, `"estimate"` for an
+#'   image of the estimate, or one or both of `"objective"` and `"gap"` for
+#'   the convergence panels of [plot.cg_fit()]. Default: `"cv"` when the fit
+#'   has cross-validation results (`x$cv`), else `"estimate"`.
+#' @param max_vars For `what = "estimate"`: the image shows the first
+#'   `max_vars` variables at most.
 #' @param ... For `summary()`, `rows` as in [summary.cg_fit()]; for `plot()`,
 #'   `against` (convergence panels) and further graphical parameters passed
 #'   to [plot()], e.g. `main`, `col`, `ylim`.
@@ -896,13 +903,19 @@ covariance_header <- function(x) {
 #' @importFrom graphics abline axis legend lines mtext segments
 #' @method plot sparse_covariance_fit
 #' @export
-plot.sparse_covariance_fit <- function(x, what = NULL, ...) {
-  if (is.null(what)) what <- if (is.null(x$cv)) c("objective", "gap") else "cv"
-  what <- match_choices(what, c("cv", "objective", "gap"), "what")
-  if (!"cv" %in% what) return(plot.cg_fit(x, what = what, ...))
+plot.sparse_covariance_fit <- function(x, what = NULL, max_vars = 200L, ...) {
+  if (is.null(what)) what <- if (is.null(x$cv)) "estimate" else "cv"
+  what <- match_choices(what, c("cv", "estimate", "objective", "gap"), "what")
+  single <- intersect(what, c("cv", "estimate"))
+  if (length(single) == 0L) return(plot.cg_fit(x, what = what, ...))
   if (length(what) > 1L)
-    stop_arg("what", "\"cv\" cannot be combined with \"objective\" or \"gap\" ",
+    stop_arg("what", "\"", single[1], "\" cannot be combined with another panel ",
              "(one plot each)")
+  if (what == "estimate") {
+    check_count(max_vars, "max_vars", min = 2)
+    plot_covariance_image(x$solution$Sigma, max_vars, ...)
+    return(invisible(x))
+  }
   if (!is.data.frame(x$cv) || nrow(x$cv) == 0L)
     stop_arg("x", "has no cross-validation results (`x$cv` is NULL): the fit ",
              "was made with a single value of lambda",
@@ -943,6 +956,33 @@ plot.sparse_covariance_fit <- function(x, what = NULL, ...) {
   }
   plot_cv(cv, x$lambda, x$gamma, x$structure %||% "sparse", ...)
   invisible(x)
+}
+
+# The estimate as an image: its correlation matrix (first max_vars
+# variables), exact zeros white, red positive, blue negative, variable 1 at
+# the top left as the matrix prints
+plot_covariance_image <- function(Sigma, max_vars, ...) {
+  p <- nrow(Sigma)
+  k <- min(p, max_vars)
+  S <- as.matrix(Sigma[seq_len(k), seq_len(k), drop = FALSE])
+  d <- sqrt(pmax(diag(S), .Machine$double.xmin))
+  R <- pmin(pmax(S / outer(d, d), -1), 1)        # (rounding past +-1 would draw white)
+  zeros <- mean(R[upper.tri(R)] == 0)
+  breaks <- seq(-1, 1, length.out = 22)
+  cols <- grDevices::hcl.colors(21, "Blue-Red 3")
+  cols[11] <- "white"                          # the bin around 0
+  R[R == 0] <- 0; R[R != 0 & abs(R) < 1 / 21] <- sign(R[R != 0 & abs(R) < 1 / 21]) / 20
+  op <- par(mar = c(2, 2, 4, 2) + 0.1)
+  on.exit(par(op))
+  defaults <- list(x = seq_len(k), y = seq_len(k), z = t(R[k:1, , drop = FALSE]),
+                   col = cols, breaks = breaks, axes = FALSE, xlab = "", ylab = "",
+                   main = sprintf("correlation of Sigma%s\n%.0f%% exact zeros off the diagonal",
+                                  if (k < p) sprintf(" (first %d of %d variables)", k, p) else "",
+                                  100 * zeros), useRaster = k > 100)
+  args <- utils_modify(defaults, list(...))
+  do.call(graphics::image, args)
+  graphics::box()
+  invisible(list(R = R, main = args$main))       # what was drawn (tests)
 }
 
 # the CV curve(s) of a cv data frame (see cv_select())

@@ -510,7 +510,22 @@ robust_notes <- function(fit) {
     else sprintf("the last proximal step's exact result (sigma_%d below its threshold)",
                  fit$certified_rank + 1L)
   } else sprintf("the final iterate truncated (dropped part: %.2g of ||X||_F)", fit$X_tail)
-  c(X = xline, Y = ynorm)
+  c(X = xline, Y = ynorm, separation_note(fit))
+}
+
+# A decomposition that is not low rank plus sparse says so: with Y more
+# than half nonzero or X of rank above a third of min(m, n) (PCP's default
+# lambda on gene-expression matrices: Y 82-84% nonzero, X of rank 33 of 63;
+# rpca gives the same), the bounds (or lambda1) are what separates the parts.
+separation_note <- function(fit) {
+  Y <- fit$solution$Y
+  dense <- length(Y@x) / prod(dim(Y))
+  r <- length(fit$solution$X$d)
+  full <- min(dim(Y))
+  if (dense <= 0.5 && r <= full / 3) return(NULL)
+  sprintf(paste0("not a low-rank plus sparse split: Y is %.0f%% nonzero and X has rank %d of %d; ",
+                 "give the bounds (radius = a nuclear norm, radius_sparse = an l1 norm) ",
+                 "or a larger lambda1 for a sparser Y"), 100 * dense, r, full)
 }
 
 # The two parts of a fit a user may have modified: a valid lowrank X and a

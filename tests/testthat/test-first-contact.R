@@ -108,3 +108,41 @@ test_that("a quick stochastic_mf() fit keeps a trace to plot", {
   expect_gte(nrow(fit$trace), 10L)
   expect_false(is.unsorted(fit$trace$iter))
 })
+
+test_that("robust_pca() says when its split is not low rank plus sparse", {
+  set.seed(6)
+  noise <- matrix(rnorm(30 * 40), 30, 40)           # no low-rank plus sparse structure
+  fit <- robust_pca(noise)
+  expect_output(print(fit), "not a low-rank plus sparse split: Y is [0-9]+% nonzero")
+  L <- tcrossprod(matrix(rnorm(30 * 2), 30), matrix(rnorm(40 * 2), 40))
+  S <- matrix(0, 30, 40); S[sample(length(S), 30)] <- 10
+  ok <- robust_pca(L + S)
+  expect_lte(length(ok$solution$X$d), 10L)
+  expect_false(any(grepl("not a low-rank plus sparse", ok$notes)))
+})
+
+test_that("completion dims beyond memory are an error before anything is allocated", {
+  skip_if(is.na(stochcg:::available_memory()))
+  # 8 x 32 x 1e9 bytes = 238 GB for the rows alone
+  expect_error(complete_matrix(data.frame(row = c(1, 1e9), col = 1:2, value = 1:2), 10),
+               "`Y` gives a 1000000000 x 2 matrix, whose rows and columns alone need at least 238 GB.*row indices run up to 1000000000 for 2 distinct values")
+  expect_error(complete_matrix(data.frame(row = 1:2, col = 1:2, value = 1:2), 10,
+                               dims = c(2, 2e9)), "`dims`")
+})
+
+test_that("plot() of a fixed-lambda covariance fit draws the estimate", {
+  set.seed(8)
+  X <- matrix(rnorm(60 * 12), 60) %*% chol(0.5^abs(outer(1:12, 1:12, "-")))
+  fit <- sparse_covariance(X, lambda = 0.2)
+  pdf(NULL); on.exit(dev.off())
+  expect_identical(plot(fit), fit)
+  drawn <- stochcg:::plot_covariance_image(fit$solution$Sigma, 200L)
+  R <- cov2cor(fit$solution$Sigma)
+  expect_identical(drawn$R == 0, R == 0)            # exact zeros drawn white
+  expect_true(all(abs(drawn$R[R != 0]) >= 1 / 21))  # the others never in the white bin
+  expect_true(all(abs(drawn$R) <= 1))               # inside the colour breaks
+  expect_gt(mean(R[upper.tri(R)] == 0), 0)
+  expect_match(drawn$main, sprintf("%.0f%% exact zeros", 100 * mean(R[upper.tri(R)] == 0)))
+  expect_error(plot(fit, what = c("estimate", "gap")), "`what` \"estimate\" cannot be combined")
+  expect_error(plot(fit, max_vars = 1), "`max_vars`")
+})
