@@ -608,7 +608,8 @@ cv_choice <- function(object, s) {
 #'
 #' Methods for the `cg_cv` objects of [cv_sparse_regression()] and
 #' [cv_complete_matrix()]. `print()` shows the folds, the loss and the rows
-#' of the CV table at `radius.min` and `radius.1se`. `plot()` draws the CV
+#' of the CV table at `radius.min` and `radius.1se`; `summary()` the whole
+#' table and the full-data fit at `radius.1se`. `plot()` draws the CV
 #' curve, `cvm` with bars of plus and minus one `cvsd`, against the radius
 #' (log scale), dashed vertical lines at `radius.min` and `radius.1se`, and
 #' along the top the number of nonzero coefficients (regression) or the
@@ -629,6 +630,7 @@ cv_choice <- function(object, s) {
 #' y <- drop(X[, 1:3] %*% c(2, -1, 1) + rnorm(120))
 #' cvfit <- cv_sparse_regression(X, y, folds = 4, nradius = 10)
 #' print(cvfit)
+#' summary(cvfit)
 #' plot(cvfit)
 #' coef(cvfit, s = "radius.min")
 #' predict(cvfit, X[1:2, ])
@@ -643,6 +645,36 @@ print.cg_cv <- function(x, ...) {
   if (!all(x$cv$converged) && !identical(x$tol, 0))
     cat(sprintf("%d of %d radii have a fit that did not reach tol\n", sum(!x$cv$converged),
                 nrow(x$cv)))
+  invisible(x)
+}
+
+#' @rdname print.cg_cv
+#' @method summary cg_cv
+#' @export
+summary.cg_cv <- function(object, ...) {
+  structure(list(cv = object, fit = object$path$fits[[cv_choice(object, "radius.1se")]]),
+            class = "summary.cg_cv")
+}
+
+#' @rdname print.cg_cv
+#' @method print summary.cg_cv
+#' @export
+print.summary.cg_cv <- function(x, ...) {
+  cv <- x$cv
+  cat(sprintf("%s: %d-fold cross-validation over %d radii, %s, %s s\n",
+              fmt_problem(cv$problem), cv$folds, nrow(cv$cv), cv$loss, fmt_num(cv$time, 3)))
+  cat(sprintf("radius.min = %s, radius.1se = %s (the smallest radius within one SE of the minimum)\n\n",
+              fmt_num(cv$radius.min, 4), fmt_num(cv$radius.1se, 4)))
+  tab <- cv$cv[, setdiff(names(cv$cv), c("cvlo", "cvup")), drop = FALSE]
+  mark <- ifelse(seq_len(nrow(tab)) == cv$index[["min"]], "min", "")
+  mark[cv$index[["1se"]]] <- paste0(mark[cv$index[["1se"]]], if (nzchar(mark[cv$index[["1se"]]])) "," else "", "1se")
+  tab$chosen <- mark
+  print(tab, digits = 4, row.names = FALSE)
+  if (!all(cv$cv$converged) && !identical(cv$tol, 0))
+    cat(sprintf("%d of %d radii have a fit that did not reach tol\n", sum(!cv$cv$converged),
+                nrow(cv$cv)))
+  cat("\nThe full-data fit at radius.1se (what coef() and predict() use by default):\n")
+  cat(fit_header(x$fit), sep = "\n")
   invisible(x)
 }
 

@@ -876,8 +876,9 @@ covariance_header <- function(x) {
             if (isTRUE(x$standardize)) ", on the correlation scale" else ""))
   if (is.data.frame(cv) && any(cv$chosen %in% TRUE)) {
     b <- which(cv$chosen %in% TRUE)[1L]
-    lines <- c(lines, sprintf("  held-out log-likelihood per row at the chosen value: %s (se %s)",
-                              fmt_num(cv$loglik[b], 5), fmt_num(cv$se[b], 3)))
+    lines <- c(lines, sprintf("  held-out log-likelihood per row at the chosen value: %s (se %s%s)",
+                              fmt_num(cv$loglik[b], 5), fmt_num(cv$se[b], 3),
+                              if (isTRUE(x$standardize)) "; of the standardized folds" else ""))
   }
   part <- if (lr) x$solution$S else Sigma
   if (!is.null(part) && !is.na(p) && p > 1L)

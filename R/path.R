@@ -105,6 +105,12 @@ fit_path <- function(fun, args, radius, init = NULL, call = NULL, started = wall
               call. = FALSE)
       break
     }
+    # say where a fit's warm start came from in the path's terms (the
+    # solvers' own note, "a fit of 86 iterations of other data or
+    # settings", could not be placed)
+    previous <- if (k > 1L) values[k - 1L] else if (is.list(init)) init[[param]]
+    if (is.numeric(previous) && length(previous) == 1L)
+      fit$notes <- path_notes(fit$notes, param, previous)
     fits[[k]] <- fit
     # a solver state (fit$state: dense arrays for some methods) continues
     # only its own problem; the next value's fit has used this one's, so
@@ -120,6 +126,16 @@ fit_path <- function(fun, args, radius, init = NULL, call = NULL, started = wall
               complete = done == n_total, time = wall_clock() - started, call = call)
   out[[param]] <- values
   structure(out, class = "cg_path")
+}
+
+# a path fit's notes, its warm-start note replaced by one naming the
+# path's previous value
+path_notes <- function(notes, param, previous) {
+  warm <- grepl("^warm start from a fit", notes)
+  if (!any(warm)) return(notes)
+  notes[warm] <- sprintf("warm-started from this path's fit at %s %s", param,
+                         format(previous, digits = 4))
+  notes
 }
 
 # the values a path runs over, and their name ("radius", or "lambda")

@@ -17,7 +17,7 @@ fi
 # CRAN: gene-expression data (spls: lymphoma, prostate; ISLR: Khan, NCI60;
 # plsgenomics: Colon, SRBCT, leukemia) and peers Debian does not package
 $SUDO Rscript -e 'for (p in c("spls", "ISLR", "plsgenomics", "spcov", "lars", "rpca", "softImpute", "scs", "POET", "PDSCE"))
-  if (!requireNamespace(p, quietly = TRUE)) install.packages(p, repos = "https://cloud.r-project.org", quiet = TRUE)
+  if (!requireNamespace(p, quietly = TRUE)) install.packages(p, quiet = TRUE)   # getOption("repos")
   miss <- Filter(function(p) !requireNamespace(p, quietly = TRUE),
                  c("spls", "ISLR", "plsgenomics", "ALL", "multtest", "glasso"))
   if (length(miss)) stop("not installed: ", paste(miss, collapse = ", "))'

@@ -7,7 +7,7 @@ SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 DEBS="r-base-dev r-cran-matrix r-cran-rspectra r-cran-testthat r-cran-cli \
       r-cran-knitr r-cran-rmarkdown pandoc r-cran-dslabs r-cran-huge \
       r-cran-glmnet r-cran-mass r-cran-igraph \
-      r-cran-rcsdp r-cran-nmf r-cran-corpcor"
+      r-cran-rcsdp r-cran-nmf r-cran-corpcor r-cran-pkgdown"
 missing=""
 for p in $DEBS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
@@ -17,8 +17,10 @@ fi
 # the peers the tests and benchmarks compare with that Debian does not
 # package (CRAN; tests skip them if CRAN cannot be reached; POET and PDSCE
 # only for inst/bench/covariance.R)
-$SUDO Rscript -e 'for (p in c("rpca", "softImpute", "scs", "POET", "PDSCE")) if (!requireNamespace(p, quietly = TRUE))
-  try(install.packages(p, repos = "https://cloud.r-project.org", quiet = TRUE))' || true
+# (from the repository R is configured with, getOption("repos"))
+$SUDO Rscript -e 'if (any(getOption("repos") == "@CRAN@")) message("no CRAN mirror set in options(repos): rpca, softImpute, scs, POET, PDSCE not installed") else
+  for (p in c("rpca", "softImpute", "scs", "POET", "PDSCE")) if (!requireNamespace(p, quietly = TRUE))
+  try(install.packages(p, quiet = TRUE))' || true
 R CMD INSTALL --no-multiarch --with-keep.source . >/tmp/stochcg-install.log 2>&1 || {
   cat /tmp/stochcg-install.log; exit 1; }
 echo "stochcg installed: $(Rscript -e 'cat(format(packageVersion("stochcg")))')"

@@ -146,3 +146,23 @@ test_that("plot() of a fixed-lambda covariance fit draws the estimate", {
   expect_error(plot(fit, what = c("estimate", "gap")), "`what` \"estimate\" cannot be combined")
   expect_error(plot(fit, max_vars = 1), "`max_vars`")
 })
+
+test_that("summary() of a CV shows its table and chosen fit; path fits say where they started", {
+  set.seed(2)
+  X <- matrix(rnorm(80 * 10), 80, 10)
+  y <- drop(X[, 1:3] %*% c(2, -1, 1) + rnorm(80))
+  cvfit <- cv_sparse_regression(X, y, folds = 4, nradius = 8)
+  s <- summary(cvfit)
+  expect_s3_class(s, "summary.cg_cv")
+  out <- capture.output(print(s))
+  expect_true(any(grepl("radius.1se = ", out)))
+  expect_identical(sum(grepl("1se$", out)), 1L)              # the chosen row is marked
+  expect_true(any(grepl("^sparse_regression fit", out)))     # the chosen fit's header
+  fit <- cvfit$path$fits[[cvfit$index[["1se"]]]]
+  k <- cvfit$index[["1se"]]
+  if (k > 1L)
+    expect_true(any(grepl(sprintf("warm-started from this path's fit at radius %s",
+                                  format(cvfit$path$radius[k - 1L], digits = 4)),
+                          fit$notes, fixed = TRUE)))
+  expect_false(any(grepl("of other data or settings", unlist(lapply(cvfit$path$fits, `[[`, "notes")))))
+})
