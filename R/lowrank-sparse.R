@@ -64,8 +64,12 @@
 #' inner iterations per epoch, \eqn{k_t = 32} samples per inner iteration and
 #' snapshot samples \eqn{k_s = 32\sigma^2 2^{s-1}/C_0}, with
 #' \eqn{C_0 = \frac12\|E M\|^2 \ge f(0) - f^*} (estimated from a pilot draw
-#' for samplers) and \eqn{\mu = \varepsilon/(mn)},
-#' \eqn{\varepsilon = } `eps` \eqn{\times C_0} as in the paper's experiments.
+#' for samplers) and \eqn{\mu = \varepsilon/(\lambda mn)},
+#' \eqn{\varepsilon = } `eps` \eqn{\times C_0}: the smoothing then costs at most
+#' \eqn{\varepsilon/2}{eps/2} in objective, and `mu` scales with the data
+#' (the paper's experiments take \eqn{\varepsilon/(mn)}, the same at
+#' \eqn{\lambda = 1}; at the scale of daily stock returns, \eqn{\lambda
+#' \approx 10^{-5}}, it left 1000 iterations at a relative gap of 5.8).
 #' `step_size`, `inner`, `batch_size` and `snapshot_batch_size` override them. For this loss the
 #' inner-loop correction \eqn{\nabla g_i(X_t) - \nabla g_i(X_s) = X_t - X_s}
 #' does not depend on the sample, so it is computed exactly; the \eqn{k_t}
@@ -470,7 +474,13 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   if (isTRUE(start$exact)) mu <- st$mu_start
   else if (mu_auto && !is.null(start$mu)) mu <- start$mu
   if (is.null(mu)) {
-    mu <- eps * C0 / gamma_smooth
+    # the smoothing's cost in objective is at most lambda mu / 2 per entry
+    # (Huber; mu log(m) for log-sum-exp): mu = eps C0 / (lambda m n) keeps it
+    # below eps C0 and scales with the data (M -> sM, lambda -> s lambda
+    # give mu -> s mu, the same iterates scaled); the paper's eps C0 / (m n)
+    # is this at lambda = 1, and on data of small scale (stock-return
+    # covariances, lambda ~ 1e-5) it made beta = 1 + lambda / mu ~ 1e4
+    mu <- eps * C0 / (gamma_smooth * if (reg$kind != 2L && reg$lambda > 0) reg$lambda else 1)
     if (!(is.finite(mu) && mu > 0))
       stop_arg("eps", "is out of range: the default `mu` = eps * C0 / ", signif(gamma_smooth, 3),
                " is ", mu, "; give a smaller `eps` or `mu` itself")

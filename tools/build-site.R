@@ -3,7 +3,6 @@
 # Usage: Rscript tools/build-site.R    (from the repository root)
 if (!requireNamespace("pkgdown", quietly = TRUE))
   stop("the site needs pkgdown (Debian: r-cran-pkgdown)")
-Sys.setenv(R_PKGDOWN_OFFLINE = "true")    # pkgdown skips its network checks
-options(repos = c(CRAN = "@CRAN@"))        # and never asks a repository
+options(pkgdown.internet = FALSE)          # no CRAN / Bioconductor link lookups
 pkgdown::build_site(".", preview = FALSE, install = FALSE, new_process = FALSE)
 cat("site built in", normalizePath("docs"), "\n")

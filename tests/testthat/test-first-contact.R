@@ -166,3 +166,16 @@ test_that("summary() of a CV shows its table and chosen fit; path fits say where
                           fit$notes, fixed = TRUE)))
   expect_false(any(grepl("of other data or settings", unlist(lapply(cvfit$path$fits, `[[`, "notes")))))
 })
+
+test_that("lowrank_sparse() defaults do not depend on the data's units", {
+  set.seed(9)
+  Y <- matrix(rnorm(200 * 12), 200) %*% diag(seq(0.02, 0.002, length.out = 12))
+  M <- cov(Y)                                       # variances ~ 1e-5 .. 4e-4: return-sized
+  fits <- lapply(c(1, 1e4), function(s)
+    lowrank_sparse(M * s, lambda = 2e-5 * s, radius = sum(diag(M)) * s))
+  # the default mu was eps C0 / (m n): at this scale beta = 1 + lambda / mu
+  # was ~ 1e3 and 1000 iterations ended far from tol
+  expect_equal(fits[[2]]$objective / 1e8, fits[[1]]$objective, tolerance = 1e-6)
+  expect_lt(fits[[1]]$gap / fits[[1]]$objective, 0.01)
+  expect_equal(fits[[2]]$smoothing$mu_start / 1e4, fits[[1]]$smoothing$mu_start, tolerance = 1e-12)
+})

@@ -338,10 +338,11 @@ test_that("init: scg and scgs resumed for k2 iterations equal one run of k1 + k2
   data <- matrix(rnorm(80 * 12), 80) %*% chol(d$M0 + diag(12))
   # scg on the rows of data: batches ~ (t + 1)^2 and the continuation
   # checks (every 10 iterations) count on from the fit's iterations; the
-  # batch constant is rescaled with mu. On the nuclear ball mu halves at
+  # batch constant is rescaled with mu (eps = 3 at lambda = 3: the starting
+  # mu = eps C0 / (lambda m n) of eps = 1 before mu took lambda in). On the nuclear ball mu halves at
   # the check of iteration 40, after k1 = 25, on the PSD set at 20, before.
   scg <- function(k, init = NULL, set = "nuclear")
-    lowrank_sparse(covariance_rows(data), 3, d$tau, set = set, method = "scg", eps = 1,
+    lowrank_sparse(covariance_rows(data), 3, d$tau, set = set, method = "scg", eps = 3,
                    init = init, control = ctl(k))
   fits <- expect_exact_resume(scg, 25, 30, seed = 31, label = "scg")
   expect_lt(fits$long$smoothing$mu, fits$first$smoothing$mu)
