@@ -9,6 +9,7 @@
 cg_run <- function(spec, control, problem, call, started, gap_relative = FALSE,
                    gap_name = "duality gap") {
   stopifnot(is.list(spec), inherits(control, "cg_control"))
+  control <- as_control(control)      # settings still NULL: the common defaults
   spec$K <- as.integer(spec$K %||% 2L)
   spec$eta <- as.double(spec$eta %||% -1)
   spec$step <- spec$step %||% "standard"

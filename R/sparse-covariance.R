@@ -481,6 +481,7 @@ check_penalty_grid <- function(x, arg, positive = FALSE) {
 covariance_fit <- function(S, lambda, gamma, structure, floor, control, warm = NULL,
                            nobs = NA, dimnames = NULL, call = NULL, started = wall_clock(),
                            init = NULL, S_factor = NULL) {
+  control <- as_control(control)
   key <- list(structure = structure, lambda = lambda, gamma = gamma, floor = floor,
               data = fingerprint(S))
   resume <- if (!is.null(init) && identical(init$state$key, key)) init$state
