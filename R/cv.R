@@ -108,43 +108,78 @@
 #' predict(cvfit, X[1:3, ], s = "radius.min")
 #' @export
 cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L,
-                                 ratio = 0.01, ..., intercept = TRUE,
-                                 control = cg_control()) {
+                                 ratio = 0.01, ..., family = c("gaussian", "binomial", "poisson"),
+                                 weights = NULL, standardize = TRUE, penalty.factor = NULL,
+                                 intercept = TRUE, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   # ---- error checking
   X <- check_design(X, "X")
   n <- nrow(X)
   if (n < 2L || ncol(X) < 1L) stop_arg("X", "must have at least two rows and one column")
-  y <- check_vector(y, "y", n)
+  family <- match_choice(family, regression_families, "family")
+  w <- check_obs_weights(weights, n)
+  y <- check_response(y, family, n, w)
+  pf <- check_penalty_factor(penalty.factor, ncol(X))
+  check_flag(standardize, "standardize")
   dots <- list(...)
   if ("init" %in% names(dots)) stop_arg("init", "is not used by cross-validation (the path warm-starts itself)")
   check_flag(intercept, "intercept")
   control <- check_cv_control(control)
   foldid <- make_folds(folds, n)
+  method <- match_choice(dots$method %||% "pfw", c("pfw", "sfw", "fw", "spg"), "method")
+  # the problem on all rows: its default radii, on the radius' scale
+  # (standardized, weighted, penalty factors), and whether the folds need
+  # their own preparation (anything but plain least squares)
+  prep <- regression_prepare(X, y, family, w, standardize, pf, intercept, method)
+  plain <- prep$kind == "none"
   default_grid <- is.null(radius)
   if (default_grid) {
     check_count(nradius, "nradius", min = 2)
     check_number(ratio, "ratio", min = 0, max = 1, strict_min = TRUE)
-    radius <- default_regression_radii(X, y, nradius, ratio, intercept)
+    radius <- if (plain) default_regression_radii(X, y, nradius, ratio, intercept)
+              else prepared_radii(prep, nradius, ratio)
   } else {
     if (length(radius) < 2L) stop_arg("radius", "must hold at least two values to choose from")
     radius <- check_radii(radius)
   }
 
-  data_of <- fold_data(X, y, dots, max(foldid), intercept)
-  fit_rows <- function(rows, radius, init = NULL) {
-    d <- data_of(rows)        # centred by the means of the training rows
-    args <- c(list(X = d$X, y = d$y, intercept = d$intercept,
-                   control = quiet_control(control)), dots)
-    args$gram <- d$gram
-    fit_path(sparse_regression, args, radius, init)
+  if (plain) {
+    data_of <- fold_data(X, y, dots, max(foldid), intercept)
+    fit_rows <- function(rows, radius, init = NULL) {
+      d <- data_of(rows)        # centred by the means of the training rows
+      args <- c(list(X = d$X, y = d$y, intercept = d$intercept,
+                     control = quiet_control(control)), dots)
+      args$gram <- d$gram
+      fit_path(sparse_regression, args, radius, init)
+    }
+  } else {
+    # each fold's problem prepared from its training rows alone (their
+    # means, standard deviations, weights rescaled to their count), as
+    # cv.glmnet's fold fits standardize on theirs
+    solver <- c(dots, list(control = quiet_control(control)))
+    fit_rows <- function(rows, radius, init = NULL) {
+      pr <- if (is.null(rows)) prep else {
+        wr <- if (is.null(w)) NULL else check_obs_weights(w[rows], length(rows))
+        regression_prepare(X[rows, , drop = FALSE], y[rows], family, wr, standardize, pf,
+                           intercept, method)
+      }
+      if (length(radius) > 1L) return(prepared_fit(pr, radius, init, solver, NULL))
+      fit_path(function(radius, init) prepared_fit(pr, radius, init, solver, NULL),
+               list(), radius, init)
+    }
   }
+  # held-out loss: (weighted) mean squared error or deviance of the mean
+  dev <- heldout_loss(family)
   loss_rows <- function(path, rows) {
     Xt <- X[rows, , drop = FALSE]
-    vapply(path$fits, function(f) mean((y[rows] - predict(f, Xt))^2), 0)
+    wt <- if (is.null(w)) rep(1, length(rows)) else w[rows]
+    vapply(path$fits, function(f)
+      sum(wt * dev(y[rows], predict(f, Xt, type = "response"))) / sum(wt), 0)
   }
-  cv_radius(fit_rows, loss_rows, foldid, radius, "mean squared error", "sparse_regression",
+  loss_name <- switch(family, gaussian = "mean squared error",
+                      binomial = "binomial deviance", poisson = "Poisson deviance")
+  cv_radius(fit_rows, loss_rows, foldid, radius, loss_name, "sparse_regression",
             control, call, started, early_stop = default_grid)
 }
 

@@ -197,6 +197,8 @@
 #' round(coef(path, radius = 4)[1:5], 3)
 #' @export
 sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
+                              family = c("gaussian", "binomial", "poisson"),
+                              weights = NULL, standardize = TRUE, penalty.factor = NULL,
                               batch_size = NULL,
                               sampling = c("shuffle", "stream", "replace"),
                               step = NULL, K = 2L, step_size = NULL,
@@ -204,6 +206,27 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
                               intercept = TRUE, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
+  solver <- list(method = method, batch_size = batch_size, sampling = sampling, step = step,
+                 K = K, step_size = step_size, gram = gram, face_step = face_step,
+                 control = control)
+  regression_fit(X, y, radius, family, weights, standardize, penalty.factor, intercept,
+                 init, solver, call, started)
+}
+
+# Least squares over the plain l1 ball, unweighted, on X as given (the
+# problem of prob_regression.c; see "Intercept"): sparse_regression() with
+# standardize = FALSE, no weights and no penalty factors, or on the data
+# regression_prepare() made for them. `intercept` may be the centring of
+# data centred already (a path's or a fold's).
+regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
+                            batch_size = NULL,
+                            sampling = c("shuffle", "stream", "replace"),
+                            step = NULL, K = 2L, step_size = NULL,
+                            gram = NULL, face_step = TRUE, init = NULL,
+                            intercept = TRUE, control = cg_control(), call = NULL,
+                            started = wall_clock()) {
+  force(started)
+  if (is.null(call)) call <- match.call()
   if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
     X <- check_design(X, "X")
     # centred once for all the fits: they get the centred data and the
@@ -216,7 +239,7 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
     gram <- path_gram(X, method, gram, implicit_xbar(X, intercept))
     args <- mget(c("X", "y", "method", "batch_size", "sampling", "step", "K",
                    "step_size", "gram", "face_step", "intercept", "control"))
-    return(fit_path(sparse_regression, args, radius, init, call, started))
+    return(fit_path(regression_core, args, radius, init, call, started))
   }
   # ---- error checking
   method <- match_choice(method, c("pfw", "sfw", "fw", "spg"), "method")

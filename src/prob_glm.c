@@ -1,0 +1,373 @@
+/* Generalized linear models over a (weighted) l1 ball: sparse_regression()
+ * with family = "binomial" or "poisson" (and "gaussian" where the least
+ * squares problem of prob_regression.c does not apply: a sparse X with
+ * observation weights or unpenalized columns):
+ *   min_{b, theta}  1/n sum_i w_i [A(eta_i) - y_i eta_i] + c,
+ *   eta = U b + sum_j cs_j theta_j x_j,   ||theta||_1 <= radius,
+ * U (n x q, dense) the unpenalized columns (the intercept's ones, columns
+ * with penalty factor 0), x_j the penalized columns of X (dense or CSC),
+ * cs_j their scale (1 / (penalty factor x standard deviation), set in R),
+ * w the observation weights (sum n), A the family's log-partition
+ * (glm_family.h) and c the constant that makes the objective half the
+ * weighted mean deviance.
+ *
+ * Method "pfw": pairwise Frank-Wolfe on phi(theta) = min_b f(b, theta), a
+ * convex function whose gradient is the theta-gradient of f at the
+ * minimizing b. After every step b is minimized exactly (damped Newton to
+ * rounding), so g = X~'(w (mu - y)) / n is the gradient of phi and the
+ * Frank-Wolfe gap <g, theta - s> bounds phi(theta) - min phi: the objective
+ * minus the optimum of the stated problem. The linear predictor eta is kept
+ * (O(n) per step, O(nnz of two columns) when sparse), the gradient computed
+ * in full each step (one pass over X), the step along s - a by safeguarded
+ * Newton on the exact loss (O(n) per trial). */
+#include "stochcg.h"
+#include "glm_family.h"
+#include <string.h>
+#include <math.h>
+
+typedef struct {
+    int n, p, q, sparse, family;
+    const double *X;                        /* dense n x p */
+    const int *cp, *ri; const double *cx;   /* or CSC */
+    const double *cs, *U, *y, *w;
+    double radius, offset;
+    double *theta, *b, *g, *eta, *mu, *curv, *res, *deta, *etab;
+    double *H, *gq, *du, *work;             /* Newton on b (q x q, q) */
+    int *support, *in_support, n_support;
+    int s_idx, a_idx;
+    double s_val, a_val, slack;
+    double rows_read, rows_reported, matvec;
+} glm;
+
+/* out += alpha x~_j */
+static void col_axpy(const glm *G, int j, double alpha, double *out)
+{
+    const double a = alpha * G->cs[j];
+    if (a == 0.0) return;
+    if (!G->sparse) {
+        int one = 1;
+        F77_CALL(daxpy)(&G->n, &a, G->X + (size_t) j * G->n, &one, out, &one);
+        return;
+    }
+    for (int k = G->cp[j]; k < G->cp[j + 1]; k++) out[G->ri[k]] += a * G->cx[k];
+}
+
+/* mu, curv from eta */
+static void update_mean(glm *G)
+{
+    for (int i = 0; i < G->n; i++) G->mu[i] = mean_curv(G->family, G->eta[i], &G->curv[i]);
+}
+
+static double loss_at(const glm *G, const double *eta)
+{
+    double f = 0.0;
+    for (int i = 0; i < G->n; i++)
+        if (G->w[i] > 0.0) f += G->w[i] * (log_partition(G->family, eta[i]) - G->y[i] * eta[i]);
+    return f / G->n + G->offset;
+}
+
+/* g = X~' (w (mu - y)) / n, one pass over X */
+static void full_gradient(glm *G, double *g)
+{
+    const int n = G->n, p = G->p;
+    for (int i = 0; i < n; i++) G->res[i] = G->w[i] * (G->mu[i] - G->y[i]) / n;
+    if (!G->sparse) {
+        int one = 1; double alpha = 1.0, zero = 0.0;
+        F77_CALL(dgemv)("T", &G->n, &G->p, &alpha, G->X, &G->n, G->res, &one, &zero, g,
+                        &one FCONE);
+        for (int j = 0; j < p; j++) g[j] *= G->cs[j];
+    } else {
+        for (int j = 0; j < p; j++) {
+            double s = 0.0;
+            for (int k = G->cp[j]; k < G->cp[j + 1]; k++) s += G->cx[k] * G->res[G->ri[k]];
+            g[j] = s * G->cs[j];
+        }
+    }
+    G->matvec += 1.0;
+}
+
+/* b <- argmin_b f(b, theta) by damped Newton (the profiled problem), to
+ * rounding: until the Newton decrement stops falling or is below 1e-15
+ * of the loss scale. Keeps eta and mu current. */
+static void profile(cg_problem *P, glm *G)
+{
+    const int n = G->n, q = G->q;
+    if (q == 0) return;
+    double f = loss_at(G, G->eta), last_dec = INFINITY;
+    for (int it = 0; it < 100; it++) {
+        for (int a = 0; a < q; a++) {
+            const double *ua = G->U + (size_t) a * n;
+            double s = 0.0;
+            for (int i = 0; i < n; i++) s += ua[i] * G->w[i] * (G->mu[i] - G->y[i]);
+            G->gq[a] = s / n;
+            for (int c = 0; c <= a; c++) {
+                const double *uc = G->U + (size_t) c * n;
+                double h = 0.0;
+                for (int i = 0; i < n; i++) h += ua[i] * uc[i] * G->w[i] * G->curv[i];
+                G->H[a + (size_t) c * q] = G->H[c + (size_t) a * q] = h / n;
+            }
+        }
+        /* du = -H^-1 gq (Cholesky; a tiny ridge if H is singular) */
+        memcpy(G->work, G->H, sizeof(double) * q * q);
+        for (int a = 0; a < q; a++) G->du[a] = -G->gq[a];
+        int info = 0, one = 1;
+        F77_CALL(dposv)("L", &G->q, &one, G->work, &G->q, G->du, &G->q, &info FCONE);
+        if (info != 0) {
+            double tr = 0.0;
+            for (int a = 0; a < q; a++) tr += G->H[a + (size_t) a * q];
+            memcpy(G->work, G->H, sizeof(double) * q * q);
+            for (int a = 0; a < q; a++) {
+                G->work[a + (size_t) a * q] += 1e-10 * tr / q + 1e-300;
+                G->du[a] = -G->gq[a];
+            }
+            F77_CALL(dposv)("L", &G->q, &one, G->work, &G->q, G->du, &G->q, &info FCONE);
+            if (info != 0) return;
+        }
+        double dec = 0.0;                     /* Newton decrement^2 = -gq'du */
+        for (int a = 0; a < q; a++) dec -= G->gq[a] * G->du[a];
+        if (!(dec > 1e-30 * fmax(fabs(f), 1.0)) || (it > 2 && dec >= last_dec)) return;
+        last_dec = dec;
+        /* eta + t U du, backtracking on the exact loss (t = 1 near the
+         * minimizer, where Newton is quadratic) */
+        memset(G->deta, 0, sizeof(double) * n);
+        for (int a = 0; a < q; a++) {
+            int inc = 1; double c = G->du[a];
+            F77_CALL(daxpy)(&G->n, &c, G->U + (size_t) a * n, &inc, G->deta, &inc);
+        }
+        double t = 1.0, fnew = f;
+        for (int k = 0; k < 60; k++) {
+            for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
+            fnew = loss_at(G, G->etab);
+            if (fnew <= f - 0.25 * t * dec || (dec < 1e-12 * fmax(fabs(f), 1.0) && fnew <= f))
+                break;
+            t *= 0.5;
+        }
+        if (!(fnew <= f)) return;             /* no decrease: at rounding */
+        memcpy(G->eta, G->etab, sizeof(double) * n);
+        for (int a = 0; a < q; a++) G->b[a] += t * G->du[a];
+        update_mean(G);
+        f = fnew;
+        if (!R_FINITE(f)) {
+            cg_fail(P, "the loss is not finite while fitting the unpenalized coefficients: it "
+                    CG_OVERFLOW_HINT);
+            return;
+        }
+    }
+}
+
+static void glm_check(cg_problem *P, const glm *G)
+{
+    if (!cg_all_finite(G->g, (size_t) G->p))
+        cg_fail(P, "the gradient of the %s loss is not finite: it " CG_OVERFLOW_HINT,
+                G->family == FAM_POISSON ? "Poisson" :
+                G->family == FAM_BINOMIAL ? "binomial" : "least squares");
+}
+
+static double glm_gradient(cg_problem *P, int batch)
+{
+    (void) batch;                           /* always exact */
+    glm *G = (glm *) P->self;
+    full_gradient(G, G->g);
+    G->rows_read += G->n;
+    glm_check(P, G);
+    double fresh = G->rows_read - G->rows_reported;
+    G->rows_reported = G->rows_read;
+    return fresh;
+}
+
+static double glm_lmo(cg_problem *P)
+{
+    glm *G = (glm *) P->self;
+    cg_lmo_l1(G->g, G->p, G->radius, &G->s_idx, &G->s_val);
+    double gx = 0.0;
+    for (int k = 0; k < G->n_support; k++) gx += G->g[G->support[k]] * G->theta[G->support[k]];
+    return gx - G->s_val * G->g[G->s_idx];
+}
+
+/* phi'(t) = 1/n sum w (A'(eta + t d) - y) d, and phi'' into *h */
+static double slope_at(const glm *G, double t, double *h)
+{
+    double s = 0.0, c = 0.0;
+    for (int i = 0; i < G->n; i++) {
+        const double d = G->deta[i];
+        if (d == 0.0 || G->w[i] == 0.0) continue;
+        double v;
+        const double m = mean_curv(G->family, G->eta[i] + t * d, &v);
+        s += G->w[i] * (m - G->y[i]) * d;
+        c += G->w[i] * v * d * d;
+    }
+    *h = c / G->n;
+    return s / G->n;
+}
+
+/* away vertex, and the exact step along d = s - a on the loss (b fixed):
+ * safeguarded Newton on phi'(t) = 0 in [0, gamma_max] */
+static double glm_pair_direction(cg_problem *P, double *gamma_max, double *gamma_exact)
+{
+    glm *G = (glm *) P->self;
+    cg_away_l1(G->g, G->theta, G->support, G->n_support, G->radius, G->slack,
+               &G->a_idx, &G->a_val, gamma_max);
+    const int s = G->s_idx, a = G->a_idx;
+    double slope = G->s_val * G->g[s] - (a >= 0 ? G->a_val * G->g[a] : 0.0);
+    memset(G->deta, 0, sizeof(double) * G->n);
+    col_axpy(G, s, G->s_val, G->deta);
+    if (a >= 0) col_axpy(G, a, -G->a_val, G->deta);
+    if (!(slope < 0.0)) { *gamma_exact = 0.0; return -slope; }
+    double lo = 0.0, hi = *gamma_max, h;
+    if (slope_at(G, hi, &h) <= 0.0) { *gamma_exact = INFINITY; return -slope; }
+    double t = 0.0, d = slope_at(G, 0.0, &h);
+    for (int it = 0; it < 100; it++) {
+        double next = h > 0.0 ? t - d / h : 0.5 * (lo + hi);
+        if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+        const double moved = fabs(next - t);
+        t = next;
+        d = slope_at(G, t, &h);
+        if (d < 0.0) lo = t; else hi = t;
+        if (d == 0.0 || moved <= 1e-15 * fmax(t, 1e-300) || hi - lo <= 1e-15 * hi) break;
+    }
+    *gamma_exact = t;
+    return -slope;
+}
+
+static void support_update(glm *G, int j)
+{
+    const int k = G->in_support[j];
+    if (G->theta[j] != 0.0 && k < 0) {
+        G->in_support[j] = G->n_support;
+        G->support[G->n_support++] = j;
+    } else if (G->theta[j] == 0.0 && k >= 0) {
+        const int last = G->support[--G->n_support];
+        G->support[k] = last;
+        G->in_support[last] = k;
+        G->in_support[j] = -1;
+    }
+}
+
+static void glm_pair_step(cg_problem *P, double gamma, int drop)
+{
+    glm *G = (glm *) P->self;
+    const int s = G->s_idx, a = G->a_idx;
+    double *theta = G->theta;
+    const double before = fabs(theta[s]) + (a >= 0 && a != s ? fabs(theta[a]) : 0.0);
+    const int grows = theta[s] * G->s_val >= 0.0;
+    theta[s] += gamma * G->s_val;
+    if (a >= 0) {
+        theta[a] -= gamma * G->a_val;
+        if (drop && a != s) theta[a] = 0.0;
+        support_update(G, a);
+    }
+    support_update(G, s);
+    const double after = fabs(theta[s]) + (a >= 0 && a != s ? fabs(theta[a]) : 0.0);
+    G->slack = (a < 0 && drop && grows) ? 0.0 : fmax(G->slack - (after - before), 0.0);
+    if (gamma > 0.0) {
+        for (int i = 0; i < G->n; i++) G->eta[i] += gamma * G->deta[i];
+        update_mean(G);
+        profile(P, G);
+    }
+}
+
+static void glm_evaluate(cg_problem *P, double *obj, double *gap)
+{
+    glm *G = (glm *) P->self;
+    *obj = loss_at(G, G->eta);
+    double *g = G->work + (size_t) G->q * G->q;
+    full_gradient(G, g);
+    double gx = 0.0, gmax = 0.0;
+    for (int j = 0; j < G->p; j++) {
+        gx += g[j] * G->theta[j];
+        if (fabs(g[j]) > gmax) gmax = fabs(g[j]);
+    }
+    *gap = gx + G->radius * gmax;
+    if (!R_FINITE(*gap)) *gap = R_PosInf;
+}
+
+static double glm_epoch(cg_problem *P)
+{
+    glm *G = (glm *) P->self;
+    return G->rows_read / G->n;
+}
+
+static long glm_n_matvec(cg_problem *P) { return (long) ((glm *) P->self)->matvec; }
+
+static const cg_pair_ops glm_pair = {glm_gradient, glm_lmo, glm_pair_direction,
+                                     glm_pair_step, NULL};
+
+int cg_problem_glm(cg_problem *P, SEXP spec)
+{
+    glm *G = (glm *) R_alloc(1, sizeof(glm));
+    memset(G, 0, sizeof(glm));
+    G->n = asInteger(cg_list_get(spec, "n"));
+    G->p = asInteger(cg_list_get(spec, "p"));
+    G->q = asInteger(cg_list_get(spec, "q"));
+    G->family = asInteger(cg_list_get(spec, "family"));
+    G->sparse = asLogical(cg_list_get(spec, "sparse")) == TRUE;
+    const int n = G->n, p = G->p, q = G->q;
+    if (n < 1 || p < 1 || q < 0 || q > n || G->family < FAM_GAUSSIAN || G->family > FAM_BINOMIAL)
+        error("spec: invalid glm dimensions or family");
+    G->radius = asReal(cg_list_get(spec, "radius"));
+    G->offset = asReal(cg_list_get(spec, "loss_offset"));
+    if (!(G->radius > 0) || !R_FINITE(G->radius) || !R_FINITE(G->offset))
+        error("spec: invalid radius or loss_offset");
+    if (G->sparse) {
+        const R_xlen_t nnz = XLENGTH(cg_list_get(spec, "col_i"));
+        G->cp = cg_spec_pointers(spec, "col_p", p, nnz);
+        G->ri = cg_spec_index(spec, "col_i", nnz, 0, n - 1);
+        G->cx = cg_spec_real(spec, "col_x", nnz);
+    } else {
+        G->X = cg_spec_real(spec, "X", (R_xlen_t) n * p);
+    }
+    G->cs = cg_spec_real(spec, "col_scale", p);
+    G->U = q > 0 ? cg_spec_real(spec, "U", (R_xlen_t) n * q) : NULL;
+    G->y = cg_spec_real(spec, "y", n);
+    G->w = cg_spec_real(spec, "weights", n);
+    G->theta = cg_zeros(p); G->g = cg_zeros(p);
+    G->b = cg_zeros(q > 0 ? q : 1);
+    G->eta = cg_zeros(n); G->mu = cg_zeros(n); G->curv = cg_zeros(n);
+    G->res = cg_zeros(n); G->deta = cg_zeros(n); G->etab = cg_zeros(n);
+    G->H = cg_zeros((size_t) q * q + 1); G->gq = cg_zeros(q + 1); G->du = cg_zeros(q + 1);
+    G->work = cg_zeros((size_t) q * q + p);      /* Cholesky, then evaluate's gradient */
+    G->support = (int *) R_alloc(p, sizeof(int));
+    G->in_support = (int *) R_alloc(p, sizeof(int));
+    for (int j = 0; j < p; j++) G->in_support[j] = -1;
+    /* warm start: theta (in the ball, checked in R) and b */
+    if (!isNull(cg_list_get(spec, "init_beta")))
+        memcpy(G->theta, cg_spec_real(spec, "init_beta", p), sizeof(double) * p);
+    if (q > 0 && !isNull(cg_list_get(spec, "init_b")))
+        memcpy(G->b, cg_spec_real(spec, "init_b", q), sizeof(double) * q);
+    double l1 = 0.0;
+    for (int j = 0; j < p; j++) {
+        support_update(G, j);
+        l1 += fabs(G->theta[j]);
+        if (G->theta[j] != 0.0) col_axpy(G, j, G->theta[j], G->eta);
+    }
+    G->slack = fmax(G->radius - l1, 0.0);
+    for (int a = 0; a < q; a++) {
+        int inc = 1; double c = G->b[a];
+        F77_CALL(daxpy)(&G->n, &c, G->U + (size_t) a * n, &inc, G->eta, &inc);
+    }
+    update_mean(G);
+    P->self = G;
+    P->evaluate = glm_evaluate; P->epoch = glm_epoch; P->n_matvec = glm_n_matvec;
+    P->svd_rank = 0;
+    P->pair = &glm_pair;
+    profile(P, G);
+    return CG_OK;
+}
+
+SEXP cg_glm_solution(cg_problem *P)
+{
+    glm *G = (glm *) P->self;
+    static const char *names[] = {"beta", "b", "eta", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SEXP beta = allocVector(REALSXP, G->p);
+    SET_VECTOR_ELT(out, 0, beta);
+    memcpy(REAL(beta), G->theta, sizeof(double) * G->p);
+    SEXP b = allocVector(REALSXP, G->q);
+    SET_VECTOR_ELT(out, 1, b);
+    if (G->q > 0) memcpy(REAL(b), G->b, sizeof(double) * G->q);
+    SEXP eta = allocVector(REALSXP, G->n);
+    SET_VECTOR_ELT(out, 2, eta);
+    memcpy(REAL(eta), G->eta, sizeof(double) * G->n);
+    UNPROTECT(1);
+    return out;
+}
