@@ -148,7 +148,7 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
     data_of <- fold_data(X, y, dots, max(foldid), intercept)
     fit_rows <- function(rows, radius, init = NULL) {
       d <- data_of(rows)        # centred by the means of the training rows
-      args <- c(list(X = d$X, y = d$y, intercept = d$intercept,
+      args <- c(list(X = d$X, y = d$y, intercept = d$intercept, standardize = FALSE,
                      control = quiet_control(control)), dots)
       args$gram <- d$gram
       fit_path(sparse_regression, args, radius, init)

@@ -203,13 +203,13 @@ regression_fit <- function(X, y, radius, family, weights, standardize, penalty.f
   w <- check_obs_weights(weights, n)
   y <- check_response(y, family, n, w)
   pf <- check_penalty_factor(penalty.factor, p)
+  if (missing(radius)) stop_arg("radius", "is missing, with no default")
   method <- match_choice(solver$method, c("pfw", "sfw", "fw", "spg"), "method")
   prep <- regression_prepare(X, y, family, w, standardize, pf, intercept, method)
   if (prep$kind == "none")
     return(do.call(regression_core, c(list(X = X, y = y, radius = radius, init = init,
                                            intercept = intercept, call = call,
                                            started = started), solver), quote = TRUE))
-  if (missing(radius)) stop_arg("radius", "is missing, with no default")
   prepared_fit(prep, radius, init, solver, call, started)
 }
 

@@ -72,7 +72,7 @@ compare <- function(name, X, y, frac) {
   r <- sum(abs(bg))
   ctl <- cg_control(tol = 1e-12, max_iter = 1e5, eval_every = 1e5)
   sr <- best_time(function() sparse_regression(X, y, radius = r, intercept = FALSE,
-                                               control = ctl))
+                                               control = ctl, standardize = FALSE))
   fit <- sr$value
   b <- coef(fit)
   S <- which(b != 0)
@@ -122,7 +122,7 @@ defaults <- function(name, X, y, r) {
   out <- lapply(c("pfw", "sfw", "fw"), function(m) {
     set.seed(1)
     t <- system.time(fit <- suppressWarnings(sparse_regression(X, y, r, method = m,
-                                                                   intercept = FALSE)))[["elapsed"]]
+                                                                   intercept = FALSE, standardize = FALSE)))[["elapsed"]]
     data.frame(data = name, radius = signif(r, 4), method = m, status = fit$status,
                iter = fit$iterations, objective = signif(fit$objective, 7),
                gap = signif(fit$gap, 2), nnz = sum(coef(fit) != 0), seconds = t)
