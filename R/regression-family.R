@@ -220,7 +220,8 @@ prepared_fit <- function(prep, radius, init, solver, call, started = wall_clock(
   if (prep$kind == "glm") {
     # (the call goes into no argument list that do.call() would evaluate)
     args <- list(prep = prep, control = solver$control)
-    if (length(radius) > 1L) return(fit_path(glm_fit, args, radius, init, call, started))
+    if (length(radius) > 1L)
+      return(theta_summary(fit_path(glm_fit, args, radius, init, call, started)))
     return(glm_fit(prep, radius, init, solver$control, call, started))
   }
   core <- c(list(X = prep$X, y = if (prep$kind == "project") prep$yp else prep$y,
@@ -230,9 +231,16 @@ prepared_fit <- function(prep, radius, init, solver, call, started = wall_clock(
   res <- do.call(regression_core, core, quote = TRUE)
   if (inherits(res, "cg_path")) {
     res$fits <- lapply(res$fits, original_scale, prep = prep)
-    return(res)
+    return(theta_summary(res))
   }
   original_scale(res, prep)
+}
+
+# a path's l1 norms: of the coefficients the radius bounds (theta)
+theta_summary <- function(path) {
+  if (length(path$fits))
+    path$summary$l1_norm <- vapply(path$fits, function(f) sum(abs(f$theta)), 0)
+  path
 }
 
 # a gaussian fit of the prepared problem on the original scale
