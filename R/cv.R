@@ -59,6 +59,16 @@
 #' where not done), the fold ids and, once fitted, the full-data path.
 #'
 #' @param X,y As in [sparse_regression()].
+#' @param family,weights,standardize,penalty.factor As in
+#'   [sparse_regression()]. Each fold's problem is made from its training
+#'   rows alone (their means, standard deviations, and weights rescaled to
+#'   their count), as cv.glmnet's fold fits standardize on theirs; the
+#'   held-out loss is the weighted mean squared error (`"gaussian"`) or
+#'   the weighted mean deviance (`"binomial"`, `"poisson"`) of the
+#'   predicted means, and the default radii are on the radius' scale
+#'   (standardized, with the penalty factors): for `"binomial"` and
+#'   `"poisson"` \eqn{r_{\max}}{r_max} is the l1 norm of one Newton step
+#'   from the intercept-only model, in place of the least-squares solution.
 #' @param intercept Fit an unpenalized intercept (the default), as
 #'   [sparse_regression()]: each fold's fits centre `X` and `y` by the
 #'   means of the fold's training rows (never the held-out rows'), and the
@@ -88,7 +98,8 @@
 #'   \item{`fit`}{The full-data fit at `radius.1se`.}
 #'   \item{`foldid`, `folds`}{The fold of each row, the number of folds.}
 #'   \item{`fold_loss`}{Radii x folds matrix of mean held-out losses.}
-#'   \item{`loss`}{Name of the loss, `"mean squared error"`.}
+#'   \item{`loss`}{Name of the loss, `"mean squared error"`,
+#'     `"binomial deviance"` or `"Poisson deviance"`.}
 #'   \item{`problem`, `tol`, `time`, `call`}{The problem name, the
 #'     `control$tol` of the fits, seconds of the whole call, the call.}
 #' }
