@@ -219,10 +219,13 @@ prepared_fit <- function(prep, radius, init, solver, call, started = wall_clock(
   init <- prepared_init(init, prep)
   if (prep$kind == "glm") {
     # (the call goes into no argument list that do.call() would evaluate)
-    args <- list(prep = prep, control = solver$control)
+    face_step <- solver$face_step %||% TRUE
+    check_flag(face_step, "face_step")
+    args <- list(prep = prep, control = solver$control %||% cg_control(),
+                 face_step = face_step)
     if (length(radius) > 1L)
       return(theta_summary(fit_path(glm_fit, args, radius, init, call, started)))
-    return(glm_fit(prep, radius, init, solver$control, call, started))
+    return(glm_fit(prep, radius, init, args$control, call, started, face_step))
   }
   core <- c(list(X = prep$X, y = if (prep$kind == "project") prep$yp else prep$y,
                  radius = radius, init = init,
@@ -288,7 +291,7 @@ prepared_note <- function(prep, theta) {
 
 # one glm fit (src/prob_glm.c) of the prepared problem at `radius`
 glm_fit <- function(prep, radius, init = NULL, control = cg_control(), call = NULL,
-                    started = wall_clock()) {
+                    started = wall_clock(), face_step = TRUE) {
   force(started)
   check_radius(radius)
   control <- as_control(control, max_iter = 1e5)
@@ -300,7 +303,7 @@ glm_fit <- function(prep, radius, init = NULL, control = cg_control(), call = NU
                sparse = inherits(Xp, "Matrix"), radius = as.double(radius),
                loss_offset = as.double(prep$offset), col_scale = as.double(prep$cs[prep$pen]),
                U = prep$U, y = as.double(prep$y),
-               weights = if (is.null(prep$w)) rep(1, n) else prep$w)
+               weights = if (is.null(prep$w)) rep(1, n) else prep$w, face_step = face_step)
   if (spec$sparse) {
     spec[c("col_p", "col_i", "col_x")] <- list(Xp@p, Xp@i, Xp@x)
   } else {
@@ -331,6 +334,7 @@ glm_fit <- function(prep, radius, init = NULL, control = cg_control(), call = NU
   fit$solution <- list(beta = beta)
   fit$theta <- theta
   fit$b <- b
+  fit$face_steps <- sol$face_steps
   fit$intercept <- a
   if (prep$intercept) fit$x_center <- stats::setNames(prep$xbar, prep$names)
   fit$linear.predictors <- sol$eta

@@ -34,6 +34,11 @@ typedef struct {
     double *theta, *b, *g, *eta, *mu, *curv, *res, *deta, *etab;
     double *H, *gq, *du, *work;             /* Newton on b (q x q, q) */
     int *support, *in_support, n_support;
+    /* face (Newton) steps: on, the flops the pairwise steps have earned
+     * for them, taken; scratch for m = |S| + q coordinates */
+    int face_on, face_cap;
+    double face_credit, face_steps;
+    double *fM, *fH, *fz, *fc, *fd, *fsig;
     int s_idx, a_idx;
     double s_val, a_val, slack;
     double rows_read, rows_reported, matvec;
@@ -259,11 +264,153 @@ static void glm_pair_step(cg_problem *P, double gamma, int drop)
     support_update(G, s);
     const double after = fabs(theta[s]) + (a >= 0 && a != s ? fabs(theta[a]) : 0.0);
     G->slack = (a < 0 && drop && grows) ? 0.0 : fmax(G->slack - (after - before), 0.0);
+    G->face_credit += 2.0 * (double) G->n * G->p + 20.0 * G->n;
     if (gamma > 0.0) {
         for (int i = 0; i < G->n; i++) G->eta[i] += gamma * G->deta[i];
         update_mean(G);
         profile(P, G);
     }
+}
+
+/* ------------------------------------------------------------ face step
+ * Pairwise steps converge linearly at a rate that degrades with the
+ * conditioning of the loss on the support (10^4 steps for 25 nonzero
+ * coefficients of a logistic fit at p >> n). The face step is the Newton
+ * step of an active-set method: with the support S and its signs fixed,
+ * the loss over (theta_S, b) restricted to the affine hull of the face of
+ * the active vertices (the hyperplane sign(theta_S)'theta_S = r on the
+ * sphere, all of R^S inside the ball) has the Newton direction d of one
+ * (|S| + q) solve with the Hessian M'WM/n, M = [X~_S, U]. The iterate
+ * moves along d as far as the signs and the ball allow (a coefficient
+ * reaching zero leaves the support exactly), backtracking on the exact
+ * loss until it decreases; then b is minimized again (profile), so the
+ * Frank-Wolfe gap stays the certificate. On the sphere, a negative
+ * multiplier of the hyperplane (the loss would decrease into the ball)
+ * takes the unconstrained direction instead. Its work is paid from a
+ * credit the pairwise steps earn with theirs (one pass over X each), so
+ * face steps at most double a run's work; a warm start begins with the
+ * credit of one. */
+#define FACE_MAX 1024
+static double face_cost(const glm *G, int m)
+{
+    return 2.0 * G->n * (double) m * m + (double) m * m * m / 3.0;
+}
+
+static int glm_face_step(cg_problem *P)
+{
+    glm *G = (glm *) P->self;
+    const int n = G->n, q = G->q, k = G->n_support, m = k + q;
+    if (!G->face_on || k < 1 || m > FACE_MAX || m >= n || (double) n * m > 8388608.0 ||
+        G->face_credit < face_cost(G, m))
+        return 0;
+    G->face_credit -= face_cost(G, m);
+    if (m > G->face_cap) {
+        int cap = 2 * G->face_cap;
+        if (cap < m) cap = m;
+        if (cap < 16) cap = 16;
+        if (cap > FACE_MAX) cap = FACE_MAX;
+        G->fM = cg_zeros((size_t) n * cap);
+        G->fH = cg_zeros((size_t) cap * cap);
+        G->fz = cg_zeros((size_t) 2 * cap);
+        G->fc = cg_zeros(cap); G->fd = cg_zeros(cap); G->fsig = cg_zeros(cap);
+        G->face_cap = cap;
+    }
+    double *M = G->fM, *H = G->fH, *z1 = G->fz, *z2 = G->fz + m, *c = G->fc, *d = G->fd;
+    /* M = sqrt(w v / n) [X~_S, U]; the gradient (g_S, U'r) */
+    for (int a = 0; a < m; a++) {
+        double *col = M + (size_t) a * n;
+        memset(col, 0, sizeof(double) * n);
+        if (a < k) col_axpy(G, G->support[a], 1.0, col);
+        else memcpy(col, G->U + (size_t) (a - k) * n, sizeof(double) * n);
+    }
+    for (int a = 0; a < m; a++) {
+        const double *col = M + (size_t) a * n;
+        double s = 0.0;
+        for (int i = 0; i < n; i++) s += col[i] * G->w[i] * (G->mu[i] - G->y[i]);
+        z1[a] = s / n;
+        c[a] = a < k ? (G->theta[G->support[a]] > 0.0 ? 1.0 : -1.0) : 0.0;
+    }
+    for (int i = 0; i < n; i++) {
+        const double h = sqrt(G->w[i] * G->curv[i] / n);
+        for (int a = 0; a < m; a++) M[i + (size_t) a * n] *= h;
+    }
+    {
+        const double one = 1.0, zero = 0.0;
+        F77_CALL(dsyrk)("L", "T", &m, &n, &one, M, &n, &zero, H, &m FCONE FCONE);
+    }
+    int info = 0, nrhs = 1;
+    F77_CALL(dpotrf)("L", &m, H, &m, &info FCONE);
+    if (info != 0) return 0;                  /* singular on the face: pairwise steps */
+    double gd0 = 0.0;
+    for (int a = 0; a < m; a++) d[a] = z1[a];
+    F77_CALL(dpotrs)("L", &m, &nrhs, H, &m, z1, &m, &info FCONE);   /* H^-1 grad */
+    const int sphere = G->slack <= 1e-12 * G->radius;
+    int constrained = 0;
+    if (sphere) {
+        memcpy(z2, c, sizeof(double) * m);
+        F77_CALL(dpotrs)("L", &m, &nrhs, H, &m, z2, &m, &info FCONE);  /* H^-1 c */
+        double cz1 = 0.0, cz2 = 0.0;
+        for (int a = 0; a < m; a++) { cz1 += c[a] * z1[a]; cz2 += c[a] * z2[a]; }
+        const double nu = cz2 > 0.0 ? -cz1 / cz2 : 0.0;
+        if (nu >= 0.0) {
+            constrained = 1;
+            for (int a = 0; a < m; a++) z1[a] += nu * z2[a];
+        }
+    }
+    /* d = -z1; d'grad < 0 */
+    for (int a = 0; a < m; a++) { gd0 -= d[a] * z1[a]; d[a] = -z1[a]; }
+    if (!(gd0 < 0.0)) return 0;
+    /* how far the signs and the ball allow */
+    double tmax = 1.0, cd = 0.0;
+    int hit = -1;
+    for (int a = 0; a < k; a++) {
+        const double th = G->theta[G->support[a]];
+        cd += c[a] * d[a];
+        if (th * d[a] < 0.0 && -th / d[a] < tmax) { tmax = -th / d[a]; hit = a; }
+    }
+    if (!constrained && cd > 0.0 && G->slack / cd < tmax) { tmax = G->slack / cd; hit = -2; }
+    if (!(tmax > 0.0)) return 0;
+    /* deta = [X~_S, U] d, backtracking on the exact loss */
+    memset(G->deta, 0, sizeof(double) * n);
+    for (int a = 0; a < m; a++) {
+        if (a < k) col_axpy(G, G->support[a], d[a], G->deta);
+        else {
+            int inc = 1; double da = d[a];
+            F77_CALL(daxpy)(&G->n, &da, G->U + (size_t) (a - k) * n, &inc, G->deta, &inc);
+        }
+    }
+    const double f0 = loss_at(G, G->eta);
+    double t = tmax, f1 = f0;
+    int ok = 0;
+    for (int it = 0; it < 40; it++) {
+        for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
+        f1 = loss_at(G, G->etab);
+        if (f1 <= f0 + 1e-4 * t * gd0) { ok = 1; break; }
+        t *= 0.5;
+        hit = -1;
+    }
+    if (!ok || !(f1 < f0)) return 0;
+    /* move: the support's coefficients (signs kept; the one that reached
+     * zero leaves exactly), b, eta */
+    double l1 = 0.0;
+    int ks[FACE_MAX];
+    for (int a = 0; a < k; a++) ks[a] = G->support[a];
+    for (int a = 0; a < k; a++) {
+        const int j = ks[a];
+        double th = G->theta[j] + t * d[a];
+        if (a == hit || th * c[a] <= 0.0) th = 0.0;
+        G->theta[j] = th;
+        l1 += fabs(th);
+    }
+    for (int a = 0; a < k; a++) support_update(G, ks[a]);
+    for (int a = 0; a < q; a++) G->b[a] += t * d[k + a];
+    memcpy(G->eta, G->etab, sizeof(double) * n);
+    /* on the hyperplane (or reaching it): on the sphere exactly */
+    G->slack = (constrained || hit == -2) ? 0.0 : fmax(G->radius - l1, 0.0);
+    update_mean(G);
+    profile(P, G);
+    G->face_steps += 1.0;
+    return 1;
 }
 
 static void glm_evaluate(cg_problem *P, double *obj, double *gap)
@@ -290,7 +437,7 @@ static double glm_epoch(cg_problem *P)
 static long glm_n_matvec(cg_problem *P) { return (long) ((glm *) P->self)->matvec; }
 
 static const cg_pair_ops glm_pair = {glm_gradient, glm_lmo, glm_pair_direction,
-                                     glm_pair_step, NULL};
+                                     glm_pair_step, glm_face_step};
 
 int cg_problem_glm(cg_problem *P, SEXP spec)
 {
@@ -346,6 +493,9 @@ int cg_problem_glm(cg_problem *P, SEXP spec)
         F77_CALL(daxpy)(&G->n, &c, G->U + (size_t) a * n, &inc, G->eta, &inc);
     }
     update_mean(G);
+    G->face_on = asLogical(cg_list_get(spec, "face_step")) != FALSE;
+    /* a warm start's support is the best guess of the solution's */
+    if (!isNull(cg_list_get(spec, "init_beta"))) G->face_credit = face_cost(G, G->n_support + q);
     P->self = G;
     P->evaluate = glm_evaluate; P->epoch = glm_epoch; P->n_matvec = glm_n_matvec;
     P->svd_rank = 0;
@@ -357,7 +507,7 @@ int cg_problem_glm(cg_problem *P, SEXP spec)
 SEXP cg_glm_solution(cg_problem *P)
 {
     glm *G = (glm *) P->self;
-    static const char *names[] = {"beta", "b", "eta", ""};
+    static const char *names[] = {"beta", "b", "eta", "face_steps", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP beta = allocVector(REALSXP, G->p);
     SET_VECTOR_ELT(out, 0, beta);
@@ -368,6 +518,7 @@ SEXP cg_glm_solution(cg_problem *P)
     SEXP eta = allocVector(REALSXP, G->n);
     SET_VECTOR_ELT(out, 2, eta);
     memcpy(REAL(eta), G->eta, sizeof(double) * G->n);
+    SET_VECTOR_ELT(out, 3, ScalarReal(G->face_steps));
     UNPROTECT(1);
     return out;
 }

@@ -119,6 +119,14 @@ test_that("binomial: glmnet's solution at the matched radius; a factor response 
   expect_lte(fit$objective - ref, fit$gap + 1e-12)
   expect_equal(fit$objective, mean(-(d$yb * fit$linear.predictors -
                                       log1p(exp(fit$linear.predictors)))), tolerance = 1e-12)
+  # plain pairwise steps (no face steps) reach the same solution, in more steps
+  plain <- sparse_regression(d$X, d$yb, radius = r, family = "binomial", face_step = FALSE,
+                             control = tight)
+  expect_true(plain$converged)
+  expect_lt(max(abs(coef(plain) - b)), 1e-5)
+  expect_gt(fit$face_steps, 0)
+  expect_identical(plain$face_steps, 0)
+  expect_lt(fit$iterations, plain$iterations)
   yf <- factor(ifelse(d$yb == 1, "yes", "no"))
   ff <- sparse_regression(d$X, yf, radius = r, family = "binomial", control = tight)
   expect_equal(coef(ff), coef(fit), tolerance = 1e-12)
