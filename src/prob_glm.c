@@ -130,7 +130,8 @@ static void profile(cg_problem *P, glm *G)
         }
         double dec = 0.0;                     /* Newton decrement^2 = -gq'du */
         for (int a = 0; a < q; a++) dec -= G->gq[a] * G->du[a];
-        if (!(dec > 1e-30 * fmax(fabs(f), 1.0)) || (it > 2 && dec >= last_dec)) return;
+        const double scale = fmax(fabs(f), 1e-300);
+        if (!(dec > 1e-30 * scale) || (it > 2 && dec >= last_dec)) return;
         last_dec = dec;
         /* eta + t U du, backtracking on the exact loss (t = 1 near the
          * minimizer, where Newton is quadratic) */
@@ -140,14 +141,20 @@ static void profile(cg_problem *P, glm *G)
             F77_CALL(daxpy)(&G->n, &c, G->U + (size_t) a * n, &inc, G->deta, &inc);
         }
         double t = 1.0, fnew = f;
-        for (int k = 0; k < 60; k++) {
-            for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
+        if (dec < 1e-10 * scale) {
+            /* the decrease (about dec / 2) is below what the loss resolves:
+             * Newton's full step, in its quadratic range */
+            for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + G->deta[i];
             fnew = loss_at(G, G->etab);
-            if (fnew <= f - 0.25 * t * dec || (dec < 1e-12 * fmax(fabs(f), 1.0) && fnew <= f))
-                break;
-            t *= 0.5;
+        } else {
+            for (int k = 0; k < 60; k++) {
+                for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
+                fnew = loss_at(G, G->etab);
+                if (fnew <= f - 0.25 * t * dec) break;
+                t *= 0.5;
+            }
+            if (!(fnew <= f)) return;         /* no decrease: at rounding */
         }
-        if (!(fnew <= f)) return;             /* no decrease: at rounding */
         memcpy(G->eta, G->etab, sizeof(double) * n);
         for (int a = 0; a < q; a++) G->b[a] += t * G->du[a];
         update_mean(G);
@@ -359,7 +366,9 @@ static int glm_face_step(cg_problem *P)
     }
     /* d = -z1; d'grad < 0 */
     for (int a = 0; a < m; a++) { gd0 -= d[a] * z1[a]; d[a] = -z1[a]; }
-    if (!(gd0 < 0.0)) return 0;
+    /* nothing to gain that the loss can resolve: at the face's minimizer */
+    const double f0 = loss_at(G, G->eta);
+    if (!(gd0 < -1e-13 * fabs(f0))) return 0;
     /* how far the signs and the ball allow */
     double tmax = 1.0, cd = 0.0;
     int hit = -1;
@@ -379,7 +388,6 @@ static int glm_face_step(cg_problem *P)
             F77_CALL(daxpy)(&G->n, &da, G->U + (size_t) (a - k) * n, &inc, G->deta, &inc);
         }
     }
-    const double f0 = loss_at(G, G->eta);
     double t = tmax, f1 = f0;
     int ok = 0;
     for (int it = 0; it < 40; it++) {
