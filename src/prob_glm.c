@@ -39,6 +39,7 @@ typedef struct {
     int face_on, face_cap;
     double face_credit, face_steps;
     double *fM, *fH, *fz, *fc, *fd, *fsig;
+    int *rp, *rc; double *rv;               /* sparse: X~_S by rows (CSR), nnz(X) room */
     int s_idx, a_idx;
     double s_val, a_val, slack;
     double rows_read, rows_reported, matvec;
@@ -271,7 +272,10 @@ static void glm_pair_step(cg_problem *P, double gamma, int drop)
     support_update(G, s);
     const double after = fabs(theta[s]) + (a >= 0 && a != s ? fabs(theta[a]) : 0.0);
     G->slack = (a < 0 && drop && grows) ? 0.0 : fmax(G->slack - (after - before), 0.0);
-    G->face_credit += 2.0 * (double) G->n * G->p + 20.0 * G->n;
+    /* this step's work: the gradient's pass over X, the O(n) passes of
+     * the line search and the profile */
+    G->face_credit += 2.0 * (G->sparse ? (double) G->cp[G->p] : (double) G->n * G->p) +
+                      200.0 * G->n;
     if (gamma > 0.0) {
         for (int i = 0; i < G->n; i++) G->eta[i] += gamma * G->deta[i];
         update_mean(G);
@@ -298,53 +302,127 @@ static void glm_pair_step(cg_problem *P, double gamma, int drop)
  * face steps at most double a run's work; a warm start begins with the
  * credit of one. */
 #define FACE_MAX 1024
-static double face_cost(const glm *G, int m)
+/* flops of a face step on k support coordinates (m = k + q): the Hessian
+ * (dense: one n x m product; sparse: by rows, sum_i nnz_i(S)^2, about
+ * nnz(X_S)^2 / n) and its Cholesky factor */
+static double face_cost(const glm *G, int k)
 {
-    return 2.0 * G->n * (double) m * m + (double) m * m * m / 3.0;
+    const double m = k + G->q, n = G->n;
+    if (!G->sparse) return 2.0 * n * m * m + m * m * m / 3.0;
+    double nnz = 0.0;
+    for (int a = 0; a < k; a++) {
+        const int j = G->support[a];
+        nnz += G->cp[j + 1] - G->cp[j];
+    }
+    return 2.0 * (nnz * nnz / n + nnz) + 4.0 * n * G->q * m + m * m * m / 3.0;
+}
+
+/* the Newton system on the face: H (m x m, lower triangle) = M'WM / n and
+ * z1 = M'r / n (the gradient), M = [X~_S, U], W = diag(w A''(eta)),
+ * r = w (mu - y) */
+static void face_system(glm *G, int k, int m, double *H, double *z1)
+{
+    const int n = G->n, q = G->q;
+    double *hr = G->etab;                     /* h_i = w_i A''_i / n; r_i */
+    double *rr = G->res;
+    for (int i = 0; i < n; i++) {
+        hr[i] = G->w[i] * G->curv[i] / n;
+        rr[i] = G->w[i] * (G->mu[i] - G->y[i]) / n;
+    }
+    if (!G->sparse) {
+        double *M = G->fM;
+        for (int a = 0; a < m; a++) {
+            double *col = M + (size_t) a * n;
+            if (a < k) { memset(col, 0, sizeof(double) * n); col_axpy(G, G->support[a], 1.0, col); }
+            else memcpy(col, G->U + (size_t) (a - k) * n, sizeof(double) * n);
+            double s = 0.0;
+            for (int i = 0; i < n; i++) s += col[i] * rr[i];
+            z1[a] = s;
+        }
+        for (int i = 0; i < n; i++) {
+            const double h = sqrt(hr[i]);
+            for (int a = 0; a < m; a++) M[i + (size_t) a * n] *= h;
+        }
+        const double one = 1.0, zero = 0.0;
+        F77_CALL(dsyrk)("L", "T", &m, &n, &one, M, &n, &zero, H, &m FCONE FCONE);
+        return;
+    }
+    /* sparse: X~_S by rows, then sum_i h_i x_i x_i' over each row's entries */
+    memset(H, 0, sizeof(double) * (size_t) m * m);
+    int *rp = G->rp;
+    memset(rp, 0, sizeof(int) * ((size_t) n + 1));
+    for (int a = 0; a < k; a++) {
+        const int j = G->support[a];
+        for (int t = G->cp[j]; t < G->cp[j + 1]; t++) rp[G->ri[t] + 1]++;
+    }
+    for (int i = 0; i < n; i++) rp[i + 1] += rp[i];
+    for (int a = 0; a < k; a++) {           /* columns in order: rows sorted by a */
+        const int j = G->support[a];
+        double s = 0.0;
+        for (int t = G->cp[j]; t < G->cp[j + 1]; t++) {
+            const int i = G->ri[t], at = rp[i]++;
+            const double v = G->cs[j] * G->cx[t];
+            G->rc[at] = a; G->rv[at] = v;
+            s += v * rr[i];
+        }
+        z1[a] = s;
+    }
+    for (int i = n; i > 0; i--) rp[i] = rp[i - 1];
+    rp[0] = 0;
+    for (int i = 0; i < n; i++) {
+        const double h = hr[i];
+        for (int t = rp[i]; t < rp[i + 1]; t++) {
+            const int a = G->rc[t];
+            const double hv = h * G->rv[t];
+            for (int u = t; u < rp[i + 1]; u++) H[G->rc[u] + (size_t) a * m] += hv * G->rv[u];
+            for (int c = 0; c < q; c++)
+                H[(k + c) + (size_t) a * m] += hv * G->U[i + (size_t) c * n];
+        }
+    }
+    for (int c = 0; c < q; c++) {
+        const double *uc = G->U + (size_t) c * n;
+        double s = 0.0;
+        for (int i = 0; i < n; i++) s += uc[i] * rr[i];
+        z1[k + c] = s;
+        for (int e = c; e < q; e++) {
+            const double *ue = G->U + (size_t) e * n;
+            double h = 0.0;
+            for (int i = 0; i < n; i++) h += uc[i] * ue[i] * hr[i];
+            H[(k + e) + (size_t) (k + c) * m] = h;
+        }
+    }
 }
 
 static int glm_face_step(cg_problem *P)
 {
     glm *G = (glm *) P->self;
     const int n = G->n, q = G->q, k = G->n_support, m = k + q;
-    if (!G->face_on || k < 1 || m > FACE_MAX || m >= n || (double) n * m > 8388608.0 ||
-        G->face_credit < face_cost(G, m))
+    if (!G->face_on || k < 1 || m > FACE_MAX || m >= n ||
+        (!G->sparse && (double) n * m > 8388608.0))
         return 0;
-    G->face_credit -= face_cost(G, m);
+    const double cost = face_cost(G, k);
+    if (G->face_credit < cost) return 0;
+    G->face_credit -= cost;
     if (m > G->face_cap) {
         int cap = 2 * G->face_cap;
         if (cap < m) cap = m;
         if (cap < 16) cap = 16;
         if (cap > FACE_MAX) cap = FACE_MAX;
-        G->fM = cg_zeros((size_t) n * cap);
+        if (!G->sparse) G->fM = cg_zeros((size_t) n * cap);
         G->fH = cg_zeros((size_t) cap * cap);
         G->fz = cg_zeros((size_t) 2 * cap);
         G->fc = cg_zeros(cap); G->fd = cg_zeros(cap); G->fsig = cg_zeros(cap);
         G->face_cap = cap;
     }
-    double *M = G->fM, *H = G->fH, *z1 = G->fz, *z2 = G->fz + m, *c = G->fc, *d = G->fd;
-    /* M = sqrt(w v / n) [X~_S, U]; the gradient (g_S, U'r) */
-    for (int a = 0; a < m; a++) {
-        double *col = M + (size_t) a * n;
-        memset(col, 0, sizeof(double) * n);
-        if (a < k) col_axpy(G, G->support[a], 1.0, col);
-        else memcpy(col, G->U + (size_t) (a - k) * n, sizeof(double) * n);
+    if (G->sparse && G->rp == NULL) {
+        G->rp = (int *) R_alloc((size_t) n + 1, sizeof(int));
+        G->rc = (int *) R_alloc((size_t) G->cp[G->p] + 1, sizeof(int));
+        G->rv = (double *) R_alloc((size_t) G->cp[G->p] + 1, sizeof(double));
     }
-    for (int a = 0; a < m; a++) {
-        const double *col = M + (size_t) a * n;
-        double s = 0.0;
-        for (int i = 0; i < n; i++) s += col[i] * G->w[i] * (G->mu[i] - G->y[i]);
-        z1[a] = s / n;
+    double *H = G->fH, *z1 = G->fz, *z2 = G->fz + m, *c = G->fc, *d = G->fd;
+    face_system(G, k, m, H, z1);
+    for (int a = 0; a < m; a++)
         c[a] = a < k ? (G->theta[G->support[a]] > 0.0 ? 1.0 : -1.0) : 0.0;
-    }
-    for (int i = 0; i < n; i++) {
-        const double h = sqrt(G->w[i] * G->curv[i] / n);
-        for (int a = 0; a < m; a++) M[i + (size_t) a * n] *= h;
-    }
-    {
-        const double one = 1.0, zero = 0.0;
-        F77_CALL(dsyrk)("L", "T", &m, &n, &one, M, &n, &zero, H, &m FCONE FCONE);
-    }
     int info = 0, nrhs = 1;
     F77_CALL(dpotrf)("L", &m, H, &m, &info FCONE);
     if (info != 0) return 0;                  /* singular on the face: pairwise steps */
@@ -503,7 +581,7 @@ int cg_problem_glm(cg_problem *P, SEXP spec)
     update_mean(G);
     G->face_on = asLogical(cg_list_get(spec, "face_step")) != FALSE;
     /* a warm start's support is the best guess of the solution's */
-    if (!isNull(cg_list_get(spec, "init_beta"))) G->face_credit = face_cost(G, G->n_support + q);
+    if (!isNull(cg_list_get(spec, "init_beta"))) G->face_credit = face_cost(G, G->n_support);
     P->self = G;
     P->evaluate = glm_evaluate; P->epoch = glm_epoch; P->n_matvec = glm_n_matvec;
     P->svd_rank = 0;
