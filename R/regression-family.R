@@ -66,17 +66,17 @@ check_penalty_factor <- function(pf, p) {
   if (all(pf == 1)) NULL else pf
 }
 
-# weighted column means and (1/n, as glmnet) standard deviations, around the
-# means with an intercept, around 0 without; a sparse X stays sparse
-column_moments <- function(X, w, intercept) {
+# weighted column means and (1/n, as glmnet) standard deviations around
+# them (glmnet's, with or without an intercept); a sparse X stays sparse
+column_moments <- function(X, w) {
   n <- nrow(X)
   wv <- if (is.null(w)) rep(1, n) else w
   m1 <- as.vector(as.matrix(Matrix::crossprod(wv, X))) / n
-  if (!inherits(X, "Matrix") && intercept) {
+  if (!inherits(X, "Matrix")) {
     v <- vapply(seq_len(ncol(X)), function(j) sum(wv * (X[, j] - m1[j])^2), 0) / n
   } else {
     m2 <- as.vector(as.matrix(Matrix::crossprod(wv, X^2))) / n
-    v <- if (intercept) pmax(m2 - m1^2, 0) else m2
+    v <- pmax(m2 - m1^2, 0)
   }
   list(mean = m1, sd = sqrt(v))
 }
@@ -98,7 +98,7 @@ regression_prepare <- function(X, y, family, w, standardize, pf, intercept, meth
   pen <- if (is.null(pf)) rep(TRUE, p) else pf > 0
   if (family == "gaussian" && is.null(w) && all(pen) && !standardize && is.null(pf))
     return(list(kind = "none"))
-  mom <- if (standardize || intercept) column_moments(X, w, intercept)
+  mom <- if (standardize || intercept) column_moments(X, w)
   sd <- if (standardize) mom$sd else rep(1, p)
   cs <- numeric(p)
   ok <- pen & sd > 0

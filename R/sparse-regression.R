@@ -28,8 +28,8 @@
 #' rescaled to sum to \eqn{p}{p} as glmnet does; all 1 by default) and
 #' column scales \eqn{s_j}{s_j}: with `standardize = TRUE` (the default, as
 #' glmnet) the standard deviation of column \eqn{j}{j} (weighted, with
-#' divisor \eqn{n}{n}, around the weighted mean with an intercept, as
-#' glmnet's), so that the radius bounds the coefficients of the columns
+#' divisor \eqn{n}{n}, around the weighted mean, as glmnet's with or
+#' without an intercept), so that the radius bounds the coefficients of the columns
 #' scaled to unit variance and no longer depends on the units of `X`; 1
 #' with `standardize = FALSE`, the plain l1 ball. Coefficients are always
 #' returned on the original scale of `X` (`fit$theta` holds the ones the

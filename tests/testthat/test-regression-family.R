@@ -53,6 +53,21 @@ test_that("gaussian, standardize = TRUE by default: glmnet's solution at the mat
   expect_gt(max(abs(coef(raw) - b)), 1e-2)
 })
 
+test_that("intercept = FALSE: glmnet standardizes by the centred standard deviation still", {
+  skip_if_not_installed("glmnet")
+  d <- family_data()
+  X <- d$X + 1                                 # columns away from zero mean
+  b <- glmnet_coef(X, d$y, lambda = 0.08, intercept = FALSE)
+  fit <- sparse_regression(X, d$y, radius = matched_radius(X, b[-1]), intercept = FALSE,
+                           control = tight)
+  expect_lt(max(abs(coef(fit) - b[-1])), 1e-5)
+  b <- glmnet_coef(X, d$yb, family = "binomial", lambda = 0.03, intercept = FALSE)
+  fit <- sparse_regression(X, d$yb, radius = matched_radius(X, b[-1]), intercept = FALSE,
+                           family = "binomial", control = tight)
+  expect_true(fit$converged)
+  expect_lt(max(abs(coef(fit) - b[-1])), 1e-5)
+})
+
 test_that("standardize = TRUE: rescaling a column rescales its coefficient, nothing else", {
   d <- family_data()
   X2 <- d$X
