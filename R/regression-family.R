@@ -114,7 +114,20 @@ regression_prepare <- function(X, y, family, w, standardize, pf, intercept, meth
                xbar = if (intercept) mom$mean else rep(0, p),
                names = colnames(X), standardize = standardize, pf = pf)
   if (kind == "scale") {
-    prep$X <- scale_columns(X, cs)
+    if (!sparse && intercept) {
+      # scaled and centred in one copy of X (regression_core() would centre
+      # another): its centring goes along as `intercept`
+      Xs <- X * rep(cs, each = n)
+      xs <- cs * prep$xbar
+      for (j in seq_len(p)) Xs[, j] <- Xs[, j] - xs[j]
+      ybar <- mean(y)
+      prep$X <- Xs
+      prep$yc <- y - ybar
+      prep$centring <- structure(list(xbar = xs, ybar = ybar, y = y),
+                                 class = "regression_centring")
+    } else {
+      prep$X <- scale_columns(X, cs)
+    }
     return(prep)
   }
   U <- cbind(if (intercept) rep(1, n), as.matrix(X[, !pen, drop = FALSE]))
@@ -227,9 +240,9 @@ prepared_fit <- function(prep, radius, init, solver, call, started = wall_clock(
       return(theta_summary(fit_path(glm_fit, args, radius, init, call, started)))
     return(glm_fit(prep, radius, init, args$control, call, started, face_step))
   }
-  core <- c(list(X = prep$X, y = if (prep$kind == "project") prep$yp else prep$y,
+  core <- c(list(X = prep$X, y = if (prep$kind == "project") prep$yp else prep$yc %||% prep$y,
                  radius = radius, init = init,
-                 intercept = prep$kind == "scale" && prep$intercept,
+                 intercept = prep$centring %||% (prep$kind == "scale" && prep$intercept),
                  call = call, started = started), solver)
   res <- do.call(regression_core, core, quote = TRUE)
   if (inherits(res, "cg_path")) {

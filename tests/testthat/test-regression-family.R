@@ -286,3 +286,20 @@ test_that("bad family input names the argument", {
   expect_error(cv_sparse_regression(X, y, folds = 2, weights = rep(1, 3)), "^`weights` must")
   expect_error(predict(sparse_regression(X, y, 1), X, type = "class"), "^`type` must be one of")
 })
+
+test_that("init: a standardized fit resumes exactly; a vector is on the original scale", {
+  d <- family_data()
+  ctl <- function(k) cg_control(max_iter = k, eval_every = 3, tol = 0)
+  a <- sparse_regression(d$X, d$y, radius = 4, face_step = FALSE, control = ctl(6))
+  expect_identical(a$iterations, 6L)
+  b <- sparse_regression(d$X, d$y, radius = 4, face_step = FALSE, init = a, control = ctl(4))
+  one <- sparse_regression(d$X, d$y, radius = 4, face_step = FALSE, control = ctl(10))
+  expect_identical(coef(b), coef(one))
+  expect_match(b$notes[1], "^continued exactly")
+  # a coefficient vector (original scale) at the solution stays there
+  full <- sparse_regression(d$X, d$yb, radius = 2, family = "binomial", control = tight)
+  warm <- sparse_regression(d$X, d$yb, radius = 2, family = "binomial",
+                            init = coef(full)[-1], control = tight)
+  expect_lt(max(abs(coef(warm) - coef(full))), 1e-8)
+  expect_lte(warm$iterations, 2L)
+})
