@@ -43,6 +43,7 @@ typedef struct {
     int s_idx, a_idx;
     double s_val, a_val, slack;
     double rows_read, rows_reported, matvec;
+    double fval;                            /* the loss at eta (refresh) */
 } glm;
 
 /* out += alpha x~_j */
@@ -58,10 +59,35 @@ static void col_axpy(const glm *G, int j, double alpha, double *out)
     for (int k = G->cp[j]; k < G->cp[j + 1]; k++) out[G->ri[k]] += a * G->cx[k];
 }
 
-/* mu, curv from eta */
-static void update_mean(glm *G)
+/* mu, curv and the loss (returned, and kept in fval) at eta, in one pass
+ * with one exp() per row */
+static double refresh(glm *G)
 {
-    for (int i = 0; i < G->n; i++) G->mu[i] = mean_curv(G->family, G->eta[i], &G->curv[i]);
+    const int n = G->n;
+    double f = 0.0;
+    for (int i = 0; i < n; i++) {
+        const double x = G->eta[i];
+        double A;
+        switch (G->family) {
+        case FAM_BINOMIAL: {
+            const double e = exp(-fabs(x)), inv = 1.0 / (1.0 + e);
+            G->mu[i] = x >= 0.0 ? inv : e * inv;
+            G->curv[i] = e * inv * inv;
+            A = fmax(x, 0.0) + log1p(e);
+            break;
+        }
+        case FAM_POISSON: {
+            const double e = exp(x);
+            G->mu[i] = G->curv[i] = A = e;
+            break;
+        }
+        default:
+            G->mu[i] = x; G->curv[i] = 1.0; A = 0.5 * x * x;
+        }
+        if (G->w[i] > 0.0) f += G->w[i] * (A - G->y[i] * x);
+    }
+    G->fval = f / n + G->offset;
+    return G->fval;
 }
 
 static double loss_at(const glm *G, const double *eta)
@@ -99,7 +125,7 @@ static void profile(cg_problem *P, glm *G)
 {
     const int n = G->n, q = G->q;
     if (q == 0) return;
-    double f = loss_at(G, G->eta), last_dec = INFINITY;
+    double f = G->fval, last_dec = INFINITY;
     for (int it = 0; it < 100; it++) {
         for (int a = 0; a < q; a++) {
             const double *ua = G->U + (size_t) a * n;
@@ -145,8 +171,9 @@ static void profile(cg_problem *P, glm *G)
         if (dec < 1e-10 * scale) {
             /* the decrease (about dec / 2) is below what the loss resolves:
              * Newton's full step, in its quadratic range */
-            for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + G->deta[i];
-            fnew = loss_at(G, G->etab);
+            for (int i = 0; i < n; i++) G->eta[i] += G->deta[i];
+            for (int a = 0; a < q; a++) G->b[a] += G->du[a];
+            fnew = refresh(G);
         } else {
             for (int k = 0; k < 60; k++) {
                 for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
@@ -155,10 +182,10 @@ static void profile(cg_problem *P, glm *G)
                 t *= 0.5;
             }
             if (!(fnew <= f)) return;         /* no decrease: at rounding */
+            memcpy(G->eta, G->etab, sizeof(double) * n);
+            for (int a = 0; a < q; a++) G->b[a] += t * G->du[a];
+            fnew = refresh(G);
         }
-        memcpy(G->eta, G->etab, sizeof(double) * n);
-        for (int a = 0; a < q; a++) G->b[a] += t * G->du[a];
-        update_mean(G);
         f = fnew;
         if (!R_FINITE(f)) {
             cg_fail(P, "the loss is not finite while fitting the unpenalized coefficients: it "
@@ -228,7 +255,11 @@ static double glm_pair_direction(cg_problem *P, double *gamma_max, double *gamma
     if (!(slope < 0.0)) { *gamma_exact = 0.0; return -slope; }
     double lo = 0.0, hi = *gamma_max, h;
     if (slope_at(G, hi, &h) <= 0.0) { *gamma_exact = INFINITY; return -slope; }
-    double t = 0.0, d = slope_at(G, 0.0, &h);
+    /* at t = 0 from the kept mu and curvature (no exp()) */
+    double t = 0.0, d = slope;
+    h = 0.0;
+    for (int i = 0; i < G->n; i++) h += G->w[i] * G->curv[i] * G->deta[i] * G->deta[i];
+    h /= G->n;
     for (int it = 0; it < 100; it++) {
         double next = h > 0.0 ? t - d / h : 0.5 * (lo + hi);
         if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
@@ -236,7 +267,10 @@ static double glm_pair_direction(cg_problem *P, double *gamma_max, double *gamma
         t = next;
         d = slope_at(G, t, &h);
         if (d < 0.0) lo = t; else hi = t;
-        if (d == 0.0 || moved <= 1e-15 * fmax(t, 1e-300) || hi - lo <= 1e-15 * hi) break;
+        /* the slope down by 1e-12: the step is exact to about 1e-12 of
+         * itself (Newton's next move), the loss to rounding */
+        if (fabs(d) <= 1e-12 * -slope || moved <= 1e-15 * fmax(t, 1e-300) ||
+            hi - lo <= 1e-15 * hi) break;
     }
     *gamma_exact = t;
     return -slope;
@@ -278,7 +312,7 @@ static void glm_pair_step(cg_problem *P, double gamma, int drop)
                       200.0 * G->n;
     if (gamma > 0.0) {
         for (int i = 0; i < G->n; i++) G->eta[i] += gamma * G->deta[i];
-        update_mean(G);
+        refresh(G);
         profile(P, G);
     }
 }
@@ -445,7 +479,7 @@ static int glm_face_step(cg_problem *P)
     /* d = -z1; d'grad < 0 */
     for (int a = 0; a < m; a++) { gd0 -= d[a] * z1[a]; d[a] = -z1[a]; }
     /* nothing to gain that the loss can resolve: at the face's minimizer */
-    const double f0 = loss_at(G, G->eta);
+    const double f0 = G->fval;
     if (!(gd0 < -1e-13 * fabs(f0))) return 0;
     /* how far the signs and the ball allow */
     double tmax = 1.0, cd = 0.0;
@@ -493,7 +527,7 @@ static int glm_face_step(cg_problem *P)
     memcpy(G->eta, G->etab, sizeof(double) * n);
     /* on the hyperplane (or reaching it): on the sphere exactly */
     G->slack = (constrained || hit == -2) ? 0.0 : fmax(G->radius - l1, 0.0);
-    update_mean(G);
+    refresh(G);
     profile(P, G);
     G->face_steps += 1.0;
     return 1;
@@ -578,7 +612,7 @@ int cg_problem_glm(cg_problem *P, SEXP spec)
         int inc = 1; double c = G->b[a];
         F77_CALL(daxpy)(&G->n, &c, G->U + (size_t) a * n, &inc, G->eta, &inc);
     }
-    update_mean(G);
+    refresh(G);
     G->face_on = asLogical(cg_list_get(spec, "face_step")) != FALSE;
     /* a warm start's support is the best guess of the solution's */
     if (!isNull(cg_list_get(spec, "init_beta"))) G->face_credit = face_cost(G, G->n_support);
