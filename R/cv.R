@@ -155,10 +155,13 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
     radius <- check_radii(radius)
   }
 
-  if (plain) {
+  if (prep$kind %in% c("none", "scale")) {
     data_of <- fold_data(X, y, dots, max(foldid), intercept)
     fit_rows <- function(rows, radius, init = NULL) {
       d <- data_of(rows)        # centred by the means of the training rows
+      # least squares with column scales: those of the training rows
+      if (!plain) return(scaled_fold_path(d, pf, standardize, colnames(X), radius, init,
+                                          c(dots, list(control = quiet_control(control)))))
       args <- c(list(X = d$X, y = d$y, intercept = d$intercept, standardize = FALSE,
                      control = quiet_control(control)), dots)
       args$gram <- d$gram

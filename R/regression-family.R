@@ -252,6 +252,33 @@ prepared_fit <- function(prep, radius, init, solver, call, started = wall_clock(
   original_scale(res, prep)
 }
 
+# The path of a CV fold's least squares with column scales (standardize,
+# positive penalty factors), from the fold's data `d` of fold_data(): its
+# rows centred (or implicitly, sparse) and its X'X / n, both shared along
+# the grid; the scales are the training rows' standard deviations, applied
+# to a copy of X and to X'X / n.
+scaled_fold_path <- function(d, pf, standardize, names, radius, init, solver) {
+  X <- d$X
+  p <- ncol(X)
+  cen <- if (inherits(d$intercept, "regression_centring")) d$intercept
+  sd <- if (standardize) column_moments(X, NULL)$sd else rep(1, p)
+  cs <- numeric(p)
+  ok <- sd > 0
+  cs[ok] <- 1 / ((if (is.null(pf)) 1 else pf[ok]) * sd[ok])
+  prep <- list(kind = "scale", family = "gaussian", n = nrow(X), p = p, pen = rep(TRUE, p),
+               cs = cs, w = NULL, intercept = !is.null(cen),
+               xbar = if (is.null(cen)) rep(0, p) else cen$xbar, names = names,
+               standardize = standardize, pf = pf)
+  if (!is.null(cen)) cen$xbar <- cen$xbar * cs
+  gram <- d$gram
+  if (is.matrix(gram)) gram <- gram * tcrossprod(cs)
+  solver$gram <- gram
+  args <- c(list(X = scale_columns(X, cs), y = d$y, intercept = cen %||% FALSE), solver)
+  res <- fit_path(regression_core, args, radius, prepared_init(init, prep))
+  res$fits <- lapply(res$fits, original_scale, prep = prep)
+  theta_summary(res)
+}
+
 # a path's l1 norms: of the coefficients the radius bounds (theta)
 theta_summary <- function(path) {
   if (length(path$fits))
@@ -392,15 +419,22 @@ prepared_radii <- function(prep, nradius, ratio) {
   w <- if (is.null(prep$w)) rep(1, n) else prep$w
   m <- sum(w * prep$y) / n
   v <- switch(prep$family, gaussian = 1, binomial = m * (1 - m), poisson = m)
-  sw <- sqrt(w)
-  Xt <- as.matrix(scale_columns(prep$Xpen, prep$cs[prep$pen])) * sw
-  z <- sw * (prep$y - m) / v
-  if (ncol(prep$U)) {
-    Q <- qr.Q(qr(sw * prep$U))
-    Xt <- Xt - Q %*% crossprod(Q, Xt)
-    z <- z - drop(Q %*% crossprod(Q, z))
+  Xt <- scale_columns(prep$Xpen, prep$cs[prep$pen])
+  z <- (prep$y - m) / v
+  if (is.null(prep$w) && prep$intercept && ncol(prep$U) == 1L) {
+    # the intercept alone: centred implicitly (a sparse X stays sparse)
+    top <- sum(abs(least_squares(Xt, z - mean(z), Matrix::colMeans(Xt))))
+  } else {
+    sw <- sqrt(w)
+    Xt <- as.matrix(Xt) * sw
+    z <- sw * z
+    if (ncol(prep$U)) {
+      Q <- qr.Q(qr(sw * prep$U))
+      Xt <- Xt - Q %*% crossprod(Q, Xt)
+      z <- z - drop(Q %*% crossprod(Q, z))
+    }
+    top <- sum(abs(least_squares(Xt, z)))
   }
-  top <- sum(abs(least_squares(Xt, z)))
   if (!is.finite(top) || top <= 0)
     stop_arg("radius", "has no default: the gradient at the null model is zero; give the radii")
   top * exp(seq(log(ratio), 0, length.out = nradius))

@@ -238,6 +238,17 @@ test_that("cv_sparse_regression: families scored by held-out deviance, weights a
   expect_equal(coef(cv$path, radius = 1),
                coef(sparse_regression(d$X, d$yb, radius = 1, family = "binomial",
                                       control = tight)), tolerance = 1e-6)
+  # least squares, standardized by default: each fold by its training rows'
+  # standard deviations (dense and sparse X, shared X'X / n along the grid)
+  Xsp <- Matrix::Matrix(d$X * (abs(d$X) > 0.5), sparse = TRUE)
+  for (XX in list(d$X, Xsp)) {
+    cvg <- cv_sparse_regression(XX, d$y, radius = radii, folds = folds, control = tight)
+    f <- sparse_regression(XX[tr, ], d$y[tr], radius = 1, control = tight)
+    expect_equal(unname(cvg$fold_loss[2, 2]), mean((d$y[!tr] - predict(f, XX[!tr, ]))^2),
+                 tolerance = 1e-6)
+    expect_equal(coef(cvg$path, radius = 2),
+                 coef(sparse_regression(XX, d$y, radius = 2, control = tight)), tolerance = 1e-6)
+  }
   # weighted gaussian with a penalty factor: the weighted held-out error
   pf <- c(0, rep(1, d$p - 1))
   cvw <- cv_sparse_regression(d$X, d$y, radius = radii, folds = folds, weights = d$w,
