@@ -478,9 +478,8 @@ static int glm_face_step(cg_problem *P)
     }
     /* d = -z1; d'grad < 0 */
     for (int a = 0; a < m; a++) { gd0 -= d[a] * z1[a]; d[a] = -z1[a]; }
-    /* nothing to gain that the loss can resolve: at the face's minimizer */
     const double f0 = G->fval;
-    if (!(gd0 < -1e-13 * fabs(f0))) return 0;
+    if (!(gd0 < 0.0)) return 0;
     /* how far the signs and the ball allow */
     double tmax = 1.0, cd = 0.0;
     int hit = -1;
@@ -502,14 +501,23 @@ static int glm_face_step(cg_problem *P)
     }
     double t = tmax, f1 = f0;
     int ok = 0;
-    for (int it = 0; it < 40; it++) {
+    if (-gd0 < 1e-10 * fabs(f0)) {
+        /* the decrease (about -gd0 / 2) is below what the loss resolves,
+         * while the gap (first order in the distance to the minimizer) is
+         * not: Newton's step, in its quadratic range, without the test */
         for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
-        f1 = loss_at(G, G->etab);
-        if (f1 <= f0 + 1e-4 * t * gd0) { ok = 1; break; }
-        t *= 0.5;
-        hit = -1;
+        ok = 1;
+    } else {
+        for (int it = 0; it < 40; it++) {
+            for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
+            f1 = loss_at(G, G->etab);
+            if (f1 <= f0 + 1e-4 * t * gd0) { ok = 1; break; }
+            t *= 0.5;
+            hit = -1;
+        }
+        ok = ok && f1 < f0;
     }
-    if (!ok || !(f1 < f0)) return 0;
+    if (!ok) return 0;
     /* move: the support's coefficients (signs kept; the one that reached
      * zero leaves exactly), b, eta */
     double l1 = 0.0;
