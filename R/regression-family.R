@@ -133,7 +133,7 @@ regression_prepare <- function(X, y, family, w, standardize, pf, intercept, meth
   U <- cbind(if (intercept) rep(1, n), as.matrix(X[, !pen, drop = FALSE]))
   storage.mode(U) <- "double"
   dimnames(U) <- NULL
-  Xp <- X[, pen, drop = FALSE]
+  Xp <- if (all(pen)) X else X[, pen, drop = FALSE]     # no copy when all are penalized
   if (kind == "project") {
     sw <- if (is.null(w)) rep(1, n) else sqrt(w)
     Xw <- scale_columns(Xp, cs[pen]) * sw
