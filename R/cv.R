@@ -69,6 +69,10 @@
 #'   (standardized, with the penalty factors): for `"binomial"` and
 #'   `"poisson"` \eqn{r_{\max}}{r_max} is the l1 norm of one Newton step
 #'   from the intercept-only model, in place of the least-squares solution.
+#' @param type.measure The held-out loss: `"deviance"` (the default: the
+#'   mean squared error for `"gaussian"`) or, for `"binomial"`, `"class"`,
+#'   the misclassification rate of the predicted class (probability above
+#'   1/2), as cv.glmnet's. The deviance is the smoother criterion.
 #' @param intercept Fit an unpenalized intercept (the default), as
 #'   [sparse_regression()]: each fold's fits centre `X` and `y` by the
 #'   means of the fold's training rows (never the held-out rows'), and the
@@ -99,7 +103,8 @@
 #'   \item{`foldid`, `folds`}{The fold of each row, the number of folds.}
 #'   \item{`fold_loss`}{Radii x folds matrix of mean held-out losses.}
 #'   \item{`loss`}{Name of the loss, `"mean squared error"`,
-#'     `"binomial deviance"` or `"Poisson deviance"`.}
+#'     `"binomial deviance"`, `"Poisson deviance"` or
+#'     `"misclassification error"`.}
 #'   \item{`problem`, `tol`, `time`, `call`}{The problem name, the
 #'     `control$tol` of the fits, seconds of the whole call, the call.}
 #' }
@@ -121,6 +126,7 @@
 cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L,
                                  ratio = 0.01, ..., family = c("gaussian", "binomial", "poisson"),
                                  weights = NULL, standardize = TRUE, penalty.factor = NULL,
+                                 type.measure = c("deviance", "class"),
                                  intercept = TRUE, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
@@ -129,6 +135,9 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
   n <- nrow(X)
   if (n < 2L || ncol(X) < 1L) stop_arg("X", "must have at least two rows and one column")
   family <- match_choice(family, regression_families, "family")
+  type.measure <- match_choice(type.measure, c("deviance", "class"), "type.measure")
+  if (type.measure == "class" && family != "binomial")
+    stop_arg("type.measure", "= \"class\" is for family = \"binomial\"")
   w <- check_obs_weights(weights, n)
   y <- check_response(y, family, n, w)
   pf <- check_penalty_factor(penalty.factor, ncol(X))
@@ -183,16 +192,19 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
                list(), radius, init)
     }
   }
-  # held-out loss: (weighted) mean squared error or deviance of the mean
-  dev <- heldout_loss(family)
+  # held-out loss: (weighted) mean squared error or deviance of the mean,
+  # or the misclassification rate (probability above 1/2: class 1)
+  dev <- if (type.measure == "class") function(y, mu) as.double((mu > 0.5) != (y == 1))
+         else heldout_loss(family)
   loss_rows <- function(path, rows) {
     Xt <- X[rows, , drop = FALSE]
     wt <- if (is.null(w)) rep(1, length(rows)) else w[rows]
     vapply(path$fits, function(f)
       sum(wt * dev(y[rows], predict(f, Xt, type = "response"))) / sum(wt), 0)
   }
-  loss_name <- switch(family, gaussian = "mean squared error",
-                      binomial = "binomial deviance", poisson = "Poisson deviance")
+  loss_name <- if (type.measure == "class") "misclassification error" else
+    switch(family, gaussian = "mean squared error", binomial = "binomial deviance",
+           poisson = "Poisson deviance")
   cv_radius(fit_rows, loss_rows, foldid, radius, loss_name, "sparse_regression",
             control, call, started, early_stop = default_grid)
 }

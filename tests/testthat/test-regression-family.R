@@ -267,6 +267,15 @@ test_that("cv_sparse_regression: families scored by held-out deviance, weights a
                                           nradius = 5)
   expect_equal(c1$cv$radius, c2$cv$radius, tolerance = 1e-8)
   expect_identical(c1$loss, "Poisson deviance")
+  # misclassification rate: fold 2 at radius 1 by hand
+  cvc <- cv_sparse_regression(d$X, d$yb, radius = radii, folds = folds, family = "binomial",
+                              type.measure = "class", control = tight)
+  f <- sparse_regression(d$X[tr, ], d$yb[tr], radius = 1, family = "binomial", control = tight)
+  expect_equal(unname(cvc$fold_loss[2, 2]),
+               mean((predict(f, d$X[!tr, ], type = "response") > 0.5) != (d$yb[!tr] == 1)))
+  expect_identical(cvc$loss, "misclassification error")
+  expect_error(cv_sparse_regression(d$X, d$y, folds = 3, type.measure = "class"),
+               "^`type.measure` = \"class\" is for family = \"binomial\"$")
 })
 
 test_that("bad family input names the argument", {
