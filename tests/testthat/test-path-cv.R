@@ -17,7 +17,7 @@ comp_data <- function(m = 30, n = 24, N = 500, sd = 0.3, seed = 2) {
   list(obs = obs, truth = truth, dims = c(m, n))
 }
 
-test_that("sparse_regression(init = fit, standardize = FALSE) continues a fw run as one longer run", {
+test_that("sparse_regression(init = fit) continues a fw run as one longer run", {
   d <- reg_data(n = 60, p = 80)
   for (step in c("standard", "line_search")) {     # "standard" counts iterations
     run <- function(k, init = NULL)
@@ -129,7 +129,7 @@ test_that("a changed setting or other data make init a warm start; a bad state n
                "^`init` has an invalid `state`")
 })
 
-test_that("sparse_regression(init = vector, standardize = FALSE) starts there, scaled into the ball", {
+test_that("sparse_regression(init = vector) starts there, scaled into the ball", {
   d <- reg_data()
   opt <- sparse_regression(d$X, d$y, 5, control = cg_control(tol = 1e-12), intercept = FALSE, standardize = FALSE)
   # from the optimum: nothing to do
