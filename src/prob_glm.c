@@ -24,6 +24,7 @@
 #include "glm_family.h"
 #include <string.h>
 #include <math.h>
+#include <limits.h>
 
 typedef struct {
     int n, p, q, sparse, family;
@@ -44,6 +45,9 @@ typedef struct {
     double s_val, a_val, slack;
     double rows_read, rows_reported, matvec;
     double fval;                            /* the loss at eta (refresh) */
+    /* sparse X: the rows a pairwise step changes (those of its two
+     * columns), so that its line search reads only them; nrows < 0: all */
+    int *rows, nrows, *mark, stamp;
 } glm;
 
 /* out += alpha x~_j */
@@ -228,7 +232,9 @@ static double glm_lmo(cg_problem *P)
 static double slope_at(const glm *G, double t, double *h)
 {
     double s = 0.0, c = 0.0;
-    for (int i = 0; i < G->n; i++) {
+    const int all = G->nrows < 0, len = all ? G->n : G->nrows;
+    for (int r = 0; r < len; r++) {
+        const int i = all ? r : G->rows[r];
         const double d = G->deta[i];
         if (d == 0.0 || G->w[i] == 0.0) continue;
         double v;
@@ -252,13 +258,31 @@ static double glm_pair_direction(cg_problem *P, double *gamma_max, double *gamma
     memset(G->deta, 0, sizeof(double) * G->n);
     col_axpy(G, s, G->s_val, G->deta);
     if (a >= 0) col_axpy(G, a, -G->a_val, G->deta);
+    G->nrows = -1;
+    if (G->sparse) {                        /* the rows of columns s and a */
+        if (++G->stamp == INT_MAX) {
+            for (int i = 0; i < G->n; i++) G->mark[i] = 0;
+            G->stamp = 1;
+        }
+        G->nrows = 0;
+        for (int pass = 0; pass < (a >= 0 ? 2 : 1); pass++) {
+            const int j = pass ? a : s;
+            for (int t = G->cp[j]; t < G->cp[j + 1]; t++) {
+                const int i = G->ri[t];
+                if (G->mark[i] != G->stamp) { G->mark[i] = G->stamp; G->rows[G->nrows++] = i; }
+            }
+        }
+    }
     if (!(slope < 0.0)) { *gamma_exact = 0.0; return -slope; }
     double lo = 0.0, hi = *gamma_max, h;
     if (slope_at(G, hi, &h) <= 0.0) { *gamma_exact = INFINITY; return -slope; }
     /* at t = 0 from the kept mu and curvature (no exp()) */
     double t = 0.0, d = slope;
     h = 0.0;
-    for (int i = 0; i < G->n; i++) h += G->w[i] * G->curv[i] * G->deta[i] * G->deta[i];
+    for (int r = 0; r < (G->nrows < 0 ? G->n : G->nrows); r++) {
+        const int i = G->nrows < 0 ? r : G->rows[r];
+        h += G->w[i] * G->curv[i] * G->deta[i] * G->deta[i];
+    }
     h /= G->n;
     for (int it = 0; it < 100; it++) {
         double next = h > 0.0 ? t - d / h : 0.5 * (lo + hi);
@@ -311,7 +335,8 @@ static void glm_pair_step(cg_problem *P, double gamma, int drop)
     G->face_credit += 2.0 * (G->sparse ? (double) G->cp[G->p] : (double) G->n * G->p) +
                       200.0 * G->n;
     if (gamma > 0.0) {
-        for (int i = 0; i < G->n; i++) G->eta[i] += gamma * G->deta[i];
+        if (G->nrows < 0) for (int i = 0; i < G->n; i++) G->eta[i] += gamma * G->deta[i];
+        else for (int r = 0; r < G->nrows; r++) G->eta[G->rows[r]] += gamma * G->deta[G->rows[r]];
         refresh(G);
         profile(P, G);
     }
@@ -605,6 +630,12 @@ int cg_problem_glm(cg_problem *P, SEXP spec)
     G->work = cg_zeros((size_t) q * q + p);      /* Cholesky, then evaluate's gradient */
     G->support = (int *) R_alloc(p, sizeof(int));
     G->in_support = (int *) R_alloc(p, sizeof(int));
+    G->nrows = -1;
+    if (G->sparse) {
+        G->rows = (int *) R_alloc(n, sizeof(int));
+        G->mark = (int *) R_alloc(n, sizeof(int));
+        for (int i = 0; i < n; i++) G->mark[i] = 0;
+    }
     for (int j = 0; j < p; j++) G->in_support[j] = -1;
     /* warm start: theta (in the ball, checked in R) and b */
     if (!isNull(cg_list_get(spec, "init_beta")))
