@@ -68,8 +68,8 @@
 #' by rows for a sparse `X`, which then keeps a copy of `X` by rows: one
 #' more `X`). On the logistic fits of `inst/bench/sparse_regression.R` they
 #' cut the steps on the Colon data (62 x 2000, 25 nonzero) from 10869 to
-#' about 40: 0.6-3 times glmnet's CPU time at p >> n (Colon, Khan: a few
-#' milliseconds each), 2-4.5 times at n = 20000, p = 100, and 9-45 times on
+#' about 40: 0.5-3.5 times glmnet's CPU time at p >> n (Colon, Khan: a few
+#' milliseconds each), 2-5 times at n = 20000, p = 100, and 9-45 times on
 #' a sparse 5000 x 2000 design with 57-750 nonzero coefficients, where each
 #' nonzero costs at least one pairwise step with a pass over `X`. Only `method = "pfw"` applies there.
 #'
