@@ -147,7 +147,13 @@
 #' @section Memory:
 #' `X` is read where it is, never copied (a double matrix or a `dgCMatrix`;
 #' other types are converted first), except that a dense `X` is centred in
-#' a copy when `intercept = TRUE` (see "Intercept"). `"pfw"` adds \eqn{p} doubles per
+#' a copy when `intercept = TRUE` (see "Intercept"), and for least squares
+#' scaled in that same copy with `standardize = TRUE` or penalty factors (a
+#' copy also without an intercept; a `dgCMatrix` is scaled in a copy of its
+#' nonzero values). Least squares with weights or unpenalized columns on a
+#' dense `X` works on a projected copy (up to three copies of `X` at its
+#' peak); the binomial and Poisson families read `X` in place (a
+#' `dgCMatrix` adds its copy by rows once face steps start). `"pfw"` adds \eqn{p} doubles per
 #' coordinate visited (at most 64 MB), \eqn{2s^2}{2 s^2} doubles for the face
 #' steps on \eqn{s} nonzero coefficients (at most 64 MB; none past
 #' \eqn{s = 2048}, where the pairwise steps go on alone) and \eqn{O(n +

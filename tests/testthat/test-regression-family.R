@@ -323,3 +323,20 @@ test_that("init: a standardized fit resumes exactly; a vector is on the original
   expect_lt(max(abs(coef(warm) - coef(full))), 1e-8)
   expect_lte(warm$iterations, 2L)
 })
+
+test_that("poisson on a sparse X with weights and an unpenalized column: glmnet's solution", {
+  skip_if_not_installed("glmnet")
+  d <- family_data()
+  set.seed(5)
+  Xd <- d$X * (matrix(runif(d$n * d$p), d$n, d$p) < 0.4)
+  Xs <- Matrix::Matrix(Xd, sparse = TRUE)
+  pf <- c(0, rep(1, d$p - 1))
+  b <- glmnet_coef(Xs, d$yp, family = "poisson", lambda = 0.05, weights = d$w,
+                   penalty.factor = pf)
+  r <- matched_radius(Xd, b[-1], w = d$w, pf = pf)
+  fit <- sparse_regression(Xs, d$yp, radius = r, family = "poisson", weights = d$w,
+                           penalty.factor = pf, control = tight)
+  expect_true(fit$converged)
+  expect_gt(fit$face_steps, 0)
+  expect_lt(max(abs(coef(fit) - b)), 1e-5)
+})
