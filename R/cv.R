@@ -59,6 +59,20 @@
 #' where not done), the fold ids and, once fitted, the full-data path.
 #'
 #' @param X,y As in [sparse_regression()].
+#' @param family,weights,standardize,penalty.factor As in
+#'   [sparse_regression()]. Each fold's problem is made from its training
+#'   rows alone (their means, standard deviations, and weights rescaled to
+#'   their count), as cv.glmnet's fold fits standardize on theirs; the
+#'   held-out loss is the weighted mean squared error (`"gaussian"`) or
+#'   the weighted mean deviance (`"binomial"`, `"poisson"`) of the
+#'   predicted means, and the default radii are on the radius' scale
+#'   (standardized, with the penalty factors): for `"binomial"` and
+#'   `"poisson"` \eqn{r_{\max}}{r_max} is the l1 norm of one Newton step
+#'   from the intercept-only model, in place of the least-squares solution.
+#' @param type.measure The held-out loss: `"deviance"` (the default: the
+#'   mean squared error for `"gaussian"`) or, for `"binomial"`, `"class"`,
+#'   the misclassification rate of the predicted class (probability above
+#'   1/2), as cv.glmnet's. The deviance is the smoother criterion.
 #' @param intercept Fit an unpenalized intercept (the default), as
 #'   [sparse_regression()]: each fold's fits centre `X` and `y` by the
 #'   means of the fold's training rows (never the held-out rows'), and the
@@ -88,7 +102,9 @@
 #'   \item{`fit`}{The full-data fit at `radius.1se`.}
 #'   \item{`foldid`, `folds`}{The fold of each row, the number of folds.}
 #'   \item{`fold_loss`}{Radii x folds matrix of mean held-out losses.}
-#'   \item{`loss`}{Name of the loss, `"mean squared error"`.}
+#'   \item{`loss`}{Name of the loss, `"mean squared error"`,
+#'     `"binomial deviance"`, `"Poisson deviance"` or
+#'     `"misclassification error"`.}
 #'   \item{`problem`, `tol`, `time`, `call`}{The problem name, the
 #'     `control$tol` of the fits, seconds of the whole call, the call.}
 #' }
@@ -108,43 +124,88 @@
 #' predict(cvfit, X[1:3, ], s = "radius.min")
 #' @export
 cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L,
-                                 ratio = 0.01, ..., intercept = TRUE,
-                                 control = cg_control()) {
+                                 ratio = 0.01, ..., family = c("gaussian", "binomial", "poisson"),
+                                 weights = NULL, standardize = TRUE, penalty.factor = NULL,
+                                 type.measure = c("deviance", "class"),
+                                 intercept = TRUE, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   # ---- error checking
   X <- check_design(X, "X")
   n <- nrow(X)
   if (n < 2L || ncol(X) < 1L) stop_arg("X", "must have at least two rows and one column")
-  y <- check_vector(y, "y", n)
+  family <- match_choice(family, regression_families, "family")
+  type.measure <- match_choice(type.measure, c("deviance", "class"), "type.measure")
+  if (type.measure == "class" && family != "binomial")
+    stop_arg("type.measure", "= \"class\" is for family = \"binomial\"")
+  w <- check_obs_weights(weights, n)
+  y <- check_response(y, family, n, w)
+  pf <- check_penalty_factor(penalty.factor, ncol(X))
+  check_flag(standardize, "standardize")
   dots <- list(...)
   if ("init" %in% names(dots)) stop_arg("init", "is not used by cross-validation (the path warm-starts itself)")
   check_flag(intercept, "intercept")
   control <- check_cv_control(control)
   foldid <- make_folds(folds, n)
+  method <- match_choice(dots$method %||% "pfw", c("pfw", "sfw", "fw", "spg"), "method")
+  # the problem on all rows: its default radii, on the radius' scale
+  # (standardized, weighted, penalty factors), and whether the folds need
+  # their own preparation (anything but plain least squares)
+  prep <- regression_prepare(X, y, family, w, standardize, pf, intercept, method)
+  plain <- prep$kind == "none"
   default_grid <- is.null(radius)
   if (default_grid) {
     check_count(nradius, "nradius", min = 2)
     check_number(ratio, "ratio", min = 0, max = 1, strict_min = TRUE)
-    radius <- default_regression_radii(X, y, nradius, ratio, intercept)
+    radius <- if (plain) default_regression_radii(X, y, nradius, ratio, intercept)
+              else prepared_radii(prep, nradius, ratio)
   } else {
     if (length(radius) < 2L) stop_arg("radius", "must hold at least two values to choose from")
     radius <- check_radii(radius)
   }
 
-  data_of <- fold_data(X, y, dots, max(foldid), intercept)
-  fit_rows <- function(rows, radius, init = NULL) {
-    d <- data_of(rows)        # centred by the means of the training rows
-    args <- c(list(X = d$X, y = d$y, intercept = d$intercept,
-                   control = quiet_control(control)), dots)
-    args$gram <- d$gram
-    fit_path(sparse_regression, args, radius, init)
+  if (prep$kind %in% c("none", "scale")) {
+    data_of <- fold_data(X, y, dots, max(foldid), intercept)
+    fit_rows <- function(rows, radius, init = NULL) {
+      d <- data_of(rows)        # centred by the means of the training rows
+      # least squares with column scales: those of the training rows
+      if (!plain) return(scaled_fold_path(d, pf, standardize, colnames(X), radius, init,
+                                          c(dots, list(control = quiet_control(control)))))
+      args <- c(list(X = d$X, y = d$y, intercept = d$intercept, standardize = FALSE,
+                     control = quiet_control(control)), dots)
+      args$gram <- d$gram
+      fit_path(sparse_regression, args, radius, init)
+    }
+  } else {
+    # each fold's problem prepared from its training rows alone (their
+    # means, standard deviations, weights rescaled to their count), as
+    # cv.glmnet's fold fits standardize on theirs
+    solver <- c(dots, list(control = quiet_control(control)))
+    fit_rows <- function(rows, radius, init = NULL) {
+      pr <- if (is.null(rows)) prep else {
+        wr <- if (is.null(w)) NULL else check_obs_weights(w[rows], length(rows))
+        regression_prepare(X[rows, , drop = FALSE], y[rows], family, wr, standardize, pf,
+                           intercept, method)
+      }
+      if (length(radius) > 1L) return(prepared_fit(pr, radius, init, solver, NULL))
+      fit_path(function(radius, init) prepared_fit(pr, radius, init, solver, NULL),
+               list(), radius, init)
+    }
   }
+  # held-out loss: (weighted) mean squared error or deviance of the mean,
+  # or the misclassification rate (probability above 1/2: class 1)
+  dev <- if (type.measure == "class") function(y, mu) as.double((mu > 0.5) != (y == 1))
+         else heldout_loss(family)
   loss_rows <- function(path, rows) {
     Xt <- X[rows, , drop = FALSE]
-    vapply(path$fits, function(f) mean((y[rows] - predict(f, Xt))^2), 0)
+    wt <- if (is.null(w)) rep(1, length(rows)) else w[rows]
+    vapply(path$fits, function(f)
+      sum(wt * dev(y[rows], predict(f, Xt, type = "response"))) / sum(wt), 0)
   }
-  cv_radius(fit_rows, loss_rows, foldid, radius, "mean squared error", "sparse_regression",
+  loss_name <- if (type.measure == "class") "misclassification error" else
+    switch(family, gaussian = "mean squared error", binomial = "binomial deviance",
+           poisson = "Poisson deviance")
+  cv_radius(fit_rows, loss_rows, foldid, radius, loss_name, "sparse_regression",
             control, call, started, early_stop = default_grid)
 }
 

@@ -569,10 +569,15 @@ residuals.sparse_regression_fit <- function(object, ...) {
 #' @param newx Numeric matrix or `Matrix` object with one column per
 #'   coefficient (a vector is taken as a single row). If omitted, the fitted
 #'   values on the training data are returned.
+#' @param type `"link"` (the default, as glmnet): the linear predictor
+#'   `intercept + newx %*% beta`; `"response"`: the mean of the family at it
+#'   (the probability for `family = "binomial"`, `exp()` of it for
+#'   `"poisson"`; the same as `"link"` for `"gaussian"`).
 #' @param ... Unused.
 #' @returns Numeric vector `intercept + newx %*% beta` (`fit$intercept`, 0
-#'   for a fit with `intercept = FALSE`), named by the row names of `newx`
-#'   if it has any.
+#'   for a fit with `intercept = FALSE`), or its mean with `type =
+#'   "response"`, named by the row names of `newx` if it has any. Without
+#'   `newx`, the same on the training rows.
 #' @seealso [cg_fit].
 #' @examples
 #' set.seed(1)
@@ -583,13 +588,18 @@ residuals.sparse_regression_fit <- function(object, ...) {
 #' @importFrom stats predict
 #' @method predict sparse_regression_fit
 #' @export
-predict.sparse_regression_fit <- function(object, newx, ...) {
+predict.sparse_regression_fit <- function(object, newx, type = c("link", "response"), ...) {
+  type <- match_choice(type, c("link", "response"), "type")
+  family <- object$family %||% "gaussian"
   beta <- fit_solution(object)
   # checked before `newx`, whose message would otherwise blame the user's data
   if (!is.numeric(beta) || !is.null(dim(beta)) || !all_finite(beta))
     stop_arg("object", "has an invalid solution: `beta` must be a finite ",
              "numeric vector (a fit altered by hand?)")
-  if (missing(newx)) return(fitted.cg_fit(object))
+  if (missing(newx)) {
+    if (family == "gaussian" || type == "response") return(fitted.cg_fit(object))
+    return(object$linear.predictors)
+  }
   p <- length(beta)
   if (is.data.frame(newx)) newx <- as.matrix(newx)
   if (is.null(dim(newx))) {
@@ -608,6 +618,7 @@ predict.sparse_regression_fit <- function(object, newx, ...) {
                  p, ncol(newx)), call. = FALSE)
   }
   out <- regression_intercept(object) + as.vector(as.matrix(newx %*% beta))
+  if (type == "response") out <- family_mean(family, out)
   names(out) <- rownames(newx)
   out
 }

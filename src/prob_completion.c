@@ -31,11 +31,11 @@
  * evaluated there), and the total rise is reported. */
 #include "stochcg.h"
 #include "prob_sampler.h"
+#include "glm_family.h"
 #include <stdio.h>
 #include <string.h>
 #include <math.h>
 
-enum { FAM_GAUSSIAN = 0, FAM_POISSON = 1, FAM_BINOMIAL = 2 };
 #define WEIGHT_STEPS 5
 #define FINAL_WEIGHT_STEPS 50
 /* effects sweeps per gradient (the first: until converged), stopped early
@@ -110,44 +110,6 @@ typedef struct {
 enum { CENTER_NONE = 0, CENTER_MEAN = 1, CENTER_BOTH = 2 };
 
 enum { COMPOSITE_NONE = 0, COMPOSITE_BOX = 1, COMPOSITE_L1 = 2 };
-
-static double mean_fn(int fam, double x)   /* A'(x) */
-{
-    switch (fam) {
-    case FAM_POISSON: return exp(x);
-    case FAM_BINOMIAL: return 1.0 / (1.0 + exp(-x));
-    default: return x;
-    }
-}
-
-static double log_partition(int fam, double x)   /* A(x) */
-{
-    switch (fam) {
-    case FAM_POISSON: return exp(x);
-    case FAM_BINOMIAL: return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x));
-    default: return 0.5 * x * x;
-    }
-}
-
-/* second derivative A''(x) */
-static double curvature(int fam, double x)
-{
-    switch (fam) {
-    case FAM_POISSON: return exp(x);
-    case FAM_BINOMIAL: { double p = 1.0 / (1.0 + exp(-x)); return p * (1.0 - p); }
-    default: return 1.0;
-    }
-}
-
-/* A'(x), with A''(x) in *curv: one exp() for both */
-static inline double mean_curv(int fam, double x, double *curv)
-{
-    switch (fam) {
-    case FAM_POISSON: { const double e = exp(x); *curv = e; return e; }
-    case FAM_BINOMIAL: { const double p = 1.0 / (1.0 + exp(-x)); *curv = p * (1.0 - p); return p; }
-    default: *curv = 1.0; return x;
-    }
-}
 
 /* ---- Effects. With center = "mean" or "both" the problem is
  *   min_{theta, mu, a, b} 1/N sum_k [A(eta_k) - y_k eta_k],

@@ -627,6 +627,10 @@ SEXP cg_cut_solution(cg_problem *P);
 /* stochastic_mf(): paper 002, problem (3) with models P1-P8 */
 int  cg_problem_smf(cg_problem *P, SEXP spec);
 SEXP cg_smf_solution(cg_problem *P);
+/* sparse_regression(family = "binomial", "poisson"; weighted or partly
+ * unpenalized gaussian on a sparse X): prob_glm.c */
+int  cg_problem_glm(cg_problem *P, SEXP spec);
+SEXP cg_glm_solution(cg_problem *P);
 
 /* ---------------------------------------------------------- solvers */
 typedef struct {

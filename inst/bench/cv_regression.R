@@ -97,7 +97,7 @@ run_case <- function(name, d, seed = 1) {
   g <- best_time(function() glmnet::cv.glmnet(p$X, p$y, foldid = foldid, alpha = 1,
                                                intercept = FALSE, standardize = FALSE))
   ours <- best_time(function() cv_sparse_regression(p$X, p$y, folds = foldid, intercept = FALSE,
-                                                    control = cg_control(progress = FALSE)))
+                                                    control = cg_control(progress = FALSE), standardize = FALSE))
   G <- g$value; C <- ours$value
   l1_g <- colSums(abs(as.matrix(G$glmnet.fit$beta)))       # per lambda
   g_min <- which(G$lambda == G$lambda.min); g_1se <- which(G$lambda == G$lambda.1se)

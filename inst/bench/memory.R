@@ -65,7 +65,7 @@ fit_case <- function(case, input) {
   with(input, switch(case,
     sparse_regression = , sparse_regression_dgC =
       # the solver's own memory: an intercept would add a centred copy of a dense X
-      stochcg::sparse_regression(X, y, radius = 1, intercept = FALSE, control = ctl),
+      stochcg::sparse_regression(X, y, radius = 1, intercept = FALSE, control = ctl, standardize = FALSE),
     complete_matrix = stochcg::complete_matrix(Y, radius = 10, control = ctl),
     lowrank_sparse = stochcg::lowrank_sparse(M, lambda = 0.01, radius = 10, control = ctl),
     covariance_rows = stochcg::lowrank_sparse(stochcg::covariance_rows(data), lambda = 0.01,

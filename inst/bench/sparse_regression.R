@@ -28,6 +28,19 @@
 # former default "sfw" and plain "fw", including the cases of issue 9
 # (the sparse design; mtcars scaled, radius 6).
 #
+# A third table: the binomial lasso (family = "binomial", logistic loss)
+# against glmnet(family = "binomial") at a matched l1 norm, both with their
+# defaults (standardize = TRUE, an intercept): glmnet's coefficients at a
+# lambda (thresh = 1e-14) give the radius sum_j sd_j |b_j| (sd: the columns'
+# standard deviations, divisor n), and sparse_regression at that radius
+# (tol = 1e-10) must find the same coefficients. Data: plsgenomics::Colon
+# (62 tissues x 2000 genes, tumour or normal) and ISLR::Khan (63 x 2308,
+# tumour class 2 against the rest) at p >> n; a simulated n >> p design
+# (n = 20000, p = 100, AR(0.5) correlated columns, 10 true coefficients);
+# a sparse dgCMatrix (n = 5000, p = 2000, 2% nonzero, 40 true
+# coefficients). Seconds: best of 3 runs, wall clock and CPU (user + sys)
+# side by side in one run; the machine's load average is printed with them.
+#
 # Run from the repository root:  Rscript inst/bench/sparse_regression.R
 suppressPackageStartupMessages({
   library(stochcg)
@@ -72,7 +85,7 @@ compare <- function(name, X, y, frac) {
   r <- sum(abs(bg))
   ctl <- cg_control(tol = 1e-12, max_iter = 1e5, eval_every = 1e5)
   sr <- best_time(function() sparse_regression(X, y, radius = r, intercept = FALSE,
-                                               control = ctl))
+                                               control = ctl, standardize = FALSE))
   fit <- sr$value
   b <- coef(fit)
   S <- which(b != 0)
@@ -122,7 +135,7 @@ defaults <- function(name, X, y, r) {
   out <- lapply(c("pfw", "sfw", "fw"), function(m) {
     set.seed(1)
     t <- system.time(fit <- suppressWarnings(sparse_regression(X, y, r, method = m,
-                                                                   intercept = FALSE)))[["elapsed"]]
+                                                                   intercept = FALSE, standardize = FALSE)))[["elapsed"]]
     data.frame(data = name, radius = signif(r, 4), method = m, status = fit$status,
                iter = fit$iterations, objective = signif(fit$objective, 7),
                gap = signif(fit$gap, 2), nnz = sum(coef(fit) != 0), seconds = t)
@@ -134,6 +147,79 @@ r_syn <- tab$radius[tab$data == "sparse dgC"][2]
 tab2 <- rbind(defaults("mtcars", mtcars_s$X, mtcars_s$y, 6),
               defaults("Boston", boston$X, boston$y, tab$radius[1]),
               defaults("sparse dgC", synthetic$X, synthetic$y, r_syn))
+
+# ---- binomial lasso against glmnet at a matched l1 norm
+best_cpu <- function(f, reps = 3) {
+  wall <- cpu <- numeric(reps)
+  for (k in seq_len(reps)) {
+    t <- system.time(out <- f())
+    wall[k] <- t[["elapsed"]]; cpu[k] <- t[["user.self"]] + t[["sys.self"]]
+  }
+  list(value = out, wall = min(wall), cpu = min(cpu))
+}
+logistic_objective <- function(X, y, a, b) {
+  eta <- a + as.vector(X %*% b)
+  mean(log1p(exp(-abs(eta))) + pmax(eta, 0) - y * eta)
+}
+compare_binomial <- function(name, X, y, frac) {
+  n <- nrow(X)
+  xm <- Matrix::colMeans(X)
+  sdv <- sqrt(pmax(Matrix::colMeans(X^2) - xm^2, 0))
+  lmax <- max(abs(as.vector(as.matrix(Matrix::crossprod(X, y - mean(y))))) / sdv) / n
+  gl <- best_cpu(function() glmnet::glmnet(X, y, family = "binomial", lambda = frac * lmax,
+                                           thresh = 1e-14, maxit = 1e6))
+  bg <- as.vector(coef(gl$value))
+  r <- sum(sdv * abs(bg[-1]))
+  ctl <- cg_control(tol = 1e-10, max_iter = 1e6)
+  sr <- best_cpu(function() sparse_regression(X, y, radius = r, family = "binomial",
+                                              control = ctl))
+  fit <- sr$value
+  b <- coef(fit)
+  data.frame(data = name, n = n, p = ncol(X), lambda = signif(frac, 2), radius = signif(r, 4),
+             nnz_glmnet = sum(bg[-1] != 0), nnz_ours = sum(b[-1] != 0),
+             max_diff = signif(max(abs(b - bg)), 2),
+             obj_diff = signif(fit$objective - logistic_objective(X, y, bg[1], bg[-1]), 2),
+             gap = signif(fit$gap, 2), status = fit$status, iter = fit$iterations,
+             face = fit$face_steps,
+             wall_glmnet = round(gl$wall, 3), wall_ours = round(sr$wall, 3),
+             cpu_glmnet = round(gl$cpu, 3), cpu_ours = round(sr$cpu, 3),
+             cpu_ratio = round(sr$cpu / max(gl$cpu, 1e-3), 2))
+}
+bin <- list()
+if (requireNamespace("plsgenomics", quietly = TRUE)) {
+  e <- new.env()
+  utils::data("Colon", package = "plsgenomics", envir = e)
+  colon <- list(X = e$Colon$X, y = as.double(e$Colon$Y == 2))
+  for (frac in c(0.5, 0.2, 0.1, 0.05))
+    bin[[length(bin) + 1]] <- compare_binomial("Colon", colon$X, colon$y, frac)
+}
+if (requireNamespace("ISLR", quietly = TRUE)) {
+  e <- new.env()
+  utils::data("Khan", package = "ISLR", envir = e)
+  khan <- list(X = e$Khan$xtrain, y = as.double(e$Khan$ytrain == 2))
+  for (frac in c(0.5, 0.2, 0.1, 0.05))
+    bin[[length(bin) + 1]] <- compare_binomial("Khan", khan$X, khan$y, frac)
+}
+sim_tall <- local({
+  set.seed(7)
+  n <- 20000; p <- 100
+  X <- matrix(rnorm(n * p), n, p) %*% chol(0.5^abs(outer(1:p, 1:p, "-")))
+  beta <- numeric(p); beta[sample(p, 10)] <- rnorm(10)
+  list(X = X, y = rbinom(n, 1, plogis(drop(X %*% beta))))
+})
+for (frac in c(0.5, 0.1, 0.02, 0.005))
+  bin[[length(bin) + 1]] <- compare_binomial("simulated n >> p", sim_tall$X, sim_tall$y, frac)
+sim_sparse <- local({
+  set.seed(11)
+  n <- 5000; p <- 2000
+  X <- Matrix::rsparsematrix(n, p, density = 0.02)
+  beta <- numeric(p); beta[sample(p, 40)] <- rnorm(40, sd = 2)
+  list(X = X, y = rbinom(n, 1, plogis(as.vector(X %*% beta))))
+})
+for (frac in c(0.3, 0.1))
+  bin[[length(bin) + 1]] <- compare_binomial("sparse dgC", sim_sparse$X, sim_sparse$y, frac)
+tab3 <- do.call(rbind, bin)
+load_avg <- tryCatch(readLines("/proc/loadavg")[1], error = function(e) "unknown")
 
 md_table <- function(d) {
   c(paste0("| ", paste(names(d), collapse = " | "), " |"),
@@ -150,7 +236,15 @@ out <- c("# sparse_regression against glmnet at the same l1 radius", "",
          "", md_table(tab), "",
          paste("## Default calls (control = NULL: tol = 1e-6 relative to max(1, |objective|);",
                "max_iter = 1e5 for pfw, 1000 for sfw and fw)"), "",
-         md_table(tab2))
+         md_table(tab2), "",
+         "## Binomial lasso against glmnet(family = \"binomial\") at a matched l1 norm", "",
+         paste("Both standardized (their defaults) with an intercept; radius = sum_j sd_j |b_glmnet,j|;",
+               "glmnet thresh = 1e-14, sparse_regression tol = 1e-10 (default method pfw)."),
+         paste("max_diff = max |coef(ours) - coef(glmnet)| (intercept included); obj_diff = our",
+               "objective (mean logistic loss) minus glmnet's at its coefficients (negative: ours lower);",
+               "face = face steps taken. Seconds: best of 3, wall and CPU (user + sys), one run;",
+               sprintf("load average at the end: %s.", load_avg)), "",
+         md_table(tab3))
 writeLines(out)
 dir.create("inst/bench/results", showWarnings = FALSE, recursive = TRUE)
 writeLines(out, "inst/bench/results/sparse_regression.md")

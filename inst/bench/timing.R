@@ -28,11 +28,11 @@ ml_obs <- data.frame(row = match(ml$userId, sort(unique(ml$userId))),
 calls <- list(
   "sparse_regression fw, 1e5 iterations" = function(ctl) {
     ctl$max_iter <- 1e5; ctl$tol <- 1e-12
-    sparse_regression(Xs, ys, 5, method = "fw", intercept = FALSE, control = ctl)
+    sparse_regression(Xs, ys, 5, method = "fw", intercept = FALSE, control = ctl, standardize = FALSE)
   },
   "sparse_regression sfw, 2e4 iterations" = function(ctl) {
     ctl$max_iter <- 2e4      # default tol = 1e-6: stop tests at <= 10% spacing
-    sparse_regression(Xs, ys, 5, method = "sfw", intercept = FALSE, control = ctl)
+    sparse_regression(Xs, ys, 5, method = "sfw", intercept = FALSE, control = ctl, standardize = FALSE)
   },
   "complete_matrix sfw (MovieLens), 1000 iterations" = function(ctl) {
     ctl$max_iter <- 1000     # default tol

@@ -115,21 +115,21 @@ bad_calls <- list(
   # arguments a method would ignore
   list(quote(complete_matrix(M10, 5, step_size = 0.1, control = ctl)),
        "`step_size` is used only by method = \"spg\""),
-  list(quote(sparse_regression(X20, y20, 3, method = "sfw", step_size = 0.1)),
+  list(quote(sparse_regression(X20, y20, 3, method = "sfw", step_size = 0.1, standardize = FALSE)),
        "`step_size` is used only by method = \"spg\""),
   # control: lists and hand-edited objects are checked like cg_control()'s
-  list(quote(sparse_regression(X20, y20, 3, control = list(foo = 1))),
+  list(quote(sparse_regression(X20, y20, 3, control = list(foo = 1), standardize = FALSE)),
        "`control` has unknown settings: foo \\(known: max_iter, max_time, tol"),
-  list(quote(sparse_regression(X20, y20, 3, control = list(1))),
+  list(quote(sparse_regression(X20, y20, 3, control = list(1), standardize = FALSE)),
        "`control` must be a named list of settings of cg_control\\(\\)"),
-  list(quote(sparse_regression(X20, y20, 3, control = "a")),
+  list(quote(sparse_regression(X20, y20, 3, control = "a", standardize = FALSE)),
        "`control` must be made by cg_control\\(\\)"),
   list(quote(sparse_regression(X20, y20, 3, control = structure(
          list(max_iter = 20L, max_time = Inf, tol = NA_real_, eval_every = 1L,
-              progress = FALSE, verbose = FALSE), class = "cg_control"))),
+              progress = FALSE, verbose = FALSE), class = "cg_control"), standardize = FALSE)),
        "`tol` must be a single number"),
   list(quote(sparse_regression(X20, y20, 3, control = structure(
-         list(max_iter = -1L), class = "cg_control"))),
+         list(max_iter = -1L), class = "cg_control"), standardize = FALSE)),
        "`max_iter` must be at least 0")
 )
 
@@ -143,7 +143,7 @@ test_that("degenerate but valid input fits: an all-zero sensing operator, a cont
   fit <- matrix_sensing(As * 0, bs, 5, lambda2 = 0.1, dims = c(5, 5), control = ctl)
   expect_identical(fit$parameters$batch_size, 1)
   expect_identical(sum(abs(as.matrix(fit$solution$X))), 0)   # X = 0 is optimal
-  fit <- sparse_regression(X20, y20, 3, method = "fw", control = list(max_iter = 7, tol = 0))
+  fit <- sparse_regression(X20, y20, 3, method = "fw", control = list(max_iter = 7, tol = 0), standardize = FALSE)
   expect_identical(fit$iterations, 7L)
 })
 
@@ -151,7 +151,7 @@ test_that("degenerate but valid input fits: an all-zero sensing operator, a cont
 # lowrank objects altered by hand
 set.seed(12)
 Xm <- matrix(rnorm(60), 12)
-sr_fit <- sparse_regression(Xm, rnorm(12), 2, control = ctl)
+sr_fit <- sparse_regression(Xm, rnorm(12), 2, control = ctl, standardize = FALSE)
 cm_fit <- complete_matrix(data.frame(row = rep(1:6, 5), col = rep(1:5, each = 6),
                                      value = rnorm(30)), 3, center = "both", control = ctl)
 lr <- lowrank(matrix(rnorm(20), 10, 2), c(2, 1), matrix(rnorm(16), 8, 2))

@@ -22,7 +22,7 @@ fake_regression_fit <- function() {
     problem = "sparse_regression", control = fake_control,
     converged = TRUE, status = "converged",
     message = "duality gap below tol", iterations = 10L, time = 0.1,
-    call = quote(sparse_regression(X, y, radius = 2)),
+    call = quote(sparse_regression(X, y, radius = 2, standardize = FALSE)),
     fitted.values = drop(X %*% beta), radius = 2, nobs = 3L),
     class = c("sparse_regression_fit", "cg_fit"))
 }
@@ -195,7 +195,7 @@ test_that("fitted, residuals and predict where they make sense, a clear error el
   set.seed(11)
   X <- matrix(rnorm(60 * 6), 60)
   y <- drop(X[, 1:2] %*% c(2, -1) + rnorm(60, sd = 0.1))
-  rf <- sparse_regression(X, y, radius = 3)
+  rf <- sparse_regression(X, y, radius = 3, standardize = FALSE)
   expect_equal(residuals(rf), y - rf$intercept - drop(X %*% rf$solution$beta),
                tolerance = 1e-12)
   expect_equal(fitted(rf) + residuals(rf), y, tolerance = 1e-12)

@@ -35,10 +35,10 @@ test_that("dense inputs are not copied by any fitting function", {
   cases <- list(   # input, fit
     # (intercept = TRUE centres a dense X in one copy: the test below)
     sparse_regression = list(X, function(x) sparse_regression(x, y, 1, control = ctl,
-                                                              intercept = FALSE)),
+                                                              intercept = FALSE, standardize = FALSE)),
     sparse_regression_spg = list(X, function(x) sparse_regression(x, y, 1, method = "spg",
                                                                   control = ctl,
-                                                                  intercept = FALSE)),
+                                                                  intercept = FALSE, standardize = FALSE)),
     complete_matrix = list(Y, function(x) complete_matrix(x, 1, control = ctl)),
     lowrank_sparse = list(M, function(x) lowrank_sparse(x, 0.1, 1, control = ctl)),
     lowrank_sparse_psd = list(S, function(x) lowrank_sparse(x, 0.1, 1, set = "psd",
@@ -62,16 +62,16 @@ test_that("dense inputs are not copied by any fitting function", {
 })
 
 test_that("sparse_regression's intercept centres a dense X in exactly one copy", {
-  copies <- copies_of(X, function(x) sparse_regression(x, y, 1, control = ctl))
+  copies <- copies_of(X, function(x) sparse_regression(x, y, 1, control = ctl, standardize = FALSE))
   expect_length(copies, 1L)
   expect_match(copies, "regression_centring")
 })
 
 test_that("sparse inputs are not copied", {
   # the slots a dgCMatrix shares with the C side
-  expect_identical(copies_of(Xs@x, function(x) sparse_regression(Xs, y, 1, control = ctl)),
+  expect_identical(copies_of(Xs@x, function(x) sparse_regression(Xs, y, 1, control = ctl, standardize = FALSE)),
                    character(0))
-  expect_identical(copies_of(Xs@i, function(x) sparse_regression(Xs, y, 1, control = ctl)),
+  expect_identical(copies_of(Xs@i, function(x) sparse_regression(Xs, y, 1, control = ctl, standardize = FALSE)),
                    character(0))
   expect_identical(copies_of(Ys@x, function(x) complete_matrix(Ys, 1, control = ctl)),
                    character(0))

@@ -40,7 +40,7 @@ make_completion <- function(m = 30, n = 20, seed = 3) {
 test_that("sFW step arithmetic is in double: K = .Machine$integer.max stays in the ball", {
   d <- make_regression()
   fit <- sparse_regression(d$X, d$y, 3, method = "sfw", K = .Machine$integer.max,
-                           control = cg_control(max_iter = 50))
+                           control = cg_control(max_iter = 50), standardize = FALSE)
   beta <- fit$solution$beta
   expect_lte(sum(abs(beta)), 3 * (1 + 1e-12))
   # K -> Inf makes the step K / (t + K - 1) -> 1: every iterate is the last
@@ -65,7 +65,7 @@ test_that("an overflowed objective never converges: robust_pca(M * 1e300)", {
 test_that("radius 1e308 stops with the overflow named, for every problem", {
   d <- make_regression()
   for (method in c("pfw", "sfw", "fw", "spg")) {
-    res <- with_warnings(sparse_regression(d$X, d$y, 1e308, method = method))
+    res <- with_warnings(sparse_regression(d$X, d$y, 1e308, method = method, standardize = FALSE))
     expect_failure_fit(res, "duality gap is Inf at iteration 0: it overflowed")
     expect_true(all(is.finite(res$fit$solution$beta)))
   }
@@ -86,16 +86,16 @@ test_that("radius 1e308 stops with the overflow named, for every problem", {
 
 test_that("data scaled by 1e200: the objective or the gradient overflow is named", {
   d <- make_regression()
-  expect_failure_fit(with_warnings(sparse_regression(d$X * 1e200, d$y * 1e200, 3)),
+  expect_failure_fit(with_warnings(sparse_regression(d$X * 1e200, d$y * 1e200, 3, standardize = FALSE)),
                      "objective is Inf at iteration 0")
   # the objective is finite at 0 but X'X overflows once beta moves
   for (method in c("sfw", "spg")) {
     res <- with_warnings(sparse_regression(d$X * 1e200, d$y, 3, method = method,
-                                           control = cg_control(eval_every = 10)))
+                                           control = cg_control(eval_every = 10), standardize = FALSE))
     expect_failure_fit(res, "gradient X'\\(X beta - y\\) / n overflowed double precision")
     expect_true(all(is.finite(res$fit$solution$beta)))
   }
-  res <- with_warnings(sparse_regression(d$X * 1e200, d$y, 3))      # pfw
+  res <- with_warnings(sparse_regression(d$X * 1e200, d$y, 3, standardize = FALSE))      # pfw
   expect_failure_fit(res, "Gram column X'x_[0-9]+ / n overflowed double precision")
   expect_identical(res$fit$iterations, 0L)
   df <- make_completion()
@@ -265,18 +265,18 @@ test_that("the trace grows as needed: max_iter = .Machine$integer.max, eval_ever
   d <- make_regression(n = 50, p = 5)
   fit <- sparse_regression(d$X, d$y, 3, method = "fw",
                            control = cg_control(max_iter = .Machine$integer.max,
-                                                eval_every = 1, tol = 1e-4))
+                                                eval_every = 1, tol = 1e-4), standardize = FALSE)
   expect_identical(fit$status, "converged")
   expect_identical(max(fit$trace$iter), fit$iterations)
   expect_gte(nrow(fit$trace), fit$iterations + 1)
   fit <- sparse_regression(d$X, d$y, 3, method = "sfw",
                            control = cg_control(max_iter = .Machine$integer.max,
-                                                eval_every = 1, tol = 0, max_time = 0.2))
+                                                eval_every = 1, tol = 0, max_time = 0.2), standardize = FALSE)
   expect_identical(fit$status, "max_time")
   expect_identical(fit$trace$iter, 0:fit$iterations)
   # past the first allocation (1024 rows): every row kept, in order
   fit <- sparse_regression(d$X, d$y, 3, method = "sfw",
-                           control = cg_control(max_iter = 3000, eval_every = 1, tol = 0))
+                           control = cg_control(max_iter = 3000, eval_every = 1, tol = 0), standardize = FALSE)
   expect_identical(fit$trace$iter, 0:3000)
   expect_true(all(is.finite(fit$trace$objective)))
 })

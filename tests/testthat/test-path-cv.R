@@ -22,7 +22,7 @@ test_that("sparse_regression(init = fit) continues a fw run as one longer run", 
   for (step in c("standard", "line_search")) {     # "standard" counts iterations
     run <- function(k, init = NULL)
       sparse_regression(d$X, d$y, 6, method = "fw", step = step, init = init,
-                        control = cg_control(max_iter = k, tol = 0), intercept = FALSE)
+                        control = cg_control(max_iter = k, tol = 0), intercept = FALSE, standardize = FALSE)
     first <- run(15)
     resumed <- run(10, init = first)
     long <- run(25)
@@ -45,7 +45,7 @@ test_that("every sparse_regression method resumed by init = fit equals one long 
   fit <- function(X, method, ..., radius = 6)
     function(k, init = NULL) sparse_regression(X, d$y + 3, radius, method = method,
                                                batch_size = 4, init = init, ...,
-                                               control = ctl(k))
+                                               control = ctl(k), standardize = FALSE)
   cases <- list(
     pfw = fit(d$X, "pfw"), pfw_plain = fit(d$X, "pfw", face_step = FALSE),
     pfw_sparse = fit(Xs, "pfw", face_step = FALSE, radius = 2),
@@ -87,7 +87,7 @@ test_that("pfw resumed across its gradient refresh (every 10000 steps) equals on
   y <- drop(X[, 1:4] %*% c(3, -2, 1.5, 1) + rnorm(80))
   run <- function(k, init = NULL)
     sparse_regression(X, y, 5, face_step = FALSE, init = init,
-                      control = cg_control(max_iter = k, tol = 0, eval_every = 1L))
+                      control = cg_control(max_iter = k, tol = 0, eval_every = 1L), standardize = FALSE)
   for (k1 in c(9995L, 10000L)) expect_exact_resume(run, k1, 10L, label = k1)
 })
 
@@ -95,20 +95,20 @@ test_that("a changed setting or other data make init a warm start; a bad state n
   d <- reg_data(n = 60, p = 25)
   ctl <- cg_control(max_iter = 10, tol = 0, eval_every = 1L)
   set.seed(1)
-  first <- sparse_regression(d$X, d$y, 6, method = "sfw", control = ctl)
+  first <- sparse_regression(d$X, d$y, 6, method = "sfw", control = ctl, standardize = FALSE)
   warm_note <- "^warm start from a fit of 10 iterations"
   others <- list(
-    radius = function(i) sparse_regression(d$X, d$y, 5, method = "sfw", init = i, control = ctl),
-    method = function(i) sparse_regression(d$X, d$y, 6, method = "spg", init = i, control = ctl),
-    K = function(i) sparse_regression(d$X, d$y, 6, method = "sfw", K = 3, init = i, control = ctl),
+    radius = function(i) sparse_regression(d$X, d$y, 5, method = "sfw", init = i, control = ctl, standardize = FALSE),
+    method = function(i) sparse_regression(d$X, d$y, 6, method = "spg", init = i, control = ctl, standardize = FALSE),
+    K = function(i) sparse_regression(d$X, d$y, 6, method = "sfw", K = 3, init = i, control = ctl, standardize = FALSE),
     batch = function(i) sparse_regression(d$X, d$y, 6, method = "sfw", batch_size = 2,
-                                          init = i, control = ctl),
+                                          init = i, control = ctl, standardize = FALSE),
     gram = function(i) sparse_regression(d$X, d$y, 6, method = "sfw", gram = FALSE, init = i,
-                                         control = ctl),
+                                         control = ctl, standardize = FALSE),
     intercept = function(i) sparse_regression(d$X, d$y, 6, method = "sfw", intercept = FALSE,
-                                              init = i, control = ctl),
+                                              init = i, control = ctl, standardize = FALSE),
     data = function(i) sparse_regression(d$X, d$y + 1e-3, 6, method = "sfw", init = i,
-                                         control = ctl))
+                                         control = ctl, standardize = FALSE))
   for (k in names(others)) {
     f <- others[[k]](first)
     expect_match(f$notes, warm_note, all = FALSE, label = k)
@@ -116,29 +116,29 @@ test_that("a changed setting or other data make init a warm start; a bad state n
     expect_identical(f$trace$iter[1], 10L, label = k)   # counted on, not joined
     expect_identical(nrow(f$trace), 11L, label = k)
   }
-  again <- function(i) sparse_regression(d$X, d$y, 6, method = "sfw", init = i, control = ctl)
+  again <- function(i) sparse_regression(d$X, d$y, 6, method = "sfw", init = i, control = ctl, standardize = FALSE)
   bad <- first; bad$state$state_S <- bad$state$state_S[-1]
   expect_error(again(bad), "^`init` has an invalid `state` \\(altered by hand\\?\\)$")
   bad <- first; bad$state$state_order <- as.double(bad$state$state_order)
   expect_error(again(bad), "^`init` has an invalid `state`")
   bad <- first; bad$state$state_pos <- NULL
   expect_error(again(bad), "^`init` has an invalid `state`")
-  pf <- sparse_regression(d$X, d$y, 6, control = ctl)
+  pf <- sparse_regression(d$X, d$y, 6, control = ctl, standardize = FALSE)
   bad <- pf; bad$state$state_g[2] <- NA
-  expect_error(sparse_regression(d$X, d$y, 6, init = bad, control = ctl),
+  expect_error(sparse_regression(d$X, d$y, 6, init = bad, control = ctl, standardize = FALSE),
                "^`init` has an invalid `state`")
 })
 
 test_that("sparse_regression(init = vector) starts there, scaled into the ball", {
   d <- reg_data()
-  opt <- sparse_regression(d$X, d$y, 5, control = cg_control(tol = 1e-12), intercept = FALSE)
+  opt <- sparse_regression(d$X, d$y, 5, control = cg_control(tol = 1e-12), intercept = FALSE, standardize = FALSE)
   # from the optimum: nothing to do
-  again <- sparse_regression(d$X, d$y, 5, init = coef(opt), control = cg_control(tol = 1e-10), intercept = FALSE)
+  again <- sparse_regression(d$X, d$y, 5, init = coef(opt), control = cg_control(tol = 1e-10), intercept = FALSE, standardize = FALSE)
   expect_lte(again$iterations, 2L)
   expect_equal(coef(again), coef(opt), tolerance = 1e-6)
   # outside the ball: scaled onto the sphere, then solved to the same optimum
   big <- sparse_regression(d$X, d$y, 5, init = 3 * coef(opt), method = "fw",
-                           control = cg_control(max_iter = 0), intercept = FALSE)
+                           control = cg_control(max_iter = 0), intercept = FALSE, standardize = FALSE)
   expect_equal(coef(big), coef(opt), tolerance = 1e-12)     # 3 beta scaled back by 1/3
   expect_match(big$notes, "scaled from l1 norm 15 into the ball", fixed = TRUE)
 })
@@ -146,12 +146,12 @@ test_that("sparse_regression(init = vector) starts there, scaled into the ball",
 test_that("a regression path equals separate fits each warm-started by the previous", {
   d <- reg_data()
   r <- c(4, 1, 2, 6)
-  path <- sparse_regression(d$X, d$y, radius = r, intercept = FALSE)
+  path <- sparse_regression(d$X, d$y, radius = r, intercept = FALSE, standardize = FALSE)
   expect_s3_class(path, "cg_path")
   expect_equal(path$radius, sort(r))
   prev <- NULL
   for (k in seq_along(path$radius)) {
-    f <- sparse_regression(d$X, d$y, path$radius[k], init = prev, intercept = FALSE)
+    f <- sparse_regression(d$X, d$y, path$radius[k], init = prev, intercept = FALSE, standardize = FALSE)
     expect_identical(coef(path, radius = path$radius[k]), coef(f))
     expect_identical(path$fits[[k]]$objective, f$objective)
     prev <- f
@@ -177,7 +177,7 @@ test_that("warm starts past interpolation keep the cold start's scale of tol", {
   set.seed(5)
   X <- matrix(rnorm(20 * 50), 20, 50)
   y <- drop(X[, 1:3] %*% c(2, -1, 1) + rnorm(20, sd = 0.5))
-  path <- sparse_regression(X, y, radius = c(2, 5, 10, 20, 40), intercept = FALSE)
+  path <- sparse_regression(X, y, radius = c(2, 5, 10, 20, 40), intercept = FALSE, standardize = FALSE)
   expect_true(all(path$summary$converged))
   expect_lt(max(path$summary$objective[-1]), 1e-12)
   expect_lt(max(path$summary$iterations[3:5]), 1000)
@@ -223,12 +223,12 @@ test_that("cv_sparse_regression uses the fold ids given and aggregates as cv.glm
   foldid <- rep(c(3, 1, 2), length.out = 120)
   foldid[1:5] <- 1                      # unequal fold sizes: weights matter
   r <- c(1, 2, 4, 6, 8)
-  cvfit <- cv_sparse_regression(d$X, d$y, radius = r, folds = foldid, intercept = FALSE)
+  cvfit <- cv_sparse_regression(d$X, d$y, radius = r, folds = foldid, intercept = FALSE, standardize = FALSE)
   expect_identical(cvfit$foldid, as.integer(foldid))
   expect_equal(cvfit$folds, 3L)
   for (k in 1:3) {
     tr <- foldid != k
-    path <- sparse_regression(d$X[tr, ], d$y[tr], radius = r, control = cg_control(progress = FALSE), intercept = FALSE)
+    path <- sparse_regression(d$X[tr, ], d$y[tr], radius = r, control = cg_control(progress = FALSE), intercept = FALSE, standardize = FALSE)
     mse <- vapply(path$fits, function(f)
       mean((d$y[!tr] - d$X[!tr, ] %*% coef(f))^2), 0)
     expect_equal(unname(cvfit$fold_loss[, k]), mse, tolerance = 1e-12)
@@ -241,14 +241,14 @@ test_that("cv_sparse_regression uses the fold ids given and aggregates as cv.glm
   pick <- one_se_rule(cvm, cvsd)
   expect_identical(cvfit$index, pick)
   expect_equal(cvfit$radius.1se, r[pick[["1se"]]])
-  full <- sparse_regression(d$X, d$y, radius = r, control = cg_control(progress = FALSE), intercept = FALSE)
+  full <- sparse_regression(d$X, d$y, radius = r, control = cg_control(progress = FALSE), intercept = FALSE, standardize = FALSE)
   expect_identical(coef(cvfit$fit), coef(full$fits[[pick[["1se"]]]]))
 })
 
 test_that("cv_sparse_regression chooses a radius near the truth's l1 norm", {
   d <- reg_data(n = 200, p = 30, seed = 3)
   set.seed(4)
-  cvfit <- cv_sparse_regression(d$X, d$y, folds = 5, intercept = FALSE)
+  cvfit <- cv_sparse_regression(d$X, d$y, folds = 5, intercept = FALSE, standardize = FALSE)
   l1 <- sum(abs(d$beta))                               # 7.5
   # the lasso shrinks: the 1se choice lies a little inside the truth's ball
   expect_gte(cvfit$radius.1se, 0.75 * l1)
@@ -276,7 +276,7 @@ test_that("cv_sparse_regression's choices agree with cv.glmnet on the same folds
   d <- reg_data(n = 200, p = 30, seed = 3)
   set.seed(4)
   foldid <- sample(rep_len(1:5, 200))
-  cvfit <- cv_sparse_regression(d$X, d$y, folds = foldid, intercept = FALSE)
+  cvfit <- cv_sparse_regression(d$X, d$y, folds = foldid, intercept = FALSE, standardize = FALSE)
   g <- glmnet::cv.glmnet(d$X, d$y, foldid = foldid, intercept = FALSE, standardize = FALSE,
                          thresh = 1e-12)
   # the lasso in penalized form is the l1-ball problem at radius
@@ -398,7 +398,7 @@ test_that("progress gives one message per fold, the fits inside stay quiet", {
   msgs <- character(0)
   withCallingHandlers(
     cv_sparse_regression(d$X, d$y, radius = c(1, 2), folds = rep(1:3, 10),
-                         control = cg_control(progress = TRUE), intercept = FALSE),
+                         control = cg_control(progress = TRUE), intercept = FALSE, standardize = FALSE),
     message = function(m) { msgs <<- c(msgs, conditionMessage(m)); invokeRestart("muffleMessage") })
   expect_length(msgs, 4L)
   expect_match(msgs[1], "^CV: path of 2 radii on all the data in ")
@@ -407,8 +407,8 @@ test_that("progress gives one message per fold, the fits inside stay quiet", {
 
 test_that("plots of paths and CV curves draw", {
   d <- reg_data()
-  path <- sparse_regression(d$X, d$y, radius = c(1, 3, 5), intercept = FALSE)
-  cvfit <- cv_sparse_regression(d$X, d$y, radius = c(1, 3, 5), folds = 3, intercept = FALSE)
+  path <- sparse_regression(d$X, d$y, radius = c(1, 3, 5), intercept = FALSE, standardize = FALSE)
+  cvfit <- cv_sparse_regression(d$X, d$y, radius = c(1, 3, 5), folds = 3, intercept = FALSE, standardize = FALSE)
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off())
   expect_identical(plot(path), path)
@@ -418,39 +418,39 @@ test_that("plots of paths and CV curves draw", {
 
 test_that("bad input to paths and cross-validation is rejected naming the argument", {
   d <- reg_data(n = 30, p = 5)
-  expect_error(sparse_regression(d$X, d$y, radius = c(1, -1), intercept = FALSE),
+  expect_error(sparse_regression(d$X, d$y, radius = c(1, -1), intercept = FALSE, standardize = FALSE),
                "^`radius` must be positive finite numbers$")
-  expect_error(sparse_regression(d$X, d$y, radius = c(1, 2, 1), intercept = FALSE), "^`radius` has repeated values$")
-  expect_error(sparse_regression(d$X, d$y, 1, init = 1:3, intercept = FALSE),
+  expect_error(sparse_regression(d$X, d$y, radius = c(1, 2, 1), intercept = FALSE, standardize = FALSE), "^`radius` has repeated values$")
+  expect_error(sparse_regression(d$X, d$y, 1, init = 1:3, intercept = FALSE, standardize = FALSE),
                "^`init` must have length 5 \\(one per column of `X`\\), not 3$")
-  expect_error(sparse_regression(d$X, d$y, 1, init = "a", intercept = FALSE),
+  expect_error(sparse_regression(d$X, d$y, 1, init = "a", intercept = FALSE, standardize = FALSE),
                "^`init` must be NULL, a fit of sparse_regression\\(\\) or a numeric vector$")
-  expect_error(sparse_regression(d$X, d$y, 1, init = c(1, NA, 0, 0, 0), intercept = FALSE),
+  expect_error(sparse_regression(d$X, d$y, 1, init = c(1, NA, 0, 0, 0), intercept = FALSE, standardize = FALSE),
                "^`init` contains NA, NaN or Inf$")
-  other <- sparse_regression(d$X[, 1:3], d$y, 1, intercept = FALSE)
-  expect_error(sparse_regression(d$X, d$y, 1, init = other, intercept = FALSE),
+  other <- sparse_regression(d$X[, 1:3], d$y, 1, intercept = FALSE, standardize = FALSE)
+  expect_error(sparse_regression(d$X, d$y, 1, init = other, intercept = FALSE, standardize = FALSE),
                "^`init` is a fit with 3 coefficients, but `X` has 5 columns$")
-  path <- sparse_regression(d$X, d$y, radius = c(1, 2), intercept = FALSE)
+  path <- sparse_regression(d$X, d$y, radius = c(1, 2), intercept = FALSE, standardize = FALSE)
   expect_error(coef(path, radius = 1.5),
                "^`radius` must be one of the path's radii \\(1, 2\\), not 1.5$")
   expect_error(coef(path, index = 3), "^`index` must be at most 2$")
-  expect_error(cv_sparse_regression(d$X, d$y, folds = 1, intercept = FALSE), "^`folds` must be at least 2$")
-  expect_error(cv_sparse_regression(d$X, d$y, folds = 31, intercept = FALSE),
+  expect_error(cv_sparse_regression(d$X, d$y, folds = 1, intercept = FALSE, standardize = FALSE), "^`folds` must be at least 2$")
+  expect_error(cv_sparse_regression(d$X, d$y, folds = 31, intercept = FALSE, standardize = FALSE),
                "^`folds` must be at most the number of rows \\(30\\)$")
-  expect_error(cv_sparse_regression(d$X, d$y, folds = rep(1:2, 10), intercept = FALSE),
+  expect_error(cv_sparse_regression(d$X, d$y, folds = rep(1:2, 10), intercept = FALSE, standardize = FALSE),
                "^`folds` must have one fold id per row \\(30\\), not 20$")
-  expect_error(cv_sparse_regression(d$X, d$y, folds = rep(c(1, 3), 15), intercept = FALSE),
+  expect_error(cv_sparse_regression(d$X, d$y, folds = rep(c(1, 3), 15), intercept = FALSE, standardize = FALSE),
                "^`folds` ids must be 1, \\.\\.\\., K with every fold used \\(fold 2 is empty\\)$")
-  expect_error(cv_sparse_regression(d$X, d$y, folds = rep(1.5, 30), intercept = FALSE),
+  expect_error(cv_sparse_regression(d$X, d$y, folds = rep(1.5, 30), intercept = FALSE, standardize = FALSE),
                "^`folds` ids must be whole numbers from 1$")
-  expect_error(cv_sparse_regression(d$X, d$y, radius = 2, intercept = FALSE),
+  expect_error(cv_sparse_regression(d$X, d$y, radius = 2, intercept = FALSE, standardize = FALSE),
                "^`radius` must hold at least two values to choose from$")
-  expect_error(cv_sparse_regression(d$X, d$y, init = rep(0, 5), intercept = FALSE),
+  expect_error(cv_sparse_regression(d$X, d$y, init = rep(0, 5), intercept = FALSE, standardize = FALSE),
                "^`init` is not used by cross-validation \\(the path warm-starts itself\\)$")
-  expect_error(cv_sparse_regression(d$X, d$y, nradius = 1, intercept = FALSE), "^`nradius` must be at least 2$")
-  expect_error(cv_sparse_regression(d$X, rep(0, 30), intercept = FALSE),
+  expect_error(cv_sparse_regression(d$X, d$y, nradius = 1, intercept = FALSE, standardize = FALSE), "^`nradius` must be at least 2$")
+  expect_error(cv_sparse_regression(d$X, rep(0, 30), intercept = FALSE, standardize = FALSE),
                "^`radius` has no default: X'y is zero \\(is `y` zero\\?\\); give the radii$")
-  cvfit <- cv_sparse_regression(d$X, d$y, radius = c(1, 2), folds = 3, intercept = FALSE)
+  cvfit <- cv_sparse_regression(d$X, d$y, radius = c(1, 2), folds = 3, intercept = FALSE, standardize = FALSE)
   expect_error(predict(cvfit, d$X, s = "lambda.min"),
                "^`s` must be one of \"radius.1se\", \"radius.min\", not \"lambda.min\"$")
   expect_error(coef(cvfit, s = 3), "^`s` must be one of the path's radii \\(1, 2\\), not 3$")
@@ -473,8 +473,8 @@ test_that("the default grid stops past the CV minimum; the choice is the full gr
   d <- list(X = X, y = X[, 1] + rnorm(60, sd = 2))
   folds <- rep(1:5, 12)
   grid <- stochcg:::default_regression_radii(d$X, d$y, 30L, 0.01)
-  early <- cv_sparse_regression(d$X, d$y, folds = folds, intercept = FALSE)
-  whole <- cv_sparse_regression(d$X, d$y, radius = grid, folds = folds, intercept = FALSE)   # given radii: all
+  early <- cv_sparse_regression(d$X, d$y, folds = folds, intercept = FALSE, standardize = FALSE)
+  whole <- cv_sparse_regression(d$X, d$y, radius = grid, folds = folds, intercept = FALSE, standardize = FALSE)   # given radii: all
   k <- nrow(early$cv)
   expect_lt(k, 30L)
   expect_identical(k %% 5L, 0L)                                       # whole chunks of 5
@@ -499,18 +499,18 @@ test_that("CV on a correlated design: every fit converges; shared Gram matrices 
   y <- drop(X %*% rnorm(p) + rnorm(n))
   folds <- rep(1:5, 30)
   ctl <- cg_control(tol = 1e-9, max_iter = 2000)
-  shared <- expect_silent(cv_sparse_regression(X, y, folds = folds, control = ctl, intercept = FALSE))
+  shared <- expect_silent(cv_sparse_regression(X, y, folds = folds, control = ctl, intercept = FALSE, standardize = FALSE))
   expect_true(all(shared$cv$converged))
   # each fold's X'X / n (full data's less the held-out rows') against the
   # Gram columns each fit computes itself
-  own <- cv_sparse_regression(X, y, folds = folds, gram = FALSE, control = ctl, intercept = FALSE)
+  own <- cv_sparse_regression(X, y, folds = folds, gram = FALSE, control = ctl, intercept = FALSE, standardize = FALSE)
   expect_equal(shared$cv$radius, own$cv$radius)
   expect_equal(shared$cv$cvm, own$cv$cvm, tolerance = 1e-7)
   expect_identical(shared$index, own$index)
   # the fits along a fold's path, resumed chunk by chunk, reach the optimum
   # of a separate fit at the same radius
   r <- shared$radius.1se
-  alone <- sparse_regression(X[folds != 2, ], y[folds != 2], r, control = ctl, intercept = FALSE)
+  alone <- sparse_regression(X[folds != 2, ], y[folds != 2], r, control = ctl, intercept = FALSE, standardize = FALSE)
   expect_equal(unname(shared$fold_loss[shared$index[["1se"]], 2]),
                mean((y[folds == 2] - predict(alone, X[folds == 2, ]))^2), tolerance = 1e-6)
 })
@@ -522,7 +522,7 @@ test_that("a fw run with an intercept resumed by init = fit equals one long run"
   y <- d$y + 5
   run <- function(k, init = NULL)
     sparse_regression(d$X, y, 6, method = "fw", step = "standard", init = init,
-                      control = cg_control(max_iter = k, tol = 0))
+                      control = cg_control(max_iter = k, tol = 0), standardize = FALSE)
   first <- run(15)
   resumed <- run(10, init = first)
   long <- run(25)
@@ -543,7 +543,7 @@ test_that("cv_sparse_regression centres each fold by its training rows; the curv
   foldid <- sample(rep_len(1:5, 32))
   r <- c(2, 4, 6)
   cvfit <- cv_sparse_regression(x, y, radius = r, folds = foldid,
-                                control = cg_control(tol = 1e-12))
+                                control = cg_control(tol = 1e-12), standardize = FALSE)
   # each fold: glmnet with an intercept on the training rows, at the
   # lambda whose solution has l1 norm r (bisection), scored on the fold
   glmnet_at <- function(X, y, r) {
@@ -566,7 +566,7 @@ test_that("cv_sparse_regression centres each fold by its training rows; the curv
     # coefficients to ~1e-7: 1.8e-6 measured on losses of 2 to 55
     expect_equal(cvfit$fold_loss[, k], loss, tolerance = 1e-6, ignore_attr = TRUE)
     # the fold's fits centre by its own rows' means, never the held-out rows'
-    path <- sparse_regression(x[tr, ], y[tr], radius = r, control = cg_control(tol = 1e-12))
+    path <- sparse_regression(x[tr, ], y[tr], radius = r, control = cg_control(tol = 1e-12), standardize = FALSE)
     expect_equal(cvfit$fold_loss[, k],
                  vapply(path$fits, function(f) mean((y[!tr] - predict(f, x[!tr, ]))^2), 0),
                  tolerance = 1e-10, ignore_attr = TRUE)
@@ -579,7 +579,7 @@ test_that("cv_sparse_regression with an intercept on mtcars: several nonzeros, g
   x <- scale(as.matrix(mtcars[, -1])); y <- mtcars$mpg
   set.seed(11)
   foldid <- sample(rep_len(1:5, 32))
-  cvfit <- cv_sparse_regression(x, y, folds = foldid)
+  cvfit <- cv_sparse_regression(x, y, folds = foldid, standardize = FALSE)
   g <- glmnet::cv.glmnet(x, y, foldid = foldid, standardize = FALSE, thresh = 1e-12)
   expect_gte(cvfit$cv$nonzero[cvfit$index[["min"]]], 3)
   # our curve is over the radius, glmnet's over lambda (see
@@ -588,14 +588,14 @@ test_that("cv_sparse_regression with an intercept on mtcars: several nonzeros, g
   expect_lte(min(cvfit$cv$cvm), 1.05 * min(g$cvm))
   expect_gte(min(cvfit$cv$cvm), 0.7 * min(g$cvm))
   # the problem the intercept fixes: predicting ~0 for mpg ~ 20
-  off <- cv_sparse_regression(x, y, folds = foldid, intercept = FALSE)
+  off <- cv_sparse_regression(x, y, folds = foldid, intercept = FALSE, standardize = FALSE)
   expect_gt(min(off$cv$cvm), 20 * min(cvfit$cv$cvm))
   # coef and predict at the choices carry the intercept
   b <- coef(cvfit, s = "radius.min")
   expect_identical(names(b)[1], "(Intercept)")
   expect_equal(predict(cvfit, x[1:4, ], s = "radius.min"),
                b[1] + drop(x[1:4, ] %*% b[-1]), tolerance = 1e-13, ignore_attr = TRUE)
-  expect_error(cv_sparse_regression(x, y, intercept = NA), "^`intercept` must be TRUE or FALSE$")
+  expect_error(cv_sparse_regression(x, y, intercept = NA, standardize = FALSE), "^`intercept` must be TRUE or FALSE$")
 })
 
 test_that("with an intercept the default radii are those of the centred data", {
@@ -623,8 +623,8 @@ test_that("cv and paths on a sparse X with an intercept equal the dense ones", {
   Xs <- Matrix::Matrix(Xd, sparse = TRUE)
   folds <- rep_len(1:4, 120)
   ctl <- cg_control(tol = 1e-12)
-  a <- cv_sparse_regression(Xs, d$y, folds = folds, nradius = 10, control = ctl)
-  b <- cv_sparse_regression(Xd, d$y, folds = folds, nradius = 10, control = ctl)
+  a <- cv_sparse_regression(Xs, d$y, folds = folds, nradius = 10, control = ctl, standardize = FALSE)
+  b <- cv_sparse_regression(Xd, d$y, folds = folds, nradius = 10, control = ctl, standardize = FALSE)
   expect_equal(a$cv$radius, b$cv$radius, tolerance = 1e-12)
   expect_equal(a$fold_loss, b$fold_loss, tolerance = 1e-10)
   expect_equal(coef(a), coef(b), tolerance = 1e-10)

@@ -17,10 +17,10 @@ test_that("orthogonal design: solution is the l1 projection of X'y/n", {
   target <- ref_proj_l1(b, 1)
   # spg with the whole data in one batch: one step x = P(x - (x - b)) = P(b)
   fit <- sparse_regression(Q, y, radius = 1, method = "spg", batch_size = n,
-                           control = cg_control(max_iter = 3), intercept = FALSE)
+                           control = cg_control(max_iter = 3), intercept = FALSE, standardize = FALSE)
   expect_equal(unname(coef(fit)), target, tolerance = 1e-12)
   fit_fw <- sparse_regression(Q, y, radius = 1, method = "fw",
-                              control = cg_control(max_iter = 5000, tol = 1e-10), intercept = FALSE)
+                              control = cg_control(max_iter = 5000, tol = 1e-10), intercept = FALSE, standardize = FALSE)
   expect_lt(max(abs(coef(fit_fw) - target)), 1e-4)
 })
 
@@ -28,7 +28,7 @@ test_that("interior optimum: fw reproduces least squares (lm without intercept)"
   d <- make_regression()
   ols <- unname(coef(lm(d$y ~ d$X - 1)))
   fit <- sparse_regression(d$X, d$y, radius = 1.5 * sum(abs(ols)), method = "fw",
-                           control = cg_control(max_iter = 20000, tol = 1e-9), intercept = FALSE)
+                           control = cg_control(max_iter = 20000, tol = 1e-9), intercept = FALSE, standardize = FALSE)
   expect_lt(max(abs(coef(fit) - ols)), 1e-3)
 })
 
@@ -40,7 +40,7 @@ test_that("fw, sfw and spg reach the FISTA reference; gap certifies fw", {
   L <- max(eigen(crossprod(d$X) / nrow(d$X), only.values = TRUE)$values)
   for (m in c("fw", "sfw", "spg")) for (step in c("line_search", "standard", "sfw")) {
     set.seed(10)
-    fit <- sparse_regression(d$X, d$y, radius = r, method = m, step = step, control = ctl, intercept = FALSE)
+    fit <- sparse_regression(d$X, d$y, radius = r, method = m, step = step, control = ctl, intercept = FALSE, standardize = FALSE)
     expect_gte(fit$objective, ref$objective - 1e-9)        # cannot beat the optimum
     expect_lte(sum(abs(coef(fit))), r * (1 + 1e-12))        # feasible
     # the reported gap is a certificate: f(beta) - f* <= gap
@@ -51,7 +51,7 @@ test_that("fw, sfw and spg reach the FISTA reference; gap certifies fw", {
       expect_lt(fit$objective - ref$objective, 1e-4 * ref$objective)
   }
   fit <- sparse_regression(d$X, d$y, radius = r, method = "fw",
-                           control = cg_control(max_iter = 1e5, tol = 1e-4), intercept = FALSE)
+                           control = cg_control(max_iter = 1e5, tol = 1e-4), intercept = FALSE, standardize = FALSE)
   expect_true(fit$converged)
   expect_lte(fit$gap, 1e-4 * max(1, fit$objective))
   expect_lte(fit$objective - ref$objective, fit$gap)
@@ -65,7 +65,7 @@ test_that("pfw is the default and reaches the exact solution, support included",
   ctl <- cg_control(tol = 1e-14)
   for (X in list(d$X, sparse_design(d))) {
     ref <- ref_lasso_exact(X, d$y, 3)
-    fit <- sparse_regression(X, d$y, 3, control = ctl, intercept = FALSE)
+    fit <- sparse_regression(X, d$y, 3, control = ctl, intercept = FALSE, standardize = FALSE)
     expect_identical(fit$method, "pfw")
     expect_identical(fit$status, "converged")
     expect_lt(max(abs(coef(fit) - ref$beta)), 1e-6)
@@ -83,8 +83,8 @@ test_that("pfw: sparse and dense storage of the same design give the same fit", 
   d <- make_regression()
   Xs <- sparse_design(d)
   ctl <- cg_control(tol = 1e-14)
-  fs <- sparse_regression(Xs, d$y, 3, control = ctl, intercept = FALSE)
-  fd <- sparse_regression(as.matrix(Xs), d$y, 3, control = ctl, intercept = FALSE)
+  fs <- sparse_regression(Xs, d$y, 3, control = ctl, intercept = FALSE, standardize = FALSE)
+  fd <- sparse_regression(as.matrix(Xs), d$y, 3, control = ctl, intercept = FALSE, standardize = FALSE)
   expect_equal(coef(fs), coef(fd), tolerance = 1e-10)
   expect_equal(fs$objective, fd$objective, tolerance = 1e-14)
 })
@@ -93,7 +93,7 @@ test_that("pfw: interior optimum is least squares (lm without intercept)", {
   d <- make_regression()
   ols <- unname(coef(lm(d$y ~ d$X - 1)))
   r <- 1.5 * sum(abs(ols))
-  fit <- sparse_regression(d$X, d$y, r, control = cg_control(tol = 1e-14, max_iter = 1e4), intercept = FALSE)
+  fit <- sparse_regression(d$X, d$y, r, control = cg_control(tol = 1e-14, max_iter = 1e4), intercept = FALSE, standardize = FALSE)
   expect_identical(fit$status, "converged")
   expect_lt(max(abs(coef(fit) - ols)), 1e-6)
   expect_lt(sum(abs(coef(fit))), r)
@@ -103,7 +103,7 @@ test_that("pfw: duplicated columns (solution not unique) reach the optimal objec
   d <- make_regression()
   X2 <- cbind(d$X, d$X[, 1:3])                 # the signal columns twice
   ref <- ref_lasso_exact(d$X, d$y, 3)          # same optimal value as without copies
-  fit <- sparse_regression(X2, d$y, 3, control = cg_control(tol = 1e-14), intercept = FALSE)
+  fit <- sparse_regression(X2, d$y, 3, control = cg_control(tol = 1e-14), intercept = FALSE, standardize = FALSE)
   expect_identical(fit$status, "converged")
   expect_equal(fit$objective, ref$objective, tolerance = 1e-12)
   # the coefficients of each column and its copy add up to the unique fit
@@ -115,7 +115,7 @@ test_that("pfw: an early stop reports an honest gap and status", {
   d <- make_regression()
   ref <- ref_lasso_exact(d$X, d$y, 3)
   fit <- sparse_regression(d$X, d$y, 3, face_step = FALSE,
-                           control = cg_control(max_iter = 5, tol = 1e-12), intercept = FALSE)
+                           control = cg_control(max_iter = 5, tol = 1e-12), intercept = FALSE, standardize = FALSE)
   expect_identical(fit$status, "max_iter")
   expect_false(fit$converged)
   expect_gte(fit$gap, fit$objective - ref$objective)
@@ -129,7 +129,7 @@ test_that("pfw matches glmnet at the radius of its solution", {
     g <- glmnet::glmnet(X, d$y, standardize = FALSE, intercept = FALSE,
                         thresh = 1e-14, lambda = 0.05)
     b <- as.vector(coef(g))[-1]
-    fit <- sparse_regression(X, d$y, sum(abs(b)), control = cg_control(tol = 1e-14), intercept = FALSE)
+    fit <- sparse_regression(X, d$y, sum(abs(b)), control = cg_control(tol = 1e-14), intercept = FALSE, standardize = FALSE)
     expect_lt(max(abs(coef(fit) - b)), 1e-6)
     expect_identical(which(coef(fit) != 0), which(b != 0))
   }
@@ -151,9 +151,9 @@ test_that("pfw's face step reaches the lasso optimum (KKT) at weak radii in few 
   n <- nrow(d$X)
   r_ls <- sum(abs(qr.solve(d$X, d$y)))          # the constraint binds below r_ls
   for (r in c(0.6, 0.9, 0.99) * r_ls) {
-    fit <- sparse_regression(d$X, d$y, r, control = cg_control(tol = 1e-12), intercept = FALSE)
+    fit <- sparse_regression(d$X, d$y, r, control = cg_control(tol = 1e-12), intercept = FALSE, standardize = FALSE)
     plain <- sparse_regression(d$X, d$y, r, face_step = FALSE,
-                               control = cg_control(tol = 1e-12), intercept = FALSE)
+                               control = cg_control(tol = 1e-12), intercept = FALSE, standardize = FALSE)
     expect_true(fit$converged && plain$converged)
     expect_lte(fit$iterations, 400)             # 42, 100, 263 measured
     expect_gt(plain$iterations, 10 * fit$iterations)
@@ -171,7 +171,7 @@ test_that("pfw's face step reaches the lasso optimum (KKT) at weak radii in few 
     expect_lte(abs(fit$objective - plain$objective), fit$gap + plain$gap)
   }
   # past r_ls the optimum is interior: least squares
-  fit <- sparse_regression(d$X, d$y, 1.5 * r_ls, control = cg_control(tol = 1e-12), intercept = FALSE)
+  fit <- sparse_regression(d$X, d$y, 1.5 * r_ls, control = cg_control(tol = 1e-12), intercept = FALSE, standardize = FALSE)
   expect_true(fit$converged)
   expect_lte(fit$iterations, 400)               # 138 measured (plain pfw: 19879)
   expect_lt(max(abs(coef(fit) - qr.solve(d$X, d$y))), 1e-8)
@@ -179,7 +179,7 @@ test_that("pfw's face step reaches the lasso optimum (KKT) at weak radii in few 
   # it for the interior (its multiplier on the sphere is negative)
   ols <- qr.solve(d$X, d$y)
   fit <- sparse_regression(d$X, d$y, 1.5 * r_ls, init = 1.5 * ols,
-                           control = cg_control(tol = 1e-12), intercept = FALSE)
+                           control = cg_control(tol = 1e-12), intercept = FALSE, standardize = FALSE)
   expect_true(fit$converged)
   expect_lte(fit$iterations, 200)               # 74 measured (plain pfw: 17937)
   expect_lt(max(abs(coef(fit) - ols)), 1e-8)
@@ -189,33 +189,33 @@ test_that("a path's shared Gram matrix gives the fits of separate calls", {
   d <- correlated_design(p = 20)
   G <- crossprod(d$X) / nrow(d$X)
   r <- sum(abs(qr.solve(d$X, d$y))) * c(0.2, 0.5, 0.9)
-  path <- sparse_regression(d$X, d$y, radius = r, intercept = FALSE)
+  path <- sparse_regression(d$X, d$y, radius = r, intercept = FALSE, standardize = FALSE)
   prev <- NULL
   for (k in seq_along(r)) {
-    f <- sparse_regression(d$X, d$y, r[k], gram = G, init = prev, intercept = FALSE)
+    f <- sparse_regression(d$X, d$y, r[k], gram = G, init = prev, intercept = FALSE, standardize = FALSE)
     expect_identical(coef(path$fits[[k]]), coef(f))
     # the Gram columns computed as visited: the same optimum up to rounding
-    own <- sparse_regression(d$X, d$y, r[k], init = prev, intercept = FALSE)
+    own <- sparse_regression(d$X, d$y, r[k], init = prev, intercept = FALSE, standardize = FALSE)
     expect_equal(coef(own), coef(f), tolerance = 1e-8)
     prev <- f
   }
-  expect_error(sparse_regression(d$X, d$y, 1, gram = 2 * G, intercept = FALSE),
+  expect_error(sparse_regression(d$X, d$y, 1, gram = 2 * G, intercept = FALSE, standardize = FALSE),
                "`gram` is not crossprod(X) / nrow(X) of this `X`", fixed = TRUE)
   G[2, 3] <- NaN
-  expect_error(sparse_regression(d$X, d$y, 1, gram = G, intercept = FALSE),
+  expect_error(sparse_regression(d$X, d$y, 1, gram = G, intercept = FALSE, standardize = FALSE),
                "`gram` is not crossprod(X) / nrow(X) of this `X`", fixed = TRUE)
-  expect_error(sparse_regression(d$X, d$y, 1, gram = G[-1, ], intercept = FALSE),
+  expect_error(sparse_regression(d$X, d$y, 1, gram = G[-1, ], intercept = FALSE, standardize = FALSE),
                "`gram` must be TRUE, FALSE, NULL or the 20 x 20 matrix crossprod(X) / nrow(X)",
                fixed = TRUE)
-  expect_error(sparse_regression(d$X, d$y, 1, method = "fw", gram = G, intercept = FALSE),
+  expect_error(sparse_regression(d$X, d$y, 1, method = "fw", gram = G, intercept = FALSE, standardize = FALSE),
                "`gram` can be a matrix only for method = \"pfw\"", fixed = TRUE)
-  expect_error(sparse_regression(d$X, d$y, 1, face_step = NA, intercept = FALSE),
+  expect_error(sparse_regression(d$X, d$y, 1, face_step = NA, intercept = FALSE, standardize = FALSE),
                "`face_step` must be TRUE or FALSE", fixed = TRUE)
 })
 
 test_that("pfw takes only exact line search", {
   d <- make_regression()
-  expect_error(sparse_regression(d$X, d$y, 3, step = "sfw", intercept = FALSE),
+  expect_error(sparse_regression(d$X, d$y, 3, step = "sfw", intercept = FALSE, standardize = FALSE),
                "`step` must be \"line_search\" for method = \"pfw\"")
 })
 
@@ -223,7 +223,7 @@ test_that("trace objective matches the solution and the columns are complete", {
   d <- make_regression()
   set.seed(2)
   fit <- sparse_regression(d$X, d$y, radius = 3, method = "sfw",
-                           control = cg_control(max_iter = 50, eval_every = 7), intercept = FALSE)
+                           control = cg_control(max_iter = 50, eval_every = 7), intercept = FALSE, standardize = FALSE)
   expect_named(fit$trace, c("iter", "epoch", "time", "objective", "gap",
                             "infeasibility", "n_grad", "n_lmo", "svd_rank", "n_matvec"))
   expect_equal(fit$trace$iter, c(0, 7 * 1:7, 50))
@@ -242,8 +242,8 @@ test_that("sparse and dense designs give the same fit", {
     # a fixed schedule: stochastic methods test tol at evaluations, and the
     # adaptive schedule's evaluations depend on timing
     ctl <- cg_control(max_iter = 200, eval_every = 10)
-    set.seed(5); fd <- sparse_regression(as.matrix(Xs), d$y, 3, method = m, control = ctl, intercept = FALSE)
-    set.seed(5); fs <- sparse_regression(Xs, d$y, 3, method = m, control = ctl, intercept = FALSE)
+    set.seed(5); fd <- sparse_regression(as.matrix(Xs), d$y, 3, method = m, control = ctl, intercept = FALSE, standardize = FALSE)
+    set.seed(5); fs <- sparse_regression(Xs, d$y, 3, method = m, control = ctl, intercept = FALSE, standardize = FALSE)
     expect_equal(coef(fs), coef(fd), tolerance = 1e-10)
   }
 })
@@ -255,9 +255,9 @@ test_that("Gram and residual representations give the same iterates", {
     for (sampling in c("shuffle", "replace")) {
       ctl <- cg_control(max_iter = 150, eval_every = 50)
       set.seed(4); a <- sparse_regression(X, d$y, 3, method = m, sampling = sampling,
-                                          batch_size = 3, gram = TRUE, control = ctl, intercept = FALSE)
+                                          batch_size = 3, gram = TRUE, control = ctl, intercept = FALSE, standardize = FALSE)
       set.seed(4); b <- sparse_regression(X, d$y, 3, method = m, sampling = sampling,
-                                          batch_size = 3, gram = FALSE, control = ctl, intercept = FALSE)
+                                          batch_size = 3, gram = FALSE, control = ctl, intercept = FALSE, standardize = FALSE)
       expect_equal(coef(b), coef(a), tolerance = 1e-9)
       expect_equal(b$trace$objective, a$trace$objective, tolerance = 1e-9)
     }
@@ -268,7 +268,7 @@ test_that("set.seed reproduces a stochastic fit bit for bit", {
   run <- function(seed) {
     set.seed(seed)
     sparse_regression(d$X, d$y, 3, method = "sfw", batch_size = 4,
-                      control = cg_control(max_iter = 100), intercept = FALSE)
+                      control = cg_control(max_iter = 100), intercept = FALSE, standardize = FALSE)
   }
   a <- run(7); b <- run(7); c <- run(8)
   expect_identical(coef(a), coef(b))
@@ -280,12 +280,12 @@ test_that("sampling modes: stream takes rows in order, replace never exhausts", 
   d <- make_regression()
   ctl <- cg_control(max_iter = 30, eval_every = 10)
   f1 <- sparse_regression(d$X, d$y, 3, method = "sfw", sampling = "stream",
-                          batch_size = 2, control = ctl, intercept = FALSE)
+                          batch_size = 2, control = ctl, intercept = FALSE, standardize = FALSE)
   f2 <- sparse_regression(d$X[1:60, ], d$y[1:60], 3, method = "sfw", sampling = "stream",
-                          batch_size = 2, control = ctl, intercept = FALSE)
+                          batch_size = 2, control = ctl, intercept = FALSE, standardize = FALSE)
   expect_identical(coef(f1), coef(f2))     # only the first 60 rows were used
   f3 <- sparse_regression(d$X, d$y, 3, method = "sfw", sampling = "replace", batch_size = 10,
-                          control = cg_control(max_iter = 30, eval_every = 30), intercept = FALSE)
+                          control = cg_control(max_iter = 30, eval_every = 30), intercept = FALSE, standardize = FALSE)
   expect_equal(tail(f3$trace$epoch, 1), 300 / 120)
 })
 
@@ -293,22 +293,22 @@ test_that("bad input is rejected with a message naming the argument", {
   d <- make_regression()
   X <- d$X; y <- d$y
   Xna <- X; Xna[3, 2] <- NA
-  expect_error(sparse_regression(Xna, y, 1, intercept = FALSE), "`X` contains NA")
-  expect_error(sparse_regression(X, y[-1], 1, intercept = FALSE), "`y` must have length 120")
-  expect_error(sparse_regression(X, y, 0, intercept = FALSE), "`radius` must be greater than 0")
-  expect_error(sparse_regression(X, y, -2, intercept = FALSE), "`radius` must be greater than 0")
-  expect_error(sparse_regression(X, y, Inf, intercept = FALSE), "`radius` must be finite")
-  expect_error(sparse_regression(X, y, intercept = FALSE), "`radius` is missing")
-  expect_error(sparse_regression(X, y, 1, method = "newton", intercept = FALSE), "`method` must be one of")
-  expect_error(sparse_regression("a", y, 1, intercept = FALSE), "`X` must be a numeric matrix")
-  expect_error(sparse_regression(X, c(y[-1], NA), 1, intercept = FALSE), "`y` contains NA")
-  expect_error(sparse_regression(X, y, 1, batch_size = 0, intercept = FALSE), "`batch_size` must be at least 1")
-  expect_error(sparse_regression(X, y, 1, K = 1.5, intercept = FALSE), "`K` must be a whole number")
-  expect_error(sparse_regression(X, y, 1, control = cg_control(max_iter = -1), intercept = FALSE),
+  expect_error(sparse_regression(Xna, y, 1, intercept = FALSE, standardize = FALSE), "`X` contains NA")
+  expect_error(sparse_regression(X, y[-1], 1, intercept = FALSE, standardize = FALSE), "`y` must have length 120")
+  expect_error(sparse_regression(X, y, 0, intercept = FALSE, standardize = FALSE), "`radius` must be greater than 0")
+  expect_error(sparse_regression(X, y, -2, intercept = FALSE, standardize = FALSE), "`radius` must be greater than 0")
+  expect_error(sparse_regression(X, y, Inf, intercept = FALSE, standardize = FALSE), "`radius` must be finite")
+  expect_error(sparse_regression(X, y, intercept = FALSE, standardize = FALSE), "`radius` is missing")
+  expect_error(sparse_regression(X, y, 1, method = "newton", intercept = FALSE, standardize = FALSE), "`method` must be one of")
+  expect_error(sparse_regression("a", y, 1, intercept = FALSE, standardize = FALSE), "`X` must be a numeric matrix")
+  expect_error(sparse_regression(X, c(y[-1], NA), 1, intercept = FALSE, standardize = FALSE), "`y` contains NA")
+  expect_error(sparse_regression(X, y, 1, batch_size = 0, intercept = FALSE, standardize = FALSE), "`batch_size` must be at least 1")
+  expect_error(sparse_regression(X, y, 1, K = 1.5, intercept = FALSE, standardize = FALSE), "`K` must be a whole number")
+  expect_error(sparse_regression(X, y, 1, control = cg_control(max_iter = -1), intercept = FALSE, standardize = FALSE),
                "`max_iter` must be at least 0")
   expect_error(cg_control(tol = NA), "`tol` must be a single number")
-  expect_error(sparse_regression(X, y, 1, step = "armijo", intercept = FALSE), "`step` must be one of")
-  expect_error(sparse_regression(X, y, 1, gram = NA, intercept = FALSE), "`gram` must be TRUE or FALSE")
+  expect_error(sparse_regression(X, y, 1, step = "armijo", intercept = FALSE, standardize = FALSE), "`step` must be one of")
+  expect_error(sparse_regression(X, y, 1, gram = NA, intercept = FALSE, standardize = FALSE), "`gram` must be TRUE or FALSE")
 })
 
 # ---- intercept --------------------------------------------------------------
@@ -325,8 +325,8 @@ test_that("an intercept fit is the centred data's fit, with a = ybar - xbar'beta
   Xc <- centre_cols(d$X); yc <- d$y - mean(d$y)
   for (m in c("pfw", "fw", "sfw", "spg")) {
     ctl <- if (m == "pfw") cg_control(tol = 1e-12) else cg_control(max_iter = 200, tol = 0)
-    set.seed(2); fit <- sparse_regression(d$X, d$y, 3, method = m, control = ctl)
-    set.seed(2); ref <- sparse_regression(Xc, yc, 3, method = m, control = ctl, intercept = FALSE)
+    set.seed(2); fit <- sparse_regression(d$X, d$y, 3, method = m, control = ctl, standardize = FALSE)
+    set.seed(2); ref <- sparse_regression(Xc, yc, 3, method = m, control = ctl, intercept = FALSE, standardize = FALSE)
     expect_identical(fit$solution$beta, ref$solution$beta, info = m)
     expect_identical(fit$objective, ref$objective, info = m)
     expect_identical(fit$gap, ref$gap, info = m)
@@ -337,7 +337,7 @@ test_that("an intercept fit is the centred data's fit, with a = ybar - xbar'beta
     expect_null(ref$x_center)
   }
   # without the intercept the fit is another (worse) one: the test has teeth
-  raw <- sparse_regression(d$X, d$y, 3, intercept = FALSE, control = cg_control(tol = 1e-12))
+  raw <- sparse_regression(d$X, d$y, 3, intercept = FALSE, control = cg_control(tol = 1e-12), standardize = FALSE)
   expect_gt(raw$objective, 1.5 * fit$objective)
   expect_gt(max(abs(raw$solution$beta - fit$solution$beta)), 0.1)
 })
@@ -350,7 +350,7 @@ test_that("intercept fits match glmnet(intercept = TRUE), dense and sparse", {
     g <- glmnet::glmnet(X, d$y, standardize = FALSE, intercept = TRUE,
                         thresh = 1e-14, lambda = 0.05)
     b <- as.vector(coef(g))                  # intercept first, as coef(fit)
-    fit <- sparse_regression(X, d$y, sum(abs(b[-1])), control = cg_control(tol = 1e-14))
+    fit <- sparse_regression(X, d$y, sum(abs(b[-1])), control = cg_control(tol = 1e-14), standardize = FALSE)
     expect_true(fit$converged)
     # glmnet's coordinate descent stops at thresh on the objective's
     # change, not on the coefficients: 2.7e-8 and 1.2e-7 measured
@@ -367,7 +367,7 @@ test_that("intercept fits match glmnet(intercept = TRUE), dense and sparse", {
 
 test_that("predict, fitted, residuals and coef include the intercept", {
   d <- offset_regression(n = 80, p = 10)
-  fit <- sparse_regression(d$X, d$y, 2, control = cg_control(tol = 1e-12))
+  fit <- sparse_regression(d$X, d$y, 2, control = cg_control(tol = 1e-12), standardize = FALSE)
   a <- fit$intercept; beta <- fit$solution$beta
   expect_true(a != 0)
   expect_identical(coef(fit), c("(Intercept)" = a, beta))
@@ -382,21 +382,21 @@ test_that("predict, fitted, residuals and coef include the intercept", {
   # the stated objective at (a, beta)
   expect_equal(fit$objective, sum(residuals(fit)^2) / (2 * 80), tolerance = 1e-12)
   expect_match(capture.output(print(fit))[7], "beta: .*; intercept ")
-  off <- sparse_regression(d$X, d$y, 2, intercept = FALSE)
+  off <- sparse_regression(d$X, d$y, 2, intercept = FALSE, standardize = FALSE)
   expect_identical(coef(off), off$solution$beta)
   expect_equal(predict(off, new), drop(new %*% off$solution$beta), tolerance = 1e-14)
-  expect_error(sparse_regression(d$X, d$y, 2, intercept = NA),
+  expect_error(sparse_regression(d$X, d$y, 2, intercept = NA, standardize = FALSE),
                "^`intercept` must be TRUE or FALSE$")
-  expect_error(sparse_regression(d$X, d$y, 2, intercept = "yes"),
+  expect_error(sparse_regression(d$X, d$y, 2, intercept = "yes", standardize = FALSE),
                "^`intercept` must be TRUE or FALSE$")
-  expect_error(sparse_regression(d$X, d$y, c(1, 2), intercept = 1:2),
+  expect_error(sparse_regression(d$X, d$y, c(1, 2), intercept = 1:2, standardize = FALSE),
                "^`intercept` must be TRUE or FALSE$")
 })
 
 test_that("shifting y by a constant changes only the intercept", {
   d <- offset_regression()
-  f1 <- sparse_regression(d$X, d$y, 3, control = cg_control(tol = 1e-13))
-  f2 <- sparse_regression(d$X, d$y + 1000, 3, control = cg_control(tol = 1e-13))
+  f1 <- sparse_regression(d$X, d$y, 3, control = cg_control(tol = 1e-13), standardize = FALSE)
+  f2 <- sparse_regression(d$X, d$y + 1000, 3, control = cg_control(tol = 1e-13), standardize = FALSE)
   # the centred responses agree to rounding (ulps of 1000): 3.6e-15 measured
   expect_equal(f2$solution$beta, f1$solution$beta, tolerance = 1e-12)
   expect_equal(f2$intercept - f1$intercept, 1000, tolerance = 1e-12)
@@ -411,8 +411,8 @@ test_that("a sparse X is centred implicitly: every method and representation, an
   Xs <- Matrix::Matrix(Xd, sparse = TRUE)
   for (m in c("pfw", "fw", "sfw", "spg")) for (g in c(TRUE, FALSE)) {
     ctl <- if (m == "pfw") cg_control(tol = 1e-12) else cg_control(max_iter = 300, tol = 0)
-    set.seed(3); a <- sparse_regression(Xs, d$y, 2.5, method = m, gram = g, control = ctl)
-    set.seed(3); b <- sparse_regression(Xd, d$y, 2.5, method = m, gram = g, control = ctl)
+    set.seed(3); a <- sparse_regression(Xs, d$y, 2.5, method = m, gram = g, control = ctl, standardize = FALSE)
+    set.seed(3); b <- sparse_regression(Xd, d$y, 2.5, method = m, gram = g, control = ctl, standardize = FALSE)
     info <- paste(m, g)
     # the same iterates up to rounding (dense: X - 1 xbar' in R; sparse:
     # products corrected by xbar in C): 1.8e-15 measured; pfw converges in
@@ -424,8 +424,8 @@ test_that("a sparse X is centred implicitly: every method and representation, an
     expect_true(inherits(a$call$X, "name"))   # X given as it is, not densified
   }
   # paths share the centred X'X / n
-  pa <- sparse_regression(Xs, d$y, c(1, 2, 4), control = cg_control(tol = 1e-12))
-  pb <- sparse_regression(Xd, d$y, c(1, 2, 4), control = cg_control(tol = 1e-12))
+  pa <- sparse_regression(Xs, d$y, c(1, 2, 4), control = cg_control(tol = 1e-12), standardize = FALSE)
+  pb <- sparse_regression(Xd, d$y, c(1, 2, 4), control = cg_control(tol = 1e-12), standardize = FALSE)
   expect_equal(coef(pa), coef(pb), tolerance = 1e-12)
   expect_identical(rownames(coef(pa))[1], "(Intercept)")
   expect_equal(dim(coef(pa)), c(61L, 3L))
@@ -434,6 +434,6 @@ test_that("a sparse X is centred implicitly: every method and representation, an
   expect_equal(stochcg:::regression_gram(Xs, colMeans(Xd)),
                crossprod(centre_cols(Xd)) / 200, tolerance = 1e-12)
   # a gram matrix of the uncentred X is refused
-  expect_error(sparse_regression(Xs, d$y, 2, gram = crossprod(Xd) / 200),
+  expect_error(sparse_regression(Xs, d$y, 2, gram = crossprod(Xd) / 200, standardize = FALSE),
                "^`gram` is not crossprod\\(X\\) / nrow\\(X\\) of this `X`$")
 })

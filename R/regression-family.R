@@ -1,0 +1,441 @@
+# What glmnet users expect of sparse_regression(): families, observation
+# weights, standardization and penalty factors (issue 25). Each case becomes
+# a problem the solvers know, prepared once (for a path: once for all its
+# radii), and the fits come back on the original scale:
+#  - "none": gaussian, unweighted, no scaling: regression_core() as it is;
+#  - "scale": gaussian, columns scaled (standardize, positive penalty
+#    factors): regression_core() on X diag(cs) (a sparse X stays sparse);
+#  - "project": gaussian with weights or unpenalized columns, X dense: the
+#    rows scaled by sqrt(w), then X and y projected onto the complement of
+#    the unpenalized columns [1, Z] (a QR), whose least squares the
+#    projection minimizes out exactly: regression_core() without intercept;
+#  - "glm": binomial and poisson, and gaussian with weights or unpenalized
+#    columns on a sparse X: the pairwise Frank-Wolfe of src/prob_glm.c.
+# In every case theta = pf * sd * beta (the penalized coefficients on the
+# radius' scale) lies in the plain l1 ball, and the stated problem's
+# objective and duality gap are those of the problem solved.
+
+regression_families <- c("gaussian", "binomial", "poisson")
+
+# the response of the family, as doubles (binomial: 0/1 from numbers,
+# logicals or a two-level factor, the second level 1, as glmnet)
+check_response <- function(y, family, n, w = NULL) {
+  if (family == "binomial" && is.factor(y)) {
+    lev <- levels(droplevels(y))
+    if (length(lev) != 2L) stop_arg("y", "must have two classes for family = \"binomial\"")
+    if (anyNA(y)) stop_arg("y", "contains NA")
+    y <- as.double(y == lev[2L])
+  }
+  y <- check_vector(y, "y", n)
+  pos <- if (is.null(w)) rep(TRUE, n) else w > 0
+  if (family == "binomial") {
+    if (any(y != 0 & y != 1))
+      stop_arg("y", "must be 0 or 1 (or a two-level factor) for family = \"binomial\"")
+    if (length(unique(y[pos])) < 2L)
+      stop_arg("y", "must hold both classes (0 and 1) for family = \"binomial\"")
+  } else if (family == "poisson") {
+    if (any(y < 0)) stop_arg("y", "must be non-negative counts for family = \"poisson\"")
+    if (all(y[pos] == 0)) stop_arg("y", "is zero everywhere: no Poisson fit exists")
+  }
+  y
+}
+
+# observation weights: NULL (all 1) or non-negative, rescaled to sum to n
+check_obs_weights <- function(weights, n) {
+  if (is.null(weights)) return(NULL)
+  if (!is.numeric(weights) || length(weights) != n)
+    stop_arg("weights", "must be a numeric vector of length ", n, " (one per row of `X`), ",
+             "not of length ", length(weights))
+  if (anyNA(weights) || any(!is.finite(weights))) stop_arg("weights", "contains NA, NaN or Inf")
+  if (any(weights < 0)) stop_arg("weights", "must be non-negative")
+  if (!any(weights > 0)) stop_arg("weights", "must have a positive entry")
+  w <- as.double(weights) * (n / sum(weights))
+  if (all(w == 1)) NULL else w
+}
+
+# penalty factors: NULL (all 1) or non-negative, rescaled to sum to p (as glmnet)
+check_penalty_factor <- function(pf, p) {
+  if (is.null(pf)) return(NULL)
+  if (!is.numeric(pf) || length(pf) != p)
+    stop_arg("penalty.factor", "must be a numeric vector of length ", p,
+             " (one per column of `X`), not of length ", length(pf))
+  if (anyNA(pf) || any(!is.finite(pf))) stop_arg("penalty.factor", "contains NA, NaN or Inf")
+  if (any(pf < 0)) stop_arg("penalty.factor", "must be non-negative")
+  if (!any(pf > 0)) stop_arg("penalty.factor", "must have a positive entry (all zero: no ball)")
+  pf <- as.double(pf) * (p / sum(pf))
+  if (all(pf == 1)) NULL else pf
+}
+
+# weighted column means and (1/n, as glmnet) standard deviations around
+# them (glmnet's, with or without an intercept); a sparse X stays sparse
+column_moments <- function(X, w) {
+  n <- nrow(X)
+  wv <- if (is.null(w)) rep(1, n) else w
+  m1 <- as.vector(as.matrix(Matrix::crossprod(wv, X))) / n
+  if (!inherits(X, "Matrix")) {
+    v <- vapply(seq_len(ncol(X)), function(j) sum(wv * (X[, j] - m1[j])^2), 0) / n
+  } else {
+    m2 <- as.vector(as.matrix(Matrix::crossprod(wv, X^2))) / n
+    v <- pmax(m2 - m1^2, 0)
+  }
+  list(mean = m1, sd = sqrt(v))
+}
+
+# scale the columns of X by cs (a sparse X stays sparse)
+scale_columns <- function(X, cs) {
+  if (inherits(X, "Matrix")) {
+    X@x <- X@x * rep(cs, diff(X@p))
+    return(X)
+  }
+  X * rep(cs, each = nrow(X))
+}
+
+# The problem of a call, prepared once: list(kind, X, y, intercept, cs,
+# pen, w, family, ...) (see the top of this file)
+regression_prepare <- function(X, y, family, w, standardize, pf, intercept, method) {
+  n <- nrow(X); p <- ncol(X)
+  sparse <- inherits(X, "Matrix")
+  pen <- if (is.null(pf)) rep(TRUE, p) else pf > 0
+  if (family == "gaussian" && is.null(w) && all(pen) && !standardize && is.null(pf))
+    return(list(kind = "none"))
+  mom <- if (standardize || intercept) column_moments(X, w)
+  sd <- if (standardize) mom$sd else rep(1, p)
+  cs <- numeric(p)
+  ok <- pen & sd > 0
+  cs[ok] <- 1 / ((if (is.null(pf)) 1 else pf[ok]) * sd[ok])
+  kind <- if (family != "gaussian" || (sparse && (!is.null(w) || !all(pen)))) "glm"
+          else if (is.null(w) && all(pen)) "scale" else "project"
+  if (kind == "glm" && method != "pfw")
+    stop_arg("method", "= \"", method, "\" supports family = \"gaussian\" only",
+             if (family == "gaussian") " without weights or unpenalized columns on a sparse `X`",
+             " (use \"pfw\")")
+  prep <- list(kind = kind, family = family, n = n, p = p, pen = pen, cs = cs,
+               w = w, y = y, intercept = intercept,
+               xbar = if (intercept) mom$mean else rep(0, p),
+               names = colnames(X), standardize = standardize, pf = pf)
+  if (kind == "scale") {
+    if (!sparse && intercept) {
+      # scaled and centred in one copy of X (regression_core() would centre
+      # another): its centring goes along as `intercept`
+      Xs <- X * rep(cs, each = n)
+      xs <- cs * prep$xbar
+      for (j in seq_len(p)) Xs[, j] <- Xs[, j] - xs[j]
+      ybar <- mean(y)
+      prep$X <- Xs
+      prep$yc <- y - ybar
+      prep$centring <- structure(list(xbar = xs, ybar = ybar, y = y),
+                                 class = "regression_centring")
+    } else {
+      prep$X <- scale_columns(X, cs)
+    }
+    return(prep)
+  }
+  U <- cbind(if (intercept) rep(1, n), as.matrix(X[, !pen, drop = FALSE]))
+  storage.mode(U) <- "double"
+  dimnames(U) <- NULL
+  Xp <- if (all(pen)) X else X[, pen, drop = FALSE]     # no copy when all are penalized
+  if (kind == "project") {
+    sw <- if (is.null(w)) rep(1, n) else sqrt(w)
+    Xw <- scale_columns(Xp, cs[pen]) * sw
+    yw <- sw * y
+    if (ncol(U)) {
+      QR <- qr(sw * U)
+      Q <- qr.Q(QR)[, seq_len(QR$rank), drop = FALSE]
+      Xw <- Xw - Q %*% crossprod(Q, Xw)
+      yw <- yw - drop(Q %*% crossprod(Q, yw))
+      prep$qr <- QR
+    }
+    prep$sw <- sw
+    prep$X <- Xw
+    prep$yp <- as.vector(yw)
+    prep$Xpen <- Xp
+    prep$Z <- X[, !pen, drop = FALSE]
+    return(prep)
+  }
+  # glm
+  prep$U <- U
+  prep$Xpen <- Xp
+  prep$Z <- X[, !pen, drop = FALSE]
+  wv <- if (is.null(w)) rep(1, n) else w
+  prep$offset <- switch(family,
+    gaussian = sum(wv * y^2) / (2 * n),
+    binomial = 0,
+    poisson = sum(wv * ifelse(y > 0, y * log(y) - y, 0)) / n)
+  prep
+}
+
+# the coefficients on the radius' scale (theta) of beta, the original ones
+to_theta <- function(beta, prep) {
+  th <- numeric(sum(prep$pen))
+  cs <- prep$cs[prep$pen]
+  ok <- cs > 0
+  th[ok] <- beta[prep$pen][ok] / cs[ok]
+  th
+}
+
+# a warm start given to sparse_regression() on the problem prepared: a fit
+# keeps its theta (so that a resumed fit continues exactly); a vector is on
+# the original scale
+prepared_init <- function(init, prep) {
+  if (is.null(init) || prep$kind == "none") return(init)
+  if (inherits(init, "sparse_regression_fit")) {
+    th <- init$theta
+    if (is.null(th) || length(th) != sum(prep$pen)) {
+      beta <- fit_solution(init)
+      if (!is.numeric(beta) || length(beta) != prep$p)
+        stop_arg("init", "is a fit with ", length(beta), " coefficients, but `X` has ",
+                 prep$p, " columns")
+      th <- to_theta(beta, prep)
+    }
+    init$solution$beta <- th
+    return(init)
+  }
+  if (is.numeric(init) && is.null(dim(init))) {
+    if (length(init) != prep$p)
+      stop_arg("init", "must have length ", prep$p, " (one per column of `X`), not ",
+               length(init))
+    if (!all_finite(init)) stop_arg("init", "contains NA, NaN or Inf")
+    return(to_theta(init, prep))
+  }
+  stop_arg("init", "must be NULL, a fit of sparse_regression() or a numeric vector")
+}
+
+# The fit of sparse_regression() (one radius) or its cg_path (several).
+regression_fit <- function(X, y, radius, family, weights, standardize, penalty.factor,
+                           intercept, init, solver, call, started) {
+  family <- match_choice(family, regression_families, "family")
+  if (inherits(intercept, "regression_centring"))     # data centred already
+    return(do.call(regression_core, c(list(X = X, y = y, radius = radius, init = init,
+                                           intercept = intercept, call = call,
+                                           started = started), solver), quote = TRUE))
+  X <- check_design(X, "X")
+  n <- nrow(X); p <- ncol(X)
+  if (n < 1L || p < 1L) stop_arg("X", "must have at least one row and one column")
+  check_flag(standardize, "standardize")
+  check_flag(intercept, "intercept")
+  w <- check_obs_weights(weights, n)
+  y <- check_response(y, family, n, w)
+  pf <- check_penalty_factor(penalty.factor, p)
+  if (missing(radius)) stop_arg("radius", "is missing, with no default")
+  method <- match_choice(solver$method, c("pfw", "sfw", "fw", "spg"), "method")
+  prep <- regression_prepare(X, y, family, w, standardize, pf, intercept, method)
+  if (prep$kind == "none")
+    return(do.call(regression_core, c(list(X = X, y = y, radius = radius, init = init,
+                                           intercept = intercept, call = call,
+                                           started = started), solver), quote = TRUE))
+  prepared_fit(prep, radius, init, solver, call, started)
+}
+
+# the fit (or path) of a prepared problem, on the original scale
+prepared_fit <- function(prep, radius, init, solver, call, started = wall_clock()) {
+  force(started)
+  init <- prepared_init(init, prep)
+  if (prep$kind == "glm") {
+    # (the call goes into no argument list that do.call() would evaluate)
+    face_step <- solver$face_step %||% TRUE
+    check_flag(face_step, "face_step")
+    args <- list(prep = prep, control = solver$control %||% cg_control(),
+                 face_step = face_step)
+    if (length(radius) > 1L)
+      return(theta_summary(fit_path(glm_fit, args, radius, init, call, started)))
+    return(glm_fit(prep, radius, init, args$control, call, started, face_step))
+  }
+  core <- c(list(X = prep$X, y = if (prep$kind == "project") prep$yp else prep$yc %||% prep$y,
+                 radius = radius, init = init,
+                 intercept = prep$centring %||% (prep$kind == "scale" && prep$intercept),
+                 call = call, started = started), solver)
+  res <- do.call(regression_core, core, quote = TRUE)
+  if (inherits(res, "cg_path")) {
+    res$fits <- lapply(res$fits, original_scale, prep = prep)
+    return(theta_summary(res))
+  }
+  original_scale(res, prep)
+}
+
+# The path of a CV fold's least squares with column scales (standardize,
+# positive penalty factors), from the fold's data `d` of fold_data(): its
+# rows centred (or implicitly, sparse) and its X'X / n, both shared along
+# the grid; the scales are the training rows' standard deviations, applied
+# to a copy of X and to X'X / n.
+scaled_fold_path <- function(d, pf, standardize, names, radius, init, solver) {
+  X <- d$X
+  p <- ncol(X)
+  cen <- if (inherits(d$intercept, "regression_centring")) d$intercept
+  sd <- if (standardize) column_moments(X, NULL)$sd else rep(1, p)
+  cs <- numeric(p)
+  ok <- sd > 0
+  cs[ok] <- 1 / ((if (is.null(pf)) 1 else pf[ok]) * sd[ok])
+  prep <- list(kind = "scale", family = "gaussian", n = nrow(X), p = p, pen = rep(TRUE, p),
+               cs = cs, w = NULL, intercept = !is.null(cen),
+               xbar = if (is.null(cen)) rep(0, p) else cen$xbar, names = names,
+               standardize = standardize, pf = pf)
+  if (!is.null(cen)) cen$xbar <- cen$xbar * cs
+  gram <- d$gram
+  if (is.matrix(gram)) gram <- gram * tcrossprod(cs)
+  solver$gram <- gram
+  args <- c(list(X = scale_columns(X, cs), y = d$y, intercept = cen %||% FALSE), solver)
+  res <- fit_path(regression_core, args, radius, prepared_init(init, prep))
+  res$fits <- lapply(res$fits, original_scale, prep = prep)
+  theta_summary(res)
+}
+
+# a path's l1 norms: of the coefficients the radius bounds (theta)
+theta_summary <- function(path) {
+  if (length(path$fits))
+    path$summary$l1_norm <- vapply(path$fits, function(f) sum(abs(f$theta)), 0)
+  path
+}
+
+# a gaussian fit of the prepared problem on the original scale
+original_scale <- function(fit, prep) {
+  theta <- fit$solution$beta
+  beta <- numeric(prep$p)
+  beta[prep$pen] <- prep$cs[prep$pen] * theta
+  if (prep$kind == "project") {
+    fitted <- as.vector(as.matrix(prep$Xpen %*% beta[prep$pen]))
+    if (!is.null(prep$qr)) {
+      b <- qr.coef(prep$qr, prep$sw * (prep$y - fitted))
+      b[is.na(b)] <- 0
+      a <- if (prep$intercept) b[1L] else 0
+      gam <- if (prep$intercept) b[-1L] else b
+      beta[!prep$pen] <- gam
+      fitted <- fitted + a + as.vector(as.matrix(prep$Z %*% gam))
+    } else a <- 0
+    fit$intercept <- a
+    fit$fitted.values <- fitted
+    fit$y <- prep$y
+    if (prep$intercept) fit$notes <- c(fit$notes, beta = sprintf("intercept %s",
+                                                                 format(a, digits = 4)))
+  }
+  names(beta) <- prep$names
+  fit$solution$beta <- beta
+  fit$theta <- theta
+  if (prep$intercept) fit$x_center <- stats::setNames(prep$xbar, prep$names)
+  fit$family <- prep$family
+  fit$weights <- prep$w
+  fit$standardize <- prep$standardize
+  fit$penalty.factor <- prep$pf
+  fit$notes <- c(fit$notes, beta = prepared_note(prep, theta))
+  fit
+}
+
+# what print() says of beta: the family, and the l1 norm the radius bounds
+prepared_note <- function(prep, theta) {
+  scaled <- c(if (prep$standardize) "standardized", if (!is.null(prep$pf)) "penalty factors")
+  sprintf("%sl1 norm %s on the radius' scale%s%s",
+          if (prep$family != "gaussian") paste0("family ", prep$family, "; ") else "",
+          format(sum(abs(theta)), digits = 4),
+          if (length(scaled)) paste0(" (", paste(scaled, collapse = ", "), ")") else "",
+          if (!all(prep$pen)) sprintf(", %d unpenalized", sum(!prep$pen)) else "")
+}
+
+# one glm fit (src/prob_glm.c) of the prepared problem at `radius`
+glm_fit <- function(prep, radius, init = NULL, control = cg_control(), call = NULL,
+                    started = wall_clock(), face_step = TRUE) {
+  force(started)
+  check_radius(radius)
+  control <- as_control(control, max_iter = 1e5)
+  Xp <- prep$Xpen
+  n <- prep$n; pp <- ncol(Xp); q <- ncol(prep$U)
+  fam <- match(prep$family, regression_families) - 1L
+  spec <- list(problem = "glm", method = "pfw", step = "line_search", n = n, p = pp, q = q,
+               family = c(gaussian = 0L, binomial = 2L, poisson = 1L)[[prep$family]],
+               sparse = inherits(Xp, "Matrix"), radius = as.double(radius),
+               loss_offset = as.double(prep$offset), col_scale = as.double(prep$cs[prep$pen]),
+               U = prep$U, y = as.double(prep$y),
+               weights = if (is.null(prep$w)) rep(1, n) else prep$w, face_step = face_step)
+  if (spec$sparse) {
+    spec[c("col_p", "col_i", "col_x")] <- list(Xp@p, Xp@i, Xp@x)
+  } else {
+    spec$X <- Xp
+  }
+  iter0 <- 0L
+  if (!is.null(init)) {
+    th <- if (inherits(init, "sparse_regression_fit")) init$solution$beta else init
+    th <- as.double(th)
+    l1 <- sum(abs(th))
+    if (l1 > radius) th <- th * (radius / l1)
+    spec$init_beta <- th
+    if (inherits(init, "sparse_regression_fit") && length(init$b) == q) {
+      spec$init_b <- as.double(init$b)
+      iter0 <- as.integer(init$iterations)
+    }
+    spec$cold_objective <- glm_null_objective(prep)
+  }
+  fit <- cg_run(spec, control, "sparse_regression", call, started)
+  sol <- fit$solution
+  theta <- sol$beta
+  beta <- numeric(prep$p)
+  beta[prep$pen] <- prep$cs[prep$pen] * theta
+  b <- sol$b
+  a <- if (prep$intercept) b[1L] else 0
+  beta[!prep$pen] <- if (prep$intercept) b[-1L] else b
+  names(beta) <- prep$names
+  fit$solution <- list(beta = beta)
+  fit$theta <- theta
+  fit$b <- b
+  fit$face_steps <- sol$face_steps
+  fit$intercept <- a
+  if (prep$intercept) fit$x_center <- stats::setNames(prep$xbar, prep$names)
+  fit$linear.predictors <- sol$eta
+  fit$fitted.values <- family_mean(prep$family, sol$eta)
+  fit$y <- prep$y
+  fit$radius <- radius
+  fit$nobs <- n
+  fit$family <- prep$family
+  fit$weights <- prep$w
+  fit$standardize <- prep$standardize
+  fit$penalty.factor <- prep$pf
+  fit$notes <- c(if (iter0 > 0L) sprintf("warm start from a fit of %d iterations", iter0),
+                 beta = prepared_note(prep, theta))
+  class(fit) <- c("sparse_regression_fit", "cg_fit")
+  finish_fit(fit, started)
+}
+
+# the objective of the null model (intercept only, or 0): tol's scale for
+# warm starts, as the gaussian's objective at 0
+glm_null_objective <- function(prep) {
+  w <- if (is.null(prep$w)) rep(1, prep$n) else prep$w
+  y <- prep$y
+  m <- if (prep$intercept) sum(w * y) / sum(w) else
+    switch(prep$family, gaussian = 0, binomial = 0.5, poisson = 1)
+  dev <- heldout_loss(prep$family)(y, rep(m, length(y)))
+  sum(w * dev) / (2 * prep$n)
+}
+
+# the mean of the family at the linear predictor
+family_mean <- function(family, eta) {
+  switch(family, gaussian = eta, binomial = stats::plogis(eta), poisson = exp(eta))
+}
+
+# default radii of a prepared problem (see ?cv_sparse_regression): as the
+# gaussian's, of one Newton step from the null model for the other families
+prepared_radii <- function(prep, nradius, ratio) {
+  if (prep$kind == "scale")
+    return(default_regression_radii(prep$X, prep$y, nradius, ratio, prep$intercept))
+  if (prep$kind == "project")
+    return(default_regression_radii(prep$X, prep$yp, nradius, ratio, FALSE))
+  n <- prep$n
+  w <- if (is.null(prep$w)) rep(1, n) else prep$w
+  m <- sum(w * prep$y) / n
+  v <- switch(prep$family, gaussian = 1, binomial = m * (1 - m), poisson = m)
+  Xt <- scale_columns(prep$Xpen, prep$cs[prep$pen])
+  z <- (prep$y - m) / v
+  if (is.null(prep$w) && prep$intercept && ncol(prep$U) == 1L) {
+    # the intercept alone: centred implicitly (a sparse X stays sparse)
+    top <- sum(abs(least_squares(Xt, z - mean(z), Matrix::colMeans(Xt))))
+  } else {
+    sw <- sqrt(w)
+    Xt <- as.matrix(Xt) * sw
+    z <- sw * z
+    if (ncol(prep$U)) {
+      Q <- qr.Q(qr(sw * prep$U))
+      Xt <- Xt - Q %*% crossprod(Q, Xt)
+      z <- z - drop(Q %*% crossprod(Q, z))
+    }
+    top <- sum(abs(least_squares(Xt, z)))
+  }
+  if (!is.finite(top) || top <= 0)
+    stop_arg("radius", "has no default: the gradient at the null model is zero; give the radii")
+  top * exp(seq(log(ratio), 0, length.out = nradius))
+}

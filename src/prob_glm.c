@@ -1,0 +1,685 @@
+/* Generalized linear models over a (weighted) l1 ball: sparse_regression()
+ * with family = "binomial" or "poisson" (and "gaussian" where the least
+ * squares problem of prob_regression.c does not apply: a sparse X with
+ * observation weights or unpenalized columns):
+ *   min_{b, theta}  1/n sum_i w_i [A(eta_i) - y_i eta_i] + c,
+ *   eta = U b + sum_j cs_j theta_j x_j,   ||theta||_1 <= radius,
+ * U (n x q, dense) the unpenalized columns (the intercept's ones, columns
+ * with penalty factor 0), x_j the penalized columns of X (dense or CSC),
+ * cs_j their scale (1 / (penalty factor x standard deviation), set in R),
+ * w the observation weights (sum n), A the family's log-partition
+ * (glm_family.h) and c the constant that makes the objective half the
+ * weighted mean deviance.
+ *
+ * Method "pfw": pairwise Frank-Wolfe on phi(theta) = min_b f(b, theta), a
+ * convex function whose gradient is the theta-gradient of f at the
+ * minimizing b. After every step b is minimized exactly (damped Newton to
+ * rounding), so g = X~'(w (mu - y)) / n is the gradient of phi and the
+ * Frank-Wolfe gap <g, theta - s> bounds phi(theta) - min phi: the objective
+ * minus the optimum of the stated problem. The linear predictor eta is kept
+ * (O(n) per step, O(nnz of two columns) when sparse), the gradient computed
+ * in full each step (one pass over X), the step along s - a by safeguarded
+ * Newton on the exact loss (O(n) per trial). */
+#include "stochcg.h"
+#include "glm_family.h"
+#include <string.h>
+#include <math.h>
+#include <limits.h>
+
+typedef struct {
+    int n, p, q, sparse, family;
+    const double *X;                        /* dense n x p */
+    const int *cp, *ri; const double *cx;   /* or CSC */
+    const double *cs, *U, *y, *w;
+    double radius, offset;
+    double *theta, *b, *g, *eta, *mu, *curv, *res, *deta, *etab;
+    double *H, *gq, *du, *work;             /* Newton on b (q x q, q) */
+    int *support, *in_support, n_support;
+    /* face (Newton) steps: on, the flops the pairwise steps have earned
+     * for them, taken; scratch for m = |S| + q coordinates */
+    int face_on, face_cap;
+    double face_credit, face_steps;
+    double *fM, *fH, *fz, *fc, *fd, *fsig;
+    int *rp, *rc; double *rv;               /* sparse: X~_S by rows (CSR), nnz(X) room */
+    int s_idx, a_idx;
+    double s_val, a_val, slack;
+    double rows_read, rows_reported, matvec;
+    double fval;                            /* the loss at eta (refresh) */
+    /* sparse X: the rows a pairwise step changes (those of its two
+     * columns), so that its line search reads only them; nrows < 0: all */
+    int *rows, nrows, *mark, stamp;
+} glm;
+
+/* out += alpha x~_j */
+static void col_axpy(const glm *G, int j, double alpha, double *out)
+{
+    const double a = alpha * G->cs[j];
+    if (a == 0.0) return;
+    if (!G->sparse) {
+        int one = 1;
+        F77_CALL(daxpy)(&G->n, &a, G->X + (size_t) j * G->n, &one, out, &one);
+        return;
+    }
+    for (int k = G->cp[j]; k < G->cp[j + 1]; k++) out[G->ri[k]] += a * G->cx[k];
+}
+
+/* mu, curv and the loss (returned, and kept in fval) at eta, in one pass
+ * with one exp() per row */
+static double refresh(glm *G)
+{
+    const int n = G->n;
+    double f = 0.0;
+    for (int i = 0; i < n; i++) {
+        const double x = G->eta[i];
+        double A;
+        switch (G->family) {
+        case FAM_BINOMIAL: {
+            const double e = exp(-fabs(x)), inv = 1.0 / (1.0 + e);
+            G->mu[i] = x >= 0.0 ? inv : e * inv;
+            G->curv[i] = e * inv * inv;
+            A = fmax(x, 0.0) + log1p(e);
+            break;
+        }
+        case FAM_POISSON: {
+            const double e = exp(x);
+            G->mu[i] = G->curv[i] = A = e;
+            break;
+        }
+        default:
+            G->mu[i] = x; G->curv[i] = 1.0; A = 0.5 * x * x;
+        }
+        if (G->w[i] > 0.0) f += G->w[i] * (A - G->y[i] * x);
+    }
+    G->fval = f / n + G->offset;
+    return G->fval;
+}
+
+static double loss_at(const glm *G, const double *eta)
+{
+    double f = 0.0;
+    for (int i = 0; i < G->n; i++)
+        if (G->w[i] > 0.0) f += G->w[i] * (log_partition(G->family, eta[i]) - G->y[i] * eta[i]);
+    return f / G->n + G->offset;
+}
+
+/* g = X~' (w (mu - y)) / n, one pass over X */
+static void full_gradient(glm *G, double *g)
+{
+    const int n = G->n, p = G->p;
+    for (int i = 0; i < n; i++) G->res[i] = G->w[i] * (G->mu[i] - G->y[i]) / n;
+    if (!G->sparse) {
+        int one = 1; double alpha = 1.0, zero = 0.0;
+        F77_CALL(dgemv)("T", &G->n, &G->p, &alpha, G->X, &G->n, G->res, &one, &zero, g,
+                        &one FCONE);
+        for (int j = 0; j < p; j++) g[j] *= G->cs[j];
+    } else {
+        for (int j = 0; j < p; j++) {
+            double s = 0.0;
+            for (int k = G->cp[j]; k < G->cp[j + 1]; k++) s += G->cx[k] * G->res[G->ri[k]];
+            g[j] = s * G->cs[j];
+        }
+    }
+    G->matvec += 1.0;
+}
+
+/* b <- argmin_b f(b, theta) by damped Newton (the profiled problem), to
+ * rounding: until the Newton decrement stops falling or is below 1e-15
+ * of the loss scale. Keeps eta and mu current. */
+static void profile(cg_problem *P, glm *G)
+{
+    const int n = G->n, q = G->q;
+    if (q == 0) return;
+    double f = G->fval, last_dec = INFINITY;
+    for (int it = 0; it < 100; it++) {
+        for (int a = 0; a < q; a++) {
+            const double *ua = G->U + (size_t) a * n;
+            double s = 0.0;
+            for (int i = 0; i < n; i++) s += ua[i] * G->w[i] * (G->mu[i] - G->y[i]);
+            G->gq[a] = s / n;
+            for (int c = 0; c <= a; c++) {
+                const double *uc = G->U + (size_t) c * n;
+                double h = 0.0;
+                for (int i = 0; i < n; i++) h += ua[i] * uc[i] * G->w[i] * G->curv[i];
+                G->H[a + (size_t) c * q] = G->H[c + (size_t) a * q] = h / n;
+            }
+        }
+        /* du = -H^-1 gq (Cholesky; a tiny ridge if H is singular) */
+        memcpy(G->work, G->H, sizeof(double) * q * q);
+        for (int a = 0; a < q; a++) G->du[a] = -G->gq[a];
+        int info = 0, one = 1;
+        F77_CALL(dposv)("L", &G->q, &one, G->work, &G->q, G->du, &G->q, &info FCONE);
+        if (info != 0) {
+            double tr = 0.0;
+            for (int a = 0; a < q; a++) tr += G->H[a + (size_t) a * q];
+            memcpy(G->work, G->H, sizeof(double) * q * q);
+            for (int a = 0; a < q; a++) {
+                G->work[a + (size_t) a * q] += 1e-10 * tr / q + 1e-300;
+                G->du[a] = -G->gq[a];
+            }
+            F77_CALL(dposv)("L", &G->q, &one, G->work, &G->q, G->du, &G->q, &info FCONE);
+            if (info != 0) return;
+        }
+        double dec = 0.0;                     /* Newton decrement^2 = -gq'du */
+        for (int a = 0; a < q; a++) dec -= G->gq[a] * G->du[a];
+        const double scale = fmax(fabs(f), 1e-300);
+        if (!(dec > 1e-30 * scale) || (it > 2 && dec >= last_dec)) return;
+        last_dec = dec;
+        /* eta + t U du, backtracking on the exact loss (t = 1 near the
+         * minimizer, where Newton is quadratic) */
+        memset(G->deta, 0, sizeof(double) * n);
+        for (int a = 0; a < q; a++) {
+            int inc = 1; double c = G->du[a];
+            F77_CALL(daxpy)(&G->n, &c, G->U + (size_t) a * n, &inc, G->deta, &inc);
+        }
+        double t = 1.0, fnew = f;
+        if (dec < 1e-10 * scale) {
+            /* the decrease (about dec / 2) is below what the loss resolves:
+             * Newton's full step, in its quadratic range */
+            for (int i = 0; i < n; i++) G->eta[i] += G->deta[i];
+            for (int a = 0; a < q; a++) G->b[a] += G->du[a];
+            fnew = refresh(G);
+        } else {
+            for (int k = 0; k < 60; k++) {
+                for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
+                fnew = loss_at(G, G->etab);
+                if (fnew <= f - 0.25 * t * dec) break;
+                t *= 0.5;
+            }
+            if (!(fnew <= f)) return;         /* no decrease: at rounding */
+            memcpy(G->eta, G->etab, sizeof(double) * n);
+            for (int a = 0; a < q; a++) G->b[a] += t * G->du[a];
+            fnew = refresh(G);
+        }
+        f = fnew;
+        if (!R_FINITE(f)) {
+            cg_fail(P, "the loss is not finite while fitting the unpenalized coefficients: it "
+                    CG_OVERFLOW_HINT);
+            return;
+        }
+    }
+}
+
+static void glm_check(cg_problem *P, const glm *G)
+{
+    if (!cg_all_finite(G->g, (size_t) G->p))
+        cg_fail(P, "the gradient of the %s loss is not finite: it " CG_OVERFLOW_HINT,
+                G->family == FAM_POISSON ? "Poisson" :
+                G->family == FAM_BINOMIAL ? "binomial" : "least squares");
+}
+
+static double glm_gradient(cg_problem *P, int batch)
+{
+    (void) batch;                           /* always exact */
+    glm *G = (glm *) P->self;
+    full_gradient(G, G->g);
+    G->rows_read += G->n;
+    glm_check(P, G);
+    double fresh = G->rows_read - G->rows_reported;
+    G->rows_reported = G->rows_read;
+    return fresh;
+}
+
+static double glm_lmo(cg_problem *P)
+{
+    glm *G = (glm *) P->self;
+    cg_lmo_l1(G->g, G->p, G->radius, &G->s_idx, &G->s_val);
+    double gx = 0.0;
+    for (int k = 0; k < G->n_support; k++) gx += G->g[G->support[k]] * G->theta[G->support[k]];
+    return gx - G->s_val * G->g[G->s_idx];
+}
+
+/* phi'(t) = 1/n sum w (A'(eta + t d) - y) d, and phi'' into *h */
+static double slope_at(const glm *G, double t, double *h)
+{
+    double s = 0.0, c = 0.0;
+    const int all = G->nrows < 0, len = all ? G->n : G->nrows;
+    for (int r = 0; r < len; r++) {
+        const int i = all ? r : G->rows[r];
+        const double d = G->deta[i];
+        if (d == 0.0 || G->w[i] == 0.0) continue;
+        double v;
+        const double m = mean_curv(G->family, G->eta[i] + t * d, &v);
+        s += G->w[i] * (m - G->y[i]) * d;
+        c += G->w[i] * v * d * d;
+    }
+    *h = c / G->n;
+    return s / G->n;
+}
+
+/* away vertex, and the exact step along d = s - a on the loss (b fixed):
+ * safeguarded Newton on phi'(t) = 0 in [0, gamma_max] */
+static double glm_pair_direction(cg_problem *P, double *gamma_max, double *gamma_exact)
+{
+    glm *G = (glm *) P->self;
+    cg_away_l1(G->g, G->theta, G->support, G->n_support, G->radius, G->slack,
+               &G->a_idx, &G->a_val, gamma_max);
+    const int s = G->s_idx, a = G->a_idx;
+    double slope = G->s_val * G->g[s] - (a >= 0 ? G->a_val * G->g[a] : 0.0);
+    memset(G->deta, 0, sizeof(double) * G->n);
+    col_axpy(G, s, G->s_val, G->deta);
+    if (a >= 0) col_axpy(G, a, -G->a_val, G->deta);
+    G->nrows = -1;
+    if (G->sparse) {                        /* the rows of columns s and a */
+        if (++G->stamp == INT_MAX) {
+            for (int i = 0; i < G->n; i++) G->mark[i] = 0;
+            G->stamp = 1;
+        }
+        G->nrows = 0;
+        for (int pass = 0; pass < (a >= 0 ? 2 : 1); pass++) {
+            const int j = pass ? a : s;
+            for (int t = G->cp[j]; t < G->cp[j + 1]; t++) {
+                const int i = G->ri[t];
+                if (G->mark[i] != G->stamp) { G->mark[i] = G->stamp; G->rows[G->nrows++] = i; }
+            }
+        }
+    }
+    if (!(slope < 0.0)) { *gamma_exact = 0.0; return -slope; }
+    double lo = 0.0, hi = *gamma_max, h;
+    if (slope_at(G, hi, &h) <= 0.0) { *gamma_exact = INFINITY; return -slope; }
+    /* at t = 0 from the kept mu and curvature (no exp()) */
+    double t = 0.0, d = slope;
+    h = 0.0;
+    for (int r = 0; r < (G->nrows < 0 ? G->n : G->nrows); r++) {
+        const int i = G->nrows < 0 ? r : G->rows[r];
+        h += G->w[i] * G->curv[i] * G->deta[i] * G->deta[i];
+    }
+    h /= G->n;
+    for (int it = 0; it < 100; it++) {
+        double next = h > 0.0 ? t - d / h : 0.5 * (lo + hi);
+        if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+        const double moved = fabs(next - t);
+        t = next;
+        d = slope_at(G, t, &h);
+        if (d < 0.0) lo = t; else hi = t;
+        /* the slope down by 1e-12: the step is exact to about 1e-12 of
+         * itself (Newton's next move), the loss to rounding */
+        if (fabs(d) <= 1e-12 * -slope || moved <= 1e-15 * fmax(t, 1e-300) ||
+            hi - lo <= 1e-15 * hi) break;
+    }
+    *gamma_exact = t;
+    return -slope;
+}
+
+static void support_update(glm *G, int j)
+{
+    const int k = G->in_support[j];
+    if (G->theta[j] != 0.0 && k < 0) {
+        G->in_support[j] = G->n_support;
+        G->support[G->n_support++] = j;
+    } else if (G->theta[j] == 0.0 && k >= 0) {
+        const int last = G->support[--G->n_support];
+        G->support[k] = last;
+        G->in_support[last] = k;
+        G->in_support[j] = -1;
+    }
+}
+
+static void glm_pair_step(cg_problem *P, double gamma, int drop)
+{
+    glm *G = (glm *) P->self;
+    const int s = G->s_idx, a = G->a_idx;
+    double *theta = G->theta;
+    const double before = fabs(theta[s]) + (a >= 0 && a != s ? fabs(theta[a]) : 0.0);
+    const int grows = theta[s] * G->s_val >= 0.0;
+    theta[s] += gamma * G->s_val;
+    if (a >= 0) {
+        theta[a] -= gamma * G->a_val;
+        if (drop && a != s) theta[a] = 0.0;
+        support_update(G, a);
+    }
+    support_update(G, s);
+    const double after = fabs(theta[s]) + (a >= 0 && a != s ? fabs(theta[a]) : 0.0);
+    G->slack = (a < 0 && drop && grows) ? 0.0 : fmax(G->slack - (after - before), 0.0);
+    /* this step's work: the gradient's pass over X, the O(n) passes of
+     * the line search and the profile */
+    G->face_credit += 2.0 * (G->sparse ? (double) G->cp[G->p] : (double) G->n * G->p) +
+                      200.0 * G->n;
+    if (gamma > 0.0) {
+        if (G->nrows < 0) for (int i = 0; i < G->n; i++) G->eta[i] += gamma * G->deta[i];
+        else for (int r = 0; r < G->nrows; r++) G->eta[G->rows[r]] += gamma * G->deta[G->rows[r]];
+        refresh(G);
+        profile(P, G);
+    }
+}
+
+/* ------------------------------------------------------------ face step
+ * Pairwise steps converge linearly at a rate that degrades with the
+ * conditioning of the loss on the support (10^4 steps for 25 nonzero
+ * coefficients of a logistic fit at p >> n). The face step is the Newton
+ * step of an active-set method: with the support S and its signs fixed,
+ * the loss over (theta_S, b) restricted to the affine hull of the face of
+ * the active vertices (the hyperplane sign(theta_S)'theta_S = r on the
+ * sphere, all of R^S inside the ball) has the Newton direction d of one
+ * (|S| + q) solve with the Hessian M'WM/n, M = [X~_S, U]. The iterate
+ * moves along d as far as the signs and the ball allow (a coefficient
+ * reaching zero leaves the support exactly), backtracking on the exact
+ * loss until it decreases; then b is minimized again (profile), so the
+ * Frank-Wolfe gap stays the certificate. On the sphere, a negative
+ * multiplier of the hyperplane (the loss would decrease into the ball)
+ * takes the unconstrained direction instead. Its work is paid from a
+ * credit the pairwise steps earn with theirs (one pass over X each), so
+ * face steps at most double a run's work; a warm start begins with the
+ * credit of one. */
+#define FACE_MAX 1024
+/* flops of a face step on k support coordinates (m = k + q): the Hessian
+ * (dense: one n x m product; sparse: by rows, sum_i nnz_i(S)^2, about
+ * nnz(X_S)^2 / n) and its Cholesky factor */
+static double face_cost(const glm *G, int k)
+{
+    const double m = k + G->q, n = G->n;
+    /* dense: a level-3 BLAS product, about 4 times the flop rate of the
+     * gradient's matrix-vector product and exp() passes it is paid from */
+    if (!G->sparse) return 0.5 * n * m * m + m * m * m / 3.0;
+    double nnz = 0.0;
+    for (int a = 0; a < k; a++) {
+        const int j = G->support[a];
+        nnz += G->cp[j + 1] - G->cp[j];
+    }
+    return 2.0 * (nnz * nnz / n + nnz) + 4.0 * n * G->q * m + m * m * m / 3.0;
+}
+
+/* the Newton system on the face: H (m x m, lower triangle) = M'WM / n and
+ * z1 = M'r / n (the gradient), M = [X~_S, U], W = diag(w A''(eta)),
+ * r = w (mu - y) */
+static void face_system(glm *G, int k, int m, double *H, double *z1)
+{
+    const int n = G->n, q = G->q;
+    double *hr = G->etab;                     /* h_i = w_i A''_i / n; r_i */
+    double *rr = G->res;
+    for (int i = 0; i < n; i++) {
+        hr[i] = G->w[i] * G->curv[i] / n;
+        rr[i] = G->w[i] * (G->mu[i] - G->y[i]) / n;
+    }
+    if (!G->sparse) {
+        double *M = G->fM;
+        for (int a = 0; a < m; a++) {
+            double *col = M + (size_t) a * n;
+            if (a < k) { memset(col, 0, sizeof(double) * n); col_axpy(G, G->support[a], 1.0, col); }
+            else memcpy(col, G->U + (size_t) (a - k) * n, sizeof(double) * n);
+            double s = 0.0;
+            for (int i = 0; i < n; i++) s += col[i] * rr[i];
+            z1[a] = s;
+        }
+        for (int i = 0; i < n; i++) {
+            const double h = sqrt(hr[i]);
+            for (int a = 0; a < m; a++) M[i + (size_t) a * n] *= h;
+        }
+        const double one = 1.0, zero = 0.0;
+        F77_CALL(dsyrk)("L", "T", &m, &n, &one, M, &n, &zero, H, &m FCONE FCONE);
+        return;
+    }
+    /* sparse: X~_S by rows, then sum_i h_i x_i x_i' over each row's entries */
+    memset(H, 0, sizeof(double) * (size_t) m * m);
+    int *rp = G->rp;
+    memset(rp, 0, sizeof(int) * ((size_t) n + 1));
+    for (int a = 0; a < k; a++) {
+        const int j = G->support[a];
+        for (int t = G->cp[j]; t < G->cp[j + 1]; t++) rp[G->ri[t] + 1]++;
+    }
+    for (int i = 0; i < n; i++) rp[i + 1] += rp[i];
+    for (int a = 0; a < k; a++) {           /* columns in order: rows sorted by a */
+        const int j = G->support[a];
+        double s = 0.0;
+        for (int t = G->cp[j]; t < G->cp[j + 1]; t++) {
+            const int i = G->ri[t], at = rp[i]++;
+            const double v = G->cs[j] * G->cx[t];
+            G->rc[at] = a; G->rv[at] = v;
+            s += v * rr[i];
+        }
+        z1[a] = s;
+    }
+    for (int i = n; i > 0; i--) rp[i] = rp[i - 1];
+    rp[0] = 0;
+    for (int i = 0; i < n; i++) {
+        const double h = hr[i];
+        for (int t = rp[i]; t < rp[i + 1]; t++) {
+            const int a = G->rc[t];
+            const double hv = h * G->rv[t];
+            for (int u = t; u < rp[i + 1]; u++) H[G->rc[u] + (size_t) a * m] += hv * G->rv[u];
+            for (int c = 0; c < q; c++)
+                H[(k + c) + (size_t) a * m] += hv * G->U[i + (size_t) c * n];
+        }
+    }
+    for (int c = 0; c < q; c++) {
+        const double *uc = G->U + (size_t) c * n;
+        double s = 0.0;
+        for (int i = 0; i < n; i++) s += uc[i] * rr[i];
+        z1[k + c] = s;
+        for (int e = c; e < q; e++) {
+            const double *ue = G->U + (size_t) e * n;
+            double h = 0.0;
+            for (int i = 0; i < n; i++) h += uc[i] * ue[i] * hr[i];
+            H[(k + e) + (size_t) (k + c) * m] = h;
+        }
+    }
+}
+
+static int glm_face_step(cg_problem *P)
+{
+    glm *G = (glm *) P->self;
+    const int n = G->n, q = G->q, k = G->n_support, m = k + q;
+    if (!G->face_on || k < 1 || m > FACE_MAX || m >= n ||
+        (!G->sparse && (double) n * m > 8388608.0))
+        return 0;
+    const double cost = face_cost(G, k);
+    if (G->face_credit < cost) return 0;
+    G->face_credit -= cost;
+    if (m > G->face_cap) {
+        int cap = 2 * G->face_cap;
+        if (cap < m) cap = m;
+        if (cap < 16) cap = 16;
+        if (cap > FACE_MAX) cap = FACE_MAX;
+        if (!G->sparse) G->fM = cg_zeros((size_t) n * cap);
+        G->fH = cg_zeros((size_t) cap * cap);
+        G->fz = cg_zeros((size_t) 2 * cap);
+        G->fc = cg_zeros(cap); G->fd = cg_zeros(cap); G->fsig = cg_zeros(cap);
+        G->face_cap = cap;
+    }
+    if (G->sparse && G->rp == NULL) {
+        G->rp = (int *) R_alloc((size_t) n + 1, sizeof(int));
+        G->rc = (int *) R_alloc((size_t) G->cp[G->p] + 1, sizeof(int));
+        G->rv = (double *) R_alloc((size_t) G->cp[G->p] + 1, sizeof(double));
+    }
+    double *H = G->fH, *z1 = G->fz, *z2 = G->fz + m, *c = G->fc, *d = G->fd;
+    face_system(G, k, m, H, z1);
+    for (int a = 0; a < m; a++)
+        c[a] = a < k ? (G->theta[G->support[a]] > 0.0 ? 1.0 : -1.0) : 0.0;
+    int info = 0, nrhs = 1;
+    F77_CALL(dpotrf)("L", &m, H, &m, &info FCONE);
+    if (info != 0) return 0;                  /* singular on the face: pairwise steps */
+    double gd0 = 0.0;
+    for (int a = 0; a < m; a++) d[a] = z1[a];
+    F77_CALL(dpotrs)("L", &m, &nrhs, H, &m, z1, &m, &info FCONE);   /* H^-1 grad */
+    const int sphere = G->slack <= 1e-12 * G->radius;
+    int constrained = 0;
+    if (sphere) {
+        memcpy(z2, c, sizeof(double) * m);
+        F77_CALL(dpotrs)("L", &m, &nrhs, H, &m, z2, &m, &info FCONE);  /* H^-1 c */
+        double cz1 = 0.0, cz2 = 0.0;
+        for (int a = 0; a < m; a++) { cz1 += c[a] * z1[a]; cz2 += c[a] * z2[a]; }
+        const double nu = cz2 > 0.0 ? -cz1 / cz2 : 0.0;
+        if (nu >= 0.0) {
+            constrained = 1;
+            for (int a = 0; a < m; a++) z1[a] += nu * z2[a];
+        }
+    }
+    /* d = -z1; d'grad < 0 */
+    for (int a = 0; a < m; a++) { gd0 -= d[a] * z1[a]; d[a] = -z1[a]; }
+    const double f0 = G->fval;
+    if (!(gd0 < 0.0)) return 0;
+    /* how far the signs and the ball allow */
+    double tmax = 1.0, cd = 0.0;
+    int hit = -1;
+    for (int a = 0; a < k; a++) {
+        const double th = G->theta[G->support[a]];
+        cd += c[a] * d[a];
+        if (th * d[a] < 0.0 && -th / d[a] < tmax) { tmax = -th / d[a]; hit = a; }
+    }
+    if (!constrained && cd > 0.0 && G->slack / cd < tmax) { tmax = G->slack / cd; hit = -2; }
+    if (!(tmax > 0.0)) return 0;
+    /* deta = [X~_S, U] d, backtracking on the exact loss */
+    memset(G->deta, 0, sizeof(double) * n);
+    for (int a = 0; a < m; a++) {
+        if (a < k) col_axpy(G, G->support[a], d[a], G->deta);
+        else {
+            int inc = 1; double da = d[a];
+            F77_CALL(daxpy)(&G->n, &da, G->U + (size_t) (a - k) * n, &inc, G->deta, &inc);
+        }
+    }
+    double t = tmax, f1 = f0;
+    int ok = 0;
+    if (-gd0 < 1e-10 * fabs(f0)) {
+        /* the decrease (about -gd0 / 2) is below what the loss resolves,
+         * while the gap (first order in the distance to the minimizer) is
+         * not: Newton's step, in its quadratic range, without the test */
+        for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
+        ok = 1;
+    } else {
+        for (int it = 0; it < 40; it++) {
+            for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
+            f1 = loss_at(G, G->etab);
+            if (f1 <= f0 + 1e-4 * t * gd0) { ok = 1; break; }
+            t *= 0.5;
+            hit = -1;
+        }
+        ok = ok && f1 < f0;
+    }
+    if (!ok) return 0;
+    /* move: the support's coefficients (signs kept; the one that reached
+     * zero leaves exactly), b, eta */
+    double l1 = 0.0;
+    int ks[FACE_MAX];
+    for (int a = 0; a < k; a++) ks[a] = G->support[a];
+    for (int a = 0; a < k; a++) {
+        const int j = ks[a];
+        double th = G->theta[j] + t * d[a];
+        if (a == hit || th * c[a] <= 0.0) th = 0.0;
+        G->theta[j] = th;
+        l1 += fabs(th);
+    }
+    for (int a = 0; a < k; a++) support_update(G, ks[a]);
+    for (int a = 0; a < q; a++) G->b[a] += t * d[k + a];
+    memcpy(G->eta, G->etab, sizeof(double) * n);
+    /* on the hyperplane (or reaching it): on the sphere exactly */
+    G->slack = (constrained || hit == -2) ? 0.0 : fmax(G->radius - l1, 0.0);
+    refresh(G);
+    profile(P, G);
+    G->face_steps += 1.0;
+    return 1;
+}
+
+static void glm_evaluate(cg_problem *P, double *obj, double *gap)
+{
+    glm *G = (glm *) P->self;
+    *obj = loss_at(G, G->eta);
+    double *g = G->work + (size_t) G->q * G->q;
+    full_gradient(G, g);
+    double gx = 0.0, gmax = 0.0;
+    for (int j = 0; j < G->p; j++) {
+        gx += g[j] * G->theta[j];
+        if (fabs(g[j]) > gmax) gmax = fabs(g[j]);
+    }
+    *gap = gx + G->radius * gmax;
+    if (!R_FINITE(*gap)) *gap = R_PosInf;
+}
+
+static double glm_epoch(cg_problem *P)
+{
+    glm *G = (glm *) P->self;
+    return G->rows_read / G->n;
+}
+
+static long glm_n_matvec(cg_problem *P) { return (long) ((glm *) P->self)->matvec; }
+
+static const cg_pair_ops glm_pair = {glm_gradient, glm_lmo, glm_pair_direction,
+                                     glm_pair_step, glm_face_step};
+
+int cg_problem_glm(cg_problem *P, SEXP spec)
+{
+    glm *G = (glm *) R_alloc(1, sizeof(glm));
+    memset(G, 0, sizeof(glm));
+    G->n = asInteger(cg_list_get(spec, "n"));
+    G->p = asInteger(cg_list_get(spec, "p"));
+    G->q = asInteger(cg_list_get(spec, "q"));
+    G->family = asInteger(cg_list_get(spec, "family"));
+    G->sparse = asLogical(cg_list_get(spec, "sparse")) == TRUE;
+    const int n = G->n, p = G->p, q = G->q;
+    if (n < 1 || p < 1 || q < 0 || q > n || G->family < FAM_GAUSSIAN || G->family > FAM_BINOMIAL)
+        error("spec: invalid glm dimensions or family");
+    G->radius = asReal(cg_list_get(spec, "radius"));
+    G->offset = asReal(cg_list_get(spec, "loss_offset"));
+    if (!(G->radius > 0) || !R_FINITE(G->radius) || !R_FINITE(G->offset))
+        error("spec: invalid radius or loss_offset");
+    if (G->sparse) {
+        const R_xlen_t nnz = XLENGTH(cg_list_get(spec, "col_i"));
+        G->cp = cg_spec_pointers(spec, "col_p", p, nnz);
+        G->ri = cg_spec_index(spec, "col_i", nnz, 0, n - 1);
+        G->cx = cg_spec_real(spec, "col_x", nnz);
+    } else {
+        G->X = cg_spec_real(spec, "X", (R_xlen_t) n * p);
+    }
+    G->cs = cg_spec_real(spec, "col_scale", p);
+    G->U = q > 0 ? cg_spec_real(spec, "U", (R_xlen_t) n * q) : NULL;
+    G->y = cg_spec_real(spec, "y", n);
+    G->w = cg_spec_real(spec, "weights", n);
+    G->theta = cg_zeros(p); G->g = cg_zeros(p);
+    G->b = cg_zeros(q > 0 ? q : 1);
+    G->eta = cg_zeros(n); G->mu = cg_zeros(n); G->curv = cg_zeros(n);
+    G->res = cg_zeros(n); G->deta = cg_zeros(n); G->etab = cg_zeros(n);
+    G->H = cg_zeros((size_t) q * q + 1); G->gq = cg_zeros(q + 1); G->du = cg_zeros(q + 1);
+    G->work = cg_zeros((size_t) q * q + p);      /* Cholesky, then evaluate's gradient */
+    G->support = (int *) R_alloc(p, sizeof(int));
+    G->in_support = (int *) R_alloc(p, sizeof(int));
+    G->nrows = -1;
+    if (G->sparse) {
+        G->rows = (int *) R_alloc(n, sizeof(int));
+        G->mark = (int *) R_alloc(n, sizeof(int));
+        for (int i = 0; i < n; i++) G->mark[i] = 0;
+    }
+    for (int j = 0; j < p; j++) G->in_support[j] = -1;
+    /* warm start: theta (in the ball, checked in R) and b */
+    if (!isNull(cg_list_get(spec, "init_beta")))
+        memcpy(G->theta, cg_spec_real(spec, "init_beta", p), sizeof(double) * p);
+    if (q > 0 && !isNull(cg_list_get(spec, "init_b")))
+        memcpy(G->b, cg_spec_real(spec, "init_b", q), sizeof(double) * q);
+    double l1 = 0.0;
+    for (int j = 0; j < p; j++) {
+        support_update(G, j);
+        l1 += fabs(G->theta[j]);
+        if (G->theta[j] != 0.0) col_axpy(G, j, G->theta[j], G->eta);
+    }
+    G->slack = fmax(G->radius - l1, 0.0);
+    for (int a = 0; a < q; a++) {
+        int inc = 1; double c = G->b[a];
+        F77_CALL(daxpy)(&G->n, &c, G->U + (size_t) a * n, &inc, G->eta, &inc);
+    }
+    refresh(G);
+    G->face_on = asLogical(cg_list_get(spec, "face_step")) != FALSE;
+    /* a warm start's support is the best guess of the solution's */
+    if (!isNull(cg_list_get(spec, "init_beta"))) G->face_credit = face_cost(G, G->n_support);
+    P->self = G;
+    P->evaluate = glm_evaluate; P->epoch = glm_epoch; P->n_matvec = glm_n_matvec;
+    P->svd_rank = 0;
+    P->pair = &glm_pair;
+    profile(P, G);
+    return CG_OK;
+}
+
+SEXP cg_glm_solution(cg_problem *P)
+{
+    glm *G = (glm *) P->self;
+    static const char *names[] = {"beta", "b", "eta", "face_steps", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SEXP beta = allocVector(REALSXP, G->p);
+    SET_VECTOR_ELT(out, 0, beta);
+    memcpy(REAL(beta), G->theta, sizeof(double) * G->p);
+    SEXP b = allocVector(REALSXP, G->q);
+    SET_VECTOR_ELT(out, 1, b);
+    if (G->q > 0) memcpy(REAL(b), G->b, sizeof(double) * G->q);
+    SEXP eta = allocVector(REALSXP, G->n);
+    SET_VECTOR_ELT(out, 2, eta);
+    memcpy(REAL(eta), G->eta, sizeof(double) * G->n);
+    SET_VECTOR_ELT(out, 3, ScalarReal(G->face_steps));
+    UNPROTECT(1);
+    return out;
+}

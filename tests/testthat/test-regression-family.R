@@ -1,0 +1,342 @@
+# sparse_regression() as glmnet users expect it (issue 25): family,
+# weights, standardize, penalty.factor. Each fit is checked against glmnet
+# at a matched l1 norm: glmnet's solution at a lambda, its l1 norm on our
+# radius' scale, sum_j pf_j sd_j |beta_j| (pf rescaled to sum to p, sd the
+# weighted 1/n standard deviation when standardized), is our radius, and at
+# that radius the constrained problem has glmnet's solution.
+
+family_data <- function(n = 80, p = 25, seed = 1) {
+  set.seed(seed)
+  X <- matrix(rnorm(n * p), n, p) %*% diag(exp(seq(-1.5, 1.5, length.out = p)))
+  X[, 3] <- X[, 3] + 5                         # a column far from zero mean
+  eta <- drop(X[, 1:4] %*% c(1.5, -1, 0.4, 0.3))
+  list(X = X, n = n, p = p,
+       y = eta + rnorm(n),
+       yb = rbinom(n, 1, plogis(eta / 2)),
+       yp = rpois(n, exp(0.3 * eta / max(abs(eta)) * 3)),
+       w = runif(n, 0.2, 3))
+}
+
+# the l1 norm of glmnet's coefficients on our radius' scale
+matched_radius <- function(X, beta, w = NULL, pf = NULL, standardize = TRUE) {
+  X <- as.matrix(X)
+  n <- nrow(X); p <- ncol(X)
+  w <- if (is.null(w)) rep(1 / n, n) else w / sum(w)
+  pf <- if (is.null(pf)) rep(1, p) else pf * p / sum(pf)
+  sd <- if (standardize) {
+    xm <- colSums(w * X)
+    sqrt(colSums(w * sweep(X, 2, xm)^2))
+  } else rep(1, p)
+  sum(pf * sd * abs(beta))
+}
+
+glmnet_coef <- function(...) {
+  g <- glmnet::glmnet(..., thresh = 1e-14, maxit = 1e6)
+  as.vector(stats::coef(g))
+}
+
+tight <- cg_control(tol = 1e-12, max_iter = 1e6)
+
+test_that("gaussian, standardize = TRUE by default: glmnet's solution at the matched radius", {
+  skip_if_not_installed("glmnet")
+  d <- family_data()
+  b <- glmnet_coef(d$X, d$y, lambda = 0.08)
+  r <- matched_radius(d$X, b[-1])
+  fit <- sparse_regression(d$X, d$y, radius = r, control = tight)
+  expect_true(fit$converged)
+  expect_lt(max(abs(coef(fit) - b)), 1e-5)
+  expect_true(fit$standardize)
+  # the radius bounds the standardized coefficients: theta
+  expect_equal(sum(abs(fit$theta)), r, tolerance = 1e-10)
+  # raw scale: different problem, different solution
+  raw <- sparse_regression(d$X, d$y, radius = r, standardize = FALSE, control = tight)
+  expect_gt(max(abs(coef(raw) - b)), 1e-2)
+})
+
+test_that("intercept = FALSE: glmnet standardizes by the centred standard deviation still", {
+  skip_if_not_installed("glmnet")
+  d <- family_data()
+  X <- d$X + 1                                 # columns away from zero mean
+  b <- glmnet_coef(X, d$y, lambda = 0.08, intercept = FALSE)
+  fit <- sparse_regression(X, d$y, radius = matched_radius(X, b[-1]), intercept = FALSE,
+                           control = tight)
+  expect_lt(max(abs(coef(fit) - b[-1])), 1e-5)
+  b <- glmnet_coef(X, d$yb, family = "binomial", lambda = 0.03, intercept = FALSE)
+  fit <- sparse_regression(X, d$yb, radius = matched_radius(X, b[-1]), intercept = FALSE,
+                           family = "binomial", control = tight)
+  expect_true(fit$converged)
+  expect_lt(max(abs(coef(fit) - b[-1])), 1e-5)
+})
+
+test_that("standardize = TRUE: rescaling a column rescales its coefficient, nothing else", {
+  d <- family_data()
+  X2 <- d$X
+  X2[, 2] <- 1000 * X2[, 2]
+  f1 <- sparse_regression(d$X, d$y, radius = 2, control = tight)
+  f2 <- sparse_regression(X2, d$y, radius = 2, control = tight)
+  b1 <- coef(f1); b2 <- coef(f2)
+  b2[3] <- b2[3] * 1000                      # the intercept comes first
+  expect_lt(max(abs(b1 - b2)), 1e-7)
+  yb <- d$yb
+  g1 <- sparse_regression(d$X, yb, radius = 1, family = "binomial", control = tight)
+  g2 <- sparse_regression(X2, yb, radius = 1, family = "binomial", control = tight)
+  b1 <- coef(g1); b2 <- coef(g2)
+  b2[3] <- b2[3] * 1000
+  expect_lt(max(abs(b1 - b2)), 1e-7)
+})
+
+test_that("penalty.factor with a zero and unequal factors: glmnet's solution", {
+  skip_if_not_installed("glmnet")
+  d <- family_data()
+  pf <- c(0, 2, 1, 0.5, rep(1, d$p - 4))
+  for (standardize in c(TRUE, FALSE)) {
+    b <- glmnet_coef(d$X, d$y, lambda = 0.08, penalty.factor = pf, standardize = standardize)
+    r <- matched_radius(d$X, b[-1], pf = pf, standardize = standardize)
+    fit <- sparse_regression(d$X, d$y, radius = r, penalty.factor = pf,
+                             standardize = standardize, control = tight)
+    expect_true(fit$converged)
+    expect_lt(max(abs(coef(fit) - b)), 1e-5)
+    expect_true(coef(fit)[2] != 0)           # unpenalized: never zero here
+  }
+  # factors are rescaled to sum to p: a multiple gives the same fit
+  f1 <- sparse_regression(d$X, d$y, radius = 2, penalty.factor = pf, control = tight)
+  f2 <- sparse_regression(d$X, d$y, radius = 2, penalty.factor = 3 * pf, control = tight)
+  expect_equal(coef(f1), coef(f2), tolerance = 1e-10)
+})
+
+test_that("observation weights: glmnet's solution; integer weights equal repeated rows", {
+  skip_if_not_installed("glmnet")
+  d <- family_data()
+  b <- glmnet_coef(d$X, d$y, lambda = 0.08, weights = d$w)
+  r <- matched_radius(d$X, b[-1], w = d$w)
+  fit <- sparse_regression(d$X, d$y, radius = r, weights = d$w, control = tight)
+  expect_true(fit$converged)
+  expect_lt(max(abs(coef(fit) - b)), 1e-5)
+  # weights 2 on the first 10 rows = those rows twice
+  w <- c(rep(2, 10), rep(1, d$n - 10))
+  fw <- sparse_regression(d$X, d$y, radius = 3, weights = w, control = tight)
+  rows <- c(1:10, seq_len(d$n))
+  fr <- sparse_regression(d$X[rows, ], d$y[rows], radius = 3, control = tight)
+  expect_lt(max(abs(coef(fw) - coef(fr))), 1e-7)
+})
+
+test_that("binomial: glmnet's solution at the matched radius; a factor response is the same", {
+  skip_if_not_installed("glmnet")
+  d <- family_data()
+  b <- glmnet_coef(d$X, d$yb, family = "binomial", lambda = 0.03)
+  r <- matched_radius(d$X, b[-1])
+  fit <- sparse_regression(d$X, d$yb, radius = r, family = "binomial", control = tight)
+  expect_true(fit$converged)
+  expect_lt(max(abs(coef(fit) - b)), 1e-5)
+  # the gap certifies: objective (half the mean deviance) minus glmnet's
+  eta <- drop(b[1] + d$X %*% b[-1])
+  ref <- mean(-(d$yb * eta - log1p(exp(eta))))
+  expect_lte(fit$objective - ref, fit$gap + 1e-12)
+  expect_equal(fit$objective, mean(-(d$yb * fit$linear.predictors -
+                                      log1p(exp(fit$linear.predictors)))), tolerance = 1e-12)
+  # plain pairwise steps (no face steps) reach the same solution, in more steps
+  plain <- sparse_regression(d$X, d$yb, radius = r, family = "binomial", face_step = FALSE,
+                             control = tight)
+  expect_true(plain$converged)
+  expect_lt(max(abs(coef(plain) - b)), 1e-5)
+  expect_gt(fit$face_steps, 0)
+  expect_identical(plain$face_steps, 0)
+  expect_lt(fit$iterations, plain$iterations)
+  yf <- factor(ifelse(d$yb == 1, "yes", "no"))
+  ff <- sparse_regression(d$X, yf, radius = r, family = "binomial", control = tight)
+  expect_equal(coef(ff), coef(fit), tolerance = 1e-12)
+  # predict: link and response
+  expect_equal(predict(fit, d$X[1:5, ]), drop(b[1] + d$X[1:5, ] %*% b[-1]), tolerance = 1e-5)
+  expect_equal(predict(fit, d$X[1:5, ], type = "response"),
+               plogis(predict(fit, d$X[1:5, ])), tolerance = 1e-14)
+  expect_equal(predict(fit, type = "response"), fitted(fit))
+  expect_equal(predict(fit), fit$linear.predictors)
+  expect_output(print(fit), "family binomial")
+  # weights and penalty factors with the binomial family
+  pf <- c(0, rep(1, d$p - 1))
+  b <- glmnet_coef(d$X, d$yb, family = "binomial", lambda = 0.03, weights = d$w,
+                   penalty.factor = pf)
+  r <- matched_radius(d$X, b[-1], w = d$w, pf = pf)
+  fit <- sparse_regression(d$X, d$yb, radius = r, family = "binomial", weights = d$w,
+                           penalty.factor = pf, control = tight)
+  expect_true(fit$converged)
+  expect_lt(max(abs(coef(fit) - b)), 1e-5)
+})
+
+test_that("poisson: glmnet's solution at the matched radius", {
+  skip_if_not_installed("glmnet")
+  d <- family_data()
+  for (standardize in c(TRUE, FALSE)) {
+    b <- glmnet_coef(d$X, d$yp, family = "poisson", lambda = 0.05, standardize = standardize)
+    r <- matched_radius(d$X, b[-1], standardize = standardize)
+    fit <- sparse_regression(d$X, d$yp, radius = r, family = "poisson",
+                             standardize = standardize, control = tight)
+    expect_true(fit$converged)
+    expect_lt(max(abs(coef(fit) - b)), 1e-5)
+  }
+  expect_equal(predict(fit, d$X[1:3, ], type = "response"),
+               exp(drop(b[1] + d$X[1:3, ] %*% b[-1])), tolerance = 1e-5)
+})
+
+test_that("a sparse dgCMatrix X stays sparse and gives glmnet's solutions", {
+  skip_if_not_installed("glmnet")
+  d <- family_data()
+  set.seed(3)
+  Xd <- d$X * (matrix(runif(d$n * d$p), d$n, d$p) < 0.3)
+  Xs <- Matrix::Matrix(Xd, sparse = TRUE)
+  # gaussian standardized: column scaling of the dgCMatrix
+  b <- glmnet_coef(Xs, d$y, lambda = 0.08)
+  fit <- sparse_regression(Xs, d$y, radius = matched_radius(Xd, b[-1]), control = tight)
+  expect_lt(max(abs(coef(fit) - b)), 1e-5)
+  # gaussian with weights and an unpenalized column (src/prob_glm.c)
+  pf <- c(0, rep(1, d$p - 1))
+  b <- glmnet_coef(Xs, d$y, lambda = 0.08, weights = d$w, penalty.factor = pf)
+  r <- matched_radius(Xd, b[-1], w = d$w, pf = pf)
+  fit <- sparse_regression(Xs, d$y, radius = r, weights = d$w, penalty.factor = pf,
+                           control = tight)
+  expect_true(fit$converged)
+  expect_lt(max(abs(coef(fit) - b)), 1e-5)
+  dense <- sparse_regression(Xd, d$y, radius = r, weights = d$w, penalty.factor = pf,
+                             control = tight)
+  expect_lt(max(abs(coef(dense) - coef(fit))), 1e-6)
+  # binomial, weighted
+  b <- glmnet_coef(Xs, d$yb, family = "binomial", lambda = 0.03, weights = d$w)
+  fit <- sparse_regression(Xs, d$yb, radius = matched_radius(Xd, b[-1], w = d$w),
+                           family = "binomial", weights = d$w, control = tight)
+  expect_true(fit$converged)
+  expect_lt(max(abs(coef(fit) - b)), 1e-5)
+})
+
+test_that("paths of the families warm-start and equal single fits; coef() on the original scale", {
+  d <- family_data()
+  path <- sparse_regression(d$X, d$yb, radius = c(0.5, 1, 2), family = "binomial",
+                            control = tight)
+  expect_s3_class(path, "cg_path")
+  single <- sparse_regression(d$X, d$yb, radius = 1, family = "binomial", control = tight)
+  expect_lt(max(abs(coef(path, radius = 1) - coef(single))), 1e-7)
+  expect_equal(path$summary$l1_norm, c(0.5, 1, 2), tolerance = 1e-10)
+  expect_equal(nrow(coef(path)), d$p + 1L)
+  gp <- sparse_regression(d$X, d$y, radius = c(1, 3), weights = d$w, control = tight)
+  g1 <- sparse_regression(d$X, d$y, radius = 3, weights = d$w, control = tight)
+  expect_lt(max(abs(coef(gp, radius = 3) - coef(g1))), 1e-7)
+})
+
+test_that("cv_sparse_regression: families scored by held-out deviance, weights and factors passed", {
+  d <- family_data(n = 90)
+  folds <- rep(1:3, length.out = d$n)
+  radii <- c(0.3, 1, 2)
+  cv <- cv_sparse_regression(d$X, d$yb, radius = radii, folds = folds, family = "binomial",
+                             control = tight)
+  expect_identical(cv$loss, "binomial deviance")
+  # fold 2's loss at radius 1: the fit on the other rows, scored by hand
+  tr <- folds != 2
+  f <- sparse_regression(d$X[tr, ], d$yb[tr], radius = 1, family = "binomial", control = tight)
+  mu <- predict(f, d$X[!tr, ], type = "response")
+  yt <- d$yb[!tr]
+  expect_equal(unname(cv$fold_loss[2, 2]), mean(-2 * (yt * log(mu) + (1 - yt) * log(1 - mu))),
+               tolerance = 1e-6)
+  expect_equal(coef(cv$path, radius = 1),
+               coef(sparse_regression(d$X, d$yb, radius = 1, family = "binomial",
+                                      control = tight)), tolerance = 1e-6)
+  # least squares, standardized by default: each fold by its training rows'
+  # standard deviations (dense and sparse X, shared X'X / n along the grid)
+  Xsp <- Matrix::Matrix(d$X * (abs(d$X) > 0.5), sparse = TRUE)
+  for (XX in list(d$X, Xsp)) {
+    cvg <- cv_sparse_regression(XX, d$y, radius = radii, folds = folds, control = tight)
+    f <- sparse_regression(XX[tr, ], d$y[tr], radius = 1, control = tight)
+    expect_equal(unname(cvg$fold_loss[2, 2]), mean((d$y[!tr] - predict(f, XX[!tr, ]))^2),
+                 tolerance = 1e-6)
+    expect_equal(coef(cvg$path, radius = 2),
+                 coef(sparse_regression(XX, d$y, radius = 2, control = tight)), tolerance = 1e-6)
+  }
+  # weighted gaussian with a penalty factor: the weighted held-out error
+  pf <- c(0, rep(1, d$p - 1))
+  cvw <- cv_sparse_regression(d$X, d$y, radius = radii, folds = folds, weights = d$w,
+                              penalty.factor = pf, control = tight)
+  f <- sparse_regression(d$X[tr, ], d$y[tr], radius = 2, weights = d$w[tr],
+                         penalty.factor = pf, control = tight)
+  wt <- d$w[!tr]
+  expect_equal(unname(cvw$fold_loss[3, 2]),
+               sum(wt * (d$y[!tr] - predict(f, d$X[!tr, ]))^2) / sum(wt), tolerance = 1e-6)
+  # default radii on the standardized scale: a rescaled column changes nothing
+  X2 <- d$X
+  X2[, 5] <- X2[, 5] * 100
+  set.seed(2); c1 <- cv_sparse_regression(d$X, d$yp, folds = folds, family = "poisson",
+                                          nradius = 5)
+  set.seed(2); c2 <- cv_sparse_regression(X2, d$yp, folds = folds, family = "poisson",
+                                          nradius = 5)
+  expect_equal(c1$cv$radius, c2$cv$radius, tolerance = 1e-8)
+  expect_identical(c1$loss, "Poisson deviance")
+  # misclassification rate: fold 2 at radius 1 by hand
+  cvc <- cv_sparse_regression(d$X, d$yb, radius = radii, folds = folds, family = "binomial",
+                              type.measure = "class", control = tight)
+  f <- sparse_regression(d$X[tr, ], d$yb[tr], radius = 1, family = "binomial", control = tight)
+  expect_equal(unname(cvc$fold_loss[2, 2]),
+               mean((predict(f, d$X[!tr, ], type = "response") > 0.5) != (d$yb[!tr] == 1)))
+  expect_identical(cvc$loss, "misclassification error")
+  expect_error(cv_sparse_regression(d$X, d$y, folds = 3, type.measure = "class"),
+               "^`type.measure` = \"class\" is for family = \"binomial\"$")
+})
+
+test_that("bad family input names the argument", {
+  d <- family_data(n = 20, p = 5)
+  X <- d$X; y <- d$y
+  expect_error(sparse_regression(X, y, 1, weights = rep(1, 19)),
+               "^`weights` must be a numeric vector of length 20 \\(one per row of `X`\\), not of length 19$")
+  expect_error(sparse_regression(X, y, 1, weights = c(-1, rep(1, 19))),
+               "^`weights` must be non-negative$")
+  expect_error(sparse_regression(X, y, 1, weights = c(NA, rep(1, 19))),
+               "^`weights` contains NA, NaN or Inf$")
+  expect_error(sparse_regression(X, y, 1, penalty.factor = rep(1, 4)),
+               "^`penalty.factor` must be a numeric vector of length 5 \\(one per column of `X`\\), not of length 4$")
+  expect_error(sparse_regression(X, y, 1, penalty.factor = c(-1, 1, 1, 1, 1)),
+               "^`penalty.factor` must be non-negative$")
+  expect_error(sparse_regression(X, y, 1, penalty.factor = rep(0, 5)),
+               "^`penalty.factor` must have a positive entry")
+  expect_error(sparse_regression(X, y, 1, family = "binomial"),
+               "^`y` must be 0 or 1 \\(or a two-level factor\\) for family = \"binomial\"$")
+  expect_error(sparse_regression(X, rep(1, 20), 1, family = "binomial"),
+               "^`y` must hold both classes")
+  expect_error(sparse_regression(X, c(-1, rpois(19, 2)), 1, family = "poisson"),
+               "^`y` must be non-negative counts for family = \"poisson\"$")
+  expect_error(sparse_regression(X, y, 1, family = "gamma"), "^`family` must be one of")
+  expect_error(sparse_regression(X, d$yb, 1, family = "binomial", method = "sfw"),
+               "^`method` = \"sfw\" supports family = \"gaussian\" only")
+  expect_error(sparse_regression(X, y, 1, standardize = NA), "^`standardize` must be TRUE or FALSE$")
+  expect_error(cv_sparse_regression(X, y, folds = 2, weights = rep(1, 3)), "^`weights` must")
+  expect_error(predict(sparse_regression(X, y, 1), X, type = "class"), "^`type` must be one of")
+})
+
+test_that("init: a standardized fit resumes exactly; a vector is on the original scale", {
+  d <- family_data()
+  ctl <- function(k) cg_control(max_iter = k, eval_every = 3, tol = 0)
+  a <- sparse_regression(d$X, d$y, radius = 4, face_step = FALSE, control = ctl(6))
+  expect_identical(a$iterations, 6L)
+  b <- sparse_regression(d$X, d$y, radius = 4, face_step = FALSE, init = a, control = ctl(4))
+  one <- sparse_regression(d$X, d$y, radius = 4, face_step = FALSE, control = ctl(10))
+  expect_identical(coef(b), coef(one))
+  expect_match(b$notes[1], "^continued exactly")
+  # a coefficient vector (original scale) at the solution stays there
+  full <- sparse_regression(d$X, d$yb, radius = 2, family = "binomial", control = tight)
+  warm <- sparse_regression(d$X, d$yb, radius = 2, family = "binomial",
+                            init = coef(full)[-1], control = tight)
+  expect_lt(max(abs(coef(warm) - coef(full))), 1e-8)
+  expect_lte(warm$iterations, 2L)
+})
+
+test_that("poisson on a sparse X with weights and an unpenalized column: glmnet's solution", {
+  skip_if_not_installed("glmnet")
+  d <- family_data()
+  set.seed(5)
+  Xd <- d$X * (matrix(runif(d$n * d$p), d$n, d$p) < 0.4)
+  Xs <- Matrix::Matrix(Xd, sparse = TRUE)
+  pf <- c(0, rep(1, d$p - 1))
+  b <- glmnet_coef(Xs, d$yp, family = "poisson", lambda = 0.05, weights = d$w,
+                   penalty.factor = pf)
+  r <- matched_radius(Xd, b[-1], w = d$w, pf = pf)
+  fit <- sparse_regression(Xs, d$yp, radius = r, family = "poisson", weights = d$w,
+                           penalty.factor = pf, control = tight)
+  expect_true(fit$converged)
+  expect_gt(fit$face_steps, 0)
+  expect_lt(max(abs(coef(fit) - b)), 1e-5)
+})
