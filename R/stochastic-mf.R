@@ -306,7 +306,7 @@
 #' # each planted atom against its best match among the learned ones
 #' round(apply(cor(W, fit$solution$W), 1, max), 3)
 #' @export
-stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
+stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
                           lambda1 = NULL, lambda2 = NULL, lambda3 = NULL, groups = NULL,
                           laplacian = NULL, A = NULL, B = NULL, M = NULL, M_prime = NULL,
                           batch_size = NULL, inner = NULL, outer = 10,
@@ -318,7 +318,9 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   call <- match.call()
   # ---- error checking and coercion
   model <- match_choice(model, smf_models, "model")
-  method <- match_choice(method, c("vr", "smm", "sgd"), "method")
+  robust_default <- model %in% smf_robust_models
+  method <- match_choice(method %||% if (robust_default) "sgd" else "vr",
+                         c("vr", "smm", "sgd"), "method")
   output <- match_choice(output, c("last", "random"), "output")
   if (output == "random" && method != "vr")
     stop_arg("output", "\"random\" (option I) applies to method = \"vr\" only")
@@ -332,10 +334,14 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
     if (prod(as.double(image_dims)) != d)
       stop_arg("image_dims", "must multiply to the number of rows of `Y` (", d, ")")
   }
+  # the robust models' defaults are in units of a robust scale of the
+  # entries, and their data start is cleaned of gross entries (smf_init)
+  if (robust_default) data$robust <- smf_robust_stats(data)
   pars <- smf_model_spec(model, d, n, k, list(
     lambda = lambda, lambda1 = lambda1, lambda2 = lambda2, lambda3 = lambda3, groups = groups,
     laplacian = laplacian, A = A, B = B, M = M, M_prime = M_prime), data, image_dims)
-  b <- if (is.null(batch_size)) ceiling(0.2 * n^(2 / 3)) else batch_size
+  b <- if (!is.null(batch_size)) batch_size else if (robust_default && method == "sgd")
+    min(smf_robust_batch, n) else ceiling(0.2 * n^(2 / 3))
   check_count(b, "batch_size", max = n)
   m <- if (is.null(inner)) ceiling(0.5 * n^(1 / 3)) else inner
   check_count(m, "inner")
@@ -364,6 +370,8 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
               bsum_max_iter = as.integer(bsum_max_iter))
   start <- smf_resume(init, Y, pars$spec, key, d, n, k)
   W0 <- if (isTRUE(start$exact)) start$W else smf_init(init, data, k, pars)
+  init_cleaned <- attr(W0, "cleaned")
+  attr(W0, "cleaned") <- NULL
 
   # ---- the spec
   spec <- c(list(problem = "smf", method = method, d = d, n = n, k = k, W = W0,
@@ -388,6 +396,10 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   fit$state <- c(state[!vapply(state, is.null, NA)], list(key = key))
   fit$bsum_iterations <- fit$solution$bsum_iterations
   fit$bsum_capped <- fit$solution$bsum_capped
+  if (pars$spec$r_kind != smf_codes$r[["none"]]) {
+    fit$outliers <- fit$solution$outliers
+    fit$outlier_fraction <- fit$outliers / (as.double(d) * n)
+  }
   if (isTRUE(fit$bsum_capped > 0.1))
     fit$notes <- sprintf(paste0("BSUM stopped at bsum_max_iter = %d for %.0f%% of the columns ",
                                 "at the last evaluation: raise it for exact sub-problems"),
@@ -399,6 +411,12 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
   fit$notes <- c(sprintf("model %s, k = %d, batch_size %d%s", model, k, as.integer(b),
                          if (method == "vr") sprintf(", %d inner x %d outer", as.integer(m),
                                                      as.integer(outer)) else ""),
+                 if (!is.null(fit$outliers) && is.finite(fit$outliers))
+                   sprintf("outliers: %.0f nonzero entries of R (%.3g%% of the d x n entries) at the last evaluation",
+                           fit$outliers, 100 * fit$outlier_fraction),
+                 if (!is.null(init_cleaned))
+                   sprintf("data start: %d of the %d entries of its %d columns beyond 3 robust row scales set to the row median",
+                           init_cleaned, d * k, k),
                  fit$notes)
   if (!is.null(start)) {
     if (start$exact) fit <- continue_trace(fit, init, start)
@@ -417,6 +435,34 @@ stochastic_mf <- function(Y, k, model = "odl", method = "vr", lambda = NULL,
 }
 
 smf_models <- c("odl", "ossl", "onmf", "ssodl", "orpca", "omrmd", "olrr", "ornmf")
+# the robust models whose defaults are scaled to the data (see ?stochastic_mf)
+smf_robust_models <- c("orpca", "ornmf")
+# their default sgd minibatch, and the outlier threshold lambda2 (orpca) or
+# lambda (ornmf) in units of the robust scale of the entries
+smf_robust_batch <- 5L
+smf_robust_threshold <- 0.3
+
+# Robust scale of the entries of the data, and robust row centres and
+# scales, from evenly spaced columns (no random numbers: an exact
+# continuation must draw the same ones), at most about 1e5 entries but 50
+# columns at least: scale = 1.4826 median |y_ij - median(y)| (the normal's
+# standard deviation when the entries are normal), else (half or more of the
+# entries equal, e.g. sparse data) the mean absolute deviation times
+# sqrt(pi / 2), else 1.
+smf_robust_stats <- function(data) {
+  d <- data$d; n <- data$n
+  cols <- unique(round(seq(1, n, length.out = min(n, max(50, ceiling(1e5 / d))))))
+  X <- data$fetch(cols)
+  x <- c(X)
+  dev <- abs(x - stats::median(x))
+  s <- 1.4826 * stats::median(dev)
+  if (!(s > 0)) s <- sqrt(pi / 2) * mean(dev)
+  if (!(s > 0)) s <- 1
+  centre <- apply(X, 1L, stats::median)
+  row_scale <- 1.4826 * apply(abs(X - centre), 1L, stats::median)
+  row_scale[!(row_scale > 0)] <- s
+  list(scale = s, centre = centre, row_scale = row_scale, columns = length(cols))
+}
 
 # codes of smf.h
 smf_codes <- list(
@@ -475,8 +521,10 @@ smf_model_spec <- function(model, d, n, k, p, data = NULL, image_dims = NULL) {
   for (a in names(p)) if (!is.null(p[[a]]) && !a %in% smf_params[[model]])
     stop_arg(a, "is not a parameter of model = \"", model, "\"")
   default <- 1 / sqrt(d)
-  weight <- function(arg) {
-    x <- p[[arg]] %||% default
+  # the robust models: in units of the data's robust scale (smf_robust_stats)
+  scale <- if (model %in% smf_robust_models) data$robust$scale %||% 1 else 1
+  weight <- function(arg, default = 1 / sqrt(d)) {
+    x <- p[[arg]] %||% (scale * default)
     check_number(x, arg, min = 0)
     as.double(x)
   }
@@ -517,10 +565,10 @@ smf_model_spec <- function(model, d, n, k, p, data = NULL, image_dims = NULL) {
       report[c("lambda1", "lambda2", "laplacian")] <- list(l1, l2, L)
     },
     orpca = {
-      l1 <- weight("lambda1"); l2 <- weight("lambda2")
+      l1 <- weight("lambda1"); l2 <- weight("lambda2", smf_robust_threshold)
       set(psi_ridge = l1 / n, h_kind = smf_codes$h[["ridge"]], h_lambda = l1,
           r_kind = smf_codes$r[["l1"]], r_lambda = l2)
-      report[c("lambda1", "lambda2")] <- list(l1, l2)
+      report[c("lambda1", "lambda2", "lambda_scale")] <- list(l1, l2, scale)
     },
     omrmd = {
       l1 <- weight("lambda1"); l2 <- weight("lambda2")
@@ -545,7 +593,7 @@ smf_model_spec <- function(model, d, n, k, p, data = NULL, image_dims = NULL) {
       report[c("lambda1", "lambda2", "lambda3", "A", "B")] <- list(l1, l2, l3, A, B)
     },
     ornmf = {
-      lam <- weight("lambda")
+      lam <- weight("lambda", smf_robust_threshold)
       M <- p$M %||% Inf
       check_number(M, "M", min = 0, strict_min = TRUE, finite = FALSE)
       Mp <- p$M_prime %||% data$max_abs
@@ -554,7 +602,8 @@ smf_model_spec <- function(model, d, n, k, p, data = NULL, image_dims = NULL) {
       set(dict_set = smf_codes$dict[["nonneg_l2ball"]], h_kind = smf_codes$h[["box"]],
           h_bound = as.double(M), r_kind = smf_codes$r[["l1_box"]], r_lambda = lam,
           r_bound = as.double(Mp))
-      report[c("lambda", "M", "M_prime")] <- list(lam, as.double(M), as.double(Mp))
+      report[c("lambda", "M", "M_prime", "lambda_scale")] <- list(lam, as.double(M),
+                                                                  as.double(Mp), scale)
     },
     ossl = {
       groups <- p$groups %||% seq_len(k)
@@ -669,7 +718,17 @@ smf_init <- function(init, data, k, pars) {
     init <- match_choice(init, c("data", "ones"), "init")
     W <- if (init == "ones") matrix(1, d, k) else {
       cols <- if (k <= n) sample.int(n, k) else sample.int(n, k, replace = TRUE)
-      data$fetch(cols)
+      X <- data$fetch(cols)
+      rb <- data$robust
+      if (!is.null(rb)) {
+        # robust models: a gross outlier copied into an atom is unlearned
+        # only at the rate lambda2 per step (its residual is an outlier
+        # too); entries beyond 3 robust row scales are set to the row median
+        bad <- abs(X - rb$centre) > 3 * rb$row_scale
+        X[bad] <- rep(rb$centre, k)[bad]
+        attr(X, "cleaned") <- sum(bad)
+      }
+      X
     }
   } else {
     if (inherits(init, "stochastic_mf_fit")) init <- init$solution$W
@@ -679,6 +738,7 @@ smf_init <- function(init, data, k, pars) {
     if (!all_finite(init)) stop_arg("init", "contains NA, NaN or Inf")
     W <- init
   }
+  cleaned <- attr(W, "cleaned")
   storage.mode(W) <- "double"
   if (!all_finite(W)) stop_arg("init", "contains NA, NaN or Inf")
   if (identical(init, "data") && pars$spec$dict_set == smf_codes$dict[["simplex"]]) {
@@ -693,6 +753,7 @@ smf_init <- function(init, data, k, pars) {
   W <- smf_prox(pars$spec, W, "dict", 0, d, k)
   W <- matrix(W, d, k)
   if (all(W == 0)) stop_arg("init", "is zero after projection onto the dictionary set")
+  attr(W, "cleaned") <- cleaned
   W
 }
 
