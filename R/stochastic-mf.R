@@ -370,8 +370,8 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
               bsum_max_iter = as.integer(bsum_max_iter))
   start <- smf_resume(init, Y, pars$spec, key, d, n, k)
   W0 <- if (isTRUE(start$exact)) start$W else smf_init(init, data, k, pars)
-  init_cleaned <- attr(W0, "cleaned")
-  attr(W0, "cleaned") <- NULL
+  init_note <- attr(W0, "note")
+  attr(W0, "note") <- NULL
 
   # ---- the spec
   spec <- c(list(problem = "smf", method = method, d = d, n = n, k = k, W = W0,
@@ -396,6 +396,7 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
   fit$state <- c(state[!vapply(state, is.null, NA)], list(key = key))
   fit$bsum_iterations <- fit$solution$bsum_iterations
   fit$bsum_capped <- fit$solution$bsum_capped
+  if (!is.null(data$robust)) fit$scale_columns <- data$robust$columns
   if (pars$spec$r_kind != smf_codes$r[["none"]]) {
     fit$outliers <- fit$solution$outliers
     fit$outlier_fraction <- fit$outliers / (as.double(d) * n)
@@ -412,11 +413,10 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
                          if (method == "vr") sprintf(", %d inner x %d outer", as.integer(m),
                                                      as.integer(outer)) else ""),
                  if (!is.null(fit$outliers) && is.finite(fit$outliers))
-                   sprintf("outliers: %.0f nonzero entries of R (%.3g%% of the d x n entries) at the last evaluation",
+                   sprintf(paste("outliers: %.0f nonzero entries of R (%.3g%% of the d x n",
+                                 "entries) at the last evaluation"),
                            fit$outliers, 100 * fit$outlier_fraction),
-                 if (!is.null(init_cleaned))
-                   sprintf("data start: %d of the %d entries of its %d columns beyond 3 robust row scales set to the row median",
-                           init_cleaned, d * k, k),
+                 init_note,
                  fit$notes)
   if (!is.null(start)) {
     if (start$exact) fit <- continue_trace(fit, init, start)
@@ -444,14 +444,14 @@ smf_robust_threshold <- 0.3
 
 # Robust scale of the entries of the data, and robust row centres and
 # scales, from evenly spaced columns (no random numbers: an exact
-# continuation must draw the same ones), at most about 1e5 entries but 50
-# columns at least: scale = 1.4826 median |y_ij - median(y)| (the normal's
+# continuation must draw the same ones), about 2e4 entries but 50 columns
+# at least (at most n): scale = 1.4826 median |y_ij - median(y)| (the normal's
 # standard deviation when the entries are normal), else (half or more of the
 # entries equal, e.g. sparse data) the mean absolute deviation times
 # sqrt(pi / 2), else 1.
 smf_robust_stats <- function(data) {
   d <- data$d; n <- data$n
-  cols <- unique(round(seq(1, n, length.out = min(n, max(50, ceiling(1e5 / d))))))
+  cols <- unique(round(seq(1, n, length.out = min(n, max(50, ceiling(2e4 / d))))))
   X <- data$fetch(cols)
   x <- c(X)
   dev <- abs(x - stats::median(x))
@@ -461,7 +461,17 @@ smf_robust_stats <- function(data) {
   centre <- apply(X, 1L, stats::median)
   row_scale <- 1.4826 * apply(abs(X - centre), 1L, stats::median)
   row_scale[!(row_scale > 0)] <- s
-  list(scale = s, centre = centre, row_scale = row_scale, columns = length(cols))
+  list(scale = s, centre = centre, row_scale = row_scale, columns = length(cols),
+       sample = X)
+}
+
+# the entries of X (columns of the data) beyond 3 robust row scales set to
+# the row median; attribute "cleaned": how many
+smf_clean_columns <- function(X, rb) {
+  bad <- abs(X - rb$centre) > 3 * rb$row_scale
+  X[bad] <- rep(rb$centre, ncol(X))[bad]
+  attr(X, "cleaned") <- sum(bad)
+  X
 }
 
 # codes of smf.h
@@ -716,17 +726,33 @@ smf_init <- function(init, data, k, pars) {
   d <- data$d; n <- data$n
   if (is.character(init)) {
     init <- match_choice(init, c("data", "ones"), "init")
-    W <- if (init == "ones") matrix(1, d, k) else {
+    rb <- data$robust
+    W <- if (init == "ones") matrix(1, d, k) else if (!is.null(rb) &&
+                                                     pars$spec$dict_set == smf_codes$dict[["free"]]) {
+      # orpca: the top k left singular vectors of the cleaned sample of
+      # columns (see smf_robust_stats), times their singular values over
+      # sqrt(columns) (the scale of a column); k random columns miss an atom
+      # their codes do not use, and then sgd found it late or never
+      X <- smf_clean_columns(rb$sample, rb)
+      sv <- svd(X, nu = min(k, d, ncol(X)), nv = 0)
+      U <- matrix(0, d, k)
+      r <- seq_len(ncol(sv$u))
+      U[, r] <- sweep(sv$u, 2L, sv$d[r] / sqrt(ncol(X)), "*")
+      attr(U, "note") <- sprintf(paste(
+        "data start: top %d singular vectors of %d evenly spaced columns, %d of their %.0f",
+        "entries beyond 3 robust row scales set to the row median"), k, ncol(X),
+        attr(X, "cleaned"), as.double(d) * ncol(X))
+      U
+    } else {
       cols <- if (k <= n) sample.int(n, k) else sample.int(n, k, replace = TRUE)
       X <- data$fetch(cols)
-      rb <- data$robust
+      # robust models: a gross outlier copied into an atom is unlearned
+      # only at the rate lambda2 per step (its residual is an outlier too)
       if (!is.null(rb)) {
-        # robust models: a gross outlier copied into an atom is unlearned
-        # only at the rate lambda2 per step (its residual is an outlier
-        # too); entries beyond 3 robust row scales are set to the row median
-        bad <- abs(X - rb$centre) > 3 * rb$row_scale
-        X[bad] <- rep(rb$centre, k)[bad]
-        attr(X, "cleaned") <- sum(bad)
+        X <- smf_clean_columns(X, rb)
+        attr(X, "note") <- sprintf(paste(
+          "data start: %d of the %d entries of its %d columns beyond 3 robust row scales",
+          "set to the row median"), attr(X, "cleaned"), d * k, k)
       }
       X
     }
@@ -738,7 +764,7 @@ smf_init <- function(init, data, k, pars) {
     if (!all_finite(init)) stop_arg("init", "contains NA, NaN or Inf")
     W <- init
   }
-  cleaned <- attr(W, "cleaned")
+  note <- attr(W, "note")
   storage.mode(W) <- "double"
   if (!all_finite(W)) stop_arg("init", "contains NA, NaN or Inf")
   if (identical(init, "data") && pars$spec$dict_set == smf_codes$dict[["simplex"]]) {
@@ -753,7 +779,7 @@ smf_init <- function(init, data, k, pars) {
   W <- smf_prox(pars$spec, W, "dict", 0, d, k)
   W <- matrix(W, d, k)
   if (all(W == 0)) stop_arg("init", "is zero after projection onto the dictionary set")
-  attr(W, "cleaned") <- cleaned
+  attr(W, "note") <- note
   W
 }
 
