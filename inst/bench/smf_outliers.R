@@ -101,7 +101,7 @@ for (i in seq_along(cases)) {
   r <- timed(robust_pca(g$Y))
   Ur <- svd(r$value$solution$X, nu = k, nv = 0)$u
   add(data = label, fit = "robust_pca (batch PCP)", budget = "default", ev = ev(g$U, Ur),
-      passes = NA, outliers = mean(r$value$solution$Y != 0), cpu = r$cpu, wall = r$wall)
+      passes = NA, outliers = mean(as.matrix(r$value$solution$Y) != 0), cpu = r$cpu, wall = r$wall)
   print(do.call(rbind, tail(rows, 9)), digits = 3)
 }
 
@@ -115,7 +115,7 @@ r <- timed(robust_pca(Y))
 Ur <- svd(r$value$solution$X, nu = k, nv = 0)$u
 U0 <- svd(Y0, nu = k, nv = 0)$u
 add(data = label, fit = "robust_pca (batch PCP)", budget = "default", ev = ev(Ur, Ur),
-    passes = NA, outliers = mean(r$value$solution$Y != 0), cpu = r$cpu, wall = r$wall)
+    passes = NA, outliers = mean(as.matrix(r$value$solution$Y) != 0), cpu = r$cpu, wall = r$wall)
 clean <- list()
 for (model in c("orpca", "ornmf")) {
   for (new in c(TRUE, FALSE)) for (budget in c("3", "default")) {
