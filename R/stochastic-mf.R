@@ -161,7 +161,8 @@
 #' the robust scale \eqn{1.4826\,\mathrm{median}|y_{ij} -
 #' \mathrm{median}(y)|}{1.4826 median |y_ij - median(y)|} of the entries,
 #' from about \eqn{2\cdot 10^4}{2e4} of them (at least 50 evenly spaced
-#' columns, all when \eqn{n}{n} is small; `scale_columns` says how many),
+#' columns, or as many as \eqn{10^6}{1e6} entries allow but \eqn{2k}{2k};
+#' all when \eqn{n}{n} is small; `scale_columns` says how many),
 #' which gross outliers leave about the same while they are fewer than half
 #' the entries (the mean absolute deviation
 #' \eqn{\times\sqrt{\pi/2}}{x sqrt(pi/2)} when half the entries or more are
@@ -403,7 +404,7 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
   }
   # the robust models' defaults are in units of a robust scale of the
   # entries, and their data start is cleaned of gross entries (smf_init)
-  if (robust_default) data$robust <- smf_robust_stats(data)
+  if (robust_default) data$robust <- smf_robust_stats(data, k)
   pars <- smf_model_spec(model, d, n, k, list(
     lambda = lambda, lambda1 = lambda1, lambda2 = lambda2, lambda3 = lambda3, groups = groups,
     laplacian = laplacian, A = A, B = B, M = M, M_prime = M_prime), data, image_dims)
@@ -516,20 +517,30 @@ smf_robust_threshold <- 0.3
 # standard deviation when the entries are normal), else (half or more of the
 # entries equal, e.g. sparse data) the mean absolute deviation times
 # sqrt(pi / 2), else 1.
-smf_robust_stats <- function(data) {
+smf_robust_stats <- function(data, k) {
   d <- data$d; n <- data$n
-  cols <- unique(round(seq(1, n, length.out = min(n, max(50, ceiling(2e4 / d))))))
+  # 50 columns at least, but at most 1e6 entries for them (2k columns at
+  # least: the starts pick k of them)
+  m <- max(ceiling(2e4 / d), min(50, ceiling(1e6 / d)), 2 * k)
+  cols <- unique(round(seq(1, n, length.out = min(n, m))))
   X <- data$fetch(cols)
   x <- c(X)
   dev <- abs(x - stats::median(x))
   s <- 1.4826 * stats::median(dev)
   if (!(s > 0)) s <- sqrt(pi / 2) * mean(dev)
   if (!(s > 0)) s <- 1
-  centre <- apply(X, 1L, stats::median)
-  row_scale <- 1.4826 * apply(abs(X - centre), 1L, stats::median)
+  centre <- row_medians(X)
+  row_scale <- 1.4826 * row_medians(abs(X - centre))
   row_scale[!(row_scale > 0)] <- s
   list(scale = s, centre = centre, row_scale = row_scale, columns = length(cols),
        sample = X)
+}
+
+# the median of each row of X, by one sort (apply() calls median() per row)
+row_medians <- function(X) {
+  m <- ncol(X)
+  S <- matrix(X[order(row(X), X)], nrow(X), m, byrow = TRUE)
+  if (m %% 2L) S[, (m + 1L) %/% 2L] else (S[, m %/% 2L] + S[, m %/% 2L + 1L]) / 2
 }
 
 # the entries of X (columns of the data) beyond 3 robust row scales set to
