@@ -414,6 +414,8 @@ typedef struct {
     SEXP rcall, rho;                     /* data function: the call Y(idx), built in R */
     double bsum_mean, bsum_capped;       /* at the last evaluation: mean BSUM
                                             iterations, share at the cap */
+    double outliers;                     /* at the last evaluation: nonzero
+                                            outlier entries r_ij (robust models) */
     double calls;
     double *eig_scratch;
     smf_work w;
@@ -460,6 +462,7 @@ static SEXP fetch_columns(cg_problem *P, smf *S, const int *idx, int start, int 
 typedef struct {
     const double *W, *WtW; double Lp; double *A, *B;
     double loss, iters, capped;          /* sums: BSUM iterations, columns at the cap */
+    double outliers;                     /* nonzero entries of the outliers r */
     double ysq;                          /* sum of ||y_j||^2 over the columns solved */
 } smf_point;
 
@@ -475,6 +478,7 @@ static int solve_columns(cg_problem *P, smf *S, const int *idx, int count, smf_p
         memset(pt[q].A, 0, sizeof(double) * k * k);
         memset(pt[q].B, 0, sizeof(double) * d * k);
         pt[q].loss = 0.0; pt[q].iters = 0.0; pt[q].capped = 0.0; pt[q].ysq = 0.0;
+        pt[q].outliers = 0.0;
     }
     const int chunk = S->rcall != R_NilValue ? 1024 : count;
     for (int start = 0; start < count; start += chunk) {
@@ -498,6 +502,8 @@ static int solve_columns(cg_problem *P, smf *S, const int *idx, int count, smf_p
                                                &it);
                 pt[q].iters += it;
                 pt[q].capped += it >= S->M.max_iter;
+                if (S->M.r_kind != SMF_R_NONE)
+                    for (int i = 0; i < d; i++) pt[q].outliers += S->w.r[i] != 0.0;
                 smf_accumulate(&S->M, &y, &S->w, pt[q].A, pt[q].B);
             }
             if (a % 256 == 255 && cg_interrupt_poll()) {
@@ -514,12 +520,12 @@ static int solve_columns(cg_problem *P, smf *S, const int *idx, int count, smf_p
 /* the iterate and the snapshot as points */
 static smf_point at_iterate(smf *S, double *A, double *B)
 {
-    smf_point p = { S->W, S->WtW, S->Lp, A, B, 0.0, 0.0, 0.0, 0.0 };
+    smf_point p = { S->W, S->WtW, S->Lp, A, B, 0.0, 0.0, 0.0, 0.0, 0.0 };
     return p;
 }
 static smf_point at_snapshot(smf *S)
 {
-    smf_point p = { S->W0, S->WtW0, S->Lp0, S->A0, S->B0, 0.0, 0.0, 0.0, 0.0 };
+    smf_point p = { S->W0, S->WtW0, S->Lp0, S->A0, S->B0, 0.0, 0.0, 0.0, 0.0, 0.0 };
     return p;
 }
 
@@ -749,6 +755,7 @@ static void smf_evaluate(cg_problem *P, double *obj, double *gap)
     if (!(S->gap_ref > 0.0)) S->gap_ref = 0.5 * pt.ysq / S->n;
     S->bsum_mean = pt.iters / S->n;
     S->bsum_capped = pt.capped / S->n;
+    S->outliers = pt.outliers;
     *obj = loss / S->n + smf_psi(&S->M, S->W);
     smf_gradient_from_stats(&S->M, S->W, A, B, (double) S->n, S->G);
     if (!(S->gap_eta > 0.0)) {
@@ -893,7 +900,8 @@ SEXP cg_smf_solution(cg_problem *P)
     static const char *names[] = {"W", "step", "gap_step", "bsum_iterations", "bsum_capped",
                                   "mapping_norm", "gap_reference", "state_perm",
                                   "state_columns", "state_W0", "state_G0", "state_A",
-                                  "state_B", "state_count", "state_W", "state_Wout", ""};
+                                  "state_B", "state_count", "state_W", "state_Wout",
+                                  "outliers", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     put_matrix(out, 0, S->W, d, k);
     SET_VECTOR_ELT(out, 1, ScalarReal(S->last_step));
@@ -919,6 +927,7 @@ SEXP cg_smf_solution(cg_problem *P)
         put_matrix(out, 14, S->output_in_W ? S->Wout : S->W, d, k);
         put_matrix(out, 15, S->output_in_W ? S->W : S->Wout, d, k);
     }
+    SET_VECTOR_ELT(out, 16, ScalarReal(S->outliers));
     UNPROTECT(1);
     return out;
 }

@@ -43,6 +43,16 @@ cases <- list(
   list(model = "ornmf", data = "Synth+ (100 x 2000)",
        Y = synth(2, 100, 2000, 5, 0.1, nonneg = TRUE)$Y, k = 5))
 
+# the paper's weights (1/sqrt(d)) and minibatch for orpca and ornmf, whose
+# defaults now scale with the data and use sgd with b = 5 (issue 28): the
+# recorded results were made with these
+paper_args <- function(model, Y, batch = TRUE) {
+  lam <- 1 / sqrt(nrow(Y))
+  a <- switch(model, orpca = list(lambda1 = lam, lambda2 = lam), ornmf = list(lambda = lam),
+              list())
+  if (batch && model %in% c("orpca", "ornmf")) a$batch_size <- ceiling(0.2 * ncol(Y)^(2 / 3))
+  a
+}
 budget_iters <- function(method, n, outer) {
   b <- ceiling(0.2 * n^(2 / 3)); m <- ceiling(0.5 * n^(1 / 3))
   if (method == "vr") outer * m else ceiling(outer * (n + m * b) / b)
@@ -52,17 +62,20 @@ for (cs in cases) {
   n <- ncol(cs$Y)
   for (method in c("vr", "smm", "sgd")) {
     set.seed(1)
-    fit <- stochastic_mf(cs$Y, cs$k, model = cs$model, method = method, outer = S,
-                         control = cg_control(tol = 0, progress = FALSE, eval_every =
-                           max(1L, budget_iters(method, n, S) %/% 40L)))
+    fit <- do.call(stochastic_mf, c(list(cs$Y, cs$k, model = cs$model, method = method,
+                         outer = S, control = cg_control(tol = 0, progress = FALSE, eval_every =
+                           max(1L, budget_iters(method, n, S) %/% 40L))),
+                         paper_args(cs$model, cs$Y)))
     tr <- fit$trace
     rows[[length(rows) + 1]] <- data.frame(model = cs$model, data = cs$data, method = method,
       epoch = tr$epoch, seconds = tr$time, objective = tr$objective)
     cat(cs$model, method, format(fit$objective), format(fit$solver_time), "s\n")
   }
   set.seed(1)
-  fit <- stochastic_mf(cs$Y, cs$k, model = cs$model, batch_size = n, inner = 1, outer = 300,
-                       control = cg_control(tol = 0, progress = FALSE, eval_every = 10))
+  fit <- do.call(stochastic_mf, c(list(cs$Y, cs$k, model = cs$model, method = "vr",
+                       batch_size = n, inner = 1, outer = 300,
+                       control = cg_control(tol = 0, progress = FALSE, eval_every = 10)),
+                       paper_args(cs$model, cs$Y, batch = FALSE)))
   tr <- fit$trace
   rows[[length(rows) + 1]] <- data.frame(model = cs$model, data = cs$data, method = "batch",
     epoch = tr$epoch, seconds = tr$time, objective = tr$objective)
@@ -79,9 +92,10 @@ for (rho in c(0.1, 0.3)) {
   sy <- synth(3, 100, 2000, 5, rho)
   for (method in c("vr", "smm", "sgd")) for (outer in c(1, 2, 4, 8, 16)) {
     set.seed(1)
-    fit <- stochastic_mf(sy$Y, 5, model = "orpca", method = method, outer = outer,
-                         control = cg_control(tol = 0, progress = FALSE,
-                                              eval_every = 1e6))
+    fit <- do.call(stochastic_mf, c(list(sy$Y, 5, model = "orpca", method = method,
+                         outer = outer, control = cg_control(tol = 0, progress = FALSE,
+                                                             eval_every = 1e6)),
+                         paper_args("orpca", sy$Y)))
     rows[[length(rows) + 1]] <- data.frame(rho = rho, method = method, outer = outer,
       epoch = max(fit$trace$epoch), seconds = fit$solver_time,
       ev = expressed_variance(sy$W, fit$solution$W))

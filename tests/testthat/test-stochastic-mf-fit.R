@@ -128,7 +128,8 @@ test_that("predict, fitted, print and plot", {
   expect_equal(fitted(fit, outliers = TRUE) - fitted(fit), predict(fit)$R,
                ignore_attr = TRUE)
   out <- capture.output(print(fit))
-  expect_match(out[1], "stochastic_mf fit \\(method \"vr\"\\)")
+  # sgd: the robust models' default method since issue 28 (was vr)
+  expect_match(out[1], "stochastic_mf fit \\(method \"sgd\"\\)")
   expect_true(any(grepl(paste0("^Certificate: stationarity [0-9.e-]+ \\(\\|\\|G\\(W\\)\\|\\| ",
                                "\\|\\|W\\|\\| / f_ref"), out)))
   expect_false(any(grepl("[Dd]uality gap [0-9]", c(out, capture.output(print(summary(fit)))))))

@@ -394,8 +394,10 @@ test_that("vr, sgd and smm follow Algorithms 1, S-3 and S-2 step by step", {
   # sgd on orpca: gamma_t = beta / (b t + beta'), prox of gamma_t psi + delta_C
   spec <- smf_spec("orpca", d, k, n = n)
   set.seed(6)
+  # the reference's weights (the defaults scale with the data)
   fit <- stochastic_mf(Y, k, model = "orpca", method = "sgd", batch_size = b, beta = 2,
-                       beta_prime = 10, init = W0,
+                       beta_prime = 10, init = W0, lambda1 = spec$h_lambda,
+                       lambda2 = spec$r_lambda,
                        control = cg_control(max_iter = iters, progress = FALSE))
   set.seed(6)
   W <- W0; perm <- seq_len(n)
@@ -411,7 +413,7 @@ test_that("vr, sgd and smm follow Algorithms 1, S-3 and S-2 step by step", {
   # smm on orpca (C free: the surrogate's minimizer is B_t (A_t + N c I)^-1)
   set.seed(7)
   fit <- stochastic_mf(Y, k, model = "orpca", method = "smm", batch_size = b, init = W0,
-                       bsum_tol = 1e-10, control = cg_control(max_iter = iters, progress = FALSE))
+                       lambda1 = spec$h_lambda, lambda2 = spec$r_lambda, bsum_tol = 1e-10, control = cg_control(max_iter = iters, progress = FALSE))
   set.seed(7)
   W <- smm_reference(spec, Y, W0, b, iters, 1e-10,
                      function(A, Bt, N) Bt %*% solve(A + N * spec$psi_ridge * diag(k)))
@@ -607,4 +609,76 @@ test_that("ssodl recovers smooth planted atoms; omrmd the subspace and the outli
   found <- cf$R != 0
   expect_gt(mean(found[p$idx]), 0.99)
   expect_gt(mean(p$S[found] != 0), 0.9)
+})
+
+# Issue 28: the robust models' defaults separate gross outliers. Planted
+# nonnegative rank-4 data (codes with density 0.5, noise 1% of sd(W H)),
+# 10% of the entries replaced by outliers uniform in [-20, 20] sd(W H).
+planted_gross <- function(seed, d = 30, n = 800, k = 4, frac = 0.1, mag = 20) {
+  set.seed(seed)
+  W <- matrix(runif(d * k), d)
+  L <- W %*% matrix(rexp(k * n) * (runif(k * n) < 0.5), k)
+  Y <- L + 0.01 * sd(L) * matrix(rnorm(d * n), d)
+  idx <- sample(d * n, round(frac * d * n))
+  Y[idx] <- runif(length(idx), -mag, mag) * sd(L)
+  list(W = W, Y = Y, idx = idx)
+}
+
+test_that("orpca and ornmf with their defaults recover a dictionary under gross outliers", {
+  # with the old defaults (vr, lambda = 1/sqrt(d) whatever the data's scale,
+  # k raw columns as the start) this data gave EV 0.37 (orpca) and 0.50 (ornmf)
+  p <- planted_gross(11)
+  n <- ncol(p$Y)
+  for (model in c("orpca", "ornmf")) {
+    set.seed(1)
+    fit <- stochastic_mf(p$Y, 4, model = model, control = cg_control(progress = FALSE))
+    expect_equal(fit$method, "sgd", info = model)
+    expect_gt(expressed_variance(p$W, fit$solution$W), 0.99)
+    # within 3 passes in all (the scale's columns counted)
+    budget <- floor((3 - fit$scale_columns / n) * n / fit$batch_size)
+    set.seed(1)
+    early <- stochastic_mf(p$Y, 4, model = model,
+                           control = cg_control(max_iter = budget, progress = FALSE))
+    expect_lte(tail(early$trace$epoch, 1) + early$scale_columns / n, 3)
+    expect_gt(expressed_variance(p$W, early$solution$W), 0.95)
+    # the outliers found: the planted ones, and few others
+    found <- predict(fit)$R != 0
+    expect_gt(mean(found[p$idx]), 0.8, label = paste(model, "recall"))
+    expect_gt(mean(seq_along(p$Y) %in% p$idx & found) / mean(found), 0.8,
+              label = paste(model, "precision"))
+  }
+})
+
+test_that("the robust models' defaults scale with the data", {
+  p <- planted_gross(12, n = 300)
+  x <- c(p$Y)                  # d = 30, n = 300: the scale reads every column
+  s <- 1.4826 * median(abs(x - median(x)))
+  fits <- lapply(c(1, 1000), function(a) {
+    set.seed(3)
+    stochastic_mf(a * p$Y, 4, model = "ornmf", outer = 2, control = cg_control(progress = FALSE))
+  })
+  expect_equal(fits[[1]]$lambda, 0.3 * s, tolerance = 1e-12)
+  expect_equal(fits[[2]]$lambda, 1000 * 0.3 * s, tolerance = 1e-12)
+  # ornmf's problem is the same up to scale (W in a bounded set): the same W
+  expect_equal(fits[[2]]$solution$W, fits[[1]]$solution$W, tolerance = 1e-6)
+  set.seed(3)
+  fit <- stochastic_mf(p$Y, 4, model = "orpca", outer = 2, control = cg_control(progress = FALSE))
+  expect_equal(c(fit$lambda1, fit$lambda2), c(s / sqrt(30), 0.3 * s), tolerance = 1e-12)
+  expect_equal(fit$lambda_scale, s, tolerance = 1e-12)
+})
+
+test_that("a robust fit reports the outliers it found", {
+  p <- planted_gross(13, n = 300)
+  for (model in c("orpca", "ornmf")) {
+    set.seed(2)
+    fit <- stochastic_mf(p$Y, 4, model = model, outer = 3, control = cg_control(progress = FALSE))
+    count <- sum(predict(fit)$R != 0)         # the same W, solved again
+    expect_equal(fit$outliers, count)
+    expect_equal(fit$outlier_fraction, count / length(p$Y))
+    expect_output(print(fit), sprintf("outliers: %d nonzero entries of R \\(%.3g%% of the d x n",
+                                      count, 100 * count / length(p$Y)))
+  }
+  set.seed(2)
+  fit <- stochastic_mf(p$Y, 4, model = "odl", outer = 1, control = cg_control(progress = FALSE))
+  expect_null(fit$outliers)
 })
