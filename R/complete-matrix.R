@@ -340,7 +340,8 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
                             sampling = c("shuffle", "stream", "replace"),
                             step = NULL, K = 2L, step_size = NULL, dims = NULL,
                             box = NULL, lambda = NULL, beta0 = "auto", test = NULL,
-                            init = NULL, effects_ridge = 0, control = cg_control()) {
+                            init = NULL, effects_ridge = 0, max_rank = NULL,
+                            control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
   if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
@@ -348,7 +349,7 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
       stop_arg("radius", "must be a single number with `box` or `lambda` (a path ",
                "is for the plain problem)")
     args <- mget(c("Y", "family", "center", "method", "batch_size", "sampling", "step",
-                   "K", "step_size", "dims", "effects_ridge", "control"))
+                   "K", "step_size", "dims", "effects_ridge", "max_rank", "control"))
     return(fit_path(complete_matrix, args, radius, init, call, started))
   }
   # ---- error checking
@@ -394,6 +395,11 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
   if (family == "poisson" && any(obs$value < 0))
     stop_arg("Y", "must hold non-negative counts for family = \"poisson\"")
   check_number(effects_ridge, "effects_ridge", min = 0)
+  if (!is.null(max_rank)) {
+    check_count(max_rank, "max_rank", min = 1)
+    if (method != "fw")
+      stop_arg("max_rank", "needs method = \"fw\" (the cap acts in its subspace refit)")
+  }
   if (effects_ridge > 0 && center != "both")
     stop_arg("effects_ridge", "applies to row and column effects: it needs center = \"both\"")
   step <- default_step(method, step)
@@ -419,6 +425,9 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
                family = match(family, c("gaussian", "poisson", "binomial")) - 1L,
                radius = as.double(radius), dense_iterate = method == "spg",
                lmo_tol = lmo_tolerance(), max_iter = as.integer(control$max_iter),
+               refit = if (method == "fw") refit_steps() else 0L,
+               refit_block = as.integer(getOption("stochcg.refit_block", 4L)),
+               max_rank = as.integer(if (is.null(max_rank)) 0L else max_rank),
                batch_size = as.integer(min(batch_size, N)),
                sampling = if (method == "fw") 1L else sampling_code(sampling))
   run_key <- NULL
@@ -430,6 +439,7 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
                     K = as.integer(K), eta = spec$eta, radius = as.double(radius),
                     batch_size = spec$batch_size, sampling = spec$sampling,
                     effects_ridge = as.double(effects_ridge),
+                    refit = spec$refit, max_rank = spec$max_rank,
                     dims = obs$dims, data = data_fingerprint(obs))
     if (!is.null(init)) {
       start <- completion_start(init, obs$dims, run_key, radius, center)
@@ -783,4 +793,14 @@ residuals.complete_matrix_fit <- function(object, type = c("response", "pearson"
   if (type == "response") return(r)
   r / sqrt(switch(object$family %||% "gaussian", gaussian = 1, poisson = mu,
                   binomial = mu * (1 - mu)))
+}
+
+# Projected-gradient steps on the core of the thin SVD after each "fw"
+# step (the subspace refit; see ?complete_matrix, "Subspace refit").
+# options(stochcg.refit_steps = 0) gives plain Frank-Wolfe with line search.
+refit_steps <- function() {
+  s <- getOption("stochcg.refit_steps", 10L)
+  if (!is.numeric(s) || length(s) != 1L || is.na(s) || s < 0 || s != round(s))
+    stop("option `stochcg.refit_steps` must be a whole number >= 0", call. = FALSE)
+  as.integer(s)
 }

@@ -181,7 +181,9 @@ test_that("fw and sfw return the rank of the optimum on planted low-rank data", 
                            control = cg_control(max_iter = 1000, tol = 0, eval_every = 100))
     expect_identical(fit$rank, ref_rank)
     expect_identical(length(fit$solution$X$d), ref_rank)
-    expect_gt(fit$dropped, 900)
+    # sfw adds an atom per step and drops them; fw's subspace refit keeps the
+    # iterate on the optimum's subspace, where its FW atoms merge
+    if (m == "sfw") expect_gt(fit$dropped, 900)
     expect_lt(fit$objective - ref$objective, 1e-3 * ref$objective)
     expect_gte(fit$gap, fit$objective - ref$objective - 1e-10)   # certificate holds
     expect_lte(sum(fit$solution$X$d), r * (1 + 1e-10))
