@@ -209,10 +209,11 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
 #' predict(cvfit, data.frame(row = 1:3, col = 1:3))
 #' truth[cbind(1:3, 1:3)]
 #' @export
-cv_complete_matrix <- function(Y, radius = NULL, folds = 5L, nradius = 15L, ratio = 0.02,
-                               family = c("gaussian", "poisson", "binomial"),
+cv_complete_matrix <- function(Y, radius = NULL, folds = 1L, holdout = 0.1, nradius = 15L,
+                               ratio = 0.02, family = c("gaussian", "poisson", "binomial"),
                                center = c("none", "mean", "both"), dims = NULL, ...,
-                               control = cg_control()) {
+                               max_rank = NULL, max_time = Inf,
+                               control = cg_control(max_iter = 200, tol = 1e-2)) {
   started <- wall_clock()
   call <- match.call()
   # ---- error checking
@@ -227,7 +228,24 @@ cv_complete_matrix <- function(Y, radius = NULL, folds = 5L, nradius = 15L, rati
   N <- length(obs$value)
   if (N < 2L) stop_arg("Y", "must have at least two observed entries")
   control <- check_cv_control(control)
-  foldid <- make_folds(folds, N, "observed entry", "observed entries")
+  check_number(max_time, "max_time", min = 0, strict_min = TRUE, finite = FALSE)
+  if (!is.null(max_rank)) check_count(max_rank, "max_rank", min = 1)
+  if (is.null(dots$method)) dots$method <- "fw"
+  if (!is.null(max_rank)) {
+    if (dots$method != "fw")
+      stop_arg("max_rank", "needs method = \"fw\" (the cap acts in its subspace refit)")
+    dots$max_rank <- max_rank
+  }
+  holdout_mode <- is.numeric(folds) && length(folds) == 1L && !is.na(folds) && folds == 1
+  if (holdout_mode) {
+    check_number(holdout, "holdout", min = 0, max = 1, strict_min = TRUE)
+    if (holdout >= 1) stop_arg("holdout", "must be a fraction below 1")
+    n_val <- round(holdout * N)
+    if (n_val < 1L || n_val >= N)
+      stop_arg("holdout", "leaves no entry to validate on or to fit (", N, " observed entries)")
+    foldid <- integer(N)
+    foldid[sample.int(N, n_val)] <- 1L
+  } else foldid <- make_folds(folds, N, "observed entry", "observed entries")
   extend <- 0L
   if (is.null(radius)) {
     check_count(nradius, "nradius", min = 2)
@@ -240,11 +258,22 @@ cv_complete_matrix <- function(Y, radius = NULL, folds = 5L, nradius = 15L, rati
   }
   entries <- data.frame(row = obs$row, col = obs$col, value = obs$value)
   loss <- heldout_loss(family)
+  if (holdout_mode)
+    return(holdout_completion(entries, obs$dims, foldid, radius, extend, family, center,
+                              dots, loss, control, max_time, call, started))
 
   fit_entries <- function(rows, radius, init = NULL) {
     Ys <- if (is.null(rows)) entries else entries[rows, , drop = FALSE]
+    ctl <- quiet_control(control)
+    left <- max_time - (wall_clock() - started)
+    if (left <= 0)
+      stop(sprintf(paste("cv_complete_matrix: max_time (%s s) reached during the %d-fold",
+                         "cross-validation; raise max_time, or use folds = 1 (one",
+                         "validation split, which keeps the radii fitted so far)"),
+                   format(max_time), max(foldid)), call. = FALSE)
+    ctl$max_time <- min(ctl$max_time, left)
     fit_path(complete_matrix, c(list(Y = Ys, family = family, center = center,
-                                     dims = obs$dims, control = quiet_control(control)),
+                                     dims = obs$dims, control = ctl),
                                 dots), radius, init)
   }
   loss_entries <- function(path, rows) {
@@ -599,7 +628,10 @@ default_completion_radii <- function(obs, family, center, nradius = 15L, ratio =
 cv_choice <- function(object, s) {
   if (is.character(s)) {
     s <- match_choice(s, c("radius.1se", "radius.min"), "s")
-    return(object$index[[if (s == "radius.min") "min" else "1se"]])
+    i <- object$index[[if (s == "radius.min") "min" else "1se"]]
+    # a validation split keeps the fits on all entries at the two choices only
+    if (length(object$path$fits) == nrow(object$cv)) return(i)
+    return(path_index(object$path$radius, object$cv$radius[i], arg = "s"))
   }
   path_index(object$path$radius, s, arg = "s")
 }
@@ -635,8 +667,8 @@ cv_choice <- function(object, s) {
 #' @method print cg_cv
 #' @export
 print.cg_cv <- function(x, ...) {
-  cat(sprintf("%s: %d-fold cross-validation over %d radii, %s, %s s\n",
-              fmt_problem(x$problem), x$folds, nrow(x$cv), x$loss, fmt_num(x$time, 3)))
+  cat(sprintf("%s: %s over %d radii, %s, %s s\n", fmt_problem(x$problem), cv_design(x),
+              nrow(x$cv), x$loss, fmt_num(x$time, 3)))
   rows <- x$cv[x$index, setdiff(names(x$cv), c("cvlo", "cvup")), drop = FALSE]
   rownames(rows) <- c("radius.min", "radius.1se")
   print(rows, digits = 4)
@@ -658,7 +690,7 @@ plot.cg_cv <- function(x, ...) {
                 top = if (!is.null(top)) top[ok],
                 top_label = if (!is.null(cv$nonzero)) "nonzero" else "rank",
                 xlab = "radius", ylab = x$loss,
-                main = sprintf("%s: %d-fold cross-validation", fmt_problem(x$problem), x$folds),
+                main = sprintf("%s: %s", fmt_problem(x$problem), cv_design(x)),
                 ...)
   invisible(x)
 }
@@ -675,6 +707,13 @@ predict.cg_cv <- function(object, ..., s = "radius.1se") {
 #' @export
 coef.cg_cv <- function(object, s = "radius.1se", ...) {
   coef(object$path$fits[[cv_choice(object, s)]])
+}
+
+# "K-fold cross-validation", or the validation split of cv_complete_matrix()
+cv_design <- function(x) {
+  if (identical(x$folds, 1L))
+    sprintf("validation on %s%% of the entries held out", format(100 * x$holdout, digits = 3))
+  else sprintf("%d-fold cross-validation", x$folds)
 }
 
 # The CV curve: y with bars y -/+ se against x (points joined by lines),
@@ -704,4 +743,132 @@ draw_cv_curve <- function(x, y, se, chosen = NULL, top = NULL, top_label = "",
                  else graphics::par("usr")[1L])
   }
   invisible(NULL)
+}
+
+# ---- completion on one validation split -------------------------------
+
+# cv_complete_matrix(folds = 1): the path over `radius` (increasing, each fit
+# warm-started from the previous one, each stopping at control$tol or its
+# budget) on the entries with foldid 0, scored on those with foldid 1; the
+# path stops once the held-out loss has stayed above its minimum for 3
+# radii (extend: while the minimum is at the top, up to `extend` more radii
+# in the grid's spacing), or when max_time is reached. The standard error of
+# the held-out loss is that of the mean of its per-entry losses. The fits
+# on all entries are made at radius.1se and radius.min only, each
+# warm-started from the validation fit at that radius.
+holdout_completion <- function(entries, dims, foldid, radius, extend, family, center, dots,
+                               loss, control, max_time, call, started) {
+  progress <- isTRUE(control$progress) || isTRUE(control$verbose)
+  train <- entries[foldid == 0L, , drop = FALSE]
+  test <- entries[foldid == 1L, , drop = FALSE]
+  quiet <- quiet_control(control)
+  remaining <- function() max_time - (wall_clock() - started)
+  fit_at <- function(Ys, r, init, budget) {
+    ctl <- quiet
+    ctl$max_time <- min(ctl$max_time, budget)
+    do.call(complete_matrix, c(list(Y = Ys, radius = r, family = family, center = center,
+                                    dims = dims, init = init, control = ctl), dots))
+  }
+  ratio_step <- if (length(radius) > 1L) radius[length(radius)] / radius[length(radius) - 1L]
+                else 1.5
+  fits <- list(); losses <- list(); cvm <- numeric(0); cvsd <- numeric(0)
+  timed_out <- FALSE
+  k <- 0L
+  while (k < length(radius)) {
+    if (remaining() <= 0) { timed_out <- TRUE; break }
+    k <- k + 1L
+    t0 <- wall_clock()
+    f <- fit_at(train, radius[k], if (k > 1L) fits[[k - 1L]], remaining())
+    if (identical(f$status, "interrupted"))
+      stop(structure(class = c("cg_cv_interrupt", "error", "condition"),
+                     list(message = sprintf(paste("cross-validation interrupted by the user",
+                                                  "at radius %d; the condition's `partial`",
+                                                  "holds the radii finished"), k),
+                          call = NULL,
+                          partial = list(radius = radius[seq_len(k - 1L)], foldid = foldid,
+                                         cvm = cvm, fits = fits))))
+    if (k > 1L) fits[[k - 1L]]$state <- NULL
+    fits[[k]] <- f
+    l <- loss(test$value, predict(f, test, type = "response"))
+    losses[[k]] <- l
+    cvm[k] <- mean(l)
+    cvsd[k] <- stats::sd(l) / sqrt(length(l))
+    if (progress)
+      message(sprintf(paste("CV radius %d (%s): rank %d, %d iterations, gap %s (%s),",
+                            "held-out %s %s, %.1f s (%.1f s so far)"),
+                      k, format(radius[k], digits = 4), f$rank, f$iterations,
+                      format(f$gap, digits = 2), f$status,
+                      if (family == "gaussian") "MSE" else "deviance",
+                      format(cvm[k], digits = 5), wall_clock() - t0, wall_clock() - started))
+    # past the minimum: the held-out loss rose, or fell by less than 1% of
+    # its fall so far (the plateau of the nearly interpolating fits, which
+    # are the slowest); the curve of one warm-started path on one split is
+    # smooth, so one such radius says it
+    if (k >= 5L && cvm[k] > min(cvm[-k]) - 0.01 * (cvm[1L] - min(cvm[-k]))) break
+    i <- which.min(cvm)
+    if (k == length(radius) && i == k && extend > 0L) {
+      radius <- c(radius, radius[k] * ratio_step)
+      extend <- extend - 1L
+    }
+  }
+  if (!length(fits))
+    stop_arg("max_time", "was reached before the first fit finished; raise it")
+  done <- length(fits)
+  radius <- radius[seq_len(done)]
+  if (timed_out || identical(fits[[done]]$status, "max_time"))
+    warning(sprintf(paste("cv_complete_matrix: max_time (%s s) reached after %d radii",
+                          "(largest %s); the choice is among the radii fitted, and",
+                          "the fits on all entries were made after it"),
+                    format(max_time), done, format(radius[done], digits = 4)),
+            call. = FALSE)
+  pick <- holdout_se_rule(cvm, losses)
+  chosen <- sort(unique(pick))
+  full <- lapply(chosen, function(i) {
+    f <- fit_at(entries, radius[i], fits[[i]], max(remaining(), 0.1 * max_time))
+    f$state <- NULL
+    f
+  })
+  path <- structure(list(fits = full, param = "radius", summary = path_summary(full),
+                         problem = "complete_matrix", complete = TRUE,
+                         time = sum(vapply(full, function(f) as.double(f$time), 0)),
+                         call = call, radius = radius[chosen]),
+                    class = "cg_path")
+  conv <- vapply(fits, function(f) isTRUE(f$converged), NA)
+  cv <- data.frame(radius = radius, cvm = cvm, cvsd = cvsd, cvlo = cvm - cvsd,
+                   cvup = cvm + cvsd,
+                   rank = vapply(fits, function(f) as.integer(f$rank), 0L),
+                   iterations = vapply(fits, function(f) as.integer(f$iterations), 0L) -
+                     c(0L, vapply(fits, function(f) as.integer(f$iterations), 0L))[seq_len(done)],
+                   converged = conv)
+  if (!all(is.finite(cvm)))
+    stop("cross-validation failed: the held-out loss is not finite at radii ",
+         paste(format(radius[!is.finite(cvm)], digits = 4), collapse = ", "), call. = FALSE)
+  if (!all(conv) && control$tol > 0 && !timed_out)
+    warning(sprintf(paste("%d of %d fits did not reach tol (raise control$max_iter or",
+                          "max_time); their held-out losses are used as they are"),
+                    sum(!conv), length(conv)), call. = FALSE)
+  structure(list(cv = cv, radius.min = radius[pick[["min"]]],
+                 radius.1se = radius[pick[["1se"]]], index = pick, path = path,
+                 fit = full[[match(pick[["1se"]], chosen)]], foldid = foldid, folds = 1L,
+                 holdout = mean(foldid == 1L),
+                 fold_loss = matrix(cvm, ncol = 1L, dimnames = list(NULL, "holdout")),
+                 loss = if (family == "gaussian") "mean squared error" else "mean deviance",
+                 problem = "complete_matrix", tol = control$tol,
+                 time = wall_clock() - started, call = call),
+            class = "cg_cv")
+}
+
+# radius.min and radius.1se on one validation split: the losses of the
+# radii are paired (the same held-out entries), so a radius is within one
+# standard error of the minimum when its mean loss exceeds the minimum's by
+# at most the standard error of the mean of the per-entry differences
+# (the per-entry standard error of each mean, `cvsd`, is much larger and
+# would choose radii far too small)
+holdout_se_rule <- function(cvm, losses) {
+  imin <- which.min(cvm)
+  ok <- vapply(seq_along(cvm), function(k) {
+    d <- losses[[k]] - losses[[imin]]
+    mean(d) <= stats::sd(d) / sqrt(length(d)) || k == imin
+  }, NA)
+  c(min = imin, "1se" = which(ok)[1L])
 }

@@ -532,43 +532,61 @@ static inline void axpy_k(double c, const double *x, double *y, int k)
     for (; l < k; l++) y[l] += c * x[l];
 }
 
-/* values at the touched cells of U S V' (S k x k column-major; Vt the
- * row-major V; US scratch k x m) */
-static void core_values(const completion *C, const double *U, const double *S,
-                        const double *Vt, int k, double *US, double *x)
+/* values at the touched cells of U S V' (S ku x kv column-major; Vt the
+ * row-major V, n x kv; US scratch kv x m) */
+static void core_values(const completion *C, const double *U, const double *S, int ku,
+                        const double *Vt, int kv, double *US, double *x)
 {
     const int m = C->m;
     const double one = 1.0, zero = 0.0;
-    /* US (k x m, column-major) = S' U', i.e. row i of U S at US + i k */
-    F77_CALL(dgemm)("T", "T", &k, &m, &k, &one, S, &k, U, (int *) &m, &zero, US, &k
-                    FCONE FCONE);
+    /* US (kv x m, column-major) = S' U', i.e. row i of U S at US + i kv */
+    F77_CALL(dgemm)("T", "T", &kv, (int *) &m, &ku, &one, S, &ku, U, (int *) &m, &zero, US,
+                    &kv FCONE FCONE);
     for (int t = 0; t < C->nt; t++)
-        x[t] = dot_k(US + (size_t) C->trow[t] * k, Vt + (size_t) C->tcol[t] * k, k);
+        x[t] = dot_k(US + (size_t) C->trow[t] * kv, Vt + (size_t) C->tcol[t] * kv, kv);
 }
 
-/* projection of S (k x k, overwritten) onto {||S||_* <= radius, rank <=
- * cap} (cap 0: none); P, sv, QT scratch (k x k, k, k x k) */
-static int core_project(double *S, int k, double radius, int cap, double *P, double *sv,
-                        double *QT, double *work)
+/* projection of S (ku x kv, overwritten) onto {||S||_* <= radius, rank <=
+ * cap} (cap 0: none); P (ku x mn), sv (mn), QT (mn x kv), work (ku kv +
+ * 2 mn) scratch, mn = min(ku, kv) */
+static int core_project(double *S, int ku, int kv, double radius, int cap, double *P,
+                        double *sv, double *QT, double *work)
 {
+    const int mn = ku < kv ? ku : kv;
     double *Sc = work;                     /* the SVD destroys its input */
-    memcpy(Sc, S, sizeof(double) * (size_t) k * k);
-    const int st = cg_lapack_svd(Sc, k, k, sv, P, QT);
+    memcpy(Sc, S, sizeof(double) * (size_t) ku * kv);
+    const int st = cg_lapack_svd(Sc, ku, kv, sv, P, QT);
     if (st != CG_OK) return st;
-    if (cap > 0) for (int j = cap; j < k; j++) sv[j] = 0.0;
-    cg_proj_spectrum(sv, k, radius, 0, work);
-    memset(S, 0, sizeof(double) * (size_t) k * k);
-    for (int j = 0; j < k; j++) {
+    if (cap > 0) for (int j = cap; j < mn; j++) sv[j] = 0.0;
+    cg_proj_spectrum(sv, mn, radius, 0, work);
+    memset(S, 0, sizeof(double) * (size_t) ku * kv);
+    for (int j = 0; j < mn; j++) {
         if (!(sv[j] > 0.0)) continue;
-        for (int b = 0; b < k; b++) {
-            const double f = sv[j] * QT[(size_t) b * k + j];
-            if (f == 0.0) continue;
-            double *col = S + (size_t) b * k;
-            const double *p = P + (size_t) j * k;
-            for (int a = 0; a < k; a++) col[a] += f * p[a];
+        for (int b = 0; b < kv; b++) {
+            const double f = sv[j] * QT[(size_t) b * mn + j];
+            if (f != 0.0) axpy_k(f, P + (size_t) j * ku, S + (size_t) b * ku, ku);
         }
     }
     return CG_OK;
+}
+
+/* x <- x - B B' x twice (B: L x k orthonormal columns), then normalized;
+ * 0 if the remainder is negligible */
+static int orthonormalize(double *x, const double *B, int L, int k)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (int l = 0; l < k; l++) {
+            const double *b = B + (size_t) l * L;
+            double d = 0.0;
+            for (int i = 0; i < L; i++) d += b[i] * x[i];
+            for (int i = 0; i < L; i++) x[i] -= d * b[i];
+        }
+    double nr = 0.0;
+    for (int i = 0; i < L; i++) nr += x[i] * x[i];
+    nr = sqrt(nr);
+    if (!(nr > 1e-8)) return 0;
+    for (int i = 0; i < L; i++) x[i] /= nr;
+    return 1;
 }
 
 static void mc_refit(cg_problem *P)
@@ -592,45 +610,35 @@ static void mc_refit(cg_problem *P)
     const void *vmax = vmaxget();
     const double inv = 1.0 / C->smp.drawn, one = 1.0, zero = 0.0;
     double *U = at->u, *V = at->v;
-    /* widen the basis by the LMO's next singular pairs (weight 0),
-     * orthogonalized against it (twice, for rounding); a pair whose
-     * remainder is negligible on either side is skipped */
-    int k = k0;
-    for (int j = 1; j < C->q && k < m && k < n; j++) {
-        double *x[2] = { U + (size_t) k * m, V + (size_t) k * n };
-        const double *src[2] = { C->uq + (size_t) j * m, C->vq + (size_t) j * n };
-        const int len[2] = { m, n };
-        const double *B[2] = { U, V };
-        int ok = 1;
-        for (int side = 0; side < 2 && ok; side++) {
-            const int L = len[side];
-            memcpy(x[side], src[side], sizeof(double) * L);
-            for (int pass = 0; pass < 2; pass++)
-                for (int l = 0; l < k; l++) {
-                    const double *b = B[side] + (size_t) l * L;
-                    double d = 0.0;
-                    for (int i = 0; i < L; i++) d += b[i] * x[side][i];
-                    for (int i = 0; i < L; i++) x[side][i] -= d * b[i];
-                }
-            double nr = 0.0;
-            for (int i = 0; i < L; i++) nr += x[side][i] * x[side][i];
-            nr = sqrt(nr);
-            if (!(nr > 1e-8)) ok = 0;
-            else for (int i = 0; i < L; i++) x[side][i] /= nr;
+    /* widen the bases by the LMO's next singular vectors (weight 0),
+     * orthonormalized against them; each side on its own (the column space
+     * can be full while the row space is not) */
+    int ku = k0, kv = k0;
+    for (int j = 1; j < C->q; j++) {
+        if (ku < m) {
+            double *x = U + (size_t) ku * m;
+            memcpy(x, C->uq + (size_t) j * m, sizeof(double) * m);
+            ku += orthonormalize(x, U, m, ku);
         }
-        if (ok) { at->w[k] = 0.0; k++; }
+        if (kv < n) {
+            double *x = V + (size_t) kv * n;
+            memcpy(x, C->vq + (size_t) j * n, sizeof(double) * n);
+            kv += orthonormalize(x, V, n, kv);
+        }
     }
-    const size_t kk = (size_t) k * k;
-    double *Vt = (double *) R_alloc((size_t) n * k, sizeof(double));
-    double *US = (double *) R_alloc((size_t) m * k, sizeof(double));
-    double *GV = (double *) R_alloc((size_t) m * k, sizeof(double));
+    const size_t kk = (size_t) ku * kv;
+    const int mn = ku < kv ? ku : kv;
+    double *Vt = (double *) R_alloc((size_t) n * kv, sizeof(double));
+    double *US = (double *) R_alloc((size_t) m * kv, sizeof(double));
+    double *GV = (double *) R_alloc((size_t) m * kv, sizeof(double));
     double *S = cg_zeros(kk), *Z = cg_zeros(kk), *M = cg_zeros(kk), *Mold = cg_zeros(kk);
-    double *Sold = cg_zeros(kk), *Pm = cg_zeros(kk), *QT = cg_zeros(kk);
-    double *sv = cg_zeros(k), *work = cg_zeros(kk + 2 * (size_t) k);
+    double *Sold = cg_zeros(kk), *Pm = cg_zeros((size_t) ku * mn);
+    double *QT = cg_zeros((size_t) mn * kv), *sv = cg_zeros(mn);
+    double *work = cg_zeros(kk + 2 * (size_t) mn);
     double *x = C->th, *g = C->tail, *dv = C->trial, *xt = C->kept;
-    to_rows(V, n, k, Vt);
-    for (int j = 0; j < k; j++) S[(size_t) j * k + j] = j < k0 ? at->w[j] * at->scale : 0.0;
-    core_values(C, U, S, Vt, k, US, x);      /* the values of the compressed X */
+    to_rows(V, n, kv, Vt);
+    for (int j = 0; j < k0; j++) S[(size_t) j * ku + j] = at->w[j] * at->scale;
+    core_values(C, U, S, ku, Vt, kv, US, x);     /* the values of the compressed X */
     const int exact_ls = fam == FAM_GAUSSIAN && C->max_rank == 0;
     double f0 = estimated_objective(C, x), eta = -1.0;
     for (int step = 0; step < C->refit; step++) {
@@ -639,12 +647,12 @@ static void mc_refit(cg_problem *P)
             const int c = C->tc[t];
             g[t] = (C->cnt[c] * mean_fn(fam, x[t] + C->toff[t]) - C->sy[c]) * inv;
         }
-        memset(GV, 0, sizeof(double) * (size_t) m * k);
+        memset(GV, 0, sizeof(double) * (size_t) m * kv);
         for (int t = 0; t < nt; t++)
             if (g[t] != 0.0)
-                axpy_k(g[t], Vt + (size_t) C->tcol[t] * k, GV + (size_t) C->trow[t] * k, k);
-        F77_CALL(dgemm)("T", "T", &k, &k, (int *) &m, &one, U, (int *) &m, GV, &k, &zero, M,
-                        &k FCONE FCONE);
+                axpy_k(g[t], Vt + (size_t) C->tcol[t] * kv, GV + (size_t) C->trow[t] * kv, kv);
+        F77_CALL(dgemm)("T", "T", &ku, &kv, (int *) &m, &one, U, (int *) &m, GV, &kv, &zero, M,
+                        &ku FCONE FCONE);
         if (step > 0) {                      /* Barzilai-Borwein */
             double ss = 0.0, sy = 0.0;
             for (size_t q = 0; q < kk; q++) {
@@ -654,7 +662,7 @@ static void mc_refit(cg_problem *P)
             if (sy > 0.0 && ss > 0.0) eta = ss / sy;
         }
         if (eta <= 0.0) {                    /* curvature along -M */
-            core_values(C, U, M, Vt, k, US, dv);
+            core_values(C, U, M, ku, Vt, kv, US, dv);
             double mm = 0.0, hmm = 0.0;
             for (size_t q = 0; q < kk; q++) mm += M[q] * M[q];
             for (int t = 0; t < nt; t++) {
@@ -671,12 +679,12 @@ static void mc_refit(cg_problem *P)
         double f1 = f0;
         for (int half = 0; half < 30 && !accepted; half++) {
             for (size_t q = 0; q < kk; q++) Z[q] = S[q] - eta * M[q];
-            st = core_project(Z, k, C->radius, C->max_rank, Pm, sv, QT, work);
+            st = core_project(Z, ku, kv, C->radius, C->max_rank, Pm, sv, QT, work);
             if (st != CG_OK) { cg_fail_status(P, st, "the refit's projection"); goto done; }
             double slope = 0.0;
             for (size_t q = 0; q < kk; q++) { Z[q] -= S[q]; slope += M[q] * Z[q]; }
             if (!(slope < 0.0)) break;           /* stationary on the subspace */
-            core_values(C, U, Z, Vt, k, US, dv);
+            core_values(C, U, Z, ku, Vt, kv, US, dv);
             double gam = 1.0;
             if (exact_ls) {
                 double dd = 0.0;
@@ -699,19 +707,19 @@ static void mc_refit(cg_problem *P)
     }
     /* X = U S V' = (U P) diag(sv) (V Q)': rotate, drop zero directions */
     memcpy(Z, S, sizeof(double) * kk);
-    st = cg_lapack_svd(Z, k, k, sv, Pm, QT);
+    st = cg_lapack_svd(Z, ku, kv, sv, Pm, QT);
     if (st != CG_OK) { cg_fail_status(P, st, "the refit's SVD"); goto done; }
     {
         int r = 0;
-        while (r < k && sv[r] > 1e-13 * sv[0]) r++;
+        while (r < mn && sv[r] > 1e-13 * sv[0]) r++;
         if (C->max_rank > 0 && r > C->max_rank) r = C->max_rank;
         double *Un = (double *) R_alloc((size_t) m * (r > 0 ? r : 1), sizeof(double));
         double *Vn = (double *) R_alloc((size_t) n * (r > 0 ? r : 1), sizeof(double));
         if (r > 0) {
-            F77_CALL(dgemm)("N", "N", (int *) &m, &r, &k, &one, U, (int *) &m, Pm, &k, &zero,
+            F77_CALL(dgemm)("N", "N", (int *) &m, &r, &ku, &one, U, (int *) &m, Pm, &ku, &zero,
                             Un, (int *) &m FCONE FCONE);
-            F77_CALL(dgemm)("N", "T", (int *) &n, &r, &k, &one, V, (int *) &n, QT, &k, &zero,
-                            Vn, (int *) &n FCONE FCONE);
+            F77_CALL(dgemm)("N", "T", (int *) &n, &r, &kv, &one, V, (int *) &n, QT,
+                            (int *) &mn, &zero, Vn, (int *) &n FCONE FCONE);
         }
         if (k0 > r) C->n_dropped += k0 - r;     /* atoms (not the widening) dropped */
         memcpy(at->u, Un, sizeof(double) * (size_t) m * r);
@@ -720,11 +728,11 @@ static void mc_refit(cg_problem *P)
         at->k = r; at->scale = 1.0;
         C->k_kept = r;
         /* the values of the returned factors */
-        memset(S, 0, sizeof(double) * kk);
+        memset(S, 0, sizeof(double) * (size_t) r * r);
         for (int j = 0; j < r; j++) S[(size_t) j * r + j] = sv[j];
         if (r > 0) {
             to_rows(at->v, n, r, Vt);
-            core_values(C, at->u, S, Vt, r, US, x);
+            core_values(C, at->u, S, r, Vt, r, US, x);
         } else memset(x, 0, sizeof(double) * nt);
     }
 done:
