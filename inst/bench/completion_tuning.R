@@ -157,7 +157,7 @@ for (name in c("nci60", "movielens", "sim")) {
       test_rmse = r, cpu = tt[["cpu"]], wall = tt[["wall"]], load = l1)
     if (r <= r1) break
   }
-  print(do.call(rbind, rows[-seq_len(max(0, length(rows) - 3))]), digits = 4)
+  print(do.call(rbind, utils::tail(rows, 3)), digits = 4)
   print(do.call(rbind, Filter(function(x) x$data == name, single)), digits = 4)
 }
 tab <- do.call(rbind, rows); tab1 <- do.call(rbind, single)
