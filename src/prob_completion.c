@@ -103,6 +103,10 @@ typedef struct {
     int *tpos;                     /* cell -> touched index, -1 if untouched */
     unsigned char *rflag, *cflag;  /* rows / columns with data in the last sweep */
     int first_sweeps;              /* the first gradient minimizes the effects */
+    /* subspace refit ("fw" with refit > 0: inner steps per iteration) and
+     * the rank cap of the refit's projection (0: none) */
+    int refit, max_rank;
+    int q; double *uq, *vq, *sq;   /* the LMO's top q singular pairs (refit) */
     /* resumable state: the atoms before the final weight steps */
     int snap_k; double *snap_u, *snap_v, *snap_w, snap_scale, *snap_th; int snap_kept;
 } completion;
@@ -307,7 +311,15 @@ static double mc_lmo(cg_problem *P)
     completion *C = (completion *) P->self;
     cg_linop G; cg_coo_data Gd;
     cg_linop_coo(&G, &Gd, C->m, C->n, C->nt, C->trow, C->tcol, C->gval);
-    int st = cg_lmo_nuclear(&G, C->radius, C->u, C->v, &C->sigma, C->lmo_tol);
+    int st;
+    if (C->q > 1) {               /* refit: the next q - 1 pairs widen its subspace */
+        st = cg_svds(&G, C->q, C->lmo_tol, C->sq, C->uq, C->vq);
+        if (st == CG_OK) {
+            memcpy(C->u, C->uq, sizeof(double) * C->m);
+            memcpy(C->v, C->vq, sizeof(double) * C->n);
+            C->sigma = C->sq[0];
+        }
+    } else st = cg_lmo_nuclear(&G, C->radius, C->u, C->v, &C->sigma, C->lmo_tol);
     C->n_matvec += G.n_matvec;
     P->svd_rank = 1;
     if (st != CG_OK) {
@@ -430,6 +442,265 @@ static void mc_reduce_rank(cg_problem *P, int steps)
     C->k_kept = a->k;
 }
 
+
+/* ---- Subspace refit (refit > 0, "fw"). After each Frank-Wolfe step the
+ * atoms are compressed to thin SVD X = U diag(w) V' (k columns) and the
+ * objective is decreased over {U S V' : S k x k, ||S||_* <= radius}, the
+ * nuclear ball restricted to the current column and row spaces (every
+ * point feasible for the stated problem; the "in-face"/"rank-k solve then
+ * FW" idea of Freund, Grigas and Mazumder 2017), by projected-gradient
+ * steps on the core S: gradient U' G V (G the loss gradient on the cells:
+ * O(nt k + m k^2)), Barzilai-Borwein step length (the first from the
+ * curvature along the gradient), projection onto the k x k nuclear ball by
+ * a k x k SVD; along the projected direction the exact line search
+ * (gaussian, no rank cap) or halving of the step until the objective
+ * decreases (Armijo). Each accepted step decreases the objective, so the FW
+ * step's progress is kept. The SVD of the final S rotates U, V; directions
+ * whose singular value the projection put at zero are dropped, which keeps
+ * the rank that of the solution. With max_rank the projection keeps only
+ * the max_rank largest singular values (a projection onto the rank-capped
+ * ball; the returned X has rank <= max_rank and the trace's objective and
+ * gap are its own). The values on the cells are recomputed from the final
+ * factors, so no drift accumulates. */
+
+/* row-major copy (rows x k) of the column-major A (rows x k) */
+static void to_rows(const double *A, int rows, int k, double *out)
+{
+    for (int l = 0; l < k; l++)
+        for (int i = 0; i < rows; i++) out[(size_t) i * k + l] = A[(size_t) l * rows + i];
+}
+
+/* a . b and y += c x over k, four accumulators (the loops dominate the
+ * refit: O(nt k) each) */
+static inline double dot_k(const double *a, const double *b, int k)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int l = 0;
+    for (; l + 4 <= k; l += 4) {
+        s0 += a[l] * b[l]; s1 += a[l + 1] * b[l + 1];
+        s2 += a[l + 2] * b[l + 2]; s3 += a[l + 3] * b[l + 3];
+    }
+    for (; l < k; l++) s0 += a[l] * b[l];
+    return (s0 + s1) + (s2 + s3);
+}
+
+static inline void axpy_k(double c, const double *x, double *y, int k)
+{
+    int l = 0;
+    for (; l + 4 <= k; l += 4) {
+        y[l] += c * x[l]; y[l + 1] += c * x[l + 1];
+        y[l + 2] += c * x[l + 2]; y[l + 3] += c * x[l + 3];
+    }
+    for (; l < k; l++) y[l] += c * x[l];
+}
+
+/* values at the touched cells of U S V' (S ku x kv column-major; Vt the
+ * row-major V, n x kv; US scratch kv x m) */
+static void core_values(const completion *C, const double *U, const double *S, int ku,
+                        const double *Vt, int kv, double *US, double *x)
+{
+    const int m = C->m;
+    const double one = 1.0, zero = 0.0;
+    /* US (kv x m, column-major) = S' U', i.e. row i of U S at US + i kv */
+    F77_CALL(dgemm)("T", "T", &kv, (int *) &m, &ku, &one, S, &ku, U, (int *) &m, &zero, US,
+                    &kv FCONE FCONE);
+    for (int t = 0; t < C->nt; t++)
+        x[t] = dot_k(US + (size_t) C->trow[t] * kv, Vt + (size_t) C->tcol[t] * kv, kv);
+}
+
+/* projection of S (ku x kv, overwritten) onto {||S||_* <= radius, rank <=
+ * cap} (cap 0: none); P (ku x mn), sv (mn), QT (mn x kv), work (ku kv +
+ * 2 mn) scratch, mn = min(ku, kv) */
+static int core_project(double *S, int ku, int kv, double radius, int cap, double *P,
+                        double *sv, double *QT, double *work)
+{
+    const int mn = ku < kv ? ku : kv;
+    double *Sc = work;                     /* the SVD destroys its input */
+    memcpy(Sc, S, sizeof(double) * (size_t) ku * kv);
+    const int st = cg_lapack_svd(Sc, ku, kv, sv, P, QT);
+    if (st != CG_OK) return st;
+    if (cap > 0) for (int j = cap; j < mn; j++) sv[j] = 0.0;
+    cg_proj_spectrum(sv, mn, radius, 0, work);
+    memset(S, 0, sizeof(double) * (size_t) ku * kv);
+    for (int j = 0; j < mn; j++) {
+        if (!(sv[j] > 0.0)) continue;
+        for (int b = 0; b < kv; b++) {
+            const double f = sv[j] * QT[(size_t) b * mn + j];
+            if (f != 0.0) axpy_k(f, P + (size_t) j * ku, S + (size_t) b * ku, ku);
+        }
+    }
+    return CG_OK;
+}
+
+/* x <- x - B B' x twice (B: L x k orthonormal columns), then normalized;
+ * 0 if the remainder is negligible */
+static int orthonormalize(double *x, const double *B, int L, int k)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (int l = 0; l < k; l++) {
+            const double *b = B + (size_t) l * L;
+            double d = 0.0;
+            for (int i = 0; i < L; i++) d += b[i] * x[i];
+            for (int i = 0; i < L; i++) x[i] -= d * b[i];
+        }
+    double nr = 0.0;
+    for (int i = 0; i < L; i++) nr += x[i] * x[i];
+    nr = sqrt(nr);
+    if (!(nr > 1e-8)) return 0;
+    for (int i = 0; i < L; i++) x[i] /= nr;
+    return 1;
+}
+
+static void mc_refit(cg_problem *P)
+{
+    completion *C = (completion *) P->self;
+    cg_atoms *at = &C->atoms;
+    int st = cg_atoms_compress(at);
+    if (st != CG_OK) { cg_fail_status(P, st, "the compression of the iterate"); return; }
+    const int k0 = at->k, m = C->m, n = C->n, nt = C->nt, fam = C->family;
+    if (k0 == 0) return;
+    if (at->cap < k0 + C->q) {    /* room for the widened basis (solver lifetime) */
+        const int cap = 2 * (k0 + C->q);
+        double *u2 = (double *) R_alloc((size_t) m * cap, sizeof(double));
+        double *v2 = (double *) R_alloc((size_t) n * cap, sizeof(double));
+        double *w2 = (double *) R_alloc(cap, sizeof(double));
+        memcpy(u2, at->u, sizeof(double) * (size_t) m * k0);
+        memcpy(v2, at->v, sizeof(double) * (size_t) n * k0);
+        memcpy(w2, at->w, sizeof(double) * k0);
+        at->u = u2; at->v = v2; at->w = w2; at->cap = cap;
+    }
+    const void *vmax = vmaxget();
+    const double inv = 1.0 / C->smp.drawn, one = 1.0, zero = 0.0;
+    double *U = at->u, *V = at->v;
+    /* widen the bases by the LMO's next singular vectors (weight 0),
+     * orthonormalized against them; each side on its own (the column space
+     * can be full while the row space is not) */
+    int ku = k0, kv = k0;
+    for (int j = 1; j < C->q; j++) {
+        if (ku < m) {
+            double *x = U + (size_t) ku * m;
+            memcpy(x, C->uq + (size_t) j * m, sizeof(double) * m);
+            ku += orthonormalize(x, U, m, ku);
+        }
+        if (kv < n) {
+            double *x = V + (size_t) kv * n;
+            memcpy(x, C->vq + (size_t) j * n, sizeof(double) * n);
+            kv += orthonormalize(x, V, n, kv);
+        }
+    }
+    const size_t kk = (size_t) ku * kv;
+    const int mn = ku < kv ? ku : kv;
+    double *Vt = (double *) R_alloc((size_t) n * kv, sizeof(double));
+    double *US = (double *) R_alloc((size_t) m * kv, sizeof(double));
+    double *GV = (double *) R_alloc((size_t) m * kv, sizeof(double));
+    double *S = cg_zeros(kk), *Z = cg_zeros(kk), *M = cg_zeros(kk), *Mold = cg_zeros(kk);
+    double *Sold = cg_zeros(kk), *Pm = cg_zeros((size_t) ku * mn);
+    double *QT = cg_zeros((size_t) mn * kv), *sv = cg_zeros(mn);
+    double *work = cg_zeros(kk + 2 * (size_t) mn);
+    double *x = C->th, *g = C->tail, *dv = C->trial, *xt = C->kept;
+    to_rows(V, n, kv, Vt);
+    for (int j = 0; j < k0; j++) S[(size_t) j * ku + j] = at->w[j] * at->scale;
+    core_values(C, U, S, ku, Vt, kv, US, x);     /* the values of the compressed X */
+    const int exact_ls = fam == FAM_GAUSSIAN && C->max_rank == 0;
+    double f0 = estimated_objective(C, x), eta = -1.0;
+    for (int step = 0; step < C->refit; step++) {
+        /* gradient of the core: M = U' G V */
+        for (int t = 0; t < nt; t++) {
+            const int c = C->tc[t];
+            g[t] = (C->cnt[c] * mean_fn(fam, x[t] + C->toff[t]) - C->sy[c]) * inv;
+        }
+        memset(GV, 0, sizeof(double) * (size_t) m * kv);
+        for (int t = 0; t < nt; t++)
+            if (g[t] != 0.0)
+                axpy_k(g[t], Vt + (size_t) C->tcol[t] * kv, GV + (size_t) C->trow[t] * kv, kv);
+        F77_CALL(dgemm)("T", "T", &ku, &kv, (int *) &m, &one, U, (int *) &m, GV, &kv, &zero, M,
+                        &ku FCONE FCONE);
+        if (step > 0) {                      /* Barzilai-Borwein */
+            double ss = 0.0, sy = 0.0;
+            for (size_t q = 0; q < kk; q++) {
+                const double ds = S[q] - Sold[q], dy = M[q] - Mold[q];
+                ss += ds * ds; sy += ds * dy;
+            }
+            if (sy > 0.0 && ss > 0.0) eta = ss / sy;
+        }
+        if (eta <= 0.0) {                    /* curvature along -M */
+            core_values(C, U, M, ku, Vt, kv, US, dv);
+            double mm = 0.0, hmm = 0.0;
+            for (size_t q = 0; q < kk; q++) mm += M[q] * M[q];
+            for (int t = 0; t < nt; t++) {
+                const double e = x[t] + C->toff[t];
+                hmm += C->cnt[C->tc[t]] * curvature(fam, e) * dv[t] * dv[t];
+            }
+            hmm *= inv;
+            if (!(mm > 0.0) || !(hmm > 0.0)) break;
+            eta = mm / hmm;
+        }
+        memcpy(Sold, S, sizeof(double) * kk);
+        memcpy(Mold, M, sizeof(double) * kk);
+        int accepted = 0;
+        double f1 = f0;
+        for (int half = 0; half < 30 && !accepted; half++) {
+            for (size_t q = 0; q < kk; q++) Z[q] = S[q] - eta * M[q];
+            st = core_project(Z, ku, kv, C->radius, C->max_rank, Pm, sv, QT, work);
+            if (st != CG_OK) { cg_fail_status(P, st, "the refit's projection"); goto done; }
+            double slope = 0.0;
+            for (size_t q = 0; q < kk; q++) { Z[q] -= S[q]; slope += M[q] * Z[q]; }
+            if (!(slope < 0.0)) break;           /* stationary on the subspace */
+            core_values(C, U, Z, ku, Vt, kv, US, dv);
+            double gam = 1.0;
+            if (exact_ls) {
+                double dd = 0.0;
+                for (int t = 0; t < nt; t++) dd += C->cnt[C->tc[t]] * dv[t] * dv[t];
+                dd *= inv;
+                gam = dd > 0.0 ? fmin(1.0, -slope / dd) : 1.0;
+            }
+            for (int t = 0; t < nt; t++) xt[t] = x[t] + gam * dv[t];
+            f1 = estimated_objective(C, xt);
+            accepted = f1 <= f0 + 1e-4 * gam * slope;
+            if (accepted) {
+                for (size_t q = 0; q < kk; q++) S[q] += gam * Z[q];
+                memcpy(x, xt, sizeof(double) * nt);
+            } else eta *= 0.5;
+        }
+        if (!accepted) break;
+        const double dec = f0 - f1;
+        f0 = f1;
+        if (dec <= 1e-10 * fabs(f1)) break;      /* no more progress */
+    }
+    /* X = U S V' = (U P) diag(sv) (V Q)': rotate, drop zero directions */
+    memcpy(Z, S, sizeof(double) * kk);
+    st = cg_lapack_svd(Z, ku, kv, sv, Pm, QT);
+    if (st != CG_OK) { cg_fail_status(P, st, "the refit's SVD"); goto done; }
+    {
+        int r = 0;
+        while (r < mn && sv[r] > 1e-13 * sv[0]) r++;
+        if (C->max_rank > 0 && r > C->max_rank) r = C->max_rank;
+        double *Un = (double *) R_alloc((size_t) m * (r > 0 ? r : 1), sizeof(double));
+        double *Vn = (double *) R_alloc((size_t) n * (r > 0 ? r : 1), sizeof(double));
+        if (r > 0) {
+            F77_CALL(dgemm)("N", "N", (int *) &m, &r, &ku, &one, U, (int *) &m, Pm, &ku, &zero,
+                            Un, (int *) &m FCONE FCONE);
+            F77_CALL(dgemm)("N", "T", (int *) &n, &r, &kv, &one, V, (int *) &n, QT,
+                            (int *) &mn, &zero, Vn, (int *) &n FCONE FCONE);
+        }
+        if (k0 > r) C->n_dropped += k0 - r;     /* atoms (not the widening) dropped */
+        memcpy(at->u, Un, sizeof(double) * (size_t) m * r);
+        memcpy(at->v, Vn, sizeof(double) * (size_t) n * r);
+        for (int j = 0; j < r; j++) at->w[j] = sv[j];
+        at->k = r; at->scale = 1.0;
+        C->k_kept = r;
+        /* the values of the returned factors */
+        memset(S, 0, sizeof(double) * (size_t) r * r);
+        for (int j = 0; j < r; j++) S[(size_t) j * r + j] = sv[j];
+        if (r > 0) {
+            to_rows(at->v, n, r, Vt);
+            core_values(C, at->u, S, r, Vt, r, US, x);
+        } else memset(x, 0, sizeof(double) * nt);
+    }
+done:
+    vmaxset(vmax);
+}
+
 static void mc_fw_step(cg_problem *P, double gamma)
 {
     completion *C = (completion *) P->self;
@@ -439,6 +710,10 @@ static void mc_fw_step(cg_problem *P, double gamma)
     for (int i = 0; i < C->m; i++) C->u[i] = -C->u[i];
     cg_atoms_add(&C->atoms, C->u, C->v, gamma * C->radius);
     C->iter++;
+    if (C->refit > 0) {           /* every iteration ends compressed: no snapshot */
+        mc_refit(P);
+        return;
+    }
     if (C->iter == C->max_iter) {
         /* the final weight steps change the iterate, which a longer run
          * would not have: keep the state before them, to resume from */
@@ -972,6 +1247,23 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     C->dense = asLogical(cg_list_get(spec, "dense_iterate"));
     C->lmo_tol = asReal(cg_list_get(spec, "lmo_tol"));
     C->max_iter = asInteger(cg_list_get(spec, "max_iter"));
+    SEXP refit = cg_list_get(spec, "refit"), cap = cg_list_get(spec, "max_rank");
+    C->refit = isNull(refit) ? 0 : asInteger(refit);
+    C->max_rank = isNull(cap) ? 0 : asInteger(cap);
+    if (C->refit < 0 || C->refit == NA_INTEGER || C->max_rank < 0 || C->max_rank == NA_INTEGER)
+        error("spec: refit and max_rank must be non-negative");
+    SEXP qb = cg_list_get(spec, "refit_block");
+    C->q = C->refit > 0 && !isNull(qb) ? asInteger(qb) : 1;
+    {
+        const int mn0 = C->m < C->n ? C->m : C->n;
+        if (C->q == NA_INTEGER || C->q < 1) error("spec: refit_block must be >= 1");
+        if (C->q > mn0) C->q = mn0;
+        if (C->q > 1) {
+            C->uq = cg_zeros((size_t) C->m * C->q);
+            C->vq = cg_zeros((size_t) C->n * C->q);
+            C->sq = cg_zeros(C->q);
+        }
+    }
     const int N = C->N, nc = C->C, m = C->m, n = C->n;
     /* a resumed run restores the sampler (no new permutation: the RNG
      * stream continues as in one longer run) */
