@@ -480,10 +480,17 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
     # give mu -> s mu, the same iterates scaled); the paper's eps C0 / (m n)
     # is this at lambda = 1, and on data of small scale (stock-return
     # covariances, lambda ~ 1e-5) it made beta = 1 + lambda / mu ~ 1e4
-    mu <- eps * C0 / (gamma_smooth * if (reg$kind != 2L && reg$lambda > 0) reg$lambda else 1)
-    if (!(is.finite(mu) && mu > 0))
-      stop_arg("eps", "is out of range: the default `mu` = eps * C0 / ", signif(gamma_smooth, 3),
-               " is ", mu, "; give a smaller `eps` or `mu` itself")
+    by_lambda <- reg$kind != 2L && reg$lambda > 0
+    mu <- eps * C0 / (gamma_smooth * if (by_lambda) reg$lambda else 1)
+    if (!(is.finite(mu) && mu > 0)) {
+      formula <- sprintf("eps * C0 / %s%s", if (by_lambda) "(lambda * " else "",
+                         paste0(signif(gamma_smooth, 3), if (by_lambda) ")" else ""))
+      if (by_lambda && mu == 0 && eps * C0 > 0)
+        stop_arg("lambda", "is out of range: the default `mu` = ", formula, " is 0; give ",
+                 "`lambda` on the scale of `M` or `mu` itself")
+      stop_arg("eps", "is out of range: the default `mu` = ", formula, " is ", mu,
+               "; give a smaller `eps` or `mu` itself")
+    }
   }
   check_number(mu, "mu", min = 0, strict_min = TRUE)
   lambda2 <- reg$lambda2 %||% 0

@@ -91,9 +91,10 @@ bad_calls <- list(
        "`M` must be a function of k returning a matrix; M\\(1\\) failed: unused argument"),
   # defaults derived from out-of-scale arguments say which
   list(quote(lowrank_sparse(M10, 0.1, 5, eps = 1e308, control = ctl)),
-       "`eps` is out of range: the default `mu` = eps \\* C0 / 100 is Inf"),
+       "`eps` is out of range: the default `mu` = eps \\* C0 / \\(lambda \\* 100\\) is Inf"),
+  # (mu takes lambda in: an out-of-scale lambda is named there, before the step)
   list(quote(lowrank_sparse(M10, 1e308, 5, control = ctl)),
-       "the default step `step_size` = alpha / \\(2 beta\\) is 0 \\(alpha = 1, beta = Inf\\)"),
+       "`lambda` is out of range: the default `mu` = eps \\* C0 / \\(lambda \\* 100\\) is 0"),
   list(quote(matrix_sensing(As, bs, 5, lambda2 = 1e308, dims = c(5, 5), control = ctl)),
        "the default step `step_size` = alpha / \\(2 beta\\) is NaN"),
   list(quote(matrix_sensing(As[0, , drop = FALSE], bs[0], 5, lambda2 = 0.1, dims = c(5, 5))),
