@@ -204,6 +204,7 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
                               intercept = TRUE, control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
+  path_radii <- NULL
   if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
     X <- check_design(X, "X")
     # centred once for all the fits: they get the centred data and the
@@ -214,9 +215,15 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
       X <- centring$X; y <- centring$y; intercept <- centring$centring
     }
     gram <- path_gram(X, method, gram, implicit_xbar(X, intercept))
-    args <- mget(c("X", "y", "method", "batch_size", "sampling", "step", "K",
-                   "step_size", "gram", "face_step", "intercept", "control"))
-    return(fit_path(sparse_regression, args, radius, init, call, started))
+    if (!is_pfw(method)) {
+      args <- mget(c("X", "y", "method", "batch_size", "sampling", "step", "K",
+                     "step_size", "gram", "face_step", "intercept", "control"))
+      return(fit_path(sparse_regression, args, radius, init, call, started))
+    }
+    # "pfw": the whole path in one solver call (regression_path()), its
+    # first fit set up here as a single fit at the smallest radius
+    path_radii <- check_radii(radius)
+    radius <- path_radii[1L]
   }
   # ---- error checking
   method <- match_choice(method, c("pfw", "sfw", "fw", "spg"), "method")
@@ -295,34 +302,47 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   if (!is.null(start) && start$other_radius) spec$warm_start <- TRUE
   if (isTRUE(start$exact)) spec <- c(spec, start$state)
 
-  fit <- cg_run(spec, control, "sparse_regression", call, started)
-  if (!is.null(start)) {
-    fit <- continue_trace(fit, init, start)
-    fit$notes <- start$note
+  # the fit from the solver's result at `radius`, started from `init`
+  # (`start`: regression_start()'s reading of it)
+  finish <- function(fit, init, start, radius, started) {
+    if (!is.null(start)) {
+      fit <- continue_trace(fit, init, start)
+      fit$notes <- start$note
+    }
+    key$radius <- as.double(radius)
+    # the solver's state, for init = (see "Warm starts")
+    sol <- fit$solution
+    is_state <- startsWith(names(sol), "state_") & !vapply(sol, is.null, NA)
+    fit$state <- c(sol[is_state], list(key = key))
+    beta <- fit$solution$beta
+    names(beta) <- colnames(X)
+    if (method == "pfw") fit$face_steps <- fit$solution$face_steps
+    fit$solution <- list(beta = beta)
+    # a = ybar - xbar'beta minimizes the stated objective over a, where it
+    # equals the centred problem's
+    fit$intercept <- if (is.null(centring)) 0 else centring$ybar - sum(centring$xbar * beta)
+    if (!is.null(centring)) fit$x_center <- stats::setNames(centring$xbar, colnames(X))
+    if (!is.null(centring))
+      fit$notes <- c(fit$notes, beta = sprintf("intercept %s", format(fit$intercept, digits = 4)))
+    # fitted values ybar + Xc beta (= a + X beta); y as given
+    nz <- which(beta != 0)                    # the support's columns only
+    fit$fitted.values <- as.vector(X[, nz, drop = FALSE] %*% beta[nz]) +
+      (if (is.null(centring)) 0 else centring$ybar) - sum(xbar_c * beta)
+    fit$y <- as.vector(if (is.null(centring)) y else centring$y)
+    fit$radius <- radius
+    fit$nobs <- n
+    class(fit) <- c("sparse_regression_fit", "cg_fit")
+    finish_fit(fit, started)
   }
-  # the solver's state, for init = (see "Warm starts")
-  sol <- fit$solution
-  is_state <- startsWith(names(sol), "state_") & !vapply(sol, is.null, NA)
-  fit$state <- c(sol[is_state], list(key = key))
-  beta <- fit$solution$beta
-  names(beta) <- colnames(X)
-  if (method == "pfw") fit$face_steps <- fit$solution$face_steps
-  fit$solution <- list(beta = beta)
-  # a = ybar - xbar'beta minimizes the stated objective over a, where it
-  # equals the centred problem's
-  fit$intercept <- if (is.null(centring)) 0 else centring$ybar - sum(centring$xbar * beta)
-  if (!is.null(centring)) fit$x_center <- stats::setNames(centring$xbar, colnames(X))
-  if (!is.null(centring))
-    fit$notes <- c(fit$notes, beta = sprintf("intercept %s", format(fit$intercept, digits = 4)))
-  # fitted values ybar + Xc beta (= a + X beta); y as given
-  nz <- which(beta != 0)                    # the support's columns only
-  fit$fitted.values <- as.vector(X[, nz, drop = FALSE] %*% beta[nz]) +
-    (if (is.null(centring)) 0 else centring$ybar) - sum(xbar_c * beta)
-  fit$y <- as.vector(if (is.null(centring)) y else centring$y)
-  fit$radius <- radius
-  fit$nobs <- n
-  class(fit) <- c("sparse_regression_fit", "cg_fit")
-  finish_fit(fit, started)
+  if (!is.null(path_radii))
+    return(regression_path(spec, control, path_radii, finish, init, start, call, started, p))
+  finish(cg_run(spec, control, "sparse_regression", call, started), init, start, radius, started)
+}
+
+# is `method` "pfw" (NULL if it is not a valid method: the fit reports it)?
+is_pfw <- function(method) {
+  identical(tryCatch(match_choice(method, c("pfw", "sfw", "fw", "spg"), "method"),
+                     error = function(e) NULL), "pfw")
 }
 
 # Warm start from `init`: a sparse_regression() fit or a coefficient vector
@@ -424,9 +444,7 @@ implicit_xbar <- function(X, centring) {
 # gram = FALSE (or a matrix is given): every fit reads its columns instead
 # of computing those of its support again.
 shares_gram <- function(method, gram, p) {
-  m <- tryCatch(match_choice(method, c("pfw", "sfw", "fw", "spg"), "method"),
-                error = function(e) NULL)       # the first fit reports it
-  identical(m, "pfw") && !isFALSE(gram) && !is.matrix(gram) && p <= 2000L
+  is_pfw(method) && !isFALSE(gram) && !is.matrix(gram) && p <= 2000L
 }
 
 # the `gram` of the fits along a path (xbar: see regression_gram())

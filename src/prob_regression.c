@@ -735,6 +735,36 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
     return CG_OK;
 }
 
+/* A path (cg_solve_path_call): the problem at a larger radius, warm-started
+ * from the solution at the last: every part of the pairwise method's state
+ * as cg_problem_regression builds it from init_beta = that solution (the
+ * support in coordinate order, the slack, the face step's credit, a full
+ * gradient first), except the cache of Gram columns, which do not depend on
+ * the radius and are kept: a path computes each column once (while the
+ * cache lasts) where each fit would compute those of its support again. */
+void cg_regression_restart(cg_problem *P, double radius)
+{
+    regression *R = (regression *) P->self;
+    if (!R->pairwise) error("spec: paths are for method \"pfw\"");
+    const int p = R->p;
+    double l1 = 0.0;
+    for (int k = 0; k < R->n_support; k++) R->in_support[R->support[k]] = -1;
+    R->n_support = 0;
+    for (int j = 0; j < p; j++) { support_update(R, j); l1 += fabs(R->theta[j]); }
+    if (!(l1 <= radius)) error("spec: a path's radii must increase");
+    R->radius = radius;
+    R->slack = fmax(radius - l1, 0.0);
+    R->next_s = -1;
+    R->moves = 0.0;
+    R->g_exact_at = R->eval_at = -1.0;
+    R->face_credit = face_cost(R->n_support);
+    R->face_steps = 0.0;
+    R->rows_read = R->rows_reported = 0.0;
+    P->stop = 0;
+    P->failure[0] = '\0';
+    memset(&P->loop, 0, sizeof(P->loop));
+}
+
 /* a new R vector holding x[0..k-1] */
 static SEXP real_copy(const double *x, R_xlen_t k)
 {
