@@ -138,7 +138,9 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
     args <- c(list(X = d$X, y = d$y, intercept = d$intercept,
                    control = quiet_control(control)), dots)
     args$gram <- d$gram
-    fit_path(sparse_regression, args, radius, init)
+    # several radii: sparse_regression()'s path ("pfw": one solver call)
+    if (length(radius) > 1L) do.call(sparse_regression, c(args, list(radius = radius, init = init)))
+    else fit_path(sparse_regression, args, radius, init)
   }
   loss_rows <- function(path, rows) {
     Xt <- X[rows, , drop = FALSE]

@@ -460,14 +460,15 @@ static void reg_pair_step(cg_problem *P, double gamma, int drop)
  * Every move is checked to decrease the objective and stays in the ball,
  * so the Frank-Wolfe gap stays the certificate; once the pairwise steps
  * have found the support and signs of the solution, one face step reaches
- * it. Its work (flops of the solves) is paid from a credit the pairwise
+ * it. A singular block (a support of more columns than rows, near the
+ * interpolating radii of p >> n designs, or collinear columns) first loses
+ * columns at no cost (face_null_direction). Its work (flops of the solves) is paid from a credit the pairwise
  * steps earn with theirs, so face steps at most double a run's work (a
  * warm start begins with the credit of one: its support is the previous
- * solution's). The solves need G_SS positive definite: a support of
- * collinear columns, or of more columns than rows, is left to the
- * pairwise steps. */
+ * solution's). */
 
 /* room for k coordinates, grown geometrically (R_alloc: freed with the call) */
+#define FACE_LWORK 66          /* dsyev's workspace: 65 cap doubles, and cap for ev */
 static void face_room(regression *R, int k)
 {
     if (k <= R->face_cap) return;
@@ -477,7 +478,7 @@ static void face_room(regression *R, int k)
     if (cap > R->face_max) cap = R->face_max;
     R->face_G = cg_zeros((size_t) cap * cap);
     R->face_L = cg_zeros((size_t) cap * cap);
-    R->face_w = cg_zeros(7 * (size_t) cap);
+    R->face_w = cg_zeros((7 + FACE_LWORK) * (size_t) cap);
     R->face_idx = (int *) R_alloc(2 * (size_t) cap, sizeof(int));
     R->face_cap = cap;
 }
@@ -493,6 +494,37 @@ static void face_remove(int a, int m, int ld, int *idx, double *G, double **vecs
 }
 
 static double face_cost(double m) { return m * m * m / 3.0 + 4.0 * m * m; }
+
+/* the extra flops of a solve by eigendecomposition (dsyev with vectors,
+ * about 9 m^3, in place of the Cholesky factor's m^3 / 3) */
+static double face_eig_cost(double m) { return 9.0 * m * m * m; }
+
+/* A singular Gram block (a support of more columns than rows, as near the
+ * interpolating radii of p >> n designs, or of collinear columns): a
+ * direction d in the null space of G = X_S'X_S / n changes neither the
+ * fitted values nor the objective (g_S = X_S'r / n is orthogonal to it),
+ * and, signed so that sig'd <= 0, does not increase the l1 norm. Moving
+ * along it until a coefficient reaches zero (Caratheodory's reduction)
+ * takes one column out of the support at no cost, and leaves slack in the
+ * ball when sig'd < 0; the solution has a support on which G is
+ * nonsingular (an optimum with sig'd < 0 for some null d would not be one:
+ * the slack lowers the objective), and the face step then goes on with
+ * the Cholesky solves. d: the eigenvector of the smallest eigenvalue
+ * (dsyev, in place in L), when that eigenvalue is below 1e-10 of the
+ * largest (*ev_max). Returns 0 when there is none or LAPACK fails. */
+static int face_null_direction(int m, int ld, double *L, const double *sig, double *d,
+                               double *ev, double *work, int lwork, double *ev_max)
+{
+    int info = 0;
+    F77_CALL(dsyev)("V", "L", &m, L, &ld, ev, work, &lwork, &info FCONE FCONE);
+    if (info != 0 || !(ev[m - 1] > 0.0) || !(ev[0] <= 1e-10 * ev[m - 1])) return 0;
+    double sq = 0.0;
+    for (int a = 0; a < m; a++) sq += sig[a] * L[a];
+    const double sgn = sq > 0.0 ? -1.0 : 1.0;
+    for (int a = 0; a < m; a++) d[a] = sgn * L[a];
+    *ev_max = ev[m - 1];
+    return 1;
+}
 
 static int reg_face_step(cg_problem *P)
 {
@@ -534,27 +566,36 @@ static int reg_face_step(cg_problem *P)
             memcpy(L + (size_t) a * ld, G + (size_t) a * ld, sizeof(double) * m);
         int info = 0;
         F77_CALL(dpotrf)("L", &m, L, &ld, &info FCONE);
-        if (info != 0) break;
-        /* a pivot this small leaves no digits in the solve: collinear support */
-        int singular = 0;
-        for (int a = 0; a < m; a++)
+        /* a pivot this small leaves no digits in the solve: collinear
+         * support, or more columns than rows */
+        int singular = info != 0;
+        for (int a = 0; a < m && !singular; a++)
             singular |= L[a + (size_t) a * ld] * L[a + (size_t) a * ld] <= 1e-12 * G[a + (size_t) a * ld];
-        if (singular) break;
-        memcpy(u, gS, sizeof(double) * m);
-        F77_CALL(dpotrs)("L", &m, &one, L, &ld, u, &ld, &info FCONE);
-        double nu = 0.0;
-        if (on_sphere) {                 /* G d = -g - nu sig with sig'd = 0 */
-            memcpy(v, sig, sizeof(double) * m);
-            F77_CALL(dpotrs)("L", &m, &one, L, &ld, v, &ld, &info FCONE);
-            double su = 0.0, sv = 0.0;
-            for (int a = 0; a < m; a++) { su += sig[a] * u[a]; sv += sig[a] * v[a]; }
-            nu = -su / sv;
-            /* into the ball, unless rounding just sent it back */
-            if (nu < 0.0 && !pinned) { on_sphere = 0; nu = 0.0; }
+        double ev_max = 0.0;
+        if (singular) {                  /* a column out, at no cost (face_null_direction) */
+            spent += face_eig_cost(m);
+            for (int a = 0; a < m; a++)
+                memcpy(L + (size_t) a * ld, G + (size_t) a * ld, sizeof(double) * m);
+            if (!face_null_direction(m, ld, L, sig, d, w + 7 * cap, w + 8 * cap,
+                                     (FACE_LWORK - 1) * cap, &ev_max))
+                break;
+        } else {
+            memcpy(u, gS, sizeof(double) * m);
+            F77_CALL(dpotrs)("L", &m, &one, L, &ld, u, &ld, &info FCONE);
+            double nu = 0.0;
+            if (on_sphere) {             /* G d = -g - nu sig with sig'd = 0 */
+                memcpy(v, sig, sizeof(double) * m);
+                F77_CALL(dpotrs)("L", &m, &one, L, &ld, v, &ld, &info FCONE);
+                double su = 0.0, sv = 0.0;
+                for (int a = 0; a < m; a++) { su += sig[a] * u[a]; sv += sig[a] * v[a]; }
+                nu = -su / sv;
+                /* into the ball, unless rounding just sent it back */
+                if (nu < 0.0 && !pinned) { on_sphere = 0; nu = 0.0; }
+            }
+            for (int a = 0; a < m; a++) d[a] = on_sphere ? -(u[a] + nu * v[a]) : -u[a];
         }
-        for (int a = 0; a < m; a++) d[a] = on_sphere ? -(u[a] + nu * v[a]) : -u[a];
         /* the largest step in the face: signs kept, l1 norm at most r */
-        double tau = 1.0, sd = 0.0;
+        double tau = singular ? INFINITY : 1.0, sd = 0.0;
         int block = -1, l1_block = 0;
         for (int a = 0; a < m; a++) {
             sd += sig[a] * d[a];
@@ -570,14 +611,17 @@ static int reg_face_step(cg_problem *P)
         F77_CALL(dsymv)("L", &m, &alpha, G, &ld, d, &one, &zero, Gd, &one FCONE);
         for (int a = 0; a < m; a++) { gd += gS[a] * d[a]; dGd += d[a] * Gd[a]; }
         const double change = tau * gd + 0.5 * tau * tau * dGd;
-        if (!(change < 0.0)) {
+        if (singular) {                  /* no change, up to the rounding of G d */
+            if (block < 0 || !(change <= 1e-15 * tau * tau * ev_max * m)) break;
+            if (sd < 0.0) { slack = (on_sphere ? 0.0 : slack) - tau * sd; on_sphere = 0; }
+        } else if (!(change < 0.0)) {
             if (l1_block && tau == 0.0) { on_sphere = 1; pinned = 1; slack = 0.0; continue; }
             break;
         }
         for (int a = 0; a < m; a++) { theta[idx[a]] += tau * d[a]; gS[a] += tau * Gd[a]; }
         moved = 1;
         if (l1_block) { on_sphere = 1; slack = 0.0; }
-        else if (!on_sphere) slack = fmax(slack - tau * sd, 0.0);
+        else if (!on_sphere && !singular) slack = fmax(slack - tau * sd, 0.0);
         if (block >= 0) theta[idx[block]] = 0.0;
         /* the blocking coefficient, and any that rounding carried past zero */
         for (int a = m - 1; a >= 0; a--)
@@ -693,10 +737,10 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
         R->in_support = (int *) R_alloc(p, sizeof(int));
         for (int j = 0; j < p; j++) R->in_support[j] = -1;
         R->face_on = asLogical(cg_list_get(spec, "face_step")) == TRUE;
-        /* the Gram block and its factor in at most 64 MB, as the cache;
-         * with more columns than rows the block is singular */
-        R->face_max = p < n ? p : n;
-        if (R->face_max > 2048) R->face_max = 2048;
+        /* the Gram block and its factor in at most 64 MB, as the cache
+         * (with more columns than rows the block is singular: the step
+         * then first drops columns, face_null_direction) */
+        R->face_max = p < 2048 ? p : 2048;
         P->pair = &regression_pair;
         if (!isNull(cg_list_get(spec, "state_g"))) {
             pair_resume(P, R, spec);
