@@ -462,7 +462,8 @@ static void reg_pair_step(cg_problem *P, double gamma, int drop)
  * have found the support and signs of the solution, one face step reaches
  * it. A singular block (a support of more columns than rows, near the
  * interpolating radii of p >> n designs, or collinear columns) first loses
- * columns at no cost (face_null_direction). Its work (flops of the solves) is paid from a credit the pairwise
+ * columns at no cost (face_null_space). Its work (flops of the solves) is paid
+ * from a credit the pairwise
  * steps earn with theirs, so face steps at most double a run's work (a
  * warm start begins with the credit of one: its support is the previous
  * solution's). */
@@ -509,21 +510,21 @@ static double face_eig_cost(double m) { return 9.0 * m * m * m; }
  * ball when sig'd < 0; the solution has a support on which G is
  * nonsingular (an optimum with sig'd < 0 for some null d would not be one:
  * the slack lowers the objective), and the face step then goes on with
- * the Cholesky solves. d: the eigenvector of the smallest eigenvalue
- * (dsyev, in place in L), when that eigenvalue is below 1e-10 of the
- * largest (*ev_max). Returns 0 when there is none or LAPACK fails. */
-static int face_null_direction(int m, int ld, double *L, const double *sig, double *d,
-                               double *ev, double *work, int lwork, double *ev_max)
+ * the Cholesky solves. The null space: the eigenvectors (dsyev, in place
+ * in L, its first columns) of the eigenvalues below 1e-10 of the largest
+ * (*ev_max); returns their number (0 also when LAPACK fails). One
+ * decomposition serves all the reductions: once column `a` is out, the
+ * null vectors with a zero in row `a` (one eliminated from the others)
+ * span the null space of the block left. */
+static int face_null_space(int m, int ld, double *L, double *ev, double *work, int lwork,
+                           double *ev_max)
 {
-    int info = 0;
+    int info = 0, k = 0;
     F77_CALL(dsyev)("V", "L", &m, L, &ld, ev, work, &lwork, &info FCONE FCONE);
-    if (info != 0 || !(ev[m - 1] > 0.0) || !(ev[0] <= 1e-10 * ev[m - 1])) return 0;
-    double sq = 0.0;
-    for (int a = 0; a < m; a++) sq += sig[a] * L[a];
-    const double sgn = sq > 0.0 ? -1.0 : 1.0;
-    for (int a = 0; a < m; a++) d[a] = sgn * L[a];
+    if (info != 0 || !(ev[m - 1] > 0.0)) return 0;
+    while (k < m && ev[k] <= 1e-10 * ev[m - 1]) k++;
     *ev_max = ev[m - 1];
-    return 1;
+    return k;
 }
 
 static int reg_face_step(cg_problem *P)
@@ -571,14 +572,63 @@ static int reg_face_step(cg_problem *P)
         int singular = info != 0;
         for (int a = 0; a < m && !singular; a++)
             singular |= L[a + (size_t) a * ld] * L[a + (size_t) a * ld] <= 1e-12 * G[a + (size_t) a * ld];
-        double ev_max = 0.0;
-        if (singular) {                  /* a column out, at no cost (face_null_direction) */
+        if (singular) {                  /* columns out, at no cost (face_null_space) */
             spent += face_eig_cost(m);
             for (int a = 0; a < m; a++)
                 memcpy(L + (size_t) a * ld, G + (size_t) a * ld, sizeof(double) * m);
-            if (!face_null_direction(m, ld, L, sig, d, w + 7 * cap, w + 8 * cap,
-                                     (FACE_LWORK - 1) * cap, &ev_max))
-                break;
+            double ev_max = 0.0;
+            int kn = face_null_space(m, ld, L, w + 7 * cap, w + 8 * cap,
+                                     (FACE_LWORK - 1) * cap, &ev_max), reduced = 0;
+            while (kn > 0 && m > 1) {
+                double sq = 0.0;
+                for (int a = 0; a < m; a++) sq += sig[a] * L[a];
+                const double sgn = sq > 0.0 ? -1.0 : 1.0;
+                double tau = INFINITY, sd = 0.0;
+                int block = -1;
+                for (int a = 0; a < m; a++) {
+                    d[a] = sgn * L[a];
+                    sd += sig[a] * d[a];
+                    if (d[a] * sig[a] < 0.0) {
+                        const double t = -theta[idx[a]] / d[a];
+                        if (t < tau) { tau = t; block = a; }
+                    }
+                }
+                if (block < 0) break;
+                double alpha = 1.0, zero = 0.0, gd = 0.0, dGd = 0.0;
+                F77_CALL(dsymv)("L", &m, &alpha, G, &ld, d, &one, &zero, Gd, &one FCONE);
+                for (int a = 0; a < m; a++) { gd += gS[a] * d[a]; dGd += d[a] * Gd[a]; }
+                /* no change, up to the rounding of G d */
+                if (!(tau * gd + 0.5 * tau * tau * dGd <= 1e-15 * tau * tau * ev_max * m)) break;
+                for (int a = 0; a < m; a++) { theta[idx[a]] += tau * d[a]; gS[a] += tau * Gd[a]; }
+                theta[idx[block]] = 0.0;
+                if (sd < 0.0) { slack = (on_sphere ? 0.0 : slack) - tau * sd; on_sphere = 0; }
+                moved = 1; reduced = 1;
+                /* the null vectors with a zero in row `block`: eliminate by
+                 * the one largest there, which leaves */
+                int piv = 0;
+                for (int c = 1; c < kn; c++)
+                    if (fabs(L[block + (size_t) c * ld]) > fabs(L[block + (size_t) piv * ld])) piv = c;
+                const double zp = L[block + (size_t) piv * ld];
+                for (int c = 0; c < kn; c++) {
+                    if (c == piv) continue;
+                    const double f = L[block + (size_t) c * ld] / zp;
+                    for (int a = 0; a < m; a++) L[a + (size_t) c * ld] -= f * L[a + (size_t) piv * ld];
+                }
+                kn--;
+                if (piv != kn) memcpy(L + (size_t) piv * ld, L + (size_t) kn * ld, sizeof(double) * m);
+                for (int c = 0; c < kn; c++) L[block + (size_t) c * ld] = L[m - 1 + (size_t) c * ld];
+                face_remove(block, m, ld, idx, G, vecs, 2);
+                m--;
+                /* unit length again (the elimination scales) */
+                for (int c = 0; c < kn; c++) {
+                    double nrm = 0.0;
+                    for (int a = 0; a < m; a++) nrm += L[a + (size_t) c * ld] * L[a + (size_t) c * ld];
+                    nrm = sqrt(nrm);
+                    if (nrm > 0.0) for (int a = 0; a < m; a++) L[a + (size_t) c * ld] /= nrm;
+                }
+            }
+            if (!reduced) break;
+            continue;                    /* the Cholesky solves on the block left */
         } else {
             memcpy(u, gS, sizeof(double) * m);
             F77_CALL(dpotrs)("L", &m, &one, L, &ld, u, &ld, &info FCONE);
@@ -595,7 +645,7 @@ static int reg_face_step(cg_problem *P)
             for (int a = 0; a < m; a++) d[a] = on_sphere ? -(u[a] + nu * v[a]) : -u[a];
         }
         /* the largest step in the face: signs kept, l1 norm at most r */
-        double tau = singular ? INFINITY : 1.0, sd = 0.0;
+        double tau = 1.0, sd = 0.0;
         int block = -1, l1_block = 0;
         for (int a = 0; a < m; a++) {
             sd += sig[a] * d[a];
@@ -611,17 +661,14 @@ static int reg_face_step(cg_problem *P)
         F77_CALL(dsymv)("L", &m, &alpha, G, &ld, d, &one, &zero, Gd, &one FCONE);
         for (int a = 0; a < m; a++) { gd += gS[a] * d[a]; dGd += d[a] * Gd[a]; }
         const double change = tau * gd + 0.5 * tau * tau * dGd;
-        if (singular) {                  /* no change, up to the rounding of G d */
-            if (block < 0 || !(change <= 1e-15 * tau * tau * ev_max * m)) break;
-            if (sd < 0.0) { slack = (on_sphere ? 0.0 : slack) - tau * sd; on_sphere = 0; }
-        } else if (!(change < 0.0)) {
+        if (!(change < 0.0)) {
             if (l1_block && tau == 0.0) { on_sphere = 1; pinned = 1; slack = 0.0; continue; }
             break;
         }
         for (int a = 0; a < m; a++) { theta[idx[a]] += tau * d[a]; gS[a] += tau * Gd[a]; }
         moved = 1;
         if (l1_block) { on_sphere = 1; slack = 0.0; }
-        else if (!on_sphere && !singular) slack = fmax(slack - tau * sd, 0.0);
+        else if (!on_sphere) slack = fmax(slack - tau * sd, 0.0);
         if (block >= 0) theta[idx[block]] = 0.0;
         /* the blocking coefficient, and any that rounding carried past zero */
         for (int a = m - 1; a >= 0; a--)
@@ -739,7 +786,7 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
         R->face_on = asLogical(cg_list_get(spec, "face_step")) == TRUE;
         /* the Gram block and its factor in at most 64 MB, as the cache
          * (with more columns than rows the block is singular: the step
-         * then first drops columns, face_null_direction) */
+         * then first drops columns, face_null_space) */
         R->face_max = p < 2048 ? p : 2048;
         P->pair = &regression_pair;
         if (!isNull(cg_list_get(spec, "state_g"))) {
