@@ -41,7 +41,9 @@
 #' plus one standard error for the last three radii (as glmnet ends its path
 #' early): the weakly constrained fits past the minimum are the slowest and
 #' do not change `radius.min` or `radius.1se`. Given radii are all fitted.
-#' With `"pfw"` (\eqn{p \le 2000}{p <= 2000}) the fits of a fold share its
+#' With `"pfw"` each piece of a fold's path is one solver call (see the
+#' "Paths" of [sparse_regression()]), and with \eqn{p \le 2000}{p <= 2000}
+#' and \eqn{p}{p} at most the training rows the fits of a fold share its
 #' \eqn{X^\top X/n}{X'X / n}, computed once from the full data's less the
 #' held-out rows' (centred by the training rows' means with an intercept).
 #'
@@ -428,7 +430,7 @@ one_se_rule <- function(cvm, cvsd) {
 
 # The data of a fold's fits, list(X, y, intercept, gram), from its training
 # rows (NULL: all). Along the default grid each fold's path is fitted in
-# pieces: its rows of X, and for "pfw" (p <= 2000) its X'X / n (which
+# pieces: its rows of X, and for "pfw" (p <= 2000, p <= rows) its X'X / n (which
 # sparse_regression()'s path gives its fits, path_gram(); here the full
 # data's minus the held-out rows', n p^2 flops for all the folds together),
 # are made once and kept while the folds' copies fit in 256 MB, else made
@@ -438,7 +440,9 @@ one_se_rule <- function(cvm, cvsd) {
 # X'X / n.
 fold_data <- function(X, y, dots, K, intercept = FALSE) {
   given <- dots$gram
-  share <- shares_gram(if (is.null(dots$method)) "pfw" else dots$method, given, ncol(X))
+  # (the training rows' number: about (K - 1) / K of n)
+  share <- shares_gram(if (is.null(dots$method)) "pfw" else dots$method, given, ncol(X),
+                       nrow(X) * (K - 1) / K)
   p <- ncol(X)
   bytes_x <- if (is.matrix(X)) 8 * length(X) else as.numeric(utils::object.size(X))
   keep <- (K + intercept) * (bytes_x + if (share) 8 * p^2 else 0) <= 2^28
