@@ -51,11 +51,14 @@ add_pkg("lymphoma gene 1", "spls", list(data = "lymphoma", make = function(d) ge
 add_pkg("Khan gene 1", "ISLR", list(data = "Khan", make = function(d) gene_response(rbind(d$xtrain, d$xtest))))
 add_pkg("prostate gene 1", "spls", list(data = "prostate", make = function(d) gene_response(d$x)))
 add_pkg("NCI60 gene 1", "ISLR", list(data = "NCI60", make = function(d) gene_response(d$data)))
-simulated <- function(n, p, seed = 1) function() {
+simulated <- function(n, p, seed = 1) {
+  force(n); force(p); force(seed)
+  function() {
   set.seed(seed)
   X <- matrix(rnorm(n * 5), n) %*% matrix(rnorm(5 * p), 5) + matrix(rnorm(n * p), n)
   y <- drop(X[, 1:10] %*% rnorm(10, sd = 2) + rnorm(n))
   list(X = X, y = y)
+  }
 }
 sizes <- list(c(50, 500), c(100, 2000), c(200, 5000), c(500, 20000), c(2000, 5000), c(5000, 500))
 only <- Sys.getenv("STOCHCG_BENCH_SIZES")        # e.g. "50x500,200x5000" for a subset
