@@ -137,8 +137,12 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
   data_of <- fold_data(X, y, dots, max(foldid), intercept)
   fit_rows <- function(rows, radius, init = NULL) {
     d <- data_of(rows)        # centred by the means of the training rows
-    args <- c(list(X = d$X, y = d$y, intercept = d$intercept,
-                   control = quiet_control(control)), dots)
+    ctl <- quiet_control(control)
+    # the default grid's full-data path ends as glmnet's: after the first
+    # fit that explains more than 99.9% of the variance of y (the folds then
+    # fit the radii up to it, cv_radius())
+    if (default_grid && is.null(rows)) attr(ctl, "path_stop_ratio") <- 1e-3
+    args <- c(list(X = d$X, y = d$y, intercept = d$intercept, control = ctl), dots)
     args$gram <- d$gram
     # several radii: sparse_regression()'s path ("pfw": one solver call)
     if (length(radius) > 1L) do.call(sparse_regression, c(args, list(radius = radius, init = init)))
@@ -317,6 +321,14 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
     t_full <- wall_clock()
     part <- run_path(NULL, radius[idx], last_fit(full))
     if (!isTRUE(part$complete)) interrupted("fitting the path on all the data")
+    # a path that ended itself (the regression's default grid: glmnet's
+    # rule) is the last piece, and the folds fit its radii
+    last_piece <- isTRUE(part$stopped)
+    if (last_piece) {
+      idx <- idx[seq_along(part$fits)]
+      extend <- 0L
+    }
+    part$stopped <- NULL
     full <- path_join(full, part)
     conv[idx, K + 1L] <- part$summary$converged
     if (progress)
@@ -337,6 +349,7 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
     done <- max(idx)
     cu <- curve(fold_loss[seq_len(done), , drop = FALSE])
     i <- which.min(cu$cvm)
+    if (last_piece) break
     if (early_stop) {
       above <- cu$cvm > cu$cvm[i] + cu$cvsd[i]
       if (done - i >= 3L && all(above[(done - 2L):done])) break

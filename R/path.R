@@ -134,9 +134,13 @@ new_path <- function(fits, values, param, init, complete, call, started) {
 # sparse_regression() makes a single one: the fits are those of separate
 # calls each warm-started from the previous (up to the rounding of a Gram
 # column computed once rather than again, when the cache is full).
-regression_path <- function(spec, control, radii, finish, init, start, call, started, p) {
+regression_path <- function(spec, control, radii, finish, init, start, call, started, p,
+                            stop_ratio = NULL) {
   spec <- spec_defaults(spec)
   spec$cold_objective <- spec$cold_objective %||% (sum(spec$y^2) / (2 * spec$n))
+  # end the path after the first fit that leaves at most stop_ratio of the
+  # objective at 0 (cv_sparse_regression's default radii)
+  if (!is.null(stop_ratio)) spec$path_stop_objective <- stop_ratio * spec$cold_objective
   t_call <- wall_clock()
   results <- .Call(C_cg_solve_path_call, spec, run_settings(control), radii)
   per_fit <- (wall_clock() - t_call) / length(radii)
@@ -163,8 +167,13 @@ regression_path <- function(spec, control, radii, finish, init, start, call, sta
     done <- k
     prev <- fit
   }
-  new_path(fits[seq_len(done)], radii[seq_len(done)], "radius", init, done == length(radii),
-           call, started)
+  stopped <- !is.null(stop_ratio) && done > 0L &&
+    !identical(fits[[done]]$status, "interrupted") &&
+    fits[[done]]$objective <= spec$path_stop_objective
+  path <- new_path(fits[seq_len(done)], radii[seq_len(done)], "radius", init,
+                   done == length(radii) || stopped, call, started)
+  if (stopped) path$stopped <- TRUE
+  path
 }
 
 # the values a path runs over, and their name ("radius", or "lambda")

@@ -220,6 +220,9 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   started <- wall_clock()
   call <- match.call()
   path_radii <- NULL
+  # (internal: cv_sparse_regression() ends its default grid's full-data
+  # path by glmnet's rule, regression_path(stop_ratio =))
+  path_stop <- attr(control, "path_stop_ratio")
   if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
     X <- check_design(X, "X")
     # centred once for all the fits: they get the centred data and the
@@ -350,7 +353,8 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
     finish_fit(fit, started)
   }
   if (!is.null(path_radii))
-    return(regression_path(spec, control, path_radii, finish, init, start, call, started, p))
+    return(regression_path(spec, control, path_radii, finish, init, start, call, started, p,
+                           path_stop))
   finish(cg_run(spec, control, "sparse_regression", call, started), init, start, radius, started)
 }
 

@@ -347,8 +347,10 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
  * counted on from the iterations so far), keeping what does not depend on
  * the radius: the regression's cached Gram columns, computed once for the
  * whole path. Each radius's result is the list cg_solve_call returns, in
- * the list `out`; a path interrupted stops with the fits done (NULL after). */
-typedef struct { solve_call s; SEXP radii, out; } path_call;
+ * the list `out`; a path interrupted stops with the fits done (NULL after),
+ * and so does one whose spec has path_stop_objective, after the first fit
+ * whose objective is at most that. */
+typedef struct { solve_call s; SEXP radii, out; double stop_objective; } path_call;
 
 static SEXP path_body(void *data)
 {
@@ -377,6 +379,9 @@ static SEXP path_body(void *data)
         if (status != CG_STOP_ERROR && cg_interrupted()) status = CG_STOP_INTERRUPT;
         SET_VECTOR_ELT(pc->out, i, result_list(s->problem, P, s->tr, status, s->iters));
         if (status == CG_STOP_INTERRUPT) break;
+        /* a path told to end once a fit's objective is this small (the
+         * default radii of cv_sparse_regression(): glmnet's rule) */
+        if (s->tr->len > 0 && s->tr->objective[s->tr->len - 1] <= pc->stop_objective) break;
     }
     return R_NilValue;
 }
@@ -395,7 +400,8 @@ SEXP cg_solve_path_call(SEXP spec, SEXP control, SEXP radii)
     memset(&P, 0, sizeof(P));
     cg_trace tr;
     SEXP out = PROTECT(allocVector(VECSXP, LENGTH(radii)));
-    path_call pc = { { spec, problem, &o, &ctl, &P, &tr, 0, CG_STOP_MAX_ITER, 0 }, radii, out };
+    path_call pc = { { spec, problem, &o, &ctl, &P, &tr, 0, CG_STOP_MAX_ITER, 0 }, radii, out,
+                     cg_spec_scalar(spec, "path_stop_objective", R_NegInf) };
     GetRNGstate();
     pc.s.polling = cg_interrupt_polling(1);
     R_ExecWithCleanup(path_body, &pc, solve_cleanup, &pc.s);

@@ -21,6 +21,9 @@
 #include "prob_sampler.h"
 #include <string.h>
 #include <math.h>
+#ifndef FACE_SHARE
+#define FACE_SHARE 40.0
+#endif
 
 typedef struct {
     int n, p, sparse, gram;
@@ -340,7 +343,8 @@ static double reg_pair_gradient(cg_problem *P, int batch)
 {
     regression *R = (regression *) P->self;
     if (batch == CG_BATCH_FULL) {
-        if (R->eval_at == R->moves) {           /* the same numbers, already computed */
+        if (R->g_exact_at == R->moves) {        /* already exact at this iterate */
+        } else if (R->eval_at == R->moves) {    /* the same numbers, already computed */
             memcpy(R->g, R->gfull, sizeof(double) * R->p);
         } else {
             exact_gradient(R, R->res, R->g);
@@ -440,7 +444,7 @@ static void reg_pair_step(cg_problem *P, double gamma, int drop)
     /* this step's work in flops: the gradient update, the scans of the
      * support (LMO, away vertex) and about 1000 for the iteration's calls
      * and clock reads (0.4 us a step measured at p = 103, 3 GFlop/s) */
-    R->face_credit += 2.0 * p + 4.0 * R->n_support + 1000.0;
+    R->face_credit += FACE_SHARE * (2.0 * p + 4.0 * R->n_support + 1000.0);
     R->moves += 1.0;
 }
 
@@ -846,8 +850,13 @@ void cg_regression_restart(cg_problem *P, double radius)
     R->radius = radius;
     R->slack = fmax(radius - l1, 0.0);
     R->next_s = -1;
+    /* the last fit's final evaluation (or full gradient) was at this
+     * iterate: the residual and gradient it computed are those the start
+     * would compute again (the same numbers), and are reused */
+    const int evaluated = R->eval_at == R->moves, exact = R->g_exact_at == R->moves;
     R->moves = 0.0;
-    R->g_exact_at = R->eval_at = -1.0;
+    R->eval_at = evaluated ? 0.0 : -1.0;
+    R->g_exact_at = exact ? 0.0 : -1.0;
     R->face_credit = face_cost(R->n_support);
     R->face_steps = 0.0;
     R->rows_read = R->rows_reported = 0.0;
