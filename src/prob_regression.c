@@ -488,14 +488,44 @@ static void face_room(regression *R, int k)
     R->face_cap = cap;
 }
 
-/* drop position a of the face's m coordinates (the last takes its place) */
+/* drop position a of the face's m coordinates (those after it move up one:
+ * the order is kept, so that a Cholesky factor can follow, chol_delete) */
 static void face_remove(int a, int m, int ld, int *idx, double *G, double **vecs, int nvec)
 {
-    const int last = m - 1;
-    for (int i = 0; i < m; i++) G[i + (size_t) a * ld] = G[i + (size_t) last * ld];
-    for (int i = 0; i < m; i++) G[a + (size_t) i * ld] = G[last + (size_t) i * ld];
-    idx[a] = idx[last];
-    for (int v = 0; v < nvec; v++) vecs[v][a] = vecs[v][last];
+    for (int c = 0; c < m; c++) {
+        double *col = G + (size_t) c * ld;
+        memmove(col + a, col + a + 1, sizeof(double) * (m - 1 - a));
+    }
+    memmove(G + (size_t) a * ld, G + (size_t) (a + 1) * ld, sizeof(double) * ld * (m - 1 - a));
+    memmove(idx + a, idx + a + 1, sizeof(int) * (m - 1 - a));
+    for (int v = 0; v < nvec; v++) memmove(vecs[v] + a, vecs[v] + a + 1, sizeof(double) * (m - 1 - a));
+}
+
+/* L (lower, m x m, leading dimension ld) with G = L L': the factor of G
+ * without row and column a, in place (its leading m - 1 block), by
+ * deleting row a of L and Givens rotations of the columns from a on that
+ * restore the triangle: O((m - a)^2), where a new factor costs m^3 / 3 */
+static void chol_delete(double *L, int ld, int m, int a)
+{
+    for (int c = 0; c <= a && c < m; c++) {
+        double *col = L + (size_t) c * ld;
+        memmove(col + a, col + a + 1, sizeof(double) * (m - 1 - a));
+    }
+    for (int c = a + 1; c < m; c++) {          /* rows >= c - 1 hold the factor */
+        double *col = L + (size_t) c * ld;
+        memmove(col + c - 1, col + c, sizeof(double) * (m - c));
+    }
+    for (int c = a; c < m - 1; c++) {
+        double *x = L + (size_t) c * ld, *z = L + (size_t) (c + 1) * ld;
+        const double rr = hypot(x[c], z[c]);
+        if (!(rr > 0.0)) continue;
+        const double cs = x[c] / rr, sn = z[c] / rr;
+        for (int r = c; r < m - 1; r++) {
+            const double u = x[r], v = z[r];
+            x[r] = cs * u + sn * v;
+            z[r] = -sn * u + cs * v;
+        }
+    }
 }
 
 static double face_cost(double m) { return m * m * m / 3.0 + 4.0 * m * m; }
@@ -556,26 +586,31 @@ static int reg_face_step(cg_problem *P)
         for (int b = 0; b < k0; b++) G[b + (size_t) a * ld] = col[R->support[b]];
     }
     double *vecs[2] = {gS, sig};             /* old stays in the order of orig */
-    int m = k0, on_sphere = R->slack == 0.0, moved = 0, pinned = 0;
+    int m = k0, on_sphere = R->slack == 0.0, moved = 0, pinned = 0, factored = 0;
     double spent = 0.0, slack = R->slack;
     for (int round = 0; round <= k0 && m > 0; round++) {
-        if (round > 0 && spent + face_cost(m) > R->face_credit) break;
+        if (round > 0 && spent + (factored ? 4.0 * m * m : face_cost(m)) > R->face_credit) break;
         /* a solve costs up to 3 GFlop (s = 2048): Ctrl-C ends the step with
          * the rounds done (each leaves a point of the ball) */
         if (round > 0 && cg_interrupt_poll()) {
             cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
             break;
         }
-        spent += face_cost(m);
-        for (int a = 0; a < m; a++)
-            memcpy(L + (size_t) a * ld, G + (size_t) a * ld, sizeof(double) * m);
-        int info = 0;
-        F77_CALL(dpotrf)("L", &m, L, &ld, &info FCONE);
-        /* a pivot this small leaves no digits in the solve: collinear
-         * support, or more columns than rows */
-        int singular = info != 0;
-        for (int a = 0; a < m && !singular; a++)
-            singular |= L[a + (size_t) a * ld] * L[a + (size_t) a * ld] <= 1e-12 * G[a + (size_t) a * ld];
+        int info = 0, singular = 0;
+        if (factored) {                  /* the last round's factor, less its columns out */
+            spent += 4.0 * m * m;
+        } else {
+            spent += face_cost(m);
+            for (int a = 0; a < m; a++)
+                memcpy(L + (size_t) a * ld, G + (size_t) a * ld, sizeof(double) * m);
+            F77_CALL(dpotrf)("L", &m, L, &ld, &info FCONE);
+            /* a pivot this small leaves no digits in the solve: collinear
+             * support, or more columns than rows */
+            singular = info != 0;
+            for (int a = 0; a < m && !singular; a++)
+                singular |= L[a + (size_t) a * ld] * L[a + (size_t) a * ld] <= 1e-12 * G[a + (size_t) a * ld];
+            factored = !singular;
+        }
         if (singular) {                  /* columns out, at no cost (face_null_space) */
             spent += face_eig_cost(m);
             for (int a = 0; a < m; a++)
@@ -620,7 +655,10 @@ static int reg_face_step(cg_problem *P)
                 }
                 kn--;
                 if (piv != kn) memcpy(L + (size_t) piv * ld, L + (size_t) kn * ld, sizeof(double) * m);
-                for (int c = 0; c < kn; c++) L[block + (size_t) c * ld] = L[m - 1 + (size_t) c * ld];
+                for (int c = 0; c < kn; c++) {
+                    double *col = L + (size_t) c * ld;
+                    memmove(col + block, col + block + 1, sizeof(double) * (m - 1 - block));
+                }
                 face_remove(block, m, ld, idx, G, vecs, 2);
                 m--;
                 /* unit length again (the elimination scales) */
@@ -678,6 +716,7 @@ static int reg_face_step(cg_problem *P)
         for (int a = m - 1; a >= 0; a--)
             if (theta[idx[a]] * sig[a] <= 0.0) {
                 theta[idx[a]] = 0.0;
+                if (factored) chol_delete(L, ld, m, a);
                 face_remove(a, m, ld, idx, G, vecs, 2);
                 m--;
             }
