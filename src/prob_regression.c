@@ -473,7 +473,7 @@ static void reg_pair_step(cg_problem *P, double gamma, int drop)
  * solution's). */
 
 /* room for k coordinates, grown geometrically (R_alloc: freed with the call) */
-#define FACE_LWORK 66          /* dsyev's workspace: 65 cap doubles, and cap for ev */
+#define FACE_LWORK 3           /* scratch: cap doubles, and 2 cap for dpstrf */
 static void face_room(regression *R, int k)
 {
     if (k <= R->face_cap) return;
@@ -484,7 +484,7 @@ static void face_room(regression *R, int k)
     R->face_G = cg_zeros((size_t) cap * cap);
     R->face_L = cg_zeros((size_t) cap * cap);
     R->face_w = cg_zeros((7 + FACE_LWORK) * (size_t) cap);
-    R->face_idx = (int *) R_alloc(2 * (size_t) cap, sizeof(int));
+    R->face_idx = (int *) R_alloc(3 * (size_t) cap, sizeof(int));
     R->face_cap = cap;
 }
 
@@ -530,10 +530,6 @@ static void chol_delete(double *L, int ld, int m, int a)
 
 static double face_cost(double m) { return m * m * m / 3.0 + 4.0 * m * m; }
 
-/* the extra flops of a solve by eigendecomposition (dsyev with vectors,
- * about 9 m^3, in place of the Cholesky factor's m^3 / 3) */
-static double face_eig_cost(double m) { return 9.0 * m * m * m; }
-
 /* A singular Gram block (a support of more columns than rows, as near the
  * interpolating radii of p >> n designs, or of collinear columns): a
  * direction d in the null space of G = X_S'X_S / n changes neither the
@@ -544,21 +540,43 @@ static double face_eig_cost(double m) { return 9.0 * m * m * m; }
  * ball when sig'd < 0; the solution has a support on which G is
  * nonsingular (an optimum with sig'd < 0 for some null d would not be one:
  * the slack lowers the objective), and the face step then goes on with
- * the Cholesky solves. The null space: the eigenvectors (dsyev, in place
- * in L, its first columns) of the eigenvalues below 1e-10 of the largest
- * (*ev_max); returns their number (0 also when LAPACK fails). One
+ * the Cholesky solves. The null space, from the Cholesky factor with
+ * pivoting (dpstrf, rank where the remaining pivots fall below 1e-12 of
+ * the largest diagonal entry, *scale): one null vector per column left out
+ * of the basis, on the basis columns, in the first columns of L (unit
+ * length); returns their number (0 also when LAPACK fails). One
  * decomposition serves all the reductions: once column `a` is out, the
  * null vectors with a zero in row `a` (one eliminated from the others)
  * span the null space of the block left. */
-static int face_null_space(int m, int ld, double *L, double *ev, double *work, int lwork,
-                           double *ev_max)
+static int face_null_space(int m, int ld, const double *G, double *L, int *piv, double *x,
+                           double *work, double *scale)
 {
-    int info = 0, k = 0;
-    F77_CALL(dsyev)("V", "L", &m, L, &ld, ev, work, &lwork, &info FCONE FCONE);
-    if (info != 0 || !(ev[m - 1] > 0.0)) return 0;
-    while (k < m && ev[k] <= 1e-10 * ev[m - 1]) k++;
-    *ev_max = ev[m - 1];
-    return k;
+    int info = 0, rank = 0, one = 1;
+    double dmax = 0.0;
+    for (int a = 0; a < m; a++) dmax = fmax(dmax, G[a + (size_t) a * ld]);
+    if (!(dmax > 0.0)) return 0;
+    double tol = 1e-12 * dmax;
+    for (int a = 0; a < m; a++) memcpy(L + (size_t) a * ld, G + (size_t) a * ld, sizeof(double) * m);
+    F77_CALL(dpstrf)("L", &m, L, &ld, piv, &rank, &tol, work, &info FCONE);
+    if (info < 0 || rank < 1 || rank >= m) return 0;
+    /* column piv[k] (k >= rank) on the basis columns: G_BB x = G_Bk, and
+     * z = (x on B, -1 at k) has z'Gz = the Schur complement, below tol */
+    for (int k = rank; k < m; k++) {
+        const int jk = piv[k] - 1;
+        for (int i = 0; i < rank; i++) x[i] = G[(piv[i] - 1) + (size_t) jk * ld];
+        F77_CALL(dpotrs)("L", &rank, &one, L, &ld, x, &ld, &info FCONE);
+        if (info != 0) return 0;
+        double *z = L + (size_t) k * ld, nrm = 1.0;
+        for (int a = 0; a < m; a++) z[a] = 0.0;
+        for (int i = 0; i < rank; i++) { z[piv[i] - 1] = x[i]; nrm += x[i] * x[i]; }
+        z[jk] = -1.0;
+        nrm = sqrt(nrm);
+        for (int a = 0; a < m; a++) z[a] /= nrm;
+    }
+    for (int k = rank; k < m; k++)          /* to the first columns */
+        memmove(L + (size_t) (k - rank) * ld, L + (size_t) k * ld, sizeof(double) * m);
+    *scale = dmax;
+    return m - rank;
 }
 
 static int reg_face_step(cg_problem *P)
@@ -612,12 +630,10 @@ static int reg_face_step(cg_problem *P)
             factored = !singular;
         }
         if (singular) {                  /* columns out, at no cost (face_null_space) */
-            spent += face_eig_cost(m);
-            for (int a = 0; a < m; a++)
-                memcpy(L + (size_t) a * ld, G + (size_t) a * ld, sizeof(double) * m);
             double ev_max = 0.0;
-            int kn = face_null_space(m, ld, L, w + 7 * cap, w + 8 * cap,
-                                     (FACE_LWORK - 1) * cap, &ev_max), reduced = 0;
+            int kn = face_null_space(m, ld, G, L, R->face_idx + 2 * cap, w + 7 * cap,
+                                     w + 8 * cap, &ev_max), reduced = 0;
+            spent += face_cost(m) + 2.0 * m * m * kn;
             while (kn > 0 && m > 1) {
                 double sq = 0.0;
                 for (int a = 0; a < m; a++) sq += sig[a] * L[a];
