@@ -40,7 +40,15 @@
 #' radii at a time, and stop once the CV error has stayed above its minimum
 #' plus one standard error for the last three radii (as glmnet ends its path
 #' early): the weakly constrained fits past the minimum are the slowest and
-#' do not change `radius.min` or `radius.1se`. Given radii are all fitted.
+#' do not change `radius.min` or `radius.1se`. As glmnet's, a path along
+#' the default radii also ends after its first fit that explains more than
+#' 99.9% of the variance of its `y` (objective at most \eqn{10^{-3}}{1e-3}
+#' times that at \eqn{\beta = 0}{beta = 0}): the full-data path's end is the
+#' grid's, and a fold whose path ended stands for the larger radii with its
+#' last fit (as cv.glmnet predicts with a fold's last fit past the end of its
+#' path). At \eqn{p \gg n}{p >> n} those radii interpolate or nearly: their
+#' fits are the hardest and the CV error there is past its minimum. Given
+#' radii are all fitted.
 #' With `"pfw"` each piece of a fold's path is one solver call (see the
 #' "Paths" of [sparse_regression()]), and with \eqn{p \le 2000}{p <= 2000}
 #' and \eqn{p}{p} at most the training rows the fits of a fold share its
@@ -138,10 +146,11 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
   fit_rows <- function(rows, radius, init = NULL) {
     d <- data_of(rows)        # centred by the means of the training rows
     ctl <- quiet_control(control)
-    # the default grid's full-data path ends as glmnet's: after the first
-    # fit that explains more than 99.9% of the variance of y (the folds then
-    # fit the radii up to it, cv_radius())
-    if (default_grid && is.null(rows)) attr(ctl, "path_stop_ratio") <- 1e-3
+    # along the default grid a path ends as glmnet's: after the first fit
+    # that explains more than 99.9% of the variance of its y (the full
+    # data's: the folds fit the radii up to it; a fold's: its last fit
+    # stands for the larger radii, cv_radius())
+    if (default_grid) attr(ctl, "path_stop_ratio") <- 1e-3
     args <- c(list(X = d$X, y = d$y, intercept = d$intercept, control = ctl), dots)
     args$gram <- d$gram
     # several radii: sparse_regression()'s path ("pfw": one solver call)
@@ -313,6 +322,8 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
             else list(seq_along(radius))
   ratio_step <- radius[length(radius)] / radius[length(radius) - 1L]
   last <- vector("list", K)
+  ended <- rep(FALSE, K)
+  ended_at <- integer(K)
   done <- 0L
   ci <- 0L
   while (ci < length(chunks)) {
@@ -336,11 +347,27 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
                       wall_clock() - t_full))
     for (k in seq_len(K)) {
       t_fold <- wall_clock()
+      if (ended[k]) {             # its path ended (see below): its last fit's loss
+        fold_loss[idx, k] <- fold_loss[ended_at[k], k]
+        conv[idx, k] <- conv[ended_at[k], k]
+        next
+      }
       test <- which(foldid == k)
       path <- run_path(which(foldid != k), radius[idx], last[[k]])
       if (!isTRUE(path$complete)) interrupted(sprintf("fold %d of %d", k, K))
-      fold_loss[idx, k] <- loss_units(path, test)
-      conv[idx, k] <- path$summary$converged
+      fit_idx <- idx[seq_len(nrow(path$summary))]
+      fold_loss[fit_idx, k] <- loss_units(path, test)
+      conv[fit_idx, k] <- path$summary$converged
+      # a fold's path that ended itself (the regression's default grid:
+      # glmnet's rule) stands for the larger radii with its last fit, whose
+      # predictions glmnet's CV uses past the end of a fold's path
+      if (isTRUE(path$stopped)) {
+        ended[k] <- TRUE
+        ended_at[k] <- max(fit_idx)
+        rest <- setdiff(idx, fit_idx)
+        fold_loss[rest, k] <- fold_loss[ended_at[k], k]
+        conv[rest, k] <- conv[ended_at[k], k]
+      }
       last[k] <- list(last_fit(path))
       if (progress)
         message(sprintf("CV fold %d of %d: %d fits in %.1f s (%.1f s so far)", k, K,

@@ -688,3 +688,32 @@ test_that("p >> n paths up to interpolation converge, with KKT on every coordina
     prev <- f
   }
 })
+
+test_that("the default grid's paths end as glmnet's, after 99.9% of the variance explained", {
+  set.seed(12)
+  n <- 40; p <- 200
+  X <- matrix(rnorm(n * p), n)
+  y <- drop(X[, 1:5] %*% c(3, -2, 2, 1, -1) + rnorm(n, sd = 0.3))
+  folds <- rep(1:4, 10)
+  cvfit <- suppressWarnings(cv_sparse_regression(X, y, folds = folds))
+  obj0 <- sum((y - mean(y))^2) / (2 * n)
+  obj <- cvfit$path$summary$objective
+  k <- length(obj)
+  expect_lt(k, 30L)                                 # ended before the grid's top
+  expect_true(all(obj[-k] > 1e-3 * obj0))           # no earlier fit explained 99.9%
+  expect_lte(obj[k], 1e-3 * obj0)
+  expect_true(all(cvfit$cv$converged))
+  # each fold's losses are those of its own path, up to its end, and past
+  # it (it explained 99.9% of its y) the loss of its last fit
+  r <- cvfit$cv$radius
+  for (f in 1:4) {
+    tr <- folds != f
+    path <- sparse_regression(X[tr, ], y[tr], radius = r)
+    o0 <- sum((y[tr] - mean(y[tr]))^2) / (2 * sum(tr))
+    end <- which(path$summary$objective <= 1e-3 * o0)[1]
+    if (is.na(end)) end <- length(r)
+    mse <- vapply(path$fits, function(fit) mean((y[!tr] - predict(fit, X[!tr, ]))^2), 0)
+    expect_equal(unname(cvfit$fold_loss[, f]), c(mse[seq_len(end)], rep(mse[end], length(r) - end)),
+                 tolerance = 1e-8)
+  }
+})
