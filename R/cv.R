@@ -577,7 +577,7 @@ default_regression_radii <- function(X, y, nradius = 30L, ratio = 0.01, intercep
 
 # The least-squares coefficients, or where they are not unique (n <= p, or
 # X'X singular) ridge coefficients with penalty 0.01 mean(diag(X'X)), by
-# the p x p or the n x n system; when both p and n exceed 2000, those of a
+# the p x p (n > p) or the n x n system; when both p and n exceed 2000, those of a
 # design with a diagonal Gram matrix, (X'y)_j / ||x_j||^2 (one pass over X).
 # With xbar, those of the centred X - 1 xbar' (y centred: Xc'y = X'y),
 # without a centred copy of X.
@@ -588,14 +588,17 @@ least_squares <- function(X, y, xbar = NULL) {
     xbar <- as.double(xbar)
     b <- b - xbar * sum(y)
   }
-  if (p <= 2000L) {
+  if (p <= 2000L && n > p) {
     G <- as.matrix(Matrix::crossprod(X))
     if (!is.null(xbar)) G <- G - n * tcrossprod(xbar)
-    R <- if (n > p) tryCatch(chol(G), error = function(e) NULL)
+    R <- tryCatch(chol(G), error = function(e) NULL)
     if (!is.null(R) && min(diag(R)) > 1e-7 * max(diag(R)))
       return(backsolve(R, backsolve(R, b, transpose = TRUE)))
     return(solve(G + diag(0.01 * mean(diag(G)), p), b))
   }
+  # n <= p: the same ridge coefficients by the smaller, n x n, system
+  # (X'(XX' + l I)^-1 y = (X'X + l I)^-1 X'y; a 50 x 1999 design spent a
+  # second on the p x p one)
   if (n <= 2000L) {
     K <- as.matrix(Matrix::tcrossprod(X))
     if (!is.null(xbar)) {            # Xc Xc' = XX' - u 1' - 1 u' + |xbar|^2, u = X xbar
