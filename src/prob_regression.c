@@ -21,9 +21,8 @@
 #include "prob_sampler.h"
 #include <string.h>
 #include <math.h>
-#ifndef FACE_SHARE
+/* the face steps' credit per flop of the pairwise steps (see the face step) */
 #define FACE_SHARE 40.0
-#endif
 
 typedef struct {
     int n, p, sparse, gram;
@@ -466,11 +465,12 @@ static void reg_pair_step(cg_problem *P, double gamma, int drop)
  * have found the support and signs of the solution, one face step reaches
  * it. A singular block (a support of more columns than rows, near the
  * interpolating radii of p >> n designs, or collinear columns) first loses
- * columns at no cost (face_null_space). Its work (flops of the solves) is paid
- * from a credit the pairwise
- * steps earn with theirs, so face steps at most double a run's work (a
- * warm start begins with the credit of one: its support is the previous
- * solution's). */
+ * columns at no cost (face_null_space). Its work (flops of the solves) is
+ * paid from a credit the pairwise steps earn with theirs, FACE_SHARE times
+ * their flops: face steps take at most FACE_SHARE / (FACE_SHARE + 1) of a
+ * run's work (with a share of 1 the p >> n fits near interpolation ran out
+ * of 10^5 steps; with 40 they take hundreds). A warm start begins with the
+ * credit of one: its support is the previous solution's. */
 
 /* room for k coordinates, grown geometrically (R_alloc: freed with the call) */
 #define FACE_LWORK 3           /* scratch: cap doubles, and 2 cap for dpstrf */

@@ -99,14 +99,19 @@ run_case <- function(name, d, seed = 1) {
              load = strsplit(load, " ")[[1]][1], row.names = NULL)
 }
 
+fmt <- function(x) {
+  if (!is.numeric(x)) return(as.character(x))
+  if (isTRUE(x == round(x)) && abs(x) < 1e6) return(format(x, scientific = FALSE))
+  formatC(x, digits = 3, format = "g")
+}
+md_table <- function(df) {
+  c(paste0("| ", paste(names(df), collapse = " | "), " |"),
+    paste0("|", paste(rep("---", ncol(df)), collapse = "|"), "|"),
+    apply(df, 1, function(r) paste0("| ", paste(r, collapse = " | "), " |")))
+}
+
 # the table so far, written after each data set
 write_results <- function(res, echo = FALSE) {
-  fmt <- function(x) if (is.numeric(x)) formatC(x, digits = 3, format = "g") else as.character(x)
-  md_table <- function(df) {
-    c(paste0("| ", paste(names(df), collapse = " | "), " |"),
-      paste0("|", paste(rep("---", ncol(df)), collapse = "|"), "|"),
-      apply(df, 1, function(r) paste0("| ", paste(r, collapse = " | "), " |")))
-  }
   shown <- res
   shown[] <- lapply(res, function(col) vapply(col, fmt, ""))
   out <- c("# cv_sparse_regression against cv.glmnet at p >> n (same folds)", "",
@@ -126,6 +131,8 @@ write_results <- function(res, echo = FALSE) {
   if (echo) cat(out, sep = "\n")
 }
 
+# (regression_single_wide.R reads the definitions above only)
+if (!nzchar(Sys.getenv("STOCHCG_BENCH_DEFS_ONLY"))) {
 res <- NULL
 only_data <- Sys.getenv("STOCHCG_BENCH_DATA")   # e.g. "riboflavin,Khan gene 1"
 for (nm in names(datasets)) {
@@ -138,3 +145,4 @@ for (nm in names(datasets)) {
   write_results(res)
 }
 write_results(res, echo = TRUE)
+}
