@@ -32,10 +32,10 @@
 #' objective decreases. Once the pairwise steps have found the solution's
 #' support and signs, one face step reaches it: on a correlated design of
 #' the tests, 42 to 263 steps in place of 6901 to 15318. Their work is paid
-#' from a credit the pairwise steps earn, 40 times their own flops (so face
-#' steps take at most 40/41 of a run's work: a bound when they do not help;
-#' with a credit of once their work, p >> n fits near interpolation ran out
-#' of \eqn{10^5}{10^5} steps), a warm start begins with the credit of one,
+#' from a credit the pairwise steps earn, 200 times their own flops (so
+#' face steps take at most 200/201 of a run's work: a bound when they do not
+#' help; with a credit of once their work, p >> n fits near interpolation
+#' ran out of \eqn{10^5}{10^5} steps), a warm start begins with the credit of one,
 #' and the duality gap stays the certificate. Between rounds a face step
 #' keeps its Cholesky factor, a column out being an \eqn{O(s^2)}{O(s^2)}
 #' downdate. Where
@@ -48,10 +48,10 @@
 #' come from a Cholesky factor with pivoting), then solves on the rest: on
 #' the riboflavin data (71 x 4088) three fold paths of 25 radii took 195 to
 #' 210 steps in all, where they had taken 18299 to 110544 steps, two fits not
-#' reaching `tol` in \eqn{10^5}{10^5}. Fits at radii where the data are
-#' interpolated or nearly, with supports of several times \eqn{n}{n}, can
-#' still need many steps (some ran out of \eqn{10^5}{10^5} on a 66 x 2307
-#' design, `inst/bench/results/cv_regression_wide.md`). The fit is
+#' reaching `tol` in \eqn{10^5}{10^5}; on a 66 x 2307 design (Khan) the fold
+#' paths, interpolating at their last radius, took 116 to 239 steps, where
+#' with a smaller credit some ran out of \eqn{10^5}{10^5}
+#' (`inst/bench/results/cv_regression_wide.md`). The fit is
 #' `"converged"` when the exact duality gap, an upper bound on objective
 #' minus optimum, is below `tol`; set `tol` well below the default for
 #' coefficients accurate to many digits (the error in \eqn{\beta} is of
