@@ -40,8 +40,18 @@
 #' radii at a time, and stop once the CV error has stayed above its minimum
 #' plus one standard error for the last three radii (as glmnet ends its path
 #' early): the weakly constrained fits past the minimum are the slowest and
-#' do not change `radius.min` or `radius.1se`. Given radii are all fitted.
-#' With `"pfw"` (\eqn{p \le 2000}{p <= 2000}) the fits of a fold share its
+#' do not change `radius.min` or `radius.1se`. As glmnet's, a path along
+#' the default radii also ends after its first fit that explains more than
+#' 99.9% of the variance of its `y` (objective at most \eqn{10^{-3}}{1e-3}
+#' times that at \eqn{\beta = 0}{beta = 0}): the full-data path's end is the
+#' grid's, and a fold whose path ended stands for the larger radii with its
+#' last fit (as cv.glmnet predicts with a fold's last fit past the end of its
+#' path). At \eqn{p \gg n}{p >> n} those radii interpolate or nearly: their
+#' fits are the hardest and the CV error there is past its minimum. Given
+#' radii are all fitted.
+#' With `"pfw"` each piece of a fold's path is one solver call (see the
+#' "Paths" of [sparse_regression()]), and with \eqn{p \le 2000}{p <= 2000}
+#' and \eqn{p}{p} at most the training rows the fits of a fold share its
 #' \eqn{X^\top X/n}{X'X / n}, computed once from the full data's less the
 #' held-out rows' (centred by the training rows' means with an intercept).
 #'
@@ -168,13 +178,21 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
     data_of <- fold_data(X, y, dots, max(foldid), intercept)
     fit_rows <- function(rows, radius, init = NULL) {
       d <- data_of(rows)        # centred by the means of the training rows
+      ctl <- quiet_control(control)
+      # along the default grid a path ends as glmnet's: after the first fit
+      # that explains more than 99.9% of the variance of its y (the full
+      # data's: the folds fit the radii up to it; a fold's: its last fit
+      # stands for the larger radii, cv_radius())
+      if (default_grid) attr(ctl, "path_stop_ratio") <- 1e-3
       # least squares with column scales: those of the training rows
       if (!plain) return(scaled_fold_path(d, pf, standardize, colnames(X), radius, init,
-                                          c(dots, list(control = quiet_control(control)))))
+                                          c(dots, list(control = ctl))))
       args <- c(list(X = d$X, y = d$y, intercept = d$intercept, standardize = FALSE,
-                     control = quiet_control(control)), dots)
+                     control = ctl), dots)
       args$gram <- d$gram
-      fit_path(sparse_regression, args, radius, init)
+      # several radii: sparse_regression()'s path ("pfw": one solver call)
+      if (length(radius) > 1L) do.call(sparse_regression, c(args, list(radius = radius, init = init)))
+      else fit_path(sparse_regression, args, radius, init)
     }
   } else {
     # each fold's problem prepared from its training rows alone (their
@@ -452,6 +470,8 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
             else list(seq_along(radius))
   ratio_step <- radius[length(radius)] / radius[length(radius) - 1L]
   last <- vector("list", K)
+  ended <- rep(FALSE, K)
+  ended_at <- integer(K)
   done <- 0L
   ci <- 0L
   while (ci < length(chunks)) {
@@ -460,6 +480,14 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
     t_full <- wall_clock()
     part <- run_path(NULL, radius[idx], last_fit(full))
     if (!isTRUE(part$complete)) interrupted("fitting the path on all the data")
+    # a path that ended itself (the regression's default grid: glmnet's
+    # rule) is the last piece, and the folds fit its radii
+    last_piece <- isTRUE(part$stopped)
+    if (last_piece) {
+      idx <- idx[seq_along(part$fits)]
+      extend <- 0L
+    }
+    part$stopped <- NULL
     full <- path_join(full, part)
     conv[idx, K + 1L] <- part$summary$converged
     if (progress)
@@ -467,11 +495,27 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
                       wall_clock() - t_full))
     for (k in seq_len(K)) {
       t_fold <- wall_clock()
+      if (ended[k]) {             # its path ended (see below): its last fit's loss
+        fold_loss[idx, k] <- fold_loss[ended_at[k], k]
+        conv[idx, k] <- conv[ended_at[k], k]
+        next
+      }
       test <- which(foldid == k)
       path <- run_path(which(foldid != k), radius[idx], last[[k]])
       if (!isTRUE(path$complete)) interrupted(sprintf("fold %d of %d", k, K))
-      fold_loss[idx, k] <- loss_units(path, test)
-      conv[idx, k] <- path$summary$converged
+      fit_idx <- idx[seq_len(nrow(path$summary))]
+      fold_loss[fit_idx, k] <- loss_units(path, test)
+      conv[fit_idx, k] <- path$summary$converged
+      # a fold's path that ended itself (the regression's default grid:
+      # glmnet's rule) stands for the larger radii with its last fit, whose
+      # predictions glmnet's CV uses past the end of a fold's path
+      if (isTRUE(path$stopped)) {
+        ended[k] <- TRUE
+        ended_at[k] <- max(fit_idx)
+        rest <- setdiff(idx, fit_idx)
+        fold_loss[rest, k] <- fold_loss[ended_at[k], k]
+        conv[rest, k] <- conv[ended_at[k], k]
+      }
       last[k] <- list(last_fit(path))
       if (progress)
         message(sprintf("CV fold %d of %d: %d fits in %.1f s (%.1f s so far)", k, K,
@@ -480,6 +524,7 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
     done <- max(idx)
     cu <- curve(fold_loss[seq_len(done), , drop = FALSE])
     i <- which.min(cu$cvm)
+    if (last_piece) break
     if (early_stop) {
       above <- cu$cvm > cu$cvm[i] + cu$cvsd[i]
       if (done - i >= 3L && all(above[(done - 2L):done])) break
@@ -573,7 +618,7 @@ one_se_rule <- function(cvm, cvsd) {
 
 # The data of a fold's fits, list(X, y, intercept, gram), from its training
 # rows (NULL: all). Along the default grid each fold's path is fitted in
-# pieces: its rows of X, and for "pfw" (p <= 2000) its X'X / n (which
+# pieces: its rows of X, and for "pfw" (p <= 2000, p <= rows) its X'X / n (which
 # sparse_regression()'s path gives its fits, path_gram(); here the full
 # data's minus the held-out rows', n p^2 flops for all the folds together),
 # are made once and kept while the folds' copies fit in 256 MB, else made
@@ -583,7 +628,9 @@ one_se_rule <- function(cvm, cvsd) {
 # X'X / n.
 fold_data <- function(X, y, dots, K, intercept = FALSE) {
   given <- dots$gram
-  share <- shares_gram(if (is.null(dots$method)) "pfw" else dots$method, given, ncol(X))
+  # (the training rows' number: about (K - 1) / K of n)
+  share <- shares_gram(if (is.null(dots$method)) "pfw" else dots$method, given, ncol(X),
+                       nrow(X) * (K - 1) / K)
   p <- ncol(X)
   bytes_x <- if (is.matrix(X)) 8 * length(X) else as.numeric(utils::object.size(X))
   keep <- (K + intercept) * (bytes_x + if (share) 8 * p^2 else 0) <= 2^28
@@ -678,7 +725,7 @@ default_regression_radii <- function(X, y, nradius = 30L, ratio = 0.01, intercep
 
 # The least-squares coefficients, or where they are not unique (n <= p, or
 # X'X singular) ridge coefficients with penalty 0.01 mean(diag(X'X)), by
-# the p x p or the n x n system; when both p and n exceed 2000, those of a
+# the p x p (n > p) or the n x n system; when both p and n exceed 2000, those of a
 # design with a diagonal Gram matrix, (X'y)_j / ||x_j||^2 (one pass over X).
 # With xbar, those of the centred X - 1 xbar' (y centred: Xc'y = X'y),
 # without a centred copy of X.
@@ -689,14 +736,17 @@ least_squares <- function(X, y, xbar = NULL) {
     xbar <- as.double(xbar)
     b <- b - xbar * sum(y)
   }
-  if (p <= 2000L) {
+  if (p <= 2000L && n > p) {
     G <- as.matrix(Matrix::crossprod(X))
     if (!is.null(xbar)) G <- G - n * tcrossprod(xbar)
-    R <- if (n > p) tryCatch(chol(G), error = function(e) NULL)
+    R <- tryCatch(chol(G), error = function(e) NULL)
     if (!is.null(R) && min(diag(R)) > 1e-7 * max(diag(R)))
       return(backsolve(R, backsolve(R, b, transpose = TRUE)))
     return(solve(G + diag(0.01 * mean(diag(G)), p), b))
   }
+  # n <= p: the same ridge coefficients by the smaller, n x n, system
+  # (X'(XX' + l I)^-1 y = (X'X + l I)^-1 X'y; a 50 x 1999 design spent a
+  # second on the p x p one)
   if (n <= 2000L) {
     K <- as.matrix(Matrix::tcrossprod(X))
     if (!is.null(xbar)) {            # Xc Xc' = XX' - u 1' - 1 u' + |xbar|^2, u = X xbar

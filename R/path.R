@@ -119,11 +119,15 @@ fit_path <- function(fun, args, radius, init = NULL, call = NULL, started = wall
     done <- k
     prev <- fit
   }
-  fits <- fits[seq_len(done)]
-  values <- values[seq_len(done)]
+  new_path(fits[seq_len(done)], values[seq_len(done)], param, init, done == n_total, call,
+           started)
+}
+
+# the cg_path of the fits done at `values` (complete: all the values asked)
+new_path <- function(fits, values, param, init, complete, call, started) {
   out <- list(fits = fits, param = param, summary = path_summary(fits, init, param),
-              problem = if (done) fits[[1L]]$problem else NA_character_,
-              complete = done == n_total, time = wall_clock() - started, call = call)
+              problem = if (length(fits)) fits[[1L]]$problem else NA_character_,
+              complete = complete, time = wall_clock() - started, call = call)
   out[[param]] <- values
   structure(out, class = "cg_path")
 }
@@ -136,6 +140,59 @@ path_notes <- function(notes, param, previous) {
   notes[warm] <- sprintf("warm-started from this path's fit at %s %s", param,
                          format(previous, digits = 4))
   notes
+}
+
+# A "pfw" regression path in one solver call (?sparse_regression, "Paths"):
+# `spec` is the first fit's, at radii[1] from `init` (`start`: its reading
+# by regression_start()); the C side solves it, then each next radius
+# warm-started from the last solution, keeping the Gram columns computed.
+# finish(fit, init, start, radius, started) makes each fit as
+# sparse_regression() makes a single one: the fits are those of separate
+# calls each warm-started from the previous (up to the rounding of a Gram
+# column computed once rather than again, when the cache is full).
+regression_path <- function(spec, control, radii, finish, init, start, call, started, p,
+                            stop_ratio = NULL) {
+  spec <- spec_defaults(spec)
+  spec$cold_objective <- spec$cold_objective %||% (sum(spec$y^2) / (2 * spec$n))
+  # end the path after the first fit that leaves at most stop_ratio of the
+  # objective at 0 (cv_sparse_regression's default radii)
+  if (!is.null(stop_ratio)) spec$path_stop_objective <- stop_ratio * spec$cold_objective
+  t_call <- wall_clock()
+  results <- .Call(C_cg_solve_path_call, spec, run_settings(control), radii)
+  per_fit <- (wall_clock() - t_call) / length(radii)
+  fits <- vector("list", length(radii))
+  done <- 0L
+  prev <- init
+  for (k in seq_along(radii)) {
+    res <- results[[k]]
+    if (is.null(res)) break
+    if (k > 1L) start <- regression_start(prev, p, radii[k])
+    fit <- withCallingHandlers(
+      finish(cg_result(res, spec, control, "sparse_regression", call, wall_clock() - per_fit),
+             prev, start, radii[k], wall_clock() - per_fit),
+      warning = function(w) if (grepl("^fit interrupted after", conditionMessage(w)))
+        invokeRestart("muffleWarning"))
+    if (identical(fit$status, "interrupted")) {
+      warning(sprintf(paste("path interrupted by the user at radius %d of %d (%s);",
+                            "the path holds the %d fits finished before it"),
+                      k, length(radii), format(radii[k], digits = 4), done), call. = FALSE)
+      break
+    }
+    previous <- if (k > 1L) radii[k - 1L] else if (is.list(init)) init$radius
+    if (is.numeric(previous) && length(previous) == 1L)      # as fit_path()
+      fit$notes <- path_notes(fit$notes, "radius", previous)
+    fits[[k]] <- fit
+    if (k > 1L) fits[[k - 1L]]$state <- NULL     # as fit_path(): the last keeps it
+    done <- k
+    prev <- fit
+  }
+  stopped <- !is.null(stop_ratio) && done > 0L &&
+    !identical(fits[[done]]$status, "interrupted") &&
+    fits[[done]]$objective <= spec$path_stop_objective
+  path <- new_path(fits[seq_len(done)], radii[seq_len(done)], "radius", init,
+                   done == length(radii) || stopped, call, started)
+  if (stopped) path$stopped <- TRUE
+  path
 }
 
 # the values a path runs over, and their name ("radius", or "lambda")

@@ -274,7 +274,11 @@ scaled_fold_path <- function(d, pf, standardize, names, radius, init, solver) {
   if (is.matrix(gram)) gram <- gram * tcrossprod(cs)
   solver$gram <- gram
   args <- c(list(X = scale_columns(X, cs), y = d$y, intercept = cen %||% FALSE), solver)
-  res <- fit_path(regression_core, args, radius, prepared_init(init, prep))
+  # several radii: regression_core()'s path ("pfw": one solver call)
+  res <- if (length(radius) > 1L)
+    do.call(regression_core, c(args, list(radius = radius, init = prepared_init(init, prep))),
+            quote = TRUE)
+  else fit_path(regression_core, args, radius, prepared_init(init, prep))
   res$fits <- lapply(res$fits, original_scale, prep = prep)
   theta_summary(res)
 }

@@ -10,17 +10,35 @@ cg_run <- function(spec, control, problem, call, started, gap_relative = FALSE,
                    gap_name = "duality gap") {
   stopifnot(is.list(spec), inherits(control, "cg_control"))
   control <- as_control(control)      # settings still NULL: the common defaults
-  spec$K <- as.integer(spec$K %||% 2L)
-  spec$eta <- as.double(spec$eta %||% -1)
-  spec$step <- spec$step %||% "standard"
-  settings <- unclass(control)
-  settings$eval_every <- control$eval_every %||% 0L   # 0: adaptive schedule
+  spec <- spec_defaults(spec)
   # RSpectra warns when a Lanczos run does not converge; the C side handles
   # that itself (a wider subspace, or the failure channel), so the warning
   # would only alarm
-  res <- withCallingHandlers(.Call(C_cg_solve_call, spec, settings), warning = function(w)
-    if (grepl("eigenvalue\\(s\\) converged, less than", conditionMessage(w)))
-      invokeRestart("muffleWarning"))
+  res <- withCallingHandlers(.Call(C_cg_solve_call, spec, run_settings(control)),
+    warning = function(w)
+      if (grepl("eigenvalue\\(s\\) converged, less than", conditionMessage(w)))
+        invokeRestart("muffleWarning"))
+  cg_result(res, spec, control, problem, call, started, gap_relative, gap_name)
+}
+
+spec_defaults <- function(spec) {
+  spec$K <- as.integer(spec$K %||% 2L)
+  spec$eta <- as.double(spec$eta %||% -1)
+  spec$step <- spec$step %||% "standard"
+  spec
+}
+
+# the control list as C reads it
+run_settings <- function(control) {
+  settings <- unclass(control)
+  settings$eval_every <- control$eval_every %||% 0L   # 0: adaptive schedule
+  settings
+}
+
+# the fit from the result of one solve (cg_run(), and each radius of a
+# regression path, R/path.R)
+cg_result <- function(res, spec, control, problem, call, started, gap_relative = FALSE,
+                      gap_name = "duality gap") {
   # (list2DF: as.data.frame() and a row's `[` took a quarter of the time of a
   # warm-started regression fit along a path)
   trace <- list2DF(res$trace)

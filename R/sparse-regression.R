@@ -97,8 +97,26 @@
 #' objective decreases. Once the pairwise steps have found the solution's
 #' support and signs, one face step reaches it: on a correlated design of
 #' the tests, 42 to 263 steps in place of 6901 to 15318. Their work is paid
-#' from that of the pairwise steps (it at most doubles a run's), a warm
-#' start begins with one, and the duality gap stays the certificate. The fit is
+#' from a credit the pairwise steps earn, 200 times their own flops (so
+#' face steps take at most 200/201 of a run's work: a bound when they do not
+#' help; with a credit of once their work, p >> n fits near interpolation
+#' ran out of \eqn{10^5}{10^5} steps), a warm start begins with the credit of one,
+#' and the duality gap stays the certificate. Between rounds a face step
+#' keeps its Cholesky factor, a column out being an \eqn{O(s^2)}{O(s^2)}
+#' downdate. Where
+#' the Gram block of the support is singular (more nonzero coefficients than
+#' rows, near the interpolating radii of \eqn{p \gg n}{p >> n} designs, or
+#' collinear columns) a face step first takes columns out of the support at
+#' no cost, along directions \eqn{d}{d} with \eqn{X_S d = 0}{X_S d = 0} that do
+#' not increase the l1 norm (Caratheodory's reduction; the lasso solution
+#' has a support on which the block is nonsingular; the null directions
+#' come from a Cholesky factor with pivoting), then solves on the rest: on
+#' the riboflavin data (71 x 4088) three fold paths of 25 radii took 195 to
+#' 210 steps in all, where they had taken 18299 to 110544 steps, two fits not
+#' reaching `tol` in \eqn{10^5}{10^5}; on a 66 x 2307 design (Khan) the fold
+#' paths, interpolating at their last radius, took 116 to 239 steps, where
+#' with a smaller credit some ran out of \eqn{10^5}{10^5}
+#' (`inst/bench/results/cv_regression_wide.md`). The fit is
 #' `"converged"` when the exact duality gap, an upper bound on objective
 #' minus optimum, is below `tol`; set `tol` well below the default for
 #' coefficients accurate to many digits (the error in \eqn{\beta} is of
@@ -205,10 +223,16 @@
 #' ball's solution lies in the next ball), and returns a [cg_path] of the
 #' fits: `plot()` draws the coefficient paths, `coef()` and `predict()`
 #' take a `radius`. [cv_sparse_regression()] chooses the radius by
-#' cross-validation. For `"pfw"` with \eqn{p \le 2000} (unless `gram =
-#' FALSE`) the path computes \eqn{X^\top X/n}{X'X / n} once and its fits read
-#' their Gram columns there, where each would compute those of its support
-#' again.
+#' cross-validation. For `"pfw"` the whole path is one call of the solver:
+#' the problem is set up once and each radius starts from the last solution
+#' as a separate fit with `init =` it would (the fits are those separate
+#' calls give), but the Gram columns \eqn{X^\top x_j}{X'x_j} computed along
+#' the path are kept for the next radii (within the cache's 64 MB), and the
+#' per-fit overhead of R is paid once. With \eqn{p \le 2000}{p <= 2000} and
+#' \eqn{p \le n}{p <= n} (unless `gram = FALSE`) the path computes
+#' \eqn{X^\top X/n}{X'X / n} once and its fits read their Gram columns
+#' there; with \eqn{p > n}{p > n} the support has at most about \eqn{n}{n}
+#' columns, cheaper to compute as visited than the \eqn{p^2}{p^2} entries.
 #' @param method `"pfw"` (pairwise Frank-Wolfe, the default; see Default
 #'   method), `"sfw"` (stochastic Frank-Wolfe), `"fw"` (deterministic
 #'   Frank-Wolfe) or `"spg"` (stochastic projected gradient with step
@@ -323,6 +347,10 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
                             started = wall_clock()) {
   force(started)
   if (is.null(call)) call <- match.call()
+  path_radii <- NULL
+  # (internal: cv_sparse_regression() ends its default grid's full-data
+  # path by glmnet's rule, regression_path(stop_ratio =))
+  path_stop <- attr(control, "path_stop_ratio")
   if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
     X <- check_design(X, "X")
     # centred once for all the fits: they get the centred data and the
@@ -333,9 +361,15 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
       X <- centring$X; y <- centring$y; intercept <- centring$centring
     }
     gram <- path_gram(X, method, gram, implicit_xbar(X, intercept))
-    args <- mget(c("X", "y", "method", "batch_size", "sampling", "step", "K",
-                   "step_size", "gram", "face_step", "intercept", "control"))
-    return(fit_path(regression_core, args, radius, init, call, started))
+    if (!is_pfw(method)) {
+      args <- mget(c("X", "y", "method", "batch_size", "sampling", "step", "K",
+                     "step_size", "gram", "face_step", "intercept", "control"))
+      return(fit_path(regression_core, args, radius, init, call, started))
+    }
+    # "pfw": the whole path in one solver call (regression_path()), its
+    # first fit set up here as a single fit at the smallest radius
+    path_radii <- check_radii(radius)
+    radius <- path_radii[1L]
   }
   # ---- error checking
   method <- match_choice(method, c("pfw", "sfw", "fw", "spg"), "method")
@@ -414,34 +448,48 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   if (!is.null(start) && start$other_radius) spec$warm_start <- TRUE
   if (isTRUE(start$exact)) spec <- c(spec, start$state)
 
-  fit <- cg_run(spec, control, "sparse_regression", call, started)
-  if (!is.null(start)) {
-    fit <- continue_trace(fit, init, start)
-    fit$notes <- start$note
+  # the fit from the solver's result at `radius`, started from `init`
+  # (`start`: regression_start()'s reading of it)
+  finish <- function(fit, init, start, radius, started) {
+    if (!is.null(start)) {
+      fit <- continue_trace(fit, init, start)
+      fit$notes <- start$note
+    }
+    key$radius <- as.double(radius)
+    # the solver's state, for init = (see "Warm starts")
+    sol <- fit$solution
+    is_state <- startsWith(names(sol), "state_") & !vapply(sol, is.null, NA)
+    fit$state <- c(sol[is_state], list(key = key))
+    beta <- fit$solution$beta
+    names(beta) <- colnames(X)
+    if (method == "pfw") fit$face_steps <- fit$solution$face_steps
+    fit$solution <- list(beta = beta)
+    # a = ybar - xbar'beta minimizes the stated objective over a, where it
+    # equals the centred problem's
+    fit$intercept <- if (is.null(centring)) 0 else centring$ybar - sum(centring$xbar * beta)
+    if (!is.null(centring)) fit$x_center <- stats::setNames(centring$xbar, colnames(X))
+    if (!is.null(centring))
+      fit$notes <- c(fit$notes, beta = sprintf("intercept %s", format(fit$intercept, digits = 4)))
+    # fitted values ybar + Xc beta (= a + X beta); y as given
+    nz <- which(beta != 0)                    # the support's columns only
+    fit$fitted.values <- as.vector(X[, nz, drop = FALSE] %*% beta[nz]) +
+      (if (is.null(centring)) 0 else centring$ybar) - sum(xbar_c * beta)
+    fit$y <- as.vector(if (is.null(centring)) y else centring$y)
+    fit$radius <- radius
+    fit$nobs <- n
+    class(fit) <- c("sparse_regression_fit", "cg_fit")
+    finish_fit(fit, started)
   }
-  # the solver's state, for init = (see "Warm starts")
-  sol <- fit$solution
-  is_state <- startsWith(names(sol), "state_") & !vapply(sol, is.null, NA)
-  fit$state <- c(sol[is_state], list(key = key))
-  beta <- fit$solution$beta
-  names(beta) <- colnames(X)
-  if (method == "pfw") fit$face_steps <- fit$solution$face_steps
-  fit$solution <- list(beta = beta)
-  # a = ybar - xbar'beta minimizes the stated objective over a, where it
-  # equals the centred problem's
-  fit$intercept <- if (is.null(centring)) 0 else centring$ybar - sum(centring$xbar * beta)
-  if (!is.null(centring)) fit$x_center <- stats::setNames(centring$xbar, colnames(X))
-  if (!is.null(centring))
-    fit$notes <- c(fit$notes, beta = sprintf("intercept %s", format(fit$intercept, digits = 4)))
-  # fitted values ybar + Xc beta (= a + X beta); y as given
-  nz <- which(beta != 0)                    # the support's columns only
-  fit$fitted.values <- as.vector(X[, nz, drop = FALSE] %*% beta[nz]) +
-    (if (is.null(centring)) 0 else centring$ybar) - sum(xbar_c * beta)
-  fit$y <- as.vector(if (is.null(centring)) y else centring$y)
-  fit$radius <- radius
-  fit$nobs <- n
-  class(fit) <- c("sparse_regression_fit", "cg_fit")
-  finish_fit(fit, started)
+  if (!is.null(path_radii))
+    return(regression_path(spec, control, path_radii, finish, init, start, call, started, p,
+                           path_stop))
+  finish(cg_run(spec, control, "sparse_regression", call, started), init, start, radius, started)
+}
+
+# is `method` "pfw" (NULL if it is not a valid method: the fit reports it)?
+is_pfw <- function(method) {
+  identical(tryCatch(match_choice(method, c("pfw", "sfw", "fw", "spg"), "method"),
+                     error = function(e) NULL), "pfw")
 }
 
 # Warm start from `init`: a sparse_regression() fit or a coefficient vector
@@ -528,8 +576,14 @@ regression_fingerprint <- function(X) {
 regression_centring <- function(X, y) {
   xbar <- as.double(Matrix::colMeans(X))
   ybar <- mean(y)
-  if (!inherits(X, "Matrix"))         # by columns: one copy of X, no more
-    for (j in seq_len(ncol(X))) X[, j] <- X[, j] - xbar[j]
+  if (!inherits(X, "Matrix")) {       # by blocks of columns: one copy of X, no more
+    n <- nrow(X)                      # (a loop over single columns took 4 of the
+    b <- max(1L, 2^20 %/% max(n, 1L)) # 25 s of a CV at 400 x 20000)
+    for (s in seq(1L, ncol(X), by = b)) {
+      j <- s:min(ncol(X), s + b - 1L)
+      X[, j] <- X[, j] - rep(xbar[j], each = n)
+    }
+  }
   list(X = X, y = y - ybar,
        centring = structure(list(xbar = xbar, ybar = ybar, y = y), class = "regression_centring"))
 }
@@ -539,18 +593,19 @@ implicit_xbar <- function(X, centring) {
   if (inherits(centring, "regression_centring") && inherits(X, "Matrix")) centring$xbar
 }
 
-# Do the fits of a path share X'X / n? For "pfw" with p <= 2000, unless
-# gram = FALSE (or a matrix is given): every fit reads its columns instead
-# of computing those of its support again.
-shares_gram <- function(method, gram, p) {
-  m <- tryCatch(match_choice(method, c("pfw", "sfw", "fw", "spg"), "method"),
-                error = function(e) NULL)       # the first fit reports it
-  identical(m, "pfw") && !isFALSE(gram) && !is.matrix(gram) && p <= 2000L
+# Do the fits of a path share X'X / n? For "pfw" with p <= 2000 and p <= n,
+# unless gram = FALSE (or a matrix is given): every fit reads its columns
+# instead of computing those of its support. With p > n the support is at
+# most about n columns, which the path computes once each (its Gram cache),
+# cheaper than the p^2 entries of X'X (a CV at 50 x 2000 spent most of its
+# time making and checking the folds' X'X / n).
+shares_gram <- function(method, gram, p, n = Inf) {
+  is_pfw(method) && !isFALSE(gram) && !is.matrix(gram) && p <= 2000L && p <= n
 }
 
 # the `gram` of the fits along a path (xbar: see regression_gram())
 path_gram <- function(X, method, gram, xbar = NULL) {
-  if (shares_gram(method, gram, ncol(X))) regression_gram(X, xbar) else gram
+  if (shares_gram(method, gram, ncol(X), nrow(X))) regression_gram(X, xbar) else gram
 }
 
 # X'X / nrow(X) as a dense double matrix; with xbar that of the centred

@@ -15,10 +15,13 @@ typedef struct {
     const char *name;
     int  (*build)(cg_problem *P, SEXP spec);   /* constructor: shared hooks and tables */
     SEXP (*solution)(cg_problem *P);           /* the fit's solution part */
+    /* paths (cg_solve_path_call): the problem, solved, set up again at a
+     * larger radius as a warm start from its solution; NULL: no paths */
+    void (*restart)(cg_problem *P, double radius);
 } problem_row;
 
 static const problem_row problems[] = {
-    {"regression", cg_problem_regression, cg_regression_solution},
+    {"regression", cg_problem_regression, cg_regression_solution, cg_regression_restart},
     {"completion", cg_problem_completion, cg_completion_solution},
     {"lowrank",    cg_problem_lowrank,    cg_lowrank_solution},
     {"robust",     cg_problem_robust,     cg_robust_solution},
@@ -254,7 +257,27 @@ static void solve_cleanup(void *data)
     PutRNGstate();
 }
 
-SEXP cg_solve_call(SEXP spec, SEXP control)
+/* the result of one solve, as R's cg_run() reads it */
+static SEXP result_list(const problem_row *problem, cg_problem *P, const cg_trace *tr,
+                        int status, int iters)
+{
+    static const char *names[] = {"solution", "trace", "status", "iterations", "message",
+                                  "beta0", "state_loop", "state_solver", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SET_VECTOR_ELT(out, 0, problem->solution(P));
+    SET_VECTOR_ELT(out, 1, cg_trace_to_list(tr));
+    SET_VECTOR_ELT(out, 2, mkString(stop_names[status]));
+    SET_VECTOR_ELT(out, 3, ScalarInteger(iters));
+    SET_VECTOR_ELT(out, 4, mkString(P->failure));   /* "" unless status "error" */
+    SET_VECTOR_ELT(out, 5, ScalarReal(P->homotopy ? P->beta0_used : NA_REAL));
+    put_loop_state(out, 6, 7, &P->loop);     /* the solver loop's own state */
+    UNPROTECT(1);
+    return out;
+}
+
+/* the control settings and the method's options from the R lists */
+static const problem_row *read_call(SEXP spec, SEXP control, cg_control *ctl_out,
+                                    cg_solver_opts *o_out)
 {
     cg_control ctl;
     ctl.max_iter = asInteger(cg_list_get(control, "max_iter"));
@@ -290,7 +313,16 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     o.sgd_beta = asReal(cg_list_get(spec, "sgd_beta"));
     o.sgd_beta_prime = asReal(cg_list_get(spec, "sgd_beta_prime"));
     o.smf_output = asInteger(cg_list_get(spec, "smf_output"));
+    *ctl_out = ctl;
+    *o_out = o;
+    return problem;
+}
 
+SEXP cg_solve_call(SEXP spec, SEXP control)
+{
+    cg_control ctl;
+    cg_solver_opts o;
+    const problem_row *problem = read_call(spec, control, &ctl, &o);
     cg_problem P;
     memset(&P, 0, sizeof(P));
     cg_trace tr;
@@ -305,16 +337,75 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
      * is taken here */
     if (status != CG_STOP_ERROR && cg_interrupted()) status = CG_STOP_INTERRUPT;
 
-    static const char *names[] = {"solution", "trace", "status", "iterations", "message",
-                                  "beta0", "state_loop", "state_solver", ""};
-    SEXP out = PROTECT(mkNamed(VECSXP, names));
-    SET_VECTOR_ELT(out, 0, problem->solution(&P));
-    SET_VECTOR_ELT(out, 1, cg_trace_to_list(&tr));
-    SET_VECTOR_ELT(out, 2, mkString(stop_names[status]));
-    SET_VECTOR_ELT(out, 3, ScalarInteger(iters));
-    SET_VECTOR_ELT(out, 4, mkString(P.failure));   /* "" unless status "error" */
-    SET_VECTOR_ELT(out, 5, ScalarReal(P.homotopy ? P.beta0_used : NA_REAL));
-    put_loop_state(out, 6, 7, &P.loop);     /* the solver loop's own state */
+    return result_list(problem, &P, &tr, status, iters);
+}
+
+/* ---- paths: one problem solved at several radii in one call (the
+ * regression's "pfw" path, R/path.R). The problem is built once at the
+ * first radius; after each solve its restart hook sets it up at the next
+ * radius as a warm start from the solution, as a separate fit with init =
+ * that solution would be (the same iterate, support and schedule of tests,
+ * counted on from the iterations so far), keeping what does not depend on
+ * the radius: the regression's cached Gram columns, computed once for the
+ * whole path. Each radius's result is the list cg_solve_call returns, in
+ * the list `out`; a path interrupted stops with the fits done (NULL after),
+ * and so does one whose spec has path_stop_objective, after the first fit
+ * whose objective is at most that. */
+typedef struct { solve_call s; SEXP radii, out; double stop_objective; } path_call;
+
+static SEXP path_body(void *data)
+{
+    path_call *pc = (path_call *) data;
+    solve_call *s = &pc->s;
+    cg_problem *P = s->P;
+    const method_row *m = &methods[s->o->method];
+    if (!s->problem->restart)
+        error("problem '%s' has no paths", s->problem->name);
+    solve_body(s);                          /* the first radius */
+    const int k = LENGTH(pc->radii);
+    int done_iters = P->iter_offset;
+    for (int i = 0; i < k; i++) {
+        if (i > 0) {
+            done_iters += s->iters;
+            s->problem->restart(P, REAL(pc->radii)[i]);
+            P->iter_offset = done_iters;
+            P->warm_start = 1;
+            const int every = s->ctl->eval_every;
+            const double rows = (double) s->ctl->max_iter / (every > 0 ? every : 1) + 3;
+            cg_trace_init(s->tr, rows < 1024 ? (int) rows : 1024);
+            s->status = m->solve(P, s->o, s->ctl, s->tr, &s->iters);
+        }
+        int status = s->status;
+        if (P->stop) status = P->stop;
+        if (status != CG_STOP_ERROR && cg_interrupted()) status = CG_STOP_INTERRUPT;
+        SET_VECTOR_ELT(pc->out, i, result_list(s->problem, P, s->tr, status, s->iters));
+        if (status == CG_STOP_INTERRUPT) break;
+        /* a path told to end once a fit's objective is this small (the
+         * default radii of cv_sparse_regression(): glmnet's rule) */
+        if (s->tr->len > 0 && s->tr->objective[s->tr->len - 1] <= pc->stop_objective) break;
+    }
+    return R_NilValue;
+}
+
+SEXP cg_solve_path_call(SEXP spec, SEXP control, SEXP radii)
+{
+    if (!isReal(radii) || LENGTH(radii) < 1) error("radii must be a numeric vector");
+    for (int i = 0; i < LENGTH(radii); i++)
+        if (!(REAL(radii)[i] > 0) || !R_FINITE(REAL(radii)[i]) ||
+            (i > 0 && !(REAL(radii)[i] > REAL(radii)[i - 1])))
+            error("radii must be positive, finite and increasing");
+    cg_control ctl;
+    cg_solver_opts o;
+    const problem_row *problem = read_call(spec, control, &ctl, &o);
+    cg_problem P;
+    memset(&P, 0, sizeof(P));
+    cg_trace tr;
+    SEXP out = PROTECT(allocVector(VECSXP, LENGTH(radii)));
+    path_call pc = { { spec, problem, &o, &ctl, &P, &tr, 0, CG_STOP_MAX_ITER, 0 }, radii, out,
+                     cg_spec_scalar(spec, "path_stop_objective", R_NegInf) };
+    GetRNGstate();
+    pc.s.polling = cg_interrupt_polling(1);
+    R_ExecWithCleanup(path_body, &pc, solve_cleanup, &pc.s);
     UNPROTECT(1);
     return out;
 }

@@ -3,6 +3,7 @@
 #include <R_ext/Rdynload.h>
 
 SEXP cg_solve_call(SEXP spec, SEXP control);
+SEXP cg_solve_path_call(SEXP spec, SEXP control, SEXP radii);
 SEXP cg_oracle_call(SEXP name, SEXP args);
 SEXP cg_lowrank_entries(SEXP u, SEXP d, SEXP v, SEXP i, SEXP j);
 SEXP cg_threshold_components(SEXP S, SEXP lambda);
@@ -10,6 +11,7 @@ SEXP cg_smf_kernel(SEXP what, SEXP args);
 
 static const R_CallMethodDef call_methods[] = {
     {"cg_solve_call",  (DL_FUNC) &cg_solve_call,  2},
+    {"cg_solve_path_call", (DL_FUNC) &cg_solve_path_call, 3},
     {"cg_oracle_call", (DL_FUNC) &cg_oracle_call, 2},
     {"cg_lowrank_entries", (DL_FUNC) &cg_lowrank_entries, 5},
     {"cg_threshold_components", (DL_FUNC) &cg_threshold_components, 2},

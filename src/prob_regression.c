@@ -21,6 +21,8 @@
 #include "prob_sampler.h"
 #include <string.h>
 #include <math.h>
+/* the face steps' credit per flop of the pairwise steps (see the face step) */
+#define FACE_SHARE 200.0
 
 typedef struct {
     int n, p, sparse, gram;
@@ -340,7 +342,8 @@ static double reg_pair_gradient(cg_problem *P, int batch)
 {
     regression *R = (regression *) P->self;
     if (batch == CG_BATCH_FULL) {
-        if (R->eval_at == R->moves) {           /* the same numbers, already computed */
+        if (R->g_exact_at == R->moves) {        /* already exact at this iterate */
+        } else if (R->eval_at == R->moves) {    /* the same numbers, already computed */
             memcpy(R->g, R->gfull, sizeof(double) * R->p);
         } else {
             exact_gradient(R, R->res, R->g);
@@ -440,7 +443,7 @@ static void reg_pair_step(cg_problem *P, double gamma, int drop)
     /* this step's work in flops: the gradient update, the scans of the
      * support (LMO, away vertex) and about 1000 for the iteration's calls
      * and clock reads (0.4 us a step measured at p = 103, 3 GFlop/s) */
-    R->face_credit += 2.0 * p + 4.0 * R->n_support + 1000.0;
+    R->face_credit += FACE_SHARE * (2.0 * p + 4.0 * R->n_support + 1000.0);
     R->moves += 1.0;
 }
 
@@ -460,14 +463,19 @@ static void reg_pair_step(cg_problem *P, double gamma, int drop)
  * Every move is checked to decrease the objective and stays in the ball,
  * so the Frank-Wolfe gap stays the certificate; once the pairwise steps
  * have found the support and signs of the solution, one face step reaches
- * it. Its work (flops of the solves) is paid from a credit the pairwise
- * steps earn with theirs, so face steps at most double a run's work (a
- * warm start begins with the credit of one: its support is the previous
- * solution's). The solves need G_SS positive definite: a support of
- * collinear columns, or of more columns than rows, is left to the
- * pairwise steps. */
+ * it. A singular block (a support of more columns than rows, near the
+ * interpolating radii of p >> n designs, or collinear columns) first loses
+ * columns at no cost (face_null_space). Its work (flops of the solves) is
+ * paid from a credit the pairwise steps earn with theirs, FACE_SHARE times
+ * their flops: face steps take at most FACE_SHARE / (FACE_SHARE + 1) of a
+ * run's work (with a share of 1 the p >> n fits near interpolation ran out
+ * of 10^5 steps; with 40 most took hundreds, but the interpolating fold
+ * fits of a 66 x 2307 design still ran out; with 200 all took hundreds,
+ * and the n > p benchmarks kept their times). A warm start begins with the
+ * credit of one: its support is the previous solution's. */
 
 /* room for k coordinates, grown geometrically (R_alloc: freed with the call) */
+#define FACE_LWORK 3           /* scratch: cap doubles, and 2 cap for dpstrf */
 static void face_room(regression *R, int k)
 {
     if (k <= R->face_cap) return;
@@ -477,22 +485,101 @@ static void face_room(regression *R, int k)
     if (cap > R->face_max) cap = R->face_max;
     R->face_G = cg_zeros((size_t) cap * cap);
     R->face_L = cg_zeros((size_t) cap * cap);
-    R->face_w = cg_zeros(7 * (size_t) cap);
-    R->face_idx = (int *) R_alloc(2 * (size_t) cap, sizeof(int));
+    R->face_w = cg_zeros((7 + FACE_LWORK) * (size_t) cap);
+    R->face_idx = (int *) R_alloc(3 * (size_t) cap, sizeof(int));
     R->face_cap = cap;
 }
 
-/* drop position a of the face's m coordinates (the last takes its place) */
+/* drop position a of the face's m coordinates (those after it move up one:
+ * the order is kept, so that a Cholesky factor can follow, chol_delete) */
 static void face_remove(int a, int m, int ld, int *idx, double *G, double **vecs, int nvec)
 {
-    const int last = m - 1;
-    for (int i = 0; i < m; i++) G[i + (size_t) a * ld] = G[i + (size_t) last * ld];
-    for (int i = 0; i < m; i++) G[a + (size_t) i * ld] = G[last + (size_t) i * ld];
-    idx[a] = idx[last];
-    for (int v = 0; v < nvec; v++) vecs[v][a] = vecs[v][last];
+    for (int c = 0; c < m; c++) {
+        double *col = G + (size_t) c * ld;
+        memmove(col + a, col + a + 1, sizeof(double) * (m - 1 - a));
+    }
+    memmove(G + (size_t) a * ld, G + (size_t) (a + 1) * ld, sizeof(double) * ld * (m - 1 - a));
+    memmove(idx + a, idx + a + 1, sizeof(int) * (m - 1 - a));
+    for (int v = 0; v < nvec; v++) memmove(vecs[v] + a, vecs[v] + a + 1, sizeof(double) * (m - 1 - a));
+}
+
+/* L (lower, m x m, leading dimension ld) with G = L L': the factor of G
+ * without row and column a, in place (its leading m - 1 block), by
+ * deleting row a of L and Givens rotations of the columns from a on that
+ * restore the triangle: O((m - a)^2), where a new factor costs m^3 / 3 */
+static void chol_delete(double *L, int ld, int m, int a)
+{
+    for (int c = 0; c <= a && c < m; c++) {
+        double *col = L + (size_t) c * ld;
+        memmove(col + a, col + a + 1, sizeof(double) * (m - 1 - a));
+    }
+    for (int c = a + 1; c < m; c++) {          /* rows >= c - 1 hold the factor */
+        double *col = L + (size_t) c * ld;
+        memmove(col + c - 1, col + c, sizeof(double) * (m - c));
+    }
+    for (int c = a; c < m - 1; c++) {
+        double *x = L + (size_t) c * ld, *z = L + (size_t) (c + 1) * ld;
+        const double rr = hypot(x[c], z[c]);
+        if (!(rr > 0.0)) continue;
+        const double cs = x[c] / rr, sn = z[c] / rr;
+        for (int r = c; r < m - 1; r++) {
+            const double u = x[r], v = z[r];
+            x[r] = cs * u + sn * v;
+            z[r] = -sn * u + cs * v;
+        }
+    }
 }
 
 static double face_cost(double m) { return m * m * m / 3.0 + 4.0 * m * m; }
+
+/* A singular Gram block (a support of more columns than rows, as near the
+ * interpolating radii of p >> n designs, or of collinear columns): a
+ * direction d in the null space of G = X_S'X_S / n changes neither the
+ * fitted values nor the objective (g_S = X_S'r / n is orthogonal to it),
+ * and, signed so that sig'd <= 0, does not increase the l1 norm. Moving
+ * along it until a coefficient reaches zero (Caratheodory's reduction)
+ * takes one column out of the support at no cost, and leaves slack in the
+ * ball when sig'd < 0; the solution has a support on which G is
+ * nonsingular (an optimum with sig'd < 0 for some null d would not be one:
+ * the slack lowers the objective), and the face step then goes on with
+ * the Cholesky solves. The null space, from the Cholesky factor with
+ * pivoting (dpstrf, rank where the remaining pivots fall below 1e-12 of
+ * the largest diagonal entry, *scale): one null vector per column left out
+ * of the basis, on the basis columns, in the first columns of L (unit
+ * length); returns their number (0 also when LAPACK fails). One
+ * decomposition serves all the reductions: once column `a` is out, the
+ * null vectors with a zero in row `a` (one eliminated from the others)
+ * span the null space of the block left. */
+static int face_null_space(int m, int ld, const double *G, double *L, int *piv, double *x,
+                           double *work, double *scale)
+{
+    int info = 0, rank = 0, one = 1;
+    double dmax = 0.0;
+    for (int a = 0; a < m; a++) dmax = fmax(dmax, G[a + (size_t) a * ld]);
+    if (!(dmax > 0.0)) return 0;
+    double tol = 1e-12 * dmax;
+    for (int a = 0; a < m; a++) memcpy(L + (size_t) a * ld, G + (size_t) a * ld, sizeof(double) * m);
+    F77_CALL(dpstrf)("L", &m, L, &ld, piv, &rank, &tol, work, &info FCONE);
+    if (info < 0 || rank < 1 || rank >= m) return 0;
+    /* column piv[k] (k >= rank) on the basis columns: G_BB x = G_Bk, and
+     * z = (x on B, -1 at k) has z'Gz = the Schur complement, below tol */
+    for (int k = rank; k < m; k++) {
+        const int jk = piv[k] - 1;
+        for (int i = 0; i < rank; i++) x[i] = G[(piv[i] - 1) + (size_t) jk * ld];
+        F77_CALL(dpotrs)("L", &rank, &one, L, &ld, x, &ld, &info FCONE);
+        if (info != 0) return 0;
+        double *z = L + (size_t) k * ld, nrm = 1.0;
+        for (int a = 0; a < m; a++) z[a] = 0.0;
+        for (int i = 0; i < rank; i++) { z[piv[i] - 1] = x[i]; nrm += x[i] * x[i]; }
+        z[jk] = -1.0;
+        nrm = sqrt(nrm);
+        for (int a = 0; a < m; a++) z[a] /= nrm;
+    }
+    for (int k = rank; k < m; k++)          /* to the first columns */
+        memmove(L + (size_t) (k - rank) * ld, L + (size_t) k * ld, sizeof(double) * m);
+    *scale = dmax;
+    return m - rank;
+}
 
 static int reg_face_step(cg_problem *P)
 {
@@ -519,40 +606,104 @@ static int reg_face_step(cg_problem *P)
         for (int b = 0; b < k0; b++) G[b + (size_t) a * ld] = col[R->support[b]];
     }
     double *vecs[2] = {gS, sig};             /* old stays in the order of orig */
-    int m = k0, on_sphere = R->slack == 0.0, moved = 0, pinned = 0;
+    int m = k0, on_sphere = R->slack == 0.0, moved = 0, pinned = 0, factored = 0;
     double spent = 0.0, slack = R->slack;
     for (int round = 0; round <= k0 && m > 0; round++) {
-        if (round > 0 && spent + face_cost(m) > R->face_credit) break;
+        if (round > 0 && spent + (factored ? 4.0 * m * m : face_cost(m)) > R->face_credit) break;
         /* a solve costs up to 3 GFlop (s = 2048): Ctrl-C ends the step with
          * the rounds done (each leaves a point of the ball) */
         if (round > 0 && cg_interrupt_poll()) {
             cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
             break;
         }
-        spent += face_cost(m);
-        for (int a = 0; a < m; a++)
-            memcpy(L + (size_t) a * ld, G + (size_t) a * ld, sizeof(double) * m);
-        int info = 0;
-        F77_CALL(dpotrf)("L", &m, L, &ld, &info FCONE);
-        if (info != 0) break;
-        /* a pivot this small leaves no digits in the solve: collinear support */
-        int singular = 0;
-        for (int a = 0; a < m; a++)
-            singular |= L[a + (size_t) a * ld] * L[a + (size_t) a * ld] <= 1e-12 * G[a + (size_t) a * ld];
-        if (singular) break;
-        memcpy(u, gS, sizeof(double) * m);
-        F77_CALL(dpotrs)("L", &m, &one, L, &ld, u, &ld, &info FCONE);
-        double nu = 0.0;
-        if (on_sphere) {                 /* G d = -g - nu sig with sig'd = 0 */
-            memcpy(v, sig, sizeof(double) * m);
-            F77_CALL(dpotrs)("L", &m, &one, L, &ld, v, &ld, &info FCONE);
-            double su = 0.0, sv = 0.0;
-            for (int a = 0; a < m; a++) { su += sig[a] * u[a]; sv += sig[a] * v[a]; }
-            nu = -su / sv;
-            /* into the ball, unless rounding just sent it back */
-            if (nu < 0.0 && !pinned) { on_sphere = 0; nu = 0.0; }
+        int info = 0, singular = 0;
+        if (factored) {                  /* the last round's factor, less its columns out */
+            spent += 4.0 * m * m;
+        } else {
+            spent += face_cost(m);
+            for (int a = 0; a < m; a++)
+                memcpy(L + (size_t) a * ld, G + (size_t) a * ld, sizeof(double) * m);
+            F77_CALL(dpotrf)("L", &m, L, &ld, &info FCONE);
+            /* a pivot this small leaves no digits in the solve: collinear
+             * support, or more columns than rows */
+            singular = info != 0;
+            for (int a = 0; a < m && !singular; a++)
+                singular |= L[a + (size_t) a * ld] * L[a + (size_t) a * ld] <= 1e-12 * G[a + (size_t) a * ld];
+            factored = !singular;
         }
-        for (int a = 0; a < m; a++) d[a] = on_sphere ? -(u[a] + nu * v[a]) : -u[a];
+        if (singular) {                  /* columns out, at no cost (face_null_space) */
+            double ev_max = 0.0;
+            int kn = face_null_space(m, ld, G, L, R->face_idx + 2 * cap, w + 7 * cap,
+                                     w + 8 * cap, &ev_max), reduced = 0;
+            spent += face_cost(m) + 2.0 * m * m * kn;
+            while (kn > 0 && m > 1) {
+                double sq = 0.0;
+                for (int a = 0; a < m; a++) sq += sig[a] * L[a];
+                const double sgn = sq > 0.0 ? -1.0 : 1.0;
+                double tau = INFINITY, sd = 0.0;
+                int block = -1;
+                for (int a = 0; a < m; a++) {
+                    d[a] = sgn * L[a];
+                    sd += sig[a] * d[a];
+                    if (d[a] * sig[a] < 0.0) {
+                        const double t = -theta[idx[a]] / d[a];
+                        if (t < tau) { tau = t; block = a; }
+                    }
+                }
+                if (block < 0) break;
+                double alpha = 1.0, zero = 0.0, gd = 0.0, dGd = 0.0;
+                F77_CALL(dsymv)("L", &m, &alpha, G, &ld, d, &one, &zero, Gd, &one FCONE);
+                for (int a = 0; a < m; a++) { gd += gS[a] * d[a]; dGd += d[a] * Gd[a]; }
+                /* no change, up to the rounding of G d */
+                if (!(tau * gd + 0.5 * tau * tau * dGd <= 1e-15 * tau * tau * ev_max * m)) break;
+                for (int a = 0; a < m; a++) { theta[idx[a]] += tau * d[a]; gS[a] += tau * Gd[a]; }
+                theta[idx[block]] = 0.0;
+                if (sd < 0.0) { slack = (on_sphere ? 0.0 : slack) - tau * sd; on_sphere = 0; }
+                moved = 1; reduced = 1;
+                /* the null vectors with a zero in row `block`: eliminate by
+                 * the one largest there, which leaves */
+                int piv = 0;
+                for (int c = 1; c < kn; c++)
+                    if (fabs(L[block + (size_t) c * ld]) > fabs(L[block + (size_t) piv * ld])) piv = c;
+                const double zp = L[block + (size_t) piv * ld];
+                for (int c = 0; c < kn; c++) {
+                    if (c == piv) continue;
+                    const double f = L[block + (size_t) c * ld] / zp;
+                    for (int a = 0; a < m; a++) L[a + (size_t) c * ld] -= f * L[a + (size_t) piv * ld];
+                }
+                kn--;
+                if (piv != kn) memcpy(L + (size_t) piv * ld, L + (size_t) kn * ld, sizeof(double) * m);
+                for (int c = 0; c < kn; c++) {
+                    double *col = L + (size_t) c * ld;
+                    memmove(col + block, col + block + 1, sizeof(double) * (m - 1 - block));
+                }
+                face_remove(block, m, ld, idx, G, vecs, 2);
+                m--;
+                /* unit length again (the elimination scales) */
+                for (int c = 0; c < kn; c++) {
+                    double nrm = 0.0;
+                    for (int a = 0; a < m; a++) nrm += L[a + (size_t) c * ld] * L[a + (size_t) c * ld];
+                    nrm = sqrt(nrm);
+                    if (nrm > 0.0) for (int a = 0; a < m; a++) L[a + (size_t) c * ld] /= nrm;
+                }
+            }
+            if (!reduced) break;
+            continue;                    /* the Cholesky solves on the block left */
+        } else {
+            memcpy(u, gS, sizeof(double) * m);
+            F77_CALL(dpotrs)("L", &m, &one, L, &ld, u, &ld, &info FCONE);
+            double nu = 0.0;
+            if (on_sphere) {             /* G d = -g - nu sig with sig'd = 0 */
+                memcpy(v, sig, sizeof(double) * m);
+                F77_CALL(dpotrs)("L", &m, &one, L, &ld, v, &ld, &info FCONE);
+                double su = 0.0, sv = 0.0;
+                for (int a = 0; a < m; a++) { su += sig[a] * u[a]; sv += sig[a] * v[a]; }
+                nu = -su / sv;
+                /* into the ball, unless rounding just sent it back */
+                if (nu < 0.0 && !pinned) { on_sphere = 0; nu = 0.0; }
+            }
+            for (int a = 0; a < m; a++) d[a] = on_sphere ? -(u[a] + nu * v[a]) : -u[a];
+        }
         /* the largest step in the face: signs kept, l1 norm at most r */
         double tau = 1.0, sd = 0.0;
         int block = -1, l1_block = 0;
@@ -583,6 +734,7 @@ static int reg_face_step(cg_problem *P)
         for (int a = m - 1; a >= 0; a--)
             if (theta[idx[a]] * sig[a] <= 0.0) {
                 theta[idx[a]] = 0.0;
+                if (factored) chol_delete(L, ld, m, a);
                 face_remove(a, m, ld, idx, G, vecs, 2);
                 m--;
             }
@@ -693,10 +845,10 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
         R->in_support = (int *) R_alloc(p, sizeof(int));
         for (int j = 0; j < p; j++) R->in_support[j] = -1;
         R->face_on = asLogical(cg_list_get(spec, "face_step")) == TRUE;
-        /* the Gram block and its factor in at most 64 MB, as the cache;
-         * with more columns than rows the block is singular */
-        R->face_max = p < n ? p : n;
-        if (R->face_max > 2048) R->face_max = 2048;
+        /* the Gram block and its factor in at most 64 MB, as the cache
+         * (with more columns than rows the block is singular: the step
+         * then first drops columns, face_null_space) */
+        R->face_max = p < 2048 ? p : 2048;
         P->pair = &regression_pair;
         if (!isNull(cg_list_get(spec, "state_g"))) {
             pair_resume(P, R, spec);
@@ -733,6 +885,41 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
     P->fw = &regression_fw;
     P->pg = &regression_pg;
     return CG_OK;
+}
+
+/* A path (cg_solve_path_call): the problem at a larger radius, warm-started
+ * from the solution at the last: every part of the pairwise method's state
+ * as cg_problem_regression builds it from init_beta = that solution (the
+ * support in coordinate order, the slack, the face step's credit, a full
+ * gradient first), except the cache of Gram columns, which do not depend on
+ * the radius and are kept: a path computes each column once (while the
+ * cache lasts) where each fit would compute those of its support again. */
+void cg_regression_restart(cg_problem *P, double radius)
+{
+    regression *R = (regression *) P->self;
+    if (!R->pairwise) error("spec: paths are for method \"pfw\"");
+    const int p = R->p;
+    double l1 = 0.0;
+    for (int k = 0; k < R->n_support; k++) R->in_support[R->support[k]] = -1;
+    R->n_support = 0;
+    for (int j = 0; j < p; j++) { support_update(R, j); l1 += fabs(R->theta[j]); }
+    if (!(l1 <= radius)) error("spec: a path's radii must increase");
+    R->radius = radius;
+    R->slack = fmax(radius - l1, 0.0);
+    R->next_s = -1;
+    /* the last fit's final evaluation (or full gradient) was at this
+     * iterate: the residual and gradient it computed are those the start
+     * would compute again (the same numbers), and are reused */
+    const int evaluated = R->eval_at == R->moves, exact = R->g_exact_at == R->moves;
+    R->moves = 0.0;
+    R->eval_at = evaluated ? 0.0 : -1.0;
+    R->g_exact_at = exact ? 0.0 : -1.0;
+    R->face_credit = face_cost(R->n_support);
+    R->face_steps = 0.0;
+    R->rows_read = R->rows_reported = 0.0;
+    P->stop = 0;
+    P->failure[0] = '\0';
+    memset(&P->loop, 0, sizeof(P->loop));
 }
 
 /* a new R vector holding x[0..k-1] */

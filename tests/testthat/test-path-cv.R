@@ -660,3 +660,64 @@ test_that("cv_complete_matrix extends its default radii upward while the minimum
   expect_lt(ext$radius.min, max(ext$cv$radius))
   expect_lt(min(ext$cv$cvm), min(given$cv$cvm))
 })
+
+test_that("p >> n paths up to interpolation converge, with KKT on every coordinate", {
+  # supports of more columns than rows (a singular Gram block) near the
+  # interpolating radii: the face steps drop columns along null directions
+  set.seed(11)
+  n <- 30; p <- 300
+  X <- matrix(rnorm(n * 3), n) %*% matrix(rnorm(3 * p), 3) + matrix(rnorm(n * p), n)
+  y <- drop(X[, 1:5] %*% c(2, -2, 1, 1, -1) + rnorm(n))
+  r <- stochcg:::default_regression_radii(X, y, 20L, 0.01, intercept = TRUE)
+  path <- sparse_regression(X, y, radius = r, standardize = FALSE)
+  expect_true(all(path$summary$converged))
+  Xc <- scale(X, scale = FALSE); yc <- y - mean(y)
+  for (k in seq_along(r)) {
+    b <- path$fits[[k]]$solution$beta
+    g <- drop(crossprod(Xc, Xc %*% b - yc)) / n         # on all p coordinates
+    lam <- max(abs(g))
+    gap <- sum(g * b) + r[k] * lam                       # the exact duality gap
+    expect_lte(gap, path$fits[[k]]$gap + 1e-12)
+    expect_lte(gap, 1e-6 * max(path$fits[[k]]$objective, 1e-3 * sum(yc^2) / (2 * n)) + 1e-15)
+    S <- b != 0
+    if (sum(abs(b)) < r[k] * (1 - 1e-9)) next            # inside the ball: g ~ 0
+    # on the sphere: g_j = -lam sign(b_j) on the support (to sqrt of the gap)
+    expect_lt(max(abs(g[S] + lam * sign(b[S]))), 1e-4 * lam + sqrt(max(gap, 0)))
+  }
+  # the one-call path gives the fits of separate calls warm-started in turn
+  prev <- NULL
+  for (k in c(1, 2)) {
+    f <- sparse_regression(X, y, r[k], init = prev, standardize = FALSE)
+    expect_equal(coef(f), coef(path$fits[[k]]), tolerance = 1e-12)
+    prev <- f
+  }
+})
+
+test_that("the default grid's paths end as glmnet's, after 99.9% of the variance explained", {
+  set.seed(12)
+  n <- 40; p <- 200
+  X <- matrix(rnorm(n * p), n)
+  y <- drop(X[, 1:5] %*% c(3, -2, 2, 1, -1) + rnorm(n, sd = 0.3))
+  folds <- rep(1:4, 10)
+  cvfit <- suppressWarnings(cv_sparse_regression(X, y, folds = folds, standardize = FALSE))
+  obj0 <- sum((y - mean(y))^2) / (2 * n)
+  obj <- cvfit$path$summary$objective
+  k <- length(obj)
+  expect_lt(k, 30L)                                 # ended before the grid's top
+  expect_true(all(obj[-k] > 1e-3 * obj0))           # no earlier fit explained 99.9%
+  expect_lte(obj[k], 1e-3 * obj0)
+  expect_true(all(cvfit$cv$converged))
+  # each fold's losses are those of its own path, up to its end, and past
+  # it (it explained 99.9% of its y) the loss of its last fit
+  r <- cvfit$cv$radius
+  for (f in 1:4) {
+    tr <- folds != f
+    path <- sparse_regression(X[tr, ], y[tr], radius = r, standardize = FALSE)
+    o0 <- sum((y[tr] - mean(y[tr]))^2) / (2 * sum(tr))
+    end <- which(path$summary$objective <= 1e-3 * o0)[1]
+    if (is.na(end)) end <- length(r)
+    mse <- vapply(path$fits, function(fit) mean((y[!tr] - predict(fit, X[!tr, ]))^2), 0)
+    expect_equal(unname(cvfit$fold_loss[, f]), c(mse[seq_len(end)], rep(mse[end], length(r) - end)),
+                 tolerance = 1e-8)
+  }
+})

@@ -437,3 +437,29 @@ test_that("a sparse X is centred implicitly: every method and representation, an
   expect_error(sparse_regression(Xs, d$y, 2, gram = crossprod(Xd) / 200, standardize = FALSE),
                "^`gram` is not crossprod\\(X\\) / nrow\\(X\\) of this `X`$")
 })
+
+test_that("pfw from a support of more columns than rows (a singular face) converges", {
+  # 120 nonzero coefficients at n = 25: the face steps first drop columns
+  # along null directions of X_S (no change of the fit), then solve
+  set.seed(5)
+  n <- 25; p <- 120
+  X <- matrix(rnorm(n * 3), n) %*% matrix(rnorm(3 * p), 3) + matrix(rnorm(n * p), n)
+  y <- drop(X[, 1:4] %*% c(2, -1, 1, 1) + rnorm(n, sd = 0.5))
+  Xc <- scale(X, scale = FALSE); yc <- y - mean(y)
+  for (r in c(3, 30)) {          # a lasso solution, and past interpolation
+    f <- sparse_regression(X, y, radius = r, init = rep(c(1, -1), p / 2) * r / (2 * p),
+                           standardize = FALSE)
+    expect_true(f$converged)
+    b <- f$solution$beta
+    g <- drop(crossprod(Xc, Xc %*% b - yc)) / n
+    gap <- sum(g * b) + r * max(abs(g))           # on all p coordinates
+    expect_lte(gap, 1e-6 * max(f$objective, 1e-3 * sum(yc^2) / (2 * n)) + 1e-15)
+    expect_lte(sum(b != 0), n - 1)                # a support of independent columns
+  }
+  ref <- sparse_regression(X, y, radius = 3, control = cg_control(tol = 1e-12),
+                           standardize = FALSE)
+  expect_equal(f$objective, 0, tolerance = 1e-10)
+  expect_equal(sparse_regression(X, y, 3, init = rep(0.01, p), standardize = FALSE)$objective,
+               ref$objective,
+               tolerance = 1e-6)
+})

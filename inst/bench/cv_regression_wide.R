@@ -1,0 +1,148 @@
+# cv_sparse_regression() against glmnet::cv.glmnet() at p >> n (issue 25):
+# the same 10 fold ids, an intercept for both, glmnet with standardize =
+# FALSE (ours fits the raw scale), defaults otherwise (glmnet 100 lambdas,
+# thresh 1e-7; ours 30 radii, "pfw", tol 1e-6, the grid stopped past the CV
+# minimum). Companion of cv_regression.R (p <= 451, Boston and stock returns).
+#
+# Data: real gene-expression designs shipped by installed R packages, with a
+# gene as the continuous response (the first column of the matrix; X = the
+# other columns), and riboflavin (hdi; 71 x 4088, the log production rate as
+# response), read from the hdi package when installed, else from the file
+# named by the environment variable STOCHCG_RIBOFLAVIN (its data/
+# riboflavin.RData); simulated designs: n x p Gaussian with 5 common factors
+# (correlated columns), 10 true coefficients, noise sd 1.
+# Each data set: 80% training rows (CV there), 20% test rows (test MSE of
+# the 1se fits). Times: wall and CPU (user + sys) seconds of one call each,
+# side by side in one run, with the load average (2 cores shared with other
+# jobs: ratios are what count). `unconv`: fits (folds and full data) that
+# did not reach tol. Single fit: sparse_regression() at our 1se radius on the
+# training rows, against glmnet() at the lambda whose solution has that l1
+# norm (found on glmnet's own path, then fitted alone with lambda = it).
+#
+# Run from the repository root:  Rscript inst/bench/cv_regression_wide.R
+suppressPackageStartupMessages(library(stochcg))
+stopifnot(requireNamespace("glmnet", quietly = TRUE))
+
+timed <- function(f) {
+  t0 <- proc.time(); v <- f(); t <- proc.time() - t0
+  list(value = v, wall = t[["elapsed"]], cpu = t[["user.self"]] + t[["sys.self"]])
+}
+
+gene_response <- function(M) list(X = M[, -1], y = M[, 1])
+datasets <- list()
+add_pkg <- function(name, pkg, get) {
+  if (!requireNamespace(pkg, quietly = TRUE)) return(invisible())
+  e <- new.env()
+  ok <- tryCatch({ utils::data(list = get$data, package = pkg, envir = e); TRUE },
+                 error = function(err) FALSE)
+  if (ok) datasets[[name]] <<- function() get$make(e[[get$data]])
+}
+ribo <- function() {
+  e <- new.env()
+  if (requireNamespace("hdi", quietly = TRUE)) utils::data("riboflavin", package = "hdi", envir = e)
+  else if (nzchar(Sys.getenv("STOCHCG_RIBOFLAVIN"))) load(Sys.getenv("STOCHCG_RIBOFLAVIN"), envir = e)
+  else return(NULL)
+  X <- unclass(e$riboflavin$x)
+  list(X = matrix(as.double(X), nrow(X)), y = e$riboflavin$y)
+}
+datasets$riboflavin <- ribo
+add_pkg("Colon gene 1", "plsgenomics", list(data = "Colon", make = function(d) gene_response(d$X)))
+add_pkg("lymphoma gene 1", "spls", list(data = "lymphoma", make = function(d) gene_response(d$x)))
+add_pkg("Khan gene 1", "ISLR", list(data = "Khan", make = function(d) gene_response(rbind(d$xtrain, d$xtest))))
+add_pkg("prostate gene 1", "spls", list(data = "prostate", make = function(d) gene_response(d$x)))
+add_pkg("NCI60 gene 1", "ISLR", list(data = "NCI60", make = function(d) gene_response(d$data)))
+simulated <- function(n, p, seed = 1) {
+  force(n); force(p); force(seed)
+  function() {
+  set.seed(seed)
+  X <- matrix(rnorm(n * 5), n) %*% matrix(rnorm(5 * p), 5) + matrix(rnorm(n * p), n)
+  y <- drop(X[, 1:10] %*% rnorm(10, sd = 2) + rnorm(n))
+  list(X = X, y = y)
+  }
+}
+sizes <- list(c(50, 500), c(100, 2000), c(200, 5000), c(500, 20000), c(2000, 5000), c(5000, 500))
+only <- Sys.getenv("STOCHCG_BENCH_SIZES")        # e.g. "50x500,200x5000" for a subset
+for (s in sizes) {
+  nm <- sprintf("simulated %dx%d", s[1], s[2])
+  if (!nzchar(only) || sprintf("%dx%d", s[1], s[2]) %in% strsplit(only, ",")[[1]])
+    datasets[[nm]] <- simulated(s[1], s[2])
+}
+
+run_case <- function(name, d, seed = 1) {
+  if (is.null(d)) return(NULL)
+  set.seed(seed)
+  n <- nrow(d$X)
+  train <- sort(sample(n, round(0.8 * n)))
+  X <- d$X[train, ]; y <- d$y[train]; Xt <- d$X[-train, ]; yt <- d$y[-train]
+  foldid <- sample(rep_len(1:10, nrow(X)))
+  load <- readLines("/proc/loadavg")
+  g <- timed(function() glmnet::cv.glmnet(X, y, foldid = foldid, standardize = FALSE))
+  o <- timed(function() suppressWarnings(cv_sparse_regression(X, y, folds = foldid)))
+  G <- g$value; C <- o$value
+  r1 <- C$radius.1se
+  # single fit at our 1se radius: glmnet at the lambda with that l1 norm
+  gp <- glmnet::glmnet(X, y, standardize = FALSE)
+  l1 <- colSums(abs(as.matrix(gp$beta)))
+  lam <- if (r1 >= max(l1)) min(gp$lambda) else
+    exp(stats::approx(l1, log(gp$lambda), xout = r1, ties = mean)$y)
+  s_g <- timed(function() glmnet::glmnet(X, y, lambda = lam, standardize = FALSE))
+  s_o <- timed(function() sparse_regression(X, y, r1))
+  data.frame(data = name, n = nrow(X), p = ncol(X),
+             cv_s_cg = o$wall, cv_s_glmnet = g$wall, cv_cpu_cg = o$cpu, cv_cpu_glmnet = g$cpu,
+             cv_ratio = o$wall / g$wall,
+             test_mse_cg = mean((yt - predict(C, Xt))^2),
+             test_mse_glmnet = mean((yt - as.vector(predict(G, Xt, s = "lambda.1se")))^2),
+             nnz_cg = sum(C$fit$solution$beta != 0), nnz_glmnet = G$nzero[G$lambda == G$lambda.1se],
+             unconv = sum(!C$cv$converged), radii = nrow(C$cv),
+             fit_s_cg = s_o$wall, fit_s_glmnet = s_g$wall, fit_ratio = s_o$wall / s_g$wall,
+             fit_conv = s_o$value$converged,
+             load = strsplit(load, " ")[[1]][1], row.names = NULL)
+}
+
+fmt <- function(x) {
+  if (!is.numeric(x)) return(as.character(x))
+  if (isTRUE(x == round(x)) && abs(x) < 1e6) return(format(x, scientific = FALSE))
+  formatC(x, digits = 3, format = "g")
+}
+md_table <- function(df) {
+  c(paste0("| ", paste(names(df), collapse = " | "), " |"),
+    paste0("|", paste(rep("---", ncol(df)), collapse = "|"), "|"),
+    apply(df, 1, function(r) paste0("| ", paste(r, collapse = " | "), " |")))
+}
+
+# the table so far, written after each data set
+write_results <- function(res, echo = FALSE) {
+  shown <- res
+  shown[] <- lapply(res, function(col) vapply(col, fmt, ""))
+  out <- c("# cv_sparse_regression against cv.glmnet at p >> n (same folds)", "",
+           sprintf("R %s, glmnet %s, stochcg %s; %s; %s.", getRversion(),
+                   utils::packageVersion("glmnet"), utils::packageVersion("stochcg"),
+                   format(Sys.time(), "%Y-%m-%d %H:%M"), Sys.getenv("STOCHCG_BENCH_NOTE")), "",
+           paste("`inst/bench/cv_regression_wide.R`. Intercept for both, glmnet standardize =",
+                 "FALSE, 10 folds (the same ids), 80% of the rows for training. `cv_s_*`: wall",
+                 "seconds of one CV call, `cv_cpu_*`: CPU seconds (user + sys), `cv_ratio` ours /",
+                 "glmnet (wall); test MSE of the 1se fits on the 20% held out; `unconv`: radii",
+                 "with a fit that did not reach tol, of `radii` fitted. `fit_*`: one fit at our",
+                 "1se radius against glmnet at the lambda of that l1 norm. `load`: 1-minute",
+                 "load average at the start of the row (2 cores shared with other jobs)."),
+           "", md_table(shown))
+  dir.create("inst/bench/results", showWarnings = FALSE)
+  writeLines(out, "inst/bench/results/cv_regression_wide.md")
+  if (echo) cat(out, sep = "\n")
+}
+
+# (regression_single_wide.R reads the definitions above only)
+if (!nzchar(Sys.getenv("STOCHCG_BENCH_DEFS_ONLY"))) {
+res <- NULL
+only_data <- Sys.getenv("STOCHCG_BENCH_DATA")   # e.g. "riboflavin,Khan gene 1"
+for (nm in names(datasets)) {
+  if (nzchar(only_data) && !startsWith(nm, "simulated") &&
+      !nm %in% strsplit(only_data, ",")[[1]]) next
+  row <- run_case(nm, datasets[[nm]]())
+  if (is.null(row)) next
+  print(row, digits = 3)
+  res <- rbind(res, row)
+  write_results(res)
+}
+write_results(res, echo = TRUE)
+}
