@@ -1,7 +1,8 @@
 # Online robust factorization against batch robust PCA (issue 28):
 # stochastic_mf(model = "orpca") and "ornmf" with their defaults (sgd,
 # minibatch 5, lambda2 / lambda = 0.3 s with s the robust scale of the
-# entries, cleaned data start) and with the old defaults (vr with the
+# entries, cleaned data start; ornmf's refined by vr of the model on the
+# scale's sample, in memory, and sgd's first step from that sample) and with the old defaults (vr with the
 # paper's b and m, lambda1 = lambda2 = lambda = 1 / sqrt(d), k raw data
 # columns as start), against batch principal component pursuit
 # robust_pca(Y) (its defaults).
@@ -21,7 +22,9 @@
 #
 # Passes: columns read by the solver / n (the trace's epoch; the trace's
 # evaluation passes are not counted, they only report) plus the columns
-# read once for the robust scale (fit$scale_columns / n). "3 passes" runs
+# read once for the robust scale (fit$scale_columns / n; ornmf's start
+# works on those columns in memory and reads no more: its cost is in the
+# CPU seconds). "3 passes" runs
 # stop at the last iteration within 3 passes in all; "default" runs use the
 # default budget (outer = 10, about 10 passes). Old defaults: 3 passes is
 # 2 outer iterations of vr (2.2 passes), default 10 (11 passes).
@@ -129,6 +132,61 @@ for (model in c("orpca", "ornmf")) {
 }
 res <- do.call(rbind, rows)
 print(res, digits = 3)
+
+# tissue: which reference is fair to ornmf. An NMF's span can differ from
+# PCA's; but if a rank-5 NMF of PCP's low-rank part spans PCP's subspace,
+# that subspace is within ornmf's reach. And the model's own batch answer:
+# ornmf run 60 passes on the corrupted matrix.
+set.seed(1)
+Wp <- stochastic_mf(pmax(as.matrix(r$value$solution$X), 0), k, model = "onmf", outer = 60,
+                    control = cg_control(progress = FALSE))$solution$W
+set.seed(1)
+Wl <- stochastic_mf(Y, k, model = "ornmf", outer = 60,
+                    control = cg_control(progress = FALSE))$solution$W
+Ul <- qr.Q(qr(Wl))
+tissue_ref <- c(nmf_of_pcp = ev(Ur, Wp), ornmf60_vs_pcp = ev(Ur, Wl))
+print(tissue_ref)
+
+# seeds: every set at 3 passes with solver seeds 1-5 (set.seed before the
+# call; it draws the minibatches and the start's vr); set C also with the
+# data seeds 1, 2, 3, 5 (the table above: 4)
+seed_sets <- c(lapply(seq_along(cases), function(i) c(cases[[i]], seed = i)),
+               lapply(c(1, 2, 3, 5), function(s) c(cases[[4]], seed = s)))
+seed_rows <- list()
+ev3 <- function(Yx, model, U, seed) {
+  n <- ncol(Yx); d <- nrow(Yx)
+  cols <- min(n, max(50, ceiling(2e4 / d)))
+  set.seed(seed)
+  f <- stochastic_mf(Yx, k, model = model, control = cg_control(
+    progress = FALSE, max_iter = floor((3 - cols / n) * n / 5)))
+  if (is.list(U)) vapply(U, function(u) ev(u, f$solution$W), 0) else ev(U, f$solution$W)
+}
+for (cs in seed_sets) {
+  g <- gen(cs$seed, cs$d, cs$n, cs$frac, cs$mag, isTRUE(cs$issue))
+  for (model in c("orpca", "ornmf")) {
+    t0 <- proc.time()
+    e <- vapply(1:5, function(s) ev3(g$Y, model, g$U, s), 0)
+    t <- proc.time() - t0
+    seed_rows[[length(seed_rows) + 1L]] <- data.frame(
+      data = sprintf("%s (data seed %d)", cs$name, cs$seed), fit = model,
+      evs = paste(sprintf("%.4f", e), collapse = " "), min = min(e),
+      cpu = (t[["user.self"]] + t[["sys.self"]]) / 5, wall = t[["elapsed"]] / 5)
+  }
+}
+tissue_seeds <- list()
+for (model in c("orpca", "ornmf")) {
+  t0 <- proc.time()
+  e <- sapply(1:5, function(s) ev3(Y, model, list(Ur, Ul), s))
+  t <- proc.time() - t0
+  seed_rows[[length(seed_rows) + 1L]] <- data.frame(
+    data = "tissue (vs PCP)", fit = model, evs = paste(sprintf("%.4f", e[1, ]), collapse = " "),
+    min = min(e[1, ]), cpu = (t[["user.self"]] + t[["sys.self"]]) / 5, wall = t[["elapsed"]] / 5)
+  seed_rows[[length(seed_rows) + 1L]] <- data.frame(
+    data = "tissue (vs ornmf, 60 passes)", fit = model,
+    evs = paste(sprintf("%.4f", e[2, ]), collapse = " "), min = min(e[2, ]), cpu = NA, wall = NA)
+}
+seeds <- do.call(rbind, seed_rows)
+print(seeds, digits = 4)
 ev_clean <- c(orpca = ev(U0, clean$orpca), ornmf = ev(U0, clean$ornmf),
               pcp = ev(U0, Ur))
 cat("tissue: EV against the clean matrix's top-5 subspace: new-default fit of the clean",
@@ -149,6 +207,40 @@ md <- c("# Online robust factorization vs batch robust PCA (inst/bench/smf_outli
         sprintf(paste("tissue: EV against the clean matrix's top-5 subspace: orpca (new",
                       "defaults) on the clean matrix %.4f, ornmf %.4f; PCP of the corrupted",
                       "matrix %.4f."), ev_clean[["orpca"]], ev_clean[["ornmf"]],
-                ev_clean[["pcp"]]))
+                ev_clean[["pcp"]]),
+        "",
+        sprintf(paste("tissue references: a rank-5 NMF (onmf, 60 passes) of PCP's low-rank part",
+                      "(its nonnegative part) has EV %.5f against PCP's subspace; ornmf run 60",
+                      "passes on the corrupted matrix %.4f."), tissue_ref[["nmf_of_pcp"]],
+                tissue_ref[["ornmf60_vs_pcp"]]),
+        "",
+        "## Seeds: 3 passes, solver seeds 1-5 (set.seed before the call)", "",
+        "| data | fit | EV, seeds 1-5 | min | CPU s / run | wall s / run |",
+        "|---|---|---|---|---|---|",
+        sprintf("| %s | %s | %s | %.4f | %s | %s |", seeds$data, seeds$fit, seeds$evs, seeds$min,
+                ifelse(is.na(seeds$cpu), "", sprintf("%.2f", seeds$cpu)),
+                ifelse(is.na(seeds$wall), "", sprintf("%.2f", seeds$wall))),
+        "",
+        "## Notes (ornmf, issue 28 follow-up)",
+        "",
+        "Start of ornmf: the k columns that successive projection picks from the cleaned sample are",
+        "refined by the model itself, vr on the raw sample in memory (about 3000 columns' worth of",
+        "passes; no data read, so the passes above are unchanged; the CPU column includes it), and",
+        "sgd's first step is 1/L of the start over that sample instead of over the first minibatch of",
+        "5 columns. Before: at 3 passes ornmf was 0.9531-0.9995 over the 7 planted sets x solver seeds",
+        "1-3, and 0.885-0.899 on tissue; the SPA start alone had EV 0.25-0.33 on C-shaped data (d = 200,",
+        "20% of 50x: 40 gross entries a column; the cleaning leaves some and clips the codes' large",
+        "entries), and sgd had to find atoms and average its minibatch noise with one step. After: see",
+        "the seeds table (all planted >= 0.98, tissue 0.956-0.971 against PCP).",
+        "",
+        "Reference for ornmf on tissue: PCP's top-5 subspace is fair to an NMF here. A rank-5 NMF",
+        "(onmf) of PCP's low-rank part spans it to EV 0.99997 (line above), so the span of a",
+        "nonnegative rank-5 factorization is not what separates ornmf from PCP on this matrix; ornmf's",
+        "own long-run answer (60 passes on the corrupted matrix) has 0.977 against it. Both numbers",
+        "are shown per seed: the 3-pass fits have 0.956-0.971 against PCP and 0.983-0.993 against",
+        "ornmf's 60-pass answer.",
+        "",
+        "orpca (unchanged here) is seed-sensitive at 3 passes: set A solver seed 5 loses an atom (0.798,",
+        "also 0.799 at the default budget, the same before this change) and tissue seed 4 has 0.917.")
 dir.create("inst/bench/results", showWarnings = FALSE, recursive = TRUE)
 writeLines(md, "inst/bench/results/smf_outliers.md")

@@ -320,10 +320,11 @@ test_that("init = a vr fit continues it: the W of one run with both runs' outer 
 resume_data <- function() {
   set.seed(31)
   Y <- matrix(rnorm(10 * 60), 10)
-  list(odl = Y, onmf = abs(Y))
+  # ornmf: its data start runs vr on the scale's sample and sets sgd's beta
+  list(odl = Y, onmf = abs(Y), ornmf = abs(Y))
 }
 
-test_that("init = an sgd or smm fit continues it exactly (odl, onmf; automatic and given beta)", {
+test_that("init = an sgd or smm fit continues it exactly (odl, onmf, ornmf; automatic and given beta)", {
   data <- resume_data()
   configs <- list(sgd = list(method = "sgd"), sgd_beta = list(method = "sgd", beta = 2),
                   smm = list(method = "smm"))
