@@ -176,6 +176,7 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
 
   if (prep$kind %in% c("none", "scale")) {
     data_of <- fold_data(X, y, dots, max(foldid), intercept)
+    fold_sd <- new.env(parent = emptyenv())
     fit_rows <- function(rows, radius, init = NULL) {
       d <- data_of(rows)        # centred by the means of the training rows
       ctl <- quiet_control(control)
@@ -185,8 +186,13 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
       # stands for the larger radii, cv_radius())
       if (default_grid) attr(ctl, "path_stop_ratio") <- 1e-3
       # least squares with column scales: those of the training rows
-      if (!plain) return(scaled_fold_path(d, pf, standardize, colnames(X), radius, init,
-                                          c(dots, list(control = ctl))))
+      if (!plain) {
+        # the fold's column sds, computed at its first group of radii
+        key <- if (is.null(rows)) "all" else paste(length(rows), sum(as.double(rows)))
+        if (standardize && is.null(fold_sd[[key]])) fold_sd[[key]] <- column_moments(d$X, NULL)$sd
+        return(scaled_fold_path(d, pf, standardize, colnames(X), radius, init,
+                                c(dots, list(control = ctl)), sd = fold_sd[[key]]))
+      }
       args <- c(list(X = d$X, y = d$y, intercept = d$intercept, standardize = FALSE,
                      control = ctl), dots)
       args$gram <- d$gram

@@ -73,7 +73,13 @@ column_moments <- function(X, w) {
   wv <- if (is.null(w)) rep(1, n) else w
   m1 <- as.vector(as.matrix(Matrix::crossprod(wv, X))) / n
   if (!inherits(X, "Matrix")) {
-    v <- vapply(seq_len(ncol(X)), function(j) sum(wv * (X[, j] - m1[j])^2), 0) / n
+    # centred two-pass sums by blocks of columns (a loop over single columns
+    # took 13% of a standardized CV at 200 x 2000; one block bounds the copy)
+    v <- numeric(ncol(X))
+    for (idx in split(seq_len(ncol(X)), ceiling(seq_len(ncol(X)) / 256))) {
+      Xb <- X[, idx, drop = FALSE] - rep(m1[idx], each = n)
+      v[idx] <- colSums(wv * Xb * Xb) / n
+    }
   } else {
     m2 <- as.vector(as.matrix(Matrix::crossprod(wv, X^2))) / n
     v <- pmax(m2 - m1^2, 0)
@@ -257,11 +263,13 @@ prepared_fit <- function(prep, radius, init, solver, call, started = wall_clock(
 # rows centred (or implicitly, sparse) and its X'X / n, both shared along
 # the grid; the scales are the training rows' standard deviations, applied
 # to a copy of X and to X'X / n.
-scaled_fold_path <- function(d, pf, standardize, names, radius, init, solver) {
+scaled_fold_path <- function(d, pf, standardize, names, radius, init, solver, sd = NULL) {
   X <- d$X
   p <- ncol(X)
   cen <- if (inherits(d$intercept, "regression_centring")) d$intercept
-  sd <- if (standardize) column_moments(X, NULL)$sd else rep(1, p)
+  # (sd: the fold's column sds when the caller kept them from an earlier
+  # group of radii)
+  if (is.null(sd)) sd <- if (standardize) column_moments(X, NULL)$sd else rep(1, p)
   cs <- numeric(p)
   ok <- sd > 0
   cs[ok] <- 1 / ((if (is.null(pf)) 1 else pf[ok]) * sd[ok])
