@@ -691,7 +691,7 @@ cv_fold <- function(X, train, grid, lambdas, gammas, lr, structure, floor, contr
           fit_one(mom$S, lambda = lambdas[li], gamma = if (lr) gammas[gi],
                   structure = structure, floor = floor, control = control,
                   warm = warm, nobs = mom$n, dimnames = list(NULL, NULL),
-                  S_factor = mom$factor, max_rank = if (lr) CV_LOWRANK_MAX_RANK else 256L,
+                  S_factor = mom$factor, floor_rank = if (lr) CV_LOWRANK_FLOOR_RANK else 256L,
                   sigma = !lr),
           warning = function(w) invokeRestart("muffleWarning")),
         error = function(e) e)
@@ -726,14 +726,14 @@ cv_fold <- function(X, train, grid, lambdas, gammas, lr, structure, floor, contr
   out
 }
 
-# The rank cap of the floor's active directions in a "lowrank+sparse" fold
-# fit (the final fit's is 256): past it the fit fails and ends that gamma's
+# The cap on the floor's active directions in a "lowrank+sparse" fold fit
+# (the final fit's is 256, as is the rank cap of L): past it the fit fails and ends that gamma's
 # lambda path in that fold, as any failure does. At p >> n such fits are
 # the dense end of the path (the thresholded S - L has hundreds of
 # eigenvalues below the floor), where the held-out likelihood has fallen;
 # deciding "more than 256" took 63 s of CPU per fold fit at p = 5000, n = 48,
 # "more than 32" 8.7 s.
-CV_LOWRANK_MAX_RANK <- 32L
+CV_LOWRANK_FLOOR_RANK <- 32L
 
 # The rounds of lambda indices in which the folds advance together: the
 # first three (where a path's peak can first be seen; `first`), then 2, 4, 8, ...
