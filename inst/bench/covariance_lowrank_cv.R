@@ -9,8 +9,9 @@
 # training dropped). One child process per (set, estimator) with a cap
 # (COVLR_CAP seconds, default 900); its wall seconds, CPU seconds (own +
 # forked folds), the choice, and the held-out Gaussian log-likelihood per
-# test row. Writes inst/bench/results/covariance_lowrank_cv.md. Run from the
-# package root:
+# test row. Writes inst/bench/results/covariance_lowrank_cv.md (and keeps
+# the rows in covariance_lowrank_cv.rds; COVLR_EST="auto,sparse" runs only
+# those estimators). Run from the package root:
 #   Rscript inst/bench/covariance_lowrank_cv.R            # all sets
 #   Rscript inst/bench/covariance_lowrank_cv.R sim golub  # some
 # With FITLOG set, one line per fit made inside a CV (seconds, iterations,
@@ -105,7 +106,8 @@ cases <- if (length(args)) args else c("sim", "khan", "lymphoma", "golub")
 cap <- as.numeric(Sys.getenv("COVLR_CAP", "900"))
 res_file <- "inst/bench/results/covariance_lowrank_cv.rds"
 res <- if (file.exists(res_file)) readRDS(res_file) else NULL
-for (case in cases) for (est in estimators) {
+ests <- if (nzchar(Sys.getenv("COVLR_EST"))) strsplit(Sys.getenv("COVLR_EST"), ",")[[1]] else estimators
+for (case in cases) for (est in ests) {
   out <- tempfile(fileext = ".rds")
   t0 <- proc.time()[["elapsed"]]
   status <- system2("timeout", c(cap, "Rscript", "inst/bench/covariance_lowrank_cv.R",
@@ -133,5 +135,8 @@ md <- c("# lowrank+sparse and auto CV at p >> n (issue 24)", "",
         "| data | p / n_train | estimator | wall s | CPU s | load | held-out loglik | choice |",
         "|---|---|---|---:|---:|---:|---:|---|",
         vapply(seq_len(nrow(res)), function(i) fmt(res[i, ]), ""))
-writeLines(md, "inst/bench/results/covariance_lowrank_cv.md.new")
+# (the measurements before this bench's table: the history file)
+hist <- "inst/bench/results/covariance_lowrank_cv_history.md"
+if (file.exists(hist)) md <- c(md, "", "## Earlier measurements", "", readLines(hist)[-1])
+writeLines(md, "inst/bench/results/covariance_lowrank_cv.md")
 cat(md, sep = "\n")
