@@ -118,10 +118,15 @@
 #' as the l1 path does. Use it when a few common factors may drive the data
 #' (returns with a market factor, expression with batch or pathway
 #' effects) and you would rather let held-out likelihood decide than fit
-#' both yourself. Its cost is the sum of the two: measured at
-#' \eqn{p = 5000}, \eqn{n = 60} (2 cores) the default `"sparse"` call took
-#' about 20 s and `"auto"` several minutes (`inst/bench/results/covariance_lowrank_cv.md`),
-#' which is why it is not the default.
+#' both yourself. Its cost is about the sum of the two (less where the
+#' reference stops the `"lowrank+sparse"` paths early). Measured
+#' (`inst/bench/results/covariance_lowrank_cv.md`, 2 shared cores): at
+#' \eqn{p = 5000}, \eqn{n = 60} (3 factors plus MA(1) noise) the default
+#' call took 32 s (10 s of CPU), `"lowrank+sparse"` 220 s and `"auto"` 150 s
+#' (it chose `"lowrank+sparse"`, 370 per test row above the default); on
+#' Khan's 2308 genes (\eqn{n = 66}) 8 s against 63 s (it chose the
+#' default's shrinkage estimate). So it is not the default, whose call at
+#' \eqn{p = 5000} is meant to stay within a minute.
 #'
 #' @param data An \eqn{n \times p}{n x p} numeric matrix or `Matrix` of
 #'   observations (rows); or, when `n` is given, a \eqn{p \times p}{p x p}
