@@ -102,7 +102,10 @@ if (identical(args[1], "--child")) {
   quit(save = "no")
 }
 
-cases <- if (length(args)) args else c("sim", "khan", "lymphoma", "golub")
+# ("--md": only write the table from the rows kept)
+md_only <- identical(args[1], "--md")
+cases <- if (md_only) character(0) else if (length(args)) args else
+  c("sim", "khan", "lymphoma", "golub")
 cap <- as.numeric(Sys.getenv("COVLR_CAP", "900"))
 res_file <- "inst/bench/results/covariance_lowrank_cv.rds"
 res <- if (file.exists(res_file)) readRDS(res_file) else NULL
@@ -123,6 +126,8 @@ for (case in cases) for (est in ests) {
   res <- rbind(res, row)
   saveRDS(res, res_file)
 }
+res <- res[order(match(res$case, c("sim", "khan", "lymphoma", "golub")),
+                 match(res$estimator, estimators)), ]
 fmt <- function(r) sprintf("| %s | %s / %s | %s | %.1f | %s | %.1f | %s | %s |", r$case,
                            r$p, r$n, r$estimator, r$wall,
                            if (is.na(r$cpu)) "" else sprintf("%.1f", r$cpu), r$load,
