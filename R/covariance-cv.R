@@ -439,7 +439,7 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
                           control = cg_control(), progress = control$progress,
                           early_stop = TRUE, fit_one = covariance_fit, cores = 1L,
                           shrinks = 0, standardize = FALSE, shrink_slice = FALSE,
-                          var_shrinks = 0, spec = NULL) {
+                          var_shrinks = 0, spec = NULL, foldid = NULL, reference = NULL) {
   structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
   X <- check_design(X, "data")
   n <- nrow(X); p <- ncol(X)
@@ -461,7 +461,7 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
                       length(var_shrinks) > 1L)
   if (lr && length(shrinks) > 1L)
     stop_arg("shrink", "is chosen by cross-validation only for structure = \"sparse\"")
-  foldid <- sample(rep_len(seq_len(folds), n))
+  if (is.null(foldid)) foldid <- sample(rep_len(seq_len(folds), n))
   started <- wall_clock()
   slice_rows <- NULL
   rho <- shrinks[1L]
@@ -505,12 +505,14 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   # otherwise they only chose rho)
   slice_table <- if (slice && any(lambdas == 0) && !is.na(rho_best))
     shrink_table(fold_means, combos, rep(floors, length(var_shrinks)))
-  if (!length(path_lambdas))
-    return(finish_cv_table(NULL, slice_table, folds, foldid))
   # the lambda = 0 estimate's rows at the chosen shrinkage: the reference the
-  # pooled early stop compares the path with
-  reference <- if (!is.null(slice_table))
-    lapply(slice_rows, function(r) r[, best_combo])
+  # pooled early stop compares the path with (given: structure = "auto"
+  # passes the "sparse" CV's to the "lowrank+sparse" one)
+  if (!is.null(slice_table))
+    reference <- lapply(slice_rows, function(r) r[, best_combo])
+  if (!length(path_lambdas))
+    return(with_structure(finish_cv_table(NULL, slice_table, folds, foldid), structure,
+                          reference))
   lambdas <- path_lambdas
   # fits inside CV: no per-fit progress line
   inner <- control
@@ -588,7 +590,16 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   path$shrink <- rho
   path$shrink_var <- 0
   path$floor <- fl
-  finish_cv_table(path, slice_table, folds, foldid)
+  with_structure(finish_cv_table(path, slice_table, folds, foldid), structure, reference)
+}
+
+# the CV table's `structure` column (its rows are all of one structure: the
+# lambda = 0 rows exist for "sparse" only), and the per-fold reference rows
+# of the early stop as an attribute (for structure = "auto")
+with_structure <- function(tab, structure, reference) {
+  tab$structure <- rep(structure, nrow(tab))
+  attr(tab, "reference") <- reference
+  tab
 }
 
 # The lambda = 0 rows of the CV table: one per shrinkage value (their fold
@@ -680,7 +691,8 @@ cv_fold <- function(X, train, grid, lambdas, gammas, lr, structure, floor, contr
           fit_one(mom$S, lambda = lambdas[li], gamma = if (lr) gammas[gi],
                   structure = structure, floor = floor, control = control,
                   warm = warm, nobs = mom$n, dimnames = list(NULL, NULL),
-                  S_factor = mom$factor),
+                  S_factor = mom$factor, floor_rank = if (lr) CV_LOWRANK_FLOOR_RANK else 256L,
+                  sigma = !lr),
           warning = function(w) invokeRestart("muffleWarning")),
         error = function(e) e)
       if (inherits(fit, "error") || identical(fit$status, "error")) {   # a numerical failure
@@ -713,6 +725,15 @@ cv_fold <- function(X, train, grid, lambdas, gammas, lr, structure, floor, contr
   }
   out
 }
+
+# The cap on the floor's active directions in a "lowrank+sparse" fold fit
+# (the final fit's is 256, as is the rank cap of L): past it the fit fails and ends that gamma's
+# lambda path in that fold, as any failure does. At p >> n such fits are
+# the dense end of the path (the thresholded S - L has hundreds of
+# eigenvalues below the floor), where the held-out likelihood has fallen;
+# deciding "more than 256" took 63 s of CPU per fold fit at p = 5000, n = 48,
+# "more than 32" 8.7 s.
+CV_LOWRANK_FLOOR_RANK <- 32L
 
 # The rounds of lambda indices in which the folds advance together: the
 # first three (where a path's peak can first be seen; `first`), then 2, 4, 8, ...
@@ -927,7 +948,10 @@ cv_select <- function(X, structure = c("sparse", "lowrank+sparse"), lambda = "cv
                       gamma = "cv", floor = NULL, folds = 5L, control = cg_control(),
                       cores = 1L, rule = "max", shrink = 0, standardize = FALSE,
                       shrink_var = 0, spec = NULL) {
-  structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
+  structure <- match_choice(structure, c("sparse", "lowrank+sparse", "auto"), "structure")
+  if (structure == "auto")
+    return(cv_select_auto(X, lambda, gamma, floor, folds, control, cores, rule, shrink,
+                          standardize, shrink_var, spec))
   lr <- structure == "lowrank+sparse"
   as_grid <- function(v, arg) {
     if (identical(v, "cv")) return(NULL)
@@ -944,7 +968,7 @@ cv_select <- function(X, structure = c("sparse", "lowrank+sparse"), lambda = "cv
   if (length(lambdas) == 1L && length(gammas) == 1L && length(shrinks) == 1L &&
       length(var_shrinks) == 1L)                                   # nothing to tune
     return(list(lambda = lambdas, gamma = gammas, shrink = shrinks, shrink_var = var_shrinks,
-                cv = NULL, warm = NULL))
+                structure = structure, cv = NULL, warm = NULL))
   cv <- covariance_cv(X, structure, lambdas = lambdas, gammas = if (lr) gammas,
                       floor = floor, folds = folds, control = control, cores = cores,
                       shrinks = shrinks, standardize = standardize,
@@ -965,8 +989,64 @@ cv_select <- function(X, structure = c("sparse", "lowrank+sparse"), lambda = "cv
       warm <- NULL
     }
   }
+  attr(cv, "reference") <- NULL
   list(lambda = cv$lambda[best], gamma = cv$gamma[best], shrink = cv$shrink[best],
-       shrink_var = cv$shrink_var[best], cv = cv, warm = warm)
+       shrink_var = cv$shrink_var[best], structure = structure, cv = cv, warm = warm)
+}
+
+# structure = "auto": the "sparse" CV (its shrinkage rows and l1 path, as
+# the default) and the "lowrank+sparse" CV (gamma x lambda) on the same
+# folds, scored on the same held-out rows; one table (column `structure`),
+# the best mean held-out log-likelihood of both chosen. The best shrinkage
+# estimate's rows are the reference of the "lowrank+sparse" early stop as
+# they are for the l1 path (pooled_past_peak()): a gamma's path that falls
+# significantly below it stops there.
+cv_select_auto <- function(X, lambda, gamma, floor, folds, control, cores, rule, shrink,
+                           standardize, shrink_var, spec) {
+  X <- check_design(X, "data")
+  foldid <- sample(rep_len(seq_len(folds), nrow(X)))
+  as_grid <- function(v, arg) if (identical(v, "cv")) NULL else check_grid(v, arg)
+  lambdas <- as_grid(lambda, "lambda")
+  shrinks <- if (identical(shrink, "cv")) default_shrinks(shrinkage_intensity(X)) else shrink
+  var_shrinks <- if (identical(shrink_var, "cv")) default_var_shrinks() else shrink_var
+  cv_s <- covariance_cv(X, "sparse", lambdas = lambdas, floor = floor, folds = folds,
+                        control = control, cores = cores, shrinks = shrinks,
+                        standardize = standardize, shrink_slice = is.null(lambdas),
+                        var_shrinks = var_shrinks, spec = spec, foldid = foldid)
+  # (the l1 path's lambdas are those of S; "lowrank+sparse" has its own
+  # default grid, as when it is asked for alone)
+  cv_l <- covariance_cv(X, "lowrank+sparse", lambdas = lambdas, gammas = as_grid(gamma, "gamma"),
+                        floor = floor, folds = folds, control = control, cores = cores,
+                        standardize = standardize, spec = spec, foldid = foldid,
+                        reference = attr(cv_s, "reference"))
+  parts <- list(cv_s, cv_l)
+  cv <- do.call(rbind, lapply(parts, function(t) { attributes(t)[c("reference", "warm")] <- NULL; t }))
+  rownames(cv) <- NULL
+  attr(cv, "folds") <- folds
+  attr(cv, "foldid") <- foldid
+  attr(cv, "fold_loglik") <- do.call(rbind, lapply(parts, attr, "fold_loglik"))
+  attr(cv, "skipped") <- sum(vapply(parts, function(t) as.numeric(attr(t, "skipped") %||% 0), 0))
+  cv$chosen <- FALSE
+  cand <- which(cv$n_folds == max(cv$n_folds) & is.finite(cv$loglik))
+  if (!length(cand))
+    stop("cross-validation failed: no grid point has a finite held-out log-likelihood ",
+         "in any fold (see the warning); give `structure`, `lambda` and `gamma`", call. = FALSE)
+  best <- cand[which.max(cv$loglik[cand])]
+  cv$chosen[best] <- TRUE
+  # the warm start kept belongs to the winning family's chosen point
+  won <- parts[[if (cv$structure[best] == "sparse") 1L else 2L]]
+  warm <- if (isTRUE(won$chosen[best - if (cv$structure[best] == "sparse") 0L else nrow(cv_s)]))
+    attr(won, "warm")
+  if (rule == "1se") {
+    pick <- covariance_1se(cv)
+    if (pick != best) {
+      cv$chosen <- seq_len(nrow(cv)) == pick
+      best <- pick
+      warm <- NULL
+    }
+  }
+  list(lambda = cv$lambda[best], gamma = cv$gamma[best], shrink = cv$shrink[best],
+       shrink_var = cv$shrink_var[best], structure = cv$structure[best], cv = cv, warm = warm)
 }
 
 # The one-standard-error rule for the covariance CV table: among the grid

@@ -857,9 +857,13 @@ covariance_header <- function(x) {
   p <- if (is.null(Sigma)) NA_integer_ else nrow(Sigma)
   lr <- identical(x$structure, "lowrank+sparse")
   cv <- x$cv
+  # (structure = "auto": the table holds both families; the values counted
+  # are those of the winner's)
+  both <- is.data.frame(cv) && length(unique(cv$structure)) > 1L
+  own <- if (both) cv$structure == x$structure else TRUE
   tuned <- function(par) {
     if (!is.data.frame(cv) || is.null(cv[[par]])) return("")
-    values <- unique(cv[[par]][!is.na(cv[[par]])])
+    values <- unique(cv[[par]][own][!is.na(cv[[par]][own])])
     if (length(values) < 2L) return("")
     k <- attr(cv, "folds")
     sprintf(" (chosen by %s CV over %d values)",
@@ -876,8 +880,9 @@ covariance_header <- function(x) {
   n_txt <- if (is.null(x$nobs) || is.na(x$nobs)) "n not given" else
     sprintf("n = %s observations", fmt_num(x$nobs))
   lines <- c(lines,
-    sprintf("Covariance estimate: structure \"%s\", p = %s variables, %s",
-            x$structure, fmt_num(p), n_txt),
+    sprintf("Covariance estimate: structure \"%s\"%s, p = %s variables, %s",
+            x$structure, if (both) " (chosen by CV against the other structure)" else "",
+            fmt_num(p), n_txt),
     sprintf("  lambda = %s%s", fmt_num(x$lambda, 4), tuned("lambda")),
     if (lr) sprintf("  gamma = %s%s", fmt_num(x$gamma, 4), tuned("gamma")),
     if (!is.null(x$shrink))

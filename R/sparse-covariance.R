@@ -102,6 +102,35 @@
 #' the smaller values are left out of the table (`NA`). For
 #' `"lowrank+sparse"` `gamma` is chosen the same way, over a grid of
 #' `gamma` x `lambda`. The folds run in parallel on `cores` processes.
+#' Inside its CV a `"lowrank+sparse"` fold fit whose floor binds in more
+#' than 32 directions counts as failed and ends that `gamma`'s path in that
+#' fold (as any failed fit does): at \eqn{p \gg n} these are the dense end
+#' of the path, and deciding "more than 256" (the final fit's cap) took a
+#' minute of CPU per fit at \eqn{p = 5000}.
+#'
+#' **Choosing the structure.** `structure = "auto"` runs the default
+#' `"sparse"` cross-validation (shrinkage estimates and the l1 path) and the
+#' `"lowrank+sparse"` one (`gamma` x `lambda`) on the same folds, so both
+#' are scored on the same held-out rows; `fit$cv` holds both families (its
+#' column `structure`), and the fit is that of the best row, refitted on
+#' all rows (`fit$structure` says which won). The `"lowrank+sparse"` paths
+#' stop at their first significant fall below the best shrinkage estimate,
+#' as the l1 path does. Use it when a few common factors may drive the data
+#' (returns with a market factor, expression with batch or pathway
+#' effects) and you would rather let held-out likelihood decide than fit
+#' both yourself. Its cost is about the sum of the two (less where the
+#' reference stops the `"lowrank+sparse"` paths early). Measured
+#' (`inst/bench/results/covariance_lowrank_cv.md`, 2 shared cores): at
+#' \eqn{p = 5000}, \eqn{n = 60} (3 factors plus MA(1) noise) the default
+#' call took 32 s (10 s of CPU), `"lowrank+sparse"` 220 s and `"auto"` 150 s
+#' (it chose `"lowrank+sparse"`, 370 per test row above the default); on
+#' Khan's 2308 genes (\eqn{n = 66}) 8 s against 63 s (it chose the
+#' default's shrinkage estimate). So it is not the default, whose call at
+#' \eqn{p = 5000} is meant to stay within a minute. On some data the
+#' `"lowrank+sparse"` CV is far slower: on `NMF::esGolub` (\eqn{p = 4758},
+#' \eqn{n = 28}) its fold fits at the largest `gamma` and the third `lambda`
+#' need hundreds of outer iterations, and the call did not finish in 8
+#' minutes.
 #'
 #' @param data An \eqn{n \times p}{n x p} numeric matrix or `Matrix` of
 #'   observations (rows); or, when `n` is given, a \eqn{p \times p}{p x p}
@@ -112,7 +141,9 @@
 #'   diagonal, down). Several values with `folds = NULL` give a [cg_path]
 #'   instead: one fit per value, from the largest down, each warm-started
 #'   from the previous one (`coef(path, lambda = )` picks one).
-#' @param structure `"sparse"` (default) or `"lowrank+sparse"`.
+#' @param structure `"sparse"` (default), `"lowrank+sparse"`, or `"auto"`:
+#'   both cross-validated on the same folds, the larger held-out
+#'   log-likelihood wins (see **Choosing the structure**).
 #' @param gamma For `"lowrank+sparse"`: penalty on the trace of \eqn{L}
 #'   (larger, lower rank; \eqn{L = 0} from the largest eigenvalue of \eqn{S}
 #'   up): a number, a vector to choose from, or `NULL`/`"cv"` (default:
@@ -207,7 +238,8 @@
 #' fit_cv <- sparse_covariance(X)
 #' c(lambda = fit_cv$lambda, shrink = fit_cv$shrink)
 #' @export
-sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowrank+sparse"),
+sparse_covariance <- function(data, lambda = "cv",
+                              structure = c("sparse", "lowrank+sparse", "auto"),
                               gamma = NULL, shrink = NULL, shrink_var = NULL, floor = NULL,
                               standardize = TRUE,
                               n = NULL, folds = 5L, rule = c("max", "1se"), init = NULL,
@@ -216,15 +248,18 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
   call <- match.call()
   if (is.null(folds) && is.numeric(lambda) && length(lambda) > 1L) {
     # no cross-validation: a path over lambda, warm-started from the largest
-    if (identical(match_choice(structure, c("sparse", "lowrank+sparse"), "structure"),
-                  "lowrank+sparse") && !(is.numeric(gamma) && length(gamma) == 1L))
+    structure <- match_choice(structure, STRUCTURES, "structure")
+    if (structure == "auto")
+      stop_arg("structure", "\"auto\" is chosen by cross-validation: it needs `folds`")
+    if (structure == "lowrank+sparse" && !(is.numeric(gamma) && length(gamma) == 1L))
       stop_arg("gamma", "must be a single number for a path over `lambda`")
     args <- mget(c("data", "structure", "gamma", "shrink", "shrink_var", "floor",
                    "standardize", "n", "folds", "control"))
     return(fit_path(sparse_covariance, args, lambda, init, call, started, param = "lambda"))
   }
-  structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
+  structure <- match_choice(structure, STRUCTURES, "structure")
   lowrank <- structure == "lowrank+sparse"
+  auto <- structure == "auto"
   control <- as_control(control)
   check_flag(standardize, "standardize")
   if (!is.null(cores)) check_count(cores, "cores", min = 1)
@@ -251,6 +286,14 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
   check_scale(0.5 * sum(variances^2), "data")
   if (!any(variances > 0) && is.null(floor))
     stop_arg("data", "has no variance: give `floor` explicitly")
+  if (auto) {
+    if (!rows || is.null(folds))
+      stop_arg("structure", "\"auto\" is chosen by cross-validation: give `data` as rows ",
+               "and `folds`")
+    if (!is.null(init)) stop_arg("init", "is not used with structure = \"auto\"")
+    if (!(identical(lambda, "cv") || (is.numeric(lambda) && length(lambda) > 1L)))
+      stop_arg("lambda", "must be \"cv\" or several values with structure = \"auto\"")
+  }
   shrink <- check_shrink(shrink %||% if (!lowrank && rows && !is.null(folds)) "cv" else 0,
                          lowrank, rows, folds)
   # (0 by default: pooling variances across variables is not scale
@@ -266,12 +309,12 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
     shrink <- 0
     if (identical(shrink_var, "cv")) shrink_var <- 0
   }
-  if (lowrank) {
+  if (lowrank || auto) {
     gamma <- check_penalty_grid(gamma %||% "cv", "gamma", positive = TRUE)
   } else if (!is.null(gamma) && !identical(gamma, "cv")) {
     stop_arg("gamma", "applies only to structure = \"lowrank+sparse\"")
   }
-  tune <- !is.numeric(lambda) || length(lambda) > 1L || !is.numeric(shrink) ||
+  tune <- auto || !is.numeric(lambda) || length(lambda) > 1L || !is.numeric(shrink) ||
           length(shrink) > 1L || !is.numeric(shrink_var) || length(shrink_var) > 1L ||
           (lowrank && (!is.numeric(gamma) || length(gamma) > 1L))
   cv <- NULL; warm <- NULL
@@ -299,13 +342,16 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
                "as rows, or a single value")
     check_count(folds, "folds", min = 2, max = nobs)
     # (the full-data S is formed after CV: one p x p array per running fold)
-    sel <- cv_select(data, structure, lambda, if (lowrank) gamma else NULL, floor, folds,
+    sel <- cv_select(data, structure, lambda, if (lowrank || auto) gamma else NULL, floor, folds,
                      control, cores = fold_cores(cores, folds, ncol(data)),
                      rule = match_choice(rule, c("max", "1se"), "rule"), shrink = shrink,
                      standardize = standardize, shrink_var = shrink_var, spec = spec)
     lambda <- sel$lambda
     shrink <- sel$shrink
     shrink_var <- sel$shrink_var
+    # ("auto": the structure that won the CV)
+    structure <- sel$structure
+    lowrank <- structure == "lowrank+sparse"
     if (lowrank) gamma <- sel$gamma
     cv <- sel$cv; warm <- sel$warm
   }
@@ -349,6 +395,8 @@ sparse_covariance <- function(data, lambda = "cv", structure = c("sparse", "lowr
   if (!is.null(cv)) fit$folds <- as.integer(folds)
   finish_fit(fit, started)
 }
+
+STRUCTURES <- c("sparse", "lowrank+sparse", "auto")
 
 # shrink: "cv" (only for "sparse" from rows with folds), or numbers in
 # [0, 1) (several: a CV grid)
@@ -480,7 +528,7 @@ check_penalty_grid <- function(x, arg, positive = FALSE) {
 # state and iteration count; otherwise its `warm` alone starts the solver.
 covariance_fit <- function(S, lambda, gamma, structure, floor, control, warm = NULL,
                            nobs = NA, dimnames = NULL, call = NULL, started = wall_clock(),
-                           init = NULL, S_factor = NULL) {
+                           init = NULL, S_factor = NULL, floor_rank = 256L, sigma = TRUE) {
   control <- as_control(control)
   key <- list(structure = structure, lambda = lambda, gamma = gamma, floor = floor,
               data = fingerprint(S))
@@ -494,7 +542,8 @@ covariance_fit <- function(S, lambda, gamma, structure, floor, control, warm = N
   }
   if (is.null(fit)) {
     fit <- covariance_solve(S, lambda, gamma, structure, floor, control, warm, nobs, dimnames,
-                            call, started, resume = resume$parts[[1L]], S_factor = S_factor)
+                            call, started, resume = resume$parts[[1L]], S_factor = S_factor,
+                            floor_rank = floor_rank, sigma = sigma)
     fit$part_state <- list(fit$part_state)
   }
   fit$state <- list(key = key, parts = fit$part_state)
@@ -514,7 +563,7 @@ covariance_fit <- function(S, lambda, gamma, structure, floor, control, warm = N
 # its trace), continued exactly.
 covariance_solve <- function(S, lambda, gamma, structure, floor, control, warm = NULL,
                              nobs = NA, dimnames = NULL, call = NULL, started = wall_clock(),
-                             resume = NULL, S_factor = NULL) {
+                             resume = NULL, S_factor = NULL, floor_rank = 256L, sigma = TRUE) {
   p <- nrow(S)
   lowrank <- structure == "lowrank+sparse"
   control <- as_control(control)
@@ -525,7 +574,9 @@ covariance_solve <- function(S, lambda, gamma, structure, floor, control, warm =
                # the run, so its error does not stall the alternation's gap
                inner_tol = max(control$tol / 10, 1e-13), max_inner = 500L,
                gap_goal = control$tol,
-               max_rank = as.integer(min(p, 256L)))
+               max_rank = as.integer(min(p, 256L)),
+               # (the directions the floor may bind in: fewer in CV fold fits)
+               floor_cap = as.integer(min(p, 256L, floor_rank)))
   # (only "lowrank+sparse" multiplies by S: its L steps and certificate)
   if (lowrank && !is.null(S_factor)) spec$S_factor <- S_factor
   if (is.null(resume) && !is.null(warm) && nrow(warm$dual_v) == p) {
@@ -560,8 +611,10 @@ covariance_solve <- function(S, lambda, gamma, structure, floor, control, warm =
     L <- lowrank(sol$L_u, sol$L_d, sol$L_u)
     # (symmetric as formed: tcrossprod's syrk, no p x p transpose and
     # average, 2.6 s of CPU at p = 5000, once per CV fit)
-    Sigma <- as.matrix(R) + tcrossprod(sol$L_u * rep(sqrt(sol$L_d), each = p))
-    if (!is.null(dimnames)) dimnames(Sigma) <- dimnames
+    # (sigma = FALSE: the CV's fold fits, scored from R and L by Woodbury,
+    # form no dense p x p Sigma: 0.45 s CPU per fit at p = 5000)
+    Sigma <- if (sigma) as.matrix(R) + tcrossprod(sol$L_u * rep(sqrt(sol$L_d), each = p))
+    if (!is.null(dimnames) && sigma) dimnames(Sigma) <- dimnames
     fit$solution <- list(Sigma = Sigma, L = L, S = as_storage(R))
   } else {
     fit$solution <- list(Sigma = as_storage(R))

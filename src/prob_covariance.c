@@ -67,6 +67,8 @@ typedef struct {            /* soft_pass screening (see there) */
 
 typedef struct {
     int p, lowrank, cap;
+    int floor_cap;                      /* most directions the floor may bind in
+                                           (<= cap; smaller in CV fold fits) */
     const double *S;
     const double *Sf; int sk;           /* optional S = Sf Sf' (p x sk): S's
                                            products at 2 p sk flops, not p^2
@@ -461,7 +463,7 @@ static int dual_step(cov *c)
     if (m > 0) {
         double *vecs = m < p ? (double *) R_alloc((size_t) m * c->cap, sizeof(double))
                              : c->nxt.v;
-        st = cg_eigs_beyond(&A, -1, c->eps, c->lam.r + 2, EIG_TOL, c->cap, &found,
+        st = cg_eigs_beyond(&A, -1, c->eps, c->lam.r + 2, EIG_TOL, c->floor_cap, &found,
                             c->nxt.d, vecs);
         if (st == CG_OK && m < p)          /* back to p-vectors, zero on J */
             for (int k = 0; k < found; k++) {
@@ -474,7 +476,7 @@ static int dual_step(cov *c)
     vmaxset(vmax);
     if (st == CG_ERR_DOMAIN) {
         cg_fail(c->P, "the floor is active in more than %d directions; give a larger "
-                "`floor` or `lambda`", c->cap);
+                "`floor` or `lambda`", c->floor_cap);
         return -1;
     }
     if (st != CG_OK) { cg_fail_status(c->P, st, "the eigenvalues below the floor"); return -1; }
@@ -1023,6 +1025,10 @@ int cg_problem_covariance(cg_problem *P, SEXP spec)
     c->gap_goal = asReal(cg_list_get(spec, "gap_goal"));
     c->max_inner = asInteger(cg_list_get(spec, "max_inner"));
     c->cap = asInteger(cg_list_get(spec, "max_rank"));
+    SEXP fc = cg_list_get(spec, "floor_cap");
+    c->floor_cap = fc == R_NilValue ? c->cap : asInteger(fc);
+    if (c->floor_cap == NA_INTEGER || c->floor_cap < 1 || c->floor_cap > c->cap)
+        c->floor_cap = c->cap;
     if (!(c->lambda >= 0.0) || !(c->eps > 0.0) || !(c->gamma >= 0.0) || !(c->inner_tol > 0.0) || !(c->gap_goal >= 0.0)
         || c->max_inner < 1 || c->cap < 1 || c->cap > p)
         error("invalid covariance spec");

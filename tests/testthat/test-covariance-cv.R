@@ -421,3 +421,26 @@ test_that("the held-out log-likelihood of R + U diag(d) U' without forming it eq
   expect_equal(stochcg:::loglik_rows_lowrank(R, cbind(c(1, 0, 0, 0)), 3, x1), want,
                tolerance = 1e-14)
 })
+
+test_that("lowrank+sparse CV fold fits: the floor's cap is separate from L's rank", {
+  set.seed(3); p <- 60; n <- 20
+  X <- matrix(rnorm(n * 2), n) %*% matrix(rnorm(2 * p), 2) + matrix(rnorm(n * p), n)
+  S <- cor(X); Z <- t(scale(X)) / sqrt(n - 1)
+  # the floor binds in 37 directions: past a cap of 2 the fit fails, named
+  full <- covariance_fit(S, 0.05, 2, "lowrank+sparse", 0.3, cg_control(), nobs = n, S_factor = Z)
+  expect_true(full$converged)
+  expect_gt(full$dual_rank, 2L)
+  capped <- suppressWarnings(covariance_fit(S, 0.05, 2, "lowrank+sparse", 0.3, cg_control(),
+                                            nobs = n, S_factor = Z, floor_rank = 2L))
+  expect_identical(capped$status, "error")
+  expect_match(capped$message, "the floor is active in more than 2 directions")
+  # L of rank 14 is not limited by that cap; sigma = FALSE forms no dense Sigma
+  lr <- covariance_fit(S, 0.3, 0.5, "lowrank+sparse", 0.01, cg_control(), nobs = n,
+                       S_factor = Z, floor_rank = 2L, sigma = FALSE)
+  ref <- covariance_fit(S, 0.3, 0.5, "lowrank+sparse", 0.01, cg_control(), nobs = n, S_factor = Z)
+  expect_true(lr$converged)
+  expect_gt(lr$rank, 2L)
+  expect_null(lr$solution$Sigma)
+  expect_equal(as.matrix(lr$solution$S) + tcrossprod(lr$solution$L$u * rep(sqrt(lr$solution$L$d), each = p)),
+               ref$solution$Sigma, tolerance = 1e-12, ignore_attr = TRUE)
+})
