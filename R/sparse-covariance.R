@@ -455,18 +455,13 @@ shrinkage_fit <- function(S, rho, floor, spec, nobs, dimnames, call, started) {
   objective <- if (lmin < floor) 0.5 * sum((Sigma - S)^2) else
     0.5 * sum((diag(Sigma) - diag(S))^2)
   if (!is.null(dimnames)) dimnames(Sigma) <- dimnames
-  trace <- data.frame(iter = 0L, epoch = 0, time = 0, objective = objective, gap = 0,
-                      infeasibility = NA_real_, n_grad = 0, n_lmo = 0, svd_rank = 0L,
-                      n_matvec = 0)
-  fit <- list(solution = list(Sigma = Sigma), objective = objective, gap = 0,
-              infeasibility = NA_real_, trace = trace, method = "closed_form",
-              problem = "sparse_covariance", control = cg_control(), converged = TRUE,
-              status = "converged",
-              message = "lambda = 0: the shrinkage target with its eigenvalues at or above the floor (closed form)",
-              iterations = 0L, time = wall_clock() - started, solver_time = 0, call = call,
-              structure = "sparse", lambda = 0, gamma = NA_real_, floor = floor, nobs = nobs,
-              min_eigen = lmin_sigma, sparsity = 0, rank = 0L, dual_rank = 0L,
-              warm = NULL, state = NULL)
+  fit <- closed_form_fit(list(Sigma = Sigma), objective, "sparse_covariance",
+    "lambda = 0: the shrinkage target with its eigenvalues at or above the floor (closed form)",
+    call, started, as_control(cg_control()))
+  fit[c("structure", "lambda", "gamma", "floor", "nobs", "min_eigen", "sparsity", "rank",
+        "dual_rank")] <- list("sparse", 0, NA_real_, floor, nobs, lmin_sigma, 0, 0L, 0L)
+  fit["warm"] <- list(NULL)
+  fit["state"] <- list(NULL)
   class(fit) <- c("sparse_covariance_fit", "cg_fit")
   fit
 }
