@@ -77,7 +77,7 @@ run_case <- function(name, d, seed = 1) {
   foldid <- sample(rep_len(1:10, nrow(X)))
   load <- readLines("/proc/loadavg")
   g <- timed(function() glmnet::cv.glmnet(X, y, foldid = foldid, standardize = FALSE))
-  o <- timed(function() suppressWarnings(cv_sparse_regression(X, y, folds = foldid)))
+  o <- timed(function() suppressWarnings(cv_sparse_regression(X, y, folds = foldid, standardize = FALSE)))
   G <- g$value; C <- o$value
   r1 <- C$radius.1se
   # single fit at our 1se radius: glmnet at the lambda with that l1 norm
@@ -86,7 +86,7 @@ run_case <- function(name, d, seed = 1) {
   lam <- if (r1 >= max(l1)) min(gp$lambda) else
     exp(stats::approx(l1, log(gp$lambda), xout = r1, ties = mean)$y)
   s_g <- timed(function() glmnet::glmnet(X, y, lambda = lam, standardize = FALSE))
-  s_o <- timed(function() sparse_regression(X, y, r1))
+  s_o <- timed(function() sparse_regression(X, y, r1, standardize = FALSE))
   data.frame(data = name, n = nrow(X), p = ncol(X),
              cv_s_cg = o$wall, cv_s_glmnet = g$wall, cv_cpu_cg = o$cpu, cv_cpu_glmnet = g$cpu,
              cv_ratio = o$wall / g$wall,

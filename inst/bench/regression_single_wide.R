@@ -37,7 +37,7 @@ single_case <- function(name, d, seed = 1) {
   bg <- as.vector(g$value$beta)
   r <- sum(abs(bg))                     # the l1 norm of glmnet's solution, fitted alone
   if (!(r > 0)) return(NULL)
-  o <- best(function() sparse_regression(X, y, r))
+  o <- best(function() sparse_regression(X, y, r, standardize = FALSE))
   obj_g <- mean((y - g$value$a0 - X %*% bg)^2) / 2
   data.frame(data = name, n = nrow(X), p = ncol(X), radius = r, nnz_glmnet = sum(bg != 0),
              nnz_cg = sum(o$value$solution$beta != 0),
