@@ -178,8 +178,9 @@
 #' ornmf 0.967-1.000 on 16 and 0.87 on one (d = 200, n = 1000, 20% of 50x
 #' outliers); with its refined start (below) ornmf reached 0.981-0.9995
 #' within 3 passes on the 7 sets of the bench and on 4 more data seeds of
-#' that shape, each with 5 solver seeds (orpca 0.997-1.000 but 0.80 with
-#' one solver seed on d = 30, n = 1000, 20% of 5x outliers: an atom lost).
+#' that shape, each with 5 solver seeds; orpca from its PCP start (below)
+#' 0.997-1.000 on those 55 runs (from the cleaned-sample start 0.80 with one
+#' solver seed on d = 30, n = 1000, 20% of 5x outliers: an atom lost).
 #'
 #' The old defaults (vr, \eqn{1/\sqrt d}{1/sqrt(d)}, k raw columns as the
 #' start) recovered 0.3-0.8 of a planted dictionary under gross outliers
@@ -191,15 +192,30 @@
 #' \eqn{b = 5}{b = 5}: n / 5). So for `"orpca"` and `"ornmf"` the default
 #' method is `"sgd"` with `batch_size` 5, and `init = "data"` cleans the
 #' start: entries beyond 3 robust row scales (row median and MAD of the
-#' scale's columns) are set to the row median; `"orpca"` starts from the
-#' top `k` left singular vectors of those cleaned columns (times their
-#' singular values over the square root of their number), `"ornmf"` from
+#' scale's columns) are set to the row median; `"ornmf"` starts from
 #' k of them picked by successive projection (the longest after projecting
 #' out those picked; Gillis and Vavasis 2014), nonnegative parts: k random
 #' columns can miss an atom their codes do not use, and sgd then found it
 #' late or never (EV 0.69-0.82 for orpca, 0.77-0.99 for ornmf, by seed, at
-#' d = 30, n = 1000, 20% outliers; 0.99-1.00 from these starts).
-#' `"ornmf"` then refines those columns with the model itself, vr on the
+#' d = 30, n = 1000, 20% outliers; 0.99-1.00 from the cleaned starts).
+#' `"orpca"` starts from the top `k` left singular vectors of the low-rank
+#' part of batch principal component pursuit ([robust_pca()], 50 ADMM
+#' iterations) of the scale's columns, in memory (times their singular
+#' values over the square root of their number; where that part has rank
+#' below `k`, e.g. sparse data, the other atoms come from the cleaned
+#' columns). The top singular vectors of the cleaned columns were a weaker
+#' start where outliers are many and moderate (20% of 5x: most lie within
+#' 3 row scales, which they inflate): EV 0.55-0.75 on 16 such data sets
+#' (d = 30, n = 500 and 1000, 20% of 5x), and sgd recovered the missing
+#' atoms for some solver seeds only: EV below 0.95 at 3 passes (0.63-0.94)
+#' for one seed or more of 1-3 (1-5 at n = 1000) on 10 of the 16; PCP's
+#' start had 0.990-0.999 and 3 passes 0.991-0.999 for every seed.
+#' On `dslabs::tissue_gene_expression` (5% outliers, against PCP of all
+#' the columns) the start went from 0.68 to 0.88 and orpca at 3 passes from
+#' 0.917-0.976 to 0.966-0.976 by seed. The PCP start costs 0.07-0.5 s of
+#' CPU in the bench (the sample is about \eqn{2\cdot 10^4}{2e4} entries).
+#' `"ornmf"` then refines its successive-projection columns with the
+#' model itself, vr on the
 #' raw sample (its \eqn{r}{r} takes the outliers) in memory, no data read,
 #' as many passes over it as make about 3000 columns; and sgd's first step is
 #' \eqn{1/L}{1/L} at that start over the sample, not over the first
@@ -315,9 +331,10 @@
 #'   columns of `Y`, projected onto `C`; for the simplex of `"onmf"` and
 #'   `"ssodl"` their nonnegative parts scaled to sum 1, as the projection of
 #'   a column summing to much more than 1 keeps only its largest entries;
-#'   for `"orpca"` and `"ornmf"` cleaned of gross entries, `"orpca"` from
-#'   the top singular vectors of a cleaned sample of columns, `"ornmf"`
-#'   from successive projection on it refined by vr on it, see Outliers), `"ones"` (the paper's all-ones
+#'   for `"orpca"` and `"ornmf"` from a sample of columns, `"orpca"` the
+#'   top singular vectors of the low-rank part of [robust_pca()] of it,
+#'   `"ornmf"` successive projection on it cleaned of gross entries,
+#'   refined by vr on it, see Outliers), `"ones"` (the paper's all-ones
 #'   start, projected; its columns are equal and, the problem being
 #'   symmetric in the atoms, stay equal), a \eqn{d \times k}{d x k}
 #'   matrix (projected onto `C`), or a previous `stochastic_mf()` fit. A fit
