@@ -859,8 +859,7 @@ smf_init <- function(init, data, k, pars) {
       # orpca: the top k left singular vectors of the low-rank part of batch
       # principal component pursuit (robust_pca()) of the scale's sample of
       # columns (in memory, no data read; smf_robust_pcp_iter ADMM
-      # iterations), times their singular values over sqrt(columns) (the
-      # scale of a column). k random columns miss an atom their codes do not
+      # iterations), with the balanced norms below. k random columns miss an atom their codes do not
       # use; the top k of the sample cleaned at 3 robust row scales kept
       # outliers of 5x (most of them are within 3 row scales, which they
       # inflate): EV 0.56-0.75 at d = 30, 20% of 5x, and sgd lost an atom
@@ -869,13 +868,19 @@ smf_init <- function(init, data, k, pars) {
       # that part has rank r < k (e.g. sparse data, all of it in PCP's
       # sparse part), the other k - r come from the sample cleaned at 3
       # robust row scales, PCP's span projected out
+      # (PCP on the sample over its robust scale, then scaled back: its
+      # ADMM at a fixed iteration count is not scale-equivariant, EV 0.68 at
+      # 1000 times the data above)
       S <- rb$sample
-      pc <- robust_pca(S, control = cg_control(max_iter = smf_robust_pcp_iter, progress = FALSE))
+      pc <- robust_pca(S / rb$scale,
+                       control = cg_control(max_iter = smf_robust_pcp_iter, progress = FALSE))
       sv <- svd(as.matrix(pc$solution$X), nu = min(k, d, ncol(S)), nv = 0)
+      sv$d <- sv$d * rb$scale
       r <- sum(sv$d[seq_len(ncol(sv$u))] > 1e-8 * max(sv$d, 0))
       U <- matrix(0, d, k)
-      U[, seq_len(r)] <- sweep(sv$u[, seq_len(r), drop = FALSE], 2L,
-                               sv$d[seq_len(r)] / sqrt(ncol(S)), "*")
+      sig <- numeric(k)
+      U[, seq_len(r)] <- sv$u[, seq_len(r)]
+      sig[seq_len(r)] <- sv$d[seq_len(r)]
       cleaned <- 0
       if (r < k) {
         X <- smf_clean_columns(S, rb)
@@ -884,8 +889,19 @@ smf_init <- function(init, data, k, pars) {
         X <- X - Q %*% crossprod(Q, X)
         sx <- svd(X, nu = min(k - r, d, ncol(X)), nv = 0)
         j <- seq_len(ncol(sx$u))
-        U[, r + j] <- sweep(sx$u, 2L, sx$d[j] / sqrt(ncol(X)), "*")
+        U[, r + j] <- sx$u
+        sig[r + j] <- sx$d[j]
       }
+      # atom norms: sqrt of (singular value / sqrt(columns)), the square
+      # root of the data's units. The problem is the same for c Y up to
+      # W -> sqrt(c) W, h -> sqrt(c) h (lambda1 and lambda2 scale with c), so
+      # this start is too; one in the data's units (singular value /
+      # sqrt(columns), as before) was not, and orpca lost EV at 1000 times
+      # the data (tissue_gene_expression: 0.34-0.52 at 3 passes by seed,
+      # 0.97 at 1). The balanced norms of the ridge problem (singular value
+      # of all n columns less lambda1) lost an atom at n = 10000 for a seed
+      sig <- sig / sqrt(ncol(S))
+      U <- sweep(U, 2L, sqrt(sig), "*")
       attr(U, "note") <- sprintf(paste(
         "data start: top %d singular vectors of the low-rank part of robust_pca() (%d ADMM",
         "iterations) of %d evenly spaced columns%s"), r, as.integer(pc$iterations), ncol(S),
