@@ -179,7 +179,7 @@
 #' outliers); with its refined start (below) ornmf reached 0.981-0.9995
 #' within 3 passes on the 7 sets of the bench and on 4 more data seeds of
 #' that shape, each with 5 solver seeds; orpca from its PCP start (below)
-#' 0.997-1.000 on those 55 runs (from the cleaned-sample start 0.80 with one
+#' 0.998-1.000 on those 55 runs (from the cleaned-sample start 0.80 with one
 #' solver seed on d = 30, n = 1000, 20% of 5x outliers: an atom lost).
 #'
 #' The old defaults (vr, \eqn{1/\sqrt d}{1/sqrt(d)}, k raw columns as the
@@ -190,29 +190,34 @@
 #' gross entries for hundreds of steps, and vr takes about
 #' \eqn{0.45 n^{1/3}}{0.45 n^(1/3)} steps per pass (8 at n = 3000; sgd with
 #' \eqn{b = 5}{b = 5}: n / 5). So for `"orpca"` and `"ornmf"` the default
-#' method is `"sgd"` with `batch_size` 5, and `init = "data"` cleans the
-#' start: entries beyond 3 robust row scales (row median and MAD of the
-#' scale's columns) are set to the row median; `"ornmf"` starts from
+#' method is `"sgd"` with `batch_size` 5, and `init = "data"` starts from
+#' the scale's columns, robustly: for `"ornmf"` their entries beyond 3
+#' robust row scales (row median and MAD) are set to the row median and
 #' k of them picked by successive projection (the longest after projecting
 #' out those picked; Gillis and Vavasis 2014), nonnegative parts: k random
 #' columns can miss an atom their codes do not use, and sgd then found it
 #' late or never (EV 0.69-0.82 for orpca, 0.77-0.99 for ornmf, by seed, at
-#' d = 30, n = 1000, 20% outliers; 0.99-1.00 from the cleaned starts).
+#' d = 30, n = 1000, 20% outliers; 0.99-1.00 from cleaned starts).
 #' `"orpca"` starts from the top `k` left singular vectors of the low-rank
 #' part of batch principal component pursuit ([robust_pca()], 50 ADMM
-#' iterations) of the scale's columns, in memory (times their singular
-#' values over the square root of their number; where that part has rank
-#' below `k`, e.g. sparse data, the other atoms come from the cleaned
-#' columns). The top singular vectors of the cleaned columns were a weaker
-#' start where outliers are many and moderate (20% of 5x: most lie within
-#' 3 row scales, which they inflate): EV 0.55-0.75 on 16 such data sets
-#' (d = 30, n = 500 and 1000, 20% of 5x), and sgd recovered the missing
-#' atoms for some solver seeds only: EV below 0.95 at 3 passes (0.63-0.94)
-#' for one seed or more of 1-3 (1-5 at n = 1000) on 10 of the 16; PCP's
-#' start had 0.990-0.999 and 3 passes 0.991-0.999 for every seed.
-#' On `dslabs::tissue_gene_expression` (5% outliers, against PCP of all
-#' the columns) the start went from 0.68 to 0.88 and orpca at 3 passes from
-#' 0.917-0.976 to 0.966-0.976 by seed. The PCP start costs 0.07-0.5 s of
+#' iterations, on the columns over \eqn{s}{s}) of the scale's columns, in
+#' memory (where that part has rank below `k`, e.g. sparse data, the other
+#' atoms come from the cleaned columns), each atom's norm the square root
+#' of its singular value over the square root of the number of columns:
+#' the problem is the same for \eqn{cY}{c Y} up to \eqn{W \to \sqrt c
+#' W}{W -> sqrt(c) W} (\eqn{\lambda_1, \lambda_2}{lambda1, lambda2} scale
+#' with \eqn{c}{c}), and so is this start (one in the data's units lost EV
+#' at 1000 times the tissue data below: 0.34-0.52 at 3 passes by seed).
+#' The top singular vectors of the cleaned columns were a weaker start
+#' where outliers are many and moderate (20% of 5x: most lie within 3 row
+#' scales, which they inflate): EV 0.55-0.75 on 16 such data sets (d = 30,
+#' n = 500 and 1000), and sgd recovered the missing atoms for some solver
+#' seeds only: EV below 0.95 at 3 passes (0.63-0.94) for one seed or more
+#' of 1-3 (1-5 at n = 1000) on 10 of the 16; PCP's start had 0.990-0.999
+#' and 3 passes 0.994-0.999 for every seed. On
+#' `dslabs::tissue_gene_expression` (5% outliers, against PCP of all the
+#' columns) the start went from 0.68 to 0.88 and orpca at 3 passes from
+#' 0.917-0.976 to 0.976-0.979 by seed. The PCP start costs 0.07-0.5 s of
 #' CPU in the bench (the sample is about \eqn{2\cdot 10^4}{2e4} entries).
 #' `"ornmf"` then refines its successive-projection columns with the
 #' model itself, vr on the
