@@ -178,8 +178,9 @@
 #' ornmf 0.967-1.000 on 16 and 0.87 on one (d = 200, n = 1000, 20% of 50x
 #' outliers); with its refined start (below) ornmf reached 0.981-0.9995
 #' within 3 passes on the 7 sets of the bench and on 4 more data seeds of
-#' that shape, each with 5 solver seeds (orpca 0.997-1.000 but 0.80 with
-#' one solver seed on d = 30, n = 1000, 20% of 5x outliers: an atom lost).
+#' that shape, each with 5 solver seeds; orpca from its PCP start (below)
+#' 0.998-1.000 on those 55 runs (from the cleaned-sample start 0.80 with one
+#' solver seed on d = 30, n = 1000, 20% of 5x outliers: an atom lost).
 #'
 #' The old defaults (vr, \eqn{1/\sqrt d}{1/sqrt(d)}, k raw columns as the
 #' start) recovered 0.3-0.8 of a planted dictionary under gross outliers
@@ -189,17 +190,37 @@
 #' gross entries for hundreds of steps, and vr takes about
 #' \eqn{0.45 n^{1/3}}{0.45 n^(1/3)} steps per pass (8 at n = 3000; sgd with
 #' \eqn{b = 5}{b = 5}: n / 5). So for `"orpca"` and `"ornmf"` the default
-#' method is `"sgd"` with `batch_size` 5, and `init = "data"` cleans the
-#' start: entries beyond 3 robust row scales (row median and MAD of the
-#' scale's columns) are set to the row median; `"orpca"` starts from the
-#' top `k` left singular vectors of those cleaned columns (times their
-#' singular values over the square root of their number), `"ornmf"` from
+#' method is `"sgd"` with `batch_size` 5, and `init = "data"` starts from
+#' the scale's columns, robustly: for `"ornmf"` their entries beyond 3
+#' robust row scales (row median and MAD) are set to the row median and
 #' k of them picked by successive projection (the longest after projecting
 #' out those picked; Gillis and Vavasis 2014), nonnegative parts: k random
 #' columns can miss an atom their codes do not use, and sgd then found it
 #' late or never (EV 0.69-0.82 for orpca, 0.77-0.99 for ornmf, by seed, at
-#' d = 30, n = 1000, 20% outliers; 0.99-1.00 from these starts).
-#' `"ornmf"` then refines those columns with the model itself, vr on the
+#' d = 30, n = 1000, 20% outliers; 0.99-1.00 from cleaned starts).
+#' `"orpca"` starts from the top `k` left singular vectors of the low-rank
+#' part of batch principal component pursuit ([robust_pca()], 50 ADMM
+#' iterations, on the columns over \eqn{s}{s}) of the scale's columns, in
+#' memory (where that part has rank below `k`, e.g. sparse data, the other
+#' atoms come from the cleaned columns), each atom's norm the square root
+#' of its singular value over the square root of the number of columns:
+#' the problem is the same for \eqn{cY}{c Y} up to \eqn{W \to \sqrt c
+#' W}{W -> sqrt(c) W} (\eqn{\lambda_1, \lambda_2}{lambda1, lambda2} scale
+#' with \eqn{c}{c}), and so is this start (one in the data's units lost EV
+#' at 1000 times the tissue data below: 0.34-0.52 at 3 passes by seed).
+#' The top singular vectors of the cleaned columns were a weaker start
+#' where outliers are many and moderate (20% of 5x: most lie within 3 row
+#' scales, which they inflate): EV 0.55-0.75 on 16 such data sets (d = 30,
+#' n = 500 and 1000), and sgd recovered the missing atoms for some solver
+#' seeds only: EV below 0.95 at 3 passes (0.63-0.94) for one seed or more
+#' of 1-3 (1-5 at n = 1000) on 10 of the 16; PCP's start had 0.990-0.999
+#' and 3 passes 0.994-0.999 for every seed. On
+#' `dslabs::tissue_gene_expression` (5% outliers, against PCP of all the
+#' columns) the start went from 0.68 to 0.88 and orpca at 3 passes from
+#' 0.917-0.976 to 0.976-0.979 by seed. The PCP start costs 0.07-0.5 s of
+#' CPU in the bench (the sample is about \eqn{2\cdot 10^4}{2e4} entries).
+#' `"ornmf"` then refines its successive-projection columns with the
+#' model itself, vr on the
 #' raw sample (its \eqn{r}{r} takes the outliers) in memory, no data read,
 #' as many passes over it as make about 3000 columns; and sgd's first step is
 #' \eqn{1/L}{1/L} at that start over the sample, not over the first
@@ -315,9 +336,10 @@
 #'   columns of `Y`, projected onto `C`; for the simplex of `"onmf"` and
 #'   `"ssodl"` their nonnegative parts scaled to sum 1, as the projection of
 #'   a column summing to much more than 1 keeps only its largest entries;
-#'   for `"orpca"` and `"ornmf"` cleaned of gross entries, `"orpca"` from
-#'   the top singular vectors of a cleaned sample of columns, `"ornmf"`
-#'   from successive projection on it refined by vr on it, see Outliers), `"ones"` (the paper's all-ones
+#'   for `"orpca"` and `"ornmf"` from a sample of columns, `"orpca"` the
+#'   top singular vectors of the low-rank part of [robust_pca()] of it,
+#'   `"ornmf"` successive projection on it cleaned of gross entries,
+#'   refined by vr on it, see Outliers), `"ones"` (the paper's all-ones
 #'   start, projected; its columns are equal and, the problem being
 #'   symmetric in the atoms, stay equal), a \eqn{d \times k}{d x k}
 #'   matrix (projected onto `C`), or a previous `stochastic_mf()` fit. A fit
@@ -538,6 +560,9 @@ smf_robust_threshold <- 0.3
 # ornmf's data start: vr on the scale's sample of columns, as many passes as
 # make about this many columns (see smf_init)
 smf_robust_refine <- 3000
+# orpca's data start: ADMM iterations of robust_pca() on the scale's sample
+# (EV of the start the same to 3 digits at 50 and at convergence, 300-600)
+smf_robust_pcp_iter <- 50L
 
 # Robust scale of the entries of the data, and robust row centres and
 # scales, from evenly spaced columns (no random numbers: an exact
@@ -836,19 +861,58 @@ smf_init <- function(init, data, k, pars) {
     rb <- data$robust
     W <- if (init == "ones") matrix(1, d, k) else if (!is.null(rb) &&
                                                      pars$spec$dict_set == smf_codes$dict[["free"]]) {
-      # orpca: the top k left singular vectors of the cleaned sample of
-      # columns (see smf_robust_stats), times their singular values over
-      # sqrt(columns) (the scale of a column); k random columns miss an atom
-      # their codes do not use, and then sgd found it late or never
-      X <- smf_clean_columns(rb$sample, rb)
-      sv <- svd(X, nu = min(k, d, ncol(X)), nv = 0)
+      # orpca: the top k left singular vectors of the low-rank part of batch
+      # principal component pursuit (robust_pca()) of the scale's sample of
+      # columns (in memory, no data read; smf_robust_pcp_iter ADMM
+      # iterations), with the balanced norms below. k random columns miss an atom their codes do not
+      # use; the top k of the sample cleaned at 3 robust row scales kept
+      # outliers of 5x (most of them are within 3 row scales, which they
+      # inflate): EV 0.56-0.75 at d = 30, 20% of 5x, and sgd lost an atom
+      # for some solver seeds (0.80-0.87); PCP's: 0.997-0.999 (0.88 vs 0.68
+      # on tissue_gene_expression, against PCP of all its columns). Where
+      # that part has rank r < k (e.g. sparse data, all of it in PCP's
+      # sparse part), the other k - r come from the sample cleaned at 3
+      # robust row scales, PCP's span projected out
+      # (PCP on the sample over its robust scale, then scaled back: its
+      # ADMM at a fixed iteration count is not scale-equivariant, EV 0.68 at
+      # 1000 times the data above)
+      S <- rb$sample
+      pc <- robust_pca(S / rb$scale,
+                       control = cg_control(max_iter = smf_robust_pcp_iter, progress = FALSE))
+      sv <- svd(as.matrix(pc$solution$X), nu = min(k, d, ncol(S)), nv = 0)
+      sv$d <- sv$d * rb$scale
+      r <- sum(sv$d[seq_len(ncol(sv$u))] > 1e-8 * max(sv$d, 0))
       U <- matrix(0, d, k)
-      r <- seq_len(ncol(sv$u))
-      U[, r] <- sweep(sv$u, 2L, sv$d[r] / sqrt(ncol(X)), "*")
+      sig <- numeric(k)
+      U[, seq_len(r)] <- sv$u[, seq_len(r)]
+      sig[seq_len(r)] <- sv$d[seq_len(r)]
+      cleaned <- 0
+      if (r < k) {
+        X <- smf_clean_columns(S, rb)
+        cleaned <- attr(X, "cleaned")
+        Q <- sv$u[, seq_len(r), drop = FALSE]
+        X <- X - Q %*% crossprod(Q, X)
+        sx <- svd(X, nu = min(k - r, d, ncol(X)), nv = 0)
+        j <- seq_len(ncol(sx$u))
+        U[, r + j] <- sx$u
+        sig[r + j] <- sx$d[j]
+      }
+      # atom norms: sqrt of (singular value / sqrt(columns)), the square
+      # root of the data's units. The problem is the same for c Y up to
+      # W -> sqrt(c) W, h -> sqrt(c) h (lambda1 and lambda2 scale with c), so
+      # this start is too; one in the data's units (singular value /
+      # sqrt(columns), as before) was not, and orpca lost EV at 1000 times
+      # the data (tissue_gene_expression: 0.34-0.52 at 3 passes by seed,
+      # 0.97 at 1). The balanced norms of the ridge problem (singular value
+      # of all n columns less lambda1) lost an atom at n = 10000 for a seed
+      sig <- sig / sqrt(ncol(S))
+      U <- sweep(U, 2L, sqrt(sig), "*")
       attr(U, "note") <- sprintf(paste(
-        "data start: top %d singular vectors of %d evenly spaced columns, %d of their %.0f",
-        "entries beyond 3 robust row scales set to the row median"), k, ncol(X),
-        attr(X, "cleaned"), as.double(d) * ncol(X))
+        "data start: top %d singular vectors of the low-rank part of robust_pca() (%d ADMM",
+        "iterations) of %d evenly spaced columns%s"), r, as.integer(pc$iterations), ncol(S),
+        if (r < k) sprintf(paste(", %d more from those columns with %d entries beyond 3",
+                                 "robust row scales set to the row median"), k - r, cleaned)
+        else "")
       U
     } else if (!is.null(rb) && k <= ncol(rb$sample)) {
       # ornmf: the successive projection algorithm (Araujo et al. 2001;
