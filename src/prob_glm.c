@@ -302,16 +302,7 @@ static double glm_pair_direction(cg_problem *P, double *gamma_max, double *gamma
 
 static void support_update(glm *G, int j)
 {
-    const int k = G->in_support[j];
-    if (G->theta[j] != 0.0 && k < 0) {
-        G->in_support[j] = G->n_support;
-        G->support[G->n_support++] = j;
-    } else if (G->theta[j] == 0.0 && k >= 0) {
-        const int last = G->support[--G->n_support];
-        G->support[k] = last;
-        G->in_support[last] = k;
-        G->in_support[j] = -1;
-    }
+    cg_support_update(G->support, G->in_support, &G->n_support, G->theta, j);
 }
 
 static void glm_pair_step(cg_problem *P, double gamma, int drop)

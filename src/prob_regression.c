@@ -378,16 +378,7 @@ static double reg_pair_lmo(cg_problem *P)
 /* keep j in the support list exactly when theta_j != 0 */
 static void support_update(regression *R, int j)
 {
-    const int k = R->in_support[j];
-    if (R->theta[j] != 0.0 && k < 0) {
-        R->in_support[j] = R->n_support;
-        R->support[R->n_support++] = j;
-    } else if (R->theta[j] == 0.0 && k >= 0) {
-        const int last = R->support[--R->n_support];
-        R->support[k] = last;
-        R->in_support[last] = k;
-        R->in_support[j] = -1;
-    }
+    cg_support_update(R->support, R->in_support, &R->n_support, R->theta, j);
 }
 
 /* exact step along d = s - a: -<g, d> / (d' X'X d / n) */

@@ -260,3 +260,21 @@ int cg_proj_lp(const double *y, size_t n, double radius, double p, double *x)
     for (size_t i = 0; i < n; i++) x[i] *= fix;
     return CG_OK;
 }
+
+/* The support list of a coefficient vector (pairwise Frank-Wolfe on the l1
+ * ball: prob_regression.c, prob_glm.c): keep j in support[0 .. *n_support)
+ * exactly when theta[j] != 0, in_support[j] its position or -1; O(1). */
+void cg_support_update(int *support, int *in_support, int *n_support, const double *theta,
+                       int j)
+{
+    const int k = in_support[j];
+    if (theta[j] != 0.0 && k < 0) {
+        in_support[j] = *n_support;
+        support[(*n_support)++] = j;
+    } else if (theta[j] == 0.0 && k >= 0) {
+        const int last = support[--(*n_support)];
+        support[k] = last;
+        in_support[last] = k;
+        in_support[j] = -1;
+    }
+}

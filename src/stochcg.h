@@ -603,6 +603,9 @@ SEXP cg_robust_solution(cg_problem *P);
 /* sparse_covariance(): floored l1 covariance, optionally + low-rank part */
 int  cg_problem_covariance(cg_problem *P, SEXP spec);
 SEXP cg_covariance_solution(cg_problem *P);
+/* the support list of a coefficient vector (sets_vector.c) */
+void cg_support_update(int *support, int *in_support, int *n_support, const double *theta,
+                       int j);
 /* The SDP problems' shared evaluation (prob_sdp.c): objective and the gap
  * to the best certified Lagrangian lower bound seen, form() filling V for
  * each pass's multipliers and returning <u, b>; *best_lb (normalized
