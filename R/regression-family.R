@@ -263,7 +263,8 @@ prepared_fit <- function(prep, radius, init, solver, call, started = wall_clock(
 # rows centred (or implicitly, sparse) and its X'X / n, both shared along
 # the grid; the scales are the training rows' standard deviations, applied
 # to a copy of X and to X'X / n.
-scaled_fold_path <- function(d, pf, standardize, names, radius, init, solver, sd = NULL) {
+scaled_fold_path <- function(d, pf, standardize, names, radius, init, solver, sd = NULL,
+                             scaled = FALSE) {
   X <- d$X
   p <- ncol(X)
   cen <- if (inherits(d$intercept, "regression_centring")) d$intercept
@@ -278,10 +279,12 @@ scaled_fold_path <- function(d, pf, standardize, names, radius, init, solver, sd
                xbar = if (is.null(cen)) rep(0, p) else cen$xbar, names = names,
                standardize = standardize, pf = pf)
   if (!is.null(cen)) cen$xbar <- cen$xbar * cs
+  # (scaled: d$X and d$gram are scaled by cs already, cv_sparse_regression())
   gram <- d$gram
-  if (is.matrix(gram)) gram <- gram * tcrossprod(cs)
+  if (is.matrix(gram) && !scaled) gram <- gram * tcrossprod(cs)
   solver$gram <- gram
-  args <- c(list(X = scale_columns(X, cs), y = d$y, intercept = cen %||% FALSE), solver)
+  args <- c(list(X = if (scaled) X else scale_columns(X, cs), y = d$y,
+                 intercept = cen %||% FALSE), solver)
   # several radii: regression_core()'s path ("pfw": one solver call)
   res <- if (length(radius) > 1L)
     do.call(regression_core, c(args, list(radius = radius, init = prepared_init(init, prep))),

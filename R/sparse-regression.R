@@ -412,6 +412,10 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   if (gram && p > 16000L)
     stop_arg("gram", "= TRUE needs p^2 doubles; with ", p, " columns use gram = FALSE")
   control <- as_control(control, max_iter = if (method == "pfw") 1e5 else 1000)
+  # "pfw" on a dense X without a given Gram matrix works on a working set
+  # checked by the KKT conditions over all columns (prob_regression.c,
+  # ws_screen); the option stochcg.screen = FALSE (tests) turns it off
+  screen <- !isFALSE(getOption("stochcg.screen"))
 
   # what a state belongs to: the data the C side sees (centred), the
   # problem and every setting the iteration reads
@@ -421,7 +425,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
               K = as.integer(K), step_size = step_size, radius = as.double(radius),
               gram = gram, gram_matrix = if (!is.null(gram_matrix)) fingerprint(gram_matrix),
               face_step = face_step, batch_size = as.integer(min(batch_size, n)),
-              sampling = sampling_id)
+              sampling = sampling_id, screen = screen)
   start <- if (!is.null(init)) regression_start(init, p, radius, key, n) else NULL
 
   # ---- problem spec
@@ -429,7 +433,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   spec <- list(problem = "regression", method = method, step = step,
                K = as.integer(K), eta = if (is.null(step_size)) -1 else step_size,
                n = n, p = p, y = y, radius = as.double(radius), sparse = sparse,
-               gram = gram, face_step = face_step,
+               gram = gram, face_step = face_step, screen = screen,
                batch_size = key$batch_size, sampling = sampling_id,
                lipschitz = if (method == "spg") design_lipschitz(X, xbar_c) else 1)
   if (!is.null(gram_matrix)) spec$gram_matrix <- gram_matrix
@@ -463,6 +467,11 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
     beta <- fit$solution$beta
     names(beta) <- colnames(X)
     if (method == "pfw") fit$face_steps <- fit$solution$face_steps
+    # the working set's size and the columns its KKT checks added after
+    # the fit's first (pfw with screening; see ?sparse_regression)
+    if (method == "pfw" && !is.na(fit$solution$working_set %||% NA))
+      fit$screen <- c(working_set = fit$solution$working_set,
+                      kkt_added = fit$solution$kkt_added)
     fit$solution <- list(beta = beta)
     # a = ybar - xbar'beta minimizes the stated objective over a, where it
     # equals the centred problem's
@@ -543,13 +552,14 @@ regression_start <- function(init, p, radius, key = NULL, n = NULL) {
 # side checks the rest: indices, the support against beta)
 check_regression_state <- function(st, key, n, p) {
   len <- if (key$method == "pfw") {
-    list(state_g = p, state_support = NA, state_cached = NA, state_pair = 9L, state_loop = 6L)
+    list(state_g = p, state_support = NA, state_cached = NA, state_pair = 10L, state_ws = NA,
+         state_loop = 6L)
   } else {
     c(list(state_pos = 1L, state_drawn = 1L), if (key$sampling != 2L) list(state_order = n),
       if (key$gram) list(state_S = p * p, state_b = p, state_Stheta = p)
       else list(state_drow = NA, state_cnt = NA, state_xt = NA))
   }
-  ints <- c("state_support", "state_cached", "state_pos", "state_order", "state_drow")
+  ints <- c("state_support", "state_cached", "state_ws", "state_pos", "state_order", "state_drow")
   ok <- setequal(names(st), c(names(len), "key")) &&
     all(vapply(names(len), function(k) {
       x <- st[[k]]

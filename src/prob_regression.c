@@ -59,6 +59,12 @@ typedef struct {
      * have earned for it, face steps taken */
     int face_on, face_cap, face_max, *face_idx;
     double *face_G, *face_L, *face_w, face_credit, face_steps;
+    /* working set (screening, dense X without a given Gram matrix; see
+     * ws_screen): the coordinates ws[0..n_ws-1] in order of entry, the
+     * only ones the pairwise and face steps touch between full gradients;
+     * a cached Gram column j holds its entries for ws[0..gvalid[j]-1] */
+    int ws_on, *ws, n_ws, *in_ws, *gvalid;
+    double screened_at, ws_added;
 } regression;
 
 static double x_at(const regression *R, int r, int j)    /* dense only */
@@ -304,10 +310,13 @@ static void reg_evaluate(cg_problem *P, double *obj, double *gap)
 }
 
 /* ------------------------------------------ pairwise Frank-Wolfe ("pfw") */
+static const double *gram_col_ws(cg_problem *P, regression *R, int j, double *scratch);
+
 /* the Gram column X'x_j / n: from the cache, or computed (one pass over X)
  * into the cache while the budget lasts, else into `scratch` */
 static const double *gram_col(cg_problem *P, regression *R, int j, double *scratch)
 {
+    if (R->ws_on) return gram_col_ws(P, R, j, scratch);
     if (R->gcol[j]) return R->gcol[j];
     const int n = R->n, p = R->p;
     double *c = scratch;
@@ -336,6 +345,111 @@ static const double *gram_col(cg_problem *P, regression *R, int j, double *scrat
     return c;
 }
 
+/* ------------------------------------------------------ working set
+ * Screening for a dense X whose Gram matrix is not given: a Gram column
+ * X'x_j / n costs n p flops, and at p >> n the fits near interpolation
+ * have supports of hundreds of columns (a 1600 x 5000 path spent most of
+ * its time there). The pairwise and face steps move only coordinates of a
+ * working set W (the support is in W): their Gram columns are needed on W
+ * alone (n |W| flops each, entries added as W grows) and the gradient is
+ * kept on W alone (O(|W|) a step). Each time the gradient is computed
+ * from scratch on all p columns (a full gradient: at the start, every
+ * REFRESH steps, and before the loop trusts a small gap), the KKT
+ * conditions are checked over all columns: every j outside W with |g_j|
+ * above max over W of |g| (the multiplier of the problem restricted to W)
+ * enters W, the largest first, at most max(16, |W|) at a time. The LMO
+ * then scans W, which holds the largest |g_j| of all p; the gap the loop
+ * checks after a full gradient, and the evaluation's, are those of the
+ * full problem: the certificate is unchanged. Along a path W is kept (it
+ * only grows): the strong rules' "ever active" set. */
+static void ws_add(regression *R, int j)
+{
+    if (R->in_ws[j] >= 0) return;
+    R->in_ws[j] = R->n_ws;
+    R->ws[R->n_ws++] = j;
+}
+
+/* entries of X'x_j / n on W from position `from` on, into c */
+static void gram_fill_ws(regression *R, int j, double *c, int from)
+{
+    const int n = R->n, one = 1;
+    const double *xj = R->X + (size_t) j * n;
+    const int pos_j = R->in_ws[j];
+    double computed = 0.0;
+    for (int k = from; k < R->n_ws; k++) {
+        const int i = R->ws[k];
+        /* symmetry: the entry of a cached column i at j, when it has it
+         * (x_i'x_j and x_j'x_i by ddot: the same number) */
+        if (pos_j >= 0 && R->gcol[i] && pos_j < R->gvalid[i] && i != j) {
+            c[i] = R->gcol[i][j];
+            continue;
+        }
+        c[i] = F77_CALL(ddot)(&R->n, R->X + (size_t) i * n, &one, xj, &one) / n;
+        computed += 1.0;
+    }
+    R->rows_read += computed * n / R->p;   /* in rows of X */
+}
+
+static const double *gram_col_ws(cg_problem *P, regression *R, int j, double *scratch)
+{
+    double *c = (double *) R->gcol[j];
+    int from = 0;
+    if (c) {
+        from = R->gvalid[j];
+        if (from == R->n_ws) return c;
+    } else if (R->cache_left > 0) {
+        c = cg_zeros(R->p);
+        R->gcol[j] = c;
+        R->cache_left--;
+    } else {
+        c = scratch;
+    }
+    gram_fill_ws(R, j, c, from);
+    if (R->gcol[j]) R->gvalid[j] = R->n_ws;
+    for (int k = from; k < R->n_ws; k++)
+        if (!R_FINITE(c[R->ws[k]]))
+            cg_fail(P, "the Gram column X'x_%d / n overflowed double precision (the data are "
+                    "too large: scale them)", j + 1);
+    return c;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    const double x = *(const double *) a, y = *(const double *) b;
+    return (x < y) - (x > y);
+}
+
+/* the KKT check over all columns, g exact: the violators into W (above) */
+static void ws_screen(regression *R)
+{
+    const int p = R->p;
+    double lam = 0.0;
+    for (int k = 0; k < R->n_ws; k++) lam = fmax(lam, fabs(R->g[R->ws[k]]));
+    int nv = 0;
+    double *v = R->gfull;               /* scratch: |g_j| of the violators */
+    for (int j = 0; j < p; j++)
+        if (R->in_ws[j] < 0 && fabs(R->g[j]) > lam) v[nv++] = fabs(R->g[j]);
+    const int first = R->screened_at < 0.0;   /* the fit's first check: its start set */
+    R->screened_at = R->moves;
+    if (nv == 0) return;
+    const int cap = R->n_ws > 16 ? R->n_ws : 16;
+    double cut = lam;                   /* enter: |g_j| > cut, or >= the cap-th largest */
+    int ties = 0;
+    if (nv > cap) {
+        qsort(v, nv, sizeof(double), cmp_desc);
+        cut = v[cap - 1];
+        ties = 1;
+    }
+    int added = 0;
+    for (int j = 0; j < p && added < cap; j++) {
+        const double a = fabs(R->g[j]);
+        if (R->in_ws[j] < 0 && a > lam && (ties ? a >= cut : 1)) { ws_add(R, j); added++; }
+    }
+    if (!first) R->ws_added += added;
+    /* gfull held the evaluation's gradient: no longer at this iterate */
+    if (R->eval_at == R->moves) R->eval_at = -1.0;
+}
+
 /* the gradient is kept exact by pair_step; CG_BATCH_FULL recomputes it.
  * Returns the rows read since the last call (passes over X times n). */
 static double reg_pair_gradient(cg_problem *P, int batch)
@@ -361,6 +475,16 @@ static double reg_pair_gradient(cg_problem *P, int batch)
 static double reg_pair_lmo(cg_problem *P)
 {
     regression *R = (regression *) P->self;
+    if (R->ws_on && R->next_s < 0) {
+        /* a full gradient: the KKT check first, then the LMO on W */
+        if (R->g_exact_at == R->moves && R->screened_at != R->moves) ws_screen(R);
+        double amax = -1.0; int best = R->ws[0];
+        for (int k = 0; k < R->n_ws; k++) {
+            const int j = R->ws[k];
+            if (fabs(R->g[j]) > amax) { amax = fabs(R->g[j]); best = j; }
+        }
+        R->next_s = best;
+    }
     if (R->next_s >= 0) {               /* cg_lmo_l1's vertex, found by the step */
         R->s_idx = R->next_s;
         R->s_val = R->g[R->next_s] < 0.0 ? R->radius : -R->radius;
@@ -416,10 +540,19 @@ static void reg_pair_step(cg_problem *P, double gamma, int drop)
     /* update g and find the next LMO vertex (largest |g_j|, first on ties,
      * as cg_lmo_l1) in one pass */
     double amax = -1.0; int best = 0;
-    for (int j = 0; j < p; j++) {
-        const double gj = R->g[j] + cs * gs[j] - ca_g * ga[j];
-        R->g[j] = gj;
-        if (fabs(gj) > amax) { amax = fabs(gj); best = j; }
+    if (R->ws_on) {                     /* on W only (see ws_screen) */
+        for (int k = 0; k < R->n_ws; k++) {
+            const int j = R->ws[k];
+            const double gj = R->g[j] + cs * gs[j] - ca_g * ga[j];
+            R->g[j] = gj;
+            if (fabs(gj) > amax) { amax = fabs(gj); best = j; }
+        }
+    } else {
+        for (int j = 0; j < p; j++) {
+            const double gj = R->g[j] + cs * gs[j] - ca_g * ga[j];
+            R->g[j] = gj;
+            if (fabs(gj) > amax) { amax = fabs(gj); best = j; }
+        }
     }
     R->next_s = best;
     if (a >= 0) {
@@ -434,7 +567,7 @@ static void reg_pair_step(cg_problem *P, double gamma, int drop)
     /* this step's work in flops: the gradient update, the scans of the
      * support (LMO, away vertex) and about 1000 for the iteration's calls
      * and clock reads (0.4 us a step measured at p = 103, 3 GFlop/s) */
-    R->face_credit += FACE_SHARE * (2.0 * p + 4.0 * R->n_support + 1000.0);
+    R->face_credit += FACE_SHARE * (2.0 * (R->ws_on ? R->n_ws : p) + 4.0 * R->n_support + 1000.0);
     R->moves += 1.0;
 }
 
@@ -740,7 +873,13 @@ static int reg_face_step(cg_problem *P)
     if (cached) {
         for (int a = 0; a < k0; a++) {
             double delta = theta[orig[a]] - old[a];
-            if (delta != 0.0) F77_CALL(daxpy)(&R->p, &delta, R->gcol[orig[a]], &one, R->g, &one);
+            if (delta == 0.0) continue;
+            if (R->ws_on) {              /* the columns hold W's entries */
+                const double *col = R->gcol[orig[a]];
+                for (int k = 0; k < R->n_ws; k++) R->g[R->ws[k]] += delta * col[R->ws[k]];
+            } else {
+                F77_CALL(daxpy)(&R->p, &delta, R->gcol[orig[a]], &one, R->g, &one);
+            }
         }
         R->face_credit -= 2.0 * p * k0;
     } else {
@@ -840,6 +979,15 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
          * (with more columns than rows the block is singular: the step
          * then first drops columns, face_null_space) */
         R->face_max = p < 2048 ? p : 2048;
+        /* the working set (ws_screen): a dense X, its Gram columns computed */
+        R->ws_on = !R->sparse && !R->gram_given && asLogical(cg_list_get(spec, "screen")) == TRUE;
+        R->screened_at = -1.0;
+        if (R->ws_on) {
+            R->ws = (int *) R_alloc(p, sizeof(int));
+            R->in_ws = (int *) R_alloc(p, sizeof(int));
+            R->gvalid = (int *) R_alloc(p, sizeof(int));
+            for (int j = 0; j < p; j++) { R->in_ws[j] = -1; R->gvalid[j] = 0; }
+        }
         P->pair = &regression_pair;
         if (!isNull(cg_list_get(spec, "state_g"))) {
             pair_resume(P, R, spec);
@@ -848,6 +996,7 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
         /* theta = sum_j |theta_j| / r (sign(theta_j) r e_j) + slack / r 0 */
         double l1 = 0.0;
         for (int j = 0; j < p; j++) { support_update(R, j); l1 += fabs(R->theta[j]); }
+        if (R->ws_on) for (int k = 0; k < R->n_support; k++) ws_add(R, R->support[k]);
         R->slack = fmax(R->radius - l1, 0.0);
         R->next_s = -1;
         R->g_exact_at = R->eval_at = -1.0;
@@ -908,6 +1057,9 @@ void cg_regression_restart(cg_problem *P, double radius)
     R->face_credit = face_cost(R->n_support);
     R->face_steps = 0.0;
     R->rows_read = R->rows_reported = 0.0;
+    /* W is kept (it holds the support); its KKT check is at the new radius */
+    R->screened_at = -1.0;
+    R->ws_added = 0.0;
     P->stop = 0;
     P->failure[0] = '\0';
     memset(&P->loop, 0, sizeof(P->loop));
@@ -954,7 +1106,7 @@ static void stats_resume(regression *R, SEXP spec)
 
 /* the scalars of the pairwise method's state, in this order */
 enum { PS_SLACK, PS_CREDIT, PS_FACE_STEPS, PS_MOVES, PS_G_EXACT_AT, PS_EVAL_AT,
-       PS_ROWS_READ, PS_ROWS_REPORTED, PS_NEXT_S, PS_N };
+       PS_ROWS_READ, PS_ROWS_REPORTED, PS_NEXT_S, PS_SCREENED_AT, PS_N };
 
 /* pfw: the gradient as the steps kept it, the support in its order (the
  * away vertex and the face step scan it in that order), the Gram columns
@@ -973,11 +1125,23 @@ static void pair_resume(cg_problem *P, regression *R, SEXP spec)
     const int *sup = cg_spec_index(spec, "state_support", ns, 0, p - 1);
     const int *cached = cg_spec_index(spec, "state_cached", nc, 0, p - 1);
     const double *v = cg_spec_real(spec, "state_pair", PS_N);
+    /* the working set in its order (before the cached columns: their
+     * entries on it are computed again, the same numbers) */
+    const R_xlen_t nw = XLENGTH(cg_list_get(spec, "state_ws"));
+    if ((nw > 0 && !R->ws_on) || nw > p) error("spec: invalid regression state");
+    if (nw > 0) {
+        const int *w = cg_spec_index(spec, "state_ws", nw, 0, p - 1);
+        for (R_xlen_t k = 0; k < nw; k++) {
+            if (R->in_ws[w[k]] >= 0) error("spec: invalid regression state");
+            ws_add(R, w[k]);
+        }
+    }
     int nonzero = 0;
     for (int j = 0; j < p; j++) nonzero += R->theta[j] != 0.0;
     for (R_xlen_t k = 0; k < ns; k++) {
         const int j = sup[k];
-        if (R->theta[j] == 0.0 || R->in_support[j] >= 0) error("spec: invalid regression state");
+        if (R->theta[j] == 0.0 || R->in_support[j] >= 0 || (R->ws_on && R->in_ws[j] < 0))
+            error("spec: invalid regression state");
         R->in_support[j] = (int) k;
         R->support[k] = j;
     }
@@ -993,6 +1157,8 @@ static void pair_resume(cg_problem *P, regression *R, SEXP spec)
     R->moves = v[PS_MOVES]; R->g_exact_at = v[PS_G_EXACT_AT]; R->eval_at = v[PS_EVAL_AT];
     R->rows_read = v[PS_ROWS_READ]; R->rows_reported = v[PS_ROWS_REPORTED];
     R->next_s = (int) v[PS_NEXT_S];
+    R->screened_at = v[PS_SCREENED_AT];
+    if (R->ws_on && R->next_s >= 0 && R->in_ws[R->next_s] < 0) error("spec: invalid regression state");
     if (R->slack < 0 || R->next_s < -1 || R->next_s >= p) error("spec: invalid regression state");
     if (R->g_exact_at == R->moves || R->eval_at == R->moves) exact_gradient(R, R->res, R->gfull);
 }
@@ -1019,6 +1185,10 @@ static void pair_export(cg_problem *P, regression *R, SEXP out, int at)
     x[PS_MOVES] = R->moves; x[PS_G_EXACT_AT] = R->g_exact_at; x[PS_EVAL_AT] = R->eval_at;
     x[PS_ROWS_READ] = R->rows_read; x[PS_ROWS_REPORTED] = R->rows_reported;
     x[PS_NEXT_S] = R->next_s;
+    x[PS_SCREENED_AT] = R->screened_at;
+    SEXP w = allocVector(INTSXP, R->ws_on ? R->n_ws : 0);
+    SET_VECTOR_ELT(out, at + 4, w);
+    if (R->ws_on && R->n_ws) memcpy(INTEGER(w), R->ws, sizeof(int) * R->n_ws);
     /* (the loop's own state, its gradient refresh counting on, goes out
      * through the dispatcher: state_loop) */
 }
@@ -1053,17 +1223,20 @@ SEXP cg_regression_solution(cg_problem *P)
     regression *R = (regression *) P->self;
     static const char *names[] = {"beta", "face_steps",
         /* pfw (pair_export) */
-        "state_g", "state_support", "state_cached", "state_pair",
+        "state_g", "state_support", "state_cached", "state_pair", "state_ws",
         /* sfw, fw, spg (stats_export) */
         "state_order", "state_pos", "state_drawn", "state_S", "state_b", "state_Stheta",
-        "state_drow", "state_cnt", "state_xt", ""};
+        "state_drow", "state_cnt", "state_xt", "working_set", "kkt_added", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP beta = allocVector(REALSXP, R->p);
     SET_VECTOR_ELT(out, 0, beta);
     memcpy(REAL(beta), R->theta, sizeof(double) * R->p);
     SET_VECTOR_ELT(out, 1, ScalarReal(R->face_steps));   /* pfw's, 0 otherwise */
     if (R->pairwise) pair_export(P, R, out, 2);
-    else stats_export(R, out, 6);
+    else stats_export(R, out, 7);
+    /* pfw's working set: its size and the columns the KKT checks added */
+    SET_VECTOR_ELT(out, 16, ScalarReal(R->pairwise && R->ws_on ? R->n_ws : NA_REAL));
+    SET_VECTOR_ELT(out, 17, ScalarReal(R->pairwise && R->ws_on ? R->ws_added : NA_REAL));
     UNPROTECT(1);
     return out;
 }
