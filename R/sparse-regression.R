@@ -450,6 +450,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
     spec[c("init_beta", "iter_offset", "cold_objective")] <- list(start$beta, start$iter,
                                                              sum(y^2) / (2 * n))
   if (!is.null(start) && start$other_radius) spec$warm_start <- TRUE
+  if (!is.null(start$ws)) spec$init_ws <- start$ws
   if (isTRUE(start$exact)) spec <- c(spec, start$state)
 
   # the fit from the solver's result at `radius`, started from `init`
@@ -508,6 +509,7 @@ is_pfw <- function(method) {
 # as it is, and its state for the C side (`state`).
 regression_start <- function(init, p, radius, key = NULL, n = NULL) {
   iter <- 0L
+  carry_ws <- NULL
   if (inherits(init, "sparse_regression_fit")) {
     beta <- init$solution$beta
     iter <- init$iterations
@@ -523,6 +525,14 @@ regression_start <- function(init, p, radius, key = NULL, n = NULL) {
                   state = st[setdiff(names(st), "key")], other_radius = FALSE,
                   note = continued_note(iter)))
     }
+    # a fit of the same data and settings at another radius: its working
+    # set ("pfw", see ?sparse_regression) is the warm start's, as along a
+    # path, so that a path's fits are those of separate warm-started calls
+    ws <- st$state_ws
+    if (!is.null(key) && is.list(st$key) && is.integer(ws) && !anyNA(ws) &&
+        all(ws >= 0L & ws < p) && !anyDuplicated(ws) &&
+        identical(st$key[setdiff(names(st$key), "radius")], key[setdiff(names(key), "radius")]))
+      carry_ws <- ws
   } else if (is.numeric(init) && is.null(dim(init))) {
     if (length(init) != p)
       stop_arg("init", "must have length ", p, " (one per column of `X`), not ", length(init))
@@ -544,7 +554,8 @@ regression_start <- function(init, p, radius, key = NULL, n = NULL) {
                     " (of other data or settings, or its state dropped)" else "")
   list(beta = beta, iter = as.integer(iter), note = note, exact = FALSE,
        other_radius = !inherits(init, "sparse_regression_fit") ||
-                      !identical(as.double(init$radius), as.double(radius)))
+                      !identical(as.double(init$radius), as.double(radius)),
+       ws = if (!scaled) carry_ws)
 }
 
 # The parts of a kept state and their lengths (NA: any), by method and

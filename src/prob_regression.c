@@ -979,8 +979,10 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
          * (with more columns than rows the block is singular: the step
          * then first drops columns, face_null_space) */
         R->face_max = p < 2048 ? p : 2048;
-        /* the working set (ws_screen): a dense X, its Gram columns computed */
-        R->ws_on = !R->sparse && !R->gram_given && asLogical(cg_list_get(spec, "screen")) == TRUE;
+        /* the working set (ws_screen): a dense X, its Gram columns computed,
+         * and p >= 200 (below, a pass over all columns costs next to nothing) */
+        R->ws_on = !R->sparse && !R->gram_given && p >= 200 &&
+                   asLogical(cg_list_get(spec, "screen")) == TRUE;
         R->screened_at = -1.0;
         if (R->ws_on) {
             R->ws = (int *) R_alloc(p, sizeof(int));
@@ -996,7 +998,18 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
         /* theta = sum_j |theta_j| / r (sign(theta_j) r e_j) + slack / r 0 */
         double l1 = 0.0;
         for (int j = 0; j < p; j++) { support_update(R, j); l1 += fabs(R->theta[j]); }
-        if (R->ws_on) for (int k = 0; k < R->n_support; k++) ws_add(R, R->support[k]);
+        if (R->ws_on) {
+            /* a warm start from a fit of the same data at another radius
+             * takes its working set, in its order (as a path keeps it) */
+            SEXP iw = cg_list_get(spec, "init_ws");
+            if (!isNull(iw)) {
+                const R_xlen_t nw = XLENGTH(iw);
+                if (nw > p) error("spec: invalid init_ws");
+                const int *w = cg_spec_index(spec, "init_ws", nw, 0, p - 1);
+                for (R_xlen_t k = 0; k < nw; k++) ws_add(R, w[k]);
+            }
+            for (int k = 0; k < R->n_support; k++) ws_add(R, R->support[k]);
+        }
         R->slack = fmax(R->radius - l1, 0.0);
         R->next_s = -1;
         R->g_exact_at = R->eval_at = -1.0;

@@ -477,7 +477,16 @@ test_that("the default grid stops past the CV minimum; the choice is the full gr
   whole <- cv_sparse_regression(d$X, d$y, radius = grid, folds = folds, intercept = FALSE, standardize = FALSE)   # given radii: all
   k <- nrow(early$cv)
   expect_lt(k, 30L)
-  expect_identical(k %% 5L, 0L)                                       # whole chunks of 5
+  # pieces of 5 radii while the minimum is at the last radius, then only
+  # the radii the rule needs: the path ends at most 4 radii after the first
+  # radius where the rule (3 radii in a row above the minimum plus one SE,
+  # on the curve so far) holds
+  fires <- vapply(seq_len(k), function(j) {
+    i <- which.min(whole$cv$cvm[seq_len(j)])
+    j - i >= 3L && all(whole$cv$cvm[(j - 2):j] > whole$cv$cvm[i] + whole$cv$cvsd[i])
+  }, NA)
+  expect_true(fires[k])
+  expect_lte(k - which(fires)[1], 4L)
   expect_equal(early$cv$radius, grid[seq_len(k)])
   expect_equal(early$cv$cvm, whole$cv$cvm[seq_len(k)], tolerance = 1e-10)
   # stopped because the last 3 radii lie above the minimum plus one SE
