@@ -463,3 +463,92 @@ test_that("pfw from a support of more columns than rows (a singular face) conver
                ref$objective,
                tolerance = 1e-6)
 })
+
+# ---- the working set of "pfw" (dense X, p >= 200; prob_regression.c, ws_screen)
+
+# the gradient X'(X b - y) / n of the stated problem, in R: its KKT
+# conditions over all columns and its Frank-Wolfe gap at radius r
+kkt_r <- function(X, y, b, r) {
+  g <- drop(crossprod(X, X %*% b - y)) / nrow(X)
+  lam <- max(abs(g))
+  list(g = g, lam = lam, gap = sum(g * b) + r * lam)
+}
+
+unscreened <- function(expr) {
+  old <- options(stochcg.screen = FALSE)
+  on.exit(options(old))
+  expr
+}
+
+test_that("pfw's working set gives the unscreened solution, certified over all columns", {
+  set.seed(21)
+  n <- 50; p <- 300
+  X <- matrix(rnorm(n * p), n)
+  y <- drop(X[, 1:6] %*% c(3, -2, 2, 1.5, -1, 1) + rnorm(n, sd = 0.5))
+  ctl <- cg_control(tol = 1e-10)
+  for (r in c(2, 6, 9)) {             # below interpolation: a unique solution
+    a <- sparse_regression(X, y, r, intercept = FALSE, standardize = FALSE, control = ctl)
+    b <- unscreened(sparse_regression(X, y, r, intercept = FALSE, standardize = FALSE,
+                                      control = ctl))
+    expect_true(a$converged && b$converged)
+    expect_false(is.null(a$screen))             # screened: a working set was used
+    expect_lt(a$screen[["working_set"]], p)
+    expect_null(b$screen)
+    expect_equal(coef(a), coef(b), tolerance = 1e-7)
+    expect_equal(a$objective, b$objective, tolerance = 1e-10)
+    # the certificate is the full problem's: its gap and KKT over all p
+    k <- kkt_r(X, y, coef(a), r)
+    expect_lt(abs(a$gap - k$gap), 1e-9)   # both about 0: absolute
+    expect_lte(k$gap, 1e-10 * sum(y^2) / (2 * n) + 1e-12)
+    on <- coef(a) != 0
+    expect_true(all(abs(k$g) <= k$lam * (1 + 1e-8)))
+    expect_equal(unname(k$g[on]), -k$lam * sign(unname(coef(a)[on])), tolerance = 1e-5)
+  }
+})
+
+test_that("a column the start set leaves out is brought in by the KKT check", {
+  # x1 alone is uncorrelated with y (y follows x2 - x1, x2 = x1 + 0.3 z):
+  # at beta = 0 its |x1'y| ranks far below the 16 largest the first check
+  # takes, yet the solution needs it (to cancel x1's part of x2)
+  set.seed(4)
+  n <- 100; p <- 300
+  X <- matrix(rnorm(n * p), n)
+  z <- rnorm(n)
+  X[, 2] <- X[, 1] + 0.3 * z
+  y <- drop(10 * (X[, 2] - X[, 1])) + 0.1 * rnorm(n)
+  g0 <- abs(drop(crossprod(X, y)))
+  expect_gt(rank(-g0)[1], 16)                      # not in the start set
+  r <- 15
+  a <- sparse_regression(X, y, r, intercept = FALSE, standardize = FALSE,
+                         control = cg_control(tol = 1e-10))
+  b <- unscreened(sparse_regression(X, y, r, intercept = FALSE, standardize = FALSE,
+                                    control = cg_control(tol = 1e-10)))
+  expect_true(a$converged)
+  expect_lt(coef(a)[1], -1)                        # x1 is in the solution
+  expect_gt(a$screen[["kkt_added"]], 0)            # added by a later check
+  expect_equal(coef(a), coef(b), tolerance = 1e-7)
+  k <- kkt_r(X, y, coef(a), r)
+  expect_true(all(abs(k$g) <= k$lam * (1 + 1e-8)))
+  expect_lt(abs(a$gap - k$gap), 1e-9)   # both about 0: absolute
+})
+
+test_that("with a working set, a path equals warm-started fits and init = fit continues exactly", {
+  set.seed(22)
+  n <- 40; p <- 250
+  X <- matrix(rnorm(n * p), n)
+  y <- drop(X[, 1:5] %*% c(3, -2, 2, 1, -1) + rnorm(n))
+  r <- c(1, 3, 6, 9)
+  path <- sparse_regression(X, y, radius = r, standardize = FALSE)
+  prev <- NULL
+  for (k in seq_along(r)) {
+    f <- sparse_regression(X, y, r[k], init = prev, standardize = FALSE)
+    expect_false(is.null(f$screen))
+    expect_identical(coef(path, radius = r[k]), coef(f))
+    expect_identical(path$fits[[k]]$objective, f$objective)
+    prev <- f
+  }
+  run <- function(k, init = NULL)
+    sparse_regression(X, y, 8, init = init, standardize = FALSE,
+                      control = cg_control(max_iter = k, tol = 0, eval_every = 1L))
+  expect_exact_resume(run, 6L, 10L, label = "pfw screened")
+})
