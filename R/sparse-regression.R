@@ -120,7 +120,25 @@
 #' `"converged"` when the exact duality gap, an upper bound on objective
 #' minus optimum, is below `tol`; set `tol` well below the default for
 #' coefficients accurate to many digits (the error in \eqn{\beta} is of
-#' order the square root of the gap). The stochastic methods (`"sfw"`,
+#' order the square root of the gap).
+#'
+#' With a dense `X` of at least 200 columns (and no Gram matrix given),
+#' `"pfw"` works on a working set, as glmnet's strong rules do: its steps
+#' move only the coordinates of a set \eqn{W}{W} that holds the support,
+#' and the Gram columns are computed on \eqn{W}{W} alone (\eqn{n|W|}{n |W|}
+#' flops each where a whole column costs \eqn{np}{n p}). Every time the
+#' gradient is computed from scratch on all \eqn{p}{p} columns (at the
+#' start, every 10000 steps and before a small gap is trusted) the KKT
+#' conditions are checked on all of them: the columns whose
+#' \eqn{|g_j|}{|g_j|} exceeds the largest on \eqn{W}{W} enter it (the
+#' largest first, at most \eqn{\max(16, |W|)}{max(16, |W|)} at a time).
+#' The gap that declares convergence is the full problem's, so the
+#' certificate is unchanged; a column the start leaves out is brought in by
+#' a later check (`fit$screen` gives the size of \eqn{W}{W} and the number
+#' of columns added after the first check). A warm start from a fit of the
+#' same data at another radius, and a path, keep the working set. The
+#' option `stochcg.screen = FALSE` turns it off (for comparisons). The
+#' stochastic methods (`"sfw"`,
 #' `"spg"`) are for data seen one row at a time (streams, or rows sampled
 #' from a large data set): they read few rows per step but never reach the
 #' optimum to high accuracy.
@@ -284,7 +302,10 @@
 #'   `c("(Intercept)" = a, beta)` (\eqn{\beta}{beta} alone without an
 #'   intercept), `predict(fit, newx)` predictions \eqn{a + X\beta}{a + X beta}.
 #'   `objective` and `gap` are those of the stated problem (see "Intercept").
-#'   For `"pfw"`, `face_steps` counts the face steps taken. `state` is the
+#'   For `"pfw"`, `face_steps` counts the face steps taken, and `screen`
+#'   (with a working set, see "Default method") gives `working_set`, its
+#'   size, and `kkt_added`, the columns the KKT checks added after the
+#'   first. `state` is the
 #'   solver's state for `init` (see "Warm starts"). With weights,
 #'   standardization or penalty factors the fit also holds `theta` (the
 #'   coefficients the radius bounds), `family`, `weights`, `standardize`,

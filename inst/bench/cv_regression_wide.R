@@ -12,7 +12,8 @@
 # riboflavin.RData); simulated designs: n x p Gaussian with 5 common factors
 # (correlated columns), 10 true coefficients, noise sd 1.
 # Each data set: 80% training rows (CV there), 20% test rows (test MSE of
-# the 1se fits). Times: wall and CPU (user + sys) seconds of one call each,
+# the 1se fits). Times: wall and CPU (user + sys) seconds of one call each
+# (`cv_cpu_ratio`: ours / glmnet in CPU seconds, steadier under load),
 # side by side in one run, with the load average (2 cores shared with other
 # jobs: ratios are what count). `unconv`: fits (folds and full data) that
 # did not reach tol. Single fit: sparse_regression() at our 1se radius on the
@@ -89,7 +90,7 @@ run_case <- function(name, d, seed = 1) {
   s_o <- timed(function() sparse_regression(X, y, r1, standardize = FALSE))
   data.frame(data = name, n = nrow(X), p = ncol(X),
              cv_s_cg = o$wall, cv_s_glmnet = g$wall, cv_cpu_cg = o$cpu, cv_cpu_glmnet = g$cpu,
-             cv_ratio = o$wall / g$wall,
+             cv_ratio = o$wall / g$wall, cv_cpu_ratio = o$cpu / g$cpu,
              test_mse_cg = mean((yt - predict(C, Xt))^2),
              test_mse_glmnet = mean((yt - as.vector(predict(G, Xt, s = "lambda.1se")))^2),
              nnz_cg = sum(C$fit$solution$beta != 0), nnz_glmnet = G$nzero[G$lambda == G$lambda.1se],
@@ -110,6 +111,24 @@ md_table <- function(df) {
     apply(df, 1, function(r) paste0("| ", paste(r, collapse = " | "), " |")))
 }
 
+# The standardized defaults of both (cv.glmnet(X, y, foldid) against
+# cv_sparse_regression(X, y, folds = foldid): standardize = TRUE, intercept),
+# on simulated designs (all rows in the CV): wall and CPU seconds, one run.
+std_sizes <- list(c(60, 4000), c(200, 2000), c(1000, 200))
+std_case <- function(n, p, seed = 1) {
+  d <- simulated(n, p, seed)()
+  set.seed(seed)
+  foldid <- sample(rep_len(1:10, n))
+  load <- strsplit(readLines("/proc/loadavg"), " ")[[1]][1]
+  g <- timed(function() glmnet::cv.glmnet(d$X, d$y, foldid = foldid))
+  o <- timed(function() suppressWarnings(cv_sparse_regression(d$X, d$y, folds = foldid)))
+  data.frame(n = n, p = p, cv_s_cg = o$wall, cv_s_glmnet = g$wall, cv_cpu_cg = o$cpu,
+             cv_cpu_glmnet = g$cpu, cv_cpu_ratio = o$cpu / g$cpu,
+             unconv = sum(!o$value$cv$converged), radii = nrow(o$value$cv),
+             load = load, row.names = NULL)
+}
+std_res <- NULL
+
 # the table so far, written after each data set
 write_results <- function(res, echo = FALSE) {
   shown <- res
@@ -121,12 +140,20 @@ write_results <- function(res, echo = FALSE) {
            paste("`inst/bench/cv_regression_wide.R`. Intercept for both, glmnet standardize =",
                  "FALSE, 10 folds (the same ids), 80% of the rows for training. `cv_s_*`: wall",
                  "seconds of one CV call, `cv_cpu_*`: CPU seconds (user + sys), `cv_ratio` ours /",
-                 "glmnet (wall); test MSE of the 1se fits on the 20% held out; `unconv`: radii",
+                 "glmnet (wall), `cv_cpu_ratio` (CPU); test MSE of the 1se fits on the 20% held out; `unconv`: radii",
                  "with a fit that did not reach tol, of `radii` fitted. `fit_*`: one fit at our",
                  "1se radius against glmnet at the lambda of that l1 norm. `load`: 1-minute",
                  "load average at the start of the row (2 cores shared with other jobs)."),
            "", md_table(shown))
-  dir.create("inst/bench/results", showWarnings = FALSE)
+  if (!is.null(std_res)) {
+    shown2 <- std_res
+    shown2[] <- lapply(std_res, function(col) vapply(col, fmt, ""))
+    out <- c(out, "", "## Standardized defaults of both (standardize = TRUE)", "",
+             paste("`cv.glmnet(X, y, foldid = ids)` against `cv_sparse_regression(X, y, folds =",
+                   "ids)`, both at their defaults (standardized, intercept), simulated designs",
+                   "as above with all n rows in the CV."), "", md_table(shown2))
+  }
+  dir.create("inst/bench/results", showWarnings = FALSE, recursive = TRUE)
   writeLines(out, "inst/bench/results/cv_regression_wide.md")
   if (echo) cat(out, sep = "\n")
 }
@@ -142,6 +169,12 @@ for (nm in names(datasets)) {
   if (is.null(row)) next
   print(row, digits = 3)
   res <- rbind(res, row)
+  write_results(res)
+}
+if (!nzchar(Sys.getenv("STOCHCG_BENCH_NO_STD"))) for (s in std_sizes) {
+  row <- std_case(s[1], s[2])
+  print(row, digits = 3)
+  std_res <- rbind(std_res, row)
   write_results(res)
 }
 write_results(res, echo = TRUE)
