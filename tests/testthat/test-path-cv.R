@@ -310,6 +310,16 @@ test_that("the default radii rise to the l1 norm of the least-squares solution",
   expect_equal(stochcg:::least_squares(Xw, yw),
                drop(solve(Gw + diag(0.01 * mean(diag(Gw)), 2001), crossprod(Xw, yw))),
                tolerance = 1e-8)
+  # conjugate gradients (least_squares' branch for n^2 p > 1e9): the n x n
+  # ridge system, of X and of the centred X - 1 xbar' (products by X only)
+  set.seed(10)
+  Xc <- matrix(rnorm(30 * 200), 30) + 2; yc <- rnorm(30)
+  for (xbar in list(NULL, colMeans(Xc))) {
+    Z <- if (is.null(xbar)) Xc else sweep(Xc, 2, xbar)
+    K <- tcrossprod(Z)
+    a <- solve(K + diag(0.01 * sum(diag(K)) / 200, 30), yc)
+    expect_equal(stochcg:::ridge_cg(Xc, yc, xbar), a, tolerance = 1e-8)
+  }
 })
 
 test_that("cv_complete_matrix chooses a radius that predicts held-out entries", {
