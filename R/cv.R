@@ -678,7 +678,11 @@ fold_data <- function(X, y, dots, K, intercept = FALSE, transform = NULL) {
       cen <- regression_centring(Xr, yr)
       list(X = cen$X, y = cen$y, intercept = cen$centring, gram = gram)
     }
-    if (is.null(transform)) d else transform(d)
+    if (!is.null(transform)) d <- transform(d)
+    # kept (memo below) and read by every piece's fits: its fingerprint,
+    # taken once (regression_fingerprint())
+    if (keep) attr(d$X, "stochcg_fingerprint") <- regression_fingerprint(d$X)
+    d
   }
   function(rows) {
     if (share && is.null(full)) full <<- dense_crossprod(X)
