@@ -28,7 +28,8 @@
 #' not bind (glmnet's \eqn{\lambda = 0}{lambda = 0}). When it is not unique
 #' (\eqn{n \le p}{n <= p}, or \eqn{X^\top X}{X'X} singular) a ridge solution
 #' with penalty \eqn{0.01\,\mathrm{mean}(\mathrm{diag}(X^\top X))}{0.01
-#' mean(diag(X'X))} stands in for it, and when both \eqn{n}{n} and \eqn{p}{p}
+#' mean(diag(X'X))} stands in for it (by conjugate gradients on the
+#' \eqn{n \times n}{n x n} system when \eqn{n^2 p > 10^9}{n^2 p > 1e9}), and when both \eqn{n}{n} and \eqn{p}{p}
 #' exceed 2000 that of a design with a diagonal Gram matrix,
 #' \eqn{\sum_j |x_j^\top y| / \|x_j\|^2}{sum_j |x_j'y| / ||x_j||^2}. On the
 #' data of `inst/bench/cv_regression.R` glmnet's one-SE choices lie at 2%
@@ -37,10 +38,12 @@
 #' resolve the CV curve (see the benchmark).
 #'
 #' Along the default radii the folds and the full-data path advance five
-#' radii at a time, and stop once the CV error has stayed above its minimum
-#' plus one standard error for the last three radii (as glmnet ends its path
-#' early): the weakly constrained fits past the minimum are the slowest and
-#' do not change `radius.min` or `radius.1se`. As glmnet's, a path along
+#' radii at a time while the CV minimum is at the last radius, and past it
+#' only by the radii the stopping rule still needs; they stop once the CV
+#' error has stayed above its minimum plus one standard error for the last
+#' three radii (as glmnet ends its path early): the weakly constrained fits
+#' past the minimum are the slowest and do not change `radius.min` or
+#' `radius.1se`. As glmnet's, a path along
 #' the default radii also ends after its first fit that explains more than
 #' 99.9% of the variance of its `y` (objective at most \eqn{10^{-3}}{1e-3}
 #' times that at \eqn{\beta = 0}{beta = 0}): the full-data path's end is the
