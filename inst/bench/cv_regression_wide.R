@@ -131,8 +131,8 @@ std_res <- NULL
 
 # the table so far, written after each data set
 write_results <- function(res, echo = FALSE) {
-  shown <- res
-  shown[] <- lapply(res, function(col) vapply(col, fmt, ""))
+  shown <- if (is.null(res)) data.frame(data = character(0)) else res
+  shown[] <- lapply(shown, function(col) vapply(col, fmt, ""))
   out <- c("# cv_sparse_regression against cv.glmnet at p >> n (same folds)", "",
            sprintf("R %s, glmnet %s, stochcg %s; %s; %s.", getRversion(),
                    utils::packageVersion("glmnet"), utils::packageVersion("stochcg"),
