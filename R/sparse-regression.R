@@ -625,10 +625,6 @@ regression_centring <- function(X, y) {
   if (!inherits(X, "Matrix")) {       # by blocks of columns: one copy of X, no more
     n <- nrow(X)                      # (a loop over single columns took 4 of the
     b <- max(1L, 2^20 %/% max(n, 1L)) # 25 s of a CV at 400 x 20000)
-    if (ncol(X) <= b)                 # one block: without the assignment's copies
-      return(list(X = X - rep(xbar, each = n), y = y - ybar,
-                  centring = structure(list(xbar = xbar, ybar = ybar, y = y),
-                                       class = "regression_centring")))
     for (s in seq(1L, ncol(X), by = b)) {
       j <- s:min(ncol(X), s + b - 1L)
       X[, j] <- X[, j] - rep(xbar[j], each = n)
