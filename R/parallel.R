@@ -7,10 +7,11 @@
 # Reproducibility: the tasks' random numbers do not come from the caller's
 # stream in task order (which would tie the results to the order the tasks
 # run in) but from one L'Ecuyer-CMRG stream per task (parallel's
-# nextRNGStream()), derived in the calling process from one draw of the
-# caller's stream; each task sets its stream and puts the process's RNG
-# state back when it ends. The caller's stream advances by that one draw
-# and its RNG kind is left as it was.
+# nextRNGStream()), derived in the calling process from the caller's RNG
+# state (one draw, put back); each task sets its stream and puts the
+# process's RNG state back when it ends. So the caller's RNG state and kind
+# are as they were: the map draws nothing from the caller's stream, and
+# tasks drawing nothing give the results they would without streams.
 #
 # Where the tasks run: in this process by lapply() when future.apply is not
 # installed, when the plan is sequential (the same evaluation future's
@@ -71,11 +72,13 @@ run_task <- function(task, .fun, .args, .progress = NULL) {
   res
 }
 
-# n L'Ecuyer-CMRG streams (.Random.seed vectors) from one draw of the
-# caller's stream; the caller's RNG kind is left as it was
+# n L'Ecuyer-CMRG streams (.Random.seed vectors) seeded by one draw of the
+# caller's stream; the caller's RNG state and kind are put back (the
+# streams are a function of the state: a caller drawing between two maps
+# gets new ones)
 task_streams <- function(n) {
-  s <- sample.int(.Machine$integer.max, 1L)
   seed <- with_rng_kept({
+    s <- sample.int(.Machine$integer.max, 1L)
     RNGkind("L'Ecuyer-CMRG")
     set.seed(s)
     get(".Random.seed", envir = globalenv())
