@@ -120,7 +120,8 @@
 #' effects) and you would rather let held-out likelihood decide than fit
 #' both yourself. Its cost is about the sum of the two (less where the
 #' reference stops the `"lowrank+sparse"` paths early). Measured
-#' (`inst/bench/results/covariance_lowrank_cv.md`, 2 shared cores): at
+#' (`inst/bench/results/covariance_lowrank_cv.md`, 2 shared cores, the
+#' folds on 2 forked processes): at
 #' \eqn{p = 5000}, \eqn{n = 60} (3 factors plus MA(1) noise) the default
 #' call took 32 s (10 s of CPU), `"lowrank+sparse"` 220 s and `"auto"` 150 s
 #' (it chose `"lowrank+sparse"`, 370 per test row above the default); on

@@ -17,7 +17,8 @@
 # inst/bench/results/cv_future.md. Run from the package root (stochcg
 # installed, with future.apply and parallelly):
 #   CVFUT_OLD_LIB=/tmp/lib_main Rscript inst/bench/cv_future.R
-# (CVFUT_P, CVFUT_N change the shape; CVFUT_MODES the modes run.)
+# (CVFUT_P, CVFUT_N change the shape; CVFUT_MODES the modes run,
+# CVFUT_REPS the repetitions, default 2.)
 args <- commandArgs(TRUE)
 p <- as.integer(Sys.getenv("CVFUT_P", "5000"))
 n <- as.integer(Sys.getenv("CVFUT_N", "60"))
@@ -63,35 +64,43 @@ if (identical(args[1], "--child")) {
 modes <- c("sequential", "multicore2", "multisession2",
            if (nzchar(Sys.getenv("CVFUT_OLD_LIB"))) "old_forks")
 if (nzchar(Sys.getenv("CVFUT_MODES"))) modes <- strsplit(Sys.getenv("CVFUT_MODES"), ",")[[1]]
+reps <- as.integer(Sys.getenv("CVFUT_REPS", "2"))
 res <- list()
-for (mode in modes) {
+# the modes interleaved, their order rotated each repetition (the load of
+# the shared machine drifts)
+for (rep in seq_len(reps)) for (mode in modes[(seq_along(modes) + rep - 2L) %% length(modes) + 1L]) {
   out <- tempfile(fileext = ".rds")
   env <- if (mode == "old_forks") paste0("R_LIBS=", Sys.getenv("CVFUT_OLD_LIB")) else character()
   system2("Rscript", c("inst/bench/cv_future.R", "--child", mode, out), env = env)
-  res[[mode]] <- readRDS(out)
-  r <- res[[mode]]
-  cat(sprintf("%-14s wall %6.1f s  CPU %6.1f s  load %s\n", mode, r$wall, r$cpu, r$load))
+  r <- readRDS(out)
+  r$rep <- rep
+  res[[length(res) + 1L]] <- r
+  cat(sprintf("%-14s rep %d  wall %6.1f s  CPU %6.1f s  load %s\n", mode, rep, r$wall, r$cpu,
+              r$load))
 }
-ref <- res[["sequential"]]
-same <- function(r) {
-  if (is.null(ref)) return(NA)
-  cv <- r$cv; cv0 <- ref$cv
-  identical(cv, cv0) && identical(r$Sigma, ref$Sigma)
-}
-rows <- vapply(res, function(r) sprintf("| %s | %.1f | %.1f | %s | %d | %.4g | %.3g | %s |",
-                                         r$mode, r$wall, r$cpu, r$load, r$fits, r$lambda,
-                                         r$shrink, same(r)), "")
+ref <- Filter(function(r) r$mode == "sequential", res)[[1]]
+same <- function(r) identical(r$cv, ref$cv) && identical(r$Sigma, ref$Sigma)
+rows <- vapply(res, function(r) sprintf("| %s | %d | %.1f | %.1f | %s | %d | %.4g | %.3g | %s |",
+                                         r$mode, r$rep, r$wall, r$cpu, r$load, r$fits,
+                                         r$lambda, r$shrink, same(r)), "")
+med <- vapply(modes, function(m) {
+  rr <- Filter(function(r) r$mode == m, res)
+  sprintf("| %s | %.1f | %.1f |", m, stats::median(vapply(rr, `[[`, 0, "wall")),
+          stats::median(vapply(rr, `[[`, 0, "cpu")))
+}, "")
 md <- c("# The default covariance CV under future plans (issue 27)", "",
         sprintf(paste("`inst/bench/cv_future.R`, %s, R %s; `sparse_covariance(X)` (defaults:",
                       "5 folds, shrinkage and lambda chosen by CV) on the simulated p = %d,",
                       "n = %d training rows of `covariance_lowrank_cv.R` (3 factors plus MA(1)",
                       "noise), `set.seed(1)`. One child process per row, run one after the",
-                      "other; wall and CPU seconds of the call (CPU: the process, its forked",
-                      "children and the multisession workers), 1-minute load average at the",
-                      "call's start and end on the 2 cores shared with other jobs.",
-                      "`identical`: CV table (with its attributes) and estimate identical() to",
-                      "the sequential row's."), format(Sys.Date()), getRversion(), p, n), "",
-        "| folds run by | wall s | CPU s | load | fold fits | lambda | shrink | identical |",
-        "|---|---:|---:|---|---:|---:|---:|---|", rows)
+                      "other (%d repetitions, the modes interleaved); wall and CPU seconds of",
+                      "the call (CPU: the process, its forked children and the multisession",
+                      "workers), 1-minute load average at the call's start and end on the 2",
+                      "cores shared with other jobs. `identical`: CV table (with its",
+                      "attributes) and estimate identical() to the first sequential row's."),
+                format(Sys.Date()), getRversion(), p, n, reps), "",
+        "| folds run by | rep | wall s | CPU s | load | fold fits | lambda | shrink | identical |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---|", rows, "",
+        "Medians:", "", "| folds run by | wall s | CPU s |", "|---|---:|---:|", med)
 writeLines(md, "inst/bench/results/cv_future.md")
 cat(md, sep = "\n")
