@@ -39,6 +39,10 @@ count_progress <- function(code) {
 test_that("plan(sequential), plan(multisession, workers = 2) and no future give identical CVs", {
   X <- par_cov_data()
   d <- par_reg_data()
+  set.seed(5)
+  truth <- tcrossprod(matrix(rnorm(40), 20), matrix(rnorm(30), 15))
+  obs <- data.frame(row = sample(20, 200, TRUE), col = sample(15, 200, TRUE))
+  obs$value <- truth[cbind(obs$row, obs$col)] + rnorm(200, sd = 0.3)
   runs <- function() {
     set.seed(11)
     # p > n: the floor binds in the small-lambda fold fits
@@ -51,7 +55,9 @@ test_that("plan(sequential), plan(multisession, workers = 2) and no future give 
                                 batch_size = 10,
                                 control = cg_control(tol = 0, max_iter = 300))
     pfw <- cv_sparse_regression(d$X, d$y, folds = 4, nradius = 12)
-    list(cov = cov, lr = lr, sfw = sfw, pfw = pfw, rng = .Random.seed)
+    # K-fold completion (its time limit on the clock of every process)
+    comp <- cv_complete_matrix(obs, folds = 3, nradius = 4, max_time = 600)
+    list(cov = cov, lr = lr, sfw = sfw, pfw = pfw, comp = comp, rng = .Random.seed)
   }
   same <- function(a, b, what) {
     expect_identical(a$cov$cv, b$cov$cv, label = what)   # attributes: foldid, fold_loglik, skipped
@@ -59,7 +65,7 @@ test_that("plan(sequential), plan(multisession, workers = 2) and no future give 
     expect_identical(c(a$cov$lambda, a$cov$objective), c(b$cov$lambda, b$cov$objective))
     expect_identical(a$lr$cv, b$lr$cv, label = what)
     expect_identical(a$lr$solution, b$lr$solution, label = what)
-    for (m in c("sfw", "pfw")) {
+    for (m in c("sfw", "pfw", "comp")) {
       expect_identical(a[[m]]$cv, b[[m]]$cv, label = paste(what, m))
       expect_identical(a[[m]]$fold_loss, b[[m]]$fold_loss, label = paste(what, m))
       expect_identical(coef(a[[m]]), coef(b[[m]]), label = paste(what, m))
