@@ -63,13 +63,24 @@ map_tasks <- function(X, FUN, args = list(), seed = TRUE, label = NULL, until = 
 # one task: its RNG stream set, FUN run, the process's RNG state put back
 # (with_rng_kept()), one progress update
 run_task <- function(task, .fun, .args, .progress = NULL) {
-  res <- if (is.null(task$stream)) do.call(.fun, c(list(task$x), .args)) else
+  res <- if (is.null(task$stream)) call_task(.fun, task$x, .args) else
     with_rng_kept({
       assign(".Random.seed", task$stream, envir = globalenv())
-      do.call(.fun, c(list(task$x), .args))
+      call_task(.fun, task$x, .args)
     })
   if (!is.null(.progress)) .progress(message = task$label)
   res
+}
+
+# .fun(x, <args>) as the call `.fun(.x, name = name, ...)` of symbols bound
+# in an environment, not of the values themselves (do.call() with the values
+# would put the data into the call of any error, deparsed when printed);
+# `args` must be named
+call_task <- function(.fun, x, args) {
+  env <- list2env(c(list(.fun = .fun, .x = x), args), parent = emptyenv())
+  call <- as.call(c(list(as.name(".fun"), as.name(".x")),
+                    stats::setNames(lapply(names(args), as.name), names(args))))
+  eval(call, env)
 }
 
 # n L'Ecuyer-CMRG streams (.Random.seed vectors) seeded by one draw of the

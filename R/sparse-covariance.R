@@ -269,9 +269,6 @@ sparse_covariance <- function(data, lambda = "cv",
   control <- as_control(control)
   check_flag(standardize, "standardize")
   if (!is.null(cores)) check_count(cores, "cores", min = 1)
-  # (deprecated: a temporary future plan for this call, R/parallel.R)
-  old_plan <- plan_for_cores(cores)
-  on.exit(restore_plan(old_plan), add = TRUE)
   data <- check_design(data, "data")
   S <- NULL
   rows <- is.null(n)
@@ -351,10 +348,15 @@ sparse_covariance <- function(data, lambda = "cv",
                "as rows, or a single value")
     check_count(folds, "folds", min = 2, max = nobs)
     # (the full-data S is formed after CV: one p x p array per running fold)
+    # (`cores`, deprecated: a temporary future plan for the folds, R/parallel.R)
+    old_plan <- plan_for_cores(cores)
+    on.exit(restore_plan(old_plan), add = TRUE)
     sel <- cv_select(data, structure, lambda, if (lowrank || auto) gamma else NULL, floor, folds,
                      control,
                      rule = match_choice(rule, c("max", "1se"), "rule"), shrink = shrink,
                      standardize = standardize, shrink_var = shrink_var, spec = spec)
+    restore_plan(old_plan)
+    old_plan <- NULL
     lambda <- sel$lambda
     shrink <- sel$shrink
     shrink_var <- sel$shrink_var

@@ -198,6 +198,7 @@ test_that("the deprecated `cores`: a temporary plan, the same fit, the plan put 
   }
   a <- fit()
   rm(list = ls(stochcg:::shown_once), envir = stochcg:::shown_once)
+  expect_silent(sparse_covariance(X, lambda = 0.1, cores = 2))   # no CV: no plan, no message
   expect_message(b <- fit(cores = 2), "^`cores` is deprecated: set the plan once instead")
   expect_silent(fit(cores = 2))                  # the message once per session
   expect_true(inherits(future::plan(), "sequential"))
