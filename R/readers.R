@@ -166,7 +166,7 @@ is_reader_input <- function(x) {
 # columns for by = "rows"), the largest absolute value and, with gram =
 # TRUE, the crossproduct X'X (by = "rows" only). Sums are taken around the
 # first block's means, so that large means do not cancel the variances.
-reader_moments <- function(reader, arg, gram = FALSE) {
+reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE) {
   n <- if (reader$by == "rows") reader$dim[1L] else reader$dim[2L]
   p <- if (reader$by == "rows") reader$dim[2L] else reader$dim[1L]
   s1 <- s2 <- numeric(p)
@@ -184,14 +184,16 @@ reader_moments <- function(reader, arg, gram = FALSE) {
       stop_arg(arg, "contains NA, NaN or Inf (in block ", k, ", ", reader$by, " ", idx[1L],
                " to ", idx[2L], ")")
     }
+    max_abs <- max(max_abs, abs(range(B)))
+    if (!sums) next
     if (reader$by == "cols") B <- t(B)
     if (is.null(shift)) shift <- colMeans(B)
     D <- B - rep(shift, each = nrow(B))
     s1 <- s1 + colSums(D)
     s2 <- s2 + colSums(D * D)
-    max_abs <- max(max_abs, abs(range(B)))
     if (gram) G <- G + crossprod(B)
   }
+  if (!sums) return(list(n = n, p = p, max_abs = max_abs))
   mean <- shift + s1 / n
   var <- pmax(s2 / n - (s1 / n)^2, 0)
   list(n = n, p = p, mean = mean, sd = sqrt(var), max_abs = max_abs, gram = G)
@@ -307,4 +309,37 @@ reader_init <- function(init, prep, radius) {
   l1 <- sum(abs(th))
   if (l1 > radius) th <- th * (radius / l1)
   th
+}
+
+# stochastic_mf()'s data (smf_data()) from a reader or a DelayedArray, by
+# columns: the columns idx through the data-function mechanism (Y(idx),
+# src/prob_smf.c), served from the block that holds them (the last block
+# read is kept: a minibatch of the block sampler, spec$block_cols, lies in
+# one block or two consecutive draws, and a full pass reads the columns in
+# order), so each block is read once per pass. One pass first checks the
+# values and finds the largest.
+reader_smf_data <- function(Y, n, arg) {
+  if (!is.null(n)) stop_arg("n", "is only for `", arg, "` given as a function")
+  reader <- block_reader(Y, by = "cols")
+  d <- reader$dim[1L]; n <- reader$dim[2L]
+  mom <- reader_moments(reader, arg, sums = FALSE)
+  check_scale(mom$max_abs^2 * d, arg)
+  bs <- reader$block_size
+  cache <- new.env(parent = emptyenv())
+  cache$k <- 0L
+  fetch <- function(idx) {
+    blk <- (idx - 1L) %/% bs + 1L
+    out <- matrix(0, d, length(idx))
+    for (b in unique(blk)) {
+      if (cache$k != b) {
+        cache$B <- read_block(reader, b)
+        cache$k <- b
+      }
+      sel <- blk == b
+      out[, sel] <- cache$B[, idx[sel] - (b - 1L) * bs, drop = FALSE]
+    }
+    out
+  }
+  list(d = d, n = n, fun = fetch, fetch = fetch, max_abs = mom$max_abs, reader = reader,
+       spec = list(Y_call = as.call(list(fetch, 1L)), env = baseenv(), block_cols = bs))
 }

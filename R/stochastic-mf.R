@@ -510,6 +510,8 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
   fit$gap_reference <- fit$solution$gap_reference
   state <- smf_loop_named(fit$solution[startsWith(names(fit$solution), "state_")])
   fit$state <- c(state[!vapply(state, is.null, NA)], list(key = key))
+  # a reader's block sampler is not part of the state: no exact continuation
+  if (!is.null(data$reader)) fit$state <- NULL
   fit$bsum_iterations <- fit$solution$bsum_iterations
   fit$bsum_capped <- fit$solution$bsum_capped
   if (!is.null(data$robust)) fit$scale_columns <- data$robust$columns
@@ -544,7 +546,8 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
                                   inner = as.integer(m), outer = as.integer(outer),
                                   output = output, bsum_tol = bsum_tol,
                                   bsum_max_iter = as.integer(bsum_max_iter),
-                                  image_dims = image_dims, data = Y, n_samples = n,
+                                  image_dims = image_dims, data = data$reader %||% Y,
+                                  n_samples = n,
                                   model_spec = pars$spec))
   class(fit) <- c("stochastic_mf_fit", "cg_fit")
   finish_fit(fit, started)
@@ -616,6 +619,7 @@ smf_codes <- list(
 # dense columns, the CSC arrays of a dgCMatrix (never densified), or a
 # function Y(idx) returning the columns idx (with n given)
 smf_data <- function(Y, n = NULL, arg = "Y") {
+  if (is_reader_input(Y)) return(reader_smf_data(Y, n, arg))   # R/readers.R
   if (is.function(Y)) {
     if (is.null(n)) stop_arg("n", "must be given when `", arg, "` is a function")
     check_count(n, "n")
@@ -1066,6 +1070,16 @@ predict.stochastic_mf_fit <- function(object, newY = NULL, ...) {
   W <- object$solution$W
   if (is.null(newY)) newY <- object$data
   if (is.function(newY)) newY <- newY(seq_len(object$n_samples))
+  if (is_reader_input(newY)) {        # block by block (R/readers.R)
+    reader <- block_reader(newY, by = "cols")
+    parts <- lapply(seq_len(reader$n_blocks), function(b)
+      predict.stochastic_mf_fit(object, read_block(reader, b)))
+    out <- list(H = do.call(cbind, lapply(parts, `[[`, "H")),
+                R = if (!is.null(parts[[1L]]$R)) do.call(cbind, lapply(parts, `[[`, "R")),
+                loss = unlist(lapply(parts, `[[`, "loss")))
+    colnames(out$H) <- reader$dimnames[[2L]]
+    return(out)
+  }
   if (is.null(dim(newY)) && is.numeric(newY)) newY <- matrix(newY, ncol = 1L)
   data <- smf_data(newY, arg = "newY")
   if (data$d != nrow(W))
@@ -1097,8 +1111,8 @@ fitted.stochastic_mf_fit <- function(object, outliers = FALSE, ...) {
 #' @method residuals stochastic_mf_fit
 #' @export
 residuals.stochastic_mf_fit <- function(object, outliers = FALSE, ...) {
-  if (is.function(object$data))
-    stop("this stochastic_mf fit was made from a data function: residuals() needs the ",
+  if (is.function(object$data) || inherits(object$data, "cg_reader"))
+    stop("this stochastic_mf fit was made from a data function or a reader: residuals() needs the ",
          "columns in memory", call. = FALSE)
   as.matrix(object$data) - fitted.stochastic_mf_fit(object, outliers = outliers)
 }

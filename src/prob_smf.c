@@ -12,6 +12,7 @@
  * gradient mapping Gamma_{f', eta}(W) of Theorem 1 (smf_evaluate; the
  * problem is not convex, there is no duality gap). */
 #include "smf.h"
+#include "prob_sampler.h"
 #include <math.h>
 #include <string.h>
 
@@ -408,6 +409,9 @@ typedef struct {
     int reservoir, output_in_W;          /* option I used; W and Wout swapped for
                                             the output (Wout the last iterate) */
     int *perm, *batch, nb;               /* sampling without replacement */
+    int blocked;                         /* data read by a reader in blocks of
+                                            columns: the block sampler below */
+    cg_block_sampler bs;
     double curv, columns, last_step, gap_eta;
     double gap_ref, mapping_norm;        /* f_ref = ||Y||_F^2 / (2n), from the
                                             first evaluation; ||Gamma(W)||_F */
@@ -533,6 +537,18 @@ static smf_point at_snapshot(smf *S)
 static void draw_batch(smf *S, int b)
 {
     if (b > S->n) b = S->n;
+    if (S->blocked) {            /* a reader's blocks: a block-shuffle, epoch after epoch */
+        for (int i = 0; i < b; i++) {
+            int j = cg_block_sampler_next(&S->bs);
+            if (j < 0) {
+                cg_block_sampler_advance(&S->bs);
+                j = cg_block_sampler_next(&S->bs);
+            }
+            S->batch[i] = S->bs.cur * S->bs.bsize + j;
+        }
+        S->nb = b;
+        return;
+    }
     for (int i = 0; i < b; i++) {
         const int j = i + (int) R_unif_index((double) (S->n - i));
         const int t = S->perm[i]; S->perm[i] = S->perm[j]; S->perm[j] = t;
@@ -865,6 +881,15 @@ int cg_problem_smf(cg_problem *P, SEXP spec)
     S->eig_scratch = cg_zeros(3 * (size_t) k * k);
     S->perm = (int *) R_alloc(n, sizeof(int));
     S->batch = (int *) R_alloc(n, sizeof(int));
+    /* a reader (R/readers.R): minibatches by the block sampler (blocks of
+     * block_cols columns in random order, columns in random order within
+     * a block), so that each block is read once per pass */
+    if (!isNull(cg_list_get(spec, "block_cols"))) {
+        const int bc = asInteger(cg_list_get(spec, "block_cols"));
+        if (bc == NA_INTEGER || bc < 1) error("spec: invalid block_cols");
+        S->blocked = 1;
+        cg_block_sampler_init(&S->bs, n, bc, CG_SAMPLE_SHUFFLE, 1);
+    }
     smf_work_alloc(&S->w, d, k);
     memcpy(S->W, W_init, sizeof(double) * dk);
     memcpy(S->Wout, W_init, sizeof(double) * dk);
