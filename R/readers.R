@@ -154,6 +154,15 @@ print.cg_reader <- function(x, ...) {
   invisible(x)
 }
 
+# the reader of a function's argument `arg` (a reader, or a DelayedArray
+# read by its default blocks)
+as_reader <- function(x, by, arg) {
+  if (inherits(x, "cg_reader") && !identical(x$by, by))
+    stop_arg(arg, "is a reader by ", x$by, "; here the ", if (by == "rows") "observations are rows"
+             else "samples are columns", ": use block_reader(..., by = \"", by, "\")")
+  block_reader(x, by = by)
+}
+
 # is `x` data the readers take and the in-memory code does not (a reader
 # or a DelayedArray)?
 is_reader_input <- function(x) {
@@ -205,7 +214,7 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE) {
 # C side centres and scales each block as it reads it): X is never copied.
 reader_regression <- function(X, y, radius, family, weights, standardize, penalty.factor,
                               intercept, init, solver, call, started) {
-  X <- block_reader(X, by = "rows")
+  X <- as_reader(X, "rows", "X")
   family <- match_choice(family, regression_families, "family")
   if (family != "gaussian")
     stop_arg("family", "must be \"gaussian\" when `X` is read from disk (a reader)")
@@ -320,7 +329,7 @@ reader_init <- function(init, prep, radius) {
 # values and finds the largest.
 reader_smf_data <- function(Y, n, arg) {
   if (!is.null(n)) stop_arg("n", "is only for `", arg, "` given as a function")
-  reader <- block_reader(Y, by = "cols")
+  reader <- as_reader(Y, "cols", arg)
   d <- reader$dim[1L]; n <- reader$dim[2L]
   mom <- reader_moments(reader, arg, sums = FALSE)
   check_scale(mom$max_abs^2 * d, arg)
