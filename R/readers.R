@@ -45,14 +45,14 @@
 #'   `"cols"` (the samples are columns: `stochastic_mf()`).
 #' @returns A reader, of class `c("<kind>_reader", "cg_reader")`: a list
 #'   with `dim`, `by`, `block_size`, `n_blocks`, `chunkdim` (the file's,
-#'   `NULL` in memory) and `dimnames`; `read_block(reader, k)` gives block
+#'   `NULL` in memory) and `dimnames`; `reader_block(reader, k)` gives block
 #'   `k` as a dense double matrix.
 #' @seealso [sparse_regression()], [stochastic_mf()].
 #' @examples
 #' X <- matrix(rnorm(200 * 5), 200, 5)
 #' r <- block_reader(X, block_size = 50)
 #' r
-#' dim(read_block(r, 4))
+#' dim(reader_block(r, 4))
 #' @export
 block_reader <- function(x, block_size = NULL, by = c("rows", "cols")) {
   by <- match_choice(by, c("rows", "cols"), "by")
@@ -122,7 +122,7 @@ make_reader <- function(kind, source, dims, by, block_size, chunkdim, dimnames) 
 #' @param reader A reader from `block_reader()`.
 #' @param k The block, from 1 to `reader$n_blocks`.
 #' @export
-read_block <- function(reader, k) {
+reader_block <- function(reader, k) {
   if (!inherits(reader, "cg_reader")) stop_arg("reader", "must be a reader from block_reader()")
   check_count(k, "k", max = reader$n_blocks)
   idx <- block_index(reader, k)
@@ -183,7 +183,7 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE) {
   G <- if (gram) matrix(0, p, p)
   max_abs <- 0
   for (k in seq_len(reader$n_blocks)) {
-    B <- read_block(reader, k)
+    B <- reader_block(reader, k)
     if (!identical(dim(B), if (reader$by == "rows") c(length(block_index(reader, k)), p)
                            else c(p, length(block_index(reader, k)))))
       stop_arg(arg, "gave a block ", k, " of dimensions ", paste(dim(B), collapse = " x "),
@@ -272,7 +272,11 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
     lipschitz <- max(eigen(G, symmetric = TRUE, only.values = TRUE)$values[1L],
                      .Machine$double.eps)
   }
-  fetch <- function(k) read_block(X, k)
+  reads <- 0
+  fetch <- function(k) {
+    reads <<- reads + 1
+    reader_block(X, k)
+  }
   spec <- list(problem = "regression", method = method, step = step, K = as.integer(K),
                eta = if (is.null(solver$step_size)) -1 else solver$step_size,
                n = n, p = p, y = as.double(yc), radius = as.double(radius), sparse = FALSE,
@@ -301,7 +305,10 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
   fit$penalty.factor <- pf
   fit$radius <- radius
   fit$nobs <- n
-  fit$reader <- X[c("kind", "dim", "by", "block_size", "n_blocks", "chunkdim")]
+  # passes over the file: the solver's (blocks drawn and evaluations) and
+  # the first, for the moments
+  fit$reader <- c(X[c("kind", "dim", "by", "block_size", "n_blocks", "chunkdim")],
+                  list(passes = 1 + reads / X$n_blocks))
   class(fit) <- c("sparse_regression_fit", "cg_fit")
   finish_fit(fit, started)
 }
@@ -336,13 +343,15 @@ reader_smf_data <- function(Y, n, arg) {
   bs <- reader$block_size
   cache <- new.env(parent = emptyenv())
   cache$k <- 0L
+  cache$reads <- 0
   fetch <- function(idx) {
     blk <- (idx - 1L) %/% bs + 1L
     out <- matrix(0, d, length(idx))
     for (b in unique(blk)) {
       if (cache$k != b) {
-        cache$B <- read_block(reader, b)
+        cache$B <- reader_block(reader, b)
         cache$k <- b
+        cache$reads <- cache$reads + 1
       }
       sel <- blk == b
       out[, sel] <- cache$B[, idx[sel] - (b - 1L) * bs, drop = FALSE]
@@ -350,5 +359,6 @@ reader_smf_data <- function(Y, n, arg) {
     out
   }
   list(d = d, n = n, fun = fetch, fetch = fetch, max_abs = mom$max_abs, reader = reader,
+       passes = function() 1 + cache$reads / reader$n_blocks,
        spec = list(Y_call = as.call(list(fetch, 1L)), env = baseenv(), block_cols = bs))
 }

@@ -511,7 +511,12 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
   state <- smf_loop_named(fit$solution[startsWith(names(fit$solution), "state_")])
   fit$state <- c(state[!vapply(state, is.null, NA)], list(key = key))
   # a reader's block sampler is not part of the state: no exact continuation
-  if (!is.null(data$reader)) fit$state <- NULL
+  if (!is.null(data$reader)) {
+    fit$state <- NULL
+    # passes over the file (the first checked the values)
+    fit$reader <- c(data$reader[c("kind", "dim", "by", "block_size", "n_blocks", "chunkdim")],
+                    list(passes = data$passes()))
+  }
   fit$bsum_iterations <- fit$solution$bsum_iterations
   fit$bsum_capped <- fit$solution$bsum_capped
   if (!is.null(data$robust)) fit$scale_columns <- data$robust$columns
@@ -1073,7 +1078,7 @@ predict.stochastic_mf_fit <- function(object, newY = NULL, ...) {
   if (is_reader_input(newY)) {        # block by block (R/readers.R)
     reader <- block_reader(newY, by = "cols")
     parts <- lapply(seq_len(reader$n_blocks), function(b)
-      predict.stochastic_mf_fit(object, read_block(reader, b)))
+      predict.stochastic_mf_fit(object, reader_block(reader, b)))
     out <- list(H = do.call(cbind, lapply(parts, `[[`, "H")),
                 R = if (!is.null(parts[[1L]]$R)) do.call(cbind, lapply(parts, `[[`, "R")),
                 loss = unlist(lapply(parts, `[[`, "loss")))

@@ -23,8 +23,8 @@ test_that("block_reader() reads the same blocks from memory and from HDF5", {
   expect_equal(rh$n_blocks, 5L)
   for (k in 1:5) {
     rows <- ((k - 1) * 50 + 1):min(230, k * 50)
-    expect_identical(read_block(rm, k), unname(d$X[rows, , drop = FALSE]))
-    expect_identical(read_block(rh, k), read_block(rm, k))
+    expect_identical(reader_block(rm, k), unname(d$X[rows, , drop = FALSE]))
+    expect_identical(reader_block(rh, k), reader_block(rm, k))
   }
   # the default block: whole chunks, at least 2^20 values (or all rows)
   expect_equal(block_reader(H)$block_size, 230L)
@@ -33,7 +33,7 @@ test_that("block_reader() reads the same blocks from memory and from HDF5", {
   expect_equal(block_reader(big)$block_size %% 100L, 0L)
   # columns, and a dgCMatrix made dense block by block
   rc <- block_reader(Matrix::Matrix(d$X, sparse = TRUE), block_size = 3, by = "cols")
-  expect_identical(read_block(rc, 3), unname(d$X[, 7, drop = FALSE]))
+  expect_identical(reader_block(rc, 3), unname(d$X[, 7, drop = FALSE]))
 })
 
 test_that("sfw, fw and spg from an HDF5 file equal the in-memory fit bit for bit", {
@@ -126,7 +126,7 @@ test_that("readers leave the RNG alone; bad input names the argument", {
   set.seed(11)
   before <- .Random.seed
   r <- block_reader(H, block_size = 20)
-  for (k in seq_len(r$n_blocks)) read_block(r, k)
+  for (k in seq_len(r$n_blocks)) reader_block(r, k)
   expect_identical(.Random.seed, before)
   Xna <- d$X
   Xna[57, 3] <- NA
@@ -142,7 +142,7 @@ test_that("readers leave the RNG alone; bad input names the argument", {
   expect_error(sparse_regression(H, d$y, radius = 1, family = "binomial"), "`family`")
   expect_error(sparse_regression(H, d$y, radius = 1, weights = rep(1, 100)), "`weights`")
   expect_error(block_reader(d$X, block_size = 0), "`block_size`")
-  expect_error(read_block(r, 6), "`k`")
+  expect_error(reader_block(r, 6), "`k`")
   expect_error(block_reader(list(1, 2)), "`x` must be a numeric matrix")
   expect_error(sparse_regression(block_reader(H, block_size = 20, by = "cols"), d$y, radius = 1),
                "`X` is a reader by cols")
