@@ -267,6 +267,28 @@
 #' mb/n)}{m / (1 + m b / n)} steps per pass (about 0.45
 #' \eqn{n^{1/3}}{n^(1/3)}), sgd \eqn{n/b}{n / b} (5 \eqn{n^{1/3}}{n^(1/3)}).
 #'
+#' @section Data on disk:
+#' With `Y` a `DelayedArray` (an `HDF5Matrix`, a 10x `TENxMatrix`, ...) or
+#' a [block_reader()] with `by = "cols"`, the columns are read in blocks of
+#' whole chunks of the file (`block_size` columns, [block_reader()]). One
+#' pass first checks that every value is finite and finds the largest.
+#' Minibatches are then drawn by a block-shuffle, epoch after epoch: the
+#' blocks in random order, the columns of each block in random order, a
+#' minibatch taking the next `batch_size` of them (in place of the
+#' uniform minibatches of a matrix in memory), so that each block is read
+#' once per pass; the full passes (vr's snapshots, the objective and
+#' stationarity of the trace) read the blocks in order. The draws depend
+#' only on the block structure and the seed: a fit from the file equals
+#' the fit from `block_reader(Y, block_size = , by = "cols")` of the same
+#' matrix in memory, bit for bit. What stays in memory: the dictionary `W`
+#' and its \eqn{k \times k}{k x k} and \eqn{d \times k}{d x k} sums (and
+#' vr's snapshot), and one block of columns; `predict()` and `fitted()`
+#' read block by block but return \eqn{k \times n}{k x n} codes (and
+#' \eqn{d \times n}{d x n} fitted values). The fit's `reader` says how the
+#' file was read, `reader$passes` how many times. A warm start (`init =` a
+#' fit) starts from its `W`; the block sampler's state is not kept, so
+#' there is no exact continuation. `model = "olrr"` needs `Y` in memory.
+#'
 #' @section Convergence measure:
 #' The problem is not convex: there is no duality gap and no bound on
 #' \eqn{f(W) - \min f}{f(W) - min f}; a fit certifies stationarity only.
@@ -300,7 +322,9 @@
 #'   for data that are not held in memory (give `n`). The solvers call it
 #'   once per minibatch and, for full passes (vr's snapshots, the trace's
 #'   objective), once per 1024 columns; `fitted()` and `predict()` without
-#'   `newY` call it for all the columns at once.
+#'   `newY` call it for all the columns at once. On disk: a `DelayedArray`
+#'   (e.g. an `HDF5Matrix`; Suggests package DelayedArray) or a
+#'   [block_reader()] by columns, read block by block (see "Data on disk").
 #' @param k Number of atoms (columns of `W`).
 #' @param model `"odl"` (default), `"ossl"`, `"onmf"`, `"ssodl"`,
 #'   `"orpca"`, `"omrmd"`, `"olrr"` or `"ornmf"`; see Details.
