@@ -286,7 +286,15 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
                reader_env = environment(), block_rows = X$block_size,
                x_scale = as.double(cs))
   if (intercept) spec$x_center <- as.double(xbar)
-  if (!is.null(theta0)) spec$init_beta <- theta0
+  if (!is.null(theta0)) {
+    # the step rule counts on from a fit's iterations (as in memory), and a
+    # warm start keeps the cold start's scale of tol
+    iter <- if (inherits(init, "sparse_regression_fit")) init$iterations else 0L
+    if (!is.numeric(iter) || length(iter) != 1L || is.na(iter) || iter < 0)
+      stop_arg("init", "has an invalid `iterations` (a fit altered by hand?)")
+    spec[c("init_beta", "iter_offset", "cold_objective")] <-
+      list(theta0, as.integer(iter), sum(yc^2) / (2 * n))
+  }
   fit <- cg_run(spec, control, "sparse_regression", call, started)
   theta <- fit$solution$beta
   beta <- cs * theta
