@@ -25,7 +25,7 @@
 #' Formats: a numeric `matrix`, a `dgCMatrix` (each block made dense when
 #' read) and a `DelayedArray`, which includes an `HDF5Array` /
 #' `HDF5Matrix` (Bioconductor's on-disk matrices, e.g. from
-#' `HDF5Array::writeHDF5Array()` or a 10x `TENxMatrix`; needs the Suggests
+#' `HDF5Array::writeHDF5Array()`; needs the Suggests
 #' package DelayedArray). A block is made of whole chunks of the file
 #' (`DelayedArray::chunkdim()`): the default block size is the smallest
 #' multiple of the chunk length along `by` whose block holds at least

@@ -268,7 +268,7 @@
 #' \eqn{n^{1/3}}{n^(1/3)}), sgd \eqn{n/b}{n / b} (5 \eqn{n^{1/3}}{n^(1/3)}).
 #'
 #' @section Data on disk:
-#' With `Y` a `DelayedArray` (an `HDF5Matrix`, a 10x `TENxMatrix`, ...) or
+#' With `Y` a `DelayedArray` (e.g. an `HDF5Matrix`) or
 #' a [block_reader()] with `by = "cols"`, the columns are read in blocks of
 #' whole chunks of the file (`block_size` columns, [block_reader()]). One
 #' pass first checks that every value is finite and finds the largest.
