@@ -56,6 +56,22 @@ test_that("sfw, fw and spg from an HDF5 file equal the in-memory fit bit for bit
     # the same draws: the RNG is where the in-memory fit left it
     expect_identical(.Random.seed, seed_m, label = m)
   }
+  # the other samplers, and a dgCMatrix read by the same blocks
+  for (smp in c("stream", "replace")) {
+    set.seed(9)
+    fm <- sparse_regression(block_reader(d$X, block_size = 50), d$y, radius = 2,
+                            sampling = smp, control = ctl)
+    set.seed(9)
+    fh <- sparse_regression(block_reader(H, block_size = 50), d$y, radius = 2,
+                            sampling = smp, control = ctl)
+    expect_identical(coef(fh), coef(fm), label = smp)
+  }
+  set.seed(9)
+  fs <- sparse_regression(block_reader(Matrix::Matrix(d$X, sparse = TRUE), block_size = 50),
+                          d$y, radius = 2, control = ctl)
+  set.seed(9)
+  fd <- sparse_regression(block_reader(d$X, block_size = 50), d$y, radius = 2, control = ctl)
+  expect_identical(coef(fs), coef(fd))
   # with the default method ("sfw" on disk) and the file's default blocks
   set.seed(3)
   f1 <- sparse_regression(H, d$y, radius = 2, control = ctl)
