@@ -182,6 +182,7 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE) {
   shift <- NULL
   G <- if (gram) matrix(0, p, p)
   max_abs <- 0
+  nnz <- 0
   for (k in seq_len(reader$n_blocks)) {
     B <- reader_block(reader, k)
     if (!identical(dim(B), if (reader$by == "rows") c(length(block_index(reader, k)), p)
@@ -194,6 +195,7 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE) {
                " to ", idx[2L], ")")
     }
     max_abs <- max(max_abs, abs(range(B)))
+    nnz <- nnz + sum(B != 0)
     if (!sums) next
     if (reader$by == "cols") B <- t(B)
     if (is.null(shift)) shift <- colMeans(B)
@@ -202,7 +204,7 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE) {
     s2 <- s2 + colSums(D * D)
     if (gram) G <- G + crossprod(B)
   }
-  if (!sums) return(list(n = n, p = p, max_abs = max_abs))
+  if (!sums) return(list(n = n, p = p, max_abs = max_abs, nnz = nnz))
   mean <- shift + s1 / n
   var <- pmax(s2 / n - (s1 / n)^2, 0)
   list(n = n, p = p, mean = mean, sd = sqrt(var), max_abs = max_abs, gram = G)
@@ -349,24 +351,47 @@ reader_smf_data <- function(Y, n, arg) {
   mom <- reader_moments(reader, arg, sums = FALSE)
   check_scale(mom$max_abs^2 * d, arg)
   bs <- reader$block_size
+  # sparse data (a dgCMatrix, or at most 25% nonzero) go to the solver as
+  # sparse columns (CSC), whose sub-problems cost O(nnz) where dense ones
+  # cost O(d); option stochcg.reader_sparse (TRUE / FALSE) overrides
+  sparse <- getOption("stochcg.reader_sparse") %||%
+    (reader$kind == "dgCMatrix" || mom$nnz <= 0.25 * as.double(d) * n)
   cache <- new.env(parent = emptyenv())
   cache$k <- 0L
   cache$reads <- 0
-  fetch <- function(idx) {
+  # the block of column b (read once while the minibatches stay in it)
+  block <- function(b) {
+    if (cache$k != b) {
+      cache$B <- reader_block(reader, b)
+      cache$S <- NULL
+      cache$k <- b
+      cache$reads <- cache$reads + 1
+    }
+  }
+  fetch <- function(idx) {              # dense columns, for R and the dense solver
     blk <- (idx - 1L) %/% bs + 1L
     out <- matrix(0, d, length(idx))
     for (b in unique(blk)) {
-      if (cache$k != b) {
-        cache$B <- reader_block(reader, b)
-        cache$k <- b
-        cache$reads <- cache$reads + 1
-      }
+      block(b)
       sel <- blk == b
       out[, sel] <- cache$B[, idx[sel] - (b - 1L) * bs, drop = FALSE]
     }
     out
   }
+  fetch_sparse <- function(idx) {       # list(p, i, x) of the columns, 0-based
+    blk <- (idx - 1L) %/% bs + 1L
+    parts <- lapply(unique(blk), function(b) {
+      block(b)
+      if (is.null(cache$S)) cache$S <- methods::as(cache$B, "CsparseMatrix")
+      cache$S[, idx[blk == b] - (b - 1L) * bs, drop = FALSE]
+    })
+    M <- if (length(parts) == 1L) parts[[1L]] else do.call(cbind, parts)
+    pos <- unlist(lapply(unique(blk), function(b) which(blk == b)))
+    if (is.unsorted(pos)) M <- M[, order(pos), drop = FALSE]   # back to the order of idx
+    list(M@p, M@i, M@x)
+  }
   list(d = d, n = n, fun = fetch, fetch = fetch, max_abs = mom$max_abs, reader = reader,
        passes = function() 1 + cache$reads / reader$n_blocks,
-       spec = list(Y_call = as.call(list(fetch, 1L)), env = baseenv(), block_cols = bs))
+       spec = list(Y_call = as.call(list(if (sparse) fetch_sparse else fetch, 1L)),
+                   env = baseenv(), block_cols = bs, Y_sparse = sparse))
 }

@@ -135,6 +135,31 @@ test_that("stochastic_mf from an HDF5 file equals the in-memory fit bit for bit"
   expect_identical(predict(fh)$H, predict(fh, Y)$H)
 })
 
+test_that("sparse data from HDF5 go to stochastic_mf as sparse columns, same fit", {
+  skip_if_not_installed("HDF5Array")
+  set.seed(3)
+  Y <- abs(as.matrix(Matrix::rsparsematrix(40, 300, 0.05)))   # 5% nonzero: CSC columns
+  H <- h5_matrix(Y, c(40, 25))
+  ctl <- cg_control(eval_every = 1)
+  fit <- function(data, sparse = NULL) {
+    old <- options(stochcg.reader_sparse = sparse)
+    on.exit(options(old))
+    set.seed(5)
+    stochastic_mf(data, k = 3, model = "onmf", outer = 2, control = ctl)
+  }
+  fh <- fit(block_reader(H, block_size = 50, by = "cols"))
+  fm <- fit(block_reader(Y, block_size = 50, by = "cols"))
+  fs <- fit(block_reader(Matrix::Matrix(Y, sparse = TRUE), block_size = 50, by = "cols"))
+  expect_identical(fh$solution$W, fm$solution$W)
+  expect_identical(fh$trace$objective, fm$trace$objective)
+  expect_identical(fs$solution$W, fm$solution$W)
+  # the dense columns of the same blocks: the same draws, and sums that
+  # differ only by the exact zeros they skip (and the BLAS's grouping)
+  fd <- fit(block_reader(Y, block_size = 50, by = "cols"), sparse = FALSE)
+  expect_equal(fd$solution$W, fm$solution$W, tolerance = 1e-12)
+  expect_equal(fd$trace$objective, fm$trace$objective, tolerance = 1e-12)
+})
+
 test_that("readers leave the RNG alone; bad input names the argument", {
   skip_if_not_installed("HDF5Array")
   d <- regression_data(n = 100, p = 5)
