@@ -277,7 +277,11 @@
 #' minibatch taking the next `batch_size` of them (in place of the
 #' uniform minibatches of a matrix in memory), so that each block is read
 #' once per pass; the full passes (vr's snapshots, the objective and
-#' stationarity of the trace) read the blocks in order. The draws depend
+#' stationarity of the trace) read the blocks in order. Sparse data (a
+#' `dgCMatrix`, or at most 25% nonzero values, counted in the first pass)
+#' reach the solver as sparse columns, whose sub-problems cost
+#' \eqn{O(\mathrm{nnz})}{O(nnz)} in place of \eqn{O(d)}{O(d)}; the fit is
+#' that of the dense columns up to rounding. The draws depend
 #' only on the block structure and the seed: a fit from the file equals
 #' the fit from `block_reader(Y, block_size = , by = "cols")` of the same
 #' matrix in memory, bit for bit. What stays in memory: the dictionary `W`
