@@ -432,12 +432,13 @@ shrunk_sd <- function(sd, a) {
 # failed fit;
 # early_stop = FALSE fits them all) and "warm" (a warm start at the chosen
 # point: that of the last fold's fit there); `fit_one` is covariance_fit()
-# (the tests pass a wrapper); `cores`: the folds run in that many processes
-# (map_folds()), with the same results as cores = 1.
+# (the tests pass a wrapper). The folds of each round run through
+# map_tasks() (R/parallel.R): where the user's future::plan() says, with the
+# same results under every plan.
 covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas = NULL,
                           gammas = NULL, floor = NULL, folds = 5L,
                           control = cg_control(), progress = control$progress,
-                          early_stop = TRUE, fit_one = covariance_fit, cores = 1L,
+                          early_stop = TRUE, fit_one = covariance_fit,
                           shrinks = 0, standardize = FALSE, shrink_slice = FALSE,
                           var_shrinks = 0, spec = NULL, foldid = NULL, reference = NULL) {
   structure <- match_choice(structure, c("sparse", "lowrank+sparse"), "structure")
@@ -448,7 +449,6 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   folds <- as.integer(folds)
   control <- as_control(control)
   check_flag(progress, "progress")
-  cores <- fold_cores(cores, folds, p)
   lr <- structure == "lowrank+sparse"
   shrinks <- sort(unique(as.double(shrinks)))
   # the floor per shrinkage (default_floor(): from the full data's spectrum)
@@ -467,6 +467,8 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   rho <- shrinks[1L]
   if (slice) {
     floors <- vapply(shrinks, floor_of, 0)
+    # (in this process: a fold's spectrum is one thin SVD of its rows; 0.3 s
+    # for all 5 folds at p = 5000, n = 60, against about 6 s of fold fits)
     slice_rows <- lapply(seq_len(folds), function(k) {
       train <- foldid != k
       Xtr <- X[train, , drop = FALSE]
@@ -521,15 +523,15 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
 
   grid <- expand.grid(lambda = lambdas, gamma = gammas, KEEP.OUT.ATTRS = FALSE)
   ng <- nrow(grid)
-  # the folds are drawn above, before any fork: the fold fits use no random
+  # the folds are drawn above, in this process: the fold fits use no random
   # numbers (the Lanczos runs start from a fixed vector), so a fold's results
-  # depend on its data alone and are the same in a child process as in this one
+  # depend on its data alone and are the same on any worker as here
   # The folds advance along lambda together, a round of lambdas at a time
   # (path_rounds()); between rounds each gamma's path is stopped for every
   # fold once the held-out rows of all folds, pooled, show it past its peak
   # (pooled_past_peak()). A fold's state (warm starts, per-row scores) goes
-  # from round to round; its moments are recomputed in each round (a child
-  # process keeps nothing).
+  # from round to round; its moments are recomputed in each round (a worker
+  # keeps nothing).
   # (against a lambda = 0 reference two values can show the path below it:
   # at p >> n the third is where the floor starts to bind, 20 s a fit at
   # p = 6033)
@@ -537,28 +539,23 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
             else list(seq_along(lambdas))
   state <- vector("list", folds)
   stopped <- rep(FALSE, length(gammas))
-  one_fold <- function(k, todo) {
-    t_fold <- wall_clock()
-    cpu_fold <- cpu_seconds()
-    res <- cv_fold(X, foldid != k, grid, lambdas, gammas, lr, structure, fl, inner,
-                   early_stop, fit_one, keep_warm = k == folds, p = p,
-                   todo = todo, state = state[[k]], stopped = stopped,
-                   shrink = rho, standardize = standardize, reference = reference[[k]])
-    if (identical(res$interrupted, TRUE))
-      stop("cross-validation interrupted by the user (fold ", k, " of ", folds, ")",
-           call. = FALSE)
-    if (progress)
-      message(sprintf("CV fold %d of %d, lambdas %d-%d of %d: %d fits in %.1f s, CPU %.1f s (%.1f s so far)",
-                      k, folds, min(todo), max(todo), length(lambdas), res$n_fits,
-                      wall_clock() - t_fold, cpu_seconds() - cpu_fold,
-                      wall_clock() - started))
-    res
-  }
-  # the p x p temporaries of the default grid freed before forking: a child
-  # would share them (copy-on-write) but keep them in its resident set
-  if (cores > 1L) invisible(gc(verbose = FALSE))
+  # what a fold's task needs (shipped to a worker per task): the data, not
+  # this function's frame
+  shared <- list(X = X, foldid = foldid, folds = folds, grid = grid, lambdas = lambdas,
+                 gammas = gammas, lr = lr, structure = structure, floor = fl,
+                 control = inner, early_stop = early_stop, fit_one = fit_one, p = p,
+                 shrink = rho, standardize = standardize, progress = progress,
+                 since = Sys.time())
+  # the p x p temporaries of the default grid freed before the folds start
+  # elsewhere (a forked worker would share them but keep them in its
+  # resident set)
+  if (use_future()) invisible(gc(verbose = FALSE))
   for (todo in rounds) {
-    state <- map_folds(seq_len(folds), function(k) one_fold(k, todo), cores)
+    tasks <- lapply(seq_len(folds), function(k)
+      list(k = k, state = state[[k]], reference = reference[[k]]))
+    state <- map_tasks(tasks, covariance_fold_task,
+                       c(shared, list(todo = todo, stopped = stopped)),
+                       label = function(k) sprintf("CV fold %d of %d", k, folds))
     if (early_stop)
       stopped <- stopped | vapply(seq_along(gammas), function(gi)
         pooled_past_peak(lapply(state, function(st) st$path_rows[[gi]]), reference), NA)
@@ -591,6 +588,30 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   path$shrink_var <- 0
   path$floor <- fl
   with_structure(finish_cv_table(path, slice_table, folds, foldid), structure, reference)
+}
+
+# One fold of one round of covariance_cv(), a task of map_tasks(): cv_fold()
+# on the training rows of fold task$k from its state of the previous round,
+# with the progress message; an interrupted fit stops the CV.
+covariance_fold_task <- function(task, X, foldid, folds, grid, lambdas, gammas, lr,
+                                 structure, floor, control, early_stop, fit_one, p, todo,
+                                 stopped, shrink, standardize, progress, since) {
+  k <- task$k
+  t_fold <- wall_clock()
+  cpu_fold <- cpu_seconds()
+  res <- cv_fold(X, foldid != k, grid, lambdas, gammas, lr, structure, floor, control,
+                 early_stop, fit_one, keep_warm = k == folds, p = p,
+                 todo = todo, state = task$state, stopped = stopped,
+                 shrink = shrink, standardize = standardize, reference = task$reference)
+  if (identical(res$interrupted, TRUE))
+    stop("cross-validation interrupted by the user (fold ", k, " of ", folds, ")",
+         call. = FALSE)
+  if (progress)
+    message(sprintf("CV fold %d of %d, lambdas %d-%d of %d: %d fits in %.1f s, CPU %.1f s (%.1f s so far)",
+                    k, folds, min(todo), max(todo), length(lambdas), res$n_fits,
+                    wall_clock() - t_fold, cpu_seconds() - cpu_fold,
+                    as.numeric(difftime(Sys.time(), since, units = "secs"))))
+  res
 }
 
 # the CV table's `structure` column (its rows are all of one structure: the
@@ -750,53 +771,8 @@ path_rounds <- function(nl, first = 3L) {
   rounds
 }
 
-# lapply(ks, fold) over `cores` processes: forked children
-# (parallel::mclapply, one fold per child as a core frees up, so a slow fold
-# does not hold back a batch), or this process when cores = 1 or on Windows
-# (no fork). An error in a fold (including a Ctrl-C in the child) is raised
-# here with its message; a child that died (killed, out of memory) is an
-# error too. Ctrl-C in this process ends mclapply, which kills its children.
-map_folds <- function(ks, fold, cores = 1L) {
-  cores <- min(as.integer(cores), length(ks))
-  if (cores <= 1L || .Platform$OS.type == "windows") return(lapply(ks, fold))
-  res <- suppressWarnings(parallel::mclapply(ks, fold, mc.cores = cores,
-                                             mc.preschedule = FALSE, mc.set.seed = FALSE))
-  for (r in res) {
-    if (inherits(r, "try-error")) {
-      cond <- attr(r, "condition")
-      stop(if (inherits(cond, "condition")) conditionMessage(cond) else as.character(r),
-           call. = FALSE)
-    }
-  }
-  died <- vapply(res, function(r) !is.list(r), NA)
-  if (any(died))
-    stop("cross-validation: the child process of fold ", which(died)[1L],
-         " ended without a result (killed or out of memory); use `cores = 1`", call. = FALSE)
-  res
-}
-
 # CPU seconds (user + system) of this process
 cpu_seconds <- function() sum(proc.time()[c("user.self", "sys.self")])
-
-# cores for the folds: `cores` as given (checked), or by default
-# getOption("mc.cores", 2), at most the folds and the machine's cores; 1 on
-# Windows (no fork)
-fold_cores <- function(cores, folds, p = Inf) {
-  if (is.null(cores)) {
-    # below a few hundred variables a fold's fits take milliseconds and a
-    # round of forks costs more than it saves (measured at p = 20-120: the
-    # forked call was 1.5-2.5 times slower)
-    if (p < 300) return(1L)
-    cores <- getOption("mc.cores", 2L)
-    if (!is.numeric(cores) || length(cores) != 1L || is.na(cores) || cores < 1) cores <- 1L
-    detected <- parallel::detectCores()
-    if (!is.na(detected)) cores <- min(cores, detected)
-  } else {
-    check_count(cores, "cores", min = 1)
-  }
-  if (.Platform$OS.type == "windows") return(1L)
-  as.integer(min(cores, folds))
-}
 
 # Early stop of a fold's lambda path (the smaller lambdas are not fitted:
 # their entries stay NA and such grid points cannot be chosen, see
@@ -946,11 +922,11 @@ check_grid <- function(x, arg) {
 # fold's fit there: a nearby problem of the same dimension) or NULL.
 cv_select <- function(X, structure = c("sparse", "lowrank+sparse"), lambda = "cv",
                       gamma = "cv", floor = NULL, folds = 5L, control = cg_control(),
-                      cores = 1L, rule = "max", shrink = 0, standardize = FALSE,
+                      rule = "max", shrink = 0, standardize = FALSE,
                       shrink_var = 0, spec = NULL) {
   structure <- match_choice(structure, c("sparse", "lowrank+sparse", "auto"), "structure")
   if (structure == "auto")
-    return(cv_select_auto(X, lambda, gamma, floor, folds, control, cores, rule, shrink,
+    return(cv_select_auto(X, lambda, gamma, floor, folds, control, rule, shrink,
                           standardize, shrink_var, spec))
   lr <- structure == "lowrank+sparse"
   as_grid <- function(v, arg) {
@@ -970,7 +946,7 @@ cv_select <- function(X, structure = c("sparse", "lowrank+sparse"), lambda = "cv
     return(list(lambda = lambdas, gamma = gammas, shrink = shrinks, shrink_var = var_shrinks,
                 structure = structure, cv = NULL, warm = NULL))
   cv <- covariance_cv(X, structure, lambdas = lambdas, gammas = if (lr) gammas,
-                      floor = floor, folds = folds, control = control, cores = cores,
+                      floor = floor, folds = folds, control = control,
                       shrinks = shrinks, standardize = standardize,
                       shrink_slice = !lr && is.null(lambdas), var_shrinks = var_shrinks,
                       spec = spec)
@@ -1001,7 +977,7 @@ cv_select <- function(X, structure = c("sparse", "lowrank+sparse"), lambda = "cv
 # estimate's rows are the reference of the "lowrank+sparse" early stop as
 # they are for the l1 path (pooled_past_peak()): a gamma's path that falls
 # significantly below it stops there.
-cv_select_auto <- function(X, lambda, gamma, floor, folds, control, cores, rule, shrink,
+cv_select_auto <- function(X, lambda, gamma, floor, folds, control, rule, shrink,
                            standardize, shrink_var, spec) {
   X <- check_design(X, "data")
   foldid <- sample(rep_len(seq_len(folds), nrow(X)))
@@ -1010,13 +986,13 @@ cv_select_auto <- function(X, lambda, gamma, floor, folds, control, cores, rule,
   shrinks <- if (identical(shrink, "cv")) default_shrinks(shrinkage_intensity(X)) else shrink
   var_shrinks <- if (identical(shrink_var, "cv")) default_var_shrinks() else shrink_var
   cv_s <- covariance_cv(X, "sparse", lambdas = lambdas, floor = floor, folds = folds,
-                        control = control, cores = cores, shrinks = shrinks,
+                        control = control, shrinks = shrinks,
                         standardize = standardize, shrink_slice = is.null(lambdas),
                         var_shrinks = var_shrinks, spec = spec, foldid = foldid)
   # (the l1 path's lambdas are those of S; "lowrank+sparse" has its own
   # default grid, as when it is asked for alone)
   cv_l <- covariance_cv(X, "lowrank+sparse", lambdas = lambdas, gammas = as_grid(gamma, "gamma"),
-                        floor = floor, folds = folds, control = control, cores = cores,
+                        floor = floor, folds = folds, control = control,
                         standardize = standardize, spec = spec, foldid = foldid,
                         reference = attr(cv_s, "reference"))
   parts <- list(cv_s, cv_l)

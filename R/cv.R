@@ -404,10 +404,12 @@ cv_complete_matrix <- function(Y, radius = NULL, folds = 1L, holdout = 0.1, nrad
     return(holdout_completion(entries, obs$dims, foldid, radius, extend, family, center,
                               dots, loss, control, max_time, call, started))
 
+  # (on the clock of any process: the folds may run in others)
+  deadline <- Sys.time() + (max_time - (wall_clock() - started))
   fit_entries <- function(rows, radius, init = NULL) {
     Ys <- if (is.null(rows)) entries else entries[rows, , drop = FALSE]
     ctl <- quiet_control(control)
-    left <- max_time - (wall_clock() - started)
+    left <- as.numeric(difftime(deadline, Sys.time(), units = "secs"))
     if (left <= 0)
       stop(sprintf(paste("cv_complete_matrix: max_time (%s s) reached during the %d-fold",
                          "cross-validation; raise max_time, or use folds = 1 (one",
@@ -452,12 +454,9 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
                            call = NULL, partial = partial()))
     stop(cond)
   }
-  run_path <- function(rows, r, init) {
-    withCallingHandlers(
-      fit_units(rows, r, init),
-      warning = function(w) if (grepl("^path interrupted by the user", conditionMessage(w)))
-        invokeRestart("muffleWarning"))
-  }
+  run_path <- function(rows, r, init) run_units(fit_units, rows, r, init)
+  # (the start on the clock of any process: the folds may run in others)
+  since <- Sys.time() - (wall_clock() - started)
   w <- tabulate(foldid, K)
   curve <- function(L) {
     cvm <- drop(L %*% w) / sum(w)
@@ -499,15 +498,25 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
     if (progress)
       message(sprintf("CV: path of %d radii on all the data in %.1f s", length(idx),
                       wall_clock() - t_full))
+    # The folds' paths over this piece are independent of each other (each
+    # warm-started from its own previous piece): map_tasks() runs them
+    # where the user's future::plan() says, each with its own RNG stream
+    # (the same results under every plan). Each path is warm-started along
+    # its radii, so it is one task.
+    todo <- which(!ended)
+    paths <- map_tasks(lapply(todo, function(k) list(k = k, init = last[[k]])), cv_fold_path,
+                       list(fit_units = fit_units, foldid = foldid, radius = radius[idx],
+                            progress = progress, since = since),
+                       label = function(i) sprintf("CV fold %d of %d", todo[i], K),
+                       until = function(path) !isTRUE(path$complete))
     for (k in seq_len(K)) {
-      t_fold <- wall_clock()
       if (ended[k]) {             # its path ended (see below): its last fit's loss
         fold_loss[idx, k] <- fold_loss[ended_at[k], k]
         conv[idx, k] <- conv[ended_at[k], k]
         next
       }
       test <- which(foldid == k)
-      path <- run_path(which(foldid != k), radius[idx], last[[k]])
+      path <- paths[[match(k, todo)]]
       if (!isTRUE(path$complete)) interrupted(sprintf("fold %d of %d", k, K))
       fit_idx <- idx[seq_len(nrow(path$summary))]
       fold_loss[fit_idx, k] <- loss_units(path, test)
@@ -523,9 +532,6 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
         conv[rest, k] <- conv[ended_at[k], k]
       }
       last[k] <- list(last_fit(path))
-      if (progress)
-        message(sprintf("CV fold %d of %d: %d fits in %.1f s (%.1f s so far)", k, K,
-                        length(idx), wall_clock() - t_fold, wall_clock() - started))
     }
     done <- max(idx)
     cu <- curve(fold_loss[seq_len(done), , drop = FALSE])
@@ -571,6 +577,28 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
                  fold_loss = fold_loss, loss = loss_name, problem = problem, tol = control$tol,
                  time = wall_clock() - started, call = call),
             class = "cg_cv")
+}
+
+# fit_units(rows, radius, init) with the warning of an interrupted path
+# muffled (cv_radius() reports it as its own error)
+run_units <- function(fit_units, rows, radius, init) {
+  withCallingHandlers(
+    fit_units(rows, radius, init),
+    warning = function(w) if (grepl("^path interrupted by the user", conditionMessage(w)))
+      invokeRestart("muffleWarning"))
+}
+
+# One fold's path over a piece of the radii, a task of map_tasks() in
+# cv_radius(): fitted on the units outside fold task$k, from its previous
+# piece's last fit; the progress message when complete
+cv_fold_path <- function(task, fit_units, foldid, radius, progress, since) {
+  t_fold <- wall_clock()
+  path <- run_units(fit_units, which(foldid != task$k), radius, task$init)
+  if (progress && isTRUE(path$complete))
+    message(sprintf("CV fold %d of %d: %d fits in %.1f s (%.1f s so far)", task$k,
+                    max(foldid), length(radius), wall_clock() - t_fold,
+                    as.numeric(difftime(Sys.time(), since, units = "secs"))))
+  path
 }
 
 # the last fit of a path (the next piece's warm start), NULL if none

@@ -86,8 +86,8 @@
 #' (dense when `lambda = 0`), plus per running CV fold its training
 #' covariance; at \eqn{p = 20000} each such array is 3.2 GB (measured: a
 #' default call at \eqn{p = 20000}, \eqn{n = 100} peaked at 9.9 GB in the
-#' calling process, its two fold processes besides, and took 8 minutes on
-#' 2 cores).
+#' calling process, its two fold processes besides (the folds were forked
+#' on 2 cores then), and took 8 minutes).
 #'
 #' **Cross-validation.** With `lambda = "cv"` (or a vector of values),
 #' `folds`-fold cross-validation picks the value with the largest mean
@@ -101,7 +101,7 @@
 #' fold also stops its own path after two falls, see `fit$cv`'s `n_folds`);
 #' the smaller values are left out of the table (`NA`). For
 #' `"lowrank+sparse"` `gamma` is chosen the same way, over a grid of
-#' `gamma` x `lambda`. The folds run in parallel on `cores` processes.
+#' `gamma` x `lambda`. The folds run where [future::plan()] says (see `cores`).
 #' Inside its CV a `"lowrank+sparse"` fold fit whose floor binds in more
 #' than 32 directions counts as failed and ends that `gamma`'s path in that
 #' fold (as any failed fit does): at \eqn{p \gg n} these are the dense end
@@ -120,7 +120,8 @@
 #' effects) and you would rather let held-out likelihood decide than fit
 #' both yourself. Its cost is about the sum of the two (less where the
 #' reference stops the `"lowrank+sparse"` paths early). Measured
-#' (`inst/bench/results/covariance_lowrank_cv.md`, 2 shared cores): at
+#' (`inst/bench/results/covariance_lowrank_cv.md`, 2 shared cores, the
+#' folds on 2 forked processes): at
 #' \eqn{p = 5000}, \eqn{n = 60} (3 factors plus MA(1) noise) the default
 #' call took 32 s (10 s of CPU), `"lowrank+sparse"` 220 s and `"auto"` 150 s
 #' (it chose `"lowrank+sparse"`, 370 per test row above the default); on
@@ -193,18 +194,23 @@
 #' @param control Solver settings from [cg_control()]; `tol` bounds the
 #'   relative duality gap, `max_iter` counts dual steps (`"sparse"`) or
 #'   proximal-gradient steps on the sparse part (`"lowrank+sparse"`).
-#' @param cores Number of processes for the cross-validation folds (forked
-#'   by [parallel::mclapply()], one fold per process at a time; the results
-#'   are identical to `cores = 1`). `NULL` (default): 1 below 300
-#'   variables (a fork costs more than the fits it would share), otherwise
-#'   `getOption("mc.cores", 2)`, at most `folds` and
-#'   [parallel::detectCores()]. Always 1 on Windows (no fork). Each running
-#'   fold holds its own \eqn{p \times p}{p x p} training covariance and the
-#'   solver's copy of the largest connected component of the thresholded
-#'   graph (with the temporaries of forming the covariance, two to three
-#'   \eqn{p \times p}{p x p} arrays at its peak), so memory grows with
-#'   `cores`: `cores` such sets at once; the final fit on all rows runs
-#'   after the folds, in this process.
+#' @param cores Deprecated. The cross-validation folds run through the
+#'   future framework: where [future::plan()] says (sequential unless you
+#'   set a plan, e.g. `future::plan(future::multisession, workers = 2)`;
+#'   see `vignette("beyond-one-machine", package = "stochcg")`), with the
+#'   same results under every plan. `NULL` (default): the plan decides. A
+#'   number above 1 runs this call's folds under a temporary
+#'   `future::plan(future::multicore, workers = cores)` (multisession where
+#'   forks are not available), put back when the call returns, unless a
+#'   parallel plan is set already (which then decides); a message (once per
+#'   session) says how to set the plan instead. Without the future.apply
+#'   package the folds run in this process. Each running fold holds its own
+#'   \eqn{p \times p}{p x p} training covariance and the solver's copy of
+#'   the largest connected component of the thresholded graph (with the
+#'   temporaries of forming the covariance, two to three \eqn{p \times
+#'   p}{p x p} arrays at its peak), so memory grows with the number of
+#'   workers on a machine; the final fit on all rows runs after the folds,
+#'   in this process.
 #' @returns A fit of class `c("sparse_covariance_fit", "cg_fit")` (see
 #'   [cg_fit]): `solution$Sigma` the estimate (a `Matrix::dsCMatrix` when at
 #'   most a quarter of its entries are nonzero, else a dense matrix), and for
@@ -342,10 +348,15 @@ sparse_covariance <- function(data, lambda = "cv",
                "as rows, or a single value")
     check_count(folds, "folds", min = 2, max = nobs)
     # (the full-data S is formed after CV: one p x p array per running fold)
+    # (`cores`, deprecated: a temporary future plan for the folds, R/parallel.R)
+    old_plan <- plan_for_cores(cores)
+    on.exit(restore_plan(old_plan), add = TRUE)
     sel <- cv_select(data, structure, lambda, if (lowrank || auto) gamma else NULL, floor, folds,
-                     control, cores = fold_cores(cores, folds, ncol(data)),
+                     control,
                      rule = match_choice(rule, c("max", "1se"), "rule"), shrink = shrink,
                      standardize = standardize, shrink_var = shrink_var, spec = spec)
+    restore_plan(old_plan)
+    old_plan <- NULL
     lambda <- sel$lambda
     shrink <- sel$shrink
     shrink_var <- sel$shrink_var

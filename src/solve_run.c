@@ -18,12 +18,23 @@ static const char *nonfinite_name(double x)
 
 /* `test`: an evaluation the run may stop on, made at an iteration that does
  * not depend on timing; only these set the objective that scales tol, so
- * that trace-only rows (made when time allows) never change a fit. */
+ * that trace-only rows (made when time allows) never change a fit. Nor may
+ * they end it: a trace row whose evaluation fails (an objective that
+ * overflows at an early iterate, say) is kept in the trace and the failure
+ * dropped, else whether a fit fails would depend on the machine's load. An
+ * interrupt or the time limit seen inside it still counts. */
 static void evaluate(cg_run *r, cg_problem *P, int iter, int test)
 {
     double start = cg_clock();
+    const int stop_before = P->stop;
     P->eval_test = test;
     P->evaluate(P, &r->obj, &r->gap);
+    r->last_eval_failed = 0;
+    if (!test && P->stop == CG_STOP_ERROR && stop_before != CG_STOP_ERROR) {
+        P->stop = stop_before;
+        P->failure[0] = '\0';
+        r->last_eval_failed = 1;
+    }
     if (P->homotopy) r->infeas = P->homotopy->infeasibility(P, &r->infeas_scale);
     r->eval_cost = cg_clock() - start;
     r->paused += r->eval_cost;
@@ -35,7 +46,8 @@ static void evaluate(cg_run *r, cg_problem *P, int iter, int test)
     if (r->ctl->verbose)
         Rprintf("iter %6d  time %8.3f  objective %.8g  gap %.4g\n", iter, now,
                 r->obj, r->gap);
-    if (overflowed(r->obj) || overflowed(r->gap))
+    if (!test && (overflowed(r->obj) || overflowed(r->gap))) r->last_eval_failed = 1;
+    else if (overflowed(r->obj) || overflowed(r->gap))
         cg_fail(P, "the %s is %s at iteration %d: it " CG_OVERFLOW_HINT,
                 overflowed(r->obj) ? "objective" : "duality gap",
                 nonfinite_name(overflowed(r->obj) ? r->obj : r->gap), iter);
@@ -123,7 +135,7 @@ int cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr)
 {
     r->ctl = ctl; r->tr = tr; r->paused = 0; r->n_grad = 0; r->n_lmo = 0;
     r->obj = NA_REAL; r->gap = NA_REAL; r->last_eval = -1; r->last_progress = -1;
-    r->eval_cost = 0; r->last_test = -1; r->obj_test = NA_REAL;
+    r->eval_cost = 0; r->last_test = -1; r->obj_test = NA_REAL; r->last_eval_failed = 0;
     r->infeas = NA_REAL; r->infeas_scale = 0;
     r->gap_relative = P->gap_relative;
     r->eval_free = P->eval_free;
@@ -142,7 +154,7 @@ int cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr)
 
 int cg_run_finish(cg_run *r, cg_problem *P, int iters, int stop)
 {
-    if (r->last_eval != iters) cg_run_evaluate(r, P, iters);
+    if (r->last_eval != iters || r->last_eval_failed) cg_run_evaluate(r, P, iters);
     else { r->last_test = r->offset + iters; r->obj_test = r->obj; }  /* same iterate */
     cg_progress(r->ctl, &r->last_progress, iters, cg_run_elapsed(r), r->obj, r->last_eval, 1);
     if (stop < 0) stop = CG_STOP_MAX_ITER;

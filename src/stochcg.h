@@ -702,6 +702,8 @@ typedef struct {
     int last_test;           /* (global iteration) */
     double eval_cost;        /* seconds the last evaluation took */
     int last_eval;
+    int last_eval_failed;    /* the last evaluation was trace-only and would
+                                have failed: only a test may end the run */
 } cg_run;
 
 /* evaluates at iteration 0; returns a CG_STOP_* code (failure, or a
@@ -709,7 +711,8 @@ typedef struct {
 int    cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr);
 double cg_run_elapsed(const cg_run *r);
 /* pushes a trace row; a non-finite objective or gap (NA means unknown) is a
- * failure */
+ * failure (of a test: trace-only rows, made when time allows, never end a
+ * run, see evaluate()) */
 void   cg_run_evaluate(cg_run *r, cg_problem *P, int iter);
 int    cg_run_small_gap(const cg_run *r, double gap);
 /* scheduled evaluation, failure, progress, time and interrupt checks after

@@ -213,69 +213,7 @@ test_that("early stop across folds: the full grid's choice with fewer fits", {
   }
 })
 
-test_that("folds in parallel (forked) give the serial CV table and fit exactly", {
-  skip_on_os("windows")                         # no fork: always serial there
-  X <- cv_data(n = 20, p = 30, seed = 6)
-  run <- function(cores, structure = "sparse") {
-    set.seed(11)
-    covariance_raw(X, structure = structure, floor = 0.3, folds = 4, cores = cores,
-                      control = cg_control(progress = FALSE))
-  }
-  a <- run(1); b <- run(2)
-  # p > n: the floor binds in the small-lambda fits (the eigensolver runs)
-  train <- attr(a$cv, "foldid") != 1
-  small <- min(a$cv$lambda[is.finite(attr(a$cv, "fold_loglik")[, 1])])
-  expect_gt(covariance_raw(stats::cov(X[train, ]), small, floor = 0.3,
-                              n = sum(train))$dual_rank, 0)
-  expect_gt(sum(a$cv$n_folds), 0)
-  expect_identical(b$cv, a$cv)                  # attributes too: foldid, fold_loglik, skipped
-  expect_identical(b$lambda, a$lambda)
-  expect_identical(as.matrix(b$solution$Sigma), as.matrix(a$solution$Sigma))
-  expect_identical(b$objective, a$objective)
-  # the caller's RNG stream is where the serial run leaves it
-  set.seed(11); invisible(run(1)); r1 <- runif(1)
-  set.seed(11); invisible(run(2)); r2 <- runif(1)
-  expect_identical(r1, r2)
-  lr1 <- run(1, "lowrank+sparse"); lr2 <- run(2, "lowrank+sparse")
-  expect_identical(lr2$cv, lr1$cv)
-  expect_identical(c(lr2$lambda, lr2$gamma), c(lr1$lambda, lr1$gamma))
-  # the default: getOption("mc.cores", 2), at most folds and the cores there are,
-  # from 300 variables (fewer: serial)
-  old <- options(mc.cores = NULL); on.exit(options(old))
-  expect_identical(fold_cores(NULL, 5L),
-                   as.integer(min(2L, parallel::detectCores(), na.rm = TRUE)))
-  expect_identical(fold_cores(NULL, 5L, p = 300),
-                   as.integer(min(2L, parallel::detectCores(), na.rm = TRUE)))
-  expect_identical(fold_cores(NULL, 5L, p = 299), 1L)
-  expect_identical(fold_cores(2, 5L, p = 10), 2L)            # given: as given
-  expect_identical(fold_cores(NULL, 1L), 1L)
-  options(mc.cores = 1L)
-  expect_identical(fold_cores(NULL, 5L), 1L)
-  expect_identical(fold_cores(7, 3L), 3L)
-  expect_error(fold_cores(0, 3L), "^`cores`")
-})
-
-test_that("an error in a forked fold is raised in the caller with its message", {
-  skip_on_os("windows")
-  X <- cv_data(n = 30, p = 6, seed = 2)
-  boom <- function(S, lambda, ...) {
-    if (lambda < 0.3) stop("boom at a small lambda")
-    covariance_fit(S, lambda, ...)
-  }
-  # fit errors are counted (not raised), in a child as in this process
-  set.seed(3)
-  expect_warning(cv <- covariance_cv(X, "sparse", lambdas = c(0.4, 0.2), folds = 3,
-                                     progress = FALSE, fit_one = boom, cores = 2),
-                 "3 failed \\(first error: boom at a small lambda\\)")
-  expect_true(all(is.na(cv$loglik[2])))
-  # an error outside the fits (here: of the fold itself) stops the CV
-  expect_error(map_folds(1:3, function(k) if (k == 2) stop("fold 2 broke") else list(k),
-                         cores = 2), "fold 2 broke")
-  expect_error(map_folds(1:2, function(k) if (k == 2) tools::pskill(Sys.getpid()) else list(k),
-                         cores = 2), "fold 2 ended without a result")
-  expect_identical(map_folds(1:3, function(k) list(k), cores = 2),
-                   lapply(1:3, function(k) list(k)))
-})
+# (folds run through the future framework: tests in test-parallel.R)
 
 test_that("a failed fit ends its fold's lambda path; the failure is reported", {
   X <- cv_data(n = 30, p = 10, seed = 2)

@@ -235,10 +235,18 @@ test_that("Ctrl-C in an R sampler returns the last complete iterate", {
     ref <- lowrank_sparse(s2$f, 0.1, 5, method = "scg", control = cg_control(max_iter = 2))
     expect_identical(res$fit$solution$X, ref$solution$X)
     expect_true(all(is.finite(res$fit$solution$X)))
-    # every draw made before the interrupt is in .Random.seed
-    set.seed(12)
-    for (i in 1:(if (what == "interrupt") 5 else 4)) rnorm(400)
-    expect_identical(after, .Random.seed)
+    # every draw made before the interrupt is in .Random.seed. R acts on a
+    # pending interrupt at its next check, which for "interrupt" may fall
+    # inside the sampler's remaining R code (before its rnorm(): 4 draws) or
+    # after it returns (5); where depends on R's global evaluation count,
+    # which earlier (timing-dependent) work moves. Either is a clean stop.
+    draws <- if (what == "interrupt") 4:5 else 4L
+    states <- lapply(draws, function(d) {
+      set.seed(12)
+      for (i in seq_len(d)) rnorm(400)
+      .Random.seed
+    })
+    expect_true(any(vapply(states, identical, NA, after)))
   }
   # R is still usable: a fit after the interrupts runs to its end
   fit <- lowrank_sparse(M, 0.1, 5, control = cg_control(max_iter = 20))
