@@ -202,10 +202,44 @@
 #' times the size of `X` on top of `X`.
 #'
 #' @param X Design matrix, n x p: a numeric matrix or a `Matrix` object
-#'   (sparse `dgCMatrix` is kept sparse).
+#'   (sparse `dgCMatrix` is kept sparse), or on disk a `DelayedArray` /
+#'   `HDF5Matrix` or a [block_reader()] (read block by block; see "Data on
+#'   disk").
 #' @param y Response, length n.
 #' @param radius Radius \eqn{r > 0} of the l1 ball, or several radii: a
 #'   path (see "Paths").
+#' @section Data on disk:
+#' `X` may be a `DelayedArray` (e.g. an `HDF5Matrix` from
+#' `HDF5Array::HDF5Array()` or `writeHDF5Array()`; Suggests package
+#' DelayedArray) or a reader from [block_reader()] (which also wraps an
+#' in-memory matrix): the rows are then read block by block, `y` stays an
+#' R vector. Only `"sfw"` (the default there), `"fw"` and `"spg"` apply,
+#' with `gram = TRUE`, least squares without weights, positive penalty
+#' factors and a single radius. One pass first checks that every value is
+#' finite and computes the column means and standard deviations (for the
+#' intercept and `standardize`); the C side then centres and scales each
+#' block as it reads it, so `X` is never copied. Rows are drawn by a
+#' block-shuffle: the blocks (whole chunks of the file) in random order,
+#' the rows of each block in random order (`sampling = "stream"`: both in
+#' order; `"replace"`: blocks drawn with replacement), so that each block is
+#' read once per pass; the solver calls the reader once per block, never
+#' per row or per iteration. The draws depend only on the block structure
+#' and the seed: a fit from the file equals the fit from the same matrix in
+#' memory, `block_reader(X, block_size = )` with the file's block size,
+#' bit for bit. The objective and gap of the trace (on the adaptive
+#' schedule of [cg_control()]) are full passes over the file, block by
+#' block in order: with the default `tol > 0` a test is due at most 10% of
+#' the iterations apart (about 50 passes in 1000 iterations), so set `tol =
+#' 0` (evaluations then take at most a share of the run's time) or
+#' `eval_every` to read the file less often. What stays in memory: the
+#' \eqn{p 	imes p}{p x p} sufficient statistics \eqn{S_t}{S_t} and
+#' \eqn{b_t}{b_t} (`gram = TRUE`), the coefficients, two blocks (one drawn
+#' from, one evaluated) and `y` (with its centred copy); no \eqn{n}-vector
+#' of fitted values is kept (`fitted()` has none). The fit's `reader`
+#' element says how the file was read, `reader$passes` how many times.
+#' `init` may be a fit or coefficients (a warm start; the block sampler's
+#' state is not kept, so no exact continuation).
+#'
 #' @section Warm starts:
 #' `init` starts the run from a point: the coefficients of a previous fit
 #' (its `solution$beta`) or a numeric vector, scaled into the ball when its
@@ -350,6 +384,9 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   solver <- list(method = method, batch_size = batch_size, sampling = sampling, step = step,
                  K = K, step_size = step_size, gram = gram, face_step = face_step,
                  control = control)
+  if (is_reader_input(X))      # X on disk (R/readers.R): drawn block by block
+    return(reader_regression(X, y, radius, family, weights, standardize, penalty.factor,
+                             intercept, init, solver, call, started))
   regression_fit(X, y, radius, family, weights, standardize, penalty.factor, intercept,
                  init, solver, call, started)
 }

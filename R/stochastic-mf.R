@@ -267,6 +267,32 @@
 #' mb/n)}{m / (1 + m b / n)} steps per pass (about 0.45
 #' \eqn{n^{1/3}}{n^(1/3)}), sgd \eqn{n/b}{n / b} (5 \eqn{n^{1/3}}{n^(1/3)}).
 #'
+#' @section Data on disk:
+#' With `Y` a `DelayedArray` (e.g. an `HDF5Matrix`) or
+#' a [block_reader()] with `by = "cols"`, the columns are read in blocks of
+#' whole chunks of the file (`block_size` columns, [block_reader()]). One
+#' pass first checks that every value is finite and finds the largest.
+#' Minibatches are then drawn by a block-shuffle, epoch after epoch: the
+#' blocks in random order, the columns of each block in random order, a
+#' minibatch taking the next `batch_size` of them (in place of the
+#' uniform minibatches of a matrix in memory), so that each block is read
+#' once per pass; the full passes (vr's snapshots, the objective and
+#' stationarity of the trace) read the blocks in order. Sparse data (a
+#' `dgCMatrix`, or at most 25% nonzero values, counted in the first pass)
+#' reach the solver as sparse columns, whose sub-problems cost
+#' \eqn{O(\mathrm{nnz})}{O(nnz)} in place of \eqn{O(d)}{O(d)}; the fit is
+#' that of the dense columns up to rounding. The draws depend
+#' only on the block structure and the seed: a fit from the file equals
+#' the fit from `block_reader(Y, block_size = , by = "cols")` of the same
+#' matrix in memory, bit for bit. What stays in memory: the dictionary `W`
+#' and its \eqn{k \times k}{k x k} and \eqn{d \times k}{d x k} sums (and
+#' vr's snapshot), and one block of columns; `predict()` and `fitted()`
+#' read block by block but return \eqn{k \times n}{k x n} codes (and
+#' \eqn{d \times n}{d x n} fitted values). The fit's `reader` says how the
+#' file was read, `reader$passes` how many times. A warm start (`init =` a
+#' fit) starts from its `W`; the block sampler's state is not kept, so
+#' there is no exact continuation. `model = "olrr"` needs `Y` in memory.
+#'
 #' @section Convergence measure:
 #' The problem is not convex: there is no duality gap and no bound on
 #' \eqn{f(W) - \min f}{f(W) - min f}; a fit certifies stationarity only.
@@ -300,7 +326,9 @@
 #'   for data that are not held in memory (give `n`). The solvers call it
 #'   once per minibatch and, for full passes (vr's snapshots, the trace's
 #'   objective), once per 1024 columns; `fitted()` and `predict()` without
-#'   `newY` call it for all the columns at once.
+#'   `newY` call it for all the columns at once. On disk: a `DelayedArray`
+#'   (e.g. an `HDF5Matrix`; Suggests package DelayedArray) or a
+#'   [block_reader()] by columns, read block by block (see "Data on disk").
 #' @param k Number of atoms (columns of `W`).
 #' @param model `"odl"` (default), `"ossl"`, `"onmf"`, `"ssodl"`,
 #'   `"orpca"`, `"omrmd"`, `"olrr"` or `"ornmf"`; see Details.
@@ -510,6 +538,13 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
   fit$gap_reference <- fit$solution$gap_reference
   state <- smf_loop_named(fit$solution[startsWith(names(fit$solution), "state_")])
   fit$state <- c(state[!vapply(state, is.null, NA)], list(key = key))
+  # a reader's block sampler is not part of the state: no exact continuation
+  if (!is.null(data$reader)) {
+    fit$state <- NULL
+    # passes over the file (the first checked the values)
+    fit$reader <- c(data$reader[c("kind", "dim", "by", "block_size", "n_blocks", "chunkdim")],
+                    list(passes = data$passes()))
+  }
   fit$bsum_iterations <- fit$solution$bsum_iterations
   fit$bsum_capped <- fit$solution$bsum_capped
   if (!is.null(data$robust)) fit$scale_columns <- data$robust$columns
@@ -544,7 +579,8 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
                                   inner = as.integer(m), outer = as.integer(outer),
                                   output = output, bsum_tol = bsum_tol,
                                   bsum_max_iter = as.integer(bsum_max_iter),
-                                  image_dims = image_dims, data = Y, n_samples = n,
+                                  image_dims = image_dims, data = data$reader %||% Y,
+                                  n_samples = n,
                                   model_spec = pars$spec))
   class(fit) <- c("stochastic_mf_fit", "cg_fit")
   finish_fit(fit, started)
@@ -616,6 +652,7 @@ smf_codes <- list(
 # dense columns, the CSC arrays of a dgCMatrix (never densified), or a
 # function Y(idx) returning the columns idx (with n given)
 smf_data <- function(Y, n = NULL, arg = "Y") {
+  if (is_reader_input(Y)) return(reader_smf_data(Y, n, arg))   # R/readers.R
   if (is.function(Y)) {
     if (is.null(n)) stop_arg("n", "must be given when `", arg, "` is a function")
     check_count(n, "n")
@@ -1066,6 +1103,16 @@ predict.stochastic_mf_fit <- function(object, newY = NULL, ...) {
   W <- object$solution$W
   if (is.null(newY)) newY <- object$data
   if (is.function(newY)) newY <- newY(seq_len(object$n_samples))
+  if (is_reader_input(newY)) {        # block by block (R/readers.R)
+    reader <- block_reader(newY, by = "cols")
+    parts <- lapply(seq_len(reader$n_blocks), function(b)
+      predict.stochastic_mf_fit(object, reader_block(reader, b)))
+    out <- list(H = do.call(cbind, lapply(parts, `[[`, "H")),
+                R = if (!is.null(parts[[1L]]$R)) do.call(cbind, lapply(parts, `[[`, "R")),
+                loss = unlist(lapply(parts, `[[`, "loss")))
+    colnames(out$H) <- reader$dimnames[[2L]]
+    return(out)
+  }
   if (is.null(dim(newY)) && is.numeric(newY)) newY <- matrix(newY, ncol = 1L)
   data <- smf_data(newY, arg = "newY")
   if (data$d != nrow(W))
@@ -1097,8 +1144,8 @@ fitted.stochastic_mf_fit <- function(object, outliers = FALSE, ...) {
 #' @method residuals stochastic_mf_fit
 #' @export
 residuals.stochastic_mf_fit <- function(object, outliers = FALSE, ...) {
-  if (is.function(object$data))
-    stop("this stochastic_mf fit was made from a data function: residuals() needs the ",
+  if (is.function(object$data) || inherits(object$data, "cg_reader"))
+    stop("this stochastic_mf fit was made from a data function or a reader: residuals() needs the ",
          "columns in memory", call. = FALSE)
   as.matrix(object$data) - fitted.stochastic_mf_fit(object, outliers = outliers)
 }

@@ -65,7 +65,18 @@ typedef struct {
      * a cached Gram column j holds its entries for ws[0..gvalid[j]-1] */
     int ws_on, *ws, n_ws, *in_ws, *gvalid;
     double screened_at, ws_added;
+    /* X read by a reader (R/readers.R) block by block: see "reader" below */
+    int reader;
+    cg_block_sampler bs;
+    SEXP rcall, rho;                 /* the call fetch(k) and its environment */
+    const double *xscale;            /* column scales (with xbar: centring) */
+    double *blk, *eblk;              /* the block drawn from, the block evaluated */
+    double blocks_read;
 } regression;
+
+static double reader_gradient(cg_problem *P, int batch);
+static void reader_evaluate(cg_problem *P, double *obj, double *gap);
+static int reader_init(cg_problem *P, regression *R, SEXP spec);
 
 static double x_at(const regression *R, int r, int j)    /* dense only */
 {
@@ -150,6 +161,7 @@ static void gradient_check(cg_problem *P, const regression *R)
 static double reg_gradient(cg_problem *P, int batch)
 {
     regression *R = (regression *) P->self;
+    if (R->reader) return reader_gradient(P, batch);
     const int p = R->p;
     int nb = cg_sampler_next(&R->smp, R->batch_idx, batch);
     const double inv = 1.0 / R->smp.drawn, xbt = xbar_dot_theta(R);
@@ -294,6 +306,10 @@ static void exact_gradient(const regression *R, double *res, double *g)
 static void reg_evaluate(cg_problem *P, double *obj, double *gap)
 {
     regression *R = (regression *) P->self;
+    if (R->reader) {
+        reader_evaluate(P, obj, gap);
+        return;
+    }
     const int n = R->n, p = R->p;
     double *res = R->res, *g = R->gfull;
     if (R->pairwise && R->g_exact_at == R->moves) {
@@ -933,6 +949,7 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
     R->radius = asReal(cg_list_get(spec, "radius"));
     R->lipschitz = asReal(cg_list_get(spec, "lipschitz"));
     R->pairwise = strcmp(CHAR(STRING_ELT(cg_list_get(spec, "method"), 0)), "pfw") == 0;
+    if (!isNull(cg_list_get(spec, "reader_call"))) return reader_init(P, R, spec);
     if (R->sparse) {
         const R_xlen_t nnz = XLENGTH(cg_list_get(spec, "col_i"));
         R->cp = cg_spec_pointers(spec, "col_p", p, nnz);
@@ -1256,4 +1273,155 @@ SEXP cg_regression_solution(cg_problem *P)
     SET_VECTOR_ELT(out, 17, ScalarReal(R->pairwise && R->ws_on ? R->ws_added : NA_REAL));
     UNPROTECT(1);
     return out;
+}
+
+/* ------------------------------------------------------------- reader
+ * X read block by block by an R reader (R/readers.R): spec$reader_call is
+ * the call fetch(k), which returns block k (1-based) of `block_rows`
+ * consecutive rows as a dense matrix (the last block may be shorter). The
+ * solver calls it once per block drawn and once per block of a full-data
+ * evaluation, never per row or per iteration. Rows are drawn by the block
+ * sampler (prob_sampler.h): blocks in random order, rows in random order
+ * within a block, so that the draws are those of any reader with the same
+ * blocks (an in-memory matrix gives the same fit as its file). A block is
+ * centred (x_center) and scaled (x_scale) as it is copied in; the running
+ * statistics S, b, S theta are the Gram representation's (gram = TRUE
+ * only: the fitted values of the drawn rows would need them again).
+ * Memory: S (p^2), two blocks (drawing, evaluating) and y. */
+
+/* block k (0-based) of the centred, scaled X into buf (its rows x p,
+ * column-major); returns its rows, or 0 with the failure recorded */
+static int reader_load(cg_problem *P, regression *R, int k, double *buf)
+{
+    const int p = R->p, bsize = R->bs.bsize;
+    const int rows = k == R->bs.nblocks - 1 ? R->n - k * bsize : bsize;
+    SETCADR(R->rcall, ScalarInteger(k + 1));
+    char which[64];
+    snprintf(which, sizeof which, "block %d of %d", k + 1, R->bs.nblocks);
+    SEXP x = cg_call_user_matrix(P, R->rcall, R->rho, rows, p, "the reader of `X`", which);
+    if (x == R_NilValue) return 0;
+    const double *v = REAL(x);
+    for (int j = 0; j < p; j++) {
+        const double c = R->xbar ? R->xbar[j] : 0.0, sc = R->xscale[j];
+        const double *src = v + (size_t) j * rows;
+        double *dst = buf + (size_t) j * rows;
+        for (int i = 0; i < rows; i++) dst[i] = (src[i] - c) * sc;
+    }
+    UNPROTECT(1);
+    R->blocks_read += 1.0;
+    return rows;
+}
+
+/* the sampled gradient (S theta - b) / drawn after drawing `batch` rows
+ * (every remaining row for CG_BATCH_FULL), reading blocks as they are
+ * needed */
+static double reader_gradient(cg_problem *P, int batch)
+{
+    regression *R = (regression *) P->self;
+    const int p = R->p, one = 1;
+    const double alpha = 1.0;
+    const int want = batch == CG_BATCH_FULL ? R->n : batch == CG_BATCH_DEFAULT ? R->smp.batch
+                     : batch;
+    int nb = 0;
+    while (nb < want) {
+        const int i = cg_block_sampler_next(&R->bs);
+        if (i < 0) {
+            if (!cg_block_sampler_advance(&R->bs)) break;
+            if (!reader_load(P, R, R->bs.cur, R->blk)) return nb;
+            continue;
+        }
+        const int rows = R->bs.clen, r = R->bs.cur * R->bs.bsize + i;
+        for (int j = 0; j < p; j++) R->xrow[j] = R->blk[i + (size_t) j * rows];
+        const double yr = R->y[r], xt = F77_CALL(ddot)(&R->p, R->xrow, &one, R->theta, &one);
+        F77_CALL(dsyr)("U", &R->p, &alpha, R->xrow, &one, R->S, &R->p FCONE);
+        for (int j = 0; j < p; j++) {
+            R->b[j] += R->xrow[j] * yr;
+            R->Stheta[j] += R->xrow[j] * xt;
+        }
+        nb++;
+        if (nb % 256 == 0 && cg_interrupt_poll()) {
+            cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
+            return nb;
+        }
+    }
+    R->smp.drawn = R->bs.drawn;
+    if (R->smp.drawn > 0) {
+        const double inv = 1.0 / R->smp.drawn;
+        for (int j = 0; j < p; j++) R->g[j] = (R->Stheta[j] - R->b[j]) * inv;
+    }
+    gradient_check(P, R);
+    return nb;
+}
+
+/* objective and gap from one pass over X, block by block in order */
+static void reader_evaluate(cg_problem *P, double *obj, double *gap)
+{
+    regression *R = (regression *) P->self;
+    const int n = R->n, p = R->p, one = 1;
+    double *g = R->gfull, rss = 0.0, gt = 0.0, gmax = 0.0;
+    double *res = R->res;                    /* one block's residuals */
+    memset(g, 0, sizeof(double) * p);
+    for (int k = 0; k < R->bs.nblocks; k++) {
+        int rows = reader_load(P, R, k, R->eblk);
+        if (!rows) {                         /* failure recorded: no numbers */
+            *obj = *gap = NA_REAL;
+            return;
+        }
+        const double *y = R->y + (size_t) k * R->bs.bsize;
+        double a1 = 1.0, b1 = 1.0;
+        for (int i = 0; i < rows; i++) res[i] = -y[i];
+        F77_CALL(dgemv)("N", &rows, &R->p, &a1, R->eblk, &rows, R->theta, &one, &b1, res,
+                        &one FCONE);
+        F77_CALL(dgemv)("T", &rows, &R->p, &a1, R->eblk, &rows, res, &one, &b1, g,
+                        &one FCONE);
+        for (int i = 0; i < rows; i++) rss += res[i] * res[i];
+        if (cg_interrupt_poll()) {
+            cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
+            *obj = *gap = NA_REAL;
+            return;
+        }
+    }
+    for (int j = 0; j < p; j++) {
+        g[j] /= n;
+        gt += g[j] * R->theta[j]; gmax = fmax(gmax, fabs(g[j]));
+    }
+    *obj = rss / (2.0 * n);
+    *gap = gt + R->radius * gmax;
+}
+
+static int reader_init(cg_problem *P, regression *R, SEXP spec)
+{
+    const int n = R->n, p = R->p;
+    if (R->pairwise || !R->gram || R->sparse)
+        error("spec: a reader is for the Gram representation of sfw, fw and spg");
+    R->reader = 1;
+    R->rcall = cg_list_get(spec, "reader_call");
+    R->rho = cg_list_get(spec, "reader_env");
+    if (TYPEOF(R->rcall) != LANGSXP || TYPEOF(R->rho) != ENVSXP)
+        error("spec: reader_call must be a call and reader_env an environment");
+    if (!isNull(cg_list_get(spec, "x_center"))) R->xbar = cg_spec_real(spec, "x_center", p);
+    R->xscale = cg_spec_real(spec, "x_scale", p);
+    const int bsize = asInteger(cg_list_get(spec, "block_rows")),
+              batch = asInteger(cg_list_get(spec, "batch_size")),
+              mode = asInteger(cg_list_get(spec, "sampling"));
+    if (bsize == NA_INTEGER || bsize < 1 || batch == NA_INTEGER || batch < 1)
+        error("spec: invalid block_rows or batch_size");
+    cg_block_sampler_init(&R->bs, n, bsize, mode, 0);
+    R->smp.n = n; R->smp.batch = batch; R->smp.mode = mode;
+    R->theta = cg_zeros(p); R->g = cg_zeros(p);
+    R->gfull = cg_zeros(p);
+    R->res = cg_zeros(R->bs.bsize);
+    R->blk = cg_zeros((size_t) R->bs.bsize * p);
+    R->eblk = cg_zeros((size_t) R->bs.bsize * p);
+    if (!isNull(cg_list_get(spec, "init_beta")))
+        memcpy(R->theta, cg_spec_real(spec, "init_beta", p), sizeof(double) * p);
+    R->xrow = cg_zeros(p);
+    R->work = cg_zeros(2 * (size_t) p);
+    R->S = cg_zeros((size_t) p * p); R->b = cg_zeros(p); R->Stheta = cg_zeros(p);
+    P->self = R;
+    P->evaluate = reg_evaluate; P->epoch = reg_epoch; P->n_matvec = reg_n_matvec;
+    P->svd_rank = 0;
+    P->fw = &regression_fw;
+    P->pg = &regression_pg;
+    return CG_OK;
 }

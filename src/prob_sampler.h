@@ -63,4 +63,82 @@ static inline int cg_sampler_next(cg_sampler *s, int *idx, int count)
     s->drawn += b;
     return b;
 }
+
+/* Block sampler, for data read from a file in blocks (its chunks; see
+ * R/readers.R): the n points are cut into blocks of `bsize` consecutive
+ * points (the last may be shorter). Blocks are taken in random order
+ * (CG_SAMPLE_SHUFFLE), in their order (CG_SAMPLE_STREAM) or at random with
+ * replacement (CG_SAMPLE_REPLACE), and the points of each block in random
+ * order (in their order for "stream"): a block-shuffle, so that a block is
+ * read once and its points are used before the next is read. With `cycle`
+ * a new random order of the blocks follows the last (an endless stream of
+ * epochs), else the sampler ends after the last block. The draws depend
+ * only on n, bsize, the mode and R's RNG, never on where the data are: an
+ * in-memory matrix read by the same blocks gives the same draws. */
+typedef struct {
+    int n, bsize, nblocks, mode, cycle;
+    int *border, bpos;         /* block order, next position in it */
+    int *rorder, cur, clen, cpos;   /* the current block, its points' order */
+    double drawn;
+} cg_block_sampler;
+
+static inline void cg_block_order(cg_block_sampler *s)
+{
+    for (int i = 0; i < s->nblocks; i++) s->border[i] = i;
+    if (s->mode == CG_SAMPLE_SHUFFLE)
+        for (int i = s->nblocks - 1; i > 0; i--) {
+            int j = (int) R_unif_index((double) i + 1);
+            int t = s->border[i]; s->border[i] = s->border[j]; s->border[j] = t;
+        }
+    s->bpos = 0;
+}
+
+static inline void cg_block_sampler_init(cg_block_sampler *s, int n, int bsize, int mode,
+                                         int cycle)
+{
+    if (bsize < 1 || n < 1) error("spec: invalid block size");
+    if (bsize > n) bsize = n;
+    s->n = n; s->bsize = bsize; s->mode = mode; s->cycle = cycle;
+    s->nblocks = (int) (((double) n + bsize - 1) / bsize);
+    s->border = (int *) R_alloc(s->nblocks, sizeof(int));
+    s->rorder = (int *) R_alloc(bsize, sizeof(int));
+    s->cur = -1; s->clen = 0; s->cpos = 0; s->drawn = 0;
+    if (mode != CG_SAMPLE_REPLACE) cg_block_order(s);
+}
+
+/* The next block to read into the current one (its points' order drawn),
+ * or 0 when the sampler has ended */
+static inline int cg_block_sampler_advance(cg_block_sampler *s)
+{
+    int b;
+    if (s->mode == CG_SAMPLE_REPLACE) {
+        b = (int) R_unif_index((double) s->nblocks);
+    } else {
+        if (s->bpos >= s->nblocks) {
+            if (!s->cycle) return 0;
+            cg_block_order(s);
+        }
+        b = s->border[s->bpos++];
+    }
+    s->cur = b;
+    s->clen = b == s->nblocks - 1 ? s->n - b * s->bsize : s->bsize;
+    s->cpos = 0;
+    for (int i = 0; i < s->clen; i++) s->rorder[i] = i;
+    if (s->mode != CG_SAMPLE_STREAM)
+        for (int i = s->clen - 1; i > 0; i--) {
+            int j = (int) R_unif_index((double) i + 1);
+            int t = s->rorder[i]; s->rorder[i] = s->rorder[j]; s->rorder[j] = t;
+        }
+    return 1;
+}
+
+/* The next point, as its position in the current block (the block is
+ * s->cur, its first point s->cur * s->bsize): -1 when the current block is
+ * used up (call cg_block_sampler_advance, then read that block) */
+static inline int cg_block_sampler_next(cg_block_sampler *s)
+{
+    if (s->cur < 0 || s->cpos >= s->clen) return -1;
+    s->drawn += 1.0;
+    return s->rorder[s->cpos++];
+}
 #endif

@@ -12,6 +12,7 @@
  * gradient mapping Gamma_{f', eta}(W) of Theorem 1 (smf_evaluate; the
  * problem is not convex, there is no duality gap). */
 #include "smf.h"
+#include "prob_sampler.h"
 #include <math.h>
 #include <string.h>
 
@@ -408,6 +409,10 @@ typedef struct {
     int reservoir, output_in_W;          /* option I used; W and Wout swapped for
                                             the output (Wout the last iterate) */
     int *perm, *batch, nb;               /* sampling without replacement */
+    int sparse_fetch;                    /* the reader returns CSC columns */
+    int blocked;                         /* data read by a reader in blocks of
+                                            columns: the block sampler below */
+    cg_block_sampler bs;
     double curv, columns, last_step, gap_eta;
     double gap_ref, mapping_norm;        /* f_ref = ||Y||_F^2 / (2n), from the
                                             first evaluation; ||Gamma(W)||_F */
@@ -458,6 +463,66 @@ static SEXP fetch_columns(cg_problem *P, smf *S, const int *idx, int start, int 
     return x;
 }
 
+/* ---- a reader's sparse blocks (R/readers.R, spec$Y_sparse): the call
+ * returns the columns idx as list(p, i, x), their CSC arrays (0-based),
+ * so that sparse data read from a file are solved as sparse columns */
+typedef struct { SEXP call, rho; } smf_call;
+
+static SEXP smf_call_body(void *data)
+{
+    smf_call *c = (smf_call *) data;
+    return eval(c->call, c->rho);
+}
+
+/* the CSC columns as a PROTECTed list(p, i, x) (the caller unprotects it),
+ * or R_NilValue with the failure recorded */
+static SEXP fetch_sparse_columns(cg_problem *P, smf *S, const int *idx, int start, int count)
+{
+    SEXP ix = PROTECT(allocVector(INTSXP, count));
+    for (int a = 0; a < count; a++) INTEGER(ix)[a] = (idx ? idx[start + a] : start + a) + 1;
+    SETCADR(S->rcall, ix);
+    smf_call c = { S->rcall, S->rho };
+    int caught;
+    PutRNGstate();
+    SEXP res = PROTECT(cg_try(smf_call_body, &c, &caught));
+    GetRNGstate();
+    S->calls += 1.0;
+    if (caught == CG_ERR_INTERRUPT || (caught == CG_OK && cg_interrupted())) {
+        cg_fail_status(P, CG_ERR_INTERRUPT, NULL);
+        UNPROTECT(2);
+        return R_NilValue;
+    }
+    if (caught == CG_ERR_R) {
+        SEXP msg = cg_list_get(res, "message");
+        cg_fail(P, "the reader of `Y` failed: %s",
+                isString(msg) && LENGTH(msg) > 0 ? CHAR(STRING_ELT(msg, 0)) : "");
+        UNPROTECT(2);
+        return R_NilValue;
+    }
+    SEXP pp = TYPEOF(res) == VECSXP && LENGTH(res) == 3 ? VECTOR_ELT(res, 0) : R_NilValue,
+         ii = pp != R_NilValue ? VECTOR_ELT(res, 1) : R_NilValue,
+         xx = pp != R_NilValue ? VECTOR_ELT(res, 2) : R_NilValue;
+    int ok = TYPEOF(pp) == INTSXP && TYPEOF(ii) == INTSXP && TYPEOF(xx) == REALSXP &&
+             XLENGTH(pp) == count + 1 && XLENGTH(ii) == XLENGTH(xx) && INTEGER(pp)[0] == 0 &&
+             INTEGER(pp)[count] == XLENGTH(ii);
+    for (int a = 0; ok && a < count; a++) ok = INTEGER(pp)[a] <= INTEGER(pp)[a + 1];
+    for (R_xlen_t a = 0; ok && a < XLENGTH(ii); a++)
+        ok = INTEGER(ii)[a] >= 0 && INTEGER(ii)[a] < S->d;
+    if (!ok) {
+        cg_fail(P, "the reader of `Y` returned an invalid sparse block");
+        UNPROTECT(2);
+        return R_NilValue;
+    }
+    if (!cg_all_finite(REAL(xx), (size_t) XLENGTH(xx))) {
+        cg_fail(P, "the reader of `Y` returned NA, NaN or Inf");
+        UNPROTECT(2);
+        return R_NilValue;
+    }
+    UNPROTECT(2);                        /* ix, res: re-protect res alone */
+    PROTECT(res);
+    return res;
+}
+
 /* a point W at which columns are solved, with the sums it collects */
 typedef struct {
     const double *W, *WtW; double Lp; double *A, *B;
@@ -485,12 +550,17 @@ static int solve_columns(cg_problem *P, smf *S, const int *idx, int count, smf_p
         const int len = count - start < chunk ? count - start : chunk;
         SEXP block = R_NilValue;
         if (S->rcall != R_NilValue) {
-            block = fetch_columns(P, S, idx, start, len);
+            block = S->sparse_fetch ? fetch_sparse_columns(P, S, idx, start, len)
+                                    : fetch_columns(P, S, idx, start, len);
             if (block == R_NilValue) return CG_ERR_R;
         }
         for (int a = start; a < start + len; a++) {
             smf_column y;
-            if (block != R_NilValue) {
+            if (block != R_NilValue && S->sparse_fetch) {
+                const int *bp = INTEGER(VECTOR_ELT(block, 0)), o = bp[a - start];
+                y.dense = 0; y.x = REAL(VECTOR_ELT(block, 2)) + o;
+                y.i = INTEGER(VECTOR_ELT(block, 1)) + o; y.nnz = bp[a - start + 1] - o;
+            } else if (block != R_NilValue) {
                 y.dense = 1; y.x = REAL(block) + (size_t) (a - start) * d; y.i = NULL; y.nnz = d;
             } else {
                 y = column_of(S, idx ? idx[a] : a);
@@ -533,6 +603,18 @@ static smf_point at_snapshot(smf *S)
 static void draw_batch(smf *S, int b)
 {
     if (b > S->n) b = S->n;
+    if (S->blocked) {            /* a reader's blocks: a block-shuffle, epoch after epoch */
+        for (int i = 0; i < b; i++) {
+            int j = cg_block_sampler_next(&S->bs);
+            if (j < 0) {
+                cg_block_sampler_advance(&S->bs);
+                j = cg_block_sampler_next(&S->bs);
+            }
+            S->batch[i] = S->bs.cur * S->bs.bsize + j;
+        }
+        S->nb = b;
+        return;
+    }
     for (int i = 0; i < b; i++) {
         const int j = i + (int) R_unif_index((double) (S->n - i));
         const int t = S->perm[i]; S->perm[i] = S->perm[j]; S->perm[j] = t;
@@ -865,6 +947,17 @@ int cg_problem_smf(cg_problem *P, SEXP spec)
     S->eig_scratch = cg_zeros(3 * (size_t) k * k);
     S->perm = (int *) R_alloc(n, sizeof(int));
     S->batch = (int *) R_alloc(n, sizeof(int));
+    /* a reader (R/readers.R): minibatches by the block sampler (blocks of
+     * block_cols columns in random order, columns in random order within
+     * a block), so that each block is read once per pass */
+    if (!isNull(cg_list_get(spec, "block_cols"))) {
+        const int bc = asInteger(cg_list_get(spec, "block_cols"));
+        if (bc == NA_INTEGER || bc < 1) error("spec: invalid block_cols");
+        S->blocked = 1;
+        cg_block_sampler_init(&S->bs, n, bc, CG_SAMPLE_SHUFFLE, 1);
+    }
+    SEXP ysp = cg_list_get(spec, "Y_sparse");
+    S->sparse_fetch = S->rcall != R_NilValue && !isNull(ysp) && asLogical(ysp) == TRUE;
     smf_work_alloc(&S->w, d, k);
     memcpy(S->W, W_init, sizeof(double) * dk);
     memcpy(S->Wout, W_init, sizeof(double) * dk);

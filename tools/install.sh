@@ -8,6 +8,7 @@ DEBS="r-base-dev r-cran-matrix r-cran-rspectra r-cran-testthat r-cran-cli \
       r-cran-knitr r-cran-rmarkdown pandoc r-cran-dslabs r-cran-huge \
       r-cran-glmnet r-cran-mass r-cran-igraph \
       r-cran-rcsdp r-cran-nmf r-cran-corpcor r-cran-pkgdown \
+      r-bioc-delayedarray r-bioc-hdf5array r-bioc-rhdf5 \
       r-cran-future r-cran-future.apply r-cran-progressr"
 missing=""
 for p in $DEBS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done

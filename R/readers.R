@@ -1,0 +1,397 @@
+# Readers: one interface through which the stochastic methods draw their
+# data block by block, wherever the data are (issue 27). A reader cuts a
+# matrix into blocks of consecutive rows (`by = "rows"`: the observations of
+# sparse_regression()) or columns (`by = "cols"`: the samples of
+# stochastic_mf()) and reads one block at a time; the solver calls it once
+# per block drawn and once per block of a full-data pass, never per row or
+# per iteration. Adding a format is one method of block_reader(); an
+# in-memory matrix is one more reader, and a fit from a file equals the fit
+# from the same matrix in memory read by the same blocks, with the same
+# seed, bit for bit (the draws depend only on the block structure and R's
+# RNG: src/prob_sampler.h, the block sampler).
+
+#' Read a matrix block by block, for the stochastic methods
+#'
+#' Wraps a matrix, in memory or on disk, as a reader from which
+#' [sparse_regression()] (`method = "sfw"`, `"fw"`, `"spg"`) and
+#' [stochastic_mf()] draw their minibatches block by block: blocks of
+#' `block_size` consecutive rows (`by = "rows"`) or columns (`by = "cols"`).
+#' The stochastic methods take the blocks in random order and the rows (or
+#' columns) of a block in random order (a block-shuffle), so that each block
+#' of the file is read once per pass; the full-data evaluations (objective,
+#' gap) read the blocks in order. Passing a `DelayedArray` to those
+#' functions makes a reader with the default block size.
+#'
+#' Formats: a numeric `matrix`, a `dgCMatrix` (each block made dense when
+#' read) and a `DelayedArray`, which includes an `HDF5Array` /
+#' `HDF5Matrix` (Bioconductor's on-disk matrices, e.g. from
+#' `HDF5Array::writeHDF5Array()`; needs the Suggests
+#' package DelayedArray). A block is made of whole chunks of the file
+#' (`DelayedArray::chunkdim()`): the default block size is the smallest
+#' multiple of the chunk length along `by` whose block holds at least
+#' \eqn{2^{20}}{2^20} values (8 MB), so that a read touches each chunk once.
+#'
+#' The draws depend only on the block structure (the dimensions and
+#' `block_size`) and R's random number generator, not on where the data
+#' are: a fit from an HDF5 file equals the fit from the same matrix in
+#' memory read with the same `block_size`, under the same seed, bit for bit.
+#'
+#' @param x A numeric matrix, a `dgCMatrix`, or a `DelayedArray` (e.g. an
+#'   `HDF5Matrix`).
+#' @param block_size Rows (or columns) per block, a positive whole number;
+#'   `NULL` for the default (see Details). Larger blocks read faster; the
+#'   draws mix only within a block and across the order of the blocks.
+#' @param by `"rows"` (the observations are rows: `sparse_regression()`) or
+#'   `"cols"` (the samples are columns: `stochastic_mf()`).
+#' @returns A reader, of class `c("<kind>_reader", "cg_reader")`: a list
+#'   with `dim`, `by`, `block_size`, `n_blocks`, `chunkdim` (the file's,
+#'   `NULL` in memory) and `dimnames`; `reader_block(reader, k)` gives block
+#'   `k` as a dense double matrix.
+#' @seealso [sparse_regression()], [stochastic_mf()].
+#' @examples
+#' X <- matrix(rnorm(200 * 5), 200, 5)
+#' r <- block_reader(X, block_size = 50)
+#' r
+#' dim(reader_block(r, 4))
+#' @export
+block_reader <- function(x, block_size = NULL, by = c("rows", "cols")) {
+  by <- match_choice(by, c("rows", "cols"), "by")
+  if (inherits(x, "cg_reader")) {
+    if (!identical(x$by, by))
+      stop_arg("x", "is a reader by ", x$by, ", but ", by, " are needed")
+    if (!is.null(block_size)) x <- make_reader(x$kind, x$source, x$dim, by,
+                                               block_size, x$chunkdim, x$dimnames)
+    return(x)
+  }
+  UseMethod("block_reader")
+}
+
+#' @rdname block_reader
+#' @export
+block_reader.default <- function(x, block_size = NULL, by = c("rows", "cols")) {
+  by <- match_choice(by, c("rows", "cols"), "by")
+  if (is.data.frame(x) || is.logical(x) || is.integer(x)) x <- check_design(x, "x")
+  if (!is.numeric(x) || !is.matrix(x))
+    stop_arg("x", "must be a numeric matrix, a dgCMatrix or a DelayedArray (e.g. an ",
+             "HDF5Matrix), not ", class(x)[1L])
+  make_reader("matrix", x, dim(x), by, block_size, NULL, dimnames(x))
+}
+
+#' @rdname block_reader
+#' @export
+block_reader.dgCMatrix <- function(x, block_size = NULL, by = c("rows", "cols")) {
+  by <- match_choice(by, c("rows", "cols"), "by")
+  make_reader("dgCMatrix", x, dim(x), by, block_size, NULL, dimnames(x))
+}
+
+#' @rdname block_reader
+#' @export
+block_reader.DelayedArray <- function(x, block_size = NULL, by = c("rows", "cols")) {
+  by <- match_choice(by, c("rows", "cols"), "by")
+  if (!requireNamespace("DelayedArray", quietly = TRUE))
+    stop_arg("x", "is a DelayedArray, which needs the package DelayedArray")
+  if (length(dim(x)) != 2L) stop_arg("x", "must be a matrix (2 dimensions), not ",
+                                     length(dim(x)))
+  if (!DelayedArray::type(x) %in% c("double", "integer", "logical"))
+    stop_arg("x", "must be numeric, not of type ", DelayedArray::type(x))
+  make_reader("DelayedArray", x, dim(x), by, block_size, DelayedArray::chunkdim(x),
+              dimnames(x))
+}
+
+# the reader of `source` (kind: "matrix", "dgCMatrix", "DelayedArray")
+make_reader <- function(kind, source, dims, by, block_size, chunkdim, dimnames) {
+  dims <- as.integer(dims)
+  if (length(dims) != 2L || any(dims < 1L))
+    stop_arg("x", "must have at least one row and one column")
+  m <- if (by == "rows") 1L else 2L
+  along <- dims[m]; other <- dims[3L - m]
+  unit <- if (is.null(chunkdim)) 1L else as.integer(chunkdim[m])
+  if (is.null(block_size)) {
+    block_size <- unit * max(1, ceiling(2^20 / (unit * as.double(other))))
+  } else {
+    check_count(block_size, "block_size")
+  }
+  block_size <- as.integer(min(block_size, along))
+  structure(list(kind = kind, source = source, dim = dims, by = by,
+                 block_size = block_size, n_blocks = as.integer(ceiling(along / block_size)),
+                 chunkdim = chunkdim, dimnames = dimnames),
+            class = c(paste0(kind, "_reader"), "cg_reader"))
+}
+
+#' @rdname block_reader
+#' @param reader A reader from `block_reader()`.
+#' @param k The block, from 1 to `reader$n_blocks`.
+#' @export
+reader_block <- function(reader, k) {
+  if (!inherits(reader, "cg_reader")) stop_arg("reader", "must be a reader from block_reader()")
+  check_count(k, "k", max = reader$n_blocks)
+  idx <- block_index(reader, k)
+  out <- switch(reader$kind,
+    matrix = if (reader$by == "rows") reader$source[idx, , drop = FALSE]
+             else reader$source[, idx, drop = FALSE],
+    dgCMatrix = as.matrix(if (reader$by == "rows") reader$source[idx, , drop = FALSE]
+                          else reader$source[, idx, drop = FALSE]),
+    DelayedArray = DelayedArray::extract_array(
+      reader$source, if (reader$by == "rows") list(idx, NULL) else list(NULL, idx)))
+  if (!is.double(out)) storage.mode(out) <- "double"
+  dimnames(out) <- NULL
+  out
+}
+
+# the rows (or columns) of block k
+block_index <- function(reader, k) {
+  along <- reader$dim[if (reader$by == "rows") 1L else 2L]
+  first <- (k - 1L) * reader$block_size + 1L
+  first:min(along, k * reader$block_size)
+}
+
+#' @export
+print.cg_reader <- function(x, ...) {
+  cat(sprintf("<%s reader> %d x %d, %d blocks of %d %s%s\n", x$kind, x$dim[1L], x$dim[2L],
+              x$n_blocks, x$block_size, x$by,
+              if (is.null(x$chunkdim)) "" else
+                sprintf(" (file chunks %s)", paste(x$chunkdim, collapse = " x "))))
+  invisible(x)
+}
+
+# the reader of a function's argument `arg` (a reader, or a DelayedArray
+# read by its default blocks)
+as_reader <- function(x, by, arg) {
+  if (inherits(x, "cg_reader") && !identical(x$by, by))
+    stop_arg(arg, "is a reader by ", x$by, "; here the ", if (by == "rows") "observations are rows"
+             else "samples are columns", ": use block_reader(..., by = \"", by, "\")")
+  block_reader(x, by = by)
+}
+
+# is `x` data the readers take and the in-memory code does not (a reader
+# or a DelayedArray)?
+is_reader_input <- function(x) {
+  inherits(x, "cg_reader") || methods::is(x, "DelayedArray")
+}
+
+# One pass over the blocks of `reader`, in order: checks every value is
+# finite (an error naming `arg` and the block) and returns the column means
+# and standard deviations (divisor n) along `by`'s other dimension (of the
+# columns for by = "rows"), the largest absolute value and, with gram =
+# TRUE, the crossproduct X'X (by = "rows" only). Sums are taken around the
+# first block's means, so that large means do not cancel the variances.
+reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE) {
+  n <- if (reader$by == "rows") reader$dim[1L] else reader$dim[2L]
+  p <- if (reader$by == "rows") reader$dim[2L] else reader$dim[1L]
+  s1 <- s2 <- numeric(p)
+  shift <- NULL
+  G <- if (gram) matrix(0, p, p)
+  max_abs <- 0
+  nnz <- 0
+  for (k in seq_len(reader$n_blocks)) {
+    B <- reader_block(reader, k)
+    if (!identical(dim(B), if (reader$by == "rows") c(length(block_index(reader, k)), p)
+                           else c(p, length(block_index(reader, k)))))
+      stop_arg(arg, "gave a block ", k, " of dimensions ", paste(dim(B), collapse = " x "),
+               " (not those of the reader)")
+    if (!all_finite(B)) {
+      idx <- range(block_index(reader, k))
+      stop_arg(arg, "contains NA, NaN or Inf (in block ", k, ", ", reader$by, " ", idx[1L],
+               " to ", idx[2L], ")")
+    }
+    max_abs <- max(max_abs, abs(range(B)))
+    nnz <- nnz + sum(B != 0)
+    if (!sums) next
+    if (reader$by == "cols") B <- t(B)
+    if (is.null(shift)) shift <- colMeans(B)
+    D <- B - rep(shift, each = nrow(B))
+    s1 <- s1 + colSums(D)
+    s2 <- s2 + colSums(D * D)
+    if (gram) G <- G + crossprod(B)
+  }
+  if (!sums) return(list(n = n, p = p, max_abs = max_abs, nnz = nnz))
+  mean <- shift + s1 / n
+  var <- pmax(s2 / n - (s1 / n)^2, 0)
+  list(n = n, p = p, mean = mean, sd = sqrt(var), max_abs = max_abs, gram = G)
+}
+
+# sparse_regression() with X a reader or a DelayedArray: least squares over
+# the (scaled) l1 ball by sfw, fw or spg drawing rows block by block
+# (src/prob_regression.c, "reader"). Centring and scaling are implicit (the
+# C side centres and scales each block as it reads it): X is never copied.
+reader_regression <- function(X, y, radius, family, weights, standardize, penalty.factor,
+                              intercept, init, solver, call, started) {
+  X <- as_reader(X, "rows", "X")
+  family <- match_choice(family, regression_families, "family")
+  if (family != "gaussian")
+    stop_arg("family", "must be \"gaussian\" when `X` is read from disk (a reader)")
+  if (!is.null(weights)) stop_arg("weights", "must be NULL when `X` is read from disk (a reader)")
+  methods <- c("pfw", "sfw", "fw", "spg")
+  # the default on disk is "sfw" ("pfw" reads columns of X at will)
+  method <- if (identical(solver$method, methods)) "sfw"
+            else match_choice(solver$method, methods, "method")
+  if (method == "pfw")
+    stop_arg("method", "must be \"sfw\", \"fw\" or \"spg\" when `X` is read from disk ",
+             "(\"pfw\", the default, needs X in memory)")
+  n <- X$dim[1L]; p <- X$dim[2L]
+  y <- check_vector(y, "y", n)
+  check_flag(standardize, "standardize")
+  check_flag(intercept, "intercept")
+  pf <- check_penalty_factor(penalty.factor, p)
+  if (!is.null(pf) && any(pf == 0))
+    stop_arg("penalty.factor", "must be positive when `X` is read from disk (a reader)")
+  if (missing(radius)) stop_arg("radius", "is missing, with no default")
+  if (length(radius) != 1L)
+    stop_arg("radius", "must be a single radius when `X` is read from disk (a reader)")
+  check_radius(radius)
+  sampling <- match_choice(solver$sampling %||% "shuffle", c("shuffle", "stream", "replace"),
+                           "sampling")
+  step <- default_step(method, solver$step)
+  K <- solver$K %||% 2L
+  check_count(K, "K")
+  batch_size <- solver$batch_size %||% max(1L, ceiling(n / 500))
+  check_count(batch_size, "batch_size")
+  check_step_size(solver$step_size, method)
+  gram <- solver$gram %||% TRUE
+  check_flag(gram, "gram")
+  if (!gram) stop_arg("gram", "must be TRUE when `X` is read from disk (a reader)")
+  if (p > 16000L) stop_arg("X", "has ", p, " columns; a reader needs p^2 doubles (p <= 16000)")
+  control <- as_control(solver$control %||% cg_control(), max_iter = 1000)
+
+  # one pass: every value finite, the column means and sds (and X'X for
+  # spg's step 1 / L)
+  mom <- reader_moments(X, "X", gram = method == "spg")
+  xbar <- if (intercept) mom$mean else rep(0, p)
+  sd <- if (standardize) mom$sd else rep(1, p)   # around the mean, as glmnet
+  cs <- numeric(p)
+  ok <- sd > 0
+  cs[ok] <- 1 / ((if (is.null(pf)) 1 else pf[ok]) * sd[ok])
+  ybar <- if (intercept) mean(y) else 0
+  yc <- y - ybar
+  names <- X$dimnames[[2L]]
+  prep <- list(kind = "scale", family = "gaussian", n = n, p = p, pen = rep(TRUE, p), cs = cs,
+               w = NULL, intercept = intercept, xbar = xbar, names = names,
+               standardize = standardize, pf = pf)
+  theta0 <- if (!is.null(init)) reader_init(init, prep, radius)
+  lipschitz <- 1
+  if (method == "spg") {
+    G <- (mom$gram / n - tcrossprod(xbar)) * tcrossprod(cs)
+    lipschitz <- max(eigen(G, symmetric = TRUE, only.values = TRUE)$values[1L],
+                     .Machine$double.eps)
+  }
+  reads <- 0
+  fetch <- function(k) {
+    reads <<- reads + 1
+    reader_block(X, k)
+  }
+  spec <- list(problem = "regression", method = method, step = step, K = as.integer(K),
+               eta = if (is.null(solver$step_size)) -1 else solver$step_size,
+               n = n, p = p, y = as.double(yc), radius = as.double(radius), sparse = FALSE,
+               gram = TRUE, face_step = FALSE, batch_size = as.integer(min(batch_size, n)),
+               sampling = if (method == "fw") 1L else sampling_code(sampling),
+               lipschitz = lipschitz, reader_call = as.call(list(fetch, 1L)),
+               reader_env = environment(), block_rows = X$block_size,
+               x_scale = as.double(cs))
+  if (intercept) spec$x_center <- as.double(xbar)
+  if (!is.null(theta0)) {
+    # the step rule counts on from a fit's iterations (as in memory), and a
+    # warm start keeps the cold start's scale of tol
+    iter <- if (inherits(init, "sparse_regression_fit")) init$iterations else 0L
+    if (!is.numeric(iter) || length(iter) != 1L || is.na(iter) || iter < 0)
+      stop_arg("init", "has an invalid `iterations` (a fit altered by hand?)")
+    spec[c("init_beta", "iter_offset", "cold_objective")] <-
+      list(theta0, as.integer(iter), sum(yc^2) / (2 * n))
+  }
+  fit <- cg_run(spec, control, "sparse_regression", call, started)
+  theta <- fit$solution$beta
+  beta <- cs * theta
+  names(beta) <- names
+  fit$solution <- list(beta = beta)
+  fit$theta <- theta
+  fit$intercept <- ybar - sum(xbar * beta)
+  if (intercept) {
+    fit$x_center <- stats::setNames(xbar, names)
+    fit$notes <- c(fit$notes, beta = sprintf("intercept %s", format(fit$intercept, digits = 4)))
+  }
+  fit$notes <- c(fit$notes, beta = prepared_note(prep, theta),
+                 data = sprintf("X read by %d blocks of %d rows", X$n_blocks, X$block_size))
+  fit$family <- "gaussian"
+  fit$standardize <- standardize
+  fit$penalty.factor <- pf
+  fit$radius <- radius
+  fit$nobs <- n
+  # passes over the file: the solver's (blocks drawn and evaluations) and
+  # the first, for the moments
+  fit$reader <- c(X[c("kind", "dim", "by", "block_size", "n_blocks", "chunkdim")],
+                  list(passes = 1 + reads / X$n_blocks))
+  class(fit) <- c("sparse_regression_fit", "cg_fit")
+  finish_fit(fit, started)
+}
+
+# a warm start for a reader fit: the coefficients (of a fit, or a vector on
+# the original scale) on the radius' scale, scaled into the ball
+reader_init <- function(init, prep, radius) {
+  beta <- if (inherits(init, "sparse_regression_fit")) fit_solution(init) else init
+  if (!is.numeric(beta) || !is.null(dim(beta)) || length(beta) != prep$p)
+    stop_arg("init", "must be NULL, a fit of sparse_regression() or a numeric vector of ",
+             "length ", prep$p)
+  if (!all_finite(beta)) stop_arg("init", "contains NA, NaN or Inf")
+  th <- to_theta(as.double(beta), prep)
+  l1 <- sum(abs(th))
+  if (l1 > radius) th <- th * (radius / l1)
+  th
+}
+
+# stochastic_mf()'s data (smf_data()) from a reader or a DelayedArray, by
+# columns: the columns idx through the data-function mechanism (Y(idx),
+# src/prob_smf.c), served from the block that holds them (the last block
+# read is kept: a minibatch of the block sampler, spec$block_cols, lies in
+# one block or two consecutive draws, and a full pass reads the columns in
+# order), so each block is read once per pass. One pass first checks the
+# values and finds the largest.
+reader_smf_data <- function(Y, n, arg) {
+  if (!is.null(n)) stop_arg("n", "is only for `", arg, "` given as a function")
+  reader <- as_reader(Y, "cols", arg)
+  d <- reader$dim[1L]; n <- reader$dim[2L]
+  mom <- reader_moments(reader, arg, sums = FALSE)
+  check_scale(mom$max_abs^2 * d, arg)
+  bs <- reader$block_size
+  # sparse data (a dgCMatrix, or at most 25% nonzero) go to the solver as
+  # sparse columns (CSC), whose sub-problems cost O(nnz) where dense ones
+  # cost O(d); option stochcg.reader_sparse (TRUE / FALSE) overrides
+  sparse <- getOption("stochcg.reader_sparse") %||%
+    (reader$kind == "dgCMatrix" || mom$nnz <= 0.25 * as.double(d) * n)
+  cache <- new.env(parent = emptyenv())
+  cache$k <- 0L
+  cache$reads <- 0
+  # the block of column b (read once while the minibatches stay in it)
+  block <- function(b) {
+    if (cache$k != b) {
+      cache$B <- reader_block(reader, b)
+      cache$S <- NULL
+      cache$k <- b
+      cache$reads <- cache$reads + 1
+    }
+  }
+  fetch <- function(idx) {              # dense columns, for R and the dense solver
+    blk <- (idx - 1L) %/% bs + 1L
+    out <- matrix(0, d, length(idx))
+    for (b in unique(blk)) {
+      block(b)
+      sel <- blk == b
+      out[, sel] <- cache$B[, idx[sel] - (b - 1L) * bs, drop = FALSE]
+    }
+    out
+  }
+  fetch_sparse <- function(idx) {       # list(p, i, x) of the columns, 0-based
+    blk <- (idx - 1L) %/% bs + 1L
+    parts <- lapply(unique(blk), function(b) {
+      block(b)
+      if (is.null(cache$S)) cache$S <- methods::as(cache$B, "CsparseMatrix")
+      cache$S[, idx[blk == b] - (b - 1L) * bs, drop = FALSE]
+    })
+    M <- if (length(parts) == 1L) parts[[1L]] else do.call(cbind, parts)
+    pos <- unlist(lapply(unique(blk), function(b) which(blk == b)))
+    if (is.unsorted(pos)) M <- M[, order(pos), drop = FALSE]   # back to the order of idx
+    list(M@p, M@i, M@x)
+  }
+  list(d = d, n = n, fun = fetch, fetch = fetch, max_abs = mom$max_abs, reader = reader,
+       passes = function() 1 + cache$reads / reader$n_blocks,
+       spec = list(Y_call = as.call(list(if (sparse) fetch_sparse else fetch, 1L)),
+                   env = baseenv(), block_cols = bs, Y_sparse = sparse))
+}

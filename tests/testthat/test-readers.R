@@ -1,0 +1,190 @@
+# Readers (R/readers.R): data drawn block by block from a file equal the
+# same data drawn from memory by the same blocks, bit for bit.
+
+h5_matrix <- function(x, chunkdim) {
+  f <- tempfile(fileext = ".h5")
+  HDF5Array::writeHDF5Array(x, f, name = "x", chunkdim = chunkdim)
+}
+
+regression_data <- function(n = 600, p = 12, seed = 1) {
+  set.seed(seed)
+  X <- matrix(rnorm(n * p), n, p)
+  X[, 2] <- 4 * X[, 2] + 3                   # a scale and a mean to remove
+  y <- drop(X[, 1:3] %*% c(2, -0.5, 1) + rnorm(n))
+  list(X = X, y = y)
+}
+
+test_that("block_reader() reads the same blocks from memory and from HDF5", {
+  skip_if_not_installed("HDF5Array")
+  d <- regression_data(n = 230, p = 7)
+  H <- h5_matrix(d$X, c(50, 7))
+  rm <- block_reader(d$X, block_size = 50)
+  rh <- block_reader(H, block_size = 50)
+  expect_equal(rh$n_blocks, 5L)
+  for (k in 1:5) {
+    rows <- ((k - 1) * 50 + 1):min(230, k * 50)
+    expect_identical(reader_block(rm, k), unname(d$X[rows, , drop = FALSE]))
+    expect_identical(reader_block(rh, k), reader_block(rm, k))
+  }
+  # the default block: whole chunks, at least 2^20 values (or all rows)
+  expect_equal(block_reader(H)$block_size, 230L)
+  big <- h5_matrix(matrix(0, 3000, 400), c(100, 400))
+  expect_equal(block_reader(big)$block_size, 2700L)       # 27 chunks of 100 rows
+  expect_equal(block_reader(big)$block_size %% 100L, 0L)
+  # columns, and a dgCMatrix made dense block by block
+  rc <- block_reader(Matrix::Matrix(d$X, sparse = TRUE), block_size = 3, by = "cols")
+  expect_identical(reader_block(rc, 3), unname(d$X[, 7, drop = FALSE]))
+})
+
+test_that("sfw, fw and spg from an HDF5 file equal the in-memory fit bit for bit", {
+  skip_if_not_installed("HDF5Array")
+  d <- regression_data()
+  H <- h5_matrix(d$X, c(50, ncol(d$X)))
+  ctl <- cg_control(max_iter = 200, eval_every = 10)
+  for (m in c("sfw", "fw", "spg")) {
+    set.seed(7)
+    fm <- sparse_regression(block_reader(d$X, block_size = 50), d$y, radius = 2, method = m,
+                            batch_size = 7, control = ctl)
+    seed_m <- .Random.seed
+    set.seed(7)
+    fh <- sparse_regression(block_reader(H, block_size = 50), d$y, radius = 2, method = m,
+                            batch_size = 7, control = ctl)
+    expect_identical(coef(fh), coef(fm), label = m)
+    expect_identical(fh$trace$objective, fm$trace$objective, label = m)
+    expect_identical(fh$trace$gap, fm$trace$gap, label = m)
+    if (m != "fw") expect_gte(nrow(fm$trace), 10L)   # several streamed evaluations
+    # the same draws: the RNG is where the in-memory fit left it
+    expect_identical(.Random.seed, seed_m, label = m)
+  }
+  # the other samplers, and a dgCMatrix read by the same blocks
+  for (smp in c("stream", "replace")) {
+    set.seed(9)
+    fm <- sparse_regression(block_reader(d$X, block_size = 50), d$y, radius = 2,
+                            sampling = smp, control = ctl)
+    set.seed(9)
+    fh <- sparse_regression(block_reader(H, block_size = 50), d$y, radius = 2,
+                            sampling = smp, control = ctl)
+    expect_identical(coef(fh), coef(fm), label = smp)
+  }
+  set.seed(9)
+  fs <- sparse_regression(block_reader(Matrix::Matrix(d$X, sparse = TRUE), block_size = 50),
+                          d$y, radius = 2, control = ctl)
+  set.seed(9)
+  fd <- sparse_regression(block_reader(d$X, block_size = 50), d$y, radius = 2, control = ctl)
+  expect_identical(coef(fs), coef(fd))
+  # with the default method ("sfw" on disk) and the file's default blocks
+  set.seed(3)
+  f1 <- sparse_regression(H, d$y, radius = 2, control = ctl)
+  set.seed(3)
+  f2 <- sparse_regression(block_reader(d$X, block_size = block_reader(H)$block_size), d$y,
+                          radius = 2, control = ctl)
+  expect_identical(f1$method, "sfw")
+  expect_identical(coef(f1), coef(f2))
+})
+
+test_that("a reader fit solves the stated problem: streamed objective and gap", {
+  skip_if_not_installed("HDF5Array")
+  d <- regression_data()
+  H <- h5_matrix(d$X, c(50, ncol(d$X)))
+  set.seed(2)
+  fw <- sparse_regression(block_reader(H, block_size = 50), d$y, radius = 2, method = "fw",
+                          control = cg_control(max_iter = 2000, tol = 1e-9))
+  ref <- sparse_regression(d$X, d$y, radius = 2, control = cg_control(tol = 1e-12))
+  # the objective streamed block by block is the stated one at the coefficients
+  a <- coef(fw)[1]; beta <- coef(fw)[-1]
+  expect_equal(fw$objective, mean((d$y - a - d$X %*% beta)^2) / 2, tolerance = 1e-12)
+  # the gap certifies it: within the gap of the optimum (pfw's, to 1e-12);
+  # plain Frank-Wolfe is sublinear (a gap near 1e-3 after 2000 steps), and
+  # the coefficients' error is of order the square root of the gap
+  expect_lt(fw$gap, 2e-3)
+  expect_lte(fw$objective - ref$objective, fw$gap + 1e-12)
+  expect_gte(fw$objective - ref$objective, -1e-10)
+  expect_equal(unname(coef(fw)), unname(coef(ref)), tolerance = sqrt(fw$gap))
+  # standardize = FALSE, no intercept: the plain l1 ball
+  set.seed(2)
+  f0 <- sparse_regression(block_reader(H, block_size = 50), d$y, radius = 1.5, method = "fw",
+                          standardize = FALSE, intercept = FALSE,
+                          control = cg_control(max_iter = 2000, tol = 1e-9))
+  r0 <- sparse_regression(d$X, d$y, radius = 1.5, standardize = FALSE, intercept = FALSE,
+                          control = cg_control(tol = 1e-12))
+  expect_identical(names(coef(f0))[1], names(coef(r0))[1])    # no intercept
+  expect_lt(f0$gap, 1e-2)
+  expect_lte(f0$objective - r0$objective, f0$gap + 1e-12)
+  expect_gte(f0$objective - r0$objective, -1e-10)
+})
+
+test_that("stochastic_mf from an HDF5 file equals the in-memory fit bit for bit", {
+  skip_if_not_installed("HDF5Array")
+  set.seed(1)
+  Y <- matrix(pmax(rnorm(30 * 400), 0), 30, 400)
+  H <- h5_matrix(Y, c(30, 25))
+  ctl <- cg_control(eval_every = 1)
+  for (m in c("vr", "smm", "sgd")) {
+    set.seed(5)
+    fm <- stochastic_mf(block_reader(Y, block_size = 25, by = "cols"), k = 4, model = "onmf",
+                        method = m, outer = 2, control = ctl)
+    seed_m <- .Random.seed
+    set.seed(5)
+    fh <- stochastic_mf(block_reader(H, block_size = 25, by = "cols"), k = 4, model = "onmf",
+                        method = m, outer = 2, control = ctl)
+    expect_identical(fh$solution$W, fm$solution$W, label = m)
+    expect_identical(fh$trace$objective, fm$trace$objective, label = m)
+    expect_identical(.Random.seed, seed_m, label = m)
+  }
+  # predict() reads block by block: the codes of the matrix in memory
+  expect_identical(predict(fh)$H, predict(fh, Y)$H)
+})
+
+test_that("sparse data from HDF5 go to stochastic_mf as sparse columns, same fit", {
+  skip_if_not_installed("HDF5Array")
+  set.seed(3)
+  Y <- abs(as.matrix(Matrix::rsparsematrix(40, 300, 0.05)))   # 5% nonzero: CSC columns
+  H <- h5_matrix(Y, c(40, 25))
+  ctl <- cg_control(eval_every = 1)
+  fit <- function(data, sparse = NULL) {
+    old <- options(stochcg.reader_sparse = sparse)
+    on.exit(options(old))
+    set.seed(5)
+    stochastic_mf(data, k = 3, model = "onmf", outer = 2, control = ctl)
+  }
+  fh <- fit(block_reader(H, block_size = 50, by = "cols"))
+  fm <- fit(block_reader(Y, block_size = 50, by = "cols"))
+  fs <- fit(block_reader(Matrix::Matrix(Y, sparse = TRUE), block_size = 50, by = "cols"))
+  expect_identical(fh$solution$W, fm$solution$W)
+  expect_identical(fh$trace$objective, fm$trace$objective)
+  expect_identical(fs$solution$W, fm$solution$W)
+  # the dense columns of the same blocks: the same draws, and sums that
+  # differ only by the exact zeros they skip (and the BLAS's grouping)
+  fd <- fit(block_reader(Y, block_size = 50, by = "cols"), sparse = FALSE)
+  expect_equal(fd$solution$W, fm$solution$W, tolerance = 1e-12)
+  expect_equal(fd$trace$objective, fm$trace$objective, tolerance = 1e-12)
+})
+
+test_that("readers leave the RNG alone; bad input names the argument", {
+  skip_if_not_installed("HDF5Array")
+  d <- regression_data(n = 100, p = 5)
+  H <- h5_matrix(d$X, c(20, 5))
+  set.seed(11)
+  before <- .Random.seed
+  r <- block_reader(H, block_size = 20)
+  for (k in seq_len(r$n_blocks)) reader_block(r, k)
+  expect_identical(.Random.seed, before)
+  Xna <- d$X
+  Xna[57, 3] <- NA
+  Hna <- h5_matrix(Xna, c(20, 5))
+  expect_error(sparse_regression(Hna, d$y, radius = 1, method = "sfw"),
+               "`X` contains NA, NaN or Inf (in block 1, rows 1 to 100)", fixed = TRUE)
+  expect_error(stochastic_mf(h5_matrix(t(Xna), c(5, 20)), k = 2),
+               "`Y` contains NA, NaN or Inf (in block", fixed = TRUE)
+  expect_error(sparse_regression(H, d$y[-1], radius = 1, method = "sfw"), "`y`")
+  expect_error(sparse_regression(H, d$y, radius = 1, method = "pfw"), "`method` must be")
+  expect_error(sparse_regression(H, d$y, radius = 1, gram = FALSE), "`gram` must be TRUE")
+  expect_error(sparse_regression(H, d$y, radius = c(1, 2)), "`radius` must be a single")
+  expect_error(sparse_regression(H, d$y, radius = 1, family = "binomial"), "`family`")
+  expect_error(sparse_regression(H, d$y, radius = 1, weights = rep(1, 100)), "`weights`")
+  expect_error(block_reader(d$X, block_size = 0), "`block_size`")
+  expect_error(reader_block(r, 6), "`k`")
+  expect_error(block_reader(list(1, 2)), "`x` must be a numeric matrix")
+  expect_error(sparse_regression(block_reader(H, block_size = 20, by = "cols"), d$y, radius = 1),
+               "`X` is a reader by cols")
+})
