@@ -106,8 +106,12 @@ si_tune <- function(d, seed = 3) {
   list(lambda = lams[best], lam0 = lam0, full = full)
 }
 
+# Rscript inst/bench/completion_tuning.R sim  runs some data sets only (no md)
+which_data <- commandArgs(TRUE)
+all_data <- length(which_data) == 0L
+if (all_data) which_data <- c("nci60", "movielens", "sim")
 rows <- list(); single <- list()
-for (name in c("nci60", "movielens", "sim")) {
+for (name in which_data) {
   d <- switch(name, nci60 = nci60_split(), movielens = movielens_latest(), sim = sim_split())
   cat(sprintf("\n== %s: %d x %d, %d training entries, %d test; load %.1f\n", name, d$m, d$n,
               nrow(d$train), nrow(d$test), load_now()))
@@ -177,5 +181,5 @@ out <- c("# Completion tuning and single fits: stochcg against softImpute (issue
          "## Single fit at the chosen parameter: softImpute's final fit, ours at its nuclear norm (runs of increasing max_iter until its test RMSE is reached)", "",
          md_table(tab1))
 dir.create(file.path("inst", "bench", "results"), showWarnings = FALSE)
-writeLines(out, file.path("inst", "bench", "results", "completion_tuning.md"))
+if (all_data) writeLines(out, file.path("inst", "bench", "results", "completion_tuning.md"))
 cat(out, sep = "\n")
