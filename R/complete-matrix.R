@@ -151,18 +151,35 @@
 #' over \eqn{\{\|S\|_* \le r\}}{{||S||_* <= r}} (Barzilai-Borwein step
 #' lengths, the projection by a \eqn{k \times k}{k x k} SVD, exact line
 #' search for gaussian, halving for the other families; the effects held
-#' fixed). The bases are first widened by the next seven singular vectors
-#' of the gradient that the LMO's Lanczos run finds with the top one (each
-#' side on its own, so the row space keeps growing when the column space is
-#' full, as for a 64 x 6830 matrix). This is the "rank-k solve, then FW" of
+#' fixed). The bases are first widened by the next singular vectors of the
+#' gradient that the LMO's Lanczos run finds with the top one: the top 8
+#' pairs, or at a rank \eqn{k > 32}{k > 32} the top \eqn{k/4}{k/4} (at most
+#' 32, and at most \eqn{\min(m, n)/4}{min(m, n) / 4}), each side on its own, so the
+#' row space keeps growing when the column space is full, as for a 64 x
+#' 6830 matrix. (At a rank in the tens seven new directions per iteration
+#' found the solution's subspace slowly: on the simulated 2000 x 300 rank-10
+#' matrix of `inst/bench/completion_tuning.R`, whose solution at the chosen
+#' radius has rank 83, the gap after 30 iterations was 0.023 with seven and
+#' 0.004 with the growing block.) Only the new atom of each step is
+#' orthonormalized against the factors the last refit returned (a full
+#' compression every 32 iterations), and the products with the core run on
+#' the smaller side of the matrix. This is the "rank-k solve, then FW" of
 #' in-face Frank-Wolfe (Freund, Grigas and Mazumder 2017): every point of
 #' the subspace problem is in the ball, each step only decreases the
 #' objective, and the gap is that of the returned `X`, the top singular
 #' value of the full gradient as before, so the certificate is unchanged.
 #' Directions whose singular value the projection puts at zero are dropped,
 #' so the rank stays that of the solution. An iteration costs the LMO plus
-#' \eqn{O(|\Omega| k + (m + n) k^2)}{O(|Omega| k + (m + n) k^2)} per refit
-#' step. On the data of `inst/bench/completion_tuning.R` it reaches
+#' \eqn{O(|\Omega| k + \min(m, n) k^2)}{O(|Omega| k + min(m, n) k^2)} per
+#' refit step, plus \eqn{O((m + n) k^2)}{O((m + n) k^2)} once for the
+#' returned factors. The rank is that of the stated problem's solution,
+#' which for noisy data at the radius that predicts best is often far above
+#' the signal's: on the simulated rank-10 matrix above the solution at
+#' radius 4091 (run to a relative gap of \eqn{2 \times 10^{-4}}{2e-4}) has 10
+#' singular values from 184 to 318 and 73 more from 0.26 to 54, which carry
+#' 40% of the nuclear norm; truncating them would change the problem (use
+#' `max_rank` to cap it, as softImpute's `rank.max`). On the data of
+#' `inst/bench/completion_tuning.R` it reaches
 #' softImpute's held-out RMSE in 10 to 20 iterations
 #' (`inst/bench/results/completion_tuning.md`), where plain Frank-Wolfe
 #' took hundreds; `options(stochcg.refit_steps = 0)` gives plain
@@ -891,7 +908,9 @@ refit_steps <- function() {
 # LMO's; the others widen the refit's subspace). 8 reached softImpute's
 # held-out RMSE in half the iterations of 4 on NCI60
 # (inst/bench/completion_tuning.R), at about the same Lanczos cost (its
-# Krylov space has 20 vectors either way). options(stochcg.refit_block = 1)
+# Krylov space has 20 vectors either way). The C code widens by more at
+# high rank: max(q, rank / 4) pairs, up to min(4 q, min(m, n) / 4) (see
+# ?complete_matrix, "Subspace refit"). options(stochcg.refit_block = 1)
 # widens by nothing.
 refit_block <- function() {
   q <- getOption("stochcg.refit_block", 8L)
