@@ -124,10 +124,11 @@
 #' @section Default method:
 #' `"fw"` (Frank-Wolfe on all the entries, exact line search for gaussian,
 #' and the subspace refit below) is the default since issue 25: at
-#' softImpute's chosen nuclear norm it reached softImpute's test RMSE in 15
-#' iterations and 2.1 s of CPU on MovieLens (softImpute's own fit: 2.8 s),
-#' in 10 iterations and 1.7 s on the NCI60 imputation (1.4 s), and in 5
-#' iterations and 0.2 s on a simulated 2000 x 300 matrix (1.4 s)
+#' softImpute's chosen nuclear norm it reached softImpute's test RMSE in 10
+#' iterations and 1.1 s of CPU on MovieLens (softImpute's own fit: 2.9 s),
+#' in 10 iterations and 1.6 s on the NCI60 imputation (1.7 s), and in 5
+#' iterations and 0.1 to 0.2 s on simulated 2000 x 300, 1000 x 1000 and
+#' 300 x 3000 matrices (0.9 to 2.1 s)
 #' (`inst/bench/results/completion_tuning.md`, one run, side by side), and
 #' its gap falls far faster than plain Frank-Wolfe's \eqn{O(1/t)}{O(1/t)}.
 #' Before it, `"sfw"` was the default: on MovieLens 1000 iterations of
