@@ -72,9 +72,9 @@
 #' Before, the effects were removed by least squares before the fit (and
 #' only for gaussian). For gaussian data the joint fit differs: it reaches a
 #' lower objective at the same radius, since \eqn{\theta}{theta} no longer
-#' has to fit what the effects absorb (MovieLens, 200 `"fw"` iterations:
-#' objective 0.21716 against 0.21856 and test RMSE 0.8817 against 0.8827
-#' at radius 463; 0.8808 against 0.8812 at 695;
+#' has to fit what the effects absorb (MovieLens, 50 `"fw"` iterations:
+#' objective 0.21661 against 0.21804 and test RMSE 0.8813 against 0.8823
+#' at radius 463; 0.8798 against 0.8810 at 695;
 #' `inst/bench/results/completion_effects.md`). The old fit is the
 #' `center = "none"` fit of the residuals of
 #' `lm(value ~ factor(row) + factor(col))`. With `"sfw"` and `"spg"` the
