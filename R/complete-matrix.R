@@ -72,9 +72,9 @@
 #' Before, the effects were removed by least squares before the fit (and
 #' only for gaussian). For gaussian data the joint fit differs: it reaches a
 #' lower objective at the same radius, since \eqn{\theta}{theta} no longer
-#' has to fit what the effects absorb (MovieLens, 200 `"fw"` iterations:
-#' objective 0.21716 against 0.21856 and test RMSE 0.8817 against 0.8827
-#' at radius 463; 0.8808 against 0.8812 at 695;
+#' has to fit what the effects absorb (MovieLens, 50 `"fw"` iterations:
+#' objective 0.21661 against 0.21804 and test RMSE 0.8813 against 0.8823
+#' at radius 463; 0.8798 against 0.8810 at 695;
 #' `inst/bench/results/completion_effects.md`). The old fit is the
 #' `center = "none"` fit of the residuals of
 #' `lm(value ~ factor(row) + factor(col))`. With `"sfw"` and `"spg"` the
@@ -124,10 +124,11 @@
 #' @section Default method:
 #' `"fw"` (Frank-Wolfe on all the entries, exact line search for gaussian,
 #' and the subspace refit below) is the default since issue 25: at
-#' softImpute's chosen nuclear norm it reached softImpute's test RMSE in 15
-#' iterations and 2.1 s of CPU on MovieLens (softImpute's own fit: 2.8 s),
-#' in 10 iterations and 1.7 s on the NCI60 imputation (1.4 s), and in 5
-#' iterations and 0.2 s on a simulated 2000 x 300 matrix (1.4 s)
+#' softImpute's chosen nuclear norm it reached softImpute's test RMSE in 10
+#' iterations and 1.1 s of CPU on MovieLens (softImpute's own fit: 2.9 s),
+#' in 10 iterations and 1.6 s on the NCI60 imputation (1.7 s), and in 5
+#' iterations and 0.1 to 0.2 s on simulated 2000 x 300, 1000 x 1000 and
+#' 300 x 3000 matrices (0.9 to 2.1 s)
 #' (`inst/bench/results/completion_tuning.md`, one run, side by side), and
 #' its gap falls far faster than plain Frank-Wolfe's \eqn{O(1/t)}{O(1/t)}.
 #' Before it, `"sfw"` was the default: on MovieLens 1000 iterations of
@@ -136,7 +137,13 @@
 #' `tol = 1e-6` (gap about \eqn{3 \times 10^{-3}}{3e-3} of the objective
 #' after 1000 iterations). `"sfw"` remains the method for streamed data
 #' (it uses `batch_size` entries per iteration). The gap is a certificate:
-#' `fit$objective - gap` is a lower bound on the optimum; with the default
+#' `fit$objective - gap` is a lower bound on the optimum (up to the
+#' accuracy of the gradient's top singular value: Lanczos to a residual of
+#' \eqn{10^{-10}}{1e-10} of the value, or \eqn{10^{-8}}{1e-8} when near the
+#' optimum the top of the gradient's spectrum is a cluster of about the
+#' iterate's rank and the first does not converge: on MovieLens after 50
+#' iterations at radius 463 the gap was \eqn{7.4634 \times 10^{-7}}{7.4634e-7}
+#' against \eqn{7.4652 \times 10^{-7}}{7.4652e-7} from a dense SVD); with the default
 #' `cg_control()` the fit stops at a relative gap of \eqn{10^{-6}}{1e-6},
 #' which takes more iterations than the held-out error needs (set `tol`,
 #' e.g. \eqn{10^{-2}}{1e-2} as [cv_complete_matrix()] does, or `max_iter`).
@@ -151,18 +158,35 @@
 #' over \eqn{\{\|S\|_* \le r\}}{{||S||_* <= r}} (Barzilai-Borwein step
 #' lengths, the projection by a \eqn{k \times k}{k x k} SVD, exact line
 #' search for gaussian, halving for the other families; the effects held
-#' fixed). The bases are first widened by the next seven singular vectors
-#' of the gradient that the LMO's Lanczos run finds with the top one (each
-#' side on its own, so the row space keeps growing when the column space is
-#' full, as for a 64 x 6830 matrix). This is the "rank-k solve, then FW" of
+#' fixed). The bases are first widened by the next singular vectors of the
+#' gradient that the LMO's Lanczos run finds with the top one: the top 8
+#' pairs, or at a rank \eqn{k > 32}{k > 32} the top \eqn{k/4}{k/4} (at most
+#' 32, and at most \eqn{\min(m, n)/4}{min(m, n) / 4}), each side on its own, so the
+#' row space keeps growing when the column space is full, as for a 64 x
+#' 6830 matrix. (At a rank in the tens seven new directions per iteration
+#' found the solution's subspace slowly: on the simulated 2000 x 300 rank-10
+#' matrix of `inst/bench/completion_tuning.R`, whose solution at the chosen
+#' radius has rank 83, the gap after 30 iterations was 0.023 with seven and
+#' 0.004 with the growing block.) Only the new atom of each step is
+#' orthonormalized against the factors the last refit returned (a full
+#' compression every 32 iterations), and the products with the core run on
+#' the smaller side of the matrix. This is the "rank-k solve, then FW" of
 #' in-face Frank-Wolfe (Freund, Grigas and Mazumder 2017): every point of
 #' the subspace problem is in the ball, each step only decreases the
 #' objective, and the gap is that of the returned `X`, the top singular
 #' value of the full gradient as before, so the certificate is unchanged.
 #' Directions whose singular value the projection puts at zero are dropped,
 #' so the rank stays that of the solution. An iteration costs the LMO plus
-#' \eqn{O(|\Omega| k + (m + n) k^2)}{O(|Omega| k + (m + n) k^2)} per refit
-#' step. On the data of `inst/bench/completion_tuning.R` it reaches
+#' \eqn{O(|\Omega| k + \min(m, n) k^2)}{O(|Omega| k + min(m, n) k^2)} per
+#' refit step, plus \eqn{O((m + n) k^2)}{O((m + n) k^2)} once for the
+#' returned factors. The rank is that of the stated problem's solution,
+#' which for noisy data at the radius that predicts best is often far above
+#' the signal's: on the simulated rank-10 matrix above the solution at
+#' radius 4091 (run to a relative gap of \eqn{2 \times 10^{-4}}{2e-4}) has 10
+#' singular values from 184 to 318 and 73 more from 0.26 to 54, which carry
+#' 40% of the nuclear norm; truncating them would change the problem (use
+#' `max_rank` to cap it, as softImpute's `rank.max`). On the data of
+#' `inst/bench/completion_tuning.R` it reaches
 #' softImpute's held-out RMSE in 10 to 20 iterations
 #' (`inst/bench/results/completion_tuning.md`), where plain Frank-Wolfe
 #' took hundreds; `options(stochcg.refit_steps = 0)` gives plain
@@ -891,7 +915,9 @@ refit_steps <- function() {
 # LMO's; the others widen the refit's subspace). 8 reached softImpute's
 # held-out RMSE in half the iterations of 4 on NCI60
 # (inst/bench/completion_tuning.R), at about the same Lanczos cost (its
-# Krylov space has 20 vectors either way). options(stochcg.refit_block = 1)
+# Krylov space has 20 vectors either way). The C code widens by more at
+# high rank: max(q, rank / 4) pairs, up to min(4 q, min(m, n) / 4) (see
+# ?complete_matrix, "Subspace refit"). options(stochcg.refit_block = 1)
 # widens by nothing.
 refit_block <- function() {
   q <- getOption("stochcg.refit_block", 8L)

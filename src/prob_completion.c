@@ -107,10 +107,16 @@ typedef struct {
     /* subspace refit ("fw" with refit > 0: inner steps per iteration) and
      * the rank cap of the refit's projection (0: none) */
     int refit, max_rank;
+    int ortho_k;                   /* atoms orthonormal after the last refit (-1: not) */
     int q; double *uq, *vq, *sq;   /* the LMO's top q singular pairs (refit) */
+    int q_cap, q_cur;              /* the block grows with the rank, up to q_cap */
     /* resumable state: the atoms before the final weight steps */
     int snap_k; double *snap_u, *snap_v, *snap_w, snap_scale, *snap_th; int snap_kept;
 } completion;
+
+#ifndef BLOCK_PER_RANK
+#define BLOCK_PER_RANK 4
+#endif
 
 enum { CENTER_NONE = 0, CENTER_MEAN = 1, CENTER_BOTH = 2 };
 
@@ -314,7 +320,13 @@ static double mc_lmo(cg_problem *P)
     cg_linop_coo(&G, &Gd, C->m, C->n, C->nt, C->trow, C->tcol, C->gval);
     int st;
     if (C->q > 1) {               /* refit: the next q - 1 pairs widen its subspace */
-        st = cg_svds(&G, C->q, C->lmo_tol, C->sq, C->uq, C->vq);
+        /* q or a quarter of the rank, whichever is larger (up to q_cap): at
+         * rank k the subspace has to find the solution's directions among
+         * many of similar weight, and one FW direction plus 7 per
+         * iteration found them slowly (see "block_growth" in ?complete_matrix) */
+        int q = C->atoms.k / BLOCK_PER_RANK;
+        C->q_cur = q < C->q ? C->q : (q > C->q_cap ? C->q_cap : q);
+        st = cg_svds(&G, C->q_cur, C->lmo_tol, C->sq, C->uq, C->vq);
         if (st == CG_OK) {
             memcpy(C->u, C->uq, sizeof(double) * C->m);
             memcpy(C->v, C->vq, sizeof(double) * C->n);
@@ -495,18 +507,54 @@ static inline void axpy_k(double c, const double *x, double *y, int k)
     for (; l < k; l++) y[l] += c * x[l];
 }
 
-/* values at the touched cells of U S V' (S ku x kv column-major; Vt the
- * row-major V, n x kv; US scratch kv x m) */
-static void core_values(const completion *C, const double *U, const double *S, int ku,
-                        const double *Vt, int kv, double *US, double *x)
+/* The refit's two products with the cells, on the smaller side of the
+ * matrix (the dense products cost O(min(m, n) ku kv), the cell loops
+ * O(nt k)). by_col = 0: R is V row-major (n x kv), W scratch m x kv; by_col
+ * = 1 (n < m): R is U row-major (m x ku), W scratch n x ku. */
+
+/* values at the touched cells of U S V' (S ku x kv column-major) */
+static void core_values(const completion *C, int by_col, const double *U, const double *V,
+                        const double *S, int ku, int kv, const double *R, double *W, double *x)
 {
-    const int m = C->m;
+    const int m = C->m, n = C->n;
     const double one = 1.0, zero = 0.0;
-    /* US (kv x m, column-major) = S' U', i.e. row i of U S at US + i kv */
-    F77_CALL(dgemm)("T", "T", &kv, (int *) &m, &ku, &one, S, &ku, U, (int *) &m, &zero, US,
-                    &kv FCONE FCONE);
-    for (int t = 0; t < C->nt; t++)
-        x[t] = dot_k(US + (size_t) C->trow[t] * kv, Vt + (size_t) C->tcol[t] * kv, kv);
+    if (!by_col) {
+        /* W (kv x m, column-major) = S' U', i.e. row i of U S at W + i kv */
+        F77_CALL(dgemm)("T", "T", &kv, (int *) &m, &ku, &one, S, &ku, U, (int *) &m, &zero, W,
+                        &kv FCONE FCONE);
+        for (int t = 0; t < C->nt; t++)
+            x[t] = dot_k(W + (size_t) C->trow[t] * kv, R + (size_t) C->tcol[t] * kv, kv);
+    } else {
+        /* W (ku x n) = S V', i.e. row j of V S' at W + j ku */
+        F77_CALL(dgemm)("N", "T", &ku, (int *) &n, &kv, &one, S, &ku, V, (int *) &n, &zero, W,
+                        &ku FCONE FCONE);
+        for (int t = 0; t < C->nt; t++)
+            x[t] = dot_k(R + (size_t) C->trow[t] * ku, W + (size_t) C->tcol[t] * ku, ku);
+    }
+}
+
+/* the core's gradient M = U' G V (ku x kv), G the cells' values g */
+static void core_gradient(const completion *C, int by_col, const double *U, const double *V,
+                          const double *g, int ku, int kv, const double *R, double *W,
+                          double *M)
+{
+    const int m = C->m, n = C->n, nt = C->nt;
+    const double one = 1.0, zero = 0.0;
+    if (!by_col) {                 /* W = (G V)' (kv x m), M = U' W' */
+        memset(W, 0, sizeof(double) * (size_t) m * kv);
+        for (int t = 0; t < nt; t++)
+            if (g[t] != 0.0)
+                axpy_k(g[t], R + (size_t) C->tcol[t] * kv, W + (size_t) C->trow[t] * kv, kv);
+        F77_CALL(dgemm)("T", "T", &ku, &kv, (int *) &m, &one, U, (int *) &m, W, &kv, &zero, M,
+                        &ku FCONE FCONE);
+    } else {                       /* W = U' G (ku x n), M = W V */
+        memset(W, 0, sizeof(double) * (size_t) n * ku);
+        for (int t = 0; t < nt; t++)
+            if (g[t] != 0.0)
+                axpy_k(g[t], R + (size_t) C->trow[t] * ku, W + (size_t) C->tcol[t] * ku, ku);
+        F77_CALL(dgemm)("N", "N", &ku, &kv, (int *) &n, &one, W, &ku, V, (int *) &n, &zero, M,
+                        &ku FCONE FCONE);
+    }
 }
 
 /* projection of S (ku x kv, overwritten) onto {||S||_* <= radius, rank <=
@@ -534,21 +582,43 @@ static int core_project(double *S, int ku, int kv, double radius, int cap, doubl
 }
 
 /* x <- x - B B' x twice (B: L x k orthonormal columns), then normalized;
- * 0 if the remainder is negligible */
-static int orthonormalize(double *x, const double *B, int L, int k)
+ * 0 if the remainder is negligible. With coef (k + 1): x = B coef[0..k-1] +
+ * coef[k] x_new (coef[k] = 0 when 0 is returned). */
+static int orthonormalize(double *x, const double *B, int L, int k, double *coef)
 {
+    if (coef) memset(coef, 0, sizeof(double) * (size_t) (k + 1));
     for (int pass = 0; pass < 2; pass++)
         for (int l = 0; l < k; l++) {
             const double *b = B + (size_t) l * L;
             double d = 0.0;
             for (int i = 0; i < L; i++) d += b[i] * x[i];
             for (int i = 0; i < L; i++) x[i] -= d * b[i];
+            if (coef) coef[l] += d;
         }
     double nr = 0.0;
     for (int i = 0; i < L; i++) nr += x[i] * x[i];
     nr = sqrt(nr);
     if (!(nr > 1e-8)) return 0;
     for (int i = 0; i < L; i++) x[i] /= nr;
+    if (coef) coef[k] = nr;
+    return 1;
+}
+
+/* the atoms' first k columns orthonormal (to 1e-12)? O((m + n) k^2), once
+ * per run: a run resumed from a refit's state takes the same (cheap) path
+ * as the uninterrupted run */
+static int atoms_orthonormal(const cg_atoms *a)
+{
+    const int sides[2] = {a->m, a->n};
+    const double *F[2] = {a->u, a->v};
+    for (int s = 0; s < 2; s++)
+        for (int j = 0; j < a->k; j++)
+            for (int l = 0; l <= j; l++) {
+                const double *x = F[s] + (size_t) j * sides[s], *y = F[s] + (size_t) l * sides[s];
+                double d = 0.0;
+                for (int i = 0; i < sides[s]; i++) d += x[i] * y[i];
+                if (fabs(d - (l == j)) > 1e-12) return 0;
+            }
     return 1;
 }
 
@@ -556,52 +626,83 @@ static void mc_refit(cg_problem *P)
 {
     completion *C = (completion *) P->self;
     cg_atoms *at = &C->atoms;
-    int st = cg_atoms_compress(at);
-    if (st != CG_OK) { cg_fail_status(P, st, "the compression of the iterate"); return; }
-    const int k0 = at->k, m = C->m, n = C->n, nt = C->nt, fam = C->family;
-    if (k0 == 0) return;
-    if (at->cap < k0 + C->q) {    /* room for the widened basis (solver lifetime) */
-        const int cap = 2 * (k0 + C->q);
+    const int m = C->m, n = C->n, nt = C->nt, fam = C->family;
+    /* After the previous refit the atoms were orthonormal factors (ortho_k
+     * of them); the FW step scaled them and appended one atom (or merged it
+     * into one), so only that atom needs orthonormalizing against them
+     * (O((m + n) k)). Otherwise (first refit, a start that is not such
+     * factors, and every 32 iterations against the drift of rounding) the
+     * full compression to thin SVD (O((m + n) k^2)). */
+    const int kprev = C->ortho_k;
+    const int cheap = kprev >= 0 && (at->k == kprev || at->k == kprev + 1) &&
+        C->iter % 32 != 0;
+    C->ortho_k = -1;
+    int st;
+    if (!cheap) {
+        st = cg_atoms_compress(at);
+        if (st != CG_OK) { cg_fail_status(P, st, "the compression of the iterate"); return; }
+    }
+    const int katoms = at->k;
+    if (katoms == 0) { C->ortho_k = 0; return; }
+    if (at->cap < katoms + C->q_cur) {  /* room for the widened basis (solver lifetime) */
+        const int cap = 2 * (katoms + C->q_cur);
         double *u2 = (double *) R_alloc((size_t) m * cap, sizeof(double));
         double *v2 = (double *) R_alloc((size_t) n * cap, sizeof(double));
         double *w2 = (double *) R_alloc(cap, sizeof(double));
-        memcpy(u2, at->u, sizeof(double) * (size_t) m * k0);
-        memcpy(v2, at->v, sizeof(double) * (size_t) n * k0);
-        memcpy(w2, at->w, sizeof(double) * k0);
+        memcpy(u2, at->u, sizeof(double) * (size_t) m * katoms);
+        memcpy(v2, at->v, sizeof(double) * (size_t) n * katoms);
+        memcpy(w2, at->w, sizeof(double) * katoms);
         at->u = u2; at->v = v2; at->w = w2; at->cap = cap;
     }
     const void *vmax = vmaxget();
-    const double inv = 1.0 / C->smp.drawn, one = 1.0, zero = 0.0;
+    const double inv = 1.0 / C->smp.drawn;
     double *U = at->u, *V = at->v;
+    /* the atoms' bases: ku0 x kv0 of the core */
+    int ku = katoms, kv = katoms, kdiag = katoms;
+    double *ca = NULL, *cb = NULL;   /* the new atom's coefficients (cheap path) */
+    if (cheap && katoms == kprev + 1) {
+        kdiag = kprev;
+        ca = (double *) R_alloc(kprev + 1, sizeof(double));
+        cb = (double *) R_alloc(kprev + 1, sizeof(double));
+        ku = kprev + orthonormalize(U + (size_t) kprev * m, U, m, kprev, ca);
+        kv = kprev + orthonormalize(V + (size_t) kprev * n, V, n, kprev, cb);
+    }
+    const int ku0 = ku, kv0 = kv;
     /* widen the bases by the LMO's next singular vectors (weight 0),
      * orthonormalized against them; each side on its own (the column space
      * can be full while the row space is not) */
-    int ku = k0, kv = k0;
-    for (int j = 1; j < C->q; j++) {
+    for (int j = 1; j < C->q_cur; j++) {
         if (ku < m) {
             double *x = U + (size_t) ku * m;
             memcpy(x, C->uq + (size_t) j * m, sizeof(double) * m);
-            ku += orthonormalize(x, U, m, ku);
+            ku += orthonormalize(x, U, m, ku, NULL);
         }
         if (kv < n) {
             double *x = V + (size_t) kv * n;
             memcpy(x, C->vq + (size_t) j * n, sizeof(double) * n);
-            kv += orthonormalize(x, V, n, kv);
+            kv += orthonormalize(x, V, n, kv, NULL);
         }
     }
     const size_t kk = (size_t) ku * kv;
     const int mn = ku < kv ? ku : kv;
-    double *Vt = (double *) R_alloc((size_t) n * kv, sizeof(double));
-    double *US = (double *) R_alloc((size_t) m * kv, sizeof(double));
-    double *GV = (double *) R_alloc((size_t) m * kv, sizeof(double));
+    const int by_col = n < m;        /* the dense products on the smaller side */
+    double *R = by_col ? (double *) R_alloc((size_t) m * ku, sizeof(double))
+                       : (double *) R_alloc((size_t) n * kv, sizeof(double));
+    double *W = by_col ? (double *) R_alloc((size_t) n * ku, sizeof(double))
+                       : (double *) R_alloc((size_t) m * kv, sizeof(double));
     double *S = cg_zeros(kk), *Z = cg_zeros(kk), *M = cg_zeros(kk), *Mold = cg_zeros(kk);
     double *Sold = cg_zeros(kk), *Pm = cg_zeros((size_t) ku * mn);
     double *QT = cg_zeros((size_t) mn * kv), *sv = cg_zeros(mn);
     double *work = cg_zeros(kk + 2 * (size_t) mn);
     double *x = C->th, *g = C->tail, *dv = C->trial, *xt = C->kept;
-    to_rows(V, n, kv, Vt);
-    for (int j = 0; j < k0; j++) S[(size_t) j * ku + j] = at->w[j] * at->scale;
-    core_values(C, U, S, ku, Vt, kv, US, x);     /* the values of the compressed X */
+    if (by_col) to_rows(U, m, ku, R); else to_rows(V, n, kv, R);
+    for (int j = 0; j < kdiag; j++) S[(size_t) j * ku + j] = at->w[j] * at->scale;
+    if (ca) {                        /* + the new atom c a b' */
+        const double c = at->w[kprev] * at->scale;
+        for (int b = 0; b < kv0; b++)
+            for (int i = 0; i < ku0; i++) S[(size_t) b * ku + i] += c * ca[i] * cb[b];
+    }
+    core_values(C, by_col, U, V, S, ku, kv, R, W, x);   /* the values of the compressed X */
     const int exact_ls = fam == FAM_GAUSSIAN && C->max_rank == 0;
     double f0 = estimated_objective(C, x), eta = -1.0;
     for (int step = 0; step < C->refit; step++) {
@@ -610,12 +711,7 @@ static void mc_refit(cg_problem *P)
             const int c = C->tc[t];
             g[t] = (C->cnt[c] * mean_fn(fam, x[t] + C->toff[t]) - C->sy[c]) * inv;
         }
-        memset(GV, 0, sizeof(double) * (size_t) m * kv);
-        for (int t = 0; t < nt; t++)
-            if (g[t] != 0.0)
-                axpy_k(g[t], Vt + (size_t) C->tcol[t] * kv, GV + (size_t) C->trow[t] * kv, kv);
-        F77_CALL(dgemm)("T", "T", &ku, &kv, (int *) &m, &one, U, (int *) &m, GV, &kv, &zero, M,
-                        &ku FCONE FCONE);
+        core_gradient(C, by_col, U, V, g, ku, kv, R, W, M);
         if (step > 0) {                      /* Barzilai-Borwein */
             double ss = 0.0, sy = 0.0;
             for (size_t q = 0; q < kk; q++) {
@@ -625,7 +721,7 @@ static void mc_refit(cg_problem *P)
             if (sy > 0.0 && ss > 0.0) eta = ss / sy;
         }
         if (eta <= 0.0) {                    /* curvature along -M */
-            core_values(C, U, M, ku, Vt, kv, US, dv);
+            core_values(C, by_col, U, V, M, ku, kv, R, W, dv);
             double mm = 0.0, hmm = 0.0;
             for (size_t q = 0; q < kk; q++) mm += M[q] * M[q];
             for (int t = 0; t < nt; t++) {
@@ -647,7 +743,7 @@ static void mc_refit(cg_problem *P)
             double slope = 0.0;
             for (size_t q = 0; q < kk; q++) { Z[q] -= S[q]; slope += M[q] * Z[q]; }
             if (!(slope < 0.0)) break;           /* stationary on the subspace */
-            core_values(C, U, Z, ku, Vt, kv, US, dv);
+            core_values(C, by_col, U, V, Z, ku, kv, R, W, dv);
             double gam = 1.0;
             if (exact_ls) {
                 double dd = 0.0;
@@ -673,6 +769,7 @@ static void mc_refit(cg_problem *P)
     st = cg_lapack_svd(Z, ku, kv, sv, Pm, QT);
     if (st != CG_OK) { cg_fail_status(P, st, "the refit's SVD"); goto done; }
     {
+        const double one = 1.0, zero = 0.0;
         int r = 0;
         while (r < mn && sv[r] > 1e-13 * sv[0]) r++;
         if (C->max_rank > 0 && r > C->max_rank) r = C->max_rank;
@@ -684,18 +781,19 @@ static void mc_refit(cg_problem *P)
             F77_CALL(dgemm)("N", "T", (int *) &n, &r, &kv, &one, V, (int *) &n, QT,
                             (int *) &mn, &zero, Vn, (int *) &n FCONE FCONE);
         }
-        if (k0 > r) C->n_dropped += k0 - r;     /* atoms (not the widening) dropped */
+        if (katoms > r) C->n_dropped += katoms - r;   /* atoms (not the widening) dropped */
         memcpy(at->u, Un, sizeof(double) * (size_t) m * r);
         memcpy(at->v, Vn, sizeof(double) * (size_t) n * r);
         for (int j = 0; j < r; j++) at->w[j] = sv[j];
         at->k = r; at->scale = 1.0;
         C->k_kept = r;
+        C->ortho_k = r;
         /* the values of the returned factors */
         memset(S, 0, sizeof(double) * (size_t) r * r);
         for (int j = 0; j < r; j++) S[(size_t) j * r + j] = sv[j];
         if (r > 0) {
-            to_rows(at->v, n, r, Vt);
-            core_values(C, at->u, S, r, Vt, r, US, x);
+            if (by_col) to_rows(at->u, m, r, R); else to_rows(at->v, n, r, R);
+            core_values(C, by_col, at->u, at->v, S, r, r, R, W, x);
         } else memset(x, 0, sizeof(double) * nt);
     }
 done:
@@ -850,7 +948,15 @@ static void mc_evaluate_polish(cg_problem *P, double *obj, double *gap)
     cg_linop Gf; cg_coo_data d;
     cg_linop_coo(&Gf, &d, C->m, C->n, nc, C->crow, C->ccol, C->gfull);
     double sigma;
-    const int st = cg_lmo_nuclear(&Gf, C->radius, C->eu, C->ev, &sigma, 1e-10);
+    int st = cg_lmo_nuclear(&Gf, C->radius, C->eu, C->ev, &sigma, 1e-10);
+    /* Near the optimum the gradient's top singular value is that of the
+     * iterate's whole subspace (k nearly equal values): Lanczos may not
+     * bring the top vector's residual below 1e-10 of the value, while the
+     * value itself is known far better (its error is of the order of the
+     * residual squared over the spectral gap, bounded by the residual). A
+     * residual of 1e-8 of the value bounds the value's relative error by
+     * about 5e-9: retry there rather than report no gap. */
+    if (st == CG_ERR_SVD) st = cg_lmo_nuclear(&Gf, C->radius, C->eu, C->ev, &sigma, 1e-8);
     *gap = st == CG_OK ? (f - fmin) / C->N + gx + C->radius * sigma : cg_gap_failed(P, st);
 }
 
@@ -1281,10 +1387,15 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
         const int mn0 = C->m < C->n ? C->m : C->n;
         if (C->q == NA_INTEGER || C->q < 1) error("spec: refit_block must be >= 1");
         if (C->q > mn0) C->q = mn0;
+        /* the block's cap: 4 q, and a quarter of min(m, n) (Lanczos, not a
+         * dense SVD, for the block) */
+        C->q_cap = 4 * C->q < mn0 / 4 ? 4 * C->q : mn0 / 4;
+        if (C->q_cap < C->q) C->q_cap = C->q;
+        C->q_cur = C->q;
         if (C->q > 1) {
-            C->uq = cg_zeros((size_t) C->m * C->q);
-            C->vq = cg_zeros((size_t) C->n * C->q);
-            C->sq = cg_zeros(C->q);
+            C->uq = cg_zeros((size_t) C->m * C->q_cap);
+            C->vq = cg_zeros((size_t) C->n * C->q_cap);
+            C->sq = cg_zeros(C->q_cap);
         }
     }
     const int N = C->N, nc = C->C, m = C->m, n = C->n;
@@ -1321,6 +1432,8 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     C->composite = isNull(comp) ? COMPOSITE_NONE : asInteger(comp);
     const int composite = C->composite == COMPOSITE_BOX || C->composite == COMPOSITE_L1;
     if (!composite) completion_warm_start(P, C, spec, resume);   /* composite: its own */
+    C->ortho_k = C->refit > 0 && !C->dense && !composite && atoms_orthonormal(&C->atoms)
+        ? C->atoms.k : -1;
     P->self = C;
     P->evaluate = mc_evaluate; P->epoch = mc_epoch; P->n_matvec = mc_n_matvec;
     /* a resumed run's first trace row: the rank of its last SVD */

@@ -10,6 +10,8 @@
 #              latest 10% of ratings (at least one) held out
 #   sim        2000 x 300 rank-10 matrix + N(0, 1) noise (signal sd about
 #              1.8), 10% of the cells observed; test: 20000 other cells
+#   sim_square 1000 x 1000 rank 5, otherwise as sim
+#   sim_wide   300 x 3000 rank 10, otherwise as sim
 #
 # softImpute (type "als", rank.max 50, its default thresh and maxit), as its
 # users tune it: grand mean + row + column effects removed by least squares
@@ -106,9 +108,15 @@ si_tune <- function(d, seed = 3) {
   list(lambda = lams[best], lam0 = lam0, full = full)
 }
 
+# Rscript inst/bench/completion_tuning.R sim  runs some data sets only (no md)
+which_data <- commandArgs(TRUE)
+all_data <- length(which_data) == 0L
+if (all_data) which_data <- c("nci60", "movielens", "sim", "sim_square", "sim_wide")
 rows <- list(); single <- list()
-for (name in c("nci60", "movielens", "sim")) {
-  d <- switch(name, nci60 = nci60_split(), movielens = movielens_latest(), sim = sim_split())
+for (name in which_data) {
+  d <- switch(name, nci60 = nci60_split(), movielens = movielens_latest(), sim = sim_split(),
+              sim_square = sim_split(1000, 1000, rank = 5),
+              sim_wide = sim_split(300, 3000, rank = 10))
   cat(sprintf("\n== %s: %d x %d, %d training entries, %d test; load %.1f\n", name, d$m, d$n,
               nrow(d$train), nrow(d$test), load_now()))
   # --- softImpute tuning (with its final fit)
@@ -177,5 +185,5 @@ out <- c("# Completion tuning and single fits: stochcg against softImpute (issue
          "## Single fit at the chosen parameter: softImpute's final fit, ours at its nuclear norm (runs of increasing max_iter until its test RMSE is reached)", "",
          md_table(tab1))
 dir.create(file.path("inst", "bench", "results"), showWarnings = FALSE)
-writeLines(out, file.path("inst", "bench", "results", "completion_tuning.md"))
+if (all_data) writeLines(out, file.path("inst", "bench", "results", "completion_tuning.md"))
 cat(out, sep = "\n")

@@ -7,10 +7,12 @@
 # Data: dslabs::movielens, the 90/10 split of inst/bench/movielens-split.R
 # (train 90004 ratings, 671 users x 9066 movies; test 9687).
 #
-# stochcg: cv_complete_matrix(train, center = "both", method = "fw") with
-# the default radius sequence (nradius = 12 log-spaced radii, ratio 0.05),
-# each fit warm-started from the previous radius, max_iter = 40 per radius
-# (fw with exact line search: warm starts keep their progress), tol = 0.
+# stochcg: cv_complete_matrix(train, folds = foldid, center = "both") with
+# its defaults otherwise (since issue 25: method "fw" with the subspace
+# refit, the data-anchored radius grid of 15 radii (ratio 0.02, extended
+# while the minimum is at the top), each fit warm-started from the previous
+# radius and stopped at the relative gap tol = 1e-2 or 200 iterations).
+# (Before: plain fw, 12 radii of ratio 0.05, 40 iterations per radius.)
 # softImpute (type "als", rank.max = 40, its default thresh and maxit):
 # per fold, the grand mean + user + movie effects fitted by least squares on
 # the fold's training ratings (stochcg::center_effects, the centering of
@@ -21,8 +23,9 @@
 # (fold-size-weighted means, standard errors across folds) and choose by
 # stochcg::one_se_rule (min and 1se; for softImpute the simplest model is
 # the largest lambda). Test predictions are clipped to [0.5, 5].
-# Seconds: wall clock of each whole procedure (5 fold paths, the full-data
-# path, the centering), on 2 shared cores (noisy).
+# Seconds: wall clock and CPU (user + system) of each whole procedure (5
+# fold paths, the full-data path, the centering), on 2 shared cores
+# (noisy; the load is printed).
 #
 # Run from the repository root:  Rscript inst/bench/cv_completion.R
 suppressPackageStartupMessages(library(stochcg))
@@ -39,19 +42,20 @@ test_rmse <- function(p) sqrt(mean((clip(p) - test$value)^2))
 cat(sprintf("MovieLens train %d, test %d; 5 folds\n", N, nrow(test)))
 
 # ------------------------------------------------------------- stochcg
-iters <- 40L
-t_cg <- system.time(
-  cvfit <- cv_complete_matrix(train, folds = foldid, nradius = 12, ratio = 0.05,
-                              center = "both", dims = c(m, n), method = "fw",
-                              control = cg_control(max_iter = iters, tol = 0,
-                                                   eval_every = iters, progress = TRUE))
-)[["elapsed"]]
+load0 <- sub(".*load average: ([0-9.]+).*", "\\1", system("uptime", TRUE))
+st_cg <- system.time(
+  cvfit <- cv_complete_matrix(train, folds = foldid, center = "both", dims = c(m, n),
+                              control = cg_control(max_iter = 200, tol = 1e-2,
+                                                   progress = TRUE))
+)
+t_cg <- st_cg[["elapsed"]]
+cpu_cg <- st_cg[["user.self"]] + st_cg[["sys.self"]]
 print(cvfit)
 cg_rows <- lapply(c("radius.min", "radius.1se"), function(s) {
   f <- cvfit$path$fits[[cvfit$index[[if (s == "radius.min") "min" else "1se"]]]]
   data.frame(method = "stochcg fw", choice = s, parameter = sprintf("radius %.0f", f$radius),
              rank = f$rank, cv_mse = cvfit$cv$cvm[cvfit$path$radius == f$radius],
-             test_rmse = test_rmse(predict(f, test)), seconds = t_cg)
+             test_rmse = test_rmse(predict(f, test)), seconds = t_cg, cpu = cpu_cg)
 })
 
 # ---------------------------------------------------------- softImpute
@@ -74,7 +78,7 @@ si_path <- function(rows, lam) {          # effects + warm-started softImpute pa
 si_predict <- function(path, k, i, j)
   path$eff$mean + path$eff$row[i] + path$eff$col[j] + softImpute::impute(path$fits[[k]], i, j)
 
-t_si <- system.time({
+st_si <- system.time({
   obs_all <- list(row = train$row, col = train$col, value = train$value, dims = c(m, n))
   eff_all <- stochcg:::center_effects(obs_all, "both")
   lam0 <- softImpute::lambda0(softImpute::Incomplete(
@@ -96,13 +100,16 @@ t_si <- system.time({
   cvsd <- sqrt(drop(((fold_loss - cvm)^2) %*% w) / sum(w) / 4)
   pick <- one_se_rule(cvm, cvsd)          # largest lambda first: simplest first
   full <- si_path(seq_len(N), lam)
-})[["elapsed"]]
+})
+t_si <- st_si[["elapsed"]]
+cpu_si <- st_si[["user.self"]] + st_si[["sys.self"]]
 si_rows <- lapply(c("min", "1se"), function(s) {
   k <- pick[[s]]
   data.frame(method = "softImpute als", choice = paste0("lambda.", s),
              parameter = sprintf("lambda0 * %.2f", lam_fac[k]),
              rank = sum(full$fits[[k]]$d > 0), cv_mse = cvm[k],
-             test_rmse = test_rmse(si_predict(full, k, test$row, test$col)), seconds = t_si)
+             test_rmse = test_rmse(si_predict(full, k, test$row, test$col)), seconds = t_si,
+             cpu = cpu_si)
 })
 cat("softImpute CV curve:\n")
 print(data.frame(lambda_factor = lam_fac, cvm = cvm, cvsd = cvsd), digits = 4)
@@ -125,12 +132,14 @@ out <- c("# Cross-validated completion on MovieLens: cv_complete_matrix against 
          sprintf(paste("Train %d ratings (671 x 9066), test %d; the same 5 folds of the training",
                        "ratings for both; each chooses by its CV curve (min and one-SE rule),",
                        "refits on all training ratings, and is scored on the test ratings",
-                       "(clipped to [0.5, 5]). stochcg: fw, %d default radii (ratio 0.05),",
-                       "max_iter %d per radius, warm starts along the path; softImpute: als,",
-                       "rank.max 40, 7 lambdas (lambda0 x 0.6 ... 0.2), warm.start along the",
-                       "path, effects by least squares per fold. Seconds: the whole",
-                       "procedure, wall clock, 2 shared cores."),
-                 N, nrow(test), nrow(cvfit$cv), iters), "",
+                       "(clipped to [0.5, 5]). stochcg: the defaults of cv_complete_matrix()",
+                       "(fw with the subspace refit, %d radii of the data-anchored grid, each",
+                       "fit to the relative gap 1e-2 or 200 iterations, warm starts along the",
+                       "path); softImpute: als, rank.max 40, 7 lambdas (lambda0 x 0.6 ... 0.2),",
+                       "warm.start along the path, effects by least squares per fold. Seconds:",
+                       "the whole procedure, wall clock, and CPU (user + system); 2 shared",
+                       "cores, load %s at the start."),
+                 N, nrow(test), nrow(cvfit$cv), load0), "",
          md_table(md), "", "stochcg CV curve:", "", md_table(cvtab))
 dir.create("inst/bench/results", showWarnings = FALSE)
 writeLines(out, "inst/bench/results/cv_completion.md")

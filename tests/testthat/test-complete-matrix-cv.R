@@ -54,6 +54,42 @@ test_that("fw with the subspace refit reaches the reference optimum with a valid
   expect_gt(plain$gap, 100 * fit$gap)
 })
 
+test_that("the refit's growing block, tall and wide, keeps the certificate and the optimum", {
+  # refit_block = 2: the block grows with the rank (k / 4 pairs from rank
+  # 12 on, up to min(m, n) / 4), and the dense products run on the smaller
+  # side (rows for 40 x 24, columns for 24 x 40); the new atom of each FW
+  # step is orthonormalized against the kept factors
+  blk <- function(m, n, seed) {
+    set.seed(seed)
+    truth <- tcrossprod(matrix(rnorm(m * 3), m), matrix(rnorm(n * 3), n))
+    cells <- sample(m * n, round(0.5 * m * n))
+    obs <- data.frame(row = (cells - 1) %% m + 1, col = (cells - 1) %/% m + 1)
+    obs$value <- truth[cbind(obs$row, obs$col)] + rnorm(nrow(obs))
+    list(obs = obs, truth = truth)
+  }
+  old <- options(stochcg.refit_block = 2L)
+  on.exit(options(old))
+  for (dm in list(c(40, 24), c(24, 40))) {
+    d <- blk(dm[1], dm[2], 6)
+    r <- 1.6 * sum(svd(d$truth)$d)
+    fit <- complete_matrix(d$obs, radius = r, method = "fw", dims = dm,
+                           control = cg_control(max_iter = 300, tol = 1e-7, progress = FALSE))
+    expect_gte(fit$rank, 13L)                       # the block grew past 2
+    # the gap, computed independently: <G, X - S>, S = -r u1 v1' (top pair of G)
+    X <- with(fit$solution$X, u %*% (d * t(v)))
+    idx <- cbind(d$obs$row, d$obs$col)
+    G <- matrix(0, dm[1], dm[2])
+    G[idx] <- (X[idx] - d$obs$value) / nrow(d$obs)
+    expect_equal(fit$gap, sum(G * X) + r * svd(G, 0, 0)$d[1], tolerance = 1e-6)
+    expect_equal(fit$objective, mean((X[idx] - d$obs$value)^2) / 2, tolerance = 1e-10)
+    expect_lte(sum(fit$solution$X$d), r * (1 + 1e-10))
+    # against the FISTA reference (projection by svd())
+    ref <- ref_completion(d$obs, r, "gaussian", dm, iters = 3000)
+    expect_lt(abs(fit$objective - ref$objective), 1e-6 * ref$objective)
+    expect_gte(fit$gap, fit$objective - ref$objective - 1e-12)
+  }
+})
+
 test_that("max_rank caps the rank of every iterate; the gap still certifies the ball problem", {
   d <- cvc_data(m = 30, n = 24, N = 600, rank = 4, sd = 0.5, seed = 3)
   r <- sum(svd(d$truth)$d)
