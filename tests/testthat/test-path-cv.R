@@ -338,13 +338,18 @@ test_that("cv_complete_matrix chooses a radius that predicts held-out entries", 
   mse <- vapply(path$fits, function(f) mean((test$value - predict(f, test))^2), 0)
   expect_equal(unname(cvfit$fold_loss[, 2]), mse, tolerance = 1e-12)
   # the chosen fit recovers unseen cells of the truth far better than the
-  # most constrained fit, and within 10% of the best fit of the path
+  # most constrained fit, and within 10% of the best fit of the path whose
+  # ball constraint is active (past it, at 500 entries of 720 cells, the
+  # optimum interpolates the data and is not unique: which interpolant a
+  # solver lands on decides its error on unseen cells, 0.49-0.51 here)
   set.seed(6)
   new <- data.frame(row = sample(30, 300, TRUE), col = sample(24, 300, TRUE))
   err <- function(f) sqrt(mean((predict(f, new) - d$truth[cbind(new$row, new$col)])^2))
   errs <- vapply(cvfit$path$fits, err, 0)
+  active <- cvfit$path$summary$nuclear_norm >= (1 - 1e-6) * cvfit$path$summary$radius
+  expect_gt(sum(active), 3L)
   expect_lt(err(cvfit$fit), 0.4 * errs[1])
-  expect_lt(err(cvfit$fit), 1.1 * min(errs))
+  expect_lt(err(cvfit$fit), 1.1 * min(errs[active]))
   expect_lte(cvfit$radius.1se, cvfit$radius.min)
   expect_identical(predict(cvfit, new), predict(cvfit$fit, new))
   expect_equal(cvfit$cv$rank, cvfit$path$summary$rank)
