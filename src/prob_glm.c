@@ -32,7 +32,7 @@ typedef struct {
     const int *cp, *ri; const double *cx;   /* or CSC */
     const double *cs, *U, *y, *w;
     double radius, offset;
-    double *theta, *b, *g, *eta, *mu, *curv, *res, *deta, *etab;
+    double *theta, *b, *g, *eta, *mu, *curv, *res, *deta, *etab, *mub, *curvb;
     double *H, *gq, *du, *work;             /* Newton on b (q x q, q) */
     int *support, *in_support, n_support;
     /* face (Newton) steps: on, the flops the pairwise steps have earned
@@ -44,7 +44,10 @@ typedef struct {
     int s_idx, a_idx;
     double s_val, a_val, slack;
     double rows_read, rows_reported, matvec;
-    double fval;                            /* the loss at eta (refresh) */
+    /* the loss at eta, computed when a test needs it (fval_ok), and the
+     * last one computed: the scale of the Newton tests */
+    double fval, fscale;
+    int fval_ok;
     /* sparse X: the rows a pairwise step changes (those of its two
      * columns), so that its line search reads only them; nrows < 0: all */
     int *rows, nrows, *mark, stamp;
@@ -63,36 +66,39 @@ static void col_axpy(const glm *G, int j, double alpha, double *out)
     for (int k = G->cp[j]; k < G->cp[j + 1]; k++) out[G->ri[k]] += a * G->cx[k];
 }
 
-/* mu, curv and the loss (returned, and kept in fval) at eta, in one pass
- * with one exp() per row */
-static double refresh(glm *G)
+/* mu and curv at eta on the rows `rows` (len of them; NULL: all), one
+ * exp() per row. The loss is not computed here (its log1p() per row took
+ * a third of a sparse fit's time): loss_now() computes it when a test
+ * needs it. */
+static void mean_rows(int family, const double *eta, double *mu, double *curv,
+                      const int *rows, int len)
 {
-    const int n = G->n;
-    double f = 0.0;
-    for (int i = 0; i < n; i++) {
-        const double x = G->eta[i];
-        double A;
-        switch (G->family) {
+    for (int r = 0; r < len; r++) {
+        const int i = rows == NULL ? r : rows[r];
+        const double x = eta[i];
+        switch (family) {
         case FAM_BINOMIAL: {
             const double e = exp(-fabs(x)), inv = 1.0 / (1.0 + e);
-            G->mu[i] = x >= 0.0 ? inv : e * inv;
-            G->curv[i] = e * inv * inv;
-            A = fmax(x, 0.0) + log1p(e);
+            mu[i] = x >= 0.0 ? inv : e * inv;
+            curv[i] = e * inv * inv;
             break;
         }
-        case FAM_POISSON: {
-            const double e = exp(x);
-            G->mu[i] = G->curv[i] = A = e;
+        case FAM_POISSON:
+            mu[i] = curv[i] = exp(x);
             break;
-        }
         default:
-            G->mu[i] = x; G->curv[i] = 1.0; A = 0.5 * x * x;
+            mu[i] = x; curv[i] = 1.0;
         }
-        if (G->w[i] > 0.0) f += G->w[i] * (A - G->y[i] * x);
     }
-    G->fval = f / n + G->offset;
-    return G->fval;
 }
+
+static void refresh_rows(glm *G, const int *rows, int len)
+{
+    mean_rows(G->family, G->eta, G->mu, G->curv, rows, rows == NULL ? G->n : len);
+    G->fval_ok = 0;
+}
+
+static void refresh(glm *G) { refresh_rows(G, NULL, 0); }
 
 static double loss_at(const glm *G, const double *eta)
 {
@@ -100,6 +106,23 @@ static double loss_at(const glm *G, const double *eta)
     for (int i = 0; i < G->n; i++)
         if (G->w[i] > 0.0) f += G->w[i] * (log_partition(G->family, eta[i]) - G->y[i] * eta[i]);
     return f / G->n + G->offset;
+}
+
+/* the loss at eta (computed once per iterate) */
+static double loss_now(glm *G)
+{
+    if (!G->fval_ok) {
+        G->fval = loss_at(G, G->eta);
+        G->fval_ok = 1;
+        G->fscale = fabs(G->fval);
+    }
+    return G->fval;
+}
+
+/* a loss just computed at eta */
+static void loss_known(glm *G, double f)
+{
+    G->fval = f; G->fval_ok = 1; G->fscale = fabs(f);
 }
 
 /* g = X~' (w (mu - y)) / n, one pass over X */
@@ -129,7 +152,7 @@ static void profile(cg_problem *P, glm *G)
 {
     const int n = G->n, q = G->q;
     if (q == 0) return;
-    double f = G->fval, last_dec = INFINITY;
+    double last_dec = INFINITY;
     for (int it = 0; it < 100; it++) {
         for (int a = 0; a < q; a++) {
             const double *ua = G->U + (size_t) a * n;
@@ -161,41 +184,43 @@ static void profile(cg_problem *P, glm *G)
         }
         double dec = 0.0;                     /* Newton decrement^2 = -gq'du */
         for (int a = 0; a < q; a++) dec -= G->gq[a] * G->du[a];
-        const double scale = fmax(fabs(f), 1e-300);
+        /* (the scale: the last loss computed) */
+        const double scale = fmax(G->fscale, 1e-300);
         if (!(dec > 1e-30 * scale) || (it > 2 && dec >= last_dec)) return;
         last_dec = dec;
-        /* eta + t U du, backtracking on the exact loss (t = 1 near the
-         * minimizer, where Newton is quadratic) */
+        /* eta + t U du, t = 1 (Newton's step) unless the slope along du,
+         * -dec at t = 0, is above dec / 2 at t: then halved. The mean and
+         * curvature at the trial point (one exp() per row) are those the
+         * next Newton step reads, so that a step costs one pass of exp()
+         * and no loss (a log1p() per row): b converges to the minimizer
+         * the gap needs, which is all the profile is for. */
         memset(G->deta, 0, sizeof(double) * n);
         for (int a = 0; a < q; a++) {
             int inc = 1; double c = G->du[a];
             F77_CALL(daxpy)(&G->n, &c, G->U + (size_t) a * n, &inc, G->deta, &inc);
         }
-        double t = 1.0, fnew = f;
-        if (dec < 1e-10 * scale) {
-            /* the decrease (about dec / 2) is below what the loss resolves:
-             * Newton's full step, in its quadratic range */
-            for (int i = 0; i < n; i++) G->eta[i] += G->deta[i];
-            for (int a = 0; a < q; a++) G->b[a] += G->du[a];
-            fnew = refresh(G);
-        } else {
-            for (int k = 0; k < 60; k++) {
-                for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
-                fnew = loss_at(G, G->etab);
-                if (fnew <= f - 0.25 * t * dec) break;
-                t *= 0.5;
-            }
-            if (!(fnew <= f)) return;         /* no decrease: at rounding */
-            memcpy(G->eta, G->etab, sizeof(double) * n);
-            for (int a = 0; a < q; a++) G->b[a] += t * G->du[a];
-            fnew = refresh(G);
+        double t = 1.0;
+        int ok = 0;
+        for (int k = 0; k < 60 && !ok; k++) {
+            for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
+            mean_rows(G->family, G->etab, G->mub, G->curvb, NULL, n);
+            /* a decrease below what the loss resolves: Newton's step, in
+             * its quadratic range, untested (the slope's rounding is
+             * of its size) */
+            if (dec < 1e-10 * scale) { ok = 1; break; }
+            double sl = 0.0;
+            for (int i = 0; i < n; i++) sl += G->w[i] * (G->mub[i] - G->y[i]) * G->deta[i];
+            sl /= n;
+            if (!R_FINITE(sl)) { t *= 0.5; continue; }
+            ok = sl <= 0.5 * dec;
+            if (!ok) t *= 0.5;
         }
-        f = fnew;
-        if (!R_FINITE(f)) {
-            cg_fail(P, "the loss is not finite while fitting the unpenalized coefficients: it "
-                    CG_OVERFLOW_HINT);
-            return;
-        }
+        if (!ok) return;                      /* no progress: at rounding */
+        double *tmp = G->eta; G->eta = G->etab; G->etab = tmp;
+        tmp = G->mu; G->mu = G->mub; G->mub = tmp;
+        tmp = G->curv; G->curv = G->curvb; G->curvb = tmp;
+        for (int a = 0; a < q; a++) G->b[a] += t * G->du[a];
+        G->fval_ok = 0;
     }
 }
 
@@ -326,9 +351,13 @@ static void glm_pair_step(cg_problem *P, double gamma, int drop)
     G->face_credit += 2.0 * (G->sparse ? (double) G->cp[G->p] : (double) G->n * G->p) +
                       200.0 * G->n;
     if (gamma > 0.0) {
-        if (G->nrows < 0) for (int i = 0; i < G->n; i++) G->eta[i] += gamma * G->deta[i];
-        else for (int r = 0; r < G->nrows; r++) G->eta[G->rows[r]] += gamma * G->deta[G->rows[r]];
-        refresh(G);
+        if (G->nrows < 0) {
+            for (int i = 0; i < G->n; i++) G->eta[i] += gamma * G->deta[i];
+            refresh(G);
+        } else {                            /* sparse: the rows of columns s and a */
+            for (int r = 0; r < G->nrows; r++) G->eta[G->rows[r]] += gamma * G->deta[G->rows[r]];
+            refresh_rows(G, G->rows, G->nrows);
+        }
         profile(P, G);
     }
 }
@@ -496,7 +525,6 @@ static int glm_face_step(cg_problem *P)
     }
     /* d = -z1; d'grad < 0 */
     for (int a = 0; a < m; a++) { gd0 -= d[a] * z1[a]; d[a] = -z1[a]; }
-    const double f0 = G->fval;
     if (!(gd0 < 0.0)) return 0;
     /* how far the signs and the ball allow */
     double tmax = 1.0, cd = 0.0;
@@ -517,15 +545,17 @@ static int glm_face_step(cg_problem *P)
             F77_CALL(daxpy)(&G->n, &da, G->U + (size_t) (a - k) * n, &inc, G->deta, &inc);
         }
     }
-    double t = tmax, f1 = f0;
-    int ok = 0;
-    if (-gd0 < 1e-10 * fabs(f0)) {
+    double t = tmax, f0 = 0.0, f1 = 0.0;
+    int ok = 0, tested = 0;
+    if (-gd0 < 1e-10 * G->fscale) {
         /* the decrease (about -gd0 / 2) is below what the loss resolves,
          * while the gap (first order in the distance to the minimizer) is
          * not: Newton's step, in its quadratic range, without the test */
         for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
         ok = 1;
     } else {
+        f0 = loss_now(G);
+        tested = 1;
         for (int it = 0; it < 40; it++) {
             for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
             f1 = loss_at(G, G->etab);
@@ -554,6 +584,7 @@ static int glm_face_step(cg_problem *P)
     /* on the hyperplane (or reaching it): on the sphere exactly */
     G->slack = (constrained || hit == -2) ? 0.0 : fmax(G->radius - l1, 0.0);
     refresh(G);
+    if (tested) loss_known(G, f1);
     profile(P, G);
     G->face_steps += 1.0;
     return 1;
@@ -617,6 +648,7 @@ int cg_problem_glm(cg_problem *P, SEXP spec)
     G->b = cg_zeros(q > 0 ? q : 1);
     G->eta = cg_zeros(n); G->mu = cg_zeros(n); G->curv = cg_zeros(n);
     G->res = cg_zeros(n); G->deta = cg_zeros(n); G->etab = cg_zeros(n);
+    G->mub = cg_zeros(n); G->curvb = cg_zeros(n);
     G->H = cg_zeros((size_t) q * q + 1); G->gq = cg_zeros(q + 1); G->du = cg_zeros(q + 1);
     G->work = cg_zeros((size_t) q * q + p);      /* Cholesky, then evaluate's gradient */
     G->support = (int *) R_alloc(p, sizeof(int));
@@ -645,6 +677,7 @@ int cg_problem_glm(cg_problem *P, SEXP spec)
         F77_CALL(daxpy)(&G->n, &c, G->U + (size_t) a * n, &inc, G->eta, &inc);
     }
     refresh(G);
+    loss_now(G);
     G->face_on = asLogical(cg_list_get(spec, "face_step")) != FALSE;
     /* a warm start's support is the best guess of the solution's */
     if (!isNull(cg_list_get(spec, "init_beta"))) G->face_credit = face_cost(G, G->n_support);
