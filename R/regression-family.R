@@ -361,21 +361,46 @@ glm_fit <- function(prep, radius, init = NULL, control = cg_control(), call = NU
   } else {
     spec$X <- Xp
   }
+  # what a state belongs to (see "Warm starts" in ?sparse_regression): the
+  # data the C side sees and every setting its iteration reads
+  key <- list(data = c(regression_fingerprint(Xp), fingerprint(spec$y),
+                       fingerprint(spec$weights), fingerprint(prep$U),
+                       fingerprint(spec$col_scale)),
+              family = spec$family, radius = spec$radius, face_step = face_step)
   iter0 <- 0L
+  exact <- FALSE
   if (!is.null(init)) {
-    th <- if (inherits(init, "sparse_regression_fit")) init$solution$beta else init
-    th <- as.double(th)
-    l1 <- sum(abs(th))
-    if (l1 > radius) th <- th * (radius / l1)
-    spec$init_beta <- th
-    if (inherits(init, "sparse_regression_fit") && length(init$b) == q) {
-      spec$init_b <- as.double(init$b)
+    st <- if (inherits(init, "sparse_regression_fit")) init$state
+    exact <- !is.null(st) && identical(st$key, key)
+    if (exact) {
+      # the same problem: its run continues exactly (theta, b as they were)
+      check_glm_state(st, init, n, pp, q)
+      spec$init_beta <- init$solution$beta
+      spec$init_b <- init$b
+      spec[c("state_eta", "state_support", "state_glm")] <-
+        st[c("state_eta", "state_support", "state_glm")]
+      if (!is.null(st$state_loop)) spec$state_loop <- st$state_loop
       iter0 <- as.integer(init$iterations)
+      spec$iter_offset <- iter0
+    } else {
+      th <- if (inherits(init, "sparse_regression_fit")) init$solution$beta else init
+      th <- as.double(th)
+      l1 <- sum(abs(th))
+      if (l1 > radius) th <- th * (radius / l1)
+      spec$init_beta <- th
+      if (inherits(init, "sparse_regression_fit") && length(init$b) == q) {
+        spec$init_b <- as.double(init$b)
+        iter0 <- as.integer(init$iterations)
+      }
     }
     spec$cold_objective <- glm_null_objective(prep)
   }
   fit <- cg_run(spec, control, "sparse_regression", call, started)
   sol <- fit$solution
+  if (exact) fit <- continue_trace(fit, init, list(iter = iter0, exact = TRUE))
+  # the solver's state, for init = (fit$state <- NULL frees it)
+  fit$state <- list(state_eta = sol$eta, state_support = sol$state_support,
+                    state_glm = sol$state_glm, state_loop = sol$state_loop, key = key)
   theta <- sol$beta
   beta <- numeric(prep$p)
   beta[prep$pen] <- prep$cs[prep$pen] * theta
@@ -398,10 +423,26 @@ glm_fit <- function(prep, radius, init = NULL, control = cg_control(), call = NU
   fit$weights <- prep$w
   fit$standardize <- prep$standardize
   fit$penalty.factor <- prep$pf
-  fit$notes <- c(if (iter0 > 0L) sprintf("warm start from a fit of %d iterations", iter0),
+  fit$notes <- c(if (exact) continued_note(iter0)
+                 else if (iter0 > 0L) sprintf("warm start from a fit of %d iterations", iter0),
                  beta = prepared_note(prep, theta))
   class(fit) <- c("sparse_regression_fit", "cg_fit")
   finish_fit(fit, started)
+}
+
+# a kept state of glm_fit() checked before C reads it: a state altered by
+# hand is an error naming `init` (C checks the support against theta)
+check_glm_state <- function(st, init, n, p, q) {
+  ok <- is.double(st$state_eta) && length(st$state_eta) == n && all_finite(st$state_eta) &&
+    is.integer(st$state_support) && !anyNA(st$state_support) &&
+    is.double(st$state_glm) && length(st$state_glm) == 8L && all_finite(st$state_glm) &&
+    is.double(init$solution$beta) && length(init$solution$beta) == p &&
+    all_finite(init$solution$beta) && is.double(init$b) && length(init$b) == q &&
+    all_finite(init$b) &&
+    (is.null(st$state_loop) || (is.double(st$state_loop) && all_finite(st$state_loop))) &&
+    is.numeric(init$iterations) && length(init$iterations) == 1L && !is.na(init$iterations) &&
+    init$iterations >= 0
+  if (!ok) stop_arg("init", "has an invalid `state` (altered by hand?)")
 }
 
 # the objective of the null model (intercept only, or 0): tol's scale for

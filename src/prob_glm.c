@@ -613,6 +613,8 @@ static double glm_epoch(cg_problem *P)
 
 static long glm_n_matvec(cg_problem *P) { return (long) ((glm *) P->self)->matvec; }
 
+static void glm_resume(glm *G, SEXP spec);
+
 static const cg_pair_ops glm_pair = {glm_gradient, glm_lmo, glm_pair_direction,
                                      glm_pair_step, glm_face_step};
 
@@ -665,6 +667,15 @@ int cg_problem_glm(cg_problem *P, SEXP spec)
         memcpy(G->theta, cg_spec_real(spec, "init_beta", p), sizeof(double) * p);
     if (q > 0 && !isNull(cg_list_get(spec, "init_b")))
         memcpy(G->b, cg_spec_real(spec, "init_b", q), sizeof(double) * q);
+    G->face_on = asLogical(cg_list_get(spec, "face_step")) != FALSE;
+    P->self = G;
+    P->evaluate = glm_evaluate; P->epoch = glm_epoch; P->n_matvec = glm_n_matvec;
+    P->svd_rank = 0;
+    P->pair = &glm_pair;
+    if (!isNull(cg_list_get(spec, "state_eta"))) {
+        glm_resume(G, spec);
+        return CG_OK;
+    }
     double l1 = 0.0;
     for (int j = 0; j < p; j++) {
         support_update(G, j);
@@ -678,21 +689,72 @@ int cg_problem_glm(cg_problem *P, SEXP spec)
     }
     refresh(G);
     loss_now(G);
-    G->face_on = asLogical(cg_list_get(spec, "face_step")) != FALSE;
     /* a warm start's support is the best guess of the solution's */
     if (!isNull(cg_list_get(spec, "init_beta"))) G->face_credit = face_cost(G, G->n_support);
-    P->self = G;
-    P->evaluate = glm_evaluate; P->epoch = glm_epoch; P->n_matvec = glm_n_matvec;
-    P->svd_rank = 0;
-    P->pair = &glm_pair;
     profile(P, G);
     return CG_OK;
+}
+
+/* ------------------------------------------------- exact continuation
+ * init = a fit of the same data and settings (checked in R): the state its
+ * run ended with, so that the next steps are those of one longer run:
+ * theta and b (init_beta, init_b as they were), the linear predictor as
+ * the steps updated it (not recomputed: rounding), the support in its
+ * order (the away vertex and the face step scan it in that order) and the
+ * scalars below. The mean and curvature are recomputed from eta: the same
+ * numbers. */
+enum { GS_SLACK, GS_CREDIT, GS_FACE_STEPS, GS_ROWS_READ, GS_ROWS_REPORTED, GS_FVAL,
+       GS_FSCALE, GS_FVAL_OK, GS_N };
+
+static void glm_resume(glm *G, SEXP spec)
+{
+    const int n = G->n, p = G->p;
+    memcpy(G->eta, cg_spec_real(spec, "state_eta", n), sizeof(double) * n);
+    if (!cg_all_finite(G->eta, (size_t) n)) error("spec: invalid glm state");
+    const R_xlen_t ns = XLENGTH(cg_list_get(spec, "state_support"));
+    if (ns > p) error("spec: invalid glm state");
+    const int *sup = cg_spec_index(spec, "state_support", ns, 0, p - 1);
+    int nonzero = 0;
+    for (int j = 0; j < p; j++) nonzero += G->theta[j] != 0.0;
+    for (R_xlen_t k = 0; k < ns; k++) {
+        const int j = sup[k];
+        if (G->theta[j] == 0.0 || G->in_support[j] >= 0) error("spec: invalid glm state");
+        G->in_support[j] = (int) k;
+        G->support[k] = j;
+    }
+    G->n_support = (int) ns;
+    if (ns != nonzero) error("spec: invalid glm state");
+    const double *v = cg_spec_real(spec, "state_glm", GS_N);
+    for (int i = 0; i < GS_N; i++)
+        if (!R_FINITE(v[i])) error("spec: invalid glm state");
+    if (v[GS_SLACK] < 0 || v[GS_SLACK] > G->radius || v[GS_CREDIT] < 0 || v[GS_FACE_STEPS] < 0 ||
+        v[GS_ROWS_READ] < 0 || v[GS_ROWS_REPORTED] < 0 || v[GS_FSCALE] < 0)
+        error("spec: invalid glm state");
+    G->slack = v[GS_SLACK]; G->face_credit = v[GS_CREDIT]; G->face_steps = v[GS_FACE_STEPS];
+    G->rows_read = v[GS_ROWS_READ]; G->rows_reported = v[GS_ROWS_REPORTED];
+    refresh(G);
+    G->fval = v[GS_FVAL]; G->fscale = v[GS_FSCALE]; G->fval_ok = v[GS_FVAL_OK] != 0.0;
+    /* the run's first evaluation (at iteration 0) is the one the fit ended
+     * with (its last iterate is always evaluated), and was counted there */
+    G->matvec = -1.0;
+}
+
+static SEXP glm_state(const glm *G)
+{
+    SEXP v = PROTECT(allocVector(REALSXP, GS_N));
+    double *x = REAL(v);
+    x[GS_SLACK] = G->slack; x[GS_CREDIT] = G->face_credit; x[GS_FACE_STEPS] = G->face_steps;
+    x[GS_ROWS_READ] = G->rows_read; x[GS_ROWS_REPORTED] = G->rows_reported;
+    x[GS_FVAL] = G->fval; x[GS_FSCALE] = G->fscale; x[GS_FVAL_OK] = G->fval_ok;
+    UNPROTECT(1);
+    return v;
 }
 
 SEXP cg_glm_solution(cg_problem *P)
 {
     glm *G = (glm *) P->self;
-    static const char *names[] = {"beta", "b", "eta", "face_steps", ""};
+    static const char *names[] = {"beta", "b", "eta", "face_steps", "state_support",
+                                  "state_glm", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP beta = allocVector(REALSXP, G->p);
     SET_VECTOR_ELT(out, 0, beta);
@@ -704,6 +766,11 @@ SEXP cg_glm_solution(cg_problem *P)
     SET_VECTOR_ELT(out, 2, eta);
     memcpy(REAL(eta), G->eta, sizeof(double) * G->n);
     SET_VECTOR_ELT(out, 3, ScalarReal(G->face_steps));
+    /* the state for init = (see glm_resume; eta is its state_eta) */
+    SEXP sup = allocVector(INTSXP, G->n_support);
+    SET_VECTOR_ELT(out, 4, sup);
+    if (G->n_support) memcpy(INTEGER(sup), G->support, sizeof(int) * G->n_support);
+    SET_VECTOR_ELT(out, 5, glm_state(G));
     UNPROTECT(1);
     return out;
 }

@@ -340,3 +340,30 @@ test_that("poisson on a sparse X with weights and an unpenalized column: glmnet'
   expect_gt(fit$face_steps, 0)
   expect_lt(max(abs(coef(fit) - b)), 1e-5)
 })
+
+test_that("binomial and poisson fits resume exactly (init = fit): as one longer run", {
+  d <- family_data()
+  Xs <- Matrix::Matrix(d$X * (abs(d$X) > 0.7), sparse = TRUE)
+  pf <- c(0, rep(1, d$p - 1))                  # a second unpenalized column: q = 2
+  for (family in c("binomial", "poisson")) for (sparse in c(FALSE, TRUE))
+    for (face in c(TRUE, FALSE)) {
+      y <- if (family == "binomial") d$yb else d$yp
+      XX <- if (sparse) Xs else d$X
+      run <- function(k, init = NULL)
+        sparse_regression(XX, y, radius = 6, family = family, weights = d$w,
+                          penalty.factor = pf, face_step = face, init = init,
+                          control = cg_control(max_iter = k, eval_every = 1, tol = 0))
+      label <- paste(family, sparse, face)
+      r <- expect_exact_resume(run, 4, 5, label = label)
+      expect_identical(r$second$face_steps, r$long$face_steps, label = label)
+      # without its state: a warm start (another run), said in the notes
+      w <- warm_resume(run, 4, 5)
+      expect_match(w$notes[1], "^warm start from a fit of 4 iterations", label = label)
+    }
+  # a state altered by hand is an error naming init
+  f <- sparse_regression(d$X, d$yb, radius = 2, family = "binomial",
+                         control = cg_control(max_iter = 3))
+  f$state$state_eta <- f$state$state_eta[-1]
+  expect_error(sparse_regression(d$X, d$yb, radius = 2, family = "binomial", init = f),
+               "^`init` has an invalid `state` \\(altered by hand\\?\\)$")
+})
