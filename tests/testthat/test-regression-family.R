@@ -367,3 +367,33 @@ test_that("binomial and poisson fits resume exactly (init = fit): as one longer 
   expect_error(sparse_regression(d$X, d$yb, radius = 2, family = "binomial", init = f),
                "^`init` has an invalid `state` \\(altered by hand\\?\\)$")
 })
+
+test_that("weighted CV: fold losses aggregated by the folds' weight sums, as cv.glmnet", {
+  d <- family_data(n = 90)
+  folds <- rep(1:3, length.out = d$n)
+  w <- d$w * ifelse(folds == 1, 4, 1)          # fold 1 weighs far more than its size
+  W <- vapply(1:3, function(k) sum(w[folds == k]), 0)
+  for (family in c("gaussian", "binomial")) {
+    y <- if (family == "binomial") d$yb else d$y
+    cv <- cv_sparse_regression(d$X, y, radius = c(0.5, 1, 2), folds = folds, family = family,
+                               weights = w, control = tight)
+    L <- cv$fold_loss
+    cvm <- drop(L %*% W) / sum(W)
+    expect_equal(cv$cv$cvm, cvm, tolerance = 1e-12)
+    expect_equal(cv$cv$cvsd, sqrt(drop(((L - cvm)^2) %*% W) / sum(W) / 2), tolerance = 1e-12)
+    # (by fold sizes the curve would differ: the test can fail)
+    expect_gt(max(abs(rowMeans(L) - cvm)), 1e-6)
+  }
+  # the aggregation is cv.glmnet's: its per-fold weighted losses (from its
+  # prevalidated predictions) through ours give its cvm and cvsd
+  skip_if_not_installed("glmnet")
+  g <- glmnet::cv.glmnet(d$X, d$y, weights = w, foldid = folds, keep = TRUE,
+                         lambda = c(0.3, 0.1, 0.03))
+  Lg <- sapply(1:3, function(k) {
+    i <- folds == k
+    colSums(w[i] * (d$y[i] - g$fit.preval[i, , drop = FALSE])^2) / sum(w[i])
+  })
+  cu <- cv_curve(Lg, cv_fold_weights(folds, w))
+  expect_equal(unname(cu$cvm), unname(g$cvm), tolerance = 1e-12)
+  expect_equal(unname(cu$cvsd), unname(g$cvsd), tolerance = 1e-12)
+})
