@@ -397,7 +397,8 @@ glm_fit <- function(prep, radius, init = NULL, control = cg_control(), call = NU
   }
   fit <- cg_run(spec, control, "sparse_regression", call, started)
   sol <- fit$solution
-  if (exact) fit <- continue_trace(fit, init, list(iter = iter0, exact = TRUE))
+  # iterations count on from the init's (as a path's summary reads them)
+  if (iter0 > 0L) fit <- continue_trace(fit, init, list(iter = iter0, exact = exact))
   # the solver's state, for init = (fit$state <- NULL frees it)
   fit$state <- list(state_eta = sol$eta, state_support = sol$state_support,
                     state_glm = sol$state_glm, state_loop = sol$state_loop, key = key)

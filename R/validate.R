@@ -162,5 +162,6 @@ fingerprint <- function(x) {
     return(c(dim(x), sum(rs), sum(rs * rs), sum(rs * seq_len(nrow(x))),
              sum(cs * seq_len(ncol(x))), sum(cs * (seq_len(ncol(x)) %% 7 + 1))))
   }
+  x <- as.double(x)               # (integers: x * x overflows past 46340)
   c(length(x), sum(x), sum(x * x), sum(x * seq_along(x)))
 }

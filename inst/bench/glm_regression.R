@@ -75,7 +75,7 @@ if (requireNamespace("ISLR", quietly = TRUE)) datasets$Khan <- function() {
 outcomes <- function(eta, seed) {
   set.seed(seed)
   list(binomial = rbinom(length(eta), 1, plogis(eta)),
-       poisson = rpois(length(eta), exp(0.5 + eta / max(1, sd(eta)))))
+       poisson = rpois(length(eta), exp(0.5 + 0.5 * pmin(eta / sd(eta), 3))))
 }
 datasets[["dense 100x2000"]] <- function() {
   set.seed(1)
