@@ -163,6 +163,7 @@ regression_prepare <- function(X, y, family, w, standardize, pf, intercept, meth
   prep$Xpen <- Xp
   prep$Z <- X[, !pen, drop = FALSE]
   wv <- if (is.null(w)) rep(1, n) else w
+  prep$data_key <- glm_data_key(prep)
   prep$offset <- switch(family,
     gaussian = sum(wv * y^2) / (2 * n),
     binomial = 0,
@@ -363,9 +364,7 @@ glm_fit <- function(prep, radius, init = NULL, control = cg_control(), call = NU
   }
   # what a state belongs to (see "Warm starts" in ?sparse_regression): the
   # data the C side sees and every setting its iteration reads
-  key <- list(data = c(regression_fingerprint(Xp), fingerprint(spec$y),
-                       fingerprint(spec$weights), fingerprint(prep$U),
-                       fingerprint(spec$col_scale)),
+  key <- list(data = prep$data_key %||% glm_data_key(prep),
               family = spec$family, radius = spec$radius, face_step = face_step)
   iter0 <- 0L
   exact <- FALSE
@@ -429,6 +428,14 @@ glm_fit <- function(prep, radius, init = NULL, control = cg_control(), call = NU
                  beta = prepared_note(prep, theta))
   class(fit) <- c("sparse_regression_fit", "cg_fit")
   finish_fit(fit, started)
+}
+
+# the data the C side of glm_fit() sees, told apart by a few sums (kept in
+# the prepared problem: one pass over X for all the fits of a path)
+glm_data_key <- function(prep) {
+  c(regression_fingerprint(prep$Xpen), fingerprint(as.double(prep$y)),
+    fingerprint(if (is.null(prep$w)) rep(1, prep$n) else prep$w), fingerprint(prep$U),
+    fingerprint(as.double(prep$cs[prep$pen])))
 }
 
 # a kept state of glm_fit() checked before C reads it: a state altered by
