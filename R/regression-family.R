@@ -244,7 +244,8 @@ prepared_fit <- function(prep, radius, init, solver, call, started = wall_clock(
     args <- list(prep = prep, control = solver$control %||% cg_control(),
                  face_step = face_step)
     if (length(radius) > 1L)
-      return(theta_summary(fit_path(glm_fit, args, radius, init, call, started)))
+      return(theta_summary(glm_path(prep, radius, init, args$control, call, started,
+                                    face_step)))
     return(glm_fit(prep, radius, init, args$control, call, started, face_step))
   }
   core <- c(list(X = prep$X, y = if (prep$kind == "project") prep$yp else prep$yc %||% prep$y,
@@ -348,9 +349,68 @@ glm_fit <- function(prep, radius, init = NULL, control = cg_control(), call = NU
   force(started)
   check_radius(radius)
   control <- as_control(control, max_iter = 1e5)
+  st <- glm_start(prep, radius, init, face_step)
+  fit <- cg_run(st$spec, control, "sparse_regression", call, started)
+  glm_finish(fit, prep, st, init, radius, started)
+}
+
+# The path of glm fits at increasing `radii` in one solver call (as the
+# least squares' "pfw" path, regression_path()): the problem is set up once
+# and, after each radius, warm-started at the next from the solution
+# (cg_glm_restart(), the same start as a separate fit with init = that
+# fit), without the set-up and checks of a call per radius.
+glm_path <- function(prep, radii, init = NULL, control = cg_control(), call = NULL,
+                     started = wall_clock(), face_step = TRUE) {
+  force(started)
+  radii <- check_radii(radii)
+  control <- as_control(control, max_iter = 1e5)
+  st <- glm_start(prep, radii[1L], init, face_step)
+  # (the tol scale of every warm start: the null model's objective)
+  spec <- spec_defaults(st$spec)
+  spec$cold_objective <- glm_null_objective(prep)
+  t_call <- wall_clock()
+  results <- .Call(C_cg_solve_path_call, spec, run_settings(control), as.double(radii))
+  per_fit <- (wall_clock() - t_call) / length(radii)
+  fits <- vector("list", length(radii))
+  done <- 0L
+  prev <- init
+  for (k in seq_along(radii)) {
+    res <- results[[k]]
+    if (is.null(res)) break
+    if (k > 1L) {
+      st$exact <- FALSE
+      st$iter0 <- as.integer(prev$iterations)
+      st$key$radius <- as.double(radii[k])
+    }
+    fit <- withCallingHandlers(
+      glm_finish(cg_result(res, spec, control, "sparse_regression", call, wall_clock() - per_fit),
+                 prep, st, prev, radii[k], wall_clock() - per_fit),
+      warning = function(w) if (grepl("^fit interrupted after", conditionMessage(w)))
+        invokeRestart("muffleWarning"))
+    if (identical(fit$status, "interrupted")) {
+      warning(sprintf(paste("path interrupted by the user at radius %d of %d (%s);",
+                            "the path holds the %d fits finished before it"),
+                      k, length(radii), format(radii[k], digits = 4), done), call. = FALSE)
+      break
+    }
+    previous <- if (k > 1L) radii[k - 1L] else if (is.list(init)) init$radius
+    if (is.numeric(previous) && length(previous) == 1L)      # as fit_path()
+      fit$notes <- path_notes(fit$notes, "radius", previous)
+    fits[[k]] <- fit
+    if (k > 1L) fits[[k - 1L]]$state <- NULL     # as fit_path(): the last keeps it
+    done <- k
+    prev <- fit
+  }
+  new_path(fits[seq_len(done)], radii[seq_len(done)], "radius", init, done == length(radii),
+           call, started)
+}
+
+# the spec of a glm fit at `radius` from `init` (NULL, a fit or theta), with
+# what glm_finish() needs: exact (init continues exactly), iter0 (the
+# init's iterations, counted on) and the state's key
+glm_start <- function(prep, radius, init, face_step) {
   Xp <- prep$Xpen
   n <- prep$n; pp <- ncol(Xp); q <- ncol(prep$U)
-  fam <- match(prep$family, regression_families) - 1L
   spec <- list(problem = "glm", method = "pfw", step = "line_search", n = n, p = pp, q = q,
                family = c(gaussian = 0L, binomial = 2L, poisson = 1L)[[prep$family]],
                sparse = inherits(Xp, "Matrix"), radius = as.double(radius),
@@ -394,13 +454,19 @@ glm_fit <- function(prep, radius, init = NULL, control = cg_control(), call = NU
     }
     spec$cold_objective <- glm_null_objective(prep)
   }
-  fit <- cg_run(spec, control, "sparse_regression", call, started)
+  list(spec = spec, exact = exact, iter0 = iter0, key = key)
+}
+
+# the fit on the original scale from the solver's result at `radius`
+# (st: glm_start()'s)
+glm_finish <- function(fit, prep, st, init, radius, started) {
   sol <- fit$solution
+  iter0 <- st$iter0
   # iterations count on from the init's (as a path's summary reads them)
-  if (iter0 > 0L) fit <- continue_trace(fit, init, list(iter = iter0, exact = exact))
+  if (iter0 > 0L) fit <- continue_trace(fit, init, list(iter = iter0, exact = st$exact))
   # the solver's state, for init = (fit$state <- NULL frees it)
   fit$state <- list(state_eta = sol$eta, state_support = sol$state_support,
-                    state_glm = sol$state_glm, state_loop = sol$state_loop, key = key)
+                    state_glm = sol$state_glm, state_loop = sol$state_loop, key = st$key)
   theta <- sol$beta
   beta <- numeric(prep$p)
   beta[prep$pen] <- prep$cs[prep$pen] * theta
@@ -418,12 +484,12 @@ glm_fit <- function(prep, radius, init = NULL, control = cg_control(), call = NU
   fit$fitted.values <- family_mean(prep$family, sol$eta)
   fit$y <- prep$y
   fit$radius <- radius
-  fit$nobs <- n
+  fit$nobs <- prep$n
   fit$family <- prep$family
   fit$weights <- prep$w
   fit$standardize <- prep$standardize
   fit$penalty.factor <- prep$pf
-  fit$notes <- c(if (exact) continued_note(iter0)
+  fit$notes <- c(if (st$exact) continued_note(iter0)
                  else if (iter0 > 0L) sprintf("warm start from a fit of %d iterations", iter0),
                  beta = prepared_note(prep, theta))
   class(fit) <- c("sparse_regression_fit", "cg_fit")

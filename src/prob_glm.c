@@ -698,6 +698,43 @@ int cg_problem_glm(cg_problem *P, SEXP spec)
     return CG_OK;
 }
 
+/* A path (cg_solve_path_call): the problem at a larger radius, warm-started
+ * from the solution at the last, exactly as cg_problem_glm builds it from
+ * init_beta and init_b = that solution (the support in coordinate order,
+ * eta recomputed from theta and b, the slack, the face step's credit, b
+ * profiled): the same start as a separate fit with init = the last fit. */
+void cg_glm_restart(cg_problem *P, double radius)
+{
+    glm *G = (glm *) P->self;
+    const int n = G->n, p = G->p, q = G->q;
+    for (int k = 0; k < G->n_support; k++) G->in_support[G->support[k]] = -1;
+    G->n_support = 0;
+    memset(G->eta, 0, sizeof(double) * n);
+    double l1 = 0.0;
+    for (int j = 0; j < p; j++) {
+        support_update(G, j);
+        l1 += fabs(G->theta[j]);
+        if (G->theta[j] != 0.0) col_axpy(G, j, G->theta[j], G->eta);
+    }
+    if (!(l1 <= radius) || !R_FINITE(radius)) error("spec: a path's radii must increase");
+    G->radius = radius;
+    G->slack = fmax(radius - l1, 0.0);
+    for (int a = 0; a < q; a++) {
+        int inc = 1; double c = G->b[a];
+        F77_CALL(daxpy)(&G->n, &c, G->U + (size_t) a * n, &inc, G->eta, &inc);
+    }
+    refresh(G);
+    loss_now(G);
+    G->face_credit = face_cost(G, G->n_support);
+    G->face_steps = 0.0;
+    G->rows_read = G->rows_reported = 0.0;
+    G->matvec = 0.0;
+    P->stop = 0;
+    P->failure[0] = '\0';
+    memset(&P->loop, 0, sizeof(P->loop));
+    profile(P, G);
+}
+
 /* ------------------------------------------------- exact continuation
  * init = a fit of the same data and settings (checked in R): the state its
  * run ended with, so that the next steps are those of one longer run:

@@ -410,3 +410,25 @@ test_that("a warm-started glm path counts each fit's own iterations", {
   expect_no_warning(fp <- stochcg:::fingerprint(c(50000L, 2L)))
   expect_identical(fp, stochcg:::fingerprint(c(50000, 2)))
 })
+
+test_that("a glm path in one solver call equals the chain of warm-started single fits", {
+  d <- family_data()
+  Xs <- Matrix::Matrix(d$X * (abs(d$X) > 0.7), sparse = TRUE)
+  r <- c(0.5, 1, 2, 4)
+  for (family in c("binomial", "poisson")) for (XX in list(d$X, Xs)) {
+    y <- if (family == "binomial") d$yb else d$yp
+    path <- sparse_regression(XX, y, radius = r, family = family, weights = d$w)
+    prev <- NULL
+    for (k in seq_along(r)) {
+      f <- sparse_regression(XX, y, radius = r[k], family = family, weights = d$w, init = prev)
+      expect_identical(coef(f), coef(path$fits[[k]]))
+      expect_identical(f$iterations, path$fits[[k]]$iterations)
+      expect_identical(f$gap, path$fits[[k]]$gap)
+      prev <- f
+    }
+    expect_true(all(path$summary$converged))
+    # the last fit keeps its state: it resumes exactly
+    expect_false(is.null(path$fits[[4]]$state))
+    expect_null(path$fits[[3]]$state)
+  }
+})
