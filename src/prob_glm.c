@@ -48,6 +48,12 @@ typedef struct {
      * last one computed: the scale of the Newton tests */
     double fval, fscale;
     int fval_ok;
+    /* the iterate's version (moves: every step), and the versions at which
+     * the loop's gradient g and the evaluation's (ge) were computed: the
+     * evaluation at the start of a run and the gradient of its first
+     * iteration (or a gradient and the evaluation that confirms its gap)
+     * are one pass over X, not two */
+    double moves, g_at, ge_at, *ge;
     /* sparse X: the rows a pairwise step changes (those of its two
      * columns), so that its line search reads only them; nrows < 0: all */
     int *rows, nrows, *mark, stamp;
@@ -236,8 +242,15 @@ static double glm_gradient(cg_problem *P, int batch)
 {
     (void) batch;                           /* always exact */
     glm *G = (glm *) P->self;
-    full_gradient(G, G->g);
-    G->rows_read += G->n;
+    if (G->g_at == G->moves) {
+        /* computed at this iterate already (the loop's refresh) */
+    } else if (G->ge_at == G->moves) {      /* evaluated at this iterate: the same numbers */
+        memcpy(G->g, G->ge, sizeof(double) * G->p);
+    } else {
+        full_gradient(G, G->g);
+        G->rows_read += G->n;
+    }
+    G->g_at = G->moves;
     glm_check(P, G);
     double fresh = G->rows_read - G->rows_reported;
     G->rows_reported = G->rows_read;
@@ -360,6 +373,7 @@ static void glm_pair_step(cg_problem *P, double gamma, int drop)
         }
         profile(P, G);
     }
+    G->moves += 1.0;
 }
 
 /* ------------------------------------------------------------ face step
@@ -590,15 +604,19 @@ static int glm_face_step(cg_problem *P)
     if (tested) loss_known(G, f1);
     profile(P, G);
     G->face_steps += 1.0;
+    G->moves += 1.0;
     return 1;
 }
 
 static void glm_evaluate(cg_problem *P, double *obj, double *gap)
 {
     glm *G = (glm *) P->self;
-    *obj = loss_at(G, G->eta);
-    double *g = G->work + (size_t) G->q * G->q;
-    full_gradient(G, g);
+    /* (the loss kept, when it is at eta, is loss_at(eta): the same number) */
+    *obj = G->fval_ok ? G->fval : loss_at(G, G->eta);
+    double *g = G->ge;
+    if (G->g_at == G->moves) memcpy(g, G->g, sizeof(double) * G->p);
+    else full_gradient(G, g);
+    G->ge_at = G->moves;
     double gx = 0.0, gmax = 0.0;
     for (int j = 0; j < G->p; j++) {
         gx += g[j] * G->theta[j];
@@ -655,7 +673,9 @@ int cg_problem_glm(cg_problem *P, SEXP spec)
     G->res = cg_zeros(n); G->deta = cg_zeros(n); G->etab = cg_zeros(n);
     G->mub = cg_zeros(n); G->curvb = cg_zeros(n);
     G->H = cg_zeros((size_t) q * q + 1); G->gq = cg_zeros(q + 1); G->du = cg_zeros(q + 1);
-    G->work = cg_zeros((size_t) q * q + p);      /* Cholesky, then evaluate's gradient */
+    G->work = cg_zeros((size_t) q * q + 1);      /* Cholesky */
+    G->ge = cg_zeros(p);
+    G->g_at = G->ge_at = -1.0;
     G->support = (int *) R_alloc(p, sizeof(int));
     G->in_support = (int *) R_alloc(p, sizeof(int));
     G->nrows = -1;
@@ -729,6 +749,7 @@ void cg_glm_restart(cg_problem *P, double radius)
     G->face_steps = 0.0;
     G->rows_read = G->rows_reported = 0.0;
     G->matvec = 0.0;
+    G->moves += 1.0;
     P->stop = 0;
     P->failure[0] = '\0';
     memset(&P->loop, 0, sizeof(P->loop));
