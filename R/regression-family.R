@@ -75,8 +75,12 @@ column_moments <- function(X, w) {
   if (!inherits(X, "Matrix")) {
     # centred two-pass sums by blocks of columns (a loop over single columns
     # took 13% of a standardized CV at 200 x 2000; one block bounds the copy)
-    v <- numeric(ncol(X))
-    for (idx in split(seq_len(ncol(X)), ceiling(seq_len(ncol(X)) / 256))) {
+    # (blocks by their first column: split() made a factor of p levels,
+    # 14% of a binomial CV on Colon, 62 x 2000)
+    p <- ncol(X)
+    v <- numeric(p)
+    for (s in seq.int(1L, p, by = 256L)) {
+      idx <- s:min(p, s + 255L)
       Xb <- X[, idx, drop = FALSE] - rep(m1[idx], each = n)
       v[idx] <- colSums(wv * Xb * Xb) / n
     }
