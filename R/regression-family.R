@@ -165,6 +165,9 @@ regression_prepare <- function(X, y, family, w, standardize, pf, intercept, meth
   # glm
   prep$U <- U
   prep$Xpen <- Xp
+  # a sparse X by rows too: a pairwise step updates the gradient on the
+  # rows it changed (src/prob_glm.c, "lazy")
+  if (sparse) prep$Xrows <- methods::as(Matrix::t(Xp), "CsparseMatrix")
   prep$Z <- X[, !pen, drop = FALSE]
   wv <- if (is.null(w)) rep(1, n) else w
   prep$data_key <- glm_data_key(prep)
@@ -423,6 +426,8 @@ glm_start <- function(prep, radius, init, face_step) {
                weights = if (is.null(prep$w)) rep(1, n) else prep$w, face_step = face_step)
   if (spec$sparse) {
     spec[c("col_p", "col_i", "col_x")] <- list(Xp@p, Xp@i, Xp@x)
+    if (!is.null(prep$Xrows))
+      spec[c("row_p", "row_j", "row_x")] <- list(prep$Xrows@p, prep$Xrows@i, prep$Xrows@x)
   } else {
     spec$X <- Xp
   }
@@ -439,9 +444,10 @@ glm_start <- function(prep, radius, init, face_step) {
       # the same problem: its run continues exactly (theta, b as they were)
       check_glm_state(st, init, n, pp, q)
       spec$init_beta <- init$solution$beta
-      spec$init_b <- init$b
-      spec[c("state_eta", "state_support", "state_glm")] <-
-        st[c("state_eta", "state_support", "state_glm")]
+      spec$init_b <- st$state_b
+      parts <- c("state_eta", "state_support", "state_glm", "state_g", "state_gq", "state_H")
+      parts <- parts[!vapply(st[parts], is.null, NA)]
+      spec[parts] <- st[parts]
       if (!is.null(st$state_loop)) spec$state_loop <- st$state_loop
       iter0 <- as.integer(init$iterations)
       spec$iter_offset <- iter0
@@ -469,8 +475,9 @@ glm_finish <- function(fit, prep, st, init, radius, started) {
   # iterations count on from the init's (as a path's summary reads them)
   if (iter0 > 0L) fit <- continue_trace(fit, init, list(iter = iter0, exact = st$exact))
   # the solver's state, for init = (fit$state <- NULL frees it)
-  fit$state <- list(state_eta = sol$eta, state_support = sol$state_support,
-                    state_glm = sol$state_glm, state_loop = sol$state_loop, key = st$key)
+  fit$state <- c(sol[c("state_eta", "state_b", "state_support", "state_glm", "state_g",
+                       "state_gq", "state_H", "state_loop")], list(key = st$key))
+  fit$state <- fit$state[!vapply(fit$state, is.null, NA)]
   theta <- sol$beta
   beta <- numeric(prep$p)
   beta[prep$pen] <- prep$cs[prep$pen] * theta
@@ -513,10 +520,16 @@ glm_data_key <- function(prep) {
 check_glm_state <- function(st, init, n, p, q) {
   ok <- is.double(st$state_eta) && length(st$state_eta) == n && all_finite(st$state_eta) &&
     is.integer(st$state_support) && !anyNA(st$state_support) &&
-    is.double(st$state_glm) && length(st$state_glm) == 8L && all_finite(st$state_glm) &&
+    is.double(st$state_glm) && length(st$state_glm) == 10L && all_finite(st$state_glm) &&
     is.double(init$solution$beta) && length(init$solution$beta) == p &&
-    all_finite(init$solution$beta) && is.double(init$b) && length(init$b) == q &&
-    all_finite(init$b) &&
+    all_finite(init$solution$beta) && is.double(st$state_b) && length(st$state_b) == q &&
+    all_finite(st$state_b) &&
+    # ([[ ]]: st$state_g would match state_glm partially)
+    (is.null(st[["state_g"]]) || (is.double(st[["state_g"]]) && length(st[["state_g"]]) == p)) &&
+    (is.null(st[["state_gq"]]) ||
+       (is.double(st[["state_gq"]]) && length(st[["state_gq"]]) == q)) &&
+    (is.null(st[["state_H"]]) ||
+       (is.double(st[["state_H"]]) && length(st[["state_H"]]) == q * q)) &&
     (is.null(st$state_loop) || (is.double(st$state_loop) && all_finite(st$state_loop))) &&
     is.numeric(init$iterations) && length(init$iterations) == 1L && !is.na(init$iterations) &&
     init$iterations >= 0

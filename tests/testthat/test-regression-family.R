@@ -432,3 +432,33 @@ test_that("a glm path in one solver call equals the chain of warm-started single
     expect_null(path$fits[[3]]$state)
   }
 })
+
+test_that("sparse X, lazy pairwise steps: glmnet's solution, a certificate of the stated problem", {
+  skip_if_not_installed("glmnet")
+  set.seed(8)
+  n <- 400; p <- 300
+  Xs <- Matrix::rsparsematrix(n, p, density = 0.03)
+  beta <- numeric(p); beta[1:10] <- rnorm(10, sd = 2)
+  y <- rbinom(n, 1, plogis(as.vector(Xs %*% beta)))
+  Xd <- as.matrix(Xs)
+  b <- glmnet_coef(Xs, y, family = "binomial", lambda = 0.01)
+  r <- matched_radius(Xd, b[-1])
+  fit <- sparse_regression(Xs, y, radius = r, family = "binomial", control = tight)
+  expect_true(fit$converged)
+  expect_gt(sum(b != 0), 40)
+  expect_lt(max(abs(coef(fit) - b)), 1e-5)
+  # the objective and gap are those of the coefficients reported (b
+  # minimized at theta), and the gap bounds the distance to glmnet's optimum
+  eta <- drop(coef(fit)[1] + Xd %*% coef(fit)[-1])
+  obj <- mean(pmax(eta, 0) + log1p(exp(-abs(eta))) - y * eta)
+  expect_equal(fit$objective, obj, tolerance = 1e-12)
+  expect_equal(fit$linear.predictors, eta, tolerance = 1e-10)
+  eg <- drop(b[1] + Xd %*% b[-1])
+  ref <- mean(pmax(eg, 0) + log1p(exp(-abs(eg))) - y * eg)
+  expect_lte(fit$objective - ref, fit$gap + 1e-12)
+  # lazy: far fewer passes over X than steps
+  expect_lt(fit$trace$epoch[nrow(fit$trace)], fit$iterations / 2)
+  # the dense X (a pass over X per step) reaches the same solution
+  dense <- sparse_regression(Xd, y, radius = r, family = "binomial", control = tight)
+  expect_lt(max(abs(coef(dense) - coef(fit))), 1e-6)
+})
