@@ -211,7 +211,8 @@
 #' `"poisson"` (and least squares with weights or unpenalized columns on a
 #' sparse `X`) the state is the linear predictor as the steps updated it
 #' (\eqn{n}{n} doubles), the support in its order and the face steps'
-#' credit, and "the same settings" include the family, `weights`,
+#' credit (on a sparse `X` also the gradient and the intercept's iterate,
+#' which its steps update lazily), and "the same settings" include the family, `weights`,
 #' `standardize`, `penalty.factor` and `face_step`. `fit$state <- NULL`
 #' frees it.
 #' Any other `init` (another radius, other data or settings, a fit without
