@@ -52,7 +52,8 @@ typedef struct {
      * for them, taken; scratch for m = |S| + q coordinates */
     int face_on, face_cap;
     double face_credit, face_steps;
-    double *fM, *fH, *fz, *fc, *fd, *fsig;
+    double *fM, *fH, *fz, *fc, *fd, *fsig, *fcg;
+    int *fks;
     int *rp, *rc; double *rv;               /* sparse: X~_S by rows (CSR), nnz(X) room */
     int s_idx, a_idx;
     double s_val, a_val, slack;
@@ -587,51 +588,143 @@ static void face_system(glm *G, int k, int m, double *H, double *z1)
     }
 }
 
+/* sparse X, large faces: the Newton systems by conjugate gradients with
+ * products by M'WM/n through X (2 nnz(X_S) + O(n q) each), not a dense
+ * m x m Hessian and its factor (m^3 / 3: 10^9 flops at 1454 nonzeros) */
+#define FACE_CG_MIN 32
+#define FACE_CG_ITER 100
+
+/* out = M' v (m), M = [X~_S, U], v an n-vector */
+static void face_mt(const glm *G, int k, const double *v, double *out)
+{
+    const int n = G->n;
+    for (int a = 0; a < k; a++) {
+        const int j = G->support[a];
+        double s = 0.0;
+        for (int t = G->cp[j]; t < G->cp[j + 1]; t++) s += G->cx[t] * v[G->ri[t]];
+        out[a] = G->cs[j] * s;
+    }
+    for (int c = 0; c < G->q; c++) {
+        const double *uc = G->U + (size_t) c * n;
+        double s = 0.0;
+        for (int i = 0; i < n; i++) s += uc[i] * v[i];
+        out[k + c] = s;
+    }
+}
+
+/* out = M' diag(hr) M v; tmp: n */
+static void face_hv(const glm *G, int k, const double *hr, const double *v, double *out,
+                    double *tmp)
+{
+    const int n = G->n;
+    memset(tmp, 0, sizeof(double) * n);
+    for (int a = 0; a < k; a++) col_axpy(G, G->support[a], v[a], tmp);
+    for (int c = 0; c < G->q; c++) {
+        int inc = 1; double vc = v[k + c];
+        F77_CALL(daxpy)(&G->n, &vc, G->U + (size_t) c * n, &inc, tmp, &inc);
+    }
+    for (int i = 0; i < n; i++) tmp[i] *= hr[i];
+    face_mt(G, k, tmp, out);
+}
+
+/* x ~ H^-1 b by conjugate gradients from 0 (every iterate a descent
+ * direction of the quadratic model); r, p, hp: m each */
+static int face_cg(const glm *G, int k, int m, const double *hr, const double *b, double *x,
+                   double *r, double *pv, double *hp, double *tmp)
+{
+    int used = 0;
+    double rr = 0.0;
+    for (int a = 0; a < m; a++) { x[a] = 0.0; r[a] = b[a]; pv[a] = b[a]; rr += b[a] * b[a]; }
+    const double rr0 = rr;
+    for (int it = 0; it < FACE_CG_ITER && rr > 1e-24 * rr0 && rr > 0.0; it++) {
+        face_hv(G, k, hr, pv, hp, tmp);
+        used++;
+        double php = 0.0;
+        for (int a = 0; a < m; a++) php += pv[a] * hp[a];
+        if (!(php > 0.0)) break;
+        const double al = rr / php;
+        double rn = 0.0;
+        for (int a = 0; a < m; a++) { x[a] += al * pv[a]; r[a] -= al * hp[a]; rn += r[a] * r[a]; }
+        const double be = rn / rr;
+        rr = rn;
+        for (int a = 0; a < m; a++) pv[a] = r[a] + be * pv[a];
+    }
+    return used;
+}
+
 static int glm_face_step(cg_problem *P)
 {
     glm *G = (glm *) P->self;
     const int n = G->n, q = G->q, k = G->n_support, m = k + q;
-    if (!G->face_on || k < 1 || m > FACE_MAX || m >= n ||
+    if (!G->face_on || k < 1 || m >= n || (!G->sparse && m > FACE_MAX) ||
         (!G->sparse && (double) n * m > 8388608.0))
         return 0;
-    /* (the factorization's m^3 / 3 alone: no O(k) count of the support's
-     * nonzeros while the credit is below it) */
-    const double mm = (double) m;
-    if (G->face_credit < mm * mm * mm / 3.0) return 0;
-    const double cost = face_cost(G, k);
+    /* (a lower bound first: no O(k) count of the support's nonzeros while
+     * the credit is below it: the factorization's m^3 / 3, or the
+     * conjugate gradients' passes over n) */
+    const double mm = (double) m, cube = mm * mm * mm / 3.0;
+    if (G->face_credit < (G->sparse ? fmin(4.0 * FACE_CG_ITER * n, cube) : cube)) return 0;
+    double cost = m > FACE_MAX ? INFINITY : face_cost(G, k);
+    int cg = 0;
+    if (G->sparse && m > FACE_CG_MIN) {
+        double nnz = 0.0;
+        for (int a = 0; a < k; a++) nnz += G->cp[G->support[a] + 1] - G->cp[G->support[a]];
+        const double c_cg = 2.0 * FACE_CG_ITER * (4.0 * nnz + 4.0 * n * q + 2.0 * n + 10.0 * m);
+        if (c_cg < cost) { cost = c_cg; cg = 1; }
+    }
     if (G->face_credit < cost) return 0;
     G->face_credit -= cost;
     if (m > G->face_cap) {
         int cap = 2 * G->face_cap;
         if (cap < m) cap = m;
         if (cap < 16) cap = 16;
-        if (cap > FACE_MAX) cap = FACE_MAX;
+        if (!cg && cap > FACE_MAX) cap = FACE_MAX;
         if (!G->sparse) G->fM = cg_zeros((size_t) n * cap);
-        G->fH = cg_zeros((size_t) cap * cap);
+        if (!cg) G->fH = cg_zeros((size_t) cap * cap);
+        else G->fH = NULL;                    /* (allocated again when a small face needs it) */
         G->fz = cg_zeros((size_t) 2 * cap);
         G->fc = cg_zeros(cap); G->fd = cg_zeros(cap); G->fsig = cg_zeros(cap);
+        G->fcg = cg_zeros((size_t) 3 * cap);
+        G->fks = (int *) R_alloc(cap, sizeof(int));
         G->face_cap = cap;
     }
+    if (!cg && G->fH == NULL) G->fH = cg_zeros((size_t) G->face_cap * G->face_cap);
     if (G->sparse && G->rp == NULL) {
         G->rp = (int *) R_alloc((size_t) n + 1, sizeof(int));
         G->rc = (int *) R_alloc((size_t) G->cp[G->p] + 1, sizeof(int));
         G->rv = (double *) R_alloc((size_t) G->cp[G->p] + 1, sizeof(double));
     }
     double *H = G->fH, *z1 = G->fz, *z2 = G->fz + m, *c = G->fc, *d = G->fd;
-    face_system(G, k, m, H, z1);
     for (int a = 0; a < m; a++)
         c[a] = a < k ? (G->theta[G->support[a]] > 0.0 ? 1.0 : -1.0) : 0.0;
     int info = 0, nrhs = 1;
-    F77_CALL(dpotrf)("L", &m, H, &m, &info FCONE);
-    if (info != 0) return 0;                  /* singular on the face: pairwise steps */
     double gd0 = 0.0;
-    for (int a = 0; a < m; a++) d[a] = z1[a];
-    F77_CALL(dpotrs)("L", &m, &nrhs, H, &m, z1, &m, &info FCONE);   /* H^-1 grad */
     const int sphere = G->slack <= 1e-12 * G->radius;
+    double *hr = G->etab, *rr = G->res;
+    if (cg) {
+        for (int i = 0; i < n; i++) {
+            hr[i] = G->w[i] * G->curv[i] / n;
+            rr[i] = G->w[i] * (G->mu[i] - G->y[i]) / n;
+        }
+        face_mt(G, k, rr, d);                       /* the gradient */
+        double *r = G->fcg, *pv = G->fcg + m, *hp = G->fcg + 2 * m;
+        int used = face_cg(G, k, m, hr, d, z1, r, pv, hp, G->mub);
+        if (sphere) used += face_cg(G, k, m, hr, c, z2, r, pv, hp, G->mub);
+        /* paid for the products taken: the rest of the estimate back */
+        G->face_credit += cost * (1.0 - used / (2.0 * FACE_CG_ITER));
+    } else {
+        face_system(G, k, m, H, z1);
+        F77_CALL(dpotrf)("L", &m, H, &m, &info FCONE);
+        if (info != 0) return 0;                  /* singular on the face: pairwise steps */
+        for (int a = 0; a < m; a++) d[a] = z1[a];
+        F77_CALL(dpotrs)("L", &m, &nrhs, H, &m, z1, &m, &info FCONE);   /* H^-1 grad */
+    }
     int constrained = 0;
     if (sphere) {
-        memcpy(z2, c, sizeof(double) * m);
-        F77_CALL(dpotrs)("L", &m, &nrhs, H, &m, z2, &m, &info FCONE);  /* H^-1 c */
+        if (!cg) {
+            memcpy(z2, c, sizeof(double) * m);
+            F77_CALL(dpotrs)("L", &m, &nrhs, H, &m, z2, &m, &info FCONE);  /* H^-1 c */
+        }
         double cz1 = 0.0, cz2 = 0.0;
         for (int a = 0; a < m; a++) { cz1 += c[a] * z1[a]; cz2 += c[a] * z2[a]; }
         const double nu = cz2 > 0.0 ? -cz1 / cz2 : 0.0;
@@ -686,7 +779,7 @@ static int glm_face_step(cg_problem *P)
     /* move: the support's coefficients (signs kept; the one that reached
      * zero leaves exactly), b, eta */
     double l1 = 0.0;
-    int ks[FACE_MAX];
+    int *ks = G->fks;
     for (int a = 0; a < k; a++) ks[a] = G->support[a];
     for (int a = 0; a < k; a++) {
         const int j = ks[a];

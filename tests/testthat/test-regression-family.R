@@ -462,3 +462,19 @@ test_that("sparse X, lazy pairwise steps: glmnet's solution, a certificate of th
   dense <- sparse_regression(Xd, y, radius = r, family = "binomial", control = tight)
   expect_lt(max(abs(coef(dense) - coef(fit))), 1e-6)
 })
+
+test_that("sparse X, a large support (face steps by conjugate gradients): glmnet's solution", {
+  skip_if_not_installed("glmnet")
+  set.seed(8)
+  n <- 600; p <- 500
+  Xs <- Matrix::rsparsematrix(n, p, density = 0.02)
+  beta <- numeric(p); beta[1:10] <- rnorm(10, sd = 2)
+  y <- rbinom(n, 1, plogis(as.vector(Xs %*% beta)))
+  b <- glmnet_coef(Xs, y, family = "binomial", lambda = 0.008)
+  r <- matched_radius(as.matrix(Xs), b[-1])
+  fit <- sparse_regression(Xs, y, radius = r, family = "binomial", control = tight)
+  expect_true(fit$converged)
+  expect_gt(sum(b != 0), 200)          # faces of more than 32 coordinates
+  expect_gt(fit$face_steps, 0)
+  expect_lt(max(abs(coef(fit) - b)), 1e-5)
+})
