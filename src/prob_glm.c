@@ -30,7 +30,7 @@
  * evaluation minimizes it on a copy, so that its objective and gap are
  * phi(theta)'s, those of the stated problem, and the fit reports that b.
  * A 5000 x 2000 logistic fit with 1454 nonzeros (1% dense X): 1.45 -> 0.36 s
- * CPU. */
+ * CPU (0.18 s with the face steps by conjugate gradients below). */
 #include "stochcg.h"
 #include "glm_family.h"
 #include <string.h>
