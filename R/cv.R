@@ -16,7 +16,8 @@
 #'
 #' The CV curve is aggregated as cv.glmnet aggregates it: `cvm` is the mean
 #' over folds of each fold's mean held-out loss, weighted by the fold
-#' sizes, and `cvsd` its standard error, the square root of the weighted
+#' sizes (with `weights`, by the folds' sums of weights, as cv.glmnet), and
+#' `cvsd` its standard error, the square root of the weighted
 #' variance across folds divided by \eqn{K - 1}{K - 1}. `radius.min`
 #' minimizes `cvm`; `radius.1se` is the one-standard-error choice: the
 #' smallest radius (the most regularized fit) whose `cvm` is within one
@@ -242,7 +243,8 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
     switch(family, gaussian = "mean squared error", binomial = "binomial deviance",
            poisson = "Poisson deviance")
   cv_radius(fit_rows, loss_rows, foldid, radius, loss_name, "sparse_regression",
-            control, call, started, early_stop = default_grid)
+            control, call, started, early_stop = default_grid,
+            fold_weights = cv_fold_weights(foldid, w))
 }
 
 #' Choose the nuclear-norm radius of a matrix completion by validation
@@ -457,7 +459,7 @@ cv_complete_matrix <- function(Y, radius = NULL, folds = 1L, holdout = 0.1, nrad
 # means weighted by fold sizes, standard error sqrt(weighted variance /
 # (K - 1)).
 cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem, control,
-                      call, started, early_stop = FALSE, extend = 0L) {
+                      call, started, early_stop = FALSE, extend = 0L, fold_weights = NULL) {
   K <- max(foldid)
   progress <- isTRUE(control$progress) || isTRUE(control$verbose)
   fold_loss <- matrix(NA_real_, length(radius), K,
@@ -477,11 +479,8 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
   run_path <- function(rows, r, init) run_units(fit_units, rows, r, init)
   # (the start on the clock of any process: the folds may run in others)
   since <- Sys.time() - (wall_clock() - started)
-  w <- tabulate(foldid, K)
-  curve <- function(L) {
-    cvm <- drop(L %*% w) / sum(w)
-    list(cvm = cvm, cvsd = sqrt(drop(((L - cvm)^2) %*% w) / sum(w) / (K - 1)))
-  }
+  w <- fold_weights %||% tabulate(foldid, K)
+  curve <- function(L) cv_curve(L, w)
   # The radii in chunks, each path warm-started from its previous chunk's
   # last fit (one chunk: all radii). With early_stop (the default grid), the
   # radii past the CV minimum are left out once the CV error has stayed
@@ -785,6 +784,21 @@ heldout_loss <- function(family) {
       -2 * (y * log(mu) + (1 - y) * log(1 - mu))
     },
     poisson = function(y, mu) 2 * (ifelse(y > 0, y * log(y / mu), 0) - (y - mu)))
+}
+
+# The CV curve from a radii x folds matrix L of per-fold mean held-out
+# losses and the folds' weights w, as cv.glmnet's cvcompute: cvm the
+# w-weighted mean over folds, cvsd sqrt(w-weighted variance / (K - 1)).
+cv_curve <- function(L, w) {
+  cvm <- drop(L %*% w) / sum(w)
+  list(cvm = cvm, cvsd = sqrt(drop(((L - cvm)^2) %*% w) / sum(w) / (ncol(L) - 1)))
+}
+
+# the folds' weights: their observation weights' sums (cv.glmnet's
+# tapply(weights, foldid, sum)), or NULL (their sizes) without weights
+cv_fold_weights <- function(foldid, w) {
+  if (is.null(w)) return(NULL)
+  vapply(seq_len(max(foldid)), function(k) sum(w[foldid == k]), 0)
 }
 
 # log-spaced up to the l1 norm of the least-squares solution (see

@@ -71,16 +71,21 @@ check_penalty_factor <- function(pf, p) {
 column_moments <- function(X, w) {
   n <- nrow(X)
   wv <- if (is.null(w)) rep(1, n) else w
-  m1 <- as.vector(as.matrix(Matrix::crossprod(wv, X))) / n
   if (!inherits(X, "Matrix")) {
+    m1 <- as.vector(crossprod(wv, X)) / n  # (base: Matrix's S4 dispatch cost more)
     # centred two-pass sums by blocks of columns (a loop over single columns
     # took 13% of a standardized CV at 200 x 2000; one block bounds the copy)
-    v <- numeric(ncol(X))
-    for (idx in split(seq_len(ncol(X)), ceiling(seq_len(ncol(X)) / 256))) {
+    # (blocks by their first column: split() made a factor of p levels,
+    # 14% of a binomial CV on Colon, 62 x 2000)
+    p <- ncol(X)
+    v <- numeric(p)
+    for (s in seq.int(1L, p, by = 256L)) {
+      idx <- s:min(p, s + 255L)
       Xb <- X[, idx, drop = FALSE] - rep(m1[idx], each = n)
       v[idx] <- colSums(wv * Xb * Xb) / n
     }
   } else {
+    m1 <- as.vector(as.matrix(Matrix::crossprod(wv, X))) / n
     m2 <- as.vector(as.matrix(Matrix::crossprod(wv, X^2))) / n
     v <- pmax(m2 - m1^2, 0)
   }
@@ -161,8 +166,12 @@ regression_prepare <- function(X, y, family, w, standardize, pf, intercept, meth
   # glm
   prep$U <- U
   prep$Xpen <- Xp
+  # a sparse X by rows too: a pairwise step updates the gradient on the
+  # rows it changed (src/prob_glm.c, "lazy")
+  if (sparse) prep$Xrows <- methods::as(Matrix::t(Xp), "CsparseMatrix")
   prep$Z <- X[, !pen, drop = FALSE]
   wv <- if (is.null(w)) rep(1, n) else w
+  prep$data_key <- glm_data_key(prep)
   prep$offset <- switch(family,
     gaussian = sum(wv * y^2) / (2 * n),
     binomial = 0,
@@ -243,7 +252,8 @@ prepared_fit <- function(prep, radius, init, solver, call, started = wall_clock(
     args <- list(prep = prep, control = solver$control %||% cg_control(),
                  face_step = face_step)
     if (length(radius) > 1L)
-      return(theta_summary(fit_path(glm_fit, args, radius, init, call, started)))
+      return(theta_summary(glm_path(prep, radius, init, args$control, call, started,
+                                    face_step)))
     return(glm_fit(prep, radius, init, args$control, call, started, face_step))
   }
   core <- c(list(X = prep$X, y = if (prep$kind == "project") prep$yp else prep$yc %||% prep$y,
@@ -350,9 +360,68 @@ glm_fit <- function(prep, radius, init = NULL, control = cg_control(), call = NU
   force(started)
   check_radius(radius)
   control <- as_control(control, max_iter = 1e5)
+  st <- glm_start(prep, radius, init, face_step)
+  fit <- cg_run(st$spec, control, "sparse_regression", call, started)
+  glm_finish(fit, prep, st, init, radius, started)
+}
+
+# The path of glm fits at increasing `radii` in one solver call (as the
+# least squares' "pfw" path, regression_path()): the problem is set up once
+# and, after each radius, warm-started at the next from the solution
+# (cg_glm_restart(), the same start as a separate fit with init = that
+# fit), without the set-up and checks of a call per radius.
+glm_path <- function(prep, radii, init = NULL, control = cg_control(), call = NULL,
+                     started = wall_clock(), face_step = TRUE) {
+  force(started)
+  radii <- check_radii(radii)
+  control <- as_control(control, max_iter = 1e5)
+  st <- glm_start(prep, radii[1L], init, face_step)
+  # (the tol scale of every warm start: the null model's objective)
+  spec <- spec_defaults(st$spec)
+  spec$cold_objective <- glm_null_objective(prep)
+  t_call <- wall_clock()
+  results <- .Call(C_cg_solve_path_call, spec, run_settings(control), as.double(radii))
+  per_fit <- (wall_clock() - t_call) / length(radii)
+  fits <- vector("list", length(radii))
+  done <- 0L
+  prev <- init
+  for (k in seq_along(radii)) {
+    res <- results[[k]]
+    if (is.null(res)) break
+    if (k > 1L) {
+      st$exact <- FALSE
+      st$iter0 <- as.integer(prev$iterations)
+      st$key$radius <- as.double(radii[k])
+    }
+    fit <- withCallingHandlers(
+      glm_finish(cg_result(res, spec, control, "sparse_regression", call, wall_clock() - per_fit),
+                 prep, st, prev, radii[k], wall_clock() - per_fit),
+      warning = function(w) if (grepl("^fit interrupted after", conditionMessage(w)))
+        invokeRestart("muffleWarning"))
+    if (identical(fit$status, "interrupted")) {
+      warning(sprintf(paste("path interrupted by the user at radius %d of %d (%s);",
+                            "the path holds the %d fits finished before it"),
+                      k, length(radii), format(radii[k], digits = 4), done), call. = FALSE)
+      break
+    }
+    previous <- if (k > 1L) radii[k - 1L] else if (is.list(init)) init$radius
+    if (is.numeric(previous) && length(previous) == 1L)      # as fit_path()
+      fit$notes <- path_notes(fit$notes, "radius", previous)
+    fits[[k]] <- fit
+    if (k > 1L) fits[[k - 1L]]$state <- NULL     # as fit_path(): the last keeps it
+    done <- k
+    prev <- fit
+  }
+  new_path(fits[seq_len(done)], radii[seq_len(done)], "radius", init, done == length(radii),
+           call, started)
+}
+
+# the spec of a glm fit at `radius` from `init` (NULL, a fit or theta), with
+# what glm_finish() needs: exact (init continues exactly), iter0 (the
+# init's iterations, counted on) and the state's key
+glm_start <- function(prep, radius, init, face_step) {
   Xp <- prep$Xpen
   n <- prep$n; pp <- ncol(Xp); q <- ncol(prep$U)
-  fam <- match(prep$family, regression_families) - 1L
   spec <- list(problem = "glm", method = "pfw", step = "line_search", n = n, p = pp, q = q,
                family = c(gaussian = 0L, binomial = 2L, poisson = 1L)[[prep$family]],
                sparse = inherits(Xp, "Matrix"), radius = as.double(radius),
@@ -361,24 +430,58 @@ glm_fit <- function(prep, radius, init = NULL, control = cg_control(), call = NU
                weights = if (is.null(prep$w)) rep(1, n) else prep$w, face_step = face_step)
   if (spec$sparse) {
     spec[c("col_p", "col_i", "col_x")] <- list(Xp@p, Xp@i, Xp@x)
+    if (!is.null(prep$Xrows))
+      spec[c("row_p", "row_j", "row_x")] <- list(prep$Xrows@p, prep$Xrows@i, prep$Xrows@x)
   } else {
     spec$X <- Xp
   }
+  # what a state belongs to (see "Warm starts" in ?sparse_regression): the
+  # data the C side sees and every setting its iteration reads
+  key <- list(data = prep$data_key %||% glm_data_key(prep),
+              family = spec$family, radius = spec$radius, face_step = face_step)
   iter0 <- 0L
+  exact <- FALSE
   if (!is.null(init)) {
-    th <- if (inherits(init, "sparse_regression_fit")) init$solution$beta else init
-    th <- as.double(th)
-    l1 <- sum(abs(th))
-    if (l1 > radius) th <- th * (radius / l1)
-    spec$init_beta <- th
-    if (inherits(init, "sparse_regression_fit") && length(init$b) == q) {
-      spec$init_b <- as.double(init$b)
+    st <- if (inherits(init, "sparse_regression_fit")) init$state
+    exact <- !is.null(st) && identical(st$key, key)
+    if (exact) {
+      # the same problem: its run continues exactly (theta, b as they were)
+      check_glm_state(st, init, n, pp, q)
+      spec$init_beta <- init$solution$beta
+      spec$init_b <- st$state_b
+      parts <- c("state_eta", "state_support", "state_glm", "state_g", "state_gq", "state_H")
+      parts <- parts[!vapply(st[parts], is.null, NA)]
+      spec[parts] <- st[parts]
+      if (!is.null(st$state_loop)) spec$state_loop <- st$state_loop
       iter0 <- as.integer(init$iterations)
+      spec$iter_offset <- iter0
+    } else {
+      th <- if (inherits(init, "sparse_regression_fit")) init$solution$beta else init
+      th <- as.double(th)
+      l1 <- sum(abs(th))
+      if (l1 > radius) th <- th * (radius / l1)
+      spec$init_beta <- th
+      if (inherits(init, "sparse_regression_fit") && length(init$b) == q) {
+        spec$init_b <- as.double(init$b)
+        iter0 <- as.integer(init$iterations)
+      }
     }
     spec$cold_objective <- glm_null_objective(prep)
   }
-  fit <- cg_run(spec, control, "sparse_regression", call, started)
+  list(spec = spec, exact = exact, iter0 = iter0, key = key)
+}
+
+# the fit on the original scale from the solver's result at `radius`
+# (st: glm_start()'s)
+glm_finish <- function(fit, prep, st, init, radius, started) {
   sol <- fit$solution
+  iter0 <- st$iter0
+  # iterations count on from the init's (as a path's summary reads them)
+  if (iter0 > 0L) fit <- continue_trace(fit, init, list(iter = iter0, exact = st$exact))
+  # the solver's state, for init = (fit$state <- NULL frees it)
+  fit$state <- c(sol[c("state_eta", "state_b", "state_support", "state_glm", "state_g",
+                       "state_gq", "state_H", "state_loop")], list(key = st$key))
+  fit$state <- fit$state[!vapply(fit$state, is.null, NA)]
   theta <- sol$beta
   beta <- numeric(prep$p)
   beta[prep$pen] <- prep$cs[prep$pen] * theta
@@ -396,15 +499,45 @@ glm_fit <- function(prep, radius, init = NULL, control = cg_control(), call = NU
   fit$fitted.values <- family_mean(prep$family, sol$eta)
   fit$y <- prep$y
   fit$radius <- radius
-  fit$nobs <- n
+  fit$nobs <- prep$n
   fit$family <- prep$family
   fit$weights <- prep$w
   fit$standardize <- prep$standardize
   fit$penalty.factor <- prep$pf
-  fit$notes <- c(if (iter0 > 0L) sprintf("warm start from a fit of %d iterations", iter0),
+  fit$notes <- c(if (st$exact) continued_note(iter0)
+                 else if (iter0 > 0L) sprintf("warm start from a fit of %d iterations", iter0),
                  beta = prepared_note(prep, theta))
   class(fit) <- c("sparse_regression_fit", "cg_fit")
   finish_fit(fit, started)
+}
+
+# the data the C side of glm_fit() sees, told apart by a few sums (kept in
+# the prepared problem: one pass over X for all the fits of a path)
+glm_data_key <- function(prep) {
+  c(regression_fingerprint(prep$Xpen), fingerprint(as.double(prep$y)),
+    fingerprint(if (is.null(prep$w)) rep(1, prep$n) else prep$w), fingerprint(prep$U),
+    fingerprint(as.double(prep$cs[prep$pen])))
+}
+
+# a kept state of glm_fit() checked before C reads it: a state altered by
+# hand is an error naming `init` (C checks the support against theta)
+check_glm_state <- function(st, init, n, p, q) {
+  ok <- is.double(st$state_eta) && length(st$state_eta) == n && all_finite(st$state_eta) &&
+    is.integer(st$state_support) && !anyNA(st$state_support) &&
+    is.double(st$state_glm) && length(st$state_glm) == 10L && all_finite(st$state_glm) &&
+    is.double(init$solution$beta) && length(init$solution$beta) == p &&
+    all_finite(init$solution$beta) && is.double(st$state_b) && length(st$state_b) == q &&
+    all_finite(st$state_b) &&
+    # ([[ ]]: st$state_g would match state_glm partially)
+    (is.null(st[["state_g"]]) || (is.double(st[["state_g"]]) && length(st[["state_g"]]) == p)) &&
+    (is.null(st[["state_gq"]]) ||
+       (is.double(st[["state_gq"]]) && length(st[["state_gq"]]) == q)) &&
+    (is.null(st[["state_H"]]) ||
+       (is.double(st[["state_H"]]) && length(st[["state_H"]]) == q * q)) &&
+    (is.null(st$state_loop) || (is.double(st$state_loop) && all_finite(st$state_loop))) &&
+    is.numeric(init$iterations) && length(init$iterations) == 1L && !is.na(init$iterations) &&
+    init$iterations >= 0
+  if (!ok) stop_arg("init", "has an invalid `state` (altered by hand?)")
 }
 
 # the objective of the null model (intercept only, or 0): tol's scale for

@@ -259,7 +259,14 @@
 #' (the row order, \eqn{n}{n} integers, and its position) and the running
 #' statistics: \eqn{p^2 + 2p}{p^2 + 2p} doubles with `gram = TRUE` (the
 #' Gram matrix \eqn{S}{S}: as large as the solver's own), or three numbers
-#' per row drawn with `gram = FALSE`. `fit$state <- NULL` frees it.
+#' per row drawn with `gram = FALSE`. For `family = "binomial"` and
+#' `"poisson"` (and least squares with weights or unpenalized columns on a
+#' sparse `X`) the state is the linear predictor as the steps updated it
+#' (\eqn{n}{n} doubles), the support in its order and the face steps'
+#' credit (on a sparse `X` also the gradient and the intercept's iterate,
+#' which its steps update lazily), and "the same settings" include the family, `weights`,
+#' `standardize`, `penalty.factor` and `face_step`. `fit$state <- NULL`
+#' frees it.
 #' Any other `init` (another radius, other data or settings, a fit without
 #' its state, or a vector) is a warm start, said in `notes`: the
 #' statistics start empty (`"pfw"` computes its gradient and support

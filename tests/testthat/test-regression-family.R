@@ -340,3 +340,141 @@ test_that("poisson on a sparse X with weights and an unpenalized column: glmnet'
   expect_gt(fit$face_steps, 0)
   expect_lt(max(abs(coef(fit) - b)), 1e-5)
 })
+
+test_that("binomial and poisson fits resume exactly (init = fit): as one longer run", {
+  d <- family_data()
+  Xs <- Matrix::Matrix(d$X * (abs(d$X) > 0.7), sparse = TRUE)
+  pf <- c(0, rep(1, d$p - 1))                  # a second unpenalized column: q = 2
+  for (family in c("binomial", "poisson")) for (sparse in c(FALSE, TRUE))
+    for (face in c(TRUE, FALSE)) {
+      y <- if (family == "binomial") d$yb else d$yp
+      XX <- if (sparse) Xs else d$X
+      run <- function(k, init = NULL)
+        sparse_regression(XX, y, radius = 6, family = family, weights = d$w,
+                          penalty.factor = pf, face_step = face, init = init,
+                          control = cg_control(max_iter = k, eval_every = 1, tol = 0))
+      label <- paste(family, sparse, face)
+      r <- expect_exact_resume(run, 4, 5, label = label)
+      expect_identical(r$second$face_steps, r$long$face_steps, label = label)
+      # without its state: a warm start (another run), said in the notes
+      w <- warm_resume(run, 4, 5)
+      expect_match(w$notes[1], "^warm start from a fit of 4 iterations", label = label)
+    }
+  # a state altered by hand is an error naming init
+  f <- sparse_regression(d$X, d$yb, radius = 2, family = "binomial",
+                         control = cg_control(max_iter = 3))
+  f$state$state_eta <- f$state$state_eta[-1]
+  expect_error(sparse_regression(d$X, d$yb, radius = 2, family = "binomial", init = f),
+               "^`init` has an invalid `state` \\(altered by hand\\?\\)$")
+})
+
+test_that("weighted CV: fold losses aggregated by the folds' weight sums, as cv.glmnet", {
+  d <- family_data(n = 90)
+  folds <- rep(1:3, length.out = d$n)
+  w <- d$w * ifelse(folds == 1, 4, 1)          # fold 1 weighs far more than its size
+  W <- vapply(1:3, function(k) sum(w[folds == k]), 0)
+  for (family in c("gaussian", "binomial")) {
+    y <- if (family == "binomial") d$yb else d$y
+    cv <- cv_sparse_regression(d$X, y, radius = c(0.5, 1, 2), folds = folds, family = family,
+                               weights = w, control = tight)
+    L <- cv$fold_loss
+    cvm <- drop(L %*% W) / sum(W)
+    expect_equal(cv$cv$cvm, cvm, tolerance = 1e-12)
+    expect_equal(cv$cv$cvsd, sqrt(drop(((L - cvm)^2) %*% W) / sum(W) / 2), tolerance = 1e-12)
+    # (by fold sizes the curve would differ: the test can fail)
+    expect_gt(max(abs(rowMeans(L) - cvm)), 1e-6)
+  }
+  # the aggregation is cv.glmnet's: its per-fold weighted losses (from its
+  # prevalidated predictions) through ours give its cvm and cvsd
+  skip_if_not_installed("glmnet")
+  g <- glmnet::cv.glmnet(d$X, d$y, weights = w, foldid = folds, keep = TRUE,
+                         lambda = c(0.3, 0.1, 0.03))
+  Lg <- sapply(1:3, function(k) {
+    i <- folds == k
+    colSums(w[i] * (d$y[i] - g$fit.preval[i, , drop = FALSE])^2) / sum(w[i])
+  })
+  cu <- cv_curve(Lg, cv_fold_weights(folds, w))
+  expect_equal(unname(cu$cvm), unname(g$cvm), tolerance = 1e-12)
+  expect_equal(unname(cu$cvsd), unname(g$cvsd), tolerance = 1e-12)
+})
+
+test_that("a warm-started glm path counts each fit's own iterations", {
+  d <- family_data()
+  Xs <- Matrix::Matrix(d$X * (abs(d$X) > 0.7), sparse = TRUE)
+  path <- sparse_regression(Xs, d$yb, radius = c(0.5, 1, 2, 4), family = "binomial")
+  it <- path$summary$iterations
+  expect_true(all(it >= 0))
+  expect_identical(sum(it), path$fits[[4]]$iterations)
+  # the key of a state: a dgCMatrix's integer parts (its column pointers
+  # pass 46340 at 5000 x 2000, 1% nonzero) without integer overflow
+  expect_no_warning(fp <- stochcg:::fingerprint(c(50000L, 2L)))
+  expect_identical(fp, stochcg:::fingerprint(c(50000, 2)))
+})
+
+test_that("a glm path in one solver call equals the chain of warm-started single fits", {
+  d <- family_data()
+  Xs <- Matrix::Matrix(d$X * (abs(d$X) > 0.7), sparse = TRUE)
+  r <- c(0.5, 1, 2, 4)
+  for (family in c("binomial", "poisson")) for (XX in list(d$X, Xs)) {
+    y <- if (family == "binomial") d$yb else d$yp
+    path <- sparse_regression(XX, y, radius = r, family = family, weights = d$w)
+    prev <- NULL
+    for (k in seq_along(r)) {
+      f <- sparse_regression(XX, y, radius = r[k], family = family, weights = d$w, init = prev)
+      expect_identical(coef(f), coef(path$fits[[k]]))
+      expect_identical(f$iterations, path$fits[[k]]$iterations)
+      expect_identical(f$gap, path$fits[[k]]$gap)
+      prev <- f
+    }
+    expect_true(all(path$summary$converged))
+    # the last fit keeps its state: it resumes exactly
+    expect_false(is.null(path$fits[[4]]$state))
+    expect_null(path$fits[[3]]$state)
+  }
+})
+
+test_that("sparse X, lazy pairwise steps: glmnet's solution, a certificate of the stated problem", {
+  skip_if_not_installed("glmnet")
+  set.seed(8)
+  n <- 400; p <- 300
+  Xs <- Matrix::rsparsematrix(n, p, density = 0.03)
+  beta <- numeric(p); beta[1:10] <- rnorm(10, sd = 2)
+  y <- rbinom(n, 1, plogis(as.vector(Xs %*% beta)))
+  Xd <- as.matrix(Xs)
+  b <- glmnet_coef(Xs, y, family = "binomial", lambda = 0.01)
+  r <- matched_radius(Xd, b[-1])
+  fit <- sparse_regression(Xs, y, radius = r, family = "binomial", control = tight)
+  expect_true(fit$converged)
+  expect_gt(sum(b != 0), 40)
+  expect_lt(max(abs(coef(fit) - b)), 1e-5)
+  # the objective and gap are those of the coefficients reported (b
+  # minimized at theta), and the gap bounds the distance to glmnet's optimum
+  eta <- drop(coef(fit)[1] + Xd %*% coef(fit)[-1])
+  obj <- mean(pmax(eta, 0) + log1p(exp(-abs(eta))) - y * eta)
+  expect_equal(fit$objective, obj, tolerance = 1e-12)
+  expect_equal(fit$linear.predictors, eta, tolerance = 1e-10)
+  eg <- drop(b[1] + Xd %*% b[-1])
+  ref <- mean(pmax(eg, 0) + log1p(exp(-abs(eg))) - y * eg)
+  expect_lte(fit$objective - ref, fit$gap + 1e-12)
+  # lazy: far fewer passes over X than steps
+  expect_lt(fit$trace$epoch[nrow(fit$trace)], fit$iterations / 2)
+  # the dense X (a pass over X per step) reaches the same solution
+  dense <- sparse_regression(Xd, y, radius = r, family = "binomial", control = tight)
+  expect_lt(max(abs(coef(dense) - coef(fit))), 1e-6)
+})
+
+test_that("sparse X, a large support (face steps by conjugate gradients): glmnet's solution", {
+  skip_if_not_installed("glmnet")
+  set.seed(8)
+  n <- 600; p <- 500
+  Xs <- Matrix::rsparsematrix(n, p, density = 0.02)
+  beta <- numeric(p); beta[1:10] <- rnorm(10, sd = 2)
+  y <- rbinom(n, 1, plogis(as.vector(Xs %*% beta)))
+  b <- glmnet_coef(Xs, y, family = "binomial", lambda = 0.008)
+  r <- matched_radius(as.matrix(Xs), b[-1])
+  fit <- sparse_regression(Xs, y, radius = r, family = "binomial", control = tight)
+  expect_true(fit$converged)
+  expect_gt(sum(b != 0), 200)          # faces of more than 32 coordinates
+  expect_gt(fit$face_steps, 0)
+  expect_lt(max(abs(coef(fit) - b)), 1e-5)
+})
