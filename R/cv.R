@@ -202,6 +202,11 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
       # data's: the folds fit the radii up to it; a fold's: its last fit
       # stands for the larger radii, cv_radius())
       if (default_grid) attr(ctl, "path_stop_ratio") <- 1e-3
+      # a fold's "pfw" path keeps per fit only what the CV reads (its
+      # loss, status and the next piece's warm start: regression_core(),
+      # lean_fit); the full-data path's fits are whole
+      if (!is.null(rows) && !isFALSE(getOption("stochcg.lean_cv")))
+        attr(ctl, "lean_path") <- TRUE
       # least squares with column scales: those of the training rows
       if (!plain)
         return(scaled_fold_path(d, pf, standardize, colnames(X), radius, init,

@@ -150,8 +150,11 @@ path_notes <- function(notes, param, previous) {
 # sparse_regression() makes a single one: the fits are those of separate
 # calls each warm-started from the previous (up to the rounding of a Gram
 # column computed once rather than again, when the cache is full).
+# lean_fit(res, iter0, radius, keep_state), when given (a CV fold's path),
+# makes the fits that end with "converged", "max_iter" or "max_time" as
+# regression_core() describes; the others (interrupted, failed) as finish().
 regression_path <- function(spec, control, radii, finish, init, start, call, started, p,
-                            stop_ratio = NULL) {
+                            stop_ratio = NULL, lean_fit = NULL) {
   spec <- spec_defaults(spec)
   spec$cold_objective <- spec$cold_objective %||% (sum(spec$y^2) / (2 * spec$n))
   # end the path after the first fit that leaves at most stop_ratio of the
@@ -163,9 +166,19 @@ regression_path <- function(spec, control, radii, finish, init, start, call, sta
   fits <- vector("list", length(radii))
   done <- 0L
   prev <- init
+  n_res <- sum(!vapply(results, is.null, NA))
   for (k in seq_along(radii)) {
     res <- results[[k]]
     if (is.null(res)) break
+    if (!is.null(lean_fit) && res$status %in% c("converged", "max_iter", "max_time")) {
+      # (the iterations count from the warm start's, as continue_trace())
+      iter0 <- if (k > 1L) prev$iterations else if (is.null(start)) 0L else start$iter
+      fit <- lean_fit(res, iter0, radii[k], keep_state = k == n_res)
+      fits[[k]] <- fit
+      done <- k
+      prev <- fit
+      next
+    }
     if (k > 1L) start <- regression_start(prev, p, radii[k])
     fit <- withCallingHandlers(
       finish(cg_result(res, spec, control, "sparse_regression", call, wall_clock() - per_fit),

@@ -340,7 +340,8 @@ original_scale <- function(fit, prep) {
   fit$weights <- prep$w
   fit$standardize <- prep$standardize
   fit$penalty.factor <- prep$pf
-  fit$notes <- c(fit$notes, beta = prepared_note(prep, theta))
+  # (a CV fold's lean fit, regression_core(): no notes)
+  if (!isTRUE(fit$lean)) fit$notes <- c(fit$notes, beta = prepared_note(prep, theta))
   fit
 }
 
