@@ -745,3 +745,46 @@ test_that("the default grid's paths end as glmnet's, after 99.9% of the variance
                  tolerance = 1e-8)
   }
 })
+
+test_that("the folds' lean fits give the CV of whole fits exactly, unconverged fits counted", {
+  # p >> n with an intercept, the default grid (pieces warm-started from
+  # the previous piece's last fit, paths ended by glmnet's rule), raw and
+  # standardized; option stochcg.lean_cv = FALSE makes every fold fit whole
+  set.seed(21)
+  n <- 40; p <- 300
+  X <- matrix(rnorm(n * p), n)
+  y <- drop(X[, 1:6] %*% c(3, -2, 2, 1, -1, 1) + rnorm(n))
+  folds <- rep(1:5, 8)
+  same_cv <- function(lean, whole) {
+    expect_identical(lean$cv, whole$cv)
+    expect_identical(lean$fold_loss, whole$fold_loss)
+    expect_identical(lean$index, whole$index)
+    expect_identical(lean$fit$solution, whole$fit$solution)
+    expect_identical(lean$fit$intercept, whole$fit$intercept)
+    expect_identical(lapply(lean$path$fits, `[[`, "solution"),
+                     lapply(whole$path$fits, `[[`, "solution"))
+  }
+  whole_cv <- function(...) {
+    old <- options(stochcg.lean_cv = FALSE)
+    on.exit(options(old))
+    cv_sparse_regression(...)
+  }
+  for (std in c(FALSE, TRUE)) {
+    lean <- cv_sparse_regression(X, y, folds = folds, standardize = std)
+    whole <- whole_cv(X, y, folds = folds, standardize = std)
+    expect_gt(nrow(lean$cv), 5L)             # more than one piece of the grid
+    same_cv(lean, whole)
+  }
+  # a budget too small for every fit: the same fits counted as unconverged,
+  # in the same warning
+  ctl <- cg_control(max_iter = 15)
+  msg <- function(f) tryCatch({ f(); NA_character_ }, warning = conditionMessage)
+  m_lean <- msg(function() cv_sparse_regression(X, y, folds = folds, control = ctl))
+  m_whole <- msg(function() whole_cv(X, y, folds = folds, control = ctl))
+  expect_match(m_lean, "^[0-9]+ of [0-9]+ fits did not reach tol")
+  expect_identical(m_lean, m_whole)
+  lean <- suppressWarnings(cv_sparse_regression(X, y, folds = folds, control = ctl))
+  whole <- suppressWarnings(whole_cv(X, y, folds = folds, control = ctl))
+  expect_false(all(lean$cv$converged))
+  same_cv(lean, whole)
+})
