@@ -238,8 +238,15 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
   # or the misclassification rate (probability above 1/2: class 1)
   dev <- if (type.measure == "class") function(y, mu) as.double((mu > 0.5) != (y == 1))
          else heldout_loss(family)
+  # (each fold's held-out rows of X taken once, not per piece of the grid:
+  # 9% of a CV at 40 x 1999)
+  held <- list()
+  keep_held <- as.numeric(utils::object.size(X)) <= 2^30
   loss_rows <- function(path, rows) {
-    Xt <- X[rows, , drop = FALSE]
+    key <- as.character(rows[1L])
+    h <- held[[key]]
+    Xt <- if (!is.null(h) && identical(h$rows, rows)) h$X else X[rows, , drop = FALSE]
+    if (keep_held && is.null(h)) held[[key]] <<- list(rows = rows, X = Xt)
     wt <- if (is.null(w)) rep(1, length(rows)) else w[rows]
     vapply(path$fits, function(f)
       sum(wt * dev(y[rows], predict(f, Xt, type = "response"))) / sum(wt), 0)
