@@ -229,6 +229,9 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
         regression_prepare(X[rows, , drop = FALSE], y[rows], family, wr, standardize, pf,
                            intercept, method)
       }
+      # (a fold's glm path: lean fits, glm_path())
+      if (!is.null(rows) && !isFALSE(getOption("stochcg.lean_cv")))
+        attr(solver$control, "lean_path") <- TRUE
       if (length(radius) > 1L) return(prepared_fit(pr, radius, init, solver, NULL))
       fit_path(function(radius, init) prepared_fit(pr, radius, init, solver, NULL),
                list(), radius, init)

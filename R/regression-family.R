@@ -375,6 +375,9 @@ glm_path <- function(prep, radii, init = NULL, control = cg_control(), call = NU
                      started = wall_clock(), face_step = TRUE) {
   force(started)
   radii <- check_radii(radii)
+  # (a CV fold's path, cv_sparse_regression(): fits but the last hold only
+  # what the CV reads, as regression_core()'s lean_fit)
+  lean <- isTRUE(attr(control, "lean_path"))
   control <- as_control(control, max_iter = 1e5)
   st <- glm_start(prep, radii[1L], init, face_step)
   # (the tol scale of every warm start: the null model's objective)
@@ -386,6 +389,7 @@ glm_path <- function(prep, radii, init = NULL, control = cg_control(), call = NU
   fits <- vector("list", length(radii))
   done <- 0L
   prev <- init
+  n_res <- sum(!vapply(results, is.null, NA))
   for (k in seq_along(radii)) {
     res <- results[[k]]
     if (is.null(res)) break
@@ -393,6 +397,11 @@ glm_path <- function(prep, radii, init = NULL, control = cg_control(), call = NU
       st$exact <- FALSE
       st$iter0 <- as.integer(prev$iterations)
       st$key$radius <- as.double(radii[k])
+    }
+    if (lean && k < n_res && res$status %in% c("converged", "max_iter", "max_time")) {
+      fits[[k]] <- prev <- glm_lean_fit(res, prep, st$iter0, radii[k])
+      done <- k
+      next
     }
     fit <- withCallingHandlers(
       glm_finish(cg_result(res, spec, control, "sparse_regression", call, wall_clock() - per_fit),
@@ -510,6 +519,29 @@ glm_finish <- function(fit, prep, st, init, radius, started) {
                  beta = prepared_note(prep, theta))
   class(fit) <- c("sparse_regression_fit", "cg_fit")
   finish_fit(fit, started)
+}
+
+# A fold's fit along a CV's glm path (glm_path(), lean): the coefficients,
+# intercept, iterations (from the warm start's: iter0) and status that
+# glm_finish() gives, without trace, notes, state or fitted values
+glm_lean_fit <- function(res, prep, iter0, radius) {
+  tr <- res$trace
+  last <- length(tr$objective)
+  sol <- res$solution
+  theta <- sol$beta
+  beta <- numeric(prep$p)
+  beta[prep$pen] <- prep$cs[prep$pen] * theta
+  b <- sol$b
+  beta[!prep$pen] <- if (prep$intercept) b[-1L] else b
+  names(beta) <- prep$names
+  fit <- list(solution = list(beta = beta), objective = tr$objective[last], gap = tr$gap[last],
+              problem = "sparse_regression", converged = identical(res$status, "converged"),
+              status = res$status, iterations = res$iterations + iter0, time = tr$time[last],
+              theta = theta, b = b, intercept = if (prep$intercept) b[1L] else 0,
+              radius = radius, nobs = prep$n, family = prep$family, lean = TRUE)
+  if (prep$intercept) fit$x_center <- stats::setNames(prep$xbar, prep$names)
+  class(fit) <- c("sparse_regression_fit", "cg_fit")
+  fit
 }
 
 # the data the C side of glm_fit() sees, told apart by a few sums (kept in

@@ -787,4 +787,14 @@ test_that("the folds' lean fits give the CV of whole fits exactly, unconverged f
   whole <- suppressWarnings(whole_cv(X, y, folds = folds, control = ctl))
   expect_false(all(lean$cv$converged))
   same_cv(lean, whole)
+  # the glm families' fold paths (glm_path()), lean the same way
+  yb <- as.numeric(y > median(y))
+  for (ctl in list(cg_control(), cg_control(max_iter = 3))) {
+    lean <- suppressWarnings(cv_sparse_regression(X, yb, family = "binomial", folds = folds,
+                                                  control = ctl))
+    whole <- suppressWarnings(whole_cv(X, yb, family = "binomial", folds = folds,
+                                       control = ctl))
+    same_cv(lean, whole)
+  }
+  expect_false(all(lean$cv$converged))
 })
