@@ -24,9 +24,16 @@
 suppressPackageStartupMessages(library(stochcg))
 stopifnot(requireNamespace("glmnet", quietly = TRUE))
 
+# STOCHCG_BENCH_REPS = k: each call timed k times, the median wall and CPU
+# seconds reported (steadier under load; default 1)
+reps <- max(1L, as.integer(Sys.getenv("STOCHCG_BENCH_REPS", "1")))
 timed <- function(f) {
-  t0 <- proc.time(); v <- f(); t <- proc.time() - t0
-  list(value = v, wall = t[["elapsed"]], cpu = t[["user.self"]] + t[["sys.self"]])
+  wall <- cpu <- numeric(reps)
+  for (r in seq_len(reps)) {
+    t0 <- proc.time(); v <- f(); t <- proc.time() - t0
+    wall[r] <- t[["elapsed"]]; cpu[r] <- t[["user.self"]] + t[["sys.self"]]
+  }
+  list(value = v, wall = stats::median(wall), cpu = stats::median(cpu))
 }
 
 gene_response <- function(M) list(X = M[, -1], y = M[, 1])
@@ -139,7 +146,8 @@ write_results <- function(res, echo = FALSE) {
                    format(Sys.time(), "%Y-%m-%d %H:%M"), Sys.getenv("STOCHCG_BENCH_NOTE")), "",
            paste("`inst/bench/cv_regression_wide.R`. Intercept for both, glmnet standardize =",
                  "FALSE, 10 folds (the same ids), 80% of the rows for training. `cv_s_*`: wall",
-                 "seconds of one CV call, `cv_cpu_*`: CPU seconds (user + sys), `cv_ratio` ours /",
+                 sprintf("seconds of one CV call%s, `cv_cpu_*`: CPU seconds (user + sys), `cv_ratio` ours /",
+                         if (reps > 1L) sprintf(" (median of %d calls)", reps) else ""),
                  "glmnet (wall), `cv_cpu_ratio` (CPU); test MSE of the 1se fits on the 20% held out; `unconv`: radii",
                  "with a fit that did not reach tol, of `radii` fitted. `fit_*`: one fit at our",
                  "1se radius against glmnet at the lambda of that l1 norm. `load`: 1-minute",
