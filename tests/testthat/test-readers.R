@@ -188,3 +188,32 @@ test_that("readers leave the RNG alone; bad input names the argument", {
   expect_error(sparse_regression(block_reader(H, block_size = 20, by = "cols"), d$y, radius = 1),
                "`X` is a reader by cols")
 })
+
+# ---- tests spaced by the data's passes (src/solve_run.c, test_every_min)
+
+test_that("a reader's gap tests are a data pass apart; memory and file stop alike", {
+  skip_if_not_installed("HDF5Array")
+  d <- regression_data()                      # n = 600: ceiling(600 / 7) = 86
+  H <- h5_matrix(d$X, c(50, ncol(d$X)))
+  ctl <- cg_control(tol = 1e-3, max_iter = 5000)
+  set.seed(4)
+  fm <- sparse_regression(block_reader(d$X, block_size = 50), d$y, radius = 2,
+                          method = "sfw", batch_size = 7, control = ctl)
+  set.seed(4)
+  fh <- sparse_regression(block_reader(H, block_size = 50), d$y, radius = 2,
+                          method = "sfw", batch_size = 7, control = ctl)
+  expect_identical(coef(fh), coef(fm))
+  expect_identical(fh$iterations, fm$iterations)
+  expect_identical(c(fh$objective, fh$gap), c(fm$objective, fm$gap))
+  # it stopped on tol at a scheduled test: below 860 iterations (where 10%
+  # of them exceed a pass) the tests fall on multiples of the 86 iterations
+  # that draw one pass, never closer
+  expect_true(fm$converged)
+  expect_lt(fm$iterations, 860L)
+  expect_identical(fm$iterations %% 86L, 0L)
+  expect_lte(fm$gap, 1e-3 * fm$objective)
+  # and the gap certifies it against the exact optimum (pfw, in memory)
+  ref <- sparse_regression(d$X, d$y, radius = 2, control = cg_control(tol = 1e-12))
+  expect_lte(fm$objective - ref$objective, fm$gap + 1e-12)
+  expect_gte(fm$objective - ref$objective, -1e-10)
+})
