@@ -20,7 +20,9 @@
  * proximal gradient with restart on R, whose proximal step is the floored
  * sparse problem with target S - L(Y), solved by the dual method above, warm
  * started (step 1 without momentum is alternating minimization, which
- * converged only linearly, e.g. 5% per step on a p > n test case).
+ * converged only linearly, e.g. 5% per step on a p > n test case), to a
+ * tolerance falling geometrically with the outer steps, its test counting
+ * the floor raise delta I's cost to the outer certificate (r_step).
  * Certificate of the stated problem (both structures): the Fenchel dual
  *   D(W) = -1/2 ||W||^2 - <W, S> + eps tr W,
  * feasible when -W <= Z for some Z with |Z_ij| <= lambda off the diagonal and
@@ -908,9 +910,6 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
     double dual = -0.5 * (f2 + 2.0 * t * ftr + p * t * t) - (fs + t * c->trS)
                   + c->eps * (ftr + p * t);
     *gap = *obj - dual;
-#ifdef LRS_DEBUG
-    double dbg_ga = *gap, dbg_ta = t;
-#endif
     /* (a)'s shift is of the size of the last change of L, which alternation
      * shrinks only linearly; short of the goal, (b) W = G' + t I with
      * G' = R(Lambda) - S + Lr, exact on the sparse side, t from
@@ -930,9 +929,6 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
         t = -c->gamma - lmin > 0.0 ? -c->gamma - lmin : 0.0;
         dual = -0.5 * (c->g2 + 2.0 * t * c->trG + p * t * t) - (c->gs + t * c->trS)
                + c->eps * (c->trG + p * t);
-#ifdef LRS_DEBUG
-        REprintf("eval obj %.12g gap_a %.4g t_a %.3g gap_b %.4g t_b %.3g delta %.3g Lr %d L %d lam %d restarts %d inner %d mv %ld\n", *obj, dbg_ga, dbg_ta, *obj - dual, t, c->delta, c->Lr.r, c->L.r, c->lam.r, c->restarts, c->inner_iters, c->n_matvec);
-#endif
         if (a_failed || *obj - dual < *gap) *gap = *obj - dual;
     }
 }
