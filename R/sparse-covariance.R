@@ -128,10 +128,11 @@
 #' Khan's 2308 genes (\eqn{n = 66}) 8 s against 63 s (it chose the
 #' default's shrinkage estimate). So it is not the default, whose call at
 #' \eqn{p = 5000} is meant to stay within a minute. On some data the
-#' `"lowrank+sparse"` CV is far slower: on `NMF::esGolub` (\eqn{p = 4758},
-#' \eqn{n = 28}) its fold fits at the largest `gamma` and the third `lambda`
-#' need hundreds of outer iterations, and the call did not finish in 8
-#' minutes.
+#' `"lowrank+sparse"` CV is slower: on `NMF::esGolub` (\eqn{p = 4758},
+#' \eqn{n = 28}) it took 700 s of CPU (1380 s on the shared machine; more
+#' than 5 minutes on 2 idle cores), about half of it in the fold fits at the
+#' largest `gamma` and the third `lambda` (6-7 outer iterations of about
+#' 100,000 Lanczos products each).
 #'
 #' @param data An \eqn{n \times p}{n x p} numeric matrix or `Matrix` of
 #'   observations (rows); or, when `n` is given, a \eqn{p \times p}{p x p}
