@@ -234,7 +234,10 @@ lowrank_sampler <- function(M0, sigma) {
 #' `data` adds one copy of it by rows.
 #'
 #' @param data An \eqn{n \times p} numeric matrix or `Matrix` of observations
-#'   (rows), \eqn{n \ge 2}.
+#'   (rows), \eqn{n \ge 2}. Not a reader ([block_reader()], a
+#'   `DelayedArray`): the solvers draw single rows at random, with
+#'   replacement, from memory; for data on disk, [sparse_covariance()]
+#'   forms the sample covariance in one pass over the file.
 #' @returns An object of class `cg_rows`, for `M` in [lowrank_sparse()].
 #' @examples
 #' set.seed(2)
@@ -246,6 +249,10 @@ lowrank_sampler <- function(M0, sigma) {
 #' fit
 #' @export
 covariance_rows <- function(data) {
+  if (is_reader_input(data))
+    stop_arg("data", "is read from disk (a reader): covariance_rows() draws single rows at ",
+             "random from memory; for data on disk, sparse_covariance(data, lambda = ) forms ",
+             "the covariance in one pass over the file")
   data <- check_design(data, "data")
   n <- nrow(data); p <- ncol(data)
   if (n < 2L || p < 1L) stop_arg("data", "must have at least two rows and one column")

@@ -22,6 +22,10 @@
 #' gap) read the blocks in order. Passing a `DelayedArray` to those
 #' functions makes a reader with the default block size.
 #'
+#' [sparse_covariance()] reads the blocks of rows of a reader once, in
+#' order, for the sample covariance, then fits from it (a given `lambda`:
+#' its cross-validation needs the rows in memory).
+#'
 #' Formats: a numeric `matrix`, a `dgCMatrix` (each block made dense when
 #' read) and a `DelayedArray`, which includes an `HDF5Array` /
 #' `HDF5Matrix` (Bioconductor's on-disk matrices, e.g. from
@@ -173,14 +177,17 @@ is_reader_input <- function(x) {
 # finite (an error naming `arg` and the block) and returns the column means
 # and standard deviations (divisor n) along `by`'s other dimension (of the
 # columns for by = "rows"), the largest absolute value and, with gram =
-# TRUE, the crossproduct X'X (by = "rows" only). Sums are taken around the
-# first block's means, so that large means do not cancel the variances.
-reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE) {
+# TRUE, the crossproduct X'X (by = "rows" only); with cov = TRUE, the
+# sample covariance (divisor n - 1). Sums are taken around the first
+# block's means, so that large means do not cancel the variances (nor the
+# covariances).
+reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE) {
   n <- if (reader$by == "rows") reader$dim[1L] else reader$dim[2L]
   p <- if (reader$by == "rows") reader$dim[2L] else reader$dim[1L]
   s1 <- s2 <- numeric(p)
   shift <- NULL
   G <- if (gram) matrix(0, p, p)
+  C <- if (cov) matrix(0, p, p)
   max_abs <- 0
   nnz <- 0
   for (k in seq_len(reader$n_blocks)) {
@@ -203,11 +210,17 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE) {
     s1 <- s1 + colSums(D)
     s2 <- s2 + colSums(D * D)
     if (gram) G <- G + crossprod(B)
+    if (cov) C <- C + crossprod(D)
   }
   if (!sums) return(list(n = n, p = p, max_abs = max_abs, nnz = nnz))
   mean <- shift + s1 / n
   var <- pmax(s2 / n - (s1 / n)^2, 0)
-  list(n = n, p = p, mean = mean, sd = sqrt(var), max_abs = max_abs, gram = G)
+  if (cov) {
+    d <- s1 / n
+    C <- (C - n * tcrossprod(d)) / (n - 1)
+    C <- (C + t(C)) / 2                     # exactly symmetric
+  }
+  list(n = n, p = p, mean = mean, sd = sqrt(var), max_abs = max_abs, gram = G, cov = C)
 }
 
 # sparse_regression() with X a reader or a DelayedArray: least squares over
@@ -394,4 +407,22 @@ reader_smf_data <- function(Y, n, arg) {
        passes = function() 1 + cache$reads / reader$n_blocks,
        spec = list(Y_call = as.call(list(if (sparse) fetch_sparse else fetch, 1L)),
                    env = baseenv(), block_cols = bs, Y_sparse = sparse))
+}
+
+# ---- covariance from a reader (sparse_covariance(), issue 27) -----------
+# The sample covariance S (divisor n - 1) of the rows of a reader in one
+# pass over its blocks, in order: the column sums and the crossproduct
+# around the first block's means (reader_moments()), memory O(p^2), never
+# the n x p data. sparse_covariance() then fits from S as from a covariance
+# given with `n`.
+reader_covariance <- function(x, arg) {
+  r <- as_reader(x, "rows", arg)
+  if (r$dim[1L] < 2L) stop_arg(arg, "must have at least two rows (observations)")
+  if (as.double(r$dim[2L])^2 > 2^31 - 1)
+    stop_arg(arg, "has ", r$dim[2L], " columns; its covariance needs p^2 doubles ",
+             "(p <= 46340)")
+  mom <- reader_moments(r, arg, cov = TRUE)
+  nm <- r$dimnames[[2L]]
+  if (!is.null(nm)) dimnames(mom$cov) <- list(nm, nm)
+  list(S = mom$cov, n = r$dim[1L], passes = 1)
 }

@@ -128,14 +128,23 @@
 #' Khan's 2308 genes (\eqn{n = 66}) 8 s against 63 s (it chose the
 #' default's shrinkage estimate). So it is not the default, whose call at
 #' \eqn{p = 5000} is meant to stay within a minute. On some data the
-#' `"lowrank+sparse"` CV is far slower: on `NMF::esGolub` (\eqn{p = 4758},
-#' \eqn{n = 28}) its fold fits at the largest `gamma` and the third `lambda`
-#' need hundreds of outer iterations, and the call did not finish in 8
-#' minutes.
+#' `"lowrank+sparse"` CV is slower: on `NMF::esGolub` (\eqn{p = 4758},
+#' \eqn{n = 28}) it took 700 s of CPU (1380 s on the shared machine; more
+#' than 5 minutes on 2 idle cores), about half of it in the fold fits at the
+#' largest `gamma` and the third `lambda` (6-7 outer iterations of about
+#' 100,000 Lanczos products each).
 #'
 #' @param data An \eqn{n \times p}{n x p} numeric matrix or `Matrix` of
 #'   observations (rows); or, when `n` is given, a \eqn{p \times p}{p x p}
-#'   covariance matrix.
+#'   covariance matrix; or rows on disk: a `DelayedArray` (e.g. an
+#'   `HDF5Matrix`) or a [block_reader()] by rows. From disk the sample
+#'   covariance is formed in one pass over the file, block by block (its
+#'   column sums and crossproduct, around the first block's means), and the
+#'   fit is that of this covariance with `n` its rows: what stays in memory
+#'   is one \eqn{p \times p}{p x p} covariance and the estimate, never the
+#'   data. Cross-validation scores held-out rows one by one, so from disk
+#'   `lambda` (and `gamma`, `shrink`, `shrink_var`) must be given: a
+#'   number, or several `lambda` with `folds = NULL` (a path).
 #' @param lambda Penalty on the off-diagonal entries: a number, a vector of
 #'   values to choose from by cross-validation, or `"cv"` (default: a grid
 #'   from the largest off-diagonal \eqn{|S_{ij}|}, where the estimate is
@@ -252,6 +261,33 @@ sparse_covariance <- function(data, lambda = "cv",
                               control = cg_control(), cores = NULL) {
   started <- wall_clock()
   call <- match.call()
+  if (is_reader_input(data)) {
+    # rows on disk (a reader, or a DelayedArray): the sample covariance in
+    # one pass over their blocks (R/readers.R), then the fit from it as from
+    # a covariance given with `n`. Cross-validation scores held-out rows one
+    # by one (and its stopping rule pairs them), so it needs the rows in
+    # memory: from a reader every penalty is given.
+    if (!is.null(n))
+      stop_arg("n", "must be NULL when `data` is read from disk (a reader): its rows give n")
+    tuned <- function(v) !is.numeric(v) || length(v) > 1L
+    if (match_choice(structure, STRUCTURES, "structure") == "auto")
+      stop_arg("structure", "\"auto\" is chosen by cross-validation, which needs `data` in ",
+               "memory (not a reader)")
+    if (!is.numeric(lambda) || (length(lambda) > 1L && !is.null(folds)))
+      stop_arg("lambda", "must be given (a number, or several with folds = NULL: a path) when ",
+               "`data` is read from disk (a reader): cross-validation needs `data` in memory")
+    if (identical(match_choice(structure, STRUCTURES, "structure"), "lowrank+sparse") &&
+        tuned(gamma))
+      stop_arg("gamma", "must be a number when `data` is read from disk (a reader): ",
+               "cross-validation needs `data` in memory")
+    for (a in c("shrink", "shrink_var"))
+      if (!is.null(get(a)) && tuned(get(a)))
+        stop_arg(a, "must be a number when `data` is read from disk (a reader): ",
+                 "cross-validation needs `data` in memory")
+    rd <- reader_covariance(data, "data")
+    data <- rd$S
+    n <- rd$n
+  }
   if (is.null(folds) && is.numeric(lambda) && length(lambda) > 1L) {
     # no cross-validation: a path over lambda, warm-started from the largest
     structure <- match_choice(structure, STRUCTURES, "structure")

@@ -228,11 +228,17 @@
 #' memory, `block_reader(X, block_size = )` with the file's block size,
 #' bit for bit. The objective and gap of the trace (on the adaptive
 #' schedule of [cg_control()]) are full passes over the file, block by
-#' block in order: with the default `tol > 0` a test is due at most 10% of
-#' the iterations apart (about 50 passes in 1000 iterations), so set `tol =
-#' 0` (evaluations then take at most a share of the run's time) or
-#' `eval_every` to read the file less often. What stays in memory: the
-#' \eqn{p 	imes p}{p x p} sufficient statistics \eqn{S_t}{S_t} and
+#' block in order: with the default `tol > 0` a test (a pass) is due at
+#' most 10% of the iterations apart but at least `ceiling(n / batch_size)`
+#' apart, the iterations that draw one pass of rows (once all rows are
+#' drawn, `S_t` and `b_t` are those of all of them and the draws read
+#' nothing more): at 2e6 x 50, 1000 iterations read the file 53 times with
+#' tests 10% apart, 5 times now (`inst/bench/results/out_of_core.md`).
+#' The spacing depends only on `n`
+#' and `batch_size`, so a file and the same matrix in memory stop at the
+#' same iteration. Set `tol = 0` (evaluations then take at most a share of
+#' the run's time) or `eval_every` to read the file less often still. What
+#' stays in memory: the \eqn{p \times p}{p x p} sufficient statistics \eqn{S_t}{S_t} and
 #' \eqn{b_t}{b_t} (`gram = TRUE`), the coefficients, two blocks (one drawn
 #' from, one evaluated) and `y` (with its centred copy); no \eqn{n}-vector
 #' of fitted values is kept (`fitted()` has none). The fit's `reader`

@@ -20,7 +20,9 @@
  * proximal gradient with restart on R, whose proximal step is the floored
  * sparse problem with target S - L(Y), solved by the dual method above, warm
  * started (step 1 without momentum is alternating minimization, which
- * converged only linearly, e.g. 5% per step on a p > n test case).
+ * converged only linearly, e.g. 5% per step on a p > n test case), to a
+ * tolerance falling geometrically with the outer steps, its test counting
+ * the floor raise delta I's cost to the outer certificate (r_step).
  * Certificate of the stated problem (both structures): the Fenchel dual
  *   D(W) = -1/2 ||W||^2 - <W, S> + eps tr W,
  * feasible when -W <= Z for some Z with |Z_ij| <= lambda off the diagonal and
@@ -87,8 +89,9 @@ typedef struct {
     double g2, gs, gt, trG, l1;         /* ||G||^2, <G, S>, <G, T>, tr G, |R|_off;
                                            G = R(Lambda) - T */
     double gap_inner, obj_inner;        /* the R step's own certificate */
-    double inner_tol, gap_goal, outer_rel_gap;  /* gap_goal: the run's tol */    /* the last evaluation's gap / objective */
+    double inner_tol, gap_goal;         /* gap_goal: the run's tol */
     int max_inner, inner_iters, restarts;
+    double outer_steps;                 /* R steps of the run (r_step's schedule) */
     double *block, *block2, *scratch;   /* p x BLOCK, p x BLOCK, 2 cap x BLOCK */
     int have_R;                         /* R(Lambda) computed for Lambda, Lr */
     int fresh_L;                        /* L is the L step's for the current R */
@@ -695,14 +698,32 @@ static void split_singletons(cov *c)
     c->W_ready = 1;
 }
 
-/* R step, warm started from the last dual, to a relative gap a tenth of
- * the alternation's last one (inexact block steps whose error shrinks with
- * the outer gap; early alternations need no exact R), at most 1e-3 and at
- * least inner_tol; returns the eigenpairs computed or -1 */
+/* What the floor's raise delta costs the outer certificate: its dual point
+ * G = L + R(Lambda) + delta I - S (cv_evaluate) pays delta tr(R_f - eps I),
+ * R_f = R(Lambda) + delta I, where the R step's own gap pays delta tr
+ * Lambda only. At p >> n the first is about p / tr Lambda times the second
+ * (golub, p = 4758, gamma 270, lambda 0.52: one dual step per R step met
+ * the R step's test, delta stayed near 0.002 and the outer gap at 7.5,
+ * 13 times the run's tol x |objective|, for hundreds of outer steps). */
+static double delta_cost(const cov *c)
+{
+    const double trRf = c->trG + c->trS - fac_trace(&c->Lr) + c->p * c->delta;
+    return c->delta * fmax(trRf - c->p * c->eps, 0.0);
+}
+
+/* R step, warm started from the last dual, to a relative gap that falls
+ * geometrically with the outer steps, 1e-3 x 4^-k at the k-th (k from 0,
+ * carried by init =), down to inner_tol: inexact proximal steps with
+ * summable errors (early steps need no exact R; a schedule of the step
+ * count, not of the evaluated gap, so that the evaluations, whose schedule
+ * never changes a fit, do not change it). The test counts the floor raise's
+ * cost to the outer certificate (delta_cost) with the R step's own gap.
+ * Returns the eigenpairs computed or -1. */
 static int r_step(cov *c)
 {
     int work = 0;
-    const double goal = c->inner_tol;
+    const double goal = fmax(c->inner_tol, 1e-3 * pow(0.25, fmin(c->outer_steps, 60.0)));
+    c->outer_steps++;
     c->tk = 1.0;                               /* the target moved: no momentum */
     c->prev.r = 0;
     if (c->ell) split_singletons(c);
@@ -713,7 +734,8 @@ static int r_step(cov *c)
         c->inner_iters++;
         if (it == 1 || it % 5 == 0 || it == c->max_inner) {
             if (certify_inner(c) < 0) return -1;
-            if (c->gap_inner <= goal * fmax(fabs(c->obj_inner), DBL_MIN)) return work;
+            if (c->gap_inner + delta_cost(c) <= goal * fmax(fabs(c->obj_inner), DBL_MIN))
+                return work;
         }
         if (cg_interrupt_poll()) { cg_fail_status(c->P, CG_ERR_INTERRUPT, ""); return -1; }
     }
@@ -909,7 +931,6 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
                + c->eps * (c->trG + p * t);
         if (a_failed || *obj - dual < *gap) *gap = *obj - dual;
     }
-    c->outer_rel_gap = *gap / fmax(fabs(*obj), DBL_MIN);
 }
 
 static double cv_gradient(cg_problem *P, int batch) { (void) P; (void) batch; return 1.0; }
@@ -993,11 +1014,13 @@ static void resume_state(SEXP spec, cov *c)
         }
     }
     c->tR = cg_spec_scalar(spec, "state_tR", 1.0);
+    c->outer_steps = cg_spec_scalar(spec, "state_outer_steps", 0.0);
     if (state_csc(spec, "state_Rm", &c->Rm, p)) {
         c->has_Rm = 1;
         c->dm = cg_spec_scalar(spec, "state_dm", 0.0);
     }
-    if (!(c->tk >= 1.0) || !(c->tR >= 1.0) || !(c->passes >= 0.0) || !R_FINITE(c->dm))
+    if (!(c->tk >= 1.0) || !(c->tR >= 1.0) || !(c->passes >= 0.0) || !R_FINITE(c->dm)
+        || !(c->outer_steps >= 0.0))
         error("invalid covariance state");
 }
 
@@ -1039,7 +1062,6 @@ int cg_problem_covariance(cg_problem *P, SEXP spec)
     if (c->lowrank) warm_factor(spec, "warm_Lu", "warm_Ld", &c->L, p);
     fac_copy(&c->Lr, &c->L, p);
     c->tk = 1.0;
-    c->outer_rel_gap = 1.0;
     c->block = cg_zeros((size_t) p * BLOCK); c->block2 = cg_zeros((size_t) p * BLOCK);
     c->scratch = cg_zeros((size_t) 2 * c->cap * BLOCK + 1);
     if (!c->lowrank) {                  /* (screening needs L = 0) */
@@ -1120,7 +1142,7 @@ SEXP cg_covariance_solution(cg_problem *P)
                                   "state_obj_first", "state_ref_p", "state_ref_i", "state_ref_x",
                                   "state_ref_lmin", "state_Lr_u", "state_Lr_d", "state_tR",
                                   "state_Rm_p", "state_Rm_i", "state_Rm_x", "state_dm",
-                                  "state_ell", "state_single", ""};
+                                  "state_ell", "state_single", "state_outer_steps", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     csc_elements(out, 0, &c->R, p);
     SET_VECTOR_ELT(out, 3, ScalarReal(c->delta));
@@ -1151,6 +1173,7 @@ SEXP cg_covariance_solution(cg_problem *P)
             csc_elements(out, 23, &c->Rm, p);
             SET_VECTOR_ELT(out, 26, ScalarReal(c->dm));
         }
+        SET_VECTOR_ELT(out, 29, ScalarReal(c->outer_steps));
         if (c->m_rest < p) {            /* the dual's diagonal part on J */
             SET_VECTOR_ELT(out, 27, real_vector(c->ell, p));
             SEXP single = allocVector(INTSXP, p);

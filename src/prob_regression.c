@@ -1407,6 +1407,9 @@ static int reader_init(cg_problem *P, regression *R, SEXP spec)
     if (bsize == NA_INTEGER || bsize < 1 || batch == NA_INTEGER || batch < 1)
         error("spec: invalid block_rows or batch_size");
     cg_block_sampler_init(&R->bs, n, bsize, mode, 0);
+    /* a test reads every block: at most one per pass the draws make
+     * (solve_run.c), set by n and the batch alone (memory = file) */
+    P->test_every_min = (int) (((double) n + batch - 1) / batch);
     R->smp.n = n; R->smp.batch = batch; R->smp.mode = mode;
     R->theta = cg_zeros(p); R->g = cg_zeros(p);
     R->gfull = cg_zeros(p);

@@ -560,6 +560,13 @@ struct cg_problem {
      * convergence (stochastic_mf at tol = 0, where a whole fit can take
      * 0.05 s and the budget alone kept 2 rows) */
     double eval_free;
+    /* the fewest iterations between two tests (0: none), for problems whose
+     * test (a full evaluation) reads all the data from a file while an
+     * iteration reads a minibatch: set from the data's dimensions and the
+     * batch only (never from timing, nor from where the data are), so that
+     * set.seed() reproduces where a run stops (a reader: one pass drawn per
+     * test, prob_regression.c) */
+    int    test_every_min;
     /* set by the run before each P->evaluate: 1 when the run may stop on
      * that evaluation (a test), 0 for a trace-only row; a problem may spend
      * less on rows that cannot stop the run (covariance) */
@@ -697,6 +704,7 @@ typedef struct {
     double obj0;             /* the objective at the start: scale of tol */
     int gap_relative;        /* P->gap_relative: tol bounds the gap itself */
     double eval_free;        /* P->eval_free */
+    int test_min;            /* P->test_every_min */
     double obj_test;         /* ... and at the last test (see eval_due) */
     int offset;              /* P->iter_offset: the schedule of tests counts
                                 the resumed fit's iterations (global) */

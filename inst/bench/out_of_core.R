@@ -16,6 +16,9 @@
 #   exact:  X'X and X'y accumulated block by block, then the exact solution
 #           at the radius (pfw on the p x p problem, tol 1e-13);
 #   sfw:    sparse_regression(H, y, radius, method = "sfw"), defaults;
+#   sfw_before: the same under another build of stochcg, side by side in
+#           one run: set STOCHCG_BENCH_BEFORE_LIB to its library (R_LIBS)
+#           to compare a change (e.g. the readers' test schedule);
 #   smf_floor, onmf: the same for stochastic_mf().
 # Targets (issue 27): peak RSS < 1 GB; the coefficients within the stated
 # tolerance of the exact solution (the fit's gap bounds f - f*, and
@@ -87,13 +90,13 @@ if (length(args) && args[1] == "--phase") {
       })
       c(t$value, list(cpu = t$cpu, wall = t$wall))
     },
-    sfw = , sfw_tol0 = {
+    sfw = , sfw_tol0 = , sfw_before = {
       H <- HDF5Array(meta$xfile, "X")
       y <- readRDS(meta$yfile)
       set.seed(1)
       # sfw_tol0: no gap tests (tol = 0), so the trace's evaluations, each a
       # pass over the file, stay within the schedule's share of the time
-      ctl <- if (phase == "sfw") cg_control() else cg_control(tol = 0)
+      ctl <- if (phase == "sfw_tol0") cg_control(tol = 0) else cg_control()
       t <- timed(sparse_regression(H, y, radius = meta$radius, method = "sfw", control = ctl))
       f <- t$value
       list(cpu = t$cpu, wall = t$wall, beta = f$solution$beta, theta = f$theta,
@@ -168,15 +171,18 @@ radius <- 5
 saveRDS(list(xfile = xfile, yfile = yfile, yfile_smf = yfile_smf, radius = radius, outer = 3),
         file.path(dir, "meta.rds"))
 
+before_lib <- Sys.getenv("STOCHCG_BENCH_BEFORE_LIB")
 run_phase <- function(phase) {
-  rc <- system2(file.path(R.home("bin"), "Rscript"), c(self, "--phase", phase, dir))
+  env <- if (phase == "sfw_before") paste0("R_LIBS=", before_lib) else character()
+  rc <- system2(file.path(R.home("bin"), "Rscript"), c(self, "--phase", phase, dir), env = env)
   if (rc != 0) stop("phase ", phase, " failed")
   readRDS(file.path(dir, paste0(phase, ".rds")))
 }
 load_before <- load_txt()
 res <- list()
 # the fits between two floors, so that a change of load shows
-for (ph in c("floor", "exact", "sfw", "sfw_tol0", "smf_floor", "onmf"))
+for (ph in c("floor", "exact", if (nzchar(before_lib)) "sfw_before", "sfw", "sfw_tol0",
+            "smf_floor", "onmf"))
   res[[ph]] <- run_phase(ph)
 res$floor2 <- run_phase("floor")
 load_after <- load_txt()
@@ -218,6 +224,12 @@ lines <- c(
           ex$wall, ex$cpu, ex$rss_mb),
   sprintf("| sparse_regression(method = \"sfw\"), %d iterations | %.1f | %.1f | %.2f | %.1f | %.1f | %.0f MB |",
           sf$iterations, sf$wall, sf$cpu, sf$passes, per_pass_wall, per_pass_cpu, sf$rss_mb),
+  if (!is.null(res$sfw_before))
+    sprintf("| same, before (the build in %s): %d iterations, %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.0f MB |",
+            before_lib, res$sfw_before$iterations, res$sfw_before$message, res$sfw_before$wall,
+            res$sfw_before$cpu, res$sfw_before$passes,
+            res$sfw_before$wall / res$sfw_before$passes,
+            res$sfw_before$cpu / res$sfw_before$passes, res$sfw_before$rss_mb),
   sprintf("| same, cg_control(tol = 0): %d iterations | %.1f | %.1f | %.2f | %.1f | %.1f | %.0f MB |",
           res$sfw_tol0$iterations, res$sfw_tol0$wall, res$sfw_tol0$cpu, res$sfw_tol0$passes,
           res$sfw_tol0$wall / res$sfw_tol0$passes, res$sfw_tol0$cpu / res$sfw_tol0$passes,
@@ -241,9 +253,10 @@ lines <- c(
           sqrt(sum((res$sfw_tol0$theta - ex$theta)^2))),
   "", "Notes: a pass is a read of every block (the fit's first checks the values and computes the",
   "column means and sds). With the default tol > 0 the gap is tested at most 10% of the",
-  sprintf(paste("iterations apart, each test a pass over the file (%.0f passes in %d iterations,",
-                "most of the time); with tol = 0 the evaluations keep to the schedule's share of",
-                "the time (%.0f passes: the moments, the start, the draws, the end)."),
+  "iterations apart and, from a reader, at least the iterations that draw one pass apart",
+  "(n / batch_size; each test is a pass over the file, src/solve_run.c test_every_min);",
+  sprintf(paste("%.0f passes in %d iterations; with tol = 0 the evaluations keep to the schedule's",
+                "share of the time (%.0f passes: the moments, the start, the draws, the end)."),
           sf$passes, sf$iterations, res$sfw_tol0$passes),
   sprintf(paste("The floor's first pass took %.1f s (opening the file, compiling the reader),",
                 "the fastest %.1f s. The factorization file holds dense doubles; its blocks,",

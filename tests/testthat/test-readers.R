@@ -188,3 +188,84 @@ test_that("readers leave the RNG alone; bad input names the argument", {
   expect_error(sparse_regression(block_reader(H, block_size = 20, by = "cols"), d$y, radius = 1),
                "`X` is a reader by cols")
 })
+
+# ---- tests spaced by the data's passes (src/solve_run.c, test_every_min)
+
+test_that("a reader's gap tests are a data pass apart; memory and file stop alike", {
+  skip_if_not_installed("HDF5Array")
+  d <- regression_data()                      # n = 600: ceiling(600 / 7) = 86
+  H <- h5_matrix(d$X, c(50, ncol(d$X)))
+  ctl <- cg_control(tol = 1e-3, max_iter = 5000)
+  set.seed(4)
+  fm <- sparse_regression(block_reader(d$X, block_size = 50), d$y, radius = 2,
+                          method = "sfw", batch_size = 7, control = ctl)
+  set.seed(4)
+  fh <- sparse_regression(block_reader(H, block_size = 50), d$y, radius = 2,
+                          method = "sfw", batch_size = 7, control = ctl)
+  expect_identical(coef(fh), coef(fm))
+  expect_identical(fh$iterations, fm$iterations)
+  expect_identical(c(fh$objective, fh$gap), c(fm$objective, fm$gap))
+  # it stopped on tol at a scheduled test: below 860 iterations (where 10%
+  # of them exceed a pass) the tests fall on multiples of the 86 iterations
+  # that draw one pass, never closer
+  expect_true(fm$converged)
+  expect_lt(fm$iterations, 860L)
+  expect_identical(fm$iterations %% 86L, 0L)
+  expect_lte(fm$gap, 1e-3 * fm$objective)
+  # and the gap certifies it against the exact optimum (pfw, in memory)
+  ref <- sparse_regression(d$X, d$y, radius = 2, control = cg_control(tol = 1e-12))
+  expect_lte(fm$objective - ref$objective, fm$gap + 1e-12)
+  expect_gte(fm$objective - ref$objective, -1e-10)
+})
+
+# ---- sparse_covariance() from a reader: the covariance in one pass
+
+test_that("sparse_covariance() from HDF5 equals the in-memory fit", {
+  skip_if_not_installed("HDF5Array")
+  set.seed(1)
+  p <- 15; n <- 300
+  X <- matrix(rnorm(n * p), n) %*% chol(toeplitz(c(1, 0.5, 0.25, rep(0, p - 3))))
+  X[, 3] <- 10 * X[, 3] + 50                 # a scale and a large mean
+  H <- h5_matrix(X, c(40, p))
+  # the streamed covariance (around the first block's means) is cov()'s
+  expect_equal(stochcg:::reader_covariance(H, "data")$S, cov(X), tolerance = 1e-13)
+  fm <- sparse_covariance(X, lambda = 0.1)
+  fh <- sparse_covariance(H, lambda = 0.1)
+  expect_equal(as.matrix(coef(fh)), unname(as.matrix(coef(fm))), tolerance = 1e-10)
+  expect_identical(fh$nobs, fm$nobs)
+  expect_equal(fh$floor, fm$floor, tolerance = 1e-12)
+  expect_true(fh$converged)
+  # file and memory read by the same blocks: the same fit, bit for bit
+  fr <- sparse_covariance(block_reader(X, block_size = 40), lambda = 0.1)
+  fb <- sparse_covariance(block_reader(H, block_size = 40), lambda = 0.1)
+  expect_identical(unname(as.matrix(coef(fb))), unname(as.matrix(coef(fr))))
+  # lowrank+sparse at given penalties, and a path over lambda
+  fl <- sparse_covariance(H, lambda = 0.05, structure = "lowrank+sparse", gamma = 0.5)
+  fl0 <- sparse_covariance(X, lambda = 0.05, structure = "lowrank+sparse", gamma = 0.5)
+  expect_equal(as.matrix(coef(fl)), unname(as.matrix(coef(fl0))), tolerance = 1e-10)
+  ph <- sparse_covariance(H, lambda = c(0.2, 0.1), folds = NULL)
+  pm <- sparse_covariance(X, lambda = c(0.2, 0.1), folds = NULL)
+  expect_equal(as.matrix(coef(ph, lambda = 0.2)), unname(as.matrix(coef(pm, lambda = 0.2))),
+               tolerance = 1e-10)
+})
+
+test_that("a covariance from disk takes given penalties; bad input names the argument", {
+  skip_if_not_installed("HDF5Array")
+  set.seed(2)
+  X <- matrix(rnorm(60 * 4), 60, 4)
+  H <- h5_matrix(X, c(20, 4))
+  expect_error(sparse_covariance(H), "`lambda` must be given", fixed = TRUE)
+  expect_error(sparse_covariance(H, lambda = c(0.1, 0.2)), "`lambda` must be given")
+  expect_error(sparse_covariance(H, lambda = 0.1, n = 60), "`n` must be NULL")
+  expect_error(sparse_covariance(H, lambda = 0.1, shrink = "cv"), "`shrink` must be a number")
+  expect_error(sparse_covariance(H, lambda = 0.1, structure = "auto"), "`structure`")
+  expect_error(sparse_covariance(H, lambda = 0.1, structure = "lowrank+sparse"),
+               "`gamma` must be a number")
+  expect_error(sparse_covariance(block_reader(H, by = "cols"), lambda = 0.1),
+               "`data` is a reader by cols")
+  Xna <- X
+  Xna[33, 2] <- NaN
+  expect_error(sparse_covariance(h5_matrix(Xna, c(20, 4)), lambda = 0.1),
+               "`data` contains NA, NaN or Inf (in block 1, rows 1 to 60)", fixed = TRUE)
+  expect_error(covariance_rows(H), "`data` is read from disk (a reader)", fixed = TRUE)
+})

@@ -334,6 +334,37 @@ test_that("lowrank+sparse: agrees with the reference (Sigma, L, S), L PSD of the
   }
 })
 
+test_that("lowrank+sparse at p >> n, floor binding: the reference's solution, the gap certified", {
+  # n = 6, p = 40 on the correlation scale (S of rank 5): the floor binds,
+  # the regime where the R steps' stopping test counts
+  # the floor raise's cost to the outer certificate (delta tr(R - eps I),
+  # about p / tr Lambda times its cost to the R step's own gap). The fit,
+  # whatever its inner schedule, must reach the independent reference's
+  # (plain R accelerated proximal gradient with full eigendecompositions):
+  # Sigma = L + R is unique (1/2 ||L + R - S||^2 is 1-strongly convex in
+  # the sum), so ||Sigma - Sigma_ref||_F <= sqrt(2 gap) + sqrt(2 gap_ref).
+  X <- scale(factor_rows(6, 40, 4))
+  S <- cov(X); eps <- 0.01; gam <- 8; lam <- 0.3
+  ref <- ref_lowrank_sparse_cov(S, gam, lam, eps)
+  expect_gte(ref$rank, 1L)
+  expect_gte(sum(eigen(ref$R, symmetric = TRUE, only.values = TRUE)$values < eps * (1 + 1e-6)),
+             2L)                                 # the floor binds
+  for (ctl in list(cg_control(), tight)) {
+    fit <- sparse_covariance(X, lam, structure = "lowrank+sparse", gamma = gam, floor = eps,
+                             standardize = FALSE, shrink = 0, control = ctl)
+    expect_true(fit$converged)
+    expect_lte(fit$gap, (ctl$tol %||% 1e-6) * abs(fit$objective))
+    # the gap bounds the fit's excess over the reference's objective
+    expect_gte(fit$gap, fit$objective - ref$objective - 1e-12 * abs(ref$objective))
+    expect_lte(norm(dense(fit$solution$Sigma) - ref$Sigma, "F"),
+               sqrt(2 * fit$gap) + sqrt(2 * max(ref$gap, 0)) + 1e-12)
+    expect_identical(fit$rank, ref$rank)
+    expect_gte(fit$min_eigen, eps)
+    expect_gte(min_eig(fit$solution$S), eps * (1 - 1e-8))
+  }
+  expect_lte(max(abs(dense(fit$solution$Sigma) - ref$Sigma)), 1e-6 * max(abs(S)))
+})
+
 test_that("lowrank+sparse: gamma >= lambda_max(S) gives L = 0 and the sparse estimate", {
   X <- factor_rows(40, 10, 12)
   S <- cov(X)
