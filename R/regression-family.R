@@ -92,12 +92,14 @@ column_moments <- function(X, w) {
   list(mean = m1, sd = sqrt(v))
 }
 
-# scale the columns of X by cs (a sparse X stays sparse)
+# the columns of X (dense, or any Matrix: a sparse X stays sparse) times cs;
+# the one implementation, for regression and covariance
 scale_columns <- function(X, cs) {
-  if (inherits(X, "Matrix")) {
+  if (inherits(X, "dgCMatrix")) {
     X@x <- X@x * rep(cs, diff(X@p))
     return(X)
   }
+  if (inherits(X, "Matrix")) return(X %*% Matrix::Diagonal(x = cs))
   X * rep(cs, each = nrow(X))
 }
 

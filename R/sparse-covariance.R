@@ -513,12 +513,6 @@ shrinkage_fit <- function(S, rho, floor, spec, nobs, dimnames, call, started) {
   fit
 }
 
-# the columns of a data matrix (dense or Matrix) times a
-scale_columns <- function(X, a) {
-  if (inherits(X, "Matrix")) return(X %*% Matrix::Diagonal(x = a))
-  X * rep(a, each = nrow(X))
-}
-
 # A fit on the fitting scale back on the data's: Sigma (and R, L) become
 # D Sigma D with D = diag(sc); `scale` keeps sc, `min_eigen` stays the
 # certified bound on the fitting scale (Sigma's own is at least min_eigen *

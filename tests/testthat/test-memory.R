@@ -62,9 +62,15 @@ test_that("dense inputs are not copied by any fitting function", {
 })
 
 test_that("sparse_regression's intercept centres a dense X in exactly one copy", {
-  copies <- copies_of(X, function(x) sparse_regression(x, y, 1, control = ctl, standardize = FALSE))
+  # past 2^20 values X is centred in place in one copy, by blocks of columns
+  # (below, in one subtraction: a new matrix of at most 8 MB, no copy)
+  Xl <- matrix(rnorm(1100 * 1000), 1100, 1000); yl <- rnorm(1100)
+  copies <- copies_of(Xl, function(x) sparse_regression(x, yl, 1, control = ctl,
+                                                        standardize = FALSE))
   expect_length(copies, 1L)
   expect_match(copies, "regression_centring")
+  expect_length(copies_of(X, function(x) sparse_regression(x, y, 1, control = ctl,
+                                                           standardize = FALSE)), 0L)
 })
 
 test_that("sparse inputs are not copied", {
