@@ -180,20 +180,11 @@ regression_path <- function(spec, control, radii, finish, init, start, call, sta
       next
     }
     if (k > 1L) start <- regression_start(prev, p, radii[k])
-    fit <- withCallingHandlers(
+    fit <- path_fit_at(
       finish(cg_result(res, spec, control, "sparse_regression", call, wall_clock() - per_fit),
              prev, start, radii[k], wall_clock() - per_fit),
-      warning = function(w) if (grepl("^fit interrupted after", conditionMessage(w)))
-        invokeRestart("muffleWarning"))
-    if (identical(fit$status, "interrupted")) {
-      warning(sprintf(paste("path interrupted by the user at radius %d of %d (%s);",
-                            "the path holds the %d fits finished before it"),
-                      k, length(radii), format(radii[k], digits = 4), done), call. = FALSE)
-      break
-    }
-    previous <- if (k > 1L) radii[k - 1L] else if (is.list(init)) init$radius
-    if (is.numeric(previous) && length(previous) == 1L)      # as fit_path()
-      fit$notes <- path_notes(fit$notes, "radius", previous)
+      k, radii, init, done)
+    if (is.null(fit)) break
     fits[[k]] <- fit
     if (k > 1L) fits[[k - 1L]]$state <- NULL     # as fit_path(): the last keeps it
     done <- k
@@ -360,4 +351,24 @@ plot.cg_path <- function(x, what = NULL, ...) {
     }
   }
   invisible(x)
+}
+
+# The fit at radius k of a one-call path (regression_path(), the GLM
+# paths): `fit` is evaluated here (a promise), with the per-fit interrupt
+# warning muffled; NULL, with one warning for the path, if it was
+# interrupted; else the fit with its warm-start note (as fit_path()).
+path_fit_at <- function(fit, k, radii, init, done) {
+  fit <- withCallingHandlers(fit,
+    warning = function(w) if (grepl("^fit interrupted after", conditionMessage(w)))
+      invokeRestart("muffleWarning"))
+  if (identical(fit$status, "interrupted")) {
+    warning(sprintf(paste("path interrupted by the user at radius %d of %d (%s);",
+                          "the path holds the %d fits finished before it"),
+                    k, length(radii), format(radii[k], digits = 4), done), call. = FALSE)
+    return(NULL)
+  }
+  previous <- if (k > 1L) radii[k - 1L] else if (is.list(init)) init$radius
+  if (is.numeric(previous) && length(previous) == 1L)
+    fit$notes <- path_notes(fit$notes, "radius", previous)
+  fit
 }

@@ -405,20 +405,11 @@ glm_path <- function(prep, radii, init = NULL, control = cg_control(), call = NU
       done <- k
       next
     }
-    fit <- withCallingHandlers(
+    fit <- path_fit_at(
       glm_finish(cg_result(res, spec, control, "sparse_regression", call, wall_clock() - per_fit),
                  prep, st, prev, radii[k], wall_clock() - per_fit),
-      warning = function(w) if (grepl("^fit interrupted after", conditionMessage(w)))
-        invokeRestart("muffleWarning"))
-    if (identical(fit$status, "interrupted")) {
-      warning(sprintf(paste("path interrupted by the user at radius %d of %d (%s);",
-                            "the path holds the %d fits finished before it"),
-                      k, length(radii), format(radii[k], digits = 4), done), call. = FALSE)
-      break
-    }
-    previous <- if (k > 1L) radii[k - 1L] else if (is.list(init)) init$radius
-    if (is.numeric(previous) && length(previous) == 1L)      # as fit_path()
-      fit$notes <- path_notes(fit$notes, "radius", previous)
+      k, radii, init, done)
+    if (is.null(fit)) break
     fits[[k]] <- fit
     if (k > 1L) fits[[k - 1L]]$state <- NULL     # as fit_path(): the last keeps it
     done <- k
