@@ -412,6 +412,8 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
   started <- wall_clock()
   call <- match.call()
   if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
+    if (inherits(Y, "cg_reader"))
+      stop_arg("radius", "must be a single number when `Y` is a reader of entries")
     if (!is.null(box) || !is.null(lambda))
       stop_arg("radius", "must be a single number with `box` or `lambda` (a path ",
                "is for the plain problem)")
@@ -437,6 +439,16 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
              "\" (iid draws, as in the paper)")
   sampling <- if (homotopy) "replace" else
     match_choice(sampling, c("shuffle", "stream", "replace"), "sampling")
+  if (inherits(Y, "cg_reader")) {         # entries read block by block (R/readers.R)
+    if (!identical(Y$by, "entries"))
+      stop_arg("Y", "is a reader by ", Y$by, "; complete_matrix() reads entries: use ",
+               "entry_reader()")
+    if (homotopy) stop_arg("method", "must be \"sfw\" or \"fw\" when `Y` is a reader of entries")
+    if (missing(radius)) stop_arg("radius", "is missing, with no default")
+    return(reader_completion(Y, radius, family, center, method, batch_size, sampling, step, K,
+                             step_size, dims, init, effects_ridge, max_rank, control, call,
+                             started))
+  }
   obs <- observed_entries(Y, dims)
   N <- length(obs$value)
   if (missing(radius)) stop_arg("radius", "is missing, with no default")
