@@ -311,10 +311,10 @@
 #' gradient, scratch and indices), the effects and the factors (\eqn{O(m + n)}{O(m + n)} per
 #' atom), and one block; while the cells are found, one double per entry
 #' (their keys, until they are sorted). For ratings, where almost every
-#' cell is rated once, that is still proportional to N: about 250 bytes
-#' per rating, against about 180 with the data frame in memory
-#' (`inst/bench/results/out_of_core_ratings.md`); the saving is in not
-#' holding the entries when cells are observed many times. The fit has no
+#' cell is rated once, that is still proportional to N: about 270 bytes
+#' per rating at 5e6 ratings, against about 330 with the data frame in
+#' memory (`inst/bench/results/out_of_core_ratings.md`); the saving is
+#' larger when cells are observed many times. The fit has no
 #' `obs`, `fitted.values` or `state` (`fitted()` needs the entries;
 #' `predict(fit, newdata)` works); `fit$reader` gives the reader's blocks,
 #' the distinct cells and the passes over the entries.

@@ -640,7 +640,9 @@ reader_completion <- function(Y, radius, family, center, method, batch_size, sam
   ukey <- keys[keep]
   rm(keys, keep)
   cells <- length(ukey)
-  check_dims_memory(list(dims = dims, row = ukey %% m, col = ukey %/% m),
+  cell_row <- as.integer(ukey %% m)
+  cell_col <- as.integer(ukey %/% m)
+  check_dims_memory(list(dims = dims, row = cell_row, col = cell_col),
                     if (dims_given) "dims" else "Y")
   if (is.null(batch_size)) batch_size <- max(1L, ceiling(N / 100))
   check_count(batch_size, "batch_size")
@@ -670,7 +672,7 @@ reader_completion <- function(Y, radius, family, center, method, batch_size, sam
   spec <- list(problem = "completion", method = method, step = step,
                K = as.integer(K), eta = if (is.null(step_size)) -1 else step_size,
                m = dims[1L], n = dims[2L],
-               cell_row = as.integer(ukey %% m), cell_col = as.integer(ukey %/% m),
+               cell_row = cell_row, cell_col = cell_col,
                n_entries = as.integer(N),
                family = match(family, c("gaussian", "poisson", "binomial")) - 1L,
                radius = as.double(radius), dense_iterate = FALSE,
