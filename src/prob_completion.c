@@ -1631,7 +1631,8 @@ SEXP cg_completion_solution(cg_problem *P)
     completion *C = (completion *) P->self;
     const int m = C->m, n = C->n, mn = m < n ? m : n;
     /* before the compression below rewrites the atoms */
-    SEXP state = C->composite ? composite_state(C) : completion_state(C);
+    /* a reader's fit has no state to resume from (init = NULL): none built */
+    SEXP state = C->composite ? composite_state(C) : C->reader ? R_NilValue : completion_state(C);
     PROTECT(state);
     const double *U, *V, *W; int k, svd_form = 1; double *VT = NULL;
     if (C->dense && C->frank >= 0) {
