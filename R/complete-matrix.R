@@ -311,7 +311,7 @@
 #' gradient, scratch and indices), the effects and the factors (\eqn{O(m + n)}{O(m + n)} per
 #' atom), and one block; while the cells are found, one double per entry
 #' (their keys, until they are sorted). For ratings, where almost every
-#' cell is rated once, that is still proportional to N: about 270 bytes
+#' cell is rated once, that is still proportional to N: about 250 bytes
 #' per rating at 5e6 ratings, against about 330 with the data frame in
 #' memory (`inst/bench/results/out_of_core_ratings.md`); the saving is
 #' larger when cells are observed many times. The fit has no
