@@ -289,10 +289,42 @@
 #' observation (the SAG table) and the rank-one atoms of the fit (compressed
 #' to thin SVD when their count doubles).
 #'
+#' @section Ratings on disk:
+#' `Y = entry_reader(...)` streams the observed entries (ratings triples)
+#' from an SQLite table, an HDF5 file or a data frame, block by block (see
+#' [entry_reader()]), for `method = "sfw"` (and `"fw"`), a single `radius`,
+#' without `init`, `box` or `lambda`. One pass over the blocks finds the
+#' distinct cells (and, without `dims`, the dimensions: give `dims` to save
+#' that pass) and checks every entry; the solver reads the blocks once more
+#' in order for the per-cell totals, then its stochastic method draws the
+#' entries through the block sampler: blocks in random order, the entries
+#' of a block in random order, each block read once per pass (the draws
+#' differ from those of the data frame path, which shuffles all N entries
+#' as one block). The full-data evaluations (objective, gap) use the
+#' per-cell totals and read nothing. A fit from the table or the file
+#' equals the fit from the same entries as a data frame read by the same
+#' blocks, under the same seed, bit for bit (tested).
+#'
+#' What stays in memory: never the N entries, but the solver's statistics
+#' per distinct cell (the sorted cell keys in R, and 14 to 16 doubles and
+#' 8 integers per cell in the C solver: counts, sums, iterate values,
+#' gradient, scratch and indices), the effects and the factors (\eqn{O(m + n)}{O(m + n)} per
+#' atom), and one block; while the cells are found, one double per entry
+#' (their keys, until they are sorted). For ratings, where almost every
+#' cell is rated once, that is still proportional to N: about 250 bytes
+#' per rating at 5e6 ratings, against about 330 with the data frame in
+#' memory (`inst/bench/results/out_of_core_ratings.md`); the saving is
+#' larger when cells are observed many times. The fit has no
+#' `obs`, `fitted.values` or `state` (`fitted()` needs the entries;
+#' `predict(fit, newdata)` works); `fit$reader` gives the reader's blocks,
+#' the distinct cells and the passes over the entries.
+#'
 #' @param Y Observed entries: a sparse `dgCMatrix` whose stored entries are
-#'   the observations, a numeric matrix with `NA` for missing entries, or a
+#'   the observations, a numeric matrix with `NA` for missing entries, a
 #'   data frame with columns `row`, `col`, `value` (or its first three columns
-#'   in that order), 1-based.
+#'   in that order), 1-based, or a reader of entries from [entry_reader()]
+#'   (an SQLite table or an HDF5 file, read block by block; see "Ratings on
+#'   disk").
 #' @param radius Radius \eqn{r > 0} of the nuclear-norm ball, or several
 #'   radii: a [cg_path] of fits, solved in increasing order, each
 #'   warm-started (`init`) from the previous one. [cv_complete_matrix()]
@@ -412,6 +444,8 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
   started <- wall_clock()
   call <- match.call()
   if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
+    if (inherits(Y, "cg_reader"))
+      stop_arg("radius", "must be a single number when `Y` is a reader of entries")
     if (!is.null(box) || !is.null(lambda))
       stop_arg("radius", "must be a single number with `box` or `lambda` (a path ",
                "is for the plain problem)")
@@ -437,6 +471,16 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
              "\" (iid draws, as in the paper)")
   sampling <- if (homotopy) "replace" else
     match_choice(sampling, c("shuffle", "stream", "replace"), "sampling")
+  if (inherits(Y, "cg_reader")) {         # entries read block by block (R/readers.R)
+    if (!identical(Y$by, "entries"))
+      stop_arg("Y", "is a reader by ", Y$by, "; complete_matrix() reads entries: use ",
+               "entry_reader()")
+    if (homotopy) stop_arg("method", "must be \"sfw\" or \"fw\" when `Y` is a reader of entries")
+    if (missing(radius)) stop_arg("radius", "is missing, with no default")
+    return(reader_completion(Y, radius, family, center, method, batch_size, sampling, step, K,
+                             step_size, dims, init, effects_ridge, max_rank, control, call,
+                             started))
+  }
   obs <- observed_entries(Y, dims)
   N <- length(obs$value)
   if (missing(radius)) stop_arg("radius", "is missing, with no default")

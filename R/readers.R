@@ -129,6 +129,7 @@ make_reader <- function(kind, source, dims, by, block_size, chunkdim, dimnames) 
 reader_block <- function(reader, k) {
   if (!inherits(reader, "cg_reader")) stop_arg("reader", "must be a reader from block_reader()")
   check_count(k, "k", max = reader$n_blocks)
+  if (identical(reader$by, "entries")) return(entry_block(reader, k, "reader"))
   idx <- block_index(reader, k)
   out <- switch(reader$kind,
     matrix = if (reader$by == "rows") reader$source[idx, , drop = FALSE]
@@ -144,13 +145,18 @@ reader_block <- function(reader, k) {
 
 # the rows (or columns) of block k
 block_index <- function(reader, k) {
-  along <- reader$dim[if (reader$by == "rows") 1L else 2L]
+  along <- reader$dim[if (reader$by == "cols") 2L else 1L]
   first <- (k - 1L) * reader$block_size + 1L
   first:min(along, k * reader$block_size)
 }
 
 #' @export
 print.cg_reader <- function(x, ...) {
+  if (identical(x$by, "entries")) {
+    cat(sprintf("<%s reader> %.0f entries (row, col, value), %d blocks of %d\n", x$kind,
+                as.double(x$dim[1L]), x$n_blocks, x$block_size))
+    return(invisible(x))
+  }
   cat(sprintf("<%s reader> %d x %d, %d blocks of %d %s%s\n", x$kind, x$dim[1L], x$dim[2L],
               x$n_blocks, x$block_size, x$by,
               if (is.null(x$chunkdim)) "" else
@@ -425,4 +431,315 @@ reader_covariance <- function(x, arg) {
   nm <- r$dimnames[[2L]]
   if (!is.null(nm)) dimnames(mom$cov) <- list(nm, nm)
   list(S = mom$cov, n = r$dim[1L], passes = 1)
+}
+
+# ---------------------------------------------------------------- entries
+# Ratings triples (row, col, value) read block by block, for
+# complete_matrix(): the reader cuts the N entries into blocks of
+# `block_size` consecutive entries (by = "entries") and reads one at a time.
+
+#' Read ratings triples block by block, for matrix completion
+#'
+#' Wraps observed entries (row, column, value) -- ratings -- in memory or
+#' on disk as a reader of blocks of `block_size` consecutive entries, from
+#' which [complete_matrix()] (`method = "sfw"` or `"fw"`) streams them: the
+#' stochastic method draws the blocks in random order and the entries of a
+#' block in random order (the block sampler of [block_reader()]), so that
+#' each block is read once per pass.
+#'
+#' Formats, by what users have:
+#' * a data frame with columns `row`, `col`, `value` (named by `columns`),
+#'   in memory;
+#' * a table of an SQLite database (a `DBIConnection` from
+#'   `DBI::dbConnect(RSQLite::SQLite(), file)`, Suggests packages DBI and
+#'   RSQLite) named by `table`; a block is a range of its `rowid`s, which
+#'   must run 1, 2, ..., N without gaps (a table filled by
+#'   `DBI::dbWriteTable()` or `INSERT`s, without deletions; `VACUUM` does not
+#'   renumber: copy the table with `CREATE TABLE t2 AS SELECT ...`);
+#' * an HDF5 file (a path; Suggests package HDF5Array) with the entries as
+#'   one N x 3 data set (`name`, columns row, col, value) or as three 1-d
+#'   data sets of length N (`name = c(row = , col = , value = )`), or
+#'   directly an N x 3 `HDF5Matrix` / `DelayedArray`. With no `block_size`,
+#'   a block is a whole number of the file's chunks along the entries.
+#'
+#' The draws depend only on N, `block_size` and R's random number
+#' generator, not on where the entries are: a fit from the SQLite table or
+#' the HDF5 file equals the fit from the same entries as a data frame read
+#' with the same `block_size`, under the same seed, bit for bit.
+#'
+#' Row and column ids must be whole numbers from 1 (number them 1, 2, ...
+#' with `match(id, unique(id))` first if they are not), values finite.
+#' These are checked block by block, and an error names the block.
+#'
+#' @param x A data frame, a `DBIConnection` to SQLite, the path of an HDF5
+#'   file, or an N x 3 `DelayedArray` (e.g. an `HDF5Matrix`).
+#' @param block_size Entries per block, a positive whole number; `NULL`
+#'   for the default (\eqn{2^{18}}{2^18} entries, rounded up to whole
+#'   chunks of an HDF5 file). Larger blocks read faster; the draws mix only
+#'   within a block and across the order of the blocks.
+#' @param table For a `DBIConnection`: the name of the table.
+#' @param name For an HDF5 file: the data set of the N x 3 entries, or the
+#'   three 1-d data sets `c(row = , col = , value = )`.
+#' @param columns The names of the row, column and value columns (data
+#'   frame or table).
+#' @returns A reader of class `c("<kind>_reader", "cg_reader")` with `by =
+#'   "entries"`, `dim = c(N, 3)`, `block_size` and `n_blocks`;
+#'   `reader_block(reader, k)` gives block `k` as a data frame `row`, `col`,
+#'   `value`.
+#' @seealso [complete_matrix()], [block_reader()].
+#' @examples
+#' obs <- data.frame(row = rep(1:20, 10), col = rep(1:10, each = 20),
+#'                   value = rnorm(200))
+#' r <- entry_reader(obs, block_size = 64)
+#' r
+#' head(reader_block(r, 2))
+#' @export
+entry_reader <- function(x, block_size = NULL, table = NULL, name = NULL,
+                         columns = c("row", "col", "value")) {
+  if (inherits(x, "cg_reader")) {
+    if (!identical(x$by, "entries")) stop_arg("x", "is a reader by ", x$by, ", not of entries")
+    if (!is.null(block_size)) x <- make_entry_reader(x$kind, x$source, x$dim[1L], block_size,
+                                                     x$chunk, x$columns)
+    return(x)
+  }
+  if (!is.character(columns) || length(columns) != 3L || anyNA(columns))
+    stop_arg("columns", "must be three names: the row, column and value columns")
+  if (is.data.frame(x)) {
+    miss <- setdiff(columns, names(x))
+    if (length(miss)) stop_arg("x", "has no column ", paste0("`", miss, "`", collapse = ", "),
+                               " (see `columns`)")
+    if (nrow(x) == 0L) stop_arg("x", "has no entries")
+    return(make_entry_reader("data.frame", x[columns], nrow(x), block_size, 1L, columns))
+  }
+  if (inherits(x, "DBIConnection")) {
+    if (!requireNamespace("DBI", quietly = TRUE))
+      stop_arg("x", "is a DBI connection, which needs the package DBI")
+    if (!is.character(table) || length(table) != 1L || is.na(table))
+      stop_arg("table", "must be the name of a table of `x`")
+    if (!DBI::dbExistsTable(x, table)) stop_arg("table", "`", table, "` is not a table of `x`")
+    miss <- setdiff(columns, DBI::dbListFields(x, table))
+    if (length(miss)) stop_arg("table", "`", table, "` has no column ",
+                               paste0("`", miss, "`", collapse = ", "), " (see `columns`)")
+    tq <- DBI::dbQuoteIdentifier(x, table)
+    rng <- tryCatch(DBI::dbGetQuery(x, paste("SELECT min(rowid) AS a, max(rowid) AS b,",
+                                             "count(*) AS n FROM", tq)),
+                    error = function(e) stop_arg("x", "must be an SQLite connection (a block ",
+                                                 "is a range of rowids): ", conditionMessage(e)))
+    N <- as.double(rng$n)
+    if (N == 0) stop_arg("table", "`", table, "` has no entries")
+    if (rng$a != 1 || rng$b != N)
+      stop_arg("table", "`", table, "` must have rowids 1, 2, ..., N without gaps (rowids ",
+               rng$a, " to ", rng$b, " for ", N, " rows); copy it with CREATE TABLE ... AS ",
+               "SELECT")
+    if (N > .Machine$integer.max) stop_arg("table", "has more than ", .Machine$integer.max,
+                                           " entries")
+    sql <- paste0("SELECT ", paste(DBI::dbQuoteIdentifier(x, columns), collapse = ", "),
+                  " FROM ", tq, " WHERE rowid BETWEEN ? AND ? ORDER BY rowid")
+    return(make_entry_reader("DBI", list(con = x, sql = sql), N, block_size, 1L, columns))
+  }
+  if (is.character(x) && length(x) == 1L) {
+    if (!requireNamespace("HDF5Array", quietly = TRUE))
+      stop_arg("x", "is an HDF5 file, which needs the package HDF5Array")
+    if (!file.exists(x)) stop_arg("x", "file `", x, "` does not exist")
+    if (!is.character(name) || !length(name) %in% c(1L, 3L) || anyNA(name))
+      stop_arg("name", "must name the N x 3 data set of the entries, or three 1-d data sets")
+    sets <- lapply(name, function(nm) tryCatch(HDF5Array::HDF5Array(x, nm),
+      error = function(e) stop_arg("name", "`", nm, "` is not a data set of `", x, "`")))
+    if (length(sets) == 1L) x <- sets[[1L]]
+    else {
+      lens <- vapply(sets, function(s) length(dim(s)) == 1L, TRUE)
+      if (!all(lens)) stop_arg("name", "must name three 1-d data sets (row, col, value)")
+      N <- length(sets[[1L]])
+      if (any(vapply(sets, length, 1) != N))
+        stop_arg("name", "data sets of different lengths: ",
+                 paste(vapply(sets, length, 1), collapse = ", "))
+      chunk <- as.integer(DelayedArray::chunkdim(sets[[1L]])[1L] %||% 1L)
+      return(make_entry_reader("HDF5", sets, N, block_size, chunk, columns))
+    }
+  }
+  if (methods::is(x, "DelayedArray")) {
+    if (length(dim(x)) != 2L || ncol(x) != 3L)
+      stop_arg("x", "must be an N x 3 matrix of entries (row, col, value), not ",
+               paste(dim(x), collapse = " x "))
+    chunk <- as.integer(DelayedArray::chunkdim(x)[1L] %||% 1L)
+    return(make_entry_reader("HDF5", list(x), nrow(x), block_size, chunk, columns))
+  }
+  stop_arg("x", "must be a data frame, a DBI connection to SQLite with `table`, the path of ",
+           "an HDF5 file with `name`, or an N x 3 DelayedArray; not ", class(x)[1L])
+}
+
+make_entry_reader <- function(kind, source, N, block_size, chunk, columns) {
+  chunk <- max(1L, as.integer(chunk))
+  if (is.null(block_size)) {
+    block_size <- chunk * max(1, ceiling(2^18 / chunk))
+  } else {
+    check_count(block_size, "block_size")
+  }
+  block_size <- as.integer(min(block_size, N))
+  structure(list(kind = kind, source = source, dim = c(as.integer(N), 3L), by = "entries",
+                 block_size = block_size, n_blocks = as.integer(ceiling(N / block_size)),
+                 chunk = chunk, columns = columns, chunkdim = NULL, dimnames = NULL),
+            class = c(paste0(kind, "_reader"), "cg_reader"))
+}
+
+# block k of an entries reader: data.frame(row, col, value), ids integer,
+# checked (an error naming `arg` and the block)
+entry_block <- function(reader, k, arg = "Y") {
+  idx <- block_index(reader, k)
+  a <- idx[1L]; b <- idx[length(idx)]
+  src <- reader$source
+  out <- switch(reader$kind,
+    data.frame = unname(as.list(src[idx, , drop = FALSE])),
+    DBI = unname(as.list(DBI::dbGetQuery(src$con, src$sql, params = list(a, b)))),
+    HDF5 = if (length(src) == 1L) {
+      M <- DelayedArray::extract_array(src[[1L]], list(idx, NULL))
+      list(M[, 1L], M[, 2L], M[, 3L])
+    } else lapply(src, function(s) as.vector(DelayedArray::extract_array(s, list(idx)))))
+  where <- sprintf(" (block %d, entries %.0f to %.0f)", k, a, b)
+  if (length(out[[1L]]) != length(idx))
+    stop_arg(arg, "gave ", length(out[[1L]]), " entries for block ", k, " of ",
+             length(idx), " (changed while being read?)")
+  ids <- lapply(1:2, function(j) {
+    v <- out[[j]]
+    if (!is.numeric(v) && !is.logical(v))
+      stop_arg(arg, "column `", reader$columns[j], "` must hold whole numbers, not ",
+               class(v)[1L], where)
+    if (anyNA(v)) stop_arg(arg, "column `", reader$columns[j], "` contains NA", where)
+    if (any(v < 1) || any(v != round(v)) || any(v > .Machine$integer.max))
+      stop_arg(arg, "column `", reader$columns[j], "` must hold positive whole numbers up to ",
+               .Machine$integer.max, where)
+    as.integer(v)
+  })
+  v <- out[[3L]]
+  if (!is.numeric(v) && !is.logical(v))
+    stop_arg(arg, "column `", reader$columns[3L], "` must be numeric, not ", class(v)[1L], where)
+  v <- as.double(v)
+  if (!all_finite(v))
+    stop_arg(arg, "column `", reader$columns[3L], "` contains NA, NaN or Inf", where)
+  data.frame(row = ids[[1L]], col = ids[[2L]], value = v)
+}
+
+# complete_matrix() with Y a reader of entries: one pass finds the
+# distinct cells (and the dimensions, without `dims`) and checks every
+# block; the C side then reads the blocks once more in order for the
+# per-cell totals, and its stochastic method draws the entries through the
+# block sampler (src/prob_completion.c, "reader"). In memory: the sorted
+# keys of the distinct cells and the solver's per-cell statistics, O(cells
+# + m + n), and one block at a time; the pass that finds the cells holds
+# one double per entry (their keys) until they are sorted.
+reader_completion <- function(Y, radius, family, center, method, batch_size, sampling, step, K,
+                              step_size, dims, init, effects_ridge, max_rank, control, call,
+                              started) {
+  if (!method %in% c("sfw", "fw"))
+    stop_arg("method", "must be \"sfw\" or \"fw\" when `Y` is a reader of entries")
+  if (!is.null(init)) stop_arg("init", "must be NULL when `Y` is a reader of entries")
+  if (missing(radius)) stop_arg("radius", "is missing, with no default")
+  check_radius(radius)
+  N <- Y$dim[1L]
+  nb <- Y$n_blocks
+  dims_given <- !is.null(dims)
+  check_value <- function(v, k) {
+    if (family == "binomial" && !all(v %in% c(0, 1)))
+      stop_arg("Y", "must hold 0/1 values for family = \"binomial\" (block ", k, ")")
+    if (family == "poisson" && any(v < 0))
+      stop_arg("Y", "must hold non-negative counts for family = \"poisson\" (block ", k, ")")
+  }
+  if (is.null(dims)) {                        # a pass for the largest ids
+    mx <- c(0L, 0L)
+    for (k in seq_len(nb)) {
+      B <- entry_block(Y, k)
+      mx <- pmax(mx, c(max(B$row), max(B$col)))
+    }
+    dims <- mx
+  } else {
+    dims <- check_dims(dims)
+  }
+  dims <- as.integer(dims)
+  m <- dims[1L]
+  # the cells: sorted keys (row - 1) + m (col - 1), one double per entry
+  # until they are sorted and made unique
+  keys <- numeric(N)
+  for (k in seq_len(nb)) {
+    B <- entry_block(Y, k)
+    if (any(B$row > dims[1L]) || any(B$col > dims[2L]))
+      stop_arg("dims", "is smaller than the largest row or column index in `Y` (block ", k, ")")
+    check_value(B$value, k)
+    keys[block_index(Y, k)] <- (B$row - 1) + m * (B$col - 1)
+  }
+  keys <- sort.int(keys, method = "radix")
+  keep <- c(TRUE, keys[-1L] != keys[-N])
+  ukey <- keys[keep]
+  rm(keys, keep)
+  cells <- length(ukey)
+  cell_row <- as.integer(ukey %% m)
+  cell_col <- as.integer(ukey %/% m)
+  check_dims_memory(list(dims = dims, row = cell_row, col = cell_col),
+                    if (dims_given) "dims" else "Y")
+  if (is.null(batch_size)) batch_size <- max(1L, ceiling(N / 100))
+  check_count(batch_size, "batch_size")
+  step <- default_step(method, step)
+  check_count(K, "K")
+  check_step_size(step_size, method)
+  check_number(effects_ridge, "effects_ridge", min = 0)
+  if (effects_ridge > 0 && center != "both")
+    stop_arg("effects_ridge", "applies to row and column effects: it needs center = \"both\"")
+  if (!is.null(max_rank)) {
+    check_count(max_rank, "max_rank", min = 1)
+    if (method != "fw")
+      stop_arg("max_rank", "needs method = \"fw\" (the cap acts in its subspace refit)")
+  }
+  control <- as_control(control)
+  reads <- 0
+  fetch <- function(k) {                    # block k as (0-based cell, value)
+    reads <<- reads + 1
+    B <- entry_block(Y, k)
+    key <- (B$row - 1) + m * (B$col - 1)
+    at <- findInterval(key, ukey)
+    if (any(at == 0L) || any(ukey[pmax(at, 1L)] != key))
+      stop_arg("Y", "has entries in block ", k, " that were not there in the first pass ",
+               "(changed while being read?)")
+    cbind(at - 1, B$value)
+  }
+  spec <- list(problem = "completion", method = method, step = step,
+               K = as.integer(K), eta = if (is.null(step_size)) -1 else step_size,
+               m = dims[1L], n = dims[2L],
+               cell_row = cell_row, cell_col = cell_col,
+               n_entries = as.integer(N),
+               family = match(family, c("gaussian", "poisson", "binomial")) - 1L,
+               radius = as.double(radius), dense_iterate = FALSE,
+               lmo_tol = lmo_tolerance(), max_iter = as.integer(control$max_iter),
+               refit = if (method != "fw") 0L
+                       else max(refit_steps(), if (is.null(max_rank)) 0L else 1L),
+               refit_block = refit_block(),
+               max_rank = as.integer(if (is.null(max_rank)) 0L else max_rank),
+               batch_size = as.integer(min(batch_size, N)),
+               sampling = if (method == "fw") 1L else sampling_code(sampling),
+               center = match(center, c("none", "mean", "both")) - 1L,
+               effects_ridge = as.double(effects_ridge),
+               reader_call = as.call(list(fetch, 1L)), reader_env = environment(),
+               block_size = Y$block_size)
+  fit <- cg_run(spec, control, "complete_matrix", call, started)
+  sol <- fit$solution
+  fit$solution <- list(X = if (isTRUE(sol$svd_form)) new_lowrank(sol$u, sol$w, sol$v)
+                           else lowrank_compress(sol$u, sol$w, sol$v))
+  fit$rank <- length(fit$solution$X$d)
+  fit$dropped <- sol$dropped
+  fit$center <- list(type = center, mean = sol$mu, row = sol$row, col = sol$col)
+  fit$state <- NULL                         # no resume from a reader (init = NULL)
+  fit$effects_ridge <- effects_ridge
+  fit$notes <- c(completion_model_note(family, fit$center, effects_ridge),
+                 sprintf(paste("rank %d: %d atoms dropped when their weight reached zero",
+                               "(descent steps; no truncation, the objective and gap are",
+                               "those of X)"), fit$rank, fit$dropped),
+                 data = sprintf("Y: %.0f entries in %d cells, read by %d blocks of %d",
+                                as.double(N), cells, nb, Y$block_size))
+  fit$family <- family
+  fit$dims <- dims
+  fit$radius <- radius
+  # passes over the entries: the cells' (and the dimensions'), then the
+  # solver's (per-cell totals and blocks drawn)
+  fit$reader <- list(kind = Y$kind, n_entries = N, cells = cells, block_size = Y$block_size,
+                     n_blocks = nb, passes = (if (dims_given) 1 else 2) + reads / nb)
+  class(fit) <- c("complete_matrix_fit", "cg_fit")
+  finish_fit(fit, started)
 }

@@ -112,6 +112,12 @@ typedef struct {
     int q_cap, q_cur;              /* the block grows with the rank, up to q_cap */
     /* resumable state: the atoms before the final weight steps */
     int snap_k; double *snap_u, *snap_v, *snap_w, snap_scale, *snap_th; int snap_kept;
+    /* entries read block by block by an R reader (see "reader" below):
+     * cell and y then point into the current block's buffers */
+    int reader;
+    cg_block_sampler bs;
+    SEXP rcall, rho;
+    int *bcell; double *by;
 } completion;
 
 #ifndef BLOCK_PER_RANK
@@ -286,20 +292,119 @@ static void update_effects(cg_problem *P, completion *C)
     for (int t = 0; t < C->nt; t++) C->toff[t] = effect_at(C, C->trow[t], C->tcol[t]);
 }
 
+/* observation k (of the data, or of the reader's current block) drawn:
+ * into the drawn statistics of its cell */
+static void mc_draw(completion *C, int k)
+{
+    const int c = C->cell[k];
+    if (C->cnt[c] == 0) {             /* first draw of this cell */
+        int t = C->nt++;
+        C->tc[t] = c; C->trow[t] = C->crow[c]; C->tcol[t] = C->ccol[c];
+        C->th[t] = cell_value(C, c);
+        C->tpos[c] = t;
+    }
+    C->cnt[c] += 1;
+    C->sy[c] += C->y[k];
+}
+
+/* ------------------------------------------------------------- reader
+ * Entries (row, col, value) read block by block by an R reader
+ * (R/readers.R, entry_reader()): spec$reader_call is the call fetch(k),
+ * which returns block k (1-based) of `block_size` consecutive entries as a
+ * (entries x 2) matrix: the 0-based cell of each entry and its value. The
+ * entries are drawn by the block sampler (prob_sampler.h): blocks in
+ * random order, entries in random order within a block, so that any
+ * reader with the same blocks gives the same draws (a data frame in memory
+ * gives the fit of its file). The per-cell totals of all the data (Ncell,
+ * Ycell, YYcell) come from one pass at the start, in block order; the
+ * full-data evaluations use them and read nothing. Memory: O(cells + m +
+ * n) and one block, never the N entries. */
+
+/* block k (0-based) into the block buffers; returns its entries, or 0
+ * with the failure recorded */
+static int reader_load(cg_problem *P, completion *C, int k)
+{
+    const int bsize = C->bs.bsize;
+    const int len = k == C->bs.nblocks - 1 ? C->N - k * bsize : bsize;
+    SETCADR(C->rcall, ScalarInteger(k + 1));
+    char which[64];
+    snprintf(which, sizeof which, "block %d of %d", k + 1, C->bs.nblocks);
+    SEXP x = cg_call_user_matrix(P, C->rcall, C->rho, len, 2, "the reader of `Y`", which);
+    if (x == R_NilValue) return 0;
+    const double *v = REAL(x);
+    for (int i = 0; i < len; i++) {
+        const double c = v[i];
+        if (!(c >= 0 && c < C->C) || c != floor(c)) {
+            UNPROTECT(1);
+            cg_fail(P, "the reader of `Y` returned an invalid cell at %s", which);
+            return 0;
+        }
+        C->bcell[i] = (int) c;
+        C->by[i] = v[i + len];
+    }
+    UNPROTECT(1);
+    return len;
+}
+
+/* `batch` entries (every remaining one for CG_BATCH_FULL) drawn by the
+ * block sampler, reading blocks as they are needed */
+static int reader_draw(cg_problem *P, completion *C, int batch)
+{
+    const int want = batch == CG_BATCH_FULL ? C->N : batch == CG_BATCH_DEFAULT ? C->smp.batch
+                     : batch;
+    int nb = 0;
+    while (nb < want) {
+        const int i = cg_block_sampler_next(&C->bs);
+        if (i < 0) {
+            if (!cg_block_sampler_advance(&C->bs)) break;
+            if (!reader_load(P, C, C->bs.cur)) break;
+            continue;
+        }
+        mc_draw(C, i);
+        nb++;
+    }
+    C->smp.drawn = C->bs.drawn;
+    return nb;
+}
+
+/* the reader's spec: its call, the block sampler, the buffers; then one
+ * pass in block order for the per-cell totals */
+static void reader_setup(cg_problem *P, completion *C, SEXP spec, int mode, int batch)
+{
+    C->reader = 1;
+    C->rcall = cg_list_get(spec, "reader_call");
+    C->rho = cg_list_get(spec, "reader_env");
+    if (TYPEOF(C->rcall) != LANGSXP || TYPEOF(C->rho) != ENVSXP)
+        error("spec: reader_call must be a call and reader_env an environment");
+    const int bsize = asInteger(cg_list_get(spec, "block_size"));
+    if (bsize == NA_INTEGER || bsize < 1 || batch == NA_INTEGER || batch < 1)
+        error("spec: invalid block_size or batch_size");
+    cg_block_sampler_init(&C->bs, C->N, bsize, mode, 0);
+    C->smp.n = C->N; C->smp.batch = batch; C->smp.mode = mode; C->smp.pos = 0;
+    C->smp.order = NULL; C->smp.drawn = 0;
+    C->bcell = (int *) R_alloc(C->bs.bsize, sizeof(int));
+    C->by = (double *) R_alloc(C->bs.bsize, sizeof(double));
+    C->cell = C->bcell; C->y = C->by;
+    for (int k = 0; k < C->bs.nblocks; k++) {
+        const int len = reader_load(P, C, k);
+        if (!len) error("%s", P->failure[0] ? P->failure : "interrupted");
+        for (int i = 0; i < len; i++) {
+            const int c = C->bcell[i];
+            C->Ncell[c] += 1; C->Ycell[c] += C->by[i]; C->YYcell[c] += C->by[i] * C->by[i];
+        }
+    }
+}
+
 static double mc_gradient(cg_problem *P, int batch)
 {
     completion *C = (completion *) P->self;
-    int nb = cg_sampler_next(&C->smp, C->batch_idx, batch);
-    for (int b = 0; b < nb; b++) {
-        int k = C->batch_idx[b], c = C->cell[k];
-        if (C->cnt[c] == 0) {             /* first draw of this cell */
-            int t = C->nt++;
-            C->tc[t] = c; C->trow[t] = C->crow[c]; C->tcol[t] = C->ccol[c];
-            C->th[t] = cell_value(C, c);
-            C->tpos[c] = t;
-        }
-        C->cnt[c] += 1;
-        C->sy[c] += C->y[k];
+    int nb;
+    if (C->reader) {
+        nb = reader_draw(P, C, batch);
+        if (P->stop) return nb;
+    } else {
+        nb = cg_sampler_next(&C->smp, C->batch_idx, batch);
+        for (int b = 0; b < nb; b++) mc_draw(C, C->batch_idx[b]);
     }
     if (C->dense) for (int t = 0; t < C->nt; t++) C->th[t] = cell_value(C, C->tc[t]);
     update_effects(P, C);
@@ -1364,13 +1469,17 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     C->m = asInteger(cg_list_get(spec, "m"));
     C->n = asInteger(cg_list_get(spec, "n"));
     C->C = LENGTH(cg_list_get(spec, "cell_row"));
-    C->N = LENGTH(cg_list_get(spec, "y"));
-    if (C->m < 1 || C->n < 1 || C->C < 1 || C->N < 1)
+    const int use_reader = !isNull(cg_list_get(spec, "reader_call"));
+    C->N = use_reader ? asInteger(cg_list_get(spec, "n_entries"))
+                      : LENGTH(cg_list_get(spec, "y"));
+    if (C->m < 1 || C->n < 1 || C->C < 1 || C->N < 1 || C->N == NA_INTEGER)
         error("spec: completion needs m, n >= 1 and observed entries");
-    C->cell = cg_spec_index(spec, "cell", C->N, 0, C->C - 1);
+    if (!use_reader) {
+        C->cell = cg_spec_index(spec, "cell", C->N, 0, C->C - 1);
+        C->y = cg_spec_real(spec, "y", C->N);
+    }
     C->crow = cg_spec_index(spec, "cell_row", C->C, 0, C->m - 1);
     C->ccol = cg_spec_index(spec, "cell_col", C->C, 0, C->n - 1);
-    C->y = cg_spec_real(spec, "y", C->N);
     C->family = asInteger(cg_list_get(spec, "family"));
     C->radius = asReal(cg_list_get(spec, "radius"));
     C->dense = asLogical(cg_list_get(spec, "dense_iterate"));
@@ -1404,15 +1513,20 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     SEXP st_cnt = cg_list_get(spec, "state_cnt");
     const int resume = !isNull(st_cnt), mode = asInteger(cg_list_get(spec, "sampling"));
     const int batch = asInteger(cg_list_get(spec, "batch_size"));
-    if (resume) cg_sampler_resume(&C->smp, spec, N, batch, mode);
-    else cg_sampler_init(&C->smp, N, batch, mode);
-    C->batch_idx = (int *) R_alloc(N > C->smp.batch ? N : C->smp.batch, sizeof(int));
+    if (use_reader && (resume || C->dense || !isNull(cg_list_get(spec, "composite"))))
+        error("spec: a reader of entries is for sfw and fw on atoms, without a resumed state");
+    if (!use_reader) {
+        if (resume) cg_sampler_resume(&C->smp, spec, N, batch, mode);
+        else cg_sampler_init(&C->smp, N, batch, mode);
+        C->batch_idx = (int *) R_alloc(N > C->smp.batch ? N : C->smp.batch, sizeof(int));
+    }
     C->tc = (int *) R_alloc(nc, sizeof(int));
     C->trow = (int *) R_alloc(nc, sizeof(int));
     C->tcol = (int *) R_alloc(nc, sizeof(int));
     C->cnt = cg_zeros(nc); C->sy = cg_zeros(nc);
     C->Ncell = cg_zeros(nc); C->Ycell = cg_zeros(nc); C->YYcell = cg_zeros(nc);
-    for (int k = 0; k < N; k++) {
+    if (use_reader) reader_setup(P, C, spec, mode, batch);
+    else for (int k = 0; k < N; k++) {
         int c = C->cell[k];
         C->Ncell[c] += 1; C->Ycell[c] += C->y[k]; C->YYcell[c] += C->y[k] * C->y[k];
     }
@@ -1517,7 +1631,8 @@ SEXP cg_completion_solution(cg_problem *P)
     completion *C = (completion *) P->self;
     const int m = C->m, n = C->n, mn = m < n ? m : n;
     /* before the compression below rewrites the atoms */
-    SEXP state = C->composite ? composite_state(C) : completion_state(C);
+    /* a reader's fit has no state to resume from (init = NULL): none built */
+    SEXP state = C->composite ? composite_state(C) : C->reader ? R_NilValue : completion_state(C);
     PROTECT(state);
     const double *U, *V, *W; int k, svd_form = 1; double *VT = NULL;
     if (C->dense && C->frank >= 0) {

@@ -9,7 +9,7 @@ DEBS="r-base-dev r-cran-matrix r-cran-rspectra r-cran-testthat r-cran-cli \
       r-cran-glmnet r-cran-mass r-cran-igraph \
       r-cran-rcsdp r-cran-nmf r-cran-corpcor r-cran-pkgdown \
       r-bioc-delayedarray r-bioc-hdf5array r-bioc-rhdf5 \
-      r-cran-future r-cran-future.apply r-cran-progressr"
+      r-cran-future r-cran-future.apply r-cran-progressr r-cran-dbi r-cran-rsqlite"
 missing=""
 for p in $DEBS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
