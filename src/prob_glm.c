@@ -54,6 +54,11 @@ typedef struct {
     double face_credit, face_steps;
     double *fM, *fH, *fz, *fc, *fd, *fsig, *fcg;
     int *fks;
+    /* model steps: scratch for a working set of up to model_cap columns
+     * (the Hessian, the inner iterate and its gradient), the set's
+     * indices, membership of each of the p columns, |g| outside it */
+    int model_cap, *midx, *mpos, fM_cols;
+    double *mH, *mx, *mg, *mabs;
     int *rp, *rc; double *rv;               /* sparse: X~_S by rows (CSR), nnz(X) room */
     int s_idx, a_idx;
     double s_val, a_val, slack;
@@ -513,9 +518,10 @@ static double face_cost(const glm *G, int k)
 }
 
 /* the Newton system on the face: H (m x m, lower triangle) = M'WM / n and
- * z1 = M'r / n (the gradient), M = [X~_S, U], W = diag(w A''(eta)),
+ * z1 = M'r / n (the gradient), M = [X~_S, U] (S: the k columns idx),
+ * W = diag(w A''(eta)),
  * r = w (mu - y) */
-static void face_system(glm *G, int k, int m, double *H, double *z1)
+static void face_system(glm *G, const int *idx, int k, int m, double *H, double *z1)
 {
     const int n = G->n, q = G->q;
     double *hr = G->etab;                     /* h_i = w_i A''_i / n; r_i */
@@ -528,7 +534,7 @@ static void face_system(glm *G, int k, int m, double *H, double *z1)
         double *M = G->fM;
         for (int a = 0; a < m; a++) {
             double *col = M + (size_t) a * n;
-            if (a < k) { memset(col, 0, sizeof(double) * n); col_axpy(G, G->support[a], 1.0, col); }
+            if (a < k) { memset(col, 0, sizeof(double) * n); col_axpy(G, idx[a], 1.0, col); }
             else memcpy(col, G->U + (size_t) (a - k) * n, sizeof(double) * n);
             double s = 0.0;
             for (int i = 0; i < n; i++) s += col[i] * rr[i];
@@ -547,12 +553,12 @@ static void face_system(glm *G, int k, int m, double *H, double *z1)
     int *rp = G->rp;
     memset(rp, 0, sizeof(int) * ((size_t) n + 1));
     for (int a = 0; a < k; a++) {
-        const int j = G->support[a];
+        const int j = idx[a];
         for (int t = G->cp[j]; t < G->cp[j + 1]; t++) rp[G->ri[t] + 1]++;
     }
     for (int i = 0; i < n; i++) rp[i + 1] += rp[i];
     for (int a = 0; a < k; a++) {           /* columns in order: rows sorted by a */
-        const int j = G->support[a];
+        const int j = idx[a];
         double s = 0.0;
         for (int t = G->cp[j]; t < G->cp[j + 1]; t++) {
             const int i = G->ri[t], at = rp[i]++;
@@ -652,9 +658,280 @@ static int face_cg(const glm *G, int k, int m, const double *hr, const double *b
     return used;
 }
 
+/* ----------------------------------------------------------- model step
+ * The face step moves the support's coefficients only: a fit with k
+ * nonzeros still takes k pairwise steps to find them (each adds one), and
+ * at n >> p each of those pays a pass over X and several passes of exp()
+ * over n. The model step is a proximal-Newton (IRLS) step over a working
+ * set W: the support S and the MODEL_K (or |S|, the larger) coordinates
+ * outside it with the largest |gradient|. It minimizes the loss's
+ * quadratic model at (theta, b) over theta_W in the ball (theta outside W
+ * is zero) with b eliminated exactly (the Schur complement of its block,
+ * so that the model is minimized over b too), by pairwise Frank-Wolfe on
+ * the model: O(|W|) a step with the |W| x |W| Hessian formed once
+ * (dense: one n x m product; sparse: by rows), to a model gap of a
+ * hundredth of the last Frank-Wolfe gap. The iterate moves toward that
+ * minimizer (theta and b: a convex combination in the ball) by
+ * backtracking on the exact loss from the full step; then b is minimized
+ * again (profile), so the Frank-Wolfe gap of the loop stays the
+ * certificate of the stated problem. Coefficients the model sets to zero
+ * leave the support exactly at the full step. It replaces the face step
+ * where its Hessian fits (m = |W| + q at most FACE_MAX, dense n m at most
+ * 8 M entries) and is paid from the same credit. */
+#define MODEL_K 16
+#define MODEL_ITER 50
+
+static void model_room(glm *G, int m)
+{
+    if (m <= G->model_cap) return;
+    int cap = 2 * G->model_cap;
+    if (cap < m) cap = m;
+    if (cap < 32) cap = 32;
+    if (cap > FACE_MAX) cap = FACE_MAX;
+    G->mH = cg_zeros((size_t) cap * cap);
+    G->mx = cg_zeros((size_t) 3 * cap); G->mg = cg_zeros(cap);
+    G->midx = (int *) R_alloc(cap, sizeof(int));
+    G->model_cap = cap;
+}
+
+/* dense: room for face_system's M (n x m), shared by the face and model steps */
+static void fm_room(glm *G, int m)
+{
+    if (G->sparse || m <= G->fM_cols) return;
+    int cols = 2 * G->fM_cols;
+    const int most = (int) (8388608.0 / G->n);
+    if (cols > most) cols = most;
+    if (cols < m) cols = m;
+    G->fM = cg_zeros((size_t) G->n * cols);
+    G->fM_cols = cols;
+}
+
+/* flops of a model step on kw columns (m = kw + q): the Hessian, the
+ * Schur complement and the inner steps (about 10 m of O(m) each) */
+static double model_cost(const glm *G, const int *idx, int kw)
+{
+    const double m = kw + G->q, n = G->n;
+    double c = 10.0 * m * m + 2.0 * G->q * m * m;
+    if (!G->sparse) return c + 0.5 * n * m * m + 2.0 * n * m;
+    double nnz = 0.0;
+    for (int a = 0; a < kw; a++) nnz += G->cp[idx[a] + 1] - G->cp[idx[a]];
+    return c + 2.0 * (nnz * nnz / n + nnz) + 4.0 * n * G->q * m;
+}
+
+/* returns 1 if taken, 0 if not applicable (the face step then), -1 if
+ * tried without a decrease */
+static int glm_model_step(cg_problem *P, glm *G)
+{
+    const int n = G->n, q = G->q, k = G->n_support, p = G->p;
+    if (G->sparse) return 0;
+    int K = k > MODEL_K ? k : MODEL_K;
+    if (K > p - k) K = p - k;
+    if (K > MODEL_K) {
+        /* (no more than the coordinates outside S within a half of max |g|:
+         * the others are far from entering) */
+        double gmax = 0.0;
+        for (int j = 0; j < p; j++) if (fabs(G->g[j]) > gmax) gmax = fabs(G->g[j]);
+        int close = 0;
+        for (int j = 0; j < p; j++) close += G->in_support[j] < 0 && fabs(G->g[j]) >= 0.5 * gmax;
+        if (close < K) K = close > MODEL_K ? close : MODEL_K;
+    }
+    int kw = k + K;
+    if (kw + q > FACE_MAX) kw = FACE_MAX - q;
+    if (!G->sparse && (double) n * (kw + q) > 8388608.0) kw = (int) (8388608.0 / n) - q;
+    if (kw + q >= n) kw = n - q - 1;
+    if (kw <= k) return 0;
+    const int m = kw + q;
+    const double mm = m;
+    /* (a lower bound first, no O(p) work while the credit is below it) */
+    if (G->face_credit < 10.0 * mm * mm) return -1;
+    if (G->mpos == NULL) {
+        G->mpos = (int *) R_alloc(p, sizeof(int));
+        G->mabs = cg_zeros(p);
+        for (int j = 0; j < p; j++) G->mpos[j] = -1;
+    }
+    model_room(G, m);
+    fm_room(G, m);
+    if (G->sparse && G->rp == NULL) {
+        G->rp = (int *) R_alloc((size_t) n + 1, sizeof(int));
+        G->rc = (int *) R_alloc((size_t) G->cp[G->p] + 1, sizeof(int));
+        G->rv = (double *) R_alloc((size_t) G->cp[G->p] + 1, sizeof(double));
+    }
+    /* W: S, then the K largest |g| outside S (g: the loop's gradient) */
+    int *idx = G->midx;
+    for (int a = 0; a < k; a++) { idx[a] = G->support[a]; G->mpos[idx[a]] = a; }
+    int nc = 0;
+    for (int j = 0; j < p; j++) if (G->in_support[j] < 0) G->mabs[nc++] = fabs(G->g[j]);
+    const int need = kw - k;
+    double thr = 0.0;
+    if (need < nc) { rPsort(G->mabs, nc, nc - need); thr = G->mabs[nc - need]; }
+    int kk = k;
+    for (int j = 0; j < p && kk < kw; j++)
+        if (G->in_support[j] < 0 && fabs(G->g[j]) > thr) { G->mpos[j] = kk; idx[kk++] = j; }
+    for (int j = 0; j < p && kk < kw; j++)
+        if (G->in_support[j] < 0 && G->mpos[j] < 0 && fabs(G->g[j]) == thr) {
+            G->mpos[j] = kk; idx[kk++] = j;
+        }
+    kw = kk;
+    const int mw = kw + q;
+    const double cost = model_cost(G, idx, kw);
+    if (G->face_credit < cost) {
+        for (int a = 0; a < kw; a++) G->mpos[idx[a]] = -1;
+        return -1;
+    }
+    G->face_credit -= cost;
+    /* the Hessian on [X~_W, U] and the gradient there (z = M'r / n) */
+    double *H = G->mH, *z = G->mx + 2 * (size_t) G->model_cap;
+    face_system(G, idx, kw, mw, H, z);
+    /* b eliminated: Hbb = L L', then H_WW -= H_Wb Hbb^-1 H_bW, z_W -= H_Wb Hbb^-1 z_b */
+    double *Hbb = G->work, *Bz = G->du;
+    if (q > 0) {
+        for (int a = 0; a < q; a++)
+            for (int c = 0; c < q; c++) Hbb[a + (size_t) c * q] = H[(kw + a) + (size_t) (kw + c) * mw];
+        int info = 0;
+        F77_CALL(dpotrf)("L", &G->q, Hbb, &G->q, &info FCONE);
+        if (info != 0) { for (int a = 0; a < kw; a++) G->mpos[idx[a]] = -1; return -1; }
+        /* L^-1 H_bW (q x kw, in place in H's rows kw.., columns 0..kw-1), L^-1 z_b */
+        int ld = mw;
+        double one = 1.0;
+        F77_CALL(dtrsm)("L", "L", "N", "N", &G->q, &kw, &one, Hbb, &G->q, H + kw, &ld
+                        FCONE FCONE FCONE FCONE);
+        for (int a = 0; a < q; a++) Bz[a] = z[kw + a];
+        int inc = 1;
+        F77_CALL(dtrsv)("L", "N", "N", &G->q, Hbb, &G->q, Bz, &inc FCONE FCONE FCONE);
+        /* H_WW -= B'B, B = L^-1 H_bW (lower triangle); z_W -= B'(L^-1 z_b) */
+        double mone = -1.0;
+        F77_CALL(dsyrk)("L", "T", &kw, &G->q, &mone, H + kw, &ld, &one, H, &ld FCONE FCONE);
+        for (int a = 0; a < kw; a++) {
+            double s = 0.0;
+            for (int e = 0; e < q; e++) s += H[(kw + e) + (size_t) a * mw] * Bz[e];
+            z[a] -= s;
+        }
+    }
+    /* the upper triangle of H_WW from the lower, by blocks (cache) */
+    for (int cb = 0; cb < kw; cb += 64)
+        for (int ab = cb; ab < kw; ab += 64)
+            for (int c = cb; c < cb + 64 && c < kw; c++)
+                for (int a = ab > c + 1 ? ab : c + 1; a < ab + 64 && a < kw; a++)
+                    H[c + (size_t) a * mw] = H[a + (size_t) c * mw];
+    /* pairwise Frank-Wolfe on the model: x = theta_W + dtheta, gm = z + H dtheta */
+    double *x = G->mx, *x0 = G->mx + G->model_cap, *gm = G->mg;
+    double l1 = 0.0;
+    for (int a = 0; a < kw; a++) {
+        x[a] = x0[a] = G->theta[idx[a]];
+        gm[a] = z[a];
+        l1 += fabs(x[a]);
+    }
+    const double r = G->radius;
+    double slack = fmax(r - l1, 0.0);
+    if (G->slack <= 1e-12 * r) slack = 0.0;
+    const double tol = 1e-2 * fmax(G->last_gap, 0.0);
+    const int maxit = MODEL_ITER * kw + 100;
+    int it;
+    for (it = 0; it < maxit; it++) {
+        int s = 0, a = -1;
+        double gx = 0.0, sc = slack > 0.0 ? 0.0 : -INFINITY;
+        for (int c = 0; c < kw; c++) {
+            if (fabs(gm[c]) > fabs(gm[s])) s = c;
+            if (x[c] != 0.0) {
+                gx += gm[c] * x[c];
+                const double sj = x[c] > 0.0 ? gm[c] : -gm[c];
+                if (sj > sc) { sc = sj; a = c; }
+            }
+        }
+        const double gap = gx + r * fabs(gm[s]);
+        if (!(gap > tol)) break;
+        const double sv = gm[s] < 0.0 ? r : -r;
+        const double av = a < 0 ? 0.0 : (x[a] > 0.0 ? r : -r);
+        const double gmax = a < 0 ? slack / r : fabs(x[a]) / r;
+        const double slope = sv * gm[s] - (a >= 0 ? av * gm[a] : 0.0);
+        if (!(slope < 0.0)) break;
+        double curv = sv * sv * H[s + (size_t) s * mw];
+        if (a >= 0) curv += av * av * H[a + (size_t) a * mw] - 2.0 * sv * av * H[s + (size_t) a * mw];
+        double gam = curv > 0.0 ? -slope / curv : gmax;
+        const int drop = !(gam < gmax);
+        if (drop) gam = gmax;
+        if (!(gam > 0.0)) break;
+        const double before = fabs(x[s]) + (a >= 0 && a != s ? fabs(x[a]) : 0.0);
+        x[s] += gam * sv;
+        if (a >= 0) { x[a] -= gam * av; if (drop && a != s) x[a] = 0.0; }
+        const double after = fabs(x[s]) + (a >= 0 && a != s ? fabs(x[a]) : 0.0);
+        slack = (a < 0 && drop) ? 0.0 : fmax(slack - (after - before), 0.0);
+        const double cs_ = gam * sv, ca = a >= 0 ? -gam * av : 0.0;
+        const double *hs = H + (size_t) s * mw, *ha = a >= 0 ? H + (size_t) a * mw : NULL;
+        for (int c = 0; c < kw; c++) gm[c] += cs_ * hs[c] + (ha ? ca * ha[c] : 0.0);
+    }
+    for (int a = 0; a < kw; a++) G->mpos[idx[a]] = -1;
+    /* the direction: d_W = x - theta_W, d_b = -Hbb^-1 (z_b + H_bW d_W) */
+    double *d = G->mg, gd0 = 0.0;
+    for (int a = 0; a < kw; a++) d[a] = x[a] - x0[a];
+    /* (z_W was reduced: the directional derivative from the unreduced
+     * gradient, recomputed below with d_b) */
+    if (q > 0) {
+        /* Bz = L^-1 z_b; H rows kw.. = L^-1 H_bW: L' d_b = -(Bz + L^-1 H_bW d_W) */
+        for (int e = 0; e < q; e++) {
+            double s = Bz[e];
+            for (int a = 0; a < kw; a++) s += H[(kw + e) + (size_t) a * mw] * d[a];
+            G->gq[e] = -s;
+        }
+        int inc = 1;
+        F77_CALL(dtrsv)("L", "T", "N", &G->q, Hbb, &G->q, G->gq, &inc FCONE FCONE FCONE);
+    }
+    /* deta = X~_W d_W + U d_b; the slope r'deta */
+    memset(G->deta, 0, sizeof(double) * n);
+    for (int a = 0; a < kw; a++) if (d[a] != 0.0) col_axpy(G, idx[a], d[a], G->deta);
+    for (int e = 0; e < q; e++) {
+        int inc = 1; double c = G->gq[e];
+        F77_CALL(daxpy)(&G->n, &c, G->U + (size_t) e * n, &inc, G->deta, &inc);
+    }
+    for (int i = 0; i < n; i++) gd0 += G->w[i] * (G->mu[i] - G->y[i]) * G->deta[i];
+    gd0 /= n;
+    if (!(gd0 < 0.0)) return -1;
+    double t = 1.0, f0 = 0.0, f1 = 0.0;
+    int ok = 0, tested = 0;
+    if (-gd0 < 1e-10 * G->fscale) {
+        for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + G->deta[i];
+        ok = 1;
+    } else {
+        f0 = loss_now(G);
+        tested = 1;
+        for (int s = 0; s < 40; s++) {
+            for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
+            f1 = loss_at(G, G->etab);
+            if (f1 <= f0 + 1e-4 * t * gd0) { ok = 1; break; }
+            t *= 0.5;
+        }
+        ok = ok && f1 < f0;
+    }
+    if (!ok) return -1;
+    l1 = 0.0;
+    for (int a = 0; a < kw; a++) {
+        const int j = idx[a];
+        const double th = t == 1.0 ? x[a] : x0[a] + t * d[a];
+        G->theta[j] = th;
+    }
+    /* (the support: S's coefficients the model zeroed leave, W's new
+     * nonzeros enter, in W's order) */
+    for (int a = 0; a < kw; a++) support_update(G, idx[a]);
+    for (int k2 = 0; k2 < G->n_support; k2++) l1 += fabs(G->theta[G->support[k2]]);
+    for (int e = 0; e < q; e++) G->b[e] += t * G->gq[e];
+    memcpy(G->eta, G->etab, sizeof(double) * n);
+    G->slack = (slack == 0.0 && t == 1.0) ? 0.0 : fmax(r - l1, 0.0);
+    refresh(G);
+    if (tested) loss_known(G, f1);
+    profile(P, G);
+    G->face_steps += 1.0;
+    G->moves += 1.0;
+    G->g_ok = 0;
+    return 1;
+}
+
 static int glm_face_step(cg_problem *P)
 {
     glm *G = (glm *) P->self;
+    if (G->face_on) {
+        const int taken = glm_model_step(P, G);
+        if (taken != 0) return taken > 0;
+    }
     const int n = G->n, q = G->q, k = G->n_support, m = k + q;
     if (!G->face_on || k < 1 || m >= n || (!G->sparse && m > FACE_MAX) ||
         (!G->sparse && (double) n * m > 8388608.0))
@@ -679,7 +956,7 @@ static int glm_face_step(cg_problem *P)
         if (cap < m) cap = m;
         if (cap < 16) cap = 16;
         if (!cg && cap > FACE_MAX) cap = FACE_MAX;
-        if (!G->sparse) G->fM = cg_zeros((size_t) n * cap);
+        fm_room(G, cap);
         if (!cg) G->fH = cg_zeros((size_t) cap * cap);
         else G->fH = NULL;                    /* (allocated again when a small face needs it) */
         G->fz = cg_zeros((size_t) 2 * cap);
@@ -713,7 +990,7 @@ static int glm_face_step(cg_problem *P)
         /* paid for the products taken: the rest of the estimate back */
         G->face_credit += cost * (1.0 - used / (2.0 * FACE_CG_ITER));
     } else {
-        face_system(G, k, m, H, z1);
+        face_system(G, G->support, k, m, H, z1);
         F77_CALL(dpotrf)("L", &m, H, &m, &info FCONE);
         if (info != 0) return 0;                  /* singular on the face: pairwise steps */
         for (int a = 0; a < m; a++) d[a] = z1[a];
