@@ -718,14 +718,40 @@ static double model_cost(const glm *G, const int *idx, int kw)
     return c + 2.0 * (nnz * nnz / n + nnz) + 4.0 * n * G->q * m;
 }
 
+/* the coordinates W adds outside S (before the |g| rule below) */
+static int model_extra(const glm *G)
+{
+    const int k = G->n_support;
+    int K = k > MODEL_K ? k : MODEL_K;
+    return K > G->p - k ? G->p - k : K;
+}
+
+/* kw columns within the scratch's bounds */
+static int model_cap_size(const glm *G, int kw)
+{
+    const int n = G->n, q = G->q;
+    if (kw + q > FACE_MAX) kw = FACE_MAX - q;
+    if (!G->sparse && (double) n * (kw + q) > 8388608.0) kw = (int) (8388608.0 / n) - q;
+    if (kw + q >= n) kw = n - q - 1;
+    return kw;
+}
+
+/* a warm start's credit: a model step on its support (dense), else a face step */
+static double warm_credit(const glm *G)
+{
+    const double face = face_cost(G, G->n_support);
+    if (G->sparse) return face;
+    const int kw = model_cap_size(G, G->n_support + model_extra(G));
+    return kw > G->n_support ? fmax(face, model_cost(G, NULL, kw)) : face;
+}
+
 /* returns 1 if taken, 0 if not applicable (the face step then), -1 if
  * tried without a decrease */
 static int glm_model_step(cg_problem *P, glm *G)
 {
     const int n = G->n, q = G->q, k = G->n_support, p = G->p;
     if (G->sparse) return 0;
-    int K = k > MODEL_K ? k : MODEL_K;
-    if (K > p - k) K = p - k;
+    int K = model_extra(G);
     if (K > MODEL_K) {
         /* (no more than the coordinates outside S within a half of max |g|:
          * the others are far from entering) */
@@ -734,11 +760,9 @@ static int glm_model_step(cg_problem *P, glm *G)
         int close = 0;
         for (int j = 0; j < p; j++) close += G->in_support[j] < 0 && fabs(G->g[j]) >= 0.5 * gmax;
         if (close < K) K = close > MODEL_K ? close : MODEL_K;
+        if (K > p - k) K = p - k;
     }
-    int kw = k + K;
-    if (kw + q > FACE_MAX) kw = FACE_MAX - q;
-    if (!G->sparse && (double) n * (kw + q) > 8388608.0) kw = (int) (8388608.0 / n) - q;
-    if (kw + q >= n) kw = n - q - 1;
+    int kw = model_cap_size(G, k + K);
     if (kw <= k) return 0;
     const int m = kw + q;
     const double mm = m;
@@ -1238,7 +1262,7 @@ int cg_problem_glm(cg_problem *P, SEXP spec)
     refresh(G);
     loss_now(G);
     /* a warm start's support is the best guess of the solution's */
-    if (!isNull(cg_list_get(spec, "init_beta"))) G->face_credit = face_cost(G, G->n_support);
+    if (!isNull(cg_list_get(spec, "init_beta"))) G->face_credit = warm_credit(G);
     profile(P, G);
     return CG_OK;
 }
@@ -1274,7 +1298,7 @@ void cg_glm_restart(cg_problem *P, double radius)
     }
     refresh(G);
     loss_now(G);
-    G->face_credit = face_cost(G, G->n_support);
+    G->face_credit = warm_credit(G);
     G->face_steps = 0.0;
     G->rows_read = G->rows_reported = 0.0;
     G->matvec = 0.0;
