@@ -58,9 +58,12 @@ typedef struct {
      * (the Hessian, the inner iterate and its gradient), the set's
      * indices, membership of each of the p columns, |g| outside it */
     int model_cap, *midx, *mpos, fM_cols;
-    double *mH, *mx, *mg, *mabs;
+    double *mH, *mx, *mg, *mabs, *mq;
     int *rp, *rc; double *rv;               /* sparse: X~_S by rows (CSR), nnz(X) room */
     int s_idx, a_idx;
+    /* the pair step's Frank-Wolfe vertex entered the support (read by the
+     * model step of the same iteration) */
+    int s_new;
     double s_val, a_val, slack;
     double rows_read, rows_reported, matvec;
     /* the loss at eta, computed when a test needs it (fval_ok), and the
@@ -449,6 +452,7 @@ static void glm_pair_step(cg_problem *P, double gamma, int drop)
     double *theta = G->theta;
     const double before = fabs(theta[s]) + (a >= 0 && a != s ? fabs(theta[a]) : 0.0);
     const int grows = theta[s] * G->s_val >= 0.0;
+    G->s_new = theta[s] == 0.0;
     theta[s] += gamma * G->s_val;
     if (a >= 0) {
         theta[a] -= gamma * G->a_val;
@@ -687,10 +691,11 @@ static void model_room(glm *G, int m)
     int cap = 2 * G->model_cap;
     if (cap < m) cap = m;
     if (cap < 32) cap = 32;
-    if (cap > FACE_MAX) cap = FACE_MAX;
-    G->mH = cg_zeros((size_t) cap * cap);
+    if (!G->sparse && cap > FACE_MAX) cap = FACE_MAX;
+    if (!G->sparse) G->mH = cg_zeros((size_t) cap * cap);
     G->mx = cg_zeros((size_t) 3 * cap); G->mg = cg_zeros(cap);
     G->midx = (int *) R_alloc(cap, sizeof(int));
+    if (G->mq == NULL) G->mq = cg_zeros(G->q + 1);
     G->model_cap = cap;
 }
 
@@ -717,6 +722,66 @@ static double model_cost(const glm *G, const int *idx, int kw)
     for (int a = 0; a < kw; a++) nnz += G->cp[idx[a] + 1] - G->cp[idx[a]];
     return c + 2.0 * (nnz * nnz / n + nnz) + 4.0 * n * G->q * m;
 }
+
+/* the move of a model step: theta_W from x0 toward the model's minimizer
+ * x (d = x - x0, d_b in G->gq; slack: the model's minimizer on the sphere
+ * when 0), by backtracking on the exact loss from the full step; then b
+ * minimized (profile). Returns 1 if the loss decreased, -1 if not. */
+static int model_move(cg_problem *P, glm *G, const int *idx, int kw, const double *x,
+                      const double *x0, const double *d, double slack)
+{
+    const int n = G->n, q = G->q;
+    const double r = G->radius;
+    double gd0 = 0.0;
+    /* deta = X~_W d_W + U d_b; the slope r'deta */
+    memset(G->deta, 0, sizeof(double) * n);
+    for (int a = 0; a < kw; a++) if (d[a] != 0.0) col_axpy(G, idx[a], d[a], G->deta);
+    for (int e = 0; e < q; e++) {
+        int inc = 1; double c = G->gq[e];
+        F77_CALL(daxpy)(&G->n, &c, G->U + (size_t) e * n, &inc, G->deta, &inc);
+    }
+    for (int i = 0; i < n; i++) gd0 += G->w[i] * (G->mu[i] - G->y[i]) * G->deta[i];
+    gd0 /= n;
+    if (!(gd0 < 0.0)) return -1;
+    double t = 1.0, f0 = 0.0, f1 = 0.0;
+    int ok = 0, tested = 0;
+    if (-gd0 < 1e-10 * G->fscale) {
+        for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + G->deta[i];
+        ok = 1;
+    } else {
+        f0 = loss_now(G);
+        tested = 1;
+        for (int s = 0; s < 40; s++) {
+            for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
+            f1 = loss_at(G, G->etab);
+            if (f1 <= f0 + 1e-4 * t * gd0) { ok = 1; break; }
+            t *= 0.5;
+        }
+        ok = ok && f1 < f0;
+    }
+    if (!ok) return -1;
+    double l1 = 0.0;
+    for (int a = 0; a < kw; a++) {
+        const int j = idx[a];
+        const double th = t == 1.0 ? x[a] : x0[a] + t * d[a];
+        G->theta[j] = th;
+    }
+    /* (the support: S's coefficients the model zeroed leave, W's new
+     * nonzeros enter, in W's order) */
+    for (int a = 0; a < kw; a++) support_update(G, idx[a]);
+    for (int k2 = 0; k2 < G->n_support; k2++) l1 += fabs(G->theta[G->support[k2]]);
+    for (int e = 0; e < q; e++) G->b[e] += t * G->gq[e];
+    memcpy(G->eta, G->etab, sizeof(double) * n);
+    G->slack = (slack == 0.0 && t == 1.0) ? 0.0 : fmax(r - l1, 0.0);
+    refresh(G);
+    if (tested) loss_known(G, f1);
+    profile(P, G);
+    G->face_steps += 1.0;
+    G->moves += 1.0;
+    G->g_ok = 0;
+    return 1;
+}
+
 
 /* the coordinates W adds outside S (before the |g| rule below) */
 static int model_extra(const glm *G)
@@ -745,42 +810,16 @@ static double warm_credit(const glm *G)
     return kw > G->n_support ? fmax(face, model_cost(G, NULL, kw)) : face;
 }
 
-/* returns 1 if taken, 0 if not applicable (the face step then), -1 if
- * tried without a decrease */
-static int glm_model_step(cg_problem *P, glm *G)
+/* W (G->midx, room for kw): S, then the kw - |S| largest |g| outside S
+ * (g: the loop's gradient); returns |W| */
+static int model_select(glm *G, int kw)
 {
-    const int n = G->n, q = G->q, k = G->n_support, p = G->p;
-    if (G->sparse) return 0;
-    int K = model_extra(G);
-    if (K > MODEL_K) {
-        /* (no more than the coordinates outside S within a half of max |g|:
-         * the others are far from entering) */
-        double gmax = 0.0;
-        for (int j = 0; j < p; j++) if (fabs(G->g[j]) > gmax) gmax = fabs(G->g[j]);
-        int close = 0;
-        for (int j = 0; j < p; j++) close += G->in_support[j] < 0 && fabs(G->g[j]) >= 0.5 * gmax;
-        if (close < K) K = close > MODEL_K ? close : MODEL_K;
-        if (K > p - k) K = p - k;
-    }
-    int kw = model_cap_size(G, k + K);
-    if (kw <= k) return 0;
-    const int m = kw + q;
-    const double mm = m;
-    /* (a lower bound first, no O(p) work while the credit is below it) */
-    if (G->face_credit < 10.0 * mm * mm) return -1;
+    const int k = G->n_support, p = G->p;
     if (G->mpos == NULL) {
         G->mpos = (int *) R_alloc(p, sizeof(int));
         G->mabs = cg_zeros(p);
         for (int j = 0; j < p; j++) G->mpos[j] = -1;
     }
-    model_room(G, m);
-    fm_room(G, m);
-    if (G->sparse && G->rp == NULL) {
-        G->rp = (int *) R_alloc((size_t) n + 1, sizeof(int));
-        G->rc = (int *) R_alloc((size_t) G->cp[G->p] + 1, sizeof(int));
-        G->rv = (double *) R_alloc((size_t) G->cp[G->p] + 1, sizeof(double));
-    }
-    /* W: S, then the K largest |g| outside S (g: the loop's gradient) */
     int *idx = G->midx;
     for (int a = 0; a < k; a++) { idx[a] = G->support[a]; G->mpos[idx[a]] = a; }
     int nc = 0;
@@ -796,12 +835,200 @@ static int glm_model_step(cg_problem *P, glm *G)
             G->mpos[j] = kk; idx[kk++] = j;
         }
     kw = kk;
+    for (int a = 0; a < kw; a++) G->mpos[idx[a]] = -1;
+    return kw;
+}
+
+/* |W| - |S|: model_extra(), no more than the coordinates outside S within a
+ * half of max |g| (the others are far from entering), at least MODEL_K */
+static int model_target(const glm *G)
+{
+    const int k = G->n_support, p = G->p;
+    int K = model_extra(G);
+    if (K > MODEL_K) {
+        double gmax = 0.0;
+        for (int j = 0; j < p; j++) if (fabs(G->g[j]) > gmax) gmax = fabs(G->g[j]);
+        int close = 0;
+        for (int j = 0; j < p; j++) close += G->in_support[j] < 0 && fabs(G->g[j]) >= 0.5 * gmax;
+        if (close < K) K = close > MODEL_K ? close : MODEL_K;
+        if (K > p - k) K = p - k;
+    }
+    return K;
+}
+
+/* sparse X: the model minimized by coordinate descent through X (glmnet's
+ * inner loop: a coordinate costs the nonzeros of its column, where a row of
+ * the |W| x |W| Hessian costs |W|), on the penalized model
+ *   min_x z'(x - x0) + 1/2 |M (x - x0, d_b)|^2_D + lam ||x||_1
+ * with lam found by the secant method so that ||x||_1 = radius (the ball's
+ * multiplier); x scaled into the ball if the last lam left it above. */
+#define MODEL_PASSES 30
+#define MODEL_ROUNDS 8
+static int glm_model_step_cd(cg_problem *P, glm *G)
+{
+    const int n = G->n, q = G->q, k = G->n_support, p = G->p;
+    int kw = k + model_target(G);
+    if (kw > p) kw = p;
+    if (kw <= k) return 0;
+    double nnz_s = 0.0;
+    for (int a = 0; a < k; a++) nnz_s += G->cp[G->support[a] + 1] - G->cp[G->support[a]];
+    const double pass = 4.0 * nnz_s * kw / (k > 0 ? k : 1) + 4.0 * n * q + 10.0 * kw;
+    if (G->face_credit < 4.0 * pass) return -1;
+    model_room(G, kw);
+    kw = model_select(G, kw);
+    const int *idx = G->midx;
+    const int cap = G->model_cap;
+    double *x = G->mx, *x0 = G->mx + cap, *z = G->mx + 2 * (size_t) cap, *D = G->mg;
+    double *hr = G->curvb, *u = G->mub, *rr = G->res;
+    for (int i = 0; i < n; i++) {
+        hr[i] = G->w[i] * G->curv[i] / n;
+        rr[i] = G->w[i] * (G->mu[i] - G->y[i]) / n;
+        u[i] = 0.0;
+    }
+    double zmax = 0.0, smax = 0.0, l1 = 0.0;
+    for (int a = 0; a < kw; a++) {
+        const int j = idx[a];
+        double s1 = 0.0, s2 = 0.0;
+        for (int t = G->cp[j]; t < G->cp[j + 1]; t++) {
+            const int i = G->ri[t];
+            s1 += G->cx[t] * rr[i];
+            s2 += G->cx[t] * G->cx[t] * hr[i];
+        }
+        z[a] = G->cs[j] * s1;
+        D[a] = G->cs[j] * G->cs[j] * s2;
+        x[a] = x0[a] = G->theta[j];
+        l1 += fabs(x[a]);
+        if (fabs(z[a]) > zmax) zmax = fabs(z[a]);
+        if (a < k && fabs(z[a]) > smax) smax = fabs(z[a]);
+    }
+    /* the unpenalized block: Hbb = L L', zb; d_b in gq */
+    double *Hbb = G->work, *zb = G->du, *db = G->gq;
+    for (int c = 0; c < q; c++) {
+        const double *uc = G->U + (size_t) c * n;
+        double s1 = 0.0;
+        for (int i = 0; i < n; i++) s1 += uc[i] * rr[i];
+        zb[c] = s1;
+        db[c] = 0.0;
+        for (int e = c; e < q; e++) {
+            const double *ue = G->U + (size_t) e * n;
+            double h = 0.0;
+            for (int i = 0; i < n; i++) h += uc[i] * ue[i] * hr[i];
+            Hbb[e + (size_t) c * q] = h;
+        }
+    }
+    if (q > 0) {
+        int info = 0;
+        F77_CALL(dpotrf)("L", &G->q, Hbb, &G->q, &info FCONE);
+        if (info != 0) return -1;
+    }
+    const double r = G->radius;
+    const double tol = 1e-3 * fmax(G->last_gap, 1e-14 * G->fscale);
+    double lam = smax > 0.0 ? smax : zmax, lo = -1.0, hi = -1.0, l_lo = 0.0, l_hi = 0.0;
+    double passes = 0.0;
+    int side = 0;
+    for (int round = 0; round < MODEL_ROUNDS; round++) {
+        for (int it = 0; it < MODEL_PASSES; it++) {
+            double chg = 0.0;
+            for (int a = 0; a < kw; a++) {
+                if (!(D[a] > 0.0)) continue;
+                const int j = idx[a];
+                double s1 = 0.0;
+                for (int t = G->cp[j]; t < G->cp[j + 1]; t++) s1 += G->cx[t] * hr[G->ri[t]] * u[G->ri[t]];
+                /* (u holds M (x - x0, d_b): gr is the model's gradient at x) */
+                const double gr = z[a] + G->cs[j] * s1;
+                const double v = x[a] - gr / D[a], th = lam / D[a];
+                const double nx = v > th ? v - th : (v < -th ? v + th : 0.0);
+                const double dl = nx - x[a];
+                if (dl == 0.0) continue;
+                x[a] = nx;
+                chg += D[a] * dl * dl;
+                const double c = dl * G->cs[j];
+                for (int t = G->cp[j]; t < G->cp[j + 1]; t++) u[G->ri[t]] += c * G->cx[t];
+            }
+            for (int c = 0; c < q; c++) {          /* the unpenalized block: Newton */
+                const double *uc = G->U + (size_t) c * n;
+                double s1 = 0.0;
+                for (int i = 0; i < n; i++) s1 += uc[i] * hr[i] * u[i];
+                G->mq[c] = zb[c] + s1;
+            }
+            if (q > 0) {
+                int one = 1, info = 0;
+                F77_CALL(dpotrs)("L", &G->q, &one, Hbb, &G->q, G->mq, &G->q, &info FCONE);
+                for (int c = 0; c < q; c++) {
+                    const double st = -G->mq[c];
+                    int inc = 1;
+                    db[c] += st;
+                    F77_CALL(daxpy)(&G->n, &st, G->U + (size_t) c * n, &inc, u, &inc);
+                }
+            }
+            passes += 1.0;
+            if (!(chg > tol)) break;
+        }
+        double l = 0.0;
+        for (int a = 0; a < kw; a++) l += fabs(x[a]);
+        l1 = l;
+        if (l <= r) {
+            if (side == 1) l_lo = r + 0.5 * (l_lo - r);     /* (Illinois) */
+            side = 1;
+            hi = lam; l_hi = l;
+            /* (the loss the unused radius leaves, about lam (r - l), within
+             * a hundredth of the gap) */
+            if (lam * (r - l) <= 1e-2 * tol * 1e3 || lam == 0.0) break;
+        } else {
+            if (side == -1) l_hi = r - 0.5 * (r - l_hi);
+            side = -1;
+            lo = lam; l_lo = l;
+        }
+        if (lo >= 0.0 && hi >= 0.0) lam = lo + (l_lo - r) * (hi - lo) / (l_lo - l_hi);
+        else if (l > r) lam = lam > 0.0 ? 2.0 * lam : zmax;
+        else lam = 0.5 * lam;
+        if (round == MODEL_ROUNDS - 2 && hi < 0.0) lam = 2.0 * lam;
+    }
+    const double spent = fmin(passes * pass, G->face_credit);
+    G->face_credit -= spent;
+    double slack = r - l1;
+    /* (on the sphere: a lam left ||x|| above the radius; the minimizer
+     * is on it) */
+    if (l1 > r || (lo >= 0.0 && l1 > 0.0)) {
+        const double sc = r / l1;
+        for (int a = 0; a < kw; a++) x[a] *= sc;
+        slack = 0.0;
+    }
+    if (slack <= 1e-12 * r) slack = 0.0;
+    double *d = z;
+    for (int a = 0; a < kw; a++) d[a] = x[a] - x0[a];
+    /* a step that decreased the loss is paid back: only failed ones spend
+     * the pairwise steps' credit */
+    const int taken = model_move(P, G, idx, kw, x, x0, d, slack);
+    if (taken > 0) G->face_credit += spent;
+    return taken;
+}
+
+/* returns 1 if taken, 0 if not applicable (the face step then), -1 if
+ * tried without a decrease */
+static int glm_model_step(cg_problem *P, glm *G)
+{
+    const int n = G->n, q = G->q, k = G->n_support;
+    if (G->sparse) return glm_model_step_cd(P, G);
+    const int K = model_target(G);
+    int kw = model_cap_size(G, k + K);
+    if (kw <= k) return 0;
+    const int m = kw + q;
+    const double mm = m;
+    /* (a lower bound first, no O(p) work while the credit is below it) */
+    if (G->face_credit < 10.0 * mm * mm) return -1;
+    model_room(G, m);
+    fm_room(G, m);
+    if (G->sparse && G->rp == NULL) {
+        G->rp = (int *) R_alloc((size_t) n + 1, sizeof(int));
+        G->rc = (int *) R_alloc((size_t) G->cp[G->p] + 1, sizeof(int));
+        G->rv = (double *) R_alloc((size_t) G->cp[G->p] + 1, sizeof(double));
+    }
+    kw = model_select(G, kw);
+    int *idx = G->midx;
     const int mw = kw + q;
     const double cost = model_cost(G, idx, kw);
-    if (G->face_credit < cost) {
-        for (int a = 0; a < kw; a++) G->mpos[idx[a]] = -1;
-        return -1;
-    }
+    if (G->face_credit < cost) return -1;
     G->face_credit -= cost;
     /* the Hessian on [X~_W, U] and the gradient there (z = M'r / n) */
     double *H = G->mH, *z = G->mx + 2 * (size_t) G->model_cap;
@@ -813,7 +1040,7 @@ static int glm_model_step(cg_problem *P, glm *G)
             for (int c = 0; c < q; c++) Hbb[a + (size_t) c * q] = H[(kw + a) + (size_t) (kw + c) * mw];
         int info = 0;
         F77_CALL(dpotrf)("L", &G->q, Hbb, &G->q, &info FCONE);
-        if (info != 0) { for (int a = 0; a < kw; a++) G->mpos[idx[a]] = -1; return -1; }
+        if (info != 0) return -1;
         /* L^-1 H_bW (q x kw, in place in H's rows kw.., columns 0..kw-1), L^-1 z_b */
         int ld = mw;
         double one = 1.0;
@@ -884,9 +1111,8 @@ static int glm_model_step(cg_problem *P, glm *G)
         const double *hs = H + (size_t) s * mw, *ha = a >= 0 ? H + (size_t) a * mw : NULL;
         for (int c = 0; c < kw; c++) gm[c] += cs_ * hs[c] + (ha ? ca * ha[c] : 0.0);
     }
-    for (int a = 0; a < kw; a++) G->mpos[idx[a]] = -1;
     /* the direction: d_W = x - theta_W, d_b = -Hbb^-1 (z_b + H_bW d_W) */
-    double *d = G->mg, gd0 = 0.0;
+    double *d = G->mg;
     for (int a = 0; a < kw; a++) d[a] = x[a] - x0[a];
     /* (z_W was reduced: the directional derivative from the unreduced
      * gradient, recomputed below with d_b) */
@@ -900,62 +1126,32 @@ static int glm_model_step(cg_problem *P, glm *G)
         int inc = 1;
         F77_CALL(dtrsv)("L", "T", "N", &G->q, Hbb, &G->q, G->gq, &inc FCONE FCONE FCONE);
     }
-    /* deta = X~_W d_W + U d_b; the slope r'deta */
-    memset(G->deta, 0, sizeof(double) * n);
-    for (int a = 0; a < kw; a++) if (d[a] != 0.0) col_axpy(G, idx[a], d[a], G->deta);
-    for (int e = 0; e < q; e++) {
-        int inc = 1; double c = G->gq[e];
-        F77_CALL(daxpy)(&G->n, &c, G->U + (size_t) e * n, &inc, G->deta, &inc);
-    }
-    for (int i = 0; i < n; i++) gd0 += G->w[i] * (G->mu[i] - G->y[i]) * G->deta[i];
-    gd0 /= n;
-    if (!(gd0 < 0.0)) return -1;
-    double t = 1.0, f0 = 0.0, f1 = 0.0;
-    int ok = 0, tested = 0;
-    if (-gd0 < 1e-10 * G->fscale) {
-        for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + G->deta[i];
-        ok = 1;
-    } else {
-        f0 = loss_now(G);
-        tested = 1;
-        for (int s = 0; s < 40; s++) {
-            for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
-            f1 = loss_at(G, G->etab);
-            if (f1 <= f0 + 1e-4 * t * gd0) { ok = 1; break; }
-            t *= 0.5;
-        }
-        ok = ok && f1 < f0;
-    }
-    if (!ok) return -1;
-    l1 = 0.0;
-    for (int a = 0; a < kw; a++) {
-        const int j = idx[a];
-        const double th = t == 1.0 ? x[a] : x0[a] + t * d[a];
-        G->theta[j] = th;
-    }
-    /* (the support: S's coefficients the model zeroed leave, W's new
-     * nonzeros enter, in W's order) */
-    for (int a = 0; a < kw; a++) support_update(G, idx[a]);
-    for (int k2 = 0; k2 < G->n_support; k2++) l1 += fabs(G->theta[G->support[k2]]);
-    for (int e = 0; e < q; e++) G->b[e] += t * G->gq[e];
-    memcpy(G->eta, G->etab, sizeof(double) * n);
-    G->slack = (slack == 0.0 && t == 1.0) ? 0.0 : fmax(r - l1, 0.0);
-    refresh(G);
-    if (tested) loss_known(G, f1);
-    profile(P, G);
-    G->face_steps += 1.0;
-    G->moves += 1.0;
-    G->g_ok = 0;
-    return 1;
+    return model_move(P, G, idx, kw, x, x0, d, slack);
 }
 
+static int face_newton(cg_problem *P);
+
+/* after a pairwise step: a model step, or a face step where it does not
+ * apply. Sparse X: once the pairwise step's vertex was in the support
+ * already, the face step first (exact on the face: it reaches the
+ * rounding level the model step's inner tolerances do not), the model
+ * step if the face step's credit was short. */
 static int glm_face_step(cg_problem *P)
 {
     glm *G = (glm *) P->self;
-    if (G->face_on) {
-        const int taken = glm_model_step(P, G);
-        if (taken != 0) return taken > 0;
+    if (!G->face_on) return 0;
+    if (G->sparse && !G->s_new) {
+        if (face_newton(P)) return 1;
+        return glm_model_step(P, G) > 0;
     }
+    const int taken = glm_model_step(P, G);
+    if (taken != 0) return taken > 0;
+    return face_newton(P);
+}
+
+static int face_newton(cg_problem *P)
+{
+    glm *G = (glm *) P->self;
     const int n = G->n, q = G->q, k = G->n_support, m = k + q;
     if (!G->face_on || k < 1 || m >= n || (!G->sparse && m > FACE_MAX) ||
         (!G->sparse && (double) n * m > 8388608.0))
