@@ -30,7 +30,11 @@
  * evaluation minimizes it on a copy, so that its objective and gap are
  * phi(theta)'s, those of the stated problem, and the fit reports that b.
  * A 5000 x 2000 logistic fit with 1454 nonzeros (1% dense X): 1.45 -> 0.36 s
- * CPU (0.18 s with the face steps by conjugate gradients below). */
+ * CPU (0.18 s with the face steps by conjugate gradients below).
+ *
+ * After a pairwise step, a model step (a proximal-Newton step over the
+ * support and the coordinates of largest |g|, see below) or else a face
+ * step: a fit no longer takes a pairwise step per nonzero. */
 #include "stochcg.h"
 #include "glm_family.h"
 #include <string.h>
