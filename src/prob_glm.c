@@ -1146,7 +1146,9 @@ static int glm_face_step(cg_problem *P)
     if (!G->face_on) return 0;
     if (G->sparse && !G->s_new) {
         if (face_newton(P)) return 1;
-        return glm_model_step(P, G) > 0;
+        /* (below about 1e-6 of the loss, the model step's inexact inner
+         * solve stalls: the face and pairwise steps finish) */
+        return G->last_gap > 1e-6 * G->fscale && glm_model_step(P, G) > 0;
     }
     const int taken = glm_model_step(P, G);
     if (taken != 0) return taken > 0;
