@@ -30,7 +30,11 @@
  * evaluation minimizes it on a copy, so that its objective and gap are
  * phi(theta)'s, those of the stated problem, and the fit reports that b.
  * A 5000 x 2000 logistic fit with 1454 nonzeros (1% dense X): 1.45 -> 0.36 s
- * CPU (0.18 s with the face steps by conjugate gradients below). */
+ * CPU (0.18 s with the face steps by conjugate gradients below).
+ *
+ * After a pairwise step, a model step (a proximal-Newton step over the
+ * support and the coordinates of largest |g|, see below) or else a face
+ * step: a fit no longer takes a pairwise step per nonzero. */
 #include "stochcg.h"
 #include "glm_family.h"
 #include <string.h>
@@ -54,8 +58,16 @@ typedef struct {
     double face_credit, face_steps;
     double *fM, *fH, *fz, *fc, *fd, *fsig, *fcg;
     int *fks;
+    /* model steps: scratch for a working set of up to model_cap columns
+     * (the Hessian, the inner iterate and its gradient), the set's
+     * indices, membership of each of the p columns, |g| outside it */
+    int model_cap, *midx, *mpos, fM_cols;
+    double *mH, *mx, *mg, *mabs, *mq;
     int *rp, *rc; double *rv;               /* sparse: X~_S by rows (CSR), nnz(X) room */
     int s_idx, a_idx;
+    /* the pair step's Frank-Wolfe vertex entered the support (read by the
+     * model step of the same iteration) */
+    int s_new;
     double s_val, a_val, slack;
     double rows_read, rows_reported, matvec;
     /* the loss at eta, computed when a test needs it (fval_ok), and the
@@ -444,6 +456,7 @@ static void glm_pair_step(cg_problem *P, double gamma, int drop)
     double *theta = G->theta;
     const double before = fabs(theta[s]) + (a >= 0 && a != s ? fabs(theta[a]) : 0.0);
     const int grows = theta[s] * G->s_val >= 0.0;
+    G->s_new = theta[s] == 0.0;
     theta[s] += gamma * G->s_val;
     if (a >= 0) {
         theta[a] -= gamma * G->a_val;
@@ -513,9 +526,10 @@ static double face_cost(const glm *G, int k)
 }
 
 /* the Newton system on the face: H (m x m, lower triangle) = M'WM / n and
- * z1 = M'r / n (the gradient), M = [X~_S, U], W = diag(w A''(eta)),
+ * z1 = M'r / n (the gradient), M = [X~_S, U] (S: the k columns idx),
+ * W = diag(w A''(eta)),
  * r = w (mu - y) */
-static void face_system(glm *G, int k, int m, double *H, double *z1)
+static void face_system(glm *G, const int *idx, int k, int m, double *H, double *z1)
 {
     const int n = G->n, q = G->q;
     double *hr = G->etab;                     /* h_i = w_i A''_i / n; r_i */
@@ -528,7 +542,7 @@ static void face_system(glm *G, int k, int m, double *H, double *z1)
         double *M = G->fM;
         for (int a = 0; a < m; a++) {
             double *col = M + (size_t) a * n;
-            if (a < k) { memset(col, 0, sizeof(double) * n); col_axpy(G, G->support[a], 1.0, col); }
+            if (a < k) { memset(col, 0, sizeof(double) * n); col_axpy(G, idx[a], 1.0, col); }
             else memcpy(col, G->U + (size_t) (a - k) * n, sizeof(double) * n);
             double s = 0.0;
             for (int i = 0; i < n; i++) s += col[i] * rr[i];
@@ -547,12 +561,12 @@ static void face_system(glm *G, int k, int m, double *H, double *z1)
     int *rp = G->rp;
     memset(rp, 0, sizeof(int) * ((size_t) n + 1));
     for (int a = 0; a < k; a++) {
-        const int j = G->support[a];
+        const int j = idx[a];
         for (int t = G->cp[j]; t < G->cp[j + 1]; t++) rp[G->ri[t] + 1]++;
     }
     for (int i = 0; i < n; i++) rp[i + 1] += rp[i];
     for (int a = 0; a < k; a++) {           /* columns in order: rows sorted by a */
-        const int j = G->support[a];
+        const int j = idx[a];
         double s = 0.0;
         for (int t = G->cp[j]; t < G->cp[j + 1]; t++) {
             const int i = G->ri[t], at = rp[i]++;
@@ -652,7 +666,496 @@ static int face_cg(const glm *G, int k, int m, const double *hr, const double *b
     return used;
 }
 
+/* ----------------------------------------------------------- model step
+ * The face step moves the support's coefficients only: a fit with k
+ * nonzeros still takes k pairwise steps to find them (each adds one), and
+ * at n >> p each of those pays a pass over X and several passes of exp()
+ * over n. The model step is a proximal-Newton (IRLS) step over a working
+ * set W: the support S and the MODEL_K (or |S|, the larger) coordinates
+ * outside it with the largest |gradient|. It minimizes the loss's
+ * quadratic model at (theta, b) over theta_W in the ball (theta outside W
+ * is zero) with b eliminated exactly (the Schur complement of its block,
+ * so that the model is minimized over b too), by pairwise Frank-Wolfe on
+ * the model: O(|W|) a step with the |W| x |W| Hessian formed once
+ * (dense: one n x m product; sparse: by rows), to a model gap of a
+ * hundredth of the last Frank-Wolfe gap. The iterate moves toward that
+ * minimizer (theta and b: a convex combination in the ball) by
+ * backtracking on the exact loss from the full step; then b is minimized
+ * again (profile), so the Frank-Wolfe gap of the loop stays the
+ * certificate of the stated problem. Coefficients the model sets to zero
+ * leave the support exactly at the full step. It replaces the face step
+ * where its Hessian fits (m = |W| + q at most FACE_MAX, dense n m at most
+ * 8 M entries) and is paid from the same credit. */
+#define MODEL_K 16
+#define MODEL_ITER 50
+
+static void model_room(glm *G, int m)
+{
+    if (m <= G->model_cap) return;
+    int cap = 2 * G->model_cap;
+    if (cap < m) cap = m;
+    if (cap < 32) cap = 32;
+    if (!G->sparse && cap > FACE_MAX) cap = FACE_MAX;
+    if (!G->sparse) G->mH = cg_zeros((size_t) cap * cap);
+    G->mx = cg_zeros((size_t) 3 * cap); G->mg = cg_zeros(cap);
+    G->midx = (int *) R_alloc(cap, sizeof(int));
+    if (G->mq == NULL) G->mq = cg_zeros(G->q + 1);
+    G->model_cap = cap;
+}
+
+/* dense: room for face_system's M (n x m), shared by the face and model steps */
+static void fm_room(glm *G, int m)
+{
+    if (G->sparse || m <= G->fM_cols) return;
+    int cols = 2 * G->fM_cols;
+    const int most = (int) (8388608.0 / G->n);
+    if (cols > most) cols = most;
+    if (cols < m) cols = m;
+    G->fM = cg_zeros((size_t) G->n * cols);
+    G->fM_cols = cols;
+}
+
+/* flops of a model step on kw columns (m = kw + q): the Hessian, the
+ * Schur complement and the inner steps (about 10 m of O(m) each) */
+static double model_cost(const glm *G, const int *idx, int kw)
+{
+    const double m = kw + G->q, n = G->n;
+    double c = 10.0 * m * m + 2.0 * G->q * m * m;
+    if (!G->sparse) return c + 0.5 * n * m * m + 2.0 * n * m;
+    double nnz = 0.0;
+    for (int a = 0; a < kw; a++) nnz += G->cp[idx[a] + 1] - G->cp[idx[a]];
+    return c + 2.0 * (nnz * nnz / n + nnz) + 4.0 * n * G->q * m;
+}
+
+/* the move of a model step: theta_W from x0 toward the model's minimizer
+ * x (d = x - x0, d_b in G->gq; slack: the model's minimizer on the sphere
+ * when 0), by backtracking on the exact loss from the full step; then b
+ * minimized (profile). Returns 1 if the loss decreased, -1 if not. */
+static int model_move(cg_problem *P, glm *G, const int *idx, int kw, const double *x,
+                      const double *x0, const double *d, double slack)
+{
+    const int n = G->n, q = G->q;
+    const double r = G->radius;
+    double gd0 = 0.0;
+    /* deta = X~_W d_W + U d_b; the slope r'deta */
+    memset(G->deta, 0, sizeof(double) * n);
+    for (int a = 0; a < kw; a++) if (d[a] != 0.0) col_axpy(G, idx[a], d[a], G->deta);
+    for (int e = 0; e < q; e++) {
+        int inc = 1; double c = G->gq[e];
+        F77_CALL(daxpy)(&G->n, &c, G->U + (size_t) e * n, &inc, G->deta, &inc);
+    }
+    for (int i = 0; i < n; i++) gd0 += G->w[i] * (G->mu[i] - G->y[i]) * G->deta[i];
+    gd0 /= n;
+    if (!(gd0 < 0.0)) return -1;
+    double t = 1.0, f0 = 0.0, f1 = 0.0;
+    int ok = 0, tested = 0;
+    if (-gd0 < 1e-10 * G->fscale) {
+        for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + G->deta[i];
+        ok = 1;
+    } else {
+        f0 = loss_now(G);
+        tested = 1;
+        for (int s = 0; s < 40; s++) {
+            for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
+            f1 = loss_at(G, G->etab);
+            if (f1 <= f0 + 1e-4 * t * gd0) { ok = 1; break; }
+            t *= 0.5;
+        }
+        ok = ok && f1 < f0;
+    }
+    if (!ok) return -1;
+    double l1 = 0.0;
+    for (int a = 0; a < kw; a++) {
+        const int j = idx[a];
+        const double th = t == 1.0 ? x[a] : x0[a] + t * d[a];
+        G->theta[j] = th;
+    }
+    /* (the support: S's coefficients the model zeroed leave, W's new
+     * nonzeros enter, in W's order) */
+    for (int a = 0; a < kw; a++) support_update(G, idx[a]);
+    for (int k2 = 0; k2 < G->n_support; k2++) l1 += fabs(G->theta[G->support[k2]]);
+    for (int e = 0; e < q; e++) G->b[e] += t * G->gq[e];
+    memcpy(G->eta, G->etab, sizeof(double) * n);
+    G->slack = (slack == 0.0 && t == 1.0) ? 0.0 : fmax(r - l1, 0.0);
+    refresh(G);
+    if (tested) loss_known(G, f1);
+    profile(P, G);
+    G->face_steps += 1.0;
+    G->moves += 1.0;
+    G->g_ok = 0;
+    return 1;
+}
+
+
+/* the coordinates W adds outside S (before the |g| rule below) */
+static int model_extra(const glm *G)
+{
+    const int k = G->n_support;
+    int K = k > MODEL_K ? k : MODEL_K;
+    return K > G->p - k ? G->p - k : K;
+}
+
+/* kw columns within the scratch's bounds */
+static int model_cap_size(const glm *G, int kw)
+{
+    const int n = G->n, q = G->q;
+    if (kw + q > FACE_MAX) kw = FACE_MAX - q;
+    if (!G->sparse && (double) n * (kw + q) > 8388608.0) kw = (int) (8388608.0 / n) - q;
+    if (kw + q >= n) kw = n - q - 1;
+    return kw;
+}
+
+/* a warm start's credit: a model step on its support (dense), else a face step */
+static double warm_credit(const glm *G)
+{
+    const double face = face_cost(G, G->n_support);
+    if (G->sparse) return face;
+    const int kw = model_cap_size(G, G->n_support + model_extra(G));
+    return kw > G->n_support ? fmax(face, model_cost(G, NULL, kw)) : face;
+}
+
+/* W (G->midx, room for kw): S, then the kw - |S| largest |g| outside S
+ * (g: the loop's gradient); returns |W| */
+static int model_select(glm *G, int kw)
+{
+    const int k = G->n_support, p = G->p;
+    if (G->mpos == NULL) {
+        G->mpos = (int *) R_alloc(p, sizeof(int));
+        G->mabs = cg_zeros(p);
+        for (int j = 0; j < p; j++) G->mpos[j] = -1;
+    }
+    int *idx = G->midx;
+    for (int a = 0; a < k; a++) { idx[a] = G->support[a]; G->mpos[idx[a]] = a; }
+    int nc = 0;
+    for (int j = 0; j < p; j++) if (G->in_support[j] < 0) G->mabs[nc++] = fabs(G->g[j]);
+    const int need = kw - k;
+    double thr = 0.0;
+    if (need < nc) { rPsort(G->mabs, nc, nc - need); thr = G->mabs[nc - need]; }
+    int kk = k;
+    for (int j = 0; j < p && kk < kw; j++)
+        if (G->in_support[j] < 0 && fabs(G->g[j]) > thr) { G->mpos[j] = kk; idx[kk++] = j; }
+    for (int j = 0; j < p && kk < kw; j++)
+        if (G->in_support[j] < 0 && G->mpos[j] < 0 && fabs(G->g[j]) == thr) {
+            G->mpos[j] = kk; idx[kk++] = j;
+        }
+    kw = kk;
+    for (int a = 0; a < kw; a++) G->mpos[idx[a]] = -1;
+    return kw;
+}
+
+/* |W| - |S|: model_extra(), no more than the coordinates outside S within a
+ * half of max |g| (the others are far from entering), at least MODEL_K */
+static int model_target(const glm *G)
+{
+    const int k = G->n_support, p = G->p;
+    int K = model_extra(G);
+    if (K > MODEL_K) {
+        double gmax = 0.0;
+        for (int j = 0; j < p; j++) if (fabs(G->g[j]) > gmax) gmax = fabs(G->g[j]);
+        int close = 0;
+        for (int j = 0; j < p; j++) close += G->in_support[j] < 0 && fabs(G->g[j]) >= 0.5 * gmax;
+        if (close < K) K = close > MODEL_K ? close : MODEL_K;
+        if (K > p - k) K = p - k;
+    }
+    return K;
+}
+
+/* sparse X: the model minimized by coordinate descent through X (glmnet's
+ * inner loop: a coordinate costs the nonzeros of its column, where a row of
+ * the |W| x |W| Hessian costs |W|), on the penalized model
+ *   min_x z'(x - x0) + 1/2 |M (x - x0, d_b)|^2_D + lam ||x||_1
+ * with lam found by the secant method so that ||x||_1 = radius (the ball's
+ * multiplier); x scaled into the ball if the last lam left it above. */
+#define MODEL_PASSES 30
+#define MODEL_ROUNDS 8
+static int glm_model_step_cd(cg_problem *P, glm *G)
+{
+    const int n = G->n, q = G->q, k = G->n_support, p = G->p;
+    int kw = k + model_target(G);
+    if (kw > p) kw = p;
+    if (kw <= k) return 0;
+    double nnz_s = 0.0;
+    for (int a = 0; a < k; a++) nnz_s += G->cp[G->support[a] + 1] - G->cp[G->support[a]];
+    const double pass = 4.0 * nnz_s * kw / (k > 0 ? k : 1) + 4.0 * n * q + 10.0 * kw;
+    if (G->face_credit < 4.0 * pass) return -1;
+    model_room(G, kw);
+    kw = model_select(G, kw);
+    const int *idx = G->midx;
+    const int cap = G->model_cap;
+    double *x = G->mx, *x0 = G->mx + cap, *z = G->mx + 2 * (size_t) cap, *D = G->mg;
+    double *hr = G->curvb, *u = G->mub, *rr = G->res;
+    for (int i = 0; i < n; i++) {
+        hr[i] = G->w[i] * G->curv[i] / n;
+        rr[i] = G->w[i] * (G->mu[i] - G->y[i]) / n;
+        u[i] = 0.0;
+    }
+    double zmax = 0.0, smax = 0.0, l1 = 0.0;
+    for (int a = 0; a < kw; a++) {
+        const int j = idx[a];
+        double s1 = 0.0, s2 = 0.0;
+        for (int t = G->cp[j]; t < G->cp[j + 1]; t++) {
+            const int i = G->ri[t];
+            s1 += G->cx[t] * rr[i];
+            s2 += G->cx[t] * G->cx[t] * hr[i];
+        }
+        z[a] = G->cs[j] * s1;
+        D[a] = G->cs[j] * G->cs[j] * s2;
+        x[a] = x0[a] = G->theta[j];
+        l1 += fabs(x[a]);
+        if (fabs(z[a]) > zmax) zmax = fabs(z[a]);
+        if (a < k && fabs(z[a]) > smax) smax = fabs(z[a]);
+    }
+    /* the unpenalized block: Hbb = L L', zb; d_b in gq */
+    double *Hbb = G->work, *zb = G->du, *db = G->gq;
+    for (int c = 0; c < q; c++) {
+        const double *uc = G->U + (size_t) c * n;
+        double s1 = 0.0;
+        for (int i = 0; i < n; i++) s1 += uc[i] * rr[i];
+        zb[c] = s1;
+        db[c] = 0.0;
+        for (int e = c; e < q; e++) {
+            const double *ue = G->U + (size_t) e * n;
+            double h = 0.0;
+            for (int i = 0; i < n; i++) h += uc[i] * ue[i] * hr[i];
+            Hbb[e + (size_t) c * q] = h;
+        }
+    }
+    if (q > 0) {
+        int info = 0;
+        F77_CALL(dpotrf)("L", &G->q, Hbb, &G->q, &info FCONE);
+        if (info != 0) return -1;
+    }
+    const double r = G->radius;
+    const double tol = 1e-3 * fmax(G->last_gap, 1e-14 * G->fscale);
+    double lam = smax > 0.0 ? smax : zmax, lo = -1.0, hi = -1.0, l_lo = 0.0, l_hi = 0.0;
+    double passes = 0.0;
+    int side = 0;
+    for (int round = 0; round < MODEL_ROUNDS; round++) {
+        for (int it = 0; it < MODEL_PASSES; it++) {
+            double chg = 0.0;
+            for (int a = 0; a < kw; a++) {
+                if (!(D[a] > 0.0)) continue;
+                const int j = idx[a];
+                double s1 = 0.0;
+                for (int t = G->cp[j]; t < G->cp[j + 1]; t++) s1 += G->cx[t] * hr[G->ri[t]] * u[G->ri[t]];
+                /* (u holds M (x - x0, d_b): gr is the model's gradient at x) */
+                const double gr = z[a] + G->cs[j] * s1;
+                const double v = x[a] - gr / D[a], th = lam / D[a];
+                const double nx = v > th ? v - th : (v < -th ? v + th : 0.0);
+                const double dl = nx - x[a];
+                if (dl == 0.0) continue;
+                x[a] = nx;
+                chg += D[a] * dl * dl;
+                const double c = dl * G->cs[j];
+                for (int t = G->cp[j]; t < G->cp[j + 1]; t++) u[G->ri[t]] += c * G->cx[t];
+            }
+            for (int c = 0; c < q; c++) {          /* the unpenalized block: Newton */
+                const double *uc = G->U + (size_t) c * n;
+                double s1 = 0.0;
+                for (int i = 0; i < n; i++) s1 += uc[i] * hr[i] * u[i];
+                G->mq[c] = zb[c] + s1;
+            }
+            if (q > 0) {
+                int one = 1, info = 0;
+                F77_CALL(dpotrs)("L", &G->q, &one, Hbb, &G->q, G->mq, &G->q, &info FCONE);
+                for (int c = 0; c < q; c++) {
+                    const double st = -G->mq[c];
+                    int inc = 1;
+                    db[c] += st;
+                    F77_CALL(daxpy)(&G->n, &st, G->U + (size_t) c * n, &inc, u, &inc);
+                }
+            }
+            passes += 1.0;
+            if (!(chg > tol)) break;
+        }
+        double l = 0.0;
+        for (int a = 0; a < kw; a++) l += fabs(x[a]);
+        l1 = l;
+        if (l <= r) {
+            if (side == 1) l_lo = r + 0.5 * (l_lo - r);     /* (Illinois) */
+            side = 1;
+            hi = lam; l_hi = l;
+            /* (the loss the unused radius leaves, about lam (r - l), within
+             * a hundredth of the gap) */
+            if (lam * (r - l) <= 1e-2 * tol * 1e3 || lam == 0.0) break;
+        } else {
+            if (side == -1) l_hi = r - 0.5 * (r - l_hi);
+            side = -1;
+            lo = lam; l_lo = l;
+        }
+        if (lo >= 0.0 && hi >= 0.0) lam = lo + (l_lo - r) * (hi - lo) / (l_lo - l_hi);
+        else if (l > r) lam = lam > 0.0 ? 2.0 * lam : zmax;
+        else lam = 0.5 * lam;
+        if (round == MODEL_ROUNDS - 2 && hi < 0.0) lam = 2.0 * lam;
+    }
+    const double spent = fmin(passes * pass, G->face_credit);
+    G->face_credit -= spent;
+    double slack = r - l1;
+    /* (on the sphere: a lam left ||x|| above the radius; the minimizer
+     * is on it) */
+    if (l1 > r || (lo >= 0.0 && l1 > 0.0)) {
+        const double sc = r / l1;
+        for (int a = 0; a < kw; a++) x[a] *= sc;
+        slack = 0.0;
+    }
+    if (slack <= 1e-12 * r) slack = 0.0;
+    double *d = z;
+    for (int a = 0; a < kw; a++) d[a] = x[a] - x0[a];
+    /* a step that decreased the loss is paid back: only failed ones spend
+     * the pairwise steps' credit */
+    const int taken = model_move(P, G, idx, kw, x, x0, d, slack);
+    if (taken > 0) G->face_credit += spent;
+    return taken;
+}
+
+/* returns 1 if taken, 0 if not applicable (the face step then), -1 if
+ * tried without a decrease */
+static int glm_model_step(cg_problem *P, glm *G)
+{
+    const int n = G->n, q = G->q, k = G->n_support;
+    if (G->sparse) return glm_model_step_cd(P, G);
+    const int K = model_target(G);
+    int kw = model_cap_size(G, k + K);
+    if (kw <= k) return 0;
+    const int m = kw + q;
+    const double mm = m;
+    /* (a lower bound first, no O(p) work while the credit is below it) */
+    if (G->face_credit < 10.0 * mm * mm) return -1;
+    model_room(G, m);
+    fm_room(G, m);
+    if (G->sparse && G->rp == NULL) {
+        G->rp = (int *) R_alloc((size_t) n + 1, sizeof(int));
+        G->rc = (int *) R_alloc((size_t) G->cp[G->p] + 1, sizeof(int));
+        G->rv = (double *) R_alloc((size_t) G->cp[G->p] + 1, sizeof(double));
+    }
+    kw = model_select(G, kw);
+    int *idx = G->midx;
+    const int mw = kw + q;
+    const double cost = model_cost(G, idx, kw);
+    if (G->face_credit < cost) return -1;
+    G->face_credit -= cost;
+    /* the Hessian on [X~_W, U] and the gradient there (z = M'r / n) */
+    double *H = G->mH, *z = G->mx + 2 * (size_t) G->model_cap;
+    face_system(G, idx, kw, mw, H, z);
+    /* b eliminated: Hbb = L L', then H_WW -= H_Wb Hbb^-1 H_bW, z_W -= H_Wb Hbb^-1 z_b */
+    double *Hbb = G->work, *Bz = G->du;
+    if (q > 0) {
+        for (int a = 0; a < q; a++)
+            for (int c = 0; c < q; c++) Hbb[a + (size_t) c * q] = H[(kw + a) + (size_t) (kw + c) * mw];
+        int info = 0;
+        F77_CALL(dpotrf)("L", &G->q, Hbb, &G->q, &info FCONE);
+        if (info != 0) return -1;
+        /* L^-1 H_bW (q x kw, in place in H's rows kw.., columns 0..kw-1), L^-1 z_b */
+        int ld = mw;
+        double one = 1.0;
+        F77_CALL(dtrsm)("L", "L", "N", "N", &G->q, &kw, &one, Hbb, &G->q, H + kw, &ld
+                        FCONE FCONE FCONE FCONE);
+        for (int a = 0; a < q; a++) Bz[a] = z[kw + a];
+        int inc = 1;
+        F77_CALL(dtrsv)("L", "N", "N", &G->q, Hbb, &G->q, Bz, &inc FCONE FCONE FCONE);
+        /* H_WW -= B'B, B = L^-1 H_bW (lower triangle); z_W -= B'(L^-1 z_b) */
+        double mone = -1.0;
+        F77_CALL(dsyrk)("L", "T", &kw, &G->q, &mone, H + kw, &ld, &one, H, &ld FCONE FCONE);
+        for (int a = 0; a < kw; a++) {
+            double s = 0.0;
+            for (int e = 0; e < q; e++) s += H[(kw + e) + (size_t) a * mw] * Bz[e];
+            z[a] -= s;
+        }
+    }
+    /* the upper triangle of H_WW from the lower, by blocks (cache) */
+    for (int cb = 0; cb < kw; cb += 64)
+        for (int ab = cb; ab < kw; ab += 64)
+            for (int c = cb; c < cb + 64 && c < kw; c++)
+                for (int a = ab > c + 1 ? ab : c + 1; a < ab + 64 && a < kw; a++)
+                    H[c + (size_t) a * mw] = H[a + (size_t) c * mw];
+    /* pairwise Frank-Wolfe on the model: x = theta_W + dtheta, gm = z + H dtheta */
+    double *x = G->mx, *x0 = G->mx + G->model_cap, *gm = G->mg;
+    double l1 = 0.0;
+    for (int a = 0; a < kw; a++) {
+        x[a] = x0[a] = G->theta[idx[a]];
+        gm[a] = z[a];
+        l1 += fabs(x[a]);
+    }
+    const double r = G->radius;
+    double slack = fmax(r - l1, 0.0);
+    if (G->slack <= 1e-12 * r) slack = 0.0;
+    const double tol = 1e-2 * fmax(G->last_gap, 0.0);
+    const int maxit = MODEL_ITER * kw + 100;
+    int it;
+    for (it = 0; it < maxit; it++) {
+        int s = 0, a = -1;
+        double gx = 0.0, sc = slack > 0.0 ? 0.0 : -INFINITY;
+        for (int c = 0; c < kw; c++) {
+            if (fabs(gm[c]) > fabs(gm[s])) s = c;
+            if (x[c] != 0.0) {
+                gx += gm[c] * x[c];
+                const double sj = x[c] > 0.0 ? gm[c] : -gm[c];
+                if (sj > sc) { sc = sj; a = c; }
+            }
+        }
+        const double gap = gx + r * fabs(gm[s]);
+        if (!(gap > tol)) break;
+        const double sv = gm[s] < 0.0 ? r : -r;
+        const double av = a < 0 ? 0.0 : (x[a] > 0.0 ? r : -r);
+        const double gmax = a < 0 ? slack / r : fabs(x[a]) / r;
+        const double slope = sv * gm[s] - (a >= 0 ? av * gm[a] : 0.0);
+        if (!(slope < 0.0)) break;
+        double curv = sv * sv * H[s + (size_t) s * mw];
+        if (a >= 0) curv += av * av * H[a + (size_t) a * mw] - 2.0 * sv * av * H[s + (size_t) a * mw];
+        double gam = curv > 0.0 ? -slope / curv : gmax;
+        const int drop = !(gam < gmax);
+        if (drop) gam = gmax;
+        if (!(gam > 0.0)) break;
+        const double before = fabs(x[s]) + (a >= 0 && a != s ? fabs(x[a]) : 0.0);
+        x[s] += gam * sv;
+        if (a >= 0) { x[a] -= gam * av; if (drop && a != s) x[a] = 0.0; }
+        const double after = fabs(x[s]) + (a >= 0 && a != s ? fabs(x[a]) : 0.0);
+        slack = (a < 0 && drop) ? 0.0 : fmax(slack - (after - before), 0.0);
+        const double cs_ = gam * sv, ca = a >= 0 ? -gam * av : 0.0;
+        const double *hs = H + (size_t) s * mw, *ha = a >= 0 ? H + (size_t) a * mw : NULL;
+        for (int c = 0; c < kw; c++) gm[c] += cs_ * hs[c] + (ha ? ca * ha[c] : 0.0);
+    }
+    /* the direction: d_W = x - theta_W, d_b = -Hbb^-1 (z_b + H_bW d_W) */
+    double *d = G->mg;
+    for (int a = 0; a < kw; a++) d[a] = x[a] - x0[a];
+    /* (z_W was reduced: the directional derivative from the unreduced
+     * gradient, recomputed below with d_b) */
+    if (q > 0) {
+        /* Bz = L^-1 z_b; H rows kw.. = L^-1 H_bW: L' d_b = -(Bz + L^-1 H_bW d_W) */
+        for (int e = 0; e < q; e++) {
+            double s = Bz[e];
+            for (int a = 0; a < kw; a++) s += H[(kw + e) + (size_t) a * mw] * d[a];
+            G->gq[e] = -s;
+        }
+        int inc = 1;
+        F77_CALL(dtrsv)("L", "T", "N", &G->q, Hbb, &G->q, G->gq, &inc FCONE FCONE FCONE);
+    }
+    return model_move(P, G, idx, kw, x, x0, d, slack);
+}
+
+static int face_newton(cg_problem *P);
+
+/* after a pairwise step: a model step, or a face step where it does not
+ * apply. Sparse X: once the pairwise step's vertex was in the support
+ * already, the face step first (exact on the face: it reaches the
+ * rounding level the model step's inner tolerances do not), the model
+ * step if the face step's credit was short. */
 static int glm_face_step(cg_problem *P)
+{
+    glm *G = (glm *) P->self;
+    if (!G->face_on) return 0;
+    if (G->sparse && !G->s_new) {
+        if (face_newton(P)) return 1;
+        /* (below about 1e-6 of the loss, the model step's inexact inner
+         * solve stalls: the face and pairwise steps finish) */
+        return G->last_gap > 1e-6 * G->fscale && glm_model_step(P, G) > 0;
+    }
+    const int taken = glm_model_step(P, G);
+    if (taken != 0) return taken > 0;
+    return face_newton(P);
+}
+
+static int face_newton(cg_problem *P)
 {
     glm *G = (glm *) P->self;
     const int n = G->n, q = G->q, k = G->n_support, m = k + q;
@@ -679,7 +1182,7 @@ static int glm_face_step(cg_problem *P)
         if (cap < m) cap = m;
         if (cap < 16) cap = 16;
         if (!cg && cap > FACE_MAX) cap = FACE_MAX;
-        if (!G->sparse) G->fM = cg_zeros((size_t) n * cap);
+        fm_room(G, cap);
         if (!cg) G->fH = cg_zeros((size_t) cap * cap);
         else G->fH = NULL;                    /* (allocated again when a small face needs it) */
         G->fz = cg_zeros((size_t) 2 * cap);
@@ -713,7 +1216,7 @@ static int glm_face_step(cg_problem *P)
         /* paid for the products taken: the rest of the estimate back */
         G->face_credit += cost * (1.0 - used / (2.0 * FACE_CG_ITER));
     } else {
-        face_system(G, k, m, H, z1);
+        face_system(G, G->support, k, m, H, z1);
         F77_CALL(dpotrf)("L", &m, H, &m, &info FCONE);
         if (info != 0) return 0;                  /* singular on the face: pairwise steps */
         for (int a = 0; a < m; a++) d[a] = z1[a];
@@ -961,7 +1464,7 @@ int cg_problem_glm(cg_problem *P, SEXP spec)
     refresh(G);
     loss_now(G);
     /* a warm start's support is the best guess of the solution's */
-    if (!isNull(cg_list_get(spec, "init_beta"))) G->face_credit = face_cost(G, G->n_support);
+    if (!isNull(cg_list_get(spec, "init_beta"))) G->face_credit = warm_credit(G);
     profile(P, G);
     return CG_OK;
 }
@@ -997,7 +1500,7 @@ void cg_glm_restart(cg_problem *P, double radius)
     }
     refresh(G);
     loss_now(G);
-    G->face_credit = face_cost(G, G->n_support);
+    G->face_credit = warm_credit(G);
     G->face_steps = 0.0;
     G->rows_read = G->rows_reported = 0.0;
     G->matvec = 0.0;

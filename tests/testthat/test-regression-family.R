@@ -478,3 +478,41 @@ test_that("sparse X, a large support (face steps by conjugate gradients): glmnet
   expect_gt(fit$face_steps, 0)
   expect_lt(max(abs(coef(fit) - b)), 1e-5)
 })
+
+test_that("dense n >> p, model steps (several coefficients a step): glmnet's solution, the gap", {
+  skip_if_not_installed("glmnet")
+  set.seed(31)
+  n <- 1500; p <- 40
+  X <- matrix(rnorm(n * p), n, p) %*% chol(0.6^abs(outer(1:p, 1:p, "-")))
+  eta <- drop(X[, 1:12] %*% rnorm(12, sd = 0.4))
+  ys <- list(binomial = rbinom(n, 1, plogis(eta)), poisson = rpois(n, exp(0.3 + 0.5 * eta)))
+  for (family in names(ys)) {
+    y <- ys[[family]]
+    b <- glmnet_coef(X, y, family = family, lambda = 0.004)
+    r <- matched_radius(X, b[-1])
+    fit <- sparse_regression(X, y, radius = r, family = family, control = tight)
+    expect_true(fit$converged, label = family)
+    nnz <- sum(b[-1] != 0)
+    expect_gt(nnz, 20, label = family)
+    # a pairwise step adds at most one coefficient: fewer iterations than
+    # nonzeros, the model steps found several at a time
+    expect_lt(fit$iterations, nnz, label = family)
+    expect_gt(fit$face_steps, 0, label = family)
+    expect_lt(max(abs(coef(fit) - b)), 1e-5, label = family)
+    # the certificate recomputed in R: the Frank-Wolfe gap of the theta
+    # (standardized) problem at the reported coefficients, the intercept
+    # minimized (its gradient zero)
+    lp <- drop(coef(fit)[1] + X %*% coef(fit)[-1])
+    mu <- if (family == "binomial") plogis(lp) else exp(lp)
+    expect_lt(abs(mean(mu - y)), 1e-9, label = family)
+    sdv <- sqrt(colMeans(sweep(X, 2, colMeans(X))^2))
+    g <- drop(crossprod(X, mu - y)) / n / sdv
+    gap <- sum(g * fit$theta) + r * max(abs(g))
+    expect_lt(abs(fit$gap - gap), 1e-6 * gap + 1e-14, label = family)
+    expect_lt(gap, 1e-10, label = family)
+    # plain pairwise steps: the same solution
+    plain <- sparse_regression(X, y, radius = r, family = family, face_step = FALSE,
+                               control = tight)
+    expect_lt(max(abs(coef(plain) - coef(fit))), 1e-6, label = family)
+  }
+})
