@@ -162,6 +162,32 @@ static double loss_now(glm *G)
     return G->fval;
 }
 
+/* Armijo backtracking on the exact loss along eta + t deta (into G->etab),
+ * halving *t at most 40 times; gd0 < 0 is the slope. A slope below what the
+ * loss resolves (-gd0 < 1e-10 fscale) takes the step untested: the decrease
+ * (about -gd0 / 2) is below rounding while the gap (first order in the
+ * distance to the minimizer) is not -- Newton's step in its quadratic
+ * range. Returns 1 if the step is taken; *tested says whether *f1 holds the
+ * loss at etab. (The face and model steps share it.) */
+static int backtrack_eta(glm *G, double gd0, double *t, int *tested, double *f1)
+{
+    const int n = G->n;
+    *tested = 0;
+    if (-gd0 < 1e-10 * G->fscale) {
+        for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + *t * G->deta[i];
+        return 1;
+    }
+    const double f0 = loss_now(G);
+    *tested = 1;
+    for (int it = 0; it < 40; it++) {
+        for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + *t * G->deta[i];
+        *f1 = loss_at(G, G->etab);
+        if (*f1 <= f0 + 1e-4 * *t * gd0) return *f1 < f0;
+        *t *= 0.5;
+    }
+    return 0;
+}
+
 /* a loss just computed at eta */
 static void loss_known(glm *G, double f)
 {
@@ -747,23 +773,9 @@ static int model_move(cg_problem *P, glm *G, const int *idx, int kw, const doubl
     for (int i = 0; i < n; i++) gd0 += G->w[i] * (G->mu[i] - G->y[i]) * G->deta[i];
     gd0 /= n;
     if (!(gd0 < 0.0)) return -1;
-    double t = 1.0, f0 = 0.0, f1 = 0.0;
-    int ok = 0, tested = 0;
-    if (-gd0 < 1e-10 * G->fscale) {
-        for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + G->deta[i];
-        ok = 1;
-    } else {
-        f0 = loss_now(G);
-        tested = 1;
-        for (int s = 0; s < 40; s++) {
-            for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
-            f1 = loss_at(G, G->etab);
-            if (f1 <= f0 + 1e-4 * t * gd0) { ok = 1; break; }
-            t *= 0.5;
-        }
-        ok = ok && f1 < f0;
-    }
-    if (!ok) return -1;
+    double t = 1.0, f1 = 0.0;
+    int tested;
+    if (!backtrack_eta(G, gd0, &t, &tested, &f1)) return -1;
     double l1 = 0.0;
     for (int a = 0; a < kw; a++) {
         const int j = idx[a];
@@ -1258,26 +1270,10 @@ static int face_newton(cg_problem *P)
             F77_CALL(daxpy)(&G->n, &da, G->U + (size_t) (a - k) * n, &inc, G->deta, &inc);
         }
     }
-    double t = tmax, f0 = 0.0, f1 = 0.0;
-    int ok = 0, tested = 0;
-    if (-gd0 < 1e-10 * G->fscale) {
-        /* the decrease (about -gd0 / 2) is below what the loss resolves,
-         * while the gap (first order in the distance to the minimizer) is
-         * not: Newton's step, in its quadratic range, without the test */
-        for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
-        ok = 1;
-    } else {
-        f0 = loss_now(G);
-        tested = 1;
-        for (int it = 0; it < 40; it++) {
-            for (int i = 0; i < n; i++) G->etab[i] = G->eta[i] + t * G->deta[i];
-            f1 = loss_at(G, G->etab);
-            if (f1 <= f0 + 1e-4 * t * gd0) { ok = 1; break; }
-            t *= 0.5;
-            hit = -1;
-        }
-        ok = ok && f1 < f0;
-    }
+    double t = tmax, f1 = 0.0;
+    int tested;
+    const int ok = backtrack_eta(G, gd0, &t, &tested, &f1);
+    if (t < tmax) hit = -1;          /* backtracked: no coefficient reached zero */
     if (!ok) return 0;
     /* move: the support's coefficients (signs kept; the one that reached
      * zero leaves exactly), b, eta */
