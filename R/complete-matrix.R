@@ -528,20 +528,12 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
   # Effects (center) are fitted jointly by the solver, on the raw values.
   key <- (obs$row - 1) + obs$dims[1] * (obs$col - 1)
   ukey <- unique(key)
-  spec <- list(problem = "completion", method = method, step = step,
-               K = as.integer(K), eta = if (is.null(step_size)) -1 else step_size,
-               m = obs$dims[1], n = obs$dims[2], cell = match(key, ukey) - 1L,
-               cell_row = as.integer(ukey %% obs$dims[1]),
-               cell_col = as.integer(ukey %/% obs$dims[1]), y = obs$value,
-               family = match(family, c("gaussian", "poisson", "binomial")) - 1L,
-               radius = as.double(radius), dense_iterate = method == "spg",
-               lmo_tol = lmo_tolerance(), max_iter = as.integer(control$max_iter),
-               refit = if (method != "fw") 0L
-                       else max(refit_steps(), if (is.null(max_rank)) 0L else 1L),
-               refit_block = refit_block(),
-               max_rank = as.integer(if (is.null(max_rank)) 0L else max_rank),
-               batch_size = as.integer(min(batch_size, N)),
-               sampling = if (method == "fw") 1L else sampling_code(sampling))
+  spec <- c(completion_settings(method, step, K, step_size, family, radius, control,
+                                max_rank, batch_size, N, sampling),
+            list(m = obs$dims[1], n = obs$dims[2], cell = match(key, ukey) - 1L,
+                 cell_row = as.integer(ukey %% obs$dims[1]),
+                 cell_col = as.integer(ukey %/% obs$dims[1]), y = obs$value,
+                 dense_iterate = method == "spg"))
   run_key <- NULL
   start <- NULL
   if (!homotopy) {
@@ -968,4 +960,21 @@ refit_block <- function() {
   if (!is.numeric(q) || length(q) != 1L || is.na(q) || q < 1 || q != round(q))
     stop("option `stochcg.refit_block` must be a whole number >= 1", call. = FALSE)
   as.integer(q)
+}
+
+# The solver settings of a completion spec (the data's fields are added by
+# the caller): shared by ratings in memory and ratings read from disk
+completion_settings <- function(method, step, K, step_size, family, radius, control,
+                                max_rank, batch_size, N, sampling) {
+  list(problem = "completion", method = method, step = step,
+       K = as.integer(K), eta = if (is.null(step_size)) -1 else step_size,
+       family = match(family, c("gaussian", "poisson", "binomial")) - 1L,
+       radius = as.double(radius),
+       lmo_tol = lmo_tolerance(), max_iter = as.integer(control$max_iter),
+       refit = if (method != "fw") 0L
+               else max(refit_steps(), if (is.null(max_rank)) 0L else 1L),
+       refit_block = refit_block(),
+       max_rank = as.integer(if (is.null(max_rank)) 0L else max_rank),
+       batch_size = as.integer(min(batch_size, N)),
+       sampling = if (method == "fw") 1L else sampling_code(sampling))
 }

@@ -160,13 +160,11 @@ regression_path <- function(spec, control, radii, finish, init, start, call, sta
   # end the path after the first fit that leaves at most stop_ratio of the
   # objective at 0 (cv_sparse_regression's default radii)
   if (!is.null(stop_ratio)) spec$path_stop_objective <- stop_ratio * spec$cold_objective
-  t_call <- wall_clock()
-  results <- .Call(C_cg_solve_path_call, spec, run_settings(control), radii)
-  per_fit <- (wall_clock() - t_call) / length(radii)
+  pr <- path_results(spec, control, radii)
+  results <- pr$results; per_fit <- pr$per_fit; n_res <- pr$n
   fits <- vector("list", length(radii))
   done <- 0L
   prev <- init
-  n_res <- sum(!vapply(results, is.null, NA))
   for (k in seq_along(radii)) {
     res <- results[[k]]
     if (is.null(res)) break
@@ -371,4 +369,13 @@ path_fit_at <- function(fit, k, radii, init, done) {
   if (is.numeric(previous) && length(previous) == 1L)
     fit$notes <- path_notes(fit$notes, "radius", previous)
   fit
+}
+
+# The one C call of a one-call path: its results (NULL past an early end),
+# the seconds per fit, the number of fits made
+path_results <- function(spec, control, radii) {
+  t_call <- wall_clock()
+  results <- .Call(C_cg_solve_path_call, spec, run_settings(control), as.double(radii))
+  list(results = results, per_fit = (wall_clock() - t_call) / length(radii),
+       n = sum(!vapply(results, is.null, NA)))
 }

@@ -700,24 +700,15 @@ reader_completion <- function(Y, radius, family, center, method, batch_size, sam
                "(changed while being read?)")
     cbind(at - 1, B$value)
   }
-  spec <- list(problem = "completion", method = method, step = step,
-               K = as.integer(K), eta = if (is.null(step_size)) -1 else step_size,
-               m = dims[1L], n = dims[2L],
+  spec <- c(completion_settings(method, step, K, step_size, family, radius, control,
+                                max_rank, batch_size, N, sampling),
+            list(m = dims[1L], n = dims[2L],
                cell_row = cell_row, cell_col = cell_col,
-               n_entries = as.integer(N),
-               family = match(family, c("gaussian", "poisson", "binomial")) - 1L,
-               radius = as.double(radius), dense_iterate = FALSE,
-               lmo_tol = lmo_tolerance(), max_iter = as.integer(control$max_iter),
-               refit = if (method != "fw") 0L
-                       else max(refit_steps(), if (is.null(max_rank)) 0L else 1L),
-               refit_block = refit_block(),
-               max_rank = as.integer(if (is.null(max_rank)) 0L else max_rank),
-               batch_size = as.integer(min(batch_size, N)),
-               sampling = if (method == "fw") 1L else sampling_code(sampling),
+               n_entries = as.integer(N), dense_iterate = FALSE,
                center = match(center, c("none", "mean", "both")) - 1L,
                effects_ridge = as.double(effects_ridge),
                reader_call = as.call(list(fetch, 1L)), reader_env = environment(),
-               block_size = Y$block_size)
+               block_size = Y$block_size))
   fit <- cg_run(spec, control, "complete_matrix", call, started)
   sol <- fit$solution
   fit$solution <- list(X = if (isTRUE(sol$svd_form)) new_lowrank(sol$u, sol$w, sol$v)

@@ -385,13 +385,11 @@ glm_path <- function(prep, radii, init = NULL, control = cg_control(), call = NU
   # (the tol scale of every warm start: the null model's objective)
   spec <- spec_defaults(st$spec)
   spec$cold_objective <- glm_null_objective(prep)
-  t_call <- wall_clock()
-  results <- .Call(C_cg_solve_path_call, spec, run_settings(control), as.double(radii))
-  per_fit <- (wall_clock() - t_call) / length(radii)
+  pr <- path_results(spec, control, radii)
+  results <- pr$results; per_fit <- pr$per_fit; n_res <- pr$n
   fits <- vector("list", length(radii))
   done <- 0L
   prev <- init
-  n_res <- sum(!vapply(results, is.null, NA))
   for (k in seq_along(radii)) {
     res <- results[[k]]
     if (is.null(res)) break

@@ -298,6 +298,21 @@ static int profile(cg_problem *P, glm *G)
     return moved;
 }
 
+/* the end of an accepted face or model step, once b and the support are
+ * moved: eta = etab, the slack, the fitted values, the loss if the line
+ * search knows it, b minimized again, the counters */
+static void commit_step(cg_problem *P, glm *G, double slack, int tested, double f1)
+{
+    memcpy(G->eta, G->etab, sizeof(double) * G->n);
+    G->slack = slack;
+    refresh(G);
+    if (tested) loss_known(G, f1);
+    profile(P, G);
+    G->face_steps += 1.0;
+    G->moves += 1.0;
+    G->g_ok = 0;
+}
+
 static void glm_check(cg_problem *P, const glm *G)
 {
     if (!cg_all_finite(G->g, (size_t) G->p))
@@ -787,14 +802,7 @@ static int model_move(cg_problem *P, glm *G, const int *idx, int kw, const doubl
     for (int a = 0; a < kw; a++) support_update(G, idx[a]);
     for (int k2 = 0; k2 < G->n_support; k2++) l1 += fabs(G->theta[G->support[k2]]);
     for (int e = 0; e < q; e++) G->b[e] += t * G->gq[e];
-    memcpy(G->eta, G->etab, sizeof(double) * n);
-    G->slack = (slack == 0.0 && t == 1.0) ? 0.0 : fmax(r - l1, 0.0);
-    refresh(G);
-    if (tested) loss_known(G, f1);
-    profile(P, G);
-    G->face_steps += 1.0;
-    G->moves += 1.0;
-    G->g_ok = 0;
+    commit_step(P, G, (slack == 0.0 && t == 1.0) ? 0.0 : fmax(r - l1, 0.0), tested, f1);
     return 1;
 }
 
@@ -1289,15 +1297,8 @@ static int face_newton(cg_problem *P)
     }
     for (int a = 0; a < k; a++) support_update(G, ks[a]);
     for (int a = 0; a < q; a++) G->b[a] += t * d[k + a];
-    memcpy(G->eta, G->etab, sizeof(double) * n);
     /* on the hyperplane (or reaching it): on the sphere exactly */
-    G->slack = (constrained || hit == -2) ? 0.0 : fmax(G->radius - l1, 0.0);
-    refresh(G);
-    if (tested) loss_known(G, f1);
-    profile(P, G);
-    G->face_steps += 1.0;
-    G->moves += 1.0;
-    G->g_ok = 0;
+    commit_step(P, G, (constrained || hit == -2) ? 0.0 : fmax(G->radius - l1, 0.0), tested, f1);
     return 1;
 }
 
