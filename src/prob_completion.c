@@ -57,9 +57,12 @@ typedef struct {
     cg_sampler smp;
     int *batch_idx;
     double *cnt, *sy;              /* per cell: draws and sum of drawn y */
-    double *Ncell, *Ycell, *YYcell;/* per cell, all data: count, sum y, sum y^2 */
+    double *Ncell, *Ycell;         /* per cell, all data: count, sum y */
+    double within;                 /* gaussian: 1/2 the sum over cells of
+                                    * sum (y - cell mean)^2 (see cell_loss) */
     int nt, *tc, *trow, *tcol;     /* touched cells, in order first drawn */
-    double *th, *gval, *sval;      /* per touched cell */
+    double *th, *gval;             /* per touched cell (the LMO's vertex s is
+                                    * -radius u v' at a cell: no array) */
     cg_atoms atoms;
     double *theta;                 /* dense m x n (projected gradient only) */
     double *fu, *fd, *fv;          /* its thin SVD from the last projection, */
@@ -69,8 +72,13 @@ typedef struct {
     /* rank control (atoms only): compression to thin SVD when the atom count
      * doubles, then dropping of trailing singular directions */
     int iter, max_iter, k_kept, n_dropped;
+    /* Per-cell scratch, three arrays in turns (their uses never overlap):
+     * the rank control's and the refit's gradient (tail = gval: the LMO's
+     * gradient is spent once the step is taken), direction (trial = gfull)
+     * and trial values (kept = thfull); the evaluation's gradient and
+     * values (gfull, thfull); the effects' low-rank part (xc = thfull) */
     double *tail, *trial, *kept;
-    double *gfull, *thfull, *eu, *ev;   /* trace-only scratch */
+    double *gfull, *thfull, *eu, *ev;
     long n_matvec;
     /* composite problems (paper 003 eqs. 18-19; homotopy table): the
      * gaussian loss plus g(X) on every entry, so X is dense */
@@ -89,12 +97,13 @@ typedef struct {
      * intercept mu; "both": mu + row effects ra + column effects cb), see
      * "Effects" below; cells grouped by row (rptr, rcell) and by column
      * (cptr, ccell); per touched cell the effects' sum toff, per cell the
-     * low-rank part xc (touched cells only) */
+     * low-rank part xc (touched cells only); a touched cell's effects
+     * are effect_at() of its row and column (toff_at) */
     int center;
     double mu, *ra, *cb;
     double ridge;                  /* ridge weight on ra, cb (0: unpenalized) */
     int *rptr, *rcell, *cptr, *ccell;
-    double *toff, *xc;
+    double *xc;
     /* evaluation: effects minimized in full on all the data, kept from one
      * evaluation to the next as the next one's start (polished: set once
      * there is one) and in the resumable state */
@@ -257,6 +266,50 @@ static inline double effect_at(const completion *C, int i, int j)
            C->center == CENTER_MEAN ? C->mu : C->mu + C->ra[i] + C->cb[j];
 }
 
+/* the effects' sum at touched cell t (mu, a and b change only in
+ * update_effects, so this is the value the gradient saw) */
+static inline double toff_at(const completion *C, int t)
+{
+    return effect_at(C, C->trow[t], C->tcol[t]);
+}
+
+/* the LMO's vertex s = -radius u v' at touched cell t (until the step
+ * negates u) */
+static inline double sval_at(const completion *C, int t)
+{
+    return -C->radius * C->u[C->trow[t]] * C->v[C->tcol[t]];
+}
+
+/* the loss of one cell's observations at eta (n of them, summing to y):
+ * n A(eta) - y eta; gaussian: 1/2 n (eta - y/n)^2, the loss 1/2 sum (y_k -
+ * eta)^2 but for the cell's spread about its mean (C->within, added once),
+ * so that no per-cell sum of y^2 is kept (and no cancellation between
+ * large terms) */
+static inline double cell_loss(int fam, double n, double y, double eta)
+{
+    if (fam == FAM_GAUSSIAN) { const double d = eta - y / n; return 0.5 * n * d * d; }
+    return n * log_partition(fam, eta) - y * eta;
+}
+
+/* the per-cell totals of all the data from the entries k (cell[k], y[k])
+ * in turn (yy: a per-cell scratch for the sums of y^2) */
+static void totals_add(completion *C, const int *cell, const double *y, int len, double *yy)
+{
+    for (int i = 0; i < len; i++) {
+        const int c = cell[i];
+        C->Ncell[c] += 1; C->Ycell[c] += y[i]; yy[c] += y[i] * y[i];
+    }
+}
+
+static void totals_within(completion *C, const double *yy)
+{
+    double w = 0.0;
+    if (C->family == FAM_GAUSSIAN)
+        for (int c = 0; c < C->C; c++)
+            if (C->Ncell[c] > 1) w += yy[c] - C->Ycell[c] * C->Ycell[c] / C->Ncell[c];
+    C->within = 0.5 * w;
+}
+
 static double cell_value(const completion *C, int c)
 {
     return C->dense ? C->theta[C->crow[c] + (size_t) C->ccol[c] * C->m]
@@ -289,7 +342,6 @@ static void update_effects(cg_problem *P, completion *C)
                                        C->cb, C->first_sweeps ? FIRST_SWEEPS : EFFECT_SWEEPS,
                                        SWEEP_TOL), "the effects' sweeps");
     C->first_sweeps = 0;
-    for (int t = 0; t < C->nt; t++) C->toff[t] = effect_at(C, C->trow[t], C->tcol[t]);
 }
 
 /* observation k (of the data, or of the reader's current block) drawn:
@@ -316,7 +368,7 @@ static void mc_draw(completion *C, int k)
  * random order, entries in random order within a block, so that any
  * reader with the same blocks gives the same draws (a data frame in memory
  * gives the fit of its file). The per-cell totals of all the data (Ncell,
- * Ycell, YYcell) come from one pass at the start, in block order; the
+ * Ycell, within) come from one pass at the start, in block order; the
  * full-data evaluations use them and read nothing. Memory: O(cells + m +
  * n) and one block, never the N entries. */
 
@@ -369,7 +421,8 @@ static int reader_draw(cg_problem *P, completion *C, int batch)
 
 /* the reader's spec: its call, the block sampler, the buffers; then one
  * pass in block order for the per-cell totals */
-static void reader_setup(cg_problem *P, completion *C, SEXP spec, int mode, int batch)
+static void reader_setup(cg_problem *P, completion *C, SEXP spec, int mode, int batch,
+                         double *yy)
 {
     C->reader = 1;
     C->rcall = cg_list_get(spec, "reader_call");
@@ -388,10 +441,7 @@ static void reader_setup(cg_problem *P, completion *C, SEXP spec, int mode, int 
     for (int k = 0; k < C->bs.nblocks; k++) {
         const int len = reader_load(P, C, k);
         if (!len) error("%s", P->failure[0] ? P->failure : "interrupted");
-        for (int i = 0; i < len; i++) {
-            const int c = C->bcell[i];
-            C->Ncell[c] += 1; C->Ycell[c] += C->by[i]; C->YYcell[c] += C->by[i] * C->by[i];
-        }
+        totals_add(C, C->bcell, C->by, len, yy);
     }
 }
 
@@ -411,7 +461,7 @@ static double mc_gradient(cg_problem *P, int batch)
     const double inv = 1.0 / C->smp.drawn;
     for (int t = 0; t < C->nt; t++) {
         int c = C->tc[t];
-        C->gval[t] = (C->cnt[c] * mean_fn(C->family, C->th[t] + C->toff[t]) - C->sy[c]) * inv;
+        C->gval[t] = (C->cnt[c] * mean_fn(C->family, C->th[t] + toff_at(C, t)) - C->sy[c]) * inv;
     }
     if (!cg_all_finite(C->gval, (size_t) C->nt))
         overflow_failure(P, C, C->th, C->nt, "the gradient");
@@ -445,10 +495,7 @@ static double mc_lmo(cg_problem *P)
         return NA_REAL;
     }
     double gx = 0.0;
-    for (int t = 0; t < C->nt; t++) {
-        C->sval[t] = -C->radius * C->u[C->trow[t]] * C->v[C->tcol[t]];
-        gx += C->gval[t] * C->th[t];
-    }
+    for (int t = 0; t < C->nt; t++) gx += C->gval[t] * C->th[t];
     return gx + C->radius * C->sigma;      /* <g, x> - <g, s> */
 }
 
@@ -459,7 +506,7 @@ static double mc_line_search(cg_problem *P)
     if (C->family != FAM_GAUSSIAN) return -1.0;
     double gd = 0.0, dd = 0.0;
     for (int t = 0; t < C->nt; t++) {
-        double d = C->sval[t] - C->th[t];
+        double d = sval_at(C, t) - C->th[t];
         gd += C->gval[t] * d;
         dd += C->cnt[C->tc[t]] * d * d;
     }
@@ -474,7 +521,7 @@ static double estimated_objective(const completion *C, const double *x)
     double f = 0.0;
     for (int t = 0; t < C->nt; t++) {
         int c = C->tc[t];
-        const double eta = x[t] + C->toff[t];
+        const double eta = x[t] + toff_at(C, t);
         f += C->cnt[c] * log_partition(C->family, eta) - C->sy[c] * eta;
     }
     return f / C->smp.drawn;
@@ -502,7 +549,7 @@ static void mc_reduce_rank(cg_problem *P, int steps)
         double *pw = wn + k;
         for (int t = 0; t < nt; t++) {
             const int c = C->tc[t];
-            const double eta = C->th[t] + C->toff[t];
+            const double eta = C->th[t] + toff_at(C, t);
             g[t] = (C->cnt[c] * mean_fn(fam, eta) - C->sy[c]) * inv;
             D[t] = C->cnt[c] * curvature(fam, eta) * inv;     /* Hessian weights */
         }
@@ -814,7 +861,7 @@ static void mc_refit(cg_problem *P)
         /* gradient of the core: M = U' G V */
         for (int t = 0; t < nt; t++) {
             const int c = C->tc[t];
-            g[t] = (C->cnt[c] * mean_fn(fam, x[t] + C->toff[t]) - C->sy[c]) * inv;
+            g[t] = (C->cnt[c] * mean_fn(fam, x[t] + toff_at(C, t)) - C->sy[c]) * inv;
         }
         core_gradient(C, by_col, U, V, g, ku, kv, R, W, M);
         if (step > 0) {                      /* Barzilai-Borwein */
@@ -830,7 +877,7 @@ static void mc_refit(cg_problem *P)
             double mm = 0.0, hmm = 0.0;
             for (size_t q = 0; q < kk; q++) mm += M[q] * M[q];
             for (int t = 0; t < nt; t++) {
-                const double e = x[t] + C->toff[t];
+                const double e = x[t] + toff_at(C, t);
                 hmm += C->cnt[C->tc[t]] * curvature(fam, e) * dv[t] * dv[t];
             }
             hmm *= inv;
@@ -908,7 +955,7 @@ done:
 static void mc_fw_step(cg_problem *P, double gamma)
 {
     completion *C = (completion *) P->self;
-    for (int t = 0; t < C->nt; t++) C->th[t] = (1.0 - gamma) * C->th[t] + gamma * C->sval[t];
+    for (int t = 0; t < C->nt; t++) C->th[t] = (1.0 - gamma) * C->th[t] + gamma * sval_at(C, t);
     cg_atoms_scale(&C->atoms, 1.0 - gamma);
     /* s = radius (-u) v': store -u so that atom weights stay positive */
     for (int i = 0; i < C->m; i++) C->u[i] = -C->u[i];
@@ -943,7 +990,7 @@ static int mc_pg_step(cg_problem *P, double eta)
         double L = 0.0;
         for (int t = 0; t < C->nt; t++) {
             double curv = C->family == FAM_GAUSSIAN ? 1.0 :
-                C->family == FAM_BINOMIAL ? 0.25 : exp(C->th[t] + C->toff[t]);
+                C->family == FAM_BINOMIAL ? 0.25 : exp(C->th[t] + toff_at(C, t));
             L = fmax(L, curv * C->cnt[C->tc[t]] / C->smp.drawn);
         }
         eta = L > 0 ? 1.0 / L : 1.0;
@@ -995,9 +1042,9 @@ static void mc_evaluate_polish(cg_problem *P, double *obj, double *gap)
     for (int c = 0; c < nc; c++) {
         if (ISNAN(C->thfull[c])) C->thfull[c] = cell_value(C, c);
         const double eta = C->thfull[c] + effect_at(C, C->crow[c], C->ccol[c]);
-        f += C->Ncell[c] * log_partition(fam, eta) - C->Ycell[c] * eta;
-        if (fam == FAM_GAUSSIAN) f += 0.5 * C->YYcell[c];
+        f += cell_loss(fam, C->Ncell[c], C->Ycell[c], eta);
     }
+    f += C->within;
     if (C->center == CENTER_BOTH) f += effects_ridge(C, C->ra, C->cb);
     *obj = f / C->N;
     if (!isfinite(*obj)) {
@@ -1032,9 +1079,9 @@ static void mc_evaluate_polish(cg_problem *P, double *obj, double *gap)
         for (int c = 0; c < nc; c++) {
             const double eta = C->thfull[c] + mu + (C->center == CENTER_BOTH ?
                                C->pa[C->crow[c]] + C->pb[C->ccol[c]] : 0.0);
-            fp += C->Ncell[c] * log_partition(fam, eta) - C->Ycell[c] * eta;
-            if (fam == FAM_GAUSSIAN) fp += 0.5 * C->YYcell[c];
+            fp += cell_loss(fam, C->Ncell[c], C->Ycell[c], eta);
         }
+        fp += C->within;
         if (C->center == CENTER_BOTH) fp += effects_ridge(C, C->pa, C->pb);
         if (fp < f) { fmin = fp; a = C->pa; b = C->pb; }
         else {                    /* no better: the iterate's own effects */
@@ -1239,8 +1286,9 @@ static void mcc_evaluate(cg_problem *P, double *obj, double *gap)
     double f = 0.0;
     for (int c = 0; c < C->C; c++) {
         const double x = *cell_ptr(C, c);
-        f += 0.5 * (C->Ncell[c] * x * x + C->YYcell[c]) - C->Ycell[c] * x;
+        f += cell_loss(FAM_GAUSSIAN, C->Ncell[c], C->Ycell[c], x);
     }
+    f += C->within;
     f /= C->N;
     const size_t mn = (size_t) C->m * C->n;
     double l1 = 0.0, x2 = 0.0;
@@ -1356,14 +1404,13 @@ static void completion_effects_init(completion *C, SEXP spec)
     C->center = isNull(cen) ? CENTER_NONE : asInteger(cen);
     if (C->center < CENTER_NONE || C->center > CENTER_BOTH) error("spec: invalid center");
     const int nc = C->C, m = C->m, n = C->n;
-    C->toff = cg_zeros(nc);
     C->tpos = (int *) R_alloc(nc, sizeof(int));
     for (int c = 0; c < nc; c++) C->tpos[c] = -1;
     if (C->center == CENTER_NONE) return;
     SEXP rg = cg_list_get(spec, "effects_ridge");
     C->ridge = isNull(rg) ? 0.0 : asReal(rg);
     if (!(C->ridge >= 0) || !isfinite(C->ridge)) error("spec: invalid effects_ridge");
-    C->xc = cg_zeros(nc);
+    C->xc = C->thfull;            /* shared scratch (see completion) */
     C->first_sweeps = 1;
     C->ra = cg_zeros(m); C->cb = cg_zeros(n); C->pa = cg_zeros(m); C->pb = cg_zeros(n);
     C->qa = cg_zeros(m); C->qb = cg_zeros(n);
@@ -1524,15 +1571,14 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     C->trow = (int *) R_alloc(nc, sizeof(int));
     C->tcol = (int *) R_alloc(nc, sizeof(int));
     C->cnt = cg_zeros(nc); C->sy = cg_zeros(nc);
-    C->Ncell = cg_zeros(nc); C->Ycell = cg_zeros(nc); C->YYcell = cg_zeros(nc);
-    if (use_reader) reader_setup(P, C, spec, mode, batch);
-    else for (int k = 0; k < N; k++) {
-        int c = C->cell[k];
-        C->Ncell[c] += 1; C->Ycell[c] += C->y[k]; C->YYcell[c] += C->y[k] * C->y[k];
-    }
-    C->th = cg_zeros(nc); C->gval = cg_zeros(nc); C->sval = cg_zeros(nc);
+    C->Ncell = cg_zeros(nc); C->Ycell = cg_zeros(nc);
+    C->th = cg_zeros(nc); C->gval = cg_zeros(nc);
     C->gfull = cg_zeros(nc); C->thfull = cg_zeros(nc);
-    if (!C->dense) { C->tail = cg_zeros(nc); C->trial = cg_zeros(nc); C->kept = cg_zeros(nc); }
+    /* the sums of y^2 per cell in thfull until the spread is summed */
+    if (use_reader) reader_setup(P, C, spec, mode, batch, C->thfull);
+    else totals_add(C, C->cell, C->y, N, C->thfull);
+    totals_within(C, C->thfull);
+    if (!C->dense) { C->tail = C->gval; C->trial = C->gfull; C->kept = C->thfull; }
     C->u = cg_zeros(m); C->v = cg_zeros(n); C->eu = cg_zeros(m); C->ev = cg_zeros(n);
     if (C->dense) {               /* theta = 0: rank 0 until the first projection */
         const int mn = m < n ? m : n;
