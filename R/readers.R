@@ -619,14 +619,14 @@ entry_block <- function(reader, k, arg = "Y") {
   data.frame(row = ids[[1L]], col = ids[[2L]], value = v)
 }
 
-# complete_matrix() with Y a reader of entries: one pass finds the
-# distinct cells (and the dimensions, without `dims`) and checks every
+# complete_matrix() with Y a reader of entries: two passes find the
+# distinct cells (and the dimensions, without `dims`) and check every
 # block; the C side then reads the blocks once more in order for the
 # per-cell totals, and its stochastic method draws the entries through the
-# block sampler (src/prob_completion.c, "reader"). In memory: the sorted
-# keys of the distinct cells and the solver's per-cell statistics, O(cells
-# + m + n), and one block at a time; the pass that finds the cells holds
-# one double per entry (their keys) until they are sorted.
+# block sampler (src/prob_completion.c, "reader"). In memory: the cells and
+# the solver's per-cell statistics, O(cells + m + n), and one block at a
+# time; the passes that find the cells hold one integer per entry (the
+# rows grouped by column) until they are sorted and made unique.
 reader_completion <- function(Y, radius, family, center, method, batch_size, sampling, step, K,
                               step_size, dims, init, effects_ridge, max_rank, control, call,
                               started) {
@@ -644,35 +644,23 @@ reader_completion <- function(Y, radius, family, center, method, batch_size, sam
     if (family == "poisson" && any(v < 0))
       stop_arg("Y", "must hold non-negative counts for family = \"poisson\" (block ", k, ")")
   }
-  if (is.null(dims)) {                        # a pass for the largest ids
-    mx <- c(0L, 0L)
-    for (k in seq_len(nb)) {
-      B <- entry_block(Y, k)
-      mx <- pmax(mx, c(max(B$row), max(B$col)))
-    }
-    dims <- mx
-  } else {
-    dims <- check_dims(dims)
-  }
-  dims <- as.integer(dims)
-  m <- dims[1L]
-  # the cells: sorted keys (row - 1) + m (col - 1), one double per entry
-  # until they are sorted and made unique
-  keys <- numeric(N)
-  for (k in seq_len(nb)) {
+  dims_in <- if (dims_given) as.integer(check_dims(dims))
+  # the cells, in C (src/prob_completion.c, cg_entry_cells()): two passes
+  # (entries per column, and the largest ids without `dims`; then each
+  # entry's row into its column), each block checked here in the first
+  scan <- function(k, pass) {
     B <- entry_block(Y, k)
-    if (any(B$row > dims[1L]) || any(B$col > dims[2L]))
+    if (dims_given && (any(B$row > dims_in[1L]) || any(B$col > dims_in[2L])))
       stop_arg("dims", "is smaller than the largest row or column index in `Y` (block ", k, ")")
-    check_value(B$value, k)
-    keys[block_index(Y, k)] <- (B$row - 1) + m * (B$col - 1)
+    if (pass == 1L) check_value(B$value, k)
+    list(B$row, B$col)
   }
-  keys <- sort.int(keys, method = "radix")
-  keep <- c(TRUE, keys[-1L] != keys[-N])
-  ukey <- keys[keep]
-  rm(keys, keep)
-  cells <- length(ukey)
-  cell_row <- as.integer(ukey %% m)
-  cell_col <- as.integer(ukey %/% m)
+  found <- .Call(C_cg_entry_cells, scan, environment(), nb, dims_in)
+  cell_row <- found[[1L]]                     # 0-based, sorted by column then row
+  cell_col <- found[[2L]]
+  dims <- found[[3L]]
+  rm(found)
+  cells <- length(cell_row)
   check_dims_memory(list(dims = dims, row = cell_row, col = cell_col),
                     if (dims_given) "dims" else "Y")
   if (is.null(batch_size)) batch_size <- max(1L, ceiling(N / 100))
@@ -690,15 +678,10 @@ reader_completion <- function(Y, radius, family, center, method, batch_size, sam
   }
   control <- as_control(control)
   reads <- 0
-  fetch <- function(k) {                    # block k as (0-based cell, value)
+  fetch <- function(k) {                    # block k as (row, col, value)
     reads <<- reads + 1
     B <- entry_block(Y, k)
-    key <- (B$row - 1) + m * (B$col - 1)
-    at <- findInterval(key, ukey)
-    if (any(at == 0L) || any(ukey[pmax(at, 1L)] != key))
-      stop_arg("Y", "has entries in block ", k, " that were not there in the first pass ",
-               "(changed while being read?)")
-    cbind(at - 1, B$value)
+    cbind(B$row, B$col, B$value)
   }
   spec <- c(completion_settings(method, step, K, step_size, family, radius, control,
                                 max_rank, batch_size, N, sampling),
@@ -730,7 +713,7 @@ reader_completion <- function(Y, radius, family, center, method, batch_size, sam
   # passes over the entries: the cells' (and the dimensions'), then the
   # solver's (per-cell totals and blocks drawn)
   fit$reader <- list(kind = Y$kind, n_entries = N, cells = cells, block_size = Y$block_size,
-                     n_blocks = nb, passes = (if (dims_given) 1 else 2) + reads / nb)
+                     n_blocks = nb, passes = 2 + reads / nb)
   class(fit) <- c("complete_matrix_fit", "cg_fit")
   finish_fit(fit, started)
 }

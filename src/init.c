@@ -8,6 +8,7 @@ SEXP cg_oracle_call(SEXP name, SEXP args);
 SEXP cg_lowrank_entries(SEXP u, SEXP d, SEXP v, SEXP i, SEXP j);
 SEXP cg_threshold_components(SEXP S, SEXP lambda);
 SEXP cg_smf_kernel(SEXP what, SEXP args);
+SEXP cg_entry_cells(SEXP fun, SEXP rho, SEXP nblocks, SEXP dims);
 
 static const R_CallMethodDef call_methods[] = {
     {"cg_solve_call",  (DL_FUNC) &cg_solve_call,  2},
@@ -16,6 +17,7 @@ static const R_CallMethodDef call_methods[] = {
     {"cg_lowrank_entries", (DL_FUNC) &cg_lowrank_entries, 5},
     {"cg_threshold_components", (DL_FUNC) &cg_threshold_components, 2},
     {"cg_smf_kernel", (DL_FUNC) &cg_smf_kernel, 2},
+    {"cg_entry_cells", (DL_FUNC) &cg_entry_cells, 4},
     {NULL, NULL, 0}
 };
 

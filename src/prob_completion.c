@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <math.h>
+#include <limits.h>
 
 #define WEIGHT_STEPS 5
 #define FINAL_WEIGHT_STEPS 50
@@ -127,6 +128,7 @@ typedef struct {
     cg_block_sampler bs;
     SEXP rcall, rho;
     int *bcell; double *by;
+    int *colptr;                   /* cells of column j: colptr[j] .. colptr[j+1] - 1 */
 } completion;
 
 #ifndef BLOCK_PER_RANK
@@ -361,16 +363,140 @@ static void mc_draw(completion *C, int k)
 
 /* ------------------------------------------------------------- reader
  * Entries (row, col, value) read block by block by an R reader
- * (R/readers.R, entry_reader()): spec$reader_call is the call fetch(k),
- * which returns block k (1-based) of `block_size` consecutive entries as a
- * (entries x 2) matrix: the 0-based cell of each entry and its value. The
- * entries are drawn by the block sampler (prob_sampler.h): blocks in
- * random order, entries in random order within a block, so that any
- * reader with the same blocks gives the same draws (a data frame in memory
- * gives the fit of its file). The per-cell totals of all the data (Ncell,
- * Ycell, within) come from one pass at the start, in block order; the
- * full-data evaluations use them and read nothing. Memory: O(cells + m +
- * n) and one block, never the N entries. */
+ * (R/readers.R, entry_reader()). First cg_entry_cells() finds the
+ * distinct cells, sorted by column then row, in two passes over the
+ * blocks. In the solve, spec$reader_call is the call fetch(k), which
+ * returns block k (1-based) of `block_size` consecutive entries as an
+ * (entries x 3) matrix (row, col, value; 1-based ids) and each entry's
+ * cell is found by binary search among its column's cells. The entries
+ * are drawn by the block sampler (prob_sampler.h): blocks in random order,
+ * entries in random order within a block, so that any reader with the same
+ * blocks gives the same draws (a data frame in memory gives the fit of its
+ * file). The per-cell totals of all the data (Ncell, Ycell, within) come
+ * from one pass at the start, in block order; the full-data evaluations use
+ * them and read nothing. Memory: O(cells + m + n) and one block, never the
+ * N entries. */
+
+static int cmp_int(const void *a, const void *b)
+{
+    const int x = *(const int *) a, y = *(const int *) b;
+    return (x > y) - (x < y);
+}
+
+/* scan(k, pass) for block k: its rows and columns, 1-based integers
+ * (checked by the R side), as a list of two integer vectors */
+static SEXP scan_block(SEXP fun, SEXP rho, int k, int pass, R_xlen_t *len)
+{
+    SEXP call = PROTECT(lang3(fun, ScalarInteger(k + 1), ScalarInteger(pass)));
+    SEXP b = PROTECT(eval(call, rho));
+    if (TYPEOF(b) != VECSXP || LENGTH(b) != 2 || TYPEOF(VECTOR_ELT(b, 0)) != INTSXP ||
+        TYPEOF(VECTOR_ELT(b, 1)) != INTSXP ||
+        XLENGTH(VECTOR_ELT(b, 0)) != XLENGTH(VECTOR_ELT(b, 1)))
+        error("internal: scan(k) must return two integer vectors of one length");
+    *len = XLENGTH(VECTOR_ELT(b, 0));
+    UNPROTECT(2);
+    PROTECT(b);                  /* the caller unprotects it */
+    return b;
+}
+
+/* The distinct cells of the entries read by the R function scan(k, pass)
+ * (k = 1..nblocks; pass 1 or 2): pass 1 counts the entries per column (and
+ * finds the dimensions when dims is NULL), pass 2 puts each entry's row in
+ * its column's range; then each column's rows are sorted and made unique
+ * in place. Returns list(row, col, dims): the cells 0-based, sorted by
+ * column then row. Memory: one int per entry (the rows grouped by column)
+ * and O(n), besides one block and the result. */
+SEXP cg_entry_cells(SEXP fun, SEXP rho, SEXP nblocks_, SEXP dims_)
+{
+    const int nblocks = asInteger(nblocks_), given = !isNull(dims_);
+    if (nblocks == NA_INTEGER || nblocks < 1) error("internal: invalid nblocks");
+    int m = given ? INTEGER(dims_)[0] : 0, n = given ? INTEGER(dims_)[1] : 0;
+    int cap = given ? n : 1024;
+    int *cnt = (int *) R_alloc((size_t) cap + 1, sizeof(int));
+    memset(cnt, 0, sizeof(int) * ((size_t) cap + 1));
+    double total = 0.0;
+    for (int k = 0; k < nblocks; k++) {           /* pass 1: counts per column */
+        R_CheckUserInterrupt();
+        R_xlen_t len;
+        SEXP b = scan_block(fun, rho, k, 1, &len);
+        const int *r = INTEGER(VECTOR_ELT(b, 0)), *c = INTEGER(VECTOR_ELT(b, 1));
+        for (R_xlen_t i = 0; i < len; i++) {
+            const int j = c[i];
+            if (j < 1 || r[i] < 1 || (given && (j > n || r[i] > m)))
+                error("internal: scan(k) returned an index out of range");
+            if (!given) {
+                if (j > cap) {                    /* grow by doubling */
+                    int cap2 = cap;
+                    while (cap2 < j) cap2 = cap2 > INT_MAX / 2 ? INT_MAX - 1 : 2 * cap2;
+                    int *c2 = (int *) R_alloc((size_t) cap2 + 1, sizeof(int));
+                    memcpy(c2, cnt, sizeof(int) * ((size_t) cap + 1));
+                    memset(c2 + cap + 1, 0, sizeof(int) * ((size_t) cap2 - cap));
+                    cnt = c2; cap = cap2;
+                }
+                if (j > n) n = j;
+                if (r[i] > m) m = r[i];
+            }
+            cnt[j]++;                             /* cnt[j]: entries of column j - 1 */
+        }
+        UNPROTECT(1);
+        total += (double) len;
+    }
+    if (total > INT_MAX) error("more than %d entries", INT_MAX);
+    const int N = (int) total;
+    for (int j = 0; j < n; j++) cnt[j + 1] += cnt[j];   /* column starts */
+    int *rows = (int *) R_alloc(N > 0 ? N : 1, sizeof(int));
+    int *next = (int *) R_alloc(n > 0 ? n : 1, sizeof(int));
+    memcpy(next, cnt, sizeof(int) * n);
+    for (int k = 0; k < nblocks; k++) {           /* pass 2: rows by column */
+        R_CheckUserInterrupt();
+        R_xlen_t len;
+        SEXP b = scan_block(fun, rho, k, 2, &len);
+        const int *r = INTEGER(VECTOR_ELT(b, 0)), *c = INTEGER(VECTOR_ELT(b, 1));
+        for (R_xlen_t i = 0; i < len; i++) {
+            const int j = c[i] - 1;
+            if (j < 0 || j >= n || r[i] < 1 || r[i] > m || next[j] >= cnt[j + 1])
+                error("`Y` gave other entries in its second pass than in its first "
+                      "(changed while being read?)");
+            rows[next[j]++] = r[i] - 1;
+        }
+        UNPROTECT(1);
+    }
+    int cells = 0;                                /* sort, unique, compact */
+    for (int j = 0; j < n; j++) {
+        const int a = cnt[j], z = cnt[j + 1];
+        if (next[j] != z)
+            error("`Y` gave other entries in its second pass than in its first "
+                  "(changed while being read?)");
+        qsort(rows + a, (size_t) (z - a), sizeof(int), cmp_int);
+        cnt[j] = cells;
+        for (int i = a; i < z; i++)
+            if (i == a || rows[i] != rows[i - 1]) rows[cells++] = rows[i];
+        if ((j & 1023) == 0) R_CheckUserInterrupt();
+    }
+    cnt[n] = cells;
+    SEXP out = PROTECT(allocVector(VECSXP, 3));
+    SEXP cr = allocVector(INTSXP, cells); SET_VECTOR_ELT(out, 0, cr);
+    SEXP cc = allocVector(INTSXP, cells); SET_VECTOR_ELT(out, 1, cc);
+    SEXP dd = allocVector(INTSXP, 2);     SET_VECTOR_ELT(out, 2, dd);
+    memcpy(INTEGER(cr), rows, sizeof(int) * (size_t) cells);
+    for (int j = 0; j < n; j++)
+        for (int i = cnt[j]; i < cnt[j + 1]; i++) INTEGER(cc)[i] = j;
+    INTEGER(dd)[0] = m; INTEGER(dd)[1] = n;
+    UNPROTECT(1);
+    return out;
+}
+
+/* the cell of entry (i, j), 0-based, or -1 */
+static int find_cell(const completion *C, int i, int j)
+{
+    int lo = C->colptr[j], hi = C->colptr[j + 1] - 1;
+    while (lo <= hi) {
+        const int mid = lo + (hi - lo) / 2, r = C->crow[mid];
+        if (r == i) return mid;
+        if (r < i) lo = mid + 1; else hi = mid - 1;
+    }
+    return -1;
+}
 
 /* block k (0-based) into the block buffers; returns its entries, or 0
  * with the failure recorded */
@@ -381,18 +507,22 @@ static int reader_load(cg_problem *P, completion *C, int k)
     SETCADR(C->rcall, ScalarInteger(k + 1));
     char which[64];
     snprintf(which, sizeof which, "block %d of %d", k + 1, C->bs.nblocks);
-    SEXP x = cg_call_user_matrix(P, C->rcall, C->rho, len, 2, "the reader of `Y`", which);
+    SEXP x = cg_call_user_matrix(P, C->rcall, C->rho, len, 3, "the reader of `Y`", which);
     if (x == R_NilValue) return 0;
     const double *v = REAL(x);
-    for (int i = 0; i < len; i++) {
-        const double c = v[i];
-        if (!(c >= 0 && c < C->C) || c != floor(c)) {
+    for (int t = 0; t < len; t++) {
+        const double r = v[t], c = v[t + len];
+        const int ok = r >= 1 && r <= C->m && c >= 1 && c <= C->n &&
+                       r == floor(r) && c == floor(c);
+        const int cell = ok ? find_cell(C, (int) r - 1, (int) c - 1) : -1;
+        if (cell < 0) {
             UNPROTECT(1);
-            cg_fail(P, "the reader of `Y` returned an invalid cell at %s", which);
+            cg_fail(P, "the reader of `Y` returned an entry at %s that was not there in the "
+                    "first pass (changed while being read?)", which);
             return 0;
         }
-        C->bcell[i] = (int) c;
-        C->by[i] = v[i + len];
+        C->bcell[t] = cell;
+        C->by[t] = v[t + 2 * (size_t) len];
     }
     UNPROTECT(1);
     return len;
@@ -435,6 +565,16 @@ static void reader_setup(cg_problem *P, completion *C, SEXP spec, int mode, int 
     cg_block_sampler_init(&C->bs, C->N, bsize, mode, 0);
     C->smp.n = C->N; C->smp.batch = batch; C->smp.mode = mode; C->smp.pos = 0;
     C->smp.order = NULL; C->smp.drawn = 0;
+    /* the cells sorted by column then row (cg_entry_cells): column ranges */
+    C->colptr = (int *) R_alloc((size_t) C->n + 1, sizeof(int));
+    memset(C->colptr, 0, sizeof(int) * ((size_t) C->n + 1));
+    for (int c = 0; c < C->C; c++) {
+        if (c > 0 && !(C->ccol[c] > C->ccol[c - 1] ||
+                       (C->ccol[c] == C->ccol[c - 1] && C->crow[c] > C->crow[c - 1])))
+            error("spec: a reader's cells must be sorted by column, then row");
+        C->colptr[C->ccol[c] + 1]++;
+    }
+    for (int j = 0; j < C->n; j++) C->colptr[j + 1] += C->colptr[j];
     C->bcell = (int *) R_alloc(C->bs.bsize, sizeof(int));
     C->by = (double *) R_alloc(C->bs.bsize, sizeof(double));
     C->cell = C->bcell; C->y = C->by;
