@@ -97,7 +97,7 @@ typedef struct {
     /* unpenalized effects fitted jointly with theta (center = "mean":
      * intercept mu; "both": mu + row effects ra + column effects cb), see
      * "Effects" below; cells grouped by row (rptr, rcell) and by column
-     * (cptr, ccell); per touched cell the effects' sum toff, per cell the
+     * (cptr, ccell; NULL: the cells are in column order); per touched cell the effects' sum toff, per cell the
      * low-rank part xc (touched cells only); a touched cell's effects
      * are effect_at() of its row and column (toff_at) */
     int center;
@@ -111,7 +111,6 @@ typedef struct {
     double *pa, *pb, pmu;
     int polished;
     double *qa, *qb;               /* their copy over a trace-only evaluation */
-    int *tpos;                     /* cell -> touched index, -1 if untouched */
     unsigned char *rflag, *cflag;  /* rows / columns with data in the last sweep */
     int first_sweeps;              /* the first gradient minimizes the effects */
     /* subspace refit ("fw" with refit > 0: inner steps per iteration) and
@@ -176,7 +175,8 @@ static double effect_step(int fam, double g, double h, double lam, double wblock
 
 /* Newton steps on one block of effects, own (rows: a, with other = b
  * indexed by each cell's column; columns: the reverse), the cells of
- * block i being cell[ptr[i] .. ptr[i+1]); eta = x + mu + a + b summed in
+ * block i being cell[ptr[i] .. ptr[i+1]) (cell NULL: ptr[i] .. ptr[i+1] - 1
+ * themselves); eta = x + mu + a + b summed in
  * that order either way. flag[i]: block i has data; their effects summed
  * into *sum and counted in *count, the loss decrease added to *dec. */
 static void block_sweep(int fam, double lam, int rows, int nblock, const int *ptr,
@@ -188,7 +188,7 @@ static void block_sweep(int fam, double lam, int rows, int nblock, const int *pt
     for (int i = 0; i < nblock; i++) {
         double g = 0.0, h = 0.0, wb = 0.0; int has = 0;
         for (int k = ptr[i]; k < ptr[i + 1]; k++) {
-            const int c = cell[k];
+            const int c = cell ? cell[k] : k;
             if (w[c] == 0.0) continue;
             has = 1; wb += w[c];
             const double o = other[other_of[c]];
@@ -355,7 +355,6 @@ static void mc_draw(completion *C, int k)
         int t = C->nt++;
         C->tc[t] = c; C->trow[t] = C->crow[c]; C->tcol[t] = C->ccol[c];
         C->th[t] = cell_value(C, c);
-        C->tpos[c] = t;
     }
     C->cnt[c] += 1;
     C->sy[c] += C->y[k];
@@ -1544,8 +1543,6 @@ static void completion_effects_init(completion *C, SEXP spec)
     C->center = isNull(cen) ? CENTER_NONE : asInteger(cen);
     if (C->center < CENTER_NONE || C->center > CENTER_BOTH) error("spec: invalid center");
     const int nc = C->C, m = C->m, n = C->n;
-    C->tpos = (int *) R_alloc(nc, sizeof(int));
-    for (int c = 0; c < nc; c++) C->tpos[c] = -1;
     if (C->center == CENTER_NONE) return;
     SEXP rg = cg_list_get(spec, "effects_ridge");
     C->ridge = isNull(rg) ? 0.0 : asReal(rg);
@@ -1558,7 +1555,10 @@ static void completion_effects_init(completion *C, SEXP spec)
     C->rptr = (int *) R_alloc((size_t) m + 1, sizeof(int));
     C->cptr = (int *) R_alloc((size_t) n + 1, sizeof(int));
     C->rcell = (int *) R_alloc(nc, sizeof(int));
-    C->ccell = (int *) R_alloc(nc, sizeof(int));
+    /* cells sorted by column (a reader's): grouped by column as they are */
+    int by_col = 1;
+    for (int c = 1; c < nc && by_col; c++) by_col = C->ccol[c] >= C->ccol[c - 1];
+    C->ccell = by_col ? NULL : (int *) R_alloc(nc, sizeof(int));
     memset(C->rptr, 0, sizeof(int) * ((size_t) m + 1));
     memset(C->cptr, 0, sizeof(int) * ((size_t) n + 1));
     for (int c = 0; c < nc; c++) { C->rptr[C->crow[c] + 1]++; C->cptr[C->ccol[c] + 1]++; }
@@ -1569,7 +1569,7 @@ static void completion_effects_init(completion *C, SEXP spec)
     memcpy(cnext, C->cptr, sizeof(int) * n);
     for (int c = 0; c < nc; c++) {
         C->rcell[rnext[C->crow[c]]++] = c;
-        C->ccell[cnext[C->ccol[c]]++] = c;
+        if (C->ccell) C->ccell[cnext[C->ccol[c]]++] = c;
     }
 }
 
@@ -1627,11 +1627,13 @@ static void completion_warm_start(cg_problem *P, completion *C, SEXP spec, int r
     SEXP tch = cg_list_get(spec, "state_touched");
     const int nt = LENGTH(tch);
     const int *tc = cg_spec_index(spec, "state_touched", nt, 0, nc - 1);
+    unsigned char *seen = (unsigned char *) R_alloc(nc, 1);
+    memset(seen, 0, nc);
     for (int t = 0; t < nt; t++) {
         const int c = tc[t];
-        if (C->tpos[c] >= 0 || !(C->cnt[c] > 0)) error("spec: invalid touched cells");
+        if (seen[c] || !(C->cnt[c] > 0)) error("spec: invalid touched cells");
+        seen[c] = 1;
         C->tc[t] = c; C->trow[t] = C->crow[c]; C->tcol[t] = C->ccol[c];
-        C->tpos[c] = t;
         C->th[t] = cell_value(C, c);
     }
     C->nt = nt;
