@@ -293,9 +293,9 @@
 #' `Y = entry_reader(...)` streams the observed entries (ratings triples)
 #' from an SQLite table, an HDF5 file or a data frame, block by block (see
 #' [entry_reader()]), for `method = "sfw"` (and `"fw"`), a single `radius`,
-#' without `init`, `box` or `lambda`. One pass over the blocks finds the
-#' distinct cells (and, without `dims`, the dimensions: give `dims` to save
-#' that pass) and checks every entry; the solver reads the blocks once more
+#' without `init`, `box` or `lambda`. Two passes over the blocks find the
+#' distinct cells (and, without `dims`, the dimensions) and check every
+#' entry; the solver reads the blocks once more
 #' in order for the per-cell totals, then its stochastic method draws the
 #' entries through the block sampler: blocks in random order, the entries
 #' of a block in random order, each block read once per pass (the draws
@@ -306,15 +306,17 @@
 #' blocks, under the same seed, bit for bit (tested).
 #'
 #' What stays in memory: never the N entries, but the solver's statistics
-#' per distinct cell (the sorted cell keys in R, and 14 to 16 doubles and
-#' 8 integers per cell in the C solver: counts, sums, iterate values,
-#' gradient, scratch and indices), the effects and the factors (\eqn{O(m + n)}{O(m + n)} per
-#' atom), and one block; while the cells are found, one double per entry
-#' (their keys, until they are sorted). For ratings, where almost every
-#' cell is rated once, that is still proportional to N: about 250 bytes
-#' per rating at 5e6 ratings, against about 330 with the data frame in
-#' memory (`inst/bench/results/out_of_core_ratings.md`); the saving is
-#' larger when cells are observed many times. The fit has no
+#' per distinct cell -- 8 doubles and 5 or 6 integers, about 88 bytes (the
+#' cell's row and column and its place among the touched cells; the
+#' counts and sums of the drawn and of all entries; the iterate's value and
+#' the gradient there; two scratch values shared in turns by the
+#' evaluations, the effects and the rank control) -- the effects and the
+#' factors (\eqn{O(m + n)}{O(m + n)} per atom; between compressions the
+#' solver holds up to about twice the rank in atoms), and one block; while
+#' the cells are found, one integer per entry (the rows grouped by
+#' column). For ratings, where almost every cell is rated once, that is
+#' still proportional to N: see `inst/bench/results/out_of_core_ratings.md`
+#' for the measured bytes per rating. The fit has no
 #' `obs`, `fitted.values` or `state` (`fitted()` needs the entries;
 #' `predict(fit, newdata)` works); `fit$reader` gives the reader's blocks,
 #' the distinct cells and the passes over the entries.

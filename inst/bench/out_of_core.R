@@ -65,8 +65,12 @@ read_passes <- function(r) {
 #     dims = c(m, n)) for `iterations` iterations (default 100: one pass at
 #     the default batch of N / 100);
 #   r_memory: the table read into a data frame (DBI::dbReadTable), then the
-#     in-memory complete_matrix(df, method = "sfw") with the same settings.
-# Results: inst/bench/results/out_of_core_ratings.md.
+#     in-memory complete_matrix(df, method = "sfw") with the same settings
+#     (skipped with STOCHCG_BENCH_RATINGS_MEMORY=0);
+#   r_sfw_h5_before: r_sfw_h5 under another build of stochcg, side by side
+#     in one run, when STOCHCG_BENCH_BEFORE_LIB names its library (R_LIBS).
+# Results: inst/bench/results/out_of_core_ratings.md (or the file named by
+# STOCHCG_BENCH_RATINGS_OUT in that folder).
 if (length(args) && args[1] %in% c("--ratings", "--rphase")) {
   suppressPackageStartupMessages({ library(DBI); library(RSQLite) })
   `%||%` <- function(a, b) if (is.null(a)) b else a
@@ -91,7 +95,8 @@ if (length(args) && args[1] %in% c("--ratings", "--rphase")) {
       r_sfw_db = fit_out(timed(complete_matrix(reader("db"), radius = meta$radius,
                                                method = "sfw", dims = meta$dims,
                                                center = "both", control = ctl))),
-      r_sfw_h5 = fit_out(timed(complete_matrix(reader("h5"), radius = meta$radius,
+      r_sfw_h5 =, r_sfw_h5_before = fit_out(timed(complete_matrix(reader("h5"),
+                                               radius = meta$radius,
                                                method = "sfw", dims = meta$dims,
                                                center = "both", control = ctl))),
       r_memory = {
@@ -140,15 +145,20 @@ if (length(args) && args[1] %in% c("--ratings", "--rphase")) {
   rm(U, V, a, b); invisible(gc())
   saveRDS(list(db = db, h5 = h5, dims = c(m, n), radius = 2 * sqrt(N), iter = iter),
           file.path(dir, "meta.rds"))
+  before_lib <- Sys.getenv("STOCHCG_BENCH_BEFORE_LIB")
+  with_memory <- Sys.getenv("STOCHCG_BENCH_RATINGS_MEMORY") != "0"
   run_phase <- function(phase) {
-    rc <- system2(file.path(R.home("bin"), "Rscript"), c(self, "--rphase", phase, dir))
+    env <- if (phase == "r_sfw_h5_before") paste0("R_LIBS=", before_lib) else character()
+    rc <- system2(file.path(R.home("bin"), "Rscript"), c(self, "--rphase", phase, dir),
+                  env = env)
     if (rc != 0) stop("phase ", phase, " failed")
     readRDS(file.path(dir, paste0(phase, ".rds")))
   }
   load_before <- load_txt()
   res <- list()
-  for (ph in c("r_floor_db", "r_sfw_db", "r_floor_h5", "r_sfw_h5", "r_memory"))
-    res[[ph]] <- run_phase(ph)
+  phases <- c("r_floor_db", "r_sfw_db", "r_floor_h5", "r_sfw_h5",
+              if (nzchar(before_lib)) "r_sfw_h5_before", if (with_memory) "r_memory")
+  for (ph in phases) res[[ph]] <- run_phase(ph)
   load_after <- load_txt()
   sizes <- file.size(c(db, h5)) / 2^20
   fl <- function(r) sprintf("| %s | %.1f | %.1f | 1 | %.1f | %.1f | %.0f MB |", r$name, r$wall,
@@ -159,6 +169,7 @@ if (length(args) && args[1] %in% c("--ratings", "--rphase")) {
   res$r_floor_db$name <- "floor: one read of the SQLite table, block by block"
   res$r_floor_h5$name <- "floor: one read of the HDF5 data sets, block by block"
   mem <- res$r_memory
+  bef <- res$r_sfw_h5_before
   fit_rss <- max(res$r_sfw_db$rss_mb, res$r_sfw_h5$rss_mb)
   base_rss <- max(res$r_floor_db$rss_mb, res$r_floor_h5$rss_mb)
   per_rating <- (fit_rss - base_rss) * 2^20 / N
@@ -178,14 +189,26 @@ if (length(args) && args[1] %in% c("--ratings", "--rphase")) {
     "|---|---|---|---|---|---|---|",
     fl(res$r_floor_db), ft(res$r_sfw_db, "sfw from the SQLite table (entry_reader)"),
     fl(res$r_floor_h5), ft(res$r_sfw_h5, "sfw from HDF5 (entry_reader)"),
-    sprintf("| in memory: dbReadTable() | %.1f | %.1f | 1 | | | |", mem$read_wall,
-            mem$read_cpu),
-    sprintf("| in memory: complete_matrix(data frame), after the read | %.1f | %.1f | | | | %.0f MB |",
-            mem$wall, mem$cpu, mem$rss_mb),
+    if (!is.null(bef)) ft(bef, "sfw from HDF5, before (STOCHCG_BENCH_BEFORE_LIB)"),
+    if (!is.null(mem)) c(
+      sprintf("| in memory: dbReadTable() | %.1f | %.1f | 1 | | | |", mem$read_wall,
+              mem$read_cpu),
+      sprintf("| in memory: complete_matrix(data frame), after the read | %.1f | %.1f | | | | %.0f MB |",
+              mem$wall, mem$cpu, mem$rss_mb)),
     "", sprintf(paste("Objective after %d iterations: SQLite %.6f, HDF5 %.6f (the same",
-                      "draws: identical), in memory %.6f (other draws: one block of N)."),
-                iter, res$r_sfw_db$objective, res$r_sfw_h5$objective, mem$objective),
-    sprintf(paste("Passes of the reader fits: 1 (the cells) + 1 (per-cell totals) + the",
+                      "draws: identical)%s%s."),
+                iter, res$r_sfw_db$objective, res$r_sfw_h5$objective,
+                if (is.null(bef)) "" else sprintf(", before %.6f (gap %.4g vs %.4g)",
+                                                  bef$objective, bef$gap, res$r_sfw_h5$gap),
+                if (is.null(mem)) "" else sprintf(", in memory %.6f (other draws: one block of N)",
+                                                  mem$objective)),
+    sprintf(paste("Peak RSS above the floor's process per distinct cell: %.0f bytes",
+                  "(SQLite), %.0f (HDF5)%s."),
+            (res$r_sfw_db$rss_mb - base_rss) * 2^20 / res$r_sfw_db$cells,
+            (res$r_sfw_h5$rss_mb - base_rss) * 2^20 / res$r_sfw_h5$cells,
+            if (is.null(bef)) "" else sprintf(", before %.0f (HDF5)",
+                                              (bef$rss_mb - base_rss) * 2^20 / bef$cells)),
+    sprintf(paste("Passes of the reader fits: 2 (the cells) + 1 (per-cell totals) + the",
                   "draws; the full-data evaluations use the per-cell totals and read",
                   "nothing. Reading is a small share of a fit: its passes times the",
                   "floor's CPU are %.1f s of %.1f s (SQLite) and %.1f s of %.1f s (HDF5);",
@@ -195,17 +218,23 @@ if (length(args) && args[1] %in% c("--ratings", "--rphase")) {
                   "stay within a block, and its cells are numbered in order of appearance",
                   "rather than sorted)."),
             res$r_sfw_db$passes * res$r_floor_db$cpu, res$r_sfw_db$cpu,
-            res$r_sfw_h5$passes * res$r_floor_h5$cpu, res$r_sfw_h5$cpu, mem$cpu),
+            res$r_sfw_h5$passes * res$r_floor_h5$cpu, res$r_sfw_h5$cpu, mem$cpu %||% NA),
     "", "| target (issue 27) | at this scale | |", "|---|---|---|",
     sprintf(paste("| 1e8 ratings: peak RSS < 2 GB plus the factors | %.0f MB for %.0e ratings;",
                   "above the floor's process (R, DBI, HDF5Array: %.0f MB) %.0f MB, %.0f bytes",
                   "per rating: at 1e8, %.1f GB | %s |"),
             fit_rss, N, base_rss, fit_rss - base_rss, per_rating, extra_gb,
             if (extra_gb < 2) "met (extrapolated)" else "not met (extrapolated linearly)"),
-    sprintf(paste("| the same, in memory (data frame) | %.0f MB; %.0f bytes per rating above",
-                  "the floor's process: at 1e8, %.1f GB | |"), mem$rss_mb,
-            (mem$rss_mb - base_rss) * 2^20 / N, (mem$rss_mb - base_rss) * 2^20 / N * 1e8 / 2^30))
-  out <- file.path(dirname(self), "results", "out_of_core_ratings.md")
+    if (!is.null(mem))
+      sprintf(paste("| the same, in memory (data frame) | %.0f MB; %.0f bytes per rating above",
+                    "the floor's process: at 1e8, %.1f GB | |"), mem$rss_mb,
+              (mem$rss_mb - base_rss) * 2^20 / N, (mem$rss_mb - base_rss) * 2^20 / N * 1e8 / 2^30))
+  out_name <- Sys.getenv("STOCHCG_BENCH_RATINGS_OUT", "out_of_core_ratings.md")
+  out <- file.path(dirname(self), "results", out_name)
+  rds <- Sys.getenv("STOCHCG_BENCH_RATINGS_RDS")   # the raw results, for a summary
+  if (nzchar(rds))
+    saveRDS(list(N = N, m = m, n = n, iter = iter, res = res, load_before = load_before,
+                 load_after = load_after), rds)
   writeLines(lines, out)
   cat(lines, sep = "\n")
   unlink(dir, recursive = TRUE)
