@@ -36,6 +36,25 @@ test_that("one block of a data frame gives the in-memory fit bit for bit", {
   expect_gte(b$gap, 0)
 })
 
+test_that("the cells and dimensions found block by block are those of the entries", {
+  obs <- ratings_data()
+  obs <- obs[obs$row <= 47 & obs$col <= 28, ]       # dims from the data: 47 x 28
+  obs$row[1] <- 47L; obs$col[2] <- 28L
+  r <- entry_reader(obs, block_size = 173)
+  a <- fit_of(r, method = "sfw", center = "both")
+  expect_identical(a$reader$cells, nrow(unique(obs[c("row", "col")])))
+  expect_identical(a$dims, c(47L, 28L))
+  # the same fit with the dimensions given (the cells do not depend on how
+  # they were found)
+  b <- fit_of(r, method = "sfw", center = "both", dims = c(47, 28))
+  expect_identical(b$solution, a$solution)
+  expect_identical(b$trace$objective, a$trace$objective)
+  # larger dims: empty rows and columns, the same cells
+  d <- fit_of(r, method = "sfw", dims = c(60, 40))
+  expect_identical(d$reader$cells, a$reader$cells)
+  expect_identical(dim(as.matrix(d$solution$X)), c(60L, 40L))
+})
+
 test_that("sfw and fw from SQLite and HDF5 equal the data frame read by the same blocks", {
   skip_if_not_installed("RSQLite")
   skip_if_not_installed("DBI")
