@@ -55,6 +55,29 @@ test_that("the cells and dimensions found block by block are those of the entrie
   expect_identical(dim(as.matrix(d$solution$X)), c(60L, 40L))
 })
 
+test_that("entries that change between the passes give an error naming `Y`", {
+  obs <- ratings_data(N = 400)
+  r <- entry_reader(obs, block_size = 100)          # 4 blocks
+  # a source whose blocks change after `after` reads (S3 `[` of a test class)
+  changing <- function(after, column) {
+    calls <- 0
+    registerS3method("[", "stochcg_test_changing", function(x, i, j, drop) {
+      calls <<- calls + 1
+      out <- as.data.frame(unclass(x))[i, , drop = FALSE]
+      if (calls > after) out[[column]] <- out[[column]] %% max(out[[column]]) + 1L
+      out
+    })
+    r$source <- structure(obs, class = c("stochcg_test_changing", "data.frame"))
+    r
+  }
+  # the second of the passes that find the cells
+  expect_error(complete_matrix(changing(4, "col"), radius = 5, method = "sfw", dims = c(50, 30)),
+               "`Y` gave other entries in its second pass than in its first")
+  # the solver's pass for the per-cell totals
+  expect_error(complete_matrix(changing(8, "row"), radius = 5, method = "sfw", dims = c(50, 30)),
+               "returned an entry at block 1 of 4 that was not there in the first pass")
+})
+
 test_that("sfw and fw from SQLite and HDF5 equal the data frame read by the same blocks", {
   skip_if_not_installed("RSQLite")
   skip_if_not_installed("DBI")
