@@ -315,8 +315,9 @@
 #' solver holds up to about twice the rank in atoms), and one block; while
 #' the cells are found, one integer per entry (the rows grouped by
 #' column). For ratings, where almost every cell is rated once, that is
-#' still proportional to N: see `inst/bench/results/out_of_core_ratings.md`
-#' for the measured bytes per rating. The fit has no
+#' still proportional to N: about 100 bytes per rating measured from 1e6
+#' to 2e7 ratings (`inst/bench/results/out_of_core_ratings_scaling.md`),
+#' about 10 GB at 1e8 ratings. The fit has no
 #' `obs`, `fitted.values` or `state` (`fitted()` needs the entries;
 #' `predict(fit, newdata)` works); `fit$reader` gives the reader's blocks,
 #' the distinct cells and the passes over the entries.
