@@ -67,8 +67,13 @@ int cg_run_small_gap(const cg_run *r, double gap)
 {
     double scale = r->gap_relative ? 1.0 : fmax(fabs(r->obj_test), 1e-3 * fabs(r->obj0));
     /* with constraints (homotopy), the gap bounds f - f* only near
-     * feasibility: both must be small */
-    if (!R_IsNA(r->infeas) && !(r->infeas <= r->ctl->tol * r->infeas_scale)) return 0;
+     * feasibility: both must be small, and the gap on both sides (an
+     * infeasible iterate's objective can lie below the certified lower
+     * bound, i.e. below the optimum: then |gap| bounds how far) */
+    if (!R_IsNA(r->infeas)) {
+        if (!(r->infeas <= r->ctl->tol * r->infeas_scale)) return 0;
+        gap = fabs(gap);
+    }
     return R_FINITE(gap) && R_FINITE(r->obj_test) && gap <= r->ctl->tol * scale;
 }
 
