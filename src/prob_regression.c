@@ -59,6 +59,12 @@ typedef struct {
      * have earned for it, face steps taken */
     int face_on, face_cap, face_max, *face_idx;
     double *face_G, *face_L, *face_w, face_credit, face_steps;
+    /* the Cholesky factor kept from one face step to the next (and along
+     * a path: the Gram block does not depend on the radius): face_L
+     * (leading dimension face_cap) holds L with L L' = the Gram block of
+     * the fac_m coordinates fac_idx[0..fac_m-1] (fac_pos[j]: the position
+     * of j, or -1); fac_m = 0: none */
+    int fac_m, *fac_idx, *fac_pos;
     /* working set (screening, dense X without a given Gram matrix; see
      * ws_screen): the coordinates ws[0..n_ws-1] in order of entry, the
      * only ones the pairwise and face steps touch between full gradients;
@@ -627,11 +633,34 @@ static void face_room(regression *R, int k)
     if (cap < k) cap = k;
     if (cap < 16) cap = 16;
     if (cap > R->face_max) cap = R->face_max;
+    double *L = cg_zeros((size_t) cap * cap);
+    int *fidx = (int *) R_alloc(cap, sizeof(int));
+    for (int c = 0; c < R->fac_m; c++) {     /* the kept factor moves over */
+        memcpy(L + (size_t) c * cap + c, R->face_L + (size_t) c * R->face_cap + c,
+               sizeof(double) * (R->fac_m - c));
+        fidx[c] = R->fac_idx[c];
+    }
     R->face_G = cg_zeros((size_t) cap * cap);
-    R->face_L = cg_zeros((size_t) cap * cap);
+    R->face_L = L;
+    R->fac_idx = fidx;
     R->face_w = cg_zeros((7 + FACE_LWORK) * (size_t) cap);
     R->face_idx = (int *) R_alloc(3 * (size_t) cap, sizeof(int));
     R->face_cap = cap;
+}
+
+/* forget the kept factor */
+static void fac_clear(regression *R)
+{
+    for (int a = 0; a < R->fac_m; a++) R->fac_pos[R->fac_idx[a]] = -1;
+    R->fac_m = 0;
+}
+
+/* keep the factor of the m coordinates idx[0..m-1] (in face_L) */
+static void fac_keep(regression *R, const int *idx, int m)
+{
+    fac_clear(R);
+    for (int a = 0; a < m; a++) { R->fac_idx[a] = idx[a]; R->fac_pos[idx[a]] = a; }
+    R->fac_m = m;
 }
 
 /* drop position a of the face's m coordinates (those after it move up one:
@@ -729,29 +758,77 @@ static int reg_face_step(cg_problem *P)
 {
     regression *R = (regression *) P->self;
     const int p = R->p, k0 = R->n_support;
-    if (!R->face_on || k0 < 1 || k0 > R->face_max || R->face_credit < face_cost(k0))
-        return 0;
+    if (!R->face_on || k0 < 1 || k0 > R->face_max) return 0;
+    /* the kept factor, updated: the coordinates that left the support
+     * leave it (chol_delete, about 3 (m - a)^2 flops at position a), the
+     * support's new ones enter (a triangular solve, c^2 at position c):
+     * O(m^2) a step where a new factor costs m^3 / 3 */
+    int keep = 0;
+    double upd = 0.0;
+    if (R->fac_m > 0) {
+        int m = R->fac_m;
+        for (int a = R->fac_m - 1; a >= 0; a--)
+            if (R->in_support[R->fac_idx[a]] < 0) { upd += 3.0 * (m - a) * (double) (m - a); m--; }
+        keep = m;
+        for (int c = keep; c < k0; c++) upd += (double) c * c + 2.0 * c;
+        upd += 4.0 * (double) k0 * k0;
+    }
+    const int update = keep > 0 && upd < face_cost(k0);
+    if (R->face_credit < (update ? upd : face_cost(k0))) return 0;
     face_room(R, k0);
-    const int ld = k0, cap = R->face_cap, one = 1;
+    const int cap = R->face_cap, ld = cap, one = 1;
     int *idx = R->face_idx, *orig = R->face_idx + cap;
     double *G = R->face_G, *L = R->face_L, *w = R->face_w, *theta = R->theta;
     double *gS = w, *sig = w + cap, *u = w + 2 * cap, *v = w + 3 * cap, *d = w + 4 * cap,
            *Gd = w + 5 * cap, *old = w + 6 * cap;
+    /* the order: the kept factor's coordinates still in the support, in
+     * its order, then the support's others, in the support's */
+    int k = 0;
+    if (update) {
+        for (int a = 0; a < R->fac_m; a++)
+            if (R->in_support[R->fac_idx[a]] >= 0) idx[k++] = R->fac_idx[a];
+        for (int a = 0; a < k0; a++)
+            if (R->fac_pos[R->support[a]] < 0) idx[k++] = R->support[a];
+    } else {
+        for (int a = 0; a < k0; a++) idx[a] = R->support[a];
+    }
     int cached = 1;
     for (int a = 0; a < k0; a++) {
-        const int j = R->support[a];
-        idx[a] = orig[a] = j;
+        const int j = idx[a];
+        orig[a] = j;
         old[a] = theta[j];
         gS[a] = R->g[j];
         sig[a] = theta[j] > 0.0 ? 1.0 : -1.0;
         const double *col = gram_col(P, R, j, R->colbuf);
         if (P->stop) return 0;
         cached &= R->gcol[j] != NULL;
-        for (int b = 0; b < k0; b++) G[b + (size_t) a * ld] = col[R->support[b]];
+        for (int b = 0; b < k0; b++) G[b + (size_t) a * ld] = col[idx[b]];
     }
     double *vecs[2] = {gS, sig};             /* old stays in the order of orig */
     int m = k0, on_sphere = R->slack == 0.0, moved = 0, pinned = 0, factored = 0;
     double spent = 0.0, slack = R->slack;
+    if (update) {
+        int mf = R->fac_m;
+        for (int a = R->fac_m - 1; a >= 0; a--)
+            if (R->in_support[R->fac_idx[a]] < 0) { chol_delete(L, ld, mf, a); mf--; }
+        /* appended: row c of L solves L_cc l = G_c (the first c entries of
+         * G's column c), its pivot sqrt(G_cc - l'l) */
+        factored = 1;
+        for (int c = keep; c < k0 && factored; c++) {
+            double *t = w + 7 * (size_t) cap;
+            memcpy(t, G + (size_t) c * ld, sizeof(double) * c);
+            if (c > 0) F77_CALL(dtrsv)("L", "N", "N", &c, L, &ld, t, &one FCONE FCONE FCONE);
+            double dd = G[c + (size_t) c * ld];
+            for (int i = 0; i < c; i++) { dd -= t[i] * t[i]; L[c + (size_t) i * ld] = t[i]; }
+            factored = dd > 0.0;
+            L[c + (size_t) c * ld] = factored ? sqrt(dd) : 0.0;
+        }
+        /* the fresh factor's test: a pivot this small, singular */
+        for (int a = 0; a < k0 && factored; a++)
+            factored = L[a + (size_t) a * ld] * L[a + (size_t) a * ld] > 1e-12 * G[a + (size_t) a * ld];
+        spent = upd - 4.0 * (double) k0 * k0;
+    }
+    fac_clear(R);                            /* kept again below, when factored */
     for (int round = 0; round <= k0 && m > 0; round++) {
         if (round > 0 && spent + (factored ? 4.0 * m * m : face_cost(m)) > R->face_credit) break;
         /* a solve costs up to 3 GFlop (s = 2048): Ctrl-C ends the step with
@@ -884,6 +961,7 @@ static int reg_face_step(cg_problem *P)
             }
         if (block < 0 && !l1_block) break;       /* the face's minimizer */
     }
+    if (factored && m > 0) fac_keep(R, idx, m);
     R->face_credit -= spent;
     if (!moved) return 0;
     double l1 = 0.0;
@@ -934,6 +1012,7 @@ static const cg_pair_ops regression_pair = {reg_pair_gradient, reg_pair_lmo,
 
 static void stats_resume(regression *R, SEXP spec);
 static void pair_resume(cg_problem *P, regression *R, SEXP spec);
+static void fac_load(regression *R, SEXP spec, const char *idx_name, const char *l_name);
 
 int cg_problem_regression(cg_problem *P, SEXP spec)
 {
@@ -992,6 +1071,8 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
             R->gram_given = 1;
         }
         R->colbuf = cg_zeros(2 * (size_t) p);
+        R->fac_pos = (int *) R_alloc(p, sizeof(int));
+        for (int j = 0; j < p; j++) R->fac_pos[j] = -1;
         R->support = (int *) R_alloc(p, sizeof(int));
         R->in_support = (int *) R_alloc(p, sizeof(int));
         for (int j = 0; j < p; j++) R->in_support[j] = -1;
@@ -1031,6 +1112,9 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
             }
             for (int k = 0; k < R->n_support; k++) ws_add(R, R->support[k]);
         }
+        /* and its face step's factor (see reg_face_step) */
+        if (!isNull(cg_list_get(spec, "init_face_idx")))
+            fac_load(R, spec, "init_face_idx", "init_face_L");
         R->slack = fmax(R->radius - l1, 0.0);
         R->next_s = -1;
         R->g_exact_at = R->eval_at = -1.0;
@@ -1193,8 +1277,36 @@ static void pair_resume(cg_problem *P, regression *R, SEXP spec)
     R->next_s = (int) v[PS_NEXT_S];
     R->screened_at = v[PS_SCREENED_AT];
     if (R->ws_on && R->next_s >= 0 && R->in_ws[R->next_s] < 0) error("spec: invalid regression state");
+    fac_load(R, spec, "state_face_idx", "state_face_L");
     if (R->slack < 0 || R->next_s < -1 || R->next_s >= p) error("spec: invalid regression state");
     if (R->g_exact_at == R->moves || R->eval_at == R->moves) exact_gradient(R, R->res, R->gfull);
+}
+
+/* the face step's kept factor (see reg_face_step) from spec$<idx_name>
+ * (its coordinates) and spec$<l_name> (its lower triangle by columns):
+ * an exact continuation's, or a warm start's from a fit of the same data
+ * at another radius (the Gram block does not depend on it). Its
+ * coordinates must be in W (after W is set). */
+static void fac_load(regression *R, SEXP spec, const char *idx_name, const char *l_name)
+{
+    const int p = R->p;
+    const R_xlen_t nf = XLENGTH(cg_list_get(spec, idx_name));
+    if (nf > R->face_max || XLENGTH(cg_list_get(spec, l_name)) != nf * (nf + 1) / 2 ||
+        (nf > 0 && !R->face_on))
+        error("spec: invalid regression state");
+    if (nf == 0) return;
+    const int *fi = cg_spec_index(spec, idx_name, nf, 0, p - 1);
+    const double *fl = cg_spec_real(spec, l_name, nf * (nf + 1) / 2);
+    face_room(R, (int) nf);
+    for (R_xlen_t a = 0; a < nf; a++) {
+        if (R->fac_pos[fi[a]] >= 0 || (R->ws_on && R->in_ws[fi[a]] < 0))
+            error("spec: invalid regression state");
+        R->fac_idx[a] = fi[a];
+        R->fac_pos[fi[a]] = (int) a;
+    }
+    R->fac_m = (int) nf;
+    for (R_xlen_t c = 0, at = 0; c < nf; at += nf - c, c++)
+        memcpy(R->face_L + (size_t) c * R->face_cap + c, fl + at, sizeof(double) * (nf - c));
 }
 
 /* the state for init = (see above) into the solution's list `out`, from
@@ -1223,6 +1335,14 @@ static void pair_export(cg_problem *P, regression *R, SEXP out, int at)
     SEXP w = allocVector(INTSXP, R->ws_on ? R->n_ws : 0);
     SET_VECTOR_ELT(out, at + 4, w);
     if (R->ws_on && R->n_ws) memcpy(INTEGER(w), R->ws, sizeof(int) * R->n_ws);
+    const int nf = R->fac_m;
+    SEXP fi = allocVector(INTSXP, nf);
+    SET_VECTOR_ELT(out, at + 5, fi);
+    if (nf) memcpy(INTEGER(fi), R->fac_idx, sizeof(int) * nf);
+    SEXP fl = allocVector(REALSXP, (R_xlen_t) nf * (nf + 1) / 2);
+    SET_VECTOR_ELT(out, at + 6, fl);
+    for (R_xlen_t c = 0, k = 0; c < nf; k += nf - c, c++)
+        memcpy(REAL(fl) + k, R->face_L + (size_t) c * R->face_cap + c, sizeof(double) * (nf - c));
     /* (the loop's own state, its gradient refresh counting on, goes out
      * through the dispatcher: state_loop) */
 }
@@ -1258,6 +1378,7 @@ SEXP cg_regression_solution(cg_problem *P)
     static const char *names[] = {"beta", "face_steps",
         /* pfw (pair_export) */
         "state_g", "state_support", "state_cached", "state_pair", "state_ws",
+        "state_face_idx", "state_face_L",
         /* sfw, fw, spg (stats_export) */
         "state_order", "state_pos", "state_drawn", "state_S", "state_b", "state_Stheta",
         "state_drow", "state_cnt", "state_xt", "working_set", "kkt_added", ""};
@@ -1267,10 +1388,10 @@ SEXP cg_regression_solution(cg_problem *P)
     memcpy(REAL(beta), R->theta, sizeof(double) * R->p);
     SET_VECTOR_ELT(out, 1, ScalarReal(R->face_steps));   /* pfw's, 0 otherwise */
     if (R->pairwise) pair_export(P, R, out, 2);
-    else stats_export(R, out, 7);
+    else stats_export(R, out, 9);
     /* pfw's working set: its size and the columns the KKT checks added */
-    SET_VECTOR_ELT(out, 16, ScalarReal(R->pairwise && R->ws_on ? R->n_ws : NA_REAL));
-    SET_VECTOR_ELT(out, 17, ScalarReal(R->pairwise && R->ws_on ? R->ws_added : NA_REAL));
+    SET_VECTOR_ELT(out, 18, ScalarReal(R->pairwise && R->ws_on ? R->n_ws : NA_REAL));
+    SET_VECTOR_ELT(out, 19, ScalarReal(R->pairwise && R->ws_on ? R->ws_added : NA_REAL));
     UNPROTECT(1);
     return out;
 }
