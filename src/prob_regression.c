@@ -50,6 +50,10 @@ typedef struct {
      * a_idx < 0), slack = r - ||theta||_1, Gram columns / n of s and a */
     int pairwise, a_idx, cache_left, next_s;   /* next_s: argmax |g| or -1 */
     int gram_given;                  /* the Gram columns are a given X'X / n */
+    /* pfw without a working set: X'y / n and y'y / n, and whether the last
+     * exact_gradient formed the residual (else it used the Gram columns) */
+    double *xty, yty;
+    int res_formed;
     int *support, n_support, *in_support;   /* every j with theta_j != 0 */
     double a_val, slack, rows_read, rows_reported;
     const double **gcol, *gs, *ga;
@@ -280,8 +284,8 @@ static int reg_pg_step(cg_problem *P, double eta)
     return CG_OK;
 }
 
-/* res = X theta - y and g = X'res / n, from scratch */
-static void exact_gradient(const regression *R, double *res, double *g)
+/* res = X theta - y and g = X'res / n, from scratch, by passes over X */
+static void exact_gradient_x(const regression *R, double *res, double *g)
 {
     const int n = R->n, p = R->p;
     for (int r = 0; r < n; r++) res[r] = -R->y[r];
@@ -308,6 +312,35 @@ static void exact_gradient(const regression *R, double *res, double *g)
     }
 }
 
+static const double *gram_col(cg_problem *P, regression *R, int j, double *scratch);
+
+/* g = X'(X theta - y) / n, from scratch. pfw without a working set, the
+ * support's Gram columns in the cache (those missing computed while it has
+ * room: the steps need them too): g = G theta - X'y / n through them,
+ * O(p |S|) where two passes over X cost 4 n p (at n >> p they were a
+ * third of a path's time), and res is not formed (reg_evaluate: the
+ * objective from theta'g and theta'X'y); else by passes over X. */
+static void exact_gradient(cg_problem *P, regression *R, double *res, double *g)
+{
+    const int p = R->p, one = 1;
+    int gram = R->xty != NULL;
+    for (int j = 0; j < p && gram; j++)
+        if (R->theta[j] != 0.0 && !R->gcol[j]) {
+            if (R->cache_left <= 0) gram = 0;
+            else gram_col(P, R, j, R->colbuf);
+        }
+    R->res_formed = !gram;
+    if (!gram) {
+        exact_gradient_x(R, res, g);
+        return;
+    }
+    for (int j = 0; j < p; j++) g[j] = -R->xty[j];
+    /* (in coordinate order: the numbers depend on theta alone, not on the
+     * order the steps gave the support) */
+    for (int j = 0; j < p; j++)
+        if (R->theta[j] != 0.0) F77_CALL(daxpy)(&R->p, R->theta + j, R->gcol[j], &one, g, &one);
+}
+
 /* full objective 1/(2n)||y - X theta||^2 and gap <g, theta> + r ||g||_inf */
 static void reg_evaluate(cg_problem *P, double *obj, double *gap)
 {
@@ -321,12 +354,22 @@ static void reg_evaluate(cg_problem *P, double *obj, double *gap)
     if (R->pairwise && R->g_exact_at == R->moves) {
         g = R->g;                    /* computed from scratch at this iterate */
     } else {
-        exact_gradient(R, res, g);
-        if (R->pairwise) R->eval_at = R->moves;
+        if (R->pairwise) {
+            exact_gradient(P, R, res, g);
+            R->eval_at = R->moves;
+        } else {
+            exact_gradient_x(R, res, g);
+            R->res_formed = 1;
+        }
     }
     double rss = 0.0, gt = 0.0, gmax = 0.0;
-    for (int r = 0; r < n; r++) rss += res[r] * res[r];
+    if (R->res_formed) for (int r = 0; r < n; r++) rss += res[r] * res[r];
     for (int j = 0; j < p; j++) { gt += g[j] * R->theta[j]; gmax = fmax(gmax, fabs(g[j])); }
+    if (!R->res_formed) {            /* (y'y - 2 theta'X'y + theta'X'X theta) / n */
+        double tb = 0.0;
+        for (int j = 0; j < p; j++) tb += R->theta[j] * R->xty[j];
+        rss = fmax(R->yty + gt - tb, 0.0) * n;
+    }
     *obj = rss / (2.0 * n);
     *gap = gt + R->radius * gmax;
 }
@@ -482,8 +525,8 @@ static double reg_pair_gradient(cg_problem *P, int batch)
         } else if (R->eval_at == R->moves) {    /* the same numbers, already computed */
             memcpy(R->g, R->gfull, sizeof(double) * R->p);
         } else {
-            exact_gradient(R, R->res, R->g);
-            R->rows_read += R->n;
+            exact_gradient(P, R, R->res, R->g);
+            R->rows_read += R->res_formed ? R->n : 0.0;
         }
         R->g_exact_at = R->moves;
         R->next_s = -1;
@@ -981,8 +1024,8 @@ static int reg_face_step(cg_problem *P)
         }
         R->face_credit -= 2.0 * p * k0;
     } else {
-        exact_gradient(R, R->res, R->g);
-        R->rows_read += R->n;
+        exact_gradient(P, R, R->res, R->g);
+        R->rows_read += R->res_formed ? R->n : 0.0;
         gradient_check(P, R);
     }
     R->moves += 1.0;
@@ -1091,6 +1134,25 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
             R->in_ws = (int *) R_alloc(p, sizeof(int));
             R->gvalid = (int *) R_alloc(p, sizeof(int));
             for (int j = 0; j < p; j++) { R->in_ws[j] = -1; R->gvalid[j] = 0; }
+        } else {
+            /* X'y / n and y'y / n for the gradient through the Gram
+             * columns (exact_gradient) */
+            double *xty = cg_zeros(p), ysum = 0.0;
+            R->yty = 0.0;
+            for (int r = 0; r < n; r++) { R->yty += R->y[r] * R->y[r]; ysum += R->y[r]; }
+            R->yty /= n;
+            if (!R->sparse) {
+                int one = 1; double inv = 1.0 / n, zero = 0.0;
+                F77_CALL(dgemv)("T", &R->n, &R->p, &inv, R->X, &R->n, R->y, &one, &zero, xty,
+                                &one FCONE);
+            } else {
+                for (int j = 0; j < p; j++) {
+                    double sj = 0.0;
+                    for (int a = R->cp[j]; a < R->cp[j + 1]; a++) sj += R->cx[a] * R->y[R->ri[a]];
+                    xty[j] = (R->xbar ? sj - R->xbar[j] * ysum : sj) / n;
+                }
+            }
+            R->xty = xty;
         }
         P->pair = &regression_pair;
         if (!isNull(cg_list_get(spec, "state_g"))) {
@@ -1279,7 +1341,7 @@ static void pair_resume(cg_problem *P, regression *R, SEXP spec)
     if (R->ws_on && R->next_s >= 0 && R->in_ws[R->next_s] < 0) error("spec: invalid regression state");
     fac_load(R, spec, "state_face_idx", "state_face_L");
     if (R->slack < 0 || R->next_s < -1 || R->next_s >= p) error("spec: invalid regression state");
-    if (R->g_exact_at == R->moves || R->eval_at == R->moves) exact_gradient(R, R->res, R->gfull);
+    if (R->g_exact_at == R->moves || R->eval_at == R->moves) exact_gradient(P, R, R->res, R->gfull);
 }
 
 /* the face step's kept factor (see reg_face_step) from spec$<idx_name>
