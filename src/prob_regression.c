@@ -52,7 +52,7 @@ typedef struct {
     int gram_given;                  /* the Gram columns are a given X'X / n */
     /* pfw without a working set: X'y / n and y'y / n, and whether the last
      * exact_gradient formed the residual (else it used the Gram columns) */
-    double *xty, yty;
+    double *xty, yty, xty_max, diag_max;
     int res_formed;
     int *support, n_support, *in_support;   /* every j with theta_j != 0 */
     double a_val, slack, rows_read, rows_reported;
@@ -316,6 +316,16 @@ static void exact_gradient_x(const regression *R, double *res, double *g)
 
 static const double *gram_col(cg_problem *P, regression *R, int j, double *scratch);
 
+/* is the rounding of the Gram gradient at theta far below what tol asks
+ * (exact_gradient)? */
+static int gram_rounding_ok(const cg_problem *P, const regression *R)
+{
+    double l1 = 0.0;
+    for (int j = 0; j < R->p; j++) l1 += fabs(R->theta[j]);
+    const double err = 1e-15 * (R->xty_max + l1 * R->diag_max);
+    return 200.0 * R->radius * err <= 1e-2 * P->tol * 1e-3 * 0.5 * R->yty;
+}
+
 /* g = X'(X theta - y) / n, from scratch. pfw without a working set, the
  * support's Gram columns in the cache (those missing computed while it has
  * room: the steps need them too): g = G theta - X'y / n through them,
@@ -341,6 +351,17 @@ static void exact_gradient(cg_problem *P, regression *R, double *res, double *g)
      * order the steps gave the support) */
     for (int j = 0; j < p; j++)
         if (R->theta[j] != 0.0) F77_CALL(daxpy)(&R->p, R->theta + j, R->gcol[j], &one, g, &one);
+    /* G theta - X'y / n cancels where g is small: its entries carry about
+     * 1e-15 (|X'y / n| + ||theta||_1 max_j G_jj) of rounding, the gap
+     * <g, theta> + r ||g||_inf twice r that. Where 100 times that is not
+     * far below what tol asks of the gap (tol times at least 1e-3 of the
+     * objective at 0, y'y / 2n: solve_run.c), the passes over X, whose
+     * rounding is the residual's (a 300 x 60 fit at tol 1e-13 stalled at
+     * a gap of 3e-13 without them; base 2.4e-14) */
+    if (!gram_rounding_ok(P, R)) {
+        R->res_formed = 1;
+        exact_gradient_x(R, res, g);
+    }
 }
 
 /* full objective 1/(2n)||y - X theta||^2 and gap <g, theta> + r ||g||_inf */
@@ -1199,6 +1220,19 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
                 }
             }
             R->xty = xty;
+            /* max |X'y / n| and max_j G_jj: the scale of the Gram
+             * gradient's rounding (exact_gradient) */
+            for (int j = 0; j < p; j++) {
+                R->xty_max = fmax(R->xty_max, fabs(xty[j]));
+                double dj = 0.0;
+                if (!R->sparse) {
+                    const double *xj = R->X + (size_t) j * n;
+                    for (int r = 0; r < n; r++) dj += xj[r] * xj[r];
+                } else {
+                    for (int a = R->cp[j]; a < R->cp[j + 1]; a++) dj += R->cx[a] * R->cx[a];
+                }
+                R->diag_max = fmax(R->diag_max, dj / n);
+            }
         }
         P->pair = &regression_pair;
         if (!isNull(cg_list_get(spec, "state_g"))) {
@@ -1276,7 +1310,10 @@ void cg_regression_restart(cg_problem *P, double radius)
     /* the last fit's final evaluation (or full gradient) was at this
      * iterate: the residual and gradient it computed are those the start
      * would compute again (the same numbers), and are reused */
-    const int evaluated = R->eval_at == R->moves, exact = R->g_exact_at == R->moves;
+    int evaluated = R->eval_at == R->moves, exact = R->g_exact_at == R->moves;
+    /* (unless the gradient's arithmetic at the new radius differs: the
+     * Gram columns' or the passes over X, exact_gradient) */
+    if (R->xty && R->res_formed == gram_rounding_ok(P, R)) evaluated = exact = 0;
     R->moves = 0.0;
     R->eval_at = evaluated ? 0.0 : -1.0;
     R->g_exact_at = exact ? 0.0 : -1.0;
