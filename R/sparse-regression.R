@@ -101,9 +101,15 @@
 #' face steps take at most 200/201 of a run's work: a bound when they do not
 #' help; with a credit of once their work, p >> n fits near interpolation
 #' ran out of \eqn{10^5}{10^5} steps), a warm start begins with the credit of one,
-#' and the duality gap stays the certificate. Between rounds a face step
-#' keeps its Cholesky factor, a column out being an \eqn{O(s^2)}{O(s^2)}
-#' downdate. Where
+#' and the duality gap stays the certificate. The Cholesky factor of the
+#' support's Gram block is kept from one face step to the next, along a
+#' path and into a warm start from a fit at another radius: a column in or
+#' out is an \eqn{O(s^2)}{O(s^2)} update where a new factor costs
+#' \eqn{s^3/3}{s^3 / 3} (a 1600 x 5000 path to 1446 nonzero coefficients:
+#' 98 to 8.6 CPU seconds). Without a working set (below), the gradient computed
+#' from scratch and the evaluation go through the support's Gram columns
+#' (\eqn{O(p s)}{O(p s)} flops, not two passes over `X`) wherever their
+#' rounding is far below what `tol` asks of the gap. Where
 #' the Gram block of the support is singular (more nonzero coefficients than
 #' rows, near the interpolating radii of \eqn{p \gg n}{p >> n} designs, or
 #' collinear columns) a face step first takes columns out of the support at
@@ -260,8 +266,9 @@
 #' the trace joining the fit's. The state is what the next steps read:
 #' for `"pfw"` the gradient as its updates kept it, the support in its
 #' order, which Gram columns are cached (the columns themselves are
-#' computed again, one pass over `X` each) and the face steps' credit,
-#' \eqn{O(p)}{O(p)} numbers; for `"sfw"`, `"fw"` and `"spg"` the sampler
+#' computed again, one pass over `X` each), the face steps' credit,
+#' \eqn{O(p)}{O(p)} numbers, and the face step's Cholesky factor
+#' (\eqn{s(s+1)/2}{s (s + 1) / 2} doubles for \eqn{s}{s} columns); for `"sfw"`, `"fw"` and `"spg"` the sampler
 #' (the row order, \eqn{n}{n} integers, and its position) and the running
 #' statistics: \eqn{p^2 + 2p}{p^2 + 2p} doubles with `gram = TRUE` (the
 #' Gram matrix \eqn{S}{S}: as large as the solver's own), or three numbers
