@@ -292,9 +292,14 @@ static void exact_gradient_x(const regression *R, double *res, double *g)
     const int n = R->n, p = R->p;
     for (int r = 0; r < n; r++) res[r] = -R->y[r];
     if (!R->sparse) {
-        int one = 1; double alpha = 1.0, beta = 1.0, zero = 0.0, inv = 1.0 / n;
-        F77_CALL(dgemv)("N", &R->n, &R->p, &alpha, R->X, &R->n, R->theta, &one,
-                        &beta, res, &one FCONE);
+        int one = 1; double zero = 0.0, inv = 1.0 / n;
+        /* X theta over the nonzero coefficients only (n |S| flops, not
+         * n p: at p >> n the KKT checks' passes were a fifth of a CV);
+         * column by column in order, as dgemv("N") adds them: the same
+         * numbers (a zero coefficient adds exact zeros) */
+        for (int j = 0; j < p; j++)
+            if (R->theta[j] != 0.0)
+                F77_CALL(daxpy)(&R->n, R->theta + j, R->X + (size_t) j * n, &one, res, &one);
         F77_CALL(dgemv)("T", &R->n, &R->p, &inv, R->X, &R->n, res, &one,
                         &zero, g, &one FCONE);
         return;
