@@ -571,6 +571,10 @@ struct cg_problem {
      * that evaluation (a test), 0 for a trace-only row; a problem may spend
      * less on rows that cannot stop the run (covariance) */
     int    eval_test;
+    /* the run's tol (control), set before the problem is built: a problem
+     * may choose cheaper arithmetic whose rounding is far below what tol
+     * asks (prob_regression.c, the Gram gradient) */
+    double tol;
     /* The run's first failure (cg_fail, cg_fail_status): CG_STOP_ERROR with
      * its reason in `failure`, or CG_STOP_INTERRUPT; 0 while none. Problems
      * record it where they detect it, solvers stop at their next check and
