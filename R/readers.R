@@ -186,14 +186,16 @@ is_reader_input <- function(x) {
 # TRUE, the crossproduct X'X (by = "rows" only); with cov = TRUE, the
 # sample covariance (divisor n - 1). Sums are taken around the first
 # block's means, so that large means do not cancel the variances (nor the
-# covariances).
-reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE) {
+# covariances). With `y` (by = "rows"), also X'(y - ycenter) (`xty`).
+reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE, y = NULL,
+                           ycenter = 0) {
   n <- if (reader$by == "rows") reader$dim[1L] else reader$dim[2L]
   p <- if (reader$by == "rows") reader$dim[2L] else reader$dim[1L]
   s1 <- s2 <- numeric(p)
   shift <- NULL
   G <- if (gram) matrix(0, p, p)
   C <- if (cov) matrix(0, p, p)
+  xty <- if (!is.null(y)) numeric(p)
   max_abs <- 0
   nnz <- 0
   for (k in seq_len(reader$n_blocks)) {
@@ -217,6 +219,7 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE) 
     s2 <- s2 + colSums(D * D)
     if (gram) G <- G + crossprod(B)
     if (cov) C <- C + crossprod(D)
+    if (!is.null(y)) xty <- xty + drop(crossprod(B, y[block_index(reader, k)] - ycenter))
   }
   if (!sums) return(list(n = n, p = p, max_abs = max_abs, nnz = nnz))
   mean <- shift + s1 / n
@@ -226,7 +229,8 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE) 
     C <- (C - n * tcrossprod(d)) / (n - 1)
     C <- (C + t(C)) / 2                     # exactly symmetric
   }
-  list(n = n, p = p, mean = mean, sd = sqrt(var), max_abs = max_abs, gram = G, cov = C)
+  list(n = n, p = p, mean = mean, sd = sqrt(var), max_abs = max_abs, gram = G, cov = C,
+       xty = xty)
 }
 
 # sparse_regression() with X a reader or a DelayedArray: least squares over
@@ -272,16 +276,20 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
   if (p > 16000L) stop_arg("X", "has ", p, " columns; a reader needs p^2 doubles (p <= 16000)")
   control <- as_control(solver$control %||% cg_control(), max_iter = 1000)
 
-  # one pass: every value finite, the column means and sds (and X'X for
-  # spg's step 1 / L)
-  mom <- reader_moments(X, "X", gram = method == "spg")
+  # one pass: every value finite, the column means and sds, X'(y - ybar)
+  # (the gradient at the cold start: its evaluation reads nothing more),
+  # and X'X for spg's step 1 / L. y stays uncentred (the C side centres it
+  # as it uses it): no second n-vector in memory.
+  ybar <- if (intercept) mean(y) else 0
+  mom <- reader_moments(X, "X", gram = method == "spg", y = y, ycenter = ybar)
   xbar <- if (intercept) mom$mean else rep(0, p)
   sd <- if (standardize) mom$sd else rep(1, p)   # around the mean, as glmnet
   cs <- numeric(p)
   ok <- sd > 0
   cs[ok] <- 1 / ((if (is.null(pf)) 1 else pf[ok]) * sd[ok])
-  ybar <- if (intercept) mean(y) else 0
-  yc <- y - ybar
+  # the centred, scaled X'(y - ybar) / n: centring X subtracts xbar 1'(y -
+  # ybar) = 0
+  xty0 <- cs * mom$xty / n
   names <- X$dimnames[[2L]]
   prep <- list(kind = "scale", family = "gaussian", n = n, p = p, pen = rep(TRUE, p), cs = cs,
                w = NULL, intercept = intercept, xbar = xbar, names = names,
@@ -300,7 +308,8 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
   }
   spec <- list(problem = "regression", method = method, step = step, K = as.integer(K),
                eta = if (is.null(solver$step_size)) -1 else solver$step_size,
-               n = n, p = p, y = as.double(yc), radius = as.double(radius), sparse = FALSE,
+               n = n, p = p, y = y, y_center = as.double(ybar), xty0 = as.double(xty0),
+               radius = as.double(radius), sparse = FALSE,
                gram = TRUE, face_step = FALSE, batch_size = as.integer(min(batch_size, n)),
                sampling = if (method == "fw") 1L else sampling_code(sampling),
                lipschitz = lipschitz, reader_call = as.call(list(fetch, 1L)),
@@ -314,7 +323,7 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
     if (!is.numeric(iter) || length(iter) != 1L || is.na(iter) || iter < 0)
       stop_arg("init", "has an invalid `iterations` (a fit altered by hand?)")
     spec[c("init_beta", "iter_offset", "cold_objective")] <-
-      list(theta0, as.integer(iter), sum(yc^2) / (2 * n))
+      list(theta0, as.integer(iter), sum((y - ybar)^2) / (2 * n))
   }
   fit <- cg_run(spec, control, "sparse_regression", call, started)
   theta <- fit$solution$beta

@@ -53,6 +53,39 @@ read_passes <- function(r) {
        first_wall = t[[1]]$wall, blocks = r$n_blocks, block_size = r$block_size)
 }
 
+# a d x N matrix, `dens` nonzero (non-negative: a rank-10 product, masked),
+# written to `file` in the 10x Genomics sparse layout (what
+# HDF5Array::TENxMatrix() reads: group "matrix" with data, indices (0-based
+# rows), indptr, shape), `step` columns at a time with rhdf5 (never whole in
+# memory; see tests/testthat/test-readers.R for why not writeTENxMatrix())
+write_tenx <- function(file, d, N, dens, step = 2000L, chunk = 2^16) {
+  set.seed(43)
+  counts <- rbinom(N, d, dens)
+  total <- sum(as.double(counts))
+  h5createFile(file)
+  h5createGroup(file, "matrix")
+  h5createDataset(file, "matrix/data", dims = total, chunk = min(chunk, total), level = 0,
+                  storage.mode = "double")
+  h5createDataset(file, "matrix/indices", dims = total, chunk = min(chunk, total), level = 0,
+                  storage.mode = "integer")
+  h5write(c(0, cumsum(as.double(counts))), file, "matrix/indptr")
+  h5write(as.integer(c(d, N)), file, "matrix/shape")
+  Wt <- matrix(rexp(d * 10), d, 10)
+  at <- 0
+  for (s in seq(1, N, by = step)) {
+    cols <- s:min(N, s + step - 1)
+    cnt <- counts[cols]
+    i <- unlist(lapply(cnt, function(c) sort.int(sample.int(d, c))), use.names = FALSE)
+    H <- matrix(rexp(10 * length(cols)), length(cols), 10)
+    val <- rowSums(Wt[i, , drop = FALSE] * H[rep.int(seq_along(cols), cnt), , drop = FALSE])
+    idx <- at + seq_along(val)
+    h5write(val, file, "matrix/data", index = list(idx))
+    h5write(i - 1L, file, "matrix/indices", index = list(idx))
+    at <- at + length(val)
+  }
+  invisible(total)
+}
+
 # ---- matrix completion from ratings on disk (issue 27):
 #   Rscript inst/bench/out_of_core.R --ratings [N] [m] [n] [iterations]
 # writes N ratings (default 2e7; the issue's target is 1e8) of an m x n
@@ -281,51 +314,62 @@ if (length(args) && args[1] == "--phase") {
 
 # ---- the driver
 num <- function(i, default) if (length(args) >= i) as.numeric(args[i]) else default
+write_only <- length(args) && args[1] == "--write"
+if (write_only) args <- args[-1]
 n <- num(1, 2e6); p <- num(2, 50); d <- num(3, 2000); N <- num(4, 20000); dens <- num(5, 0.05)
-dir <- tempfile("out_of_core_")
-dir.create(dir)
-on.exit(unlink(dir, recursive = TRUE), add = TRUE)
+# STOCHCG_BENCH_DIR: keep the data there (and reuse files already written
+# with the same sizes) instead of a temporary directory deleted at the end;
+# `--write` first only writes them. STOCHCG_BENCH_PHASES: the phases to run
+# (comma separated; default all).
+keep_dir <- Sys.getenv("STOCHCG_BENCH_DIR")
+dir <- if (nzchar(keep_dir)) keep_dir else tempfile("out_of_core_")
+dir.create(dir, showWarnings = FALSE, recursive = TRUE)
+if (!nzchar(keep_dir)) on.exit(unlink(dir, recursive = TRUE), add = TRUE)
 self <- normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
 load_txt <- function() paste(trimws(readLines("/proc/loadavg")), collapse = " ")
 
 # the regression design: correlated columns with means and scales, 5
-# nonzero coefficients; written chunk by chunk (never whole in memory)
+# nonzero coefficients; written 10 chunks at a time (never whole in memory)
 chunk <- 10000L
-xfile <- file.path(dir, "X.h5"); yfile <- file.path(dir, "y.rds")
-h5createFile(xfile)
-h5createDataset(xfile, "X", dims = c(n, p), chunk = c(min(chunk, n), p), level = 0,
-                storage.mode = "double")
-set.seed(42)
-beta_true <- c(3, -2, 1.5, 1, -1, rep(0, p - 5))
-mu <- rnorm(p, sd = 2); sc <- exp(rnorm(p, sd = 0.5))
-y <- numeric(n)
-t_write <- system.time(for (s in seq(1, n, by = chunk)) {
-  rows <- s:min(n, s + chunk - 1)
-  Z <- matrix(rnorm(length(rows) * p), length(rows))
-  Z[, -1] <- 0.6 * Z[, -1] + 0.8 * Z[, 1]          # correlated with the first
-  X <- sweep(sweep(Z, 2, sc, "*"), 2, mu, "+")
-  y[rows] <- drop(X %*% beta_true) + rnorm(length(rows), sd = 2)
-  h5write(X, xfile, "X", index = list(rows, NULL))
-})[["elapsed"]]
-saveRDS(y, yfile)
-rm(y); invisible(gc())
-
-# the factorization data: d x N, `dens` nonzero (non-negative), chunks of
-# whole columns, compressed (its zeros)
-yfile_smf <- file.path(dir, "Y.h5")
-h5createFile(yfile_smf)
-cchunk <- max(1L, floor(2^17 / d))
-h5createDataset(yfile_smf, "Y", dims = c(d, N), chunk = c(d, min(cchunk, N)), level = 1,
-                storage.mode = "double")
-set.seed(43)
-Wt <- matrix(rexp(d * 10), d, 10)
-for (s in seq(1, N, by = cchunk * 8)) {
-  cols <- s:min(N, s + cchunk * 8 - 1)
-  Hc <- matrix(rexp(10 * length(cols)), 10)
-  Yb <- Wt %*% Hc
-  Yb[runif(length(Yb)) > dens] <- 0
-  h5write(Yb, yfile_smf, "Y", index = list(NULL, cols))
+xfile <- file.path(dir, sprintf("X_%.0f_%d.h5", n, p))
+yfile <- file.path(dir, sprintf("y_%.0f_%d.rds", n, p))
+wfile <- file.path(dir, sprintf("write_%.0f_%d.rds", n, p))
+if (!file.exists(wfile)) {
+  unlink(xfile)
+  h5createFile(xfile)
+  h5createDataset(xfile, "X", dims = c(n, p), chunk = c(min(chunk, n), p), level = 0,
+                  storage.mode = "double")
+  set.seed(42)
+  beta_true <- c(3, -2, 1.5, 1, -1, rep(0, p - 5))
+  mu <- rnorm(p, sd = 2); sc <- exp(rnorm(p, sd = 0.5))
+  y <- numeric(n)
+  step <- 10L * chunk
+  t_write <- system.time(for (s in seq(1, n, by = step)) {
+    rows <- s:min(n, s + step - 1)
+    Z <- matrix(rnorm(length(rows) * p), length(rows))
+    Z[, -1] <- 0.6 * Z[, -1] + 0.8 * Z[, 1]          # correlated with the first
+    X <- sweep(sweep(Z, 2, sc, "*"), 2, mu, "+")
+    y[rows] <- drop(X %*% beta_true) + rnorm(length(rows), sd = 2)
+    h5write(X, xfile, "X", index = list(rows, NULL))
+  })[["elapsed"]]
+  saveRDS(y, yfile)
+  rm(y, X, Z); invisible(gc())
+  saveRDS(t_write, wfile)
 }
+t_write <- readRDS(wfile)
+
+# the factorization data: d x N, `dens` nonzero (non-negative), in the 10x
+# Genomics sparse layout (group "matrix": data, indices, indptr, shape),
+# read by HDF5Array::TENxMatrix(); written a block of columns at a time
+yfile_smf <- file.path(dir, sprintf("Y10x_%d_%.0f_%g.h5", d, N, dens))
+wfile_smf <- file.path(dir, sprintf("write10x_%d_%.0f_%g.rds", d, N, dens))
+if (!file.exists(wfile_smf)) {
+  unlink(yfile_smf)
+  t_write_smf <- system.time(write_tenx(yfile_smf, d, N, dens))[["elapsed"]]
+  saveRDS(t_write_smf, wfile_smf)
+}
+t_write_smf <- readRDS(wfile_smf)
+if (write_only) quit(save = "no")
 radius <- 5
 saveRDS(list(xfile = xfile, yfile = yfile, yfile_smf = yfile_smf, radius = radius, outer = 3),
         file.path(dir, "meta.rds"))
