@@ -135,6 +135,31 @@ test_that("stochastic_mf from an HDF5 file equals the in-memory fit bit for bit"
   expect_identical(predict(fh)$H, predict(fh, Y)$H)
 })
 
+test_that("stochastic_mf's tests from a reader are a data pass apart; memory and file alike", {
+  skip_if_not_installed("HDF5Array")
+  set.seed(1)
+  Y <- matrix(pmax(rnorm(30 * 400), 0), 30, 400)
+  H <- h5_matrix(Y, c(30, 25))
+  # batch 10: a pass is ceiling(400 / 10) = 40 iterations; each test reads
+  # the whole file, so below 400 iterations (where 10% of them exceed a
+  # pass) tests fall on multiples of 40, never closer
+  for (cfg in list(list("sgd", 0.1), list("smm", 0.03))) {
+    run <- function(data) {
+      set.seed(5)
+      stochastic_mf(data, k = 4, model = "onmf", method = cfg[[1]], batch_size = 10,
+                    outer = 50, control = cg_control(tol = cfg[[2]]))
+    }
+    fm <- run(block_reader(Y, block_size = 25, by = "cols"))
+    fh <- run(block_reader(H, block_size = 25, by = "cols"))
+    expect_identical(fh$iterations, fm$iterations, label = cfg[[1]])
+    expect_identical(fh$solution$W, fm$solution$W, label = cfg[[1]])
+    expect_true(fm$converged, label = cfg[[1]])
+    expect_lt(fm$iterations, 400L, label = cfg[[1]])
+    expect_identical(fm$iterations %% 40L, 0L, label = cfg[[1]])
+    expect_lte(fm$gap, cfg[[2]], label = cfg[[1]])
+  }
+})
+
 test_that("sparse data from HDF5 go to stochastic_mf as sparse columns, same fit", {
   skip_if_not_installed("HDF5Array")
   set.seed(3)
