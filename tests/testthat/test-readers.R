@@ -185,6 +185,52 @@ test_that("sparse data from HDF5 go to stochastic_mf as sparse columns, same fit
   expect_equal(fd$trace$objective, fm$trace$objective, tolerance = 1e-12)
 })
 
+# the 10x Genomics sparse layout (what HDF5Array::TENxMatrix() reads),
+# written with rhdf5 (writeTENxMatrix() fails for small matrices with
+# HDF5Array 1.26 / rhdf5 2.42: see ?block_reader)
+tenx_matrix <- function(M) {
+  f <- tempfile(fileext = ".h5")
+  rhdf5::h5createFile(f)
+  rhdf5::h5createGroup(f, "matrix")
+  rhdf5::h5write(M@x, f, "matrix/data")
+  rhdf5::h5write(M@i, f, "matrix/indices")
+  rhdf5::h5write(M@p, f, "matrix/indptr")
+  rhdf5::h5write(dim(M), f, "matrix/shape")
+  rhdf5::h5errorHandling("normal")       # see ?block_reader
+  HDF5Array::TENxMatrix(f, "matrix")
+}
+
+test_that("a 10x sparse HDF5 file is read as sparse blocks: the in-memory fit bit for bit", {
+  skip_if_not_installed("HDF5Array")
+  set.seed(3)
+  M <- abs(Matrix::rsparsematrix(40, 300, 0.05))
+  T <- tenx_matrix(M)
+  r <- block_reader(T, block_size = 50, by = "cols")
+  expect_true(r$sparse)
+  # blocks come back sparse, equal to the matrix's columns
+  for (k in c(1L, 6L)) {
+    B <- stochcg:::reader_block_sparse(r, k)
+    expect_s4_class(B, "dgCMatrix")
+    expect_identical(B, M[, ((k - 1) * 50 + 1):(k * 50)])
+  }
+  expect_identical(reader_block(r, 2), as.matrix(M[, 51:100]))
+  ctl <- cg_control(eval_every = 1)
+  fits <- lapply(list(r, block_reader(M, block_size = 50, by = "cols"),
+                      block_reader(as.matrix(M), block_size = 50, by = "cols")), function(data) {
+    set.seed(5)
+    f <- stochastic_mf(data, k = 3, model = "onmf", outer = 2, control = ctl)
+    list(W = f$solution$W, obj = f$trace$objective, seed = .Random.seed)
+  })
+  expect_identical(fits[[1]], fits[[2]])
+  expect_identical(fits[[1]], fits[[3]])
+  # the default block: about 2^20 nonzeros (here all 300 columns)
+  expect_identical(block_reader(T, by = "cols")$block_size, 300L)
+  # NA in the file names Y and the block
+  M2 <- M; M2@x[length(M2@x)] <- NA
+  expect_error(stochastic_mf(block_reader(tenx_matrix(M2), block_size = 50, by = "cols"),
+                             k = 3, model = "onmf"), "`Y` contains NA, NaN or Inf \\(in block 6")
+})
+
 test_that("readers leave the RNG alone; bad input names the argument", {
   skip_if_not_installed("HDF5Array")
   d <- regression_data(n = 100, p = 5)
