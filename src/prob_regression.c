@@ -1335,7 +1335,8 @@ static double reader_gradient(cg_problem *P, int batch)
         }
         const int rows = R->bs.clen, r = R->bs.cur * R->bs.bsize + i;
         for (int j = 0; j < p; j++) R->xrow[j] = R->blk[i + (size_t) j * rows];
-        const double yr = R->y[r] - R->ycenter, xt = F77_CALL(ddot)(&R->p, R->xrow, &one, R->theta, &one);
+        const double yr = R->y[r] - R->ycenter,
+                     xt = F77_CALL(ddot)(&R->p, R->xrow, &one, R->theta, &one);
         F77_CALL(dsyr)("U", &R->p, &alpha, R->xrow, &one, R->S, &R->p FCONE);
         for (int j = 0; j < p; j++) {
             R->b[j] += R->xrow[j] * yr;
