@@ -223,8 +223,9 @@
 #' with `gram = TRUE`, least squares without weights, positive penalty
 #' factors and a single radius. One pass first checks that every value is
 #' finite and computes the column means and standard deviations (for the
-#' intercept and `standardize`); the C side then centres and scales each
-#' block as it reads it, so `X` is never copied. Rows are drawn by a
+#' intercept and `standardize`) and \eqn{X'y}{X'y} (the gradient at the cold
+#' start, whose evaluation then reads nothing); the C side then centres and
+#' scales each block as it reads it, so `X` is never copied. Rows are drawn by a
 #' block-shuffle: the blocks (whole chunks of the file) in random order,
 #' the rows of each block in random order (`sampling = "stream"`: both in
 #' order; `"replace"`: blocks drawn with replacement), so that each block is
@@ -232,23 +233,29 @@
 #' per row or per iteration. The draws depend only on the block structure
 #' and the seed: a fit from the file equals the fit from the same matrix in
 #' memory, `block_reader(X, block_size = )` with the file's block size,
-#' bit for bit. The objective and gap of the trace (on the adaptive
-#' schedule of [cg_control()]) are full passes over the file, block by
-#' block in order: with the default `tol > 0` a test (a pass) is due at
-#' most 10% of the iterations apart but at least `ceiling(n / batch_size)`
-#' apart, the iterations that draw one pass of rows (once all rows are
-#' drawn, `S_t` and `b_t` are those of all of them and the draws read
-#' nothing more): at 2e6 x 50, 1000 iterations read the file 53 times with
-#' tests 10% apart, 5 times now (`inst/bench/results/out_of_core.md`).
-#' The spacing depends only on `n`
-#' and `batch_size`, so a file and the same matrix in memory stop at the
-#' same iteration. Set `tol = 0` (evaluations then take at most a share of
-#' the run's time) or `eval_every` to read the file less often still. What
-#' stays in memory: the \eqn{p \times p}{p x p} sufficient statistics \eqn{S_t}{S_t} and
-#' \eqn{b_t}{b_t} (`gram = TRUE`), the coefficients, two blocks (one drawn
-#' from, one evaluated) and `y` (with its centred copy); no \eqn{n}-vector
-#' of fitted values is kept (`fitted()` has none). The fit's `reader`
-#' element says how the file was read, `reader$passes` how many times.
+#' bit for bit. Once every row has been drawn (after `ceiling(n /
+#' batch_size)` iterations; not with `sampling = "replace"`), \eqn{S_t}{S_t}
+#' and \eqn{b_t}{b_t} are \eqn{X'X}{X'X} and \eqn{X'y}{X'y} exactly: from
+#' then on the draws read nothing, and the objective \eqn{(y'y - 2 b'\theta
+#' + \theta' S \theta) / (2n)}{(y'y - 2 b'theta + theta' S theta) / (2n)} and
+#' the gap come from them in \eqn{O(p^2)}{O(p^2)} without reading the file
+#' (the same numbers as a pass would give, up to rounding), and the tests
+#' follow the plain schedule of [cg_control()]. Before that, an evaluation
+#' would be a full pass over the file, block by block: none is made for the
+#' trace, and a test (with the default `tol > 0`) is due at least
+#' `ceiling(n / batch_size)` iterations apart, the iterations that draw one
+#' pass of rows -- that is, not before the statistics are exact. So a cold
+#' start from a file reads it twice: the first pass and the draws (at 5e7 x
+#' 50, 20 GB: `inst/bench/results/out_of_core_full.md`). The schedule
+#' depends only on `n` and `batch_size`, so a file and the same matrix in
+#' memory stop at the same iteration. With `sampling = "replace"` (never
+#' exact) or a warm start (its first evaluation) the evaluations read the
+#' file. What stays in memory: the \eqn{p \times p}{p x p} sufficient
+#' statistics \eqn{S_t}{S_t} and \eqn{b_t}{b_t} (`gram = TRUE`), the
+#' coefficients, two blocks (one drawn from, one evaluated) and `y` (not
+#' copied: it is centred as it is used); no \eqn{n}-vector of fitted values
+#' is kept (`fitted()` has none). The fit's `reader` element says how the
+#' file was read, `reader$passes` how many times.
 #' `init` may be a fit or coefficients (a warm start; the block sampler's
 #' state is not kept, so no exact continuation).
 #'

@@ -84,6 +84,9 @@ typedef struct {
     const double *xscale;            /* column scales (with xbar: centring) */
     double *blk, *eblk;              /* the block drawn from, the block evaluated */
     double blocks_read;
+    double ycenter, yy;              /* y is centred as it is used; ||y - ycenter||^2 */
+    const double *xty0;              /* X'(y - ycenter) / n from R's first pass, or NULL */
+    int exact;                       /* every row drawn once: S, b are X'X, X'y */
 } regression;
 
 static double reader_gradient(cg_problem *P, int batch);
@@ -1604,7 +1607,8 @@ static double reader_gradient(cg_problem *P, int batch)
         }
         const int rows = R->bs.clen, r = R->bs.cur * R->bs.bsize + i;
         for (int j = 0; j < p; j++) R->xrow[j] = R->blk[i + (size_t) j * rows];
-        const double yr = R->y[r], xt = F77_CALL(ddot)(&R->p, R->xrow, &one, R->theta, &one);
+        const double yr = R->y[r] - R->ycenter,
+                     xt = F77_CALL(ddot)(&R->p, R->xrow, &one, R->theta, &one);
         F77_CALL(dsyr)("U", &R->p, &alpha, R->xrow, &one, R->S, &R->p FCONE);
         for (int j = 0; j < p; j++) {
             R->b[j] += R->xrow[j] * yr;
@@ -1621,8 +1625,38 @@ static double reader_gradient(cg_problem *P, int batch)
         const double inv = 1.0 / R->smp.drawn;
         for (int j = 0; j < p; j++) R->g[j] = (R->Stheta[j] - R->b[j]) * inv;
     }
+    /* drawn without replacement, every row once: S = X'X and b = X'y of
+     * the whole (centred, scaled) X, so the full objective and gap need no
+     * more reads (reader_evaluate) and a test costs O(p^2): tests go back
+     * to the plain schedule. When this happens depends on n and the batch
+     * alone (memory = file). */
+    if (!R->exact && R->bs.mode != CG_SAMPLE_REPLACE && R->bs.drawn >= R->n) {
+        R->exact = 1;
+        P->test_every_min = 0;
+        P->trace_rows_off = 0;
+    }
     gradient_check(P, R);
     return nb;
+}
+
+/* objective and gap at theta from the exact statistics: S theta (afresh,
+ * not the running S theta of the steps), g = (S theta - b) / n and
+ * 1/(2n) ||y - X theta||^2 = (y'y - 2 b'theta + theta'S theta) / (2n),
+ * which rounds like the Gram representation's gradient (a relative error
+ * of about eps y'y / (2n f)); clamped at 0, its least value */
+static void reader_evaluate_exact(regression *R, double *obj, double *gap)
+{
+    const int n = R->n, p = R->p, one = 1;
+    const double alpha = 1.0, zero = 0.0;
+    double *St = R->gfull, bt = 0.0, tSt = 0.0, gt = 0.0, gmax = 0.0;
+    F77_CALL(dsymv)("U", &R->p, &alpha, R->S, &R->p, R->theta, &one, &zero, St, &one FCONE);
+    for (int j = 0; j < p; j++) { bt += R->b[j] * R->theta[j]; tSt += R->theta[j] * St[j]; }
+    for (int j = 0; j < p; j++) {
+        const double g = (St[j] - R->b[j]) / n;
+        gt += g * R->theta[j]; gmax = fmax(gmax, fabs(g));
+    }
+    *obj = fmax(0.0, (R->yy - 2.0 * bt + tSt) / (2.0 * n));
+    *gap = gt + R->radius * gmax;
 }
 
 /* objective and gap from one pass over X, block by block in order */
@@ -1632,6 +1666,18 @@ static void reader_evaluate(cg_problem *P, double *obj, double *gap)
     const int n = R->n, p = R->p, one = 1;
     double *g = R->gfull, rss = 0.0, gt = 0.0, gmax = 0.0;
     double *res = R->res;                    /* one block's residuals */
+    if (R->exact) {
+        reader_evaluate_exact(R, obj, gap);
+        return;
+    }
+    int zero_theta = 1;
+    for (int j = 0; j < p; j++) if (R->theta[j] != 0.0) { zero_theta = 0; break; }
+    if (zero_theta && R->xty0) {             /* the cold start: R's first pass gave X'y */
+        for (int j = 0; j < p; j++) gmax = fmax(gmax, fabs(R->xty0[j]));
+        *obj = R->yy / (2.0 * n);
+        *gap = R->radius * gmax;
+        return;
+    }
     memset(g, 0, sizeof(double) * p);
     for (int k = 0; k < R->bs.nblocks; k++) {
         int rows = reader_load(P, R, k, R->eblk);
@@ -1641,7 +1687,7 @@ static void reader_evaluate(cg_problem *P, double *obj, double *gap)
         }
         const double *y = R->y + (size_t) k * R->bs.bsize;
         double a1 = 1.0, b1 = 1.0;
-        for (int i = 0; i < rows; i++) res[i] = -y[i];
+        for (int i = 0; i < rows; i++) res[i] = R->ycenter - y[i];
         F77_CALL(dgemv)("N", &rows, &R->p, &a1, R->eblk, &rows, R->theta, &one, &b1, res,
                         &one FCONE);
         F77_CALL(dgemv)("T", &rows, &R->p, &a1, R->eblk, &rows, res, &one, &b1, g,
@@ -1673,6 +1719,16 @@ static int reader_init(cg_problem *P, regression *R, SEXP spec)
         error("spec: reader_call must be a call and reader_env an environment");
     if (!isNull(cg_list_get(spec, "x_center"))) R->xbar = cg_spec_real(spec, "x_center", p);
     R->xscale = cg_spec_real(spec, "x_scale", p);
+    /* y is given uncentred (no copy of an n-vector in R): centred here */
+    R->ycenter = isNull(cg_list_get(spec, "y_center")) ? 0.0
+                 : asReal(cg_list_get(spec, "y_center"));
+    R->yy = 0.0;
+    for (int i = 0; i < n; i++) {
+        const double e = R->y[i] - R->ycenter;
+        R->yy += e * e;
+    }
+    R->xty0 = isNull(cg_list_get(spec, "xty0")) ? NULL : cg_spec_real(spec, "xty0", p);
+    R->exact = 0;
     const int bsize = asInteger(cg_list_get(spec, "block_rows")),
               batch = asInteger(cg_list_get(spec, "batch_size")),
               mode = asInteger(cg_list_get(spec, "sampling"));
@@ -1682,6 +1738,8 @@ static int reader_init(cg_problem *P, regression *R, SEXP spec)
     /* a test reads every block: at most one per pass the draws make
      * (solve_run.c), set by n and the batch alone (memory = file) */
     P->test_every_min = (int) (((double) n + batch - 1) / batch);
+    /* nor trace rows (a pass each, changing nothing) until then */
+    P->trace_rows_off = 1;
     R->smp.n = n; R->smp.batch = batch; R->smp.mode = mode;
     R->theta = cg_zeros(p); R->g = cg_zeros(p);
     R->gfull = cg_zeros(p);
