@@ -88,8 +88,12 @@
 #' \eqn{\mathrm{dist}((X\mathbf 1, X), \{\mathbf 1\} \times
 #' \mathbf{R}_+^{n\times n})}{dist((X 1, X), {1} x R+)}, and `gap` is the
 #' objective minus a Lagrangian lower bound on the SDP optimum (weak duality
-#' with the method's multipliers: one smallest eigenvalue, moved outward by
-#' its tolerance), so `objective - gap` is a certified lower bound and the
+#' with the method's multipliers of \eqn{X \ge 0}; the row sums are kept
+#' exact, \eqn{X = \mathbf{1}\mathbf{1}'/n + PXP}{X = 11'/n + PXP} with
+#' \eqn{P} the projector on the complement of \eqn{\mathbf 1}{1}, so the
+#' bound needs one smallest eigenvalue on that complement, moved outward by
+#' its tolerance, and equals the best bound over the row-sum multipliers),
+#' so `objective - gap` is a certified lower bound and the
 #' fit is `converged` when both the gap (relative to the objective) and the
 #' infeasibility (relative to \eqn{\sqrt n}{sqrt(n)}) are below
 #' `control$tol`. The objective of an infeasible iterate can lie below the

@@ -30,10 +30,29 @@
 #' read) and a `DelayedArray`, which includes an `HDF5Array` /
 #' `HDF5Matrix` (Bioconductor's on-disk matrices, e.g. from
 #' `HDF5Array::writeHDF5Array()`; needs the Suggests
-#' package DelayedArray). A block is made of whole chunks of the file
+#' package DelayedArray) and a sparse one such as a `TENxMatrix` (the 10x
+#' Genomics sparse layout of single-cell counts, `HDF5Array::TENxMatrix(file,
+#' "matrix")`). A block is made of whole chunks of the file
 #' (`DelayedArray::chunkdim()`): the default block size is the smallest
 #' multiple of the chunk length along `by` whose block holds at least
 #' \eqn{2^{20}}{2^20} values (8 MB), so that a read touches each chunk once.
+#'
+#' A sparse `DelayedArray` (`DelayedArray::is_sparse()`, e.g. a
+#' `TENxMatrix`) read by columns is read as sparse blocks
+#' (`DelayedArray::extract_sparse_array()`), never as dense \eqn{d \times}{d
+#' x} `block_size` matrices, and [stochastic_mf()] solves its columns as
+#' sparse ones; its default block holds about \eqn{2^{20}}{2^20} nonzeros
+#' (judged from the first block). `reader_block()` still gives a dense
+#' block. With HDF5Array 1.26 and rhdf5 2.42 (Debian 12), `TENxMatrix()`
+#' fails with "h5checktype(). Argument not of class H5IdComponent" when an
+#' earlier HDF5 call in the session failed (rhdf5's `H5Dopen()` then returns
+#' `FALSE` where HDF5Array expects an error): call
+#' `rhdf5::h5errorHandling("normal")` just before `TENxMatrix()`; and
+#' `HDF5Array::writeTENxMatrix()` fails there for matrices with fewer than
+#' 16384 entries or 4095 columns (a chunk longer than the data set's maximum,
+#' which rhdf5 replaces by 0): write the layout (`data`, `indices`,
+#' `indptr`, `shape` in a group) with `rhdf5::h5write()`, as
+#' `inst/bench/out_of_core.R` does.
 #'
 #' The draws depend only on the block structure (the dimensions and
 #' `block_size`) and R's random number generator, not on where the data
@@ -64,7 +83,8 @@ block_reader <- function(x, block_size = NULL, by = c("rows", "cols")) {
     if (!identical(x$by, by))
       stop_arg("x", "is a reader by ", x$by, ", but ", by, " are needed")
     if (!is.null(block_size)) x <- make_reader(x$kind, x$source, x$dim, by,
-                                               block_size, x$chunkdim, x$dimnames)
+                                               block_size, x$chunkdim, x$dimnames,
+                                               isTRUE(x$sparse))
     return(x)
   }
   UseMethod("block_reader")
@@ -98,12 +118,34 @@ block_reader.DelayedArray <- function(x, block_size = NULL, by = c("rows", "cols
                                      length(dim(x)))
   if (!DelayedArray::type(x) %in% c("double", "integer", "logical"))
     stop_arg("x", "must be numeric, not of type ", DelayedArray::type(x))
+  # a sparse file (e.g. HDF5Array::TENxMatrix(), the 10x Genomics layout):
+  # blocks of columns are read as sparse matrices (reader_block_sparse()),
+  # never as dense d x block ones; the default block holds about 2^20
+  # nonzeros (from the first block's share of them)
+  sparse <- by == "cols" && isTRUE(DelayedArray::is_sparse(x))
+  if (sparse && is.null(block_size)) {
+    unit <- as.integer(DelayedArray::chunkdim(x)[2L] %||% 1L)
+    first <- unit * max(1, ceiling(2^20 / (unit * as.double(nrow(x)))))
+    first <- min(first, ncol(x))
+    nz <- length(sparse_extract(x, seq_len(first))@x)
+    per_col <- max(nz / first, 1)
+    block_size <- unit * max(1, ceiling(2^20 / (unit * per_col)))
+  }
   make_reader("DelayedArray", x, dim(x), by, block_size, DelayedArray::chunkdim(x),
-              dimnames(x))
+              dimnames(x), sparse = sparse)
+}
+
+# columns `idx` of a sparse DelayedArray as a dgCMatrix (double), without
+# a dense copy
+sparse_extract <- function(x, idx) {
+  S <- methods::as(DelayedArray::extract_sparse_array(x, list(NULL, idx)), "dgCMatrix")
+  S@Dimnames <- list(NULL, NULL)
+  S
 }
 
 # the reader of `source` (kind: "matrix", "dgCMatrix", "DelayedArray")
-make_reader <- function(kind, source, dims, by, block_size, chunkdim, dimnames) {
+make_reader <- function(kind, source, dims, by, block_size, chunkdim, dimnames,
+                        sparse = FALSE) {
   dims <- as.integer(dims)
   if (length(dims) != 2L || any(dims < 1L))
     stop_arg("x", "must have at least one row and one column")
@@ -118,7 +160,7 @@ make_reader <- function(kind, source, dims, by, block_size, chunkdim, dimnames) 
   block_size <- as.integer(min(block_size, along))
   structure(list(kind = kind, source = source, dim = dims, by = by,
                  block_size = block_size, n_blocks = as.integer(ceiling(along / block_size)),
-                 chunkdim = chunkdim, dimnames = dimnames),
+                 chunkdim = chunkdim, dimnames = dimnames, sparse = sparse),
             class = c(paste0(kind, "_reader"), "cg_reader"))
 }
 
@@ -143,6 +185,19 @@ reader_block <- function(reader, k) {
   out
 }
 
+# block k of a reader by columns as a dgCMatrix: read sparse from a sparse
+# file (reader$sparse), else made sparse from the dense block
+reader_block_sparse <- function(reader, k) {
+  idx <- block_index(reader, k)
+  if (isTRUE(reader$sparse)) return(sparse_extract(reader$source, idx))
+  if (reader$kind == "dgCMatrix") {
+    S <- reader$source[, idx, drop = FALSE]
+    S@Dimnames <- list(NULL, NULL)
+    return(S)
+  }
+  methods::as(reader_block(reader, k), "CsparseMatrix")
+}
+
 # the rows (or columns) of block k
 block_index <- function(reader, k) {
   along <- reader$dim[if (reader$by == "cols") 2L else 1L]
@@ -157,8 +212,8 @@ print.cg_reader <- function(x, ...) {
                 as.double(x$dim[1L]), x$n_blocks, x$block_size))
     return(invisible(x))
   }
-  cat(sprintf("<%s reader> %d x %d, %d blocks of %d %s%s\n", x$kind, x$dim[1L], x$dim[2L],
-              x$n_blocks, x$block_size, x$by,
+  cat(sprintf("<%s reader> %d x %d, %d blocks of %d %s%s%s\n", x$kind, x$dim[1L], x$dim[2L],
+              x$n_blocks, x$block_size, x$by, if (isTRUE(x$sparse)) ", read sparse" else "",
               if (is.null(x$chunkdim)) "" else
                 sprintf(" (file chunks %s)", paste(x$chunkdim, collapse = " x "))))
   invisible(x)
@@ -186,17 +241,33 @@ is_reader_input <- function(x) {
 # TRUE, the crossproduct X'X (by = "rows" only); with cov = TRUE, the
 # sample covariance (divisor n - 1). Sums are taken around the first
 # block's means, so that large means do not cancel the variances (nor the
-# covariances).
-reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE) {
+# covariances). With `y` (by = "rows"), also X'(y - ycenter) (`xty`).
+reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE, y = NULL,
+                           ycenter = 0) {
   n <- if (reader$by == "rows") reader$dim[1L] else reader$dim[2L]
   p <- if (reader$by == "rows") reader$dim[2L] else reader$dim[1L]
   s1 <- s2 <- numeric(p)
   shift <- NULL
   G <- if (gram) matrix(0, p, p)
   C <- if (cov) matrix(0, p, p)
+  xty <- if (!is.null(y)) numeric(p)
   max_abs <- 0
   nnz <- 0
   for (k in seq_len(reader$n_blocks)) {
+    if (!sums && isTRUE(reader$sparse)) {      # a sparse file: its nonzeros only
+      S <- reader_block_sparse(reader, k)
+      if (!identical(dim(S), c(p, length(block_index(reader, k)))))
+        stop_arg(arg, "gave a block ", k, " of dimensions ", paste(dim(S), collapse = " x "),
+                 " (not those of the reader)")
+      if (!all_finite(S@x)) {
+        idx <- range(block_index(reader, k))
+        stop_arg(arg, "contains NA, NaN or Inf (in block ", k, ", ", reader$by, " ", idx[1L],
+                 " to ", idx[2L], ")")
+      }
+      if (length(S@x)) max_abs <- max(max_abs, abs(range(S@x)))
+      nnz <- nnz + sum(S@x != 0)
+      next
+    }
     B <- reader_block(reader, k)
     if (!identical(dim(B), if (reader$by == "rows") c(length(block_index(reader, k)), p)
                            else c(p, length(block_index(reader, k)))))
@@ -217,6 +288,7 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE) 
     s2 <- s2 + colSums(D * D)
     if (gram) G <- G + crossprod(B)
     if (cov) C <- C + crossprod(D)
+    if (!is.null(y)) xty <- xty + drop(crossprod(B, y[block_index(reader, k)] - ycenter))
   }
   if (!sums) return(list(n = n, p = p, max_abs = max_abs, nnz = nnz))
   mean <- shift + s1 / n
@@ -226,7 +298,8 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE) 
     C <- (C - n * tcrossprod(d)) / (n - 1)
     C <- (C + t(C)) / 2                     # exactly symmetric
   }
-  list(n = n, p = p, mean = mean, sd = sqrt(var), max_abs = max_abs, gram = G, cov = C)
+  list(n = n, p = p, mean = mean, sd = sqrt(var), max_abs = max_abs, gram = G, cov = C,
+       xty = xty)
 }
 
 # sparse_regression() with X a reader or a DelayedArray: least squares over
@@ -272,16 +345,20 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
   if (p > 16000L) stop_arg("X", "has ", p, " columns; a reader needs p^2 doubles (p <= 16000)")
   control <- as_control(solver$control %||% cg_control(), max_iter = 1000)
 
-  # one pass: every value finite, the column means and sds (and X'X for
-  # spg's step 1 / L)
-  mom <- reader_moments(X, "X", gram = method == "spg")
+  # one pass: every value finite, the column means and sds, X'(y - ybar)
+  # (the gradient at the cold start: its evaluation reads nothing more),
+  # and X'X for spg's step 1 / L. y stays uncentred (the C side centres it
+  # as it uses it): no second n-vector in memory.
+  ybar <- if (intercept) mean(y) else 0
+  mom <- reader_moments(X, "X", gram = method == "spg", y = y, ycenter = ybar)
   xbar <- if (intercept) mom$mean else rep(0, p)
   sd <- if (standardize) mom$sd else rep(1, p)   # around the mean, as glmnet
   cs <- numeric(p)
   ok <- sd > 0
   cs[ok] <- 1 / ((if (is.null(pf)) 1 else pf[ok]) * sd[ok])
-  ybar <- if (intercept) mean(y) else 0
-  yc <- y - ybar
+  # the centred, scaled X'(y - ybar) / n: centring X subtracts xbar 1'(y -
+  # ybar) = 0
+  xty0 <- cs * mom$xty / n
   names <- X$dimnames[[2L]]
   prep <- list(kind = "scale", family = "gaussian", n = n, p = p, pen = rep(TRUE, p), cs = cs,
                w = NULL, intercept = intercept, xbar = xbar, names = names,
@@ -300,7 +377,8 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
   }
   spec <- list(problem = "regression", method = method, step = step, K = as.integer(K),
                eta = if (is.null(solver$step_size)) -1 else solver$step_size,
-               n = n, p = p, y = as.double(yc), radius = as.double(radius), sparse = FALSE,
+               n = n, p = p, y = y, y_center = as.double(ybar), xty0 = as.double(xty0),
+               radius = as.double(radius), sparse = FALSE,
                gram = TRUE, face_step = FALSE, batch_size = as.integer(min(batch_size, n)),
                sampling = if (method == "fw") 1L else sampling_code(sampling),
                lipschitz = lipschitz, reader_call = as.call(list(fetch, 1L)),
@@ -314,7 +392,7 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
     if (!is.numeric(iter) || length(iter) != 1L || is.na(iter) || iter < 0)
       stop_arg("init", "has an invalid `iterations` (a fit altered by hand?)")
     spec[c("init_beta", "iter_offset", "cold_objective")] <-
-      list(theta0, as.integer(iter), sum(yc^2) / (2 * n))
+      list(theta0, as.integer(iter), sum((y - ybar)^2) / (2 * n))
   }
   fit <- cg_run(spec, control, "sparse_regression", call, started)
   theta <- fit$solution$beta
@@ -374,15 +452,22 @@ reader_smf_data <- function(Y, n, arg) {
   # sparse columns (CSC), whose sub-problems cost O(nnz) where dense ones
   # cost O(d); option stochcg.reader_sparse (TRUE / FALSE) overrides
   sparse <- getOption("stochcg.reader_sparse") %||%
-    (reader$kind == "dgCMatrix" || mom$nnz <= 0.25 * as.double(d) * n)
+    (reader$kind == "dgCMatrix" || isTRUE(reader$sparse) || mom$nnz <= 0.25 * as.double(d) * n)
   cache <- new.env(parent = emptyenv())
   cache$k <- 0L
   cache$reads <- 0
   # the block of column b (read once while the minibatches stay in it)
+  # (a sparse file's block is read as a dgCMatrix: cache$S, and cache$B
+  # stays NULL)
   block <- function(b) {
     if (cache$k != b) {
-      cache$B <- reader_block(reader, b)
-      cache$S <- NULL
+      if (isTRUE(reader$sparse)) {
+        cache$S <- reader_block_sparse(reader, b)
+        cache$B <- NULL
+      } else {
+        cache$B <- reader_block(reader, b)
+        cache$S <- NULL
+      }
       cache$k <- b
       cache$reads <- cache$reads + 1
     }
@@ -393,7 +478,9 @@ reader_smf_data <- function(Y, n, arg) {
     for (b in unique(blk)) {
       block(b)
       sel <- blk == b
-      out[, sel] <- cache$B[, idx[sel] - (b - 1L) * bs, drop = FALSE]
+      cols <- idx[sel] - (b - 1L) * bs
+      out[, sel] <- if (is.null(cache$B)) as.matrix(cache$S[, cols, drop = FALSE])
+                    else cache$B[, cols, drop = FALSE]
     }
     out
   }

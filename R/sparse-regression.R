@@ -101,9 +101,15 @@
 #' face steps take at most 200/201 of a run's work: a bound when they do not
 #' help; with a credit of once their work, p >> n fits near interpolation
 #' ran out of \eqn{10^5}{10^5} steps), a warm start begins with the credit of one,
-#' and the duality gap stays the certificate. Between rounds a face step
-#' keeps its Cholesky factor, a column out being an \eqn{O(s^2)}{O(s^2)}
-#' downdate. Where
+#' and the duality gap stays the certificate. The Cholesky factor of the
+#' support's Gram block is kept from one face step to the next, along a
+#' path and into a warm start from a fit at another radius: a column in or
+#' out is an \eqn{O(s^2)}{O(s^2)} update where a new factor costs
+#' \eqn{s^3/3}{s^3 / 3} (a 1600 x 5000 path to 1446 nonzero coefficients:
+#' 98 to 8.6 CPU seconds). Without a working set (below), the gradient computed
+#' from scratch and the evaluation go through the support's Gram columns
+#' (\eqn{O(p s)}{O(p s)} flops, not two passes over `X`) wherever their
+#' rounding is far below what `tol` asks of the gap. Where
 #' the Gram block of the support is singular (more nonzero coefficients than
 #' rows, near the interpolating radii of \eqn{p \gg n}{p >> n} designs, or
 #' collinear columns) a face step first takes columns out of the support at
@@ -217,8 +223,9 @@
 #' with `gram = TRUE`, least squares without weights, positive penalty
 #' factors and a single radius. One pass first checks that every value is
 #' finite and computes the column means and standard deviations (for the
-#' intercept and `standardize`); the C side then centres and scales each
-#' block as it reads it, so `X` is never copied. Rows are drawn by a
+#' intercept and `standardize`) and \eqn{X'y}{X'y} (the gradient at the cold
+#' start, whose evaluation then reads nothing); the C side then centres and
+#' scales each block as it reads it, so `X` is never copied. Rows are drawn by a
 #' block-shuffle: the blocks (whole chunks of the file) in random order,
 #' the rows of each block in random order (`sampling = "stream"`: both in
 #' order; `"replace"`: blocks drawn with replacement), so that each block is
@@ -226,23 +233,29 @@
 #' per row or per iteration. The draws depend only on the block structure
 #' and the seed: a fit from the file equals the fit from the same matrix in
 #' memory, `block_reader(X, block_size = )` with the file's block size,
-#' bit for bit. The objective and gap of the trace (on the adaptive
-#' schedule of [cg_control()]) are full passes over the file, block by
-#' block in order: with the default `tol > 0` a test (a pass) is due at
-#' most 10% of the iterations apart but at least `ceiling(n / batch_size)`
-#' apart, the iterations that draw one pass of rows (once all rows are
-#' drawn, `S_t` and `b_t` are those of all of them and the draws read
-#' nothing more): at 2e6 x 50, 1000 iterations read the file 53 times with
-#' tests 10% apart, 5 times now (`inst/bench/results/out_of_core.md`).
-#' The spacing depends only on `n`
-#' and `batch_size`, so a file and the same matrix in memory stop at the
-#' same iteration. Set `tol = 0` (evaluations then take at most a share of
-#' the run's time) or `eval_every` to read the file less often still. What
-#' stays in memory: the \eqn{p \times p}{p x p} sufficient statistics \eqn{S_t}{S_t} and
-#' \eqn{b_t}{b_t} (`gram = TRUE`), the coefficients, two blocks (one drawn
-#' from, one evaluated) and `y` (with its centred copy); no \eqn{n}-vector
-#' of fitted values is kept (`fitted()` has none). The fit's `reader`
-#' element says how the file was read, `reader$passes` how many times.
+#' bit for bit. Once every row has been drawn (after `ceiling(n /
+#' batch_size)` iterations; not with `sampling = "replace"`), \eqn{S_t}{S_t}
+#' and \eqn{b_t}{b_t} are \eqn{X'X}{X'X} and \eqn{X'y}{X'y} exactly: from
+#' then on the draws read nothing, and the objective \eqn{(y'y - 2 b'\theta
+#' + \theta' S \theta) / (2n)}{(y'y - 2 b'theta + theta' S theta) / (2n)} and
+#' the gap come from them in \eqn{O(p^2)}{O(p^2)} without reading the file
+#' (the same numbers as a pass would give, up to rounding), and the tests
+#' follow the plain schedule of [cg_control()]. Before that, an evaluation
+#' would be a full pass over the file, block by block: none is made for the
+#' trace, and a test (with the default `tol > 0`) is due at least
+#' `ceiling(n / batch_size)` iterations apart, the iterations that draw one
+#' pass of rows -- that is, not before the statistics are exact. So a cold
+#' start from a file reads it twice: the first pass and the draws (at 5e7 x
+#' 50, 20 GB: `inst/bench/results/out_of_core_full.md`). The schedule
+#' depends only on `n` and `batch_size`, so a file and the same matrix in
+#' memory stop at the same iteration. With `sampling = "replace"` (never
+#' exact) or a warm start (its first evaluation) the evaluations read the
+#' file. What stays in memory: the \eqn{p \times p}{p x p} sufficient
+#' statistics \eqn{S_t}{S_t} and \eqn{b_t}{b_t} (`gram = TRUE`), the
+#' coefficients, two blocks (one drawn from, one evaluated) and `y` (not
+#' copied: it is centred as it is used); no \eqn{n}-vector of fitted values
+#' is kept (`fitted()` has none). The fit's `reader` element says how the
+#' file was read, `reader$passes` how many times.
 #' `init` may be a fit or coefficients (a warm start; the block sampler's
 #' state is not kept, so no exact continuation).
 #'
@@ -260,8 +273,9 @@
 #' the trace joining the fit's. The state is what the next steps read:
 #' for `"pfw"` the gradient as its updates kept it, the support in its
 #' order, which Gram columns are cached (the columns themselves are
-#' computed again, one pass over `X` each) and the face steps' credit,
-#' \eqn{O(p)}{O(p)} numbers; for `"sfw"`, `"fw"` and `"spg"` the sampler
+#' computed again, one pass over `X` each), the face steps' credit,
+#' \eqn{O(p)}{O(p)} numbers, and the face step's Cholesky factor
+#' (\eqn{s(s+1)/2}{s (s + 1) / 2} doubles for \eqn{s}{s} columns); for `"sfw"`, `"fw"` and `"spg"` the sampler
 #' (the row order, \eqn{n}{n} integers, and its position) and the running
 #' statistics: \eqn{p^2 + 2p}{p^2 + 2p} doubles with `gram = TRUE` (the
 #' Gram matrix \eqn{S}{S}: as large as the solver's own), or three numbers
@@ -523,6 +537,8 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
                                                              sum(y^2) / (2 * n))
   if (!is.null(start) && start$other_radius) spec$warm_start <- TRUE
   if (!is.null(start$ws)) spec$init_ws <- start$ws
+  if (!is.null(start$face) && face_step)
+    spec[c("init_face_idx", "init_face_L")] <- unname(start$face)
   if (isTRUE(start$exact)) spec <- c(spec, start$state)
 
   # the fit from the solver's result at `radius`, started from `init`
@@ -630,11 +646,13 @@ regression_start <- function(init, p, radius, key = NULL, n = NULL) {
     # a fit of the same data and settings at another radius: its working
     # set ("pfw", see ?sparse_regression) is the warm start's, as along a
     # path, so that a path's fits are those of separate warm-started calls
+    # (and its face step's Cholesky factor: the Gram block does not
+    # depend on the radius; the C side checks its parts)
     ws <- st$state_ws
     if (!is.null(key) && is.list(st$key) && is.integer(ws) && !anyNA(ws) &&
         all(ws >= 0L & ws < p) && !anyDuplicated(ws) &&
         identical(st$key[setdiff(names(st$key), "radius")], key[setdiff(names(key), "radius")]))
-      carry_ws <- ws
+      carry_ws <- list(ws = ws, face_idx = st$state_face_idx, face_L = st$state_face_L)
   } else if (is.numeric(init) && is.null(dim(init))) {
     if (length(init) != p)
       stop_arg("init", "must have length ", p, " (one per column of `X`), not ", length(init))
@@ -657,7 +675,9 @@ regression_start <- function(init, p, radius, key = NULL, n = NULL) {
   list(beta = beta, iter = as.integer(iter), note = note, exact = FALSE,
        other_radius = !inherits(init, "sparse_regression_fit") ||
                       !identical(as.double(init$radius), as.double(radius)),
-       ws = if (!scaled) carry_ws)
+       ws = if (!scaled) carry_ws$ws,
+       face = if (!scaled && is.integer(carry_ws$face_idx) && is.double(carry_ws$face_L))
+         carry_ws[c("face_idx", "face_L")])
 }
 
 # The parts of a kept state and their lengths (NA: any), by method and
@@ -666,13 +686,14 @@ regression_start <- function(init, p, radius, key = NULL, n = NULL) {
 check_regression_state <- function(st, key, n, p) {
   len <- if (key$method == "pfw") {
     list(state_g = p, state_support = NA, state_cached = NA, state_pair = 10L, state_ws = NA,
-         state_loop = 6L)
+         state_face_idx = NA, state_face_L = NA, state_loop = 6L)
   } else {
     c(list(state_pos = 1L, state_drawn = 1L), if (key$sampling != 2L) list(state_order = n),
       if (key$gram) list(state_S = p * p, state_b = p, state_Stheta = p)
       else list(state_drow = NA, state_cnt = NA, state_xt = NA))
   }
-  ints <- c("state_support", "state_cached", "state_ws", "state_pos", "state_order", "state_drow")
+  ints <- c("state_support", "state_cached", "state_ws", "state_face_idx", "state_pos",
+            "state_order", "state_drow")
   ok <- setequal(names(st), c(names(len), "key")) &&
     all(vapply(names(len), function(k) {
       x <- st[[k]]

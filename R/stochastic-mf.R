@@ -277,8 +277,15 @@
 #' minibatch taking the next `batch_size` of them (in place of the
 #' uniform minibatches of a matrix in memory), so that each block is read
 #' once per pass; the full passes (vr's snapshots, the objective and
-#' stationarity of the trace) read the blocks in order. Sparse data (a
-#' `dgCMatrix`, or at most 25% nonzero values, counted in the first pass)
+#' stationarity of the trace) read the blocks in order. With `tol > 0` in
+#' `control`, a test (a full pass) is due at least `ceiling(n /
+#' batch_size)` iterations apart, the iterations whose minibatches draw one
+#' pass (besides the 10% rule of [cg_control()]); the spacing depends only
+#' on `n` and `batch_size`, so a file and the same matrix in memory stop at
+#' the same iteration. Sparse data (a
+#' `dgCMatrix`, a sparse file such as an `HDF5Array::TENxMatrix()` (10x
+#' Genomics layout; read as sparse blocks, never dense ones), or at most
+#' 25% nonzero values, counted in the first pass)
 #' reach the solver as sparse columns, whose sub-problems cost
 #' \eqn{O(\mathrm{nnz})}{O(nnz)} in place of \eqn{O(d)}{O(d)}; the fit is
 #' that of the dense columns up to rounding. The draws depend

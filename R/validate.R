@@ -147,7 +147,7 @@ column_blocks <- function(X, entries = 2^20) {
 check_vector <- function(y, arg, n = NULL) {
   if (!is.numeric(y) && !is.logical(y)) stop_arg(arg, "must be a numeric vector")
   y <- as.double(y)
-  if (anyNA(y) || any(!is.finite(y))) stop_arg(arg, "contains NA, NaN or Inf")
+  if (!all_finite(y)) stop_arg(arg, "contains NA, NaN or Inf")   # no n-long temporaries
   if (!is.null(n) && length(y) != n)
     stop_arg(arg, "must have length ", n, " (got ", length(y), ")")
   y

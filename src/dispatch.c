@@ -229,6 +229,7 @@ static SEXP solve_body(void *data)
     }
     P->warm_start = asLogical(cg_list_get(s->spec, "warm_start")) == TRUE;
     read_loop_state(P, s->spec, s->o);
+    P->tol = s->ctl->tol;
     s->problem->build(P, s->spec);
     /* a warm start (init =): the objective at the cold start, so that tol
      * keeps its scale when the warm start sits at an optimum near zero */

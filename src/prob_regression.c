@@ -50,6 +50,10 @@ typedef struct {
      * a_idx < 0), slack = r - ||theta||_1, Gram columns / n of s and a */
     int pairwise, a_idx, cache_left, next_s;   /* next_s: argmax |g| or -1 */
     int gram_given;                  /* the Gram columns are a given X'X / n */
+    /* pfw without a working set: X'y / n and y'y / n, and whether the last
+     * exact_gradient formed the residual (else it used the Gram columns) */
+    double *xty, yty, xty_max, diag_max;
+    int res_formed;
     int *support, n_support, *in_support;   /* every j with theta_j != 0 */
     double a_val, slack, rows_read, rows_reported;
     const double **gcol, *gs, *ga;
@@ -59,11 +63,19 @@ typedef struct {
      * have earned for it, face steps taken */
     int face_on, face_cap, face_max, *face_idx;
     double *face_G, *face_L, *face_w, face_credit, face_steps;
+    /* the Cholesky factor kept from one face step to the next (and along
+     * a path: the Gram block does not depend on the radius): face_L
+     * (leading dimension face_cap) holds L with L L' = the Gram block of
+     * the fac_m coordinates fac_idx[0..fac_m-1] (fac_pos[j]: the position
+     * of j, or -1); fac_m = 0: none */
+    int fac_m, *fac_idx, *fac_pos;
+    int fac_G_ok;                    /* face_G holds their Gram block (not in the state) */
     /* working set (screening, dense X without a given Gram matrix; see
      * ws_screen): the coordinates ws[0..n_ws-1] in order of entry, the
      * only ones the pairwise and face steps touch between full gradients;
      * a cached Gram column j holds its entries for ws[0..gvalid[j]-1] */
     int ws_on, *ws, n_ws, *in_ws, *gvalid;
+    int *ws_sorted, n_sorted;        /* W in coordinate order (ws_sort) */
     double screened_at, ws_added;
     /* X read by a reader (R/readers.R) block by block: see "reader" below */
     int reader;
@@ -72,6 +84,9 @@ typedef struct {
     const double *xscale;            /* column scales (with xbar: centring) */
     double *blk, *eblk;              /* the block drawn from, the block evaluated */
     double blocks_read;
+    double ycenter, yy;              /* y is centred as it is used; ||y - ycenter||^2 */
+    const double *xty0;              /* X'(y - ycenter) / n from R's first pass, or NULL */
+    int exact;                       /* every row drawn once: S, b are X'X, X'y */
 } regression;
 
 static double reader_gradient(cg_problem *P, int batch);
@@ -274,15 +289,20 @@ static int reg_pg_step(cg_problem *P, double eta)
     return CG_OK;
 }
 
-/* res = X theta - y and g = X'res / n, from scratch */
-static void exact_gradient(const regression *R, double *res, double *g)
+/* res = X theta - y and g = X'res / n, from scratch, by passes over X */
+static void exact_gradient_x(const regression *R, double *res, double *g)
 {
     const int n = R->n, p = R->p;
     for (int r = 0; r < n; r++) res[r] = -R->y[r];
     if (!R->sparse) {
-        int one = 1; double alpha = 1.0, beta = 1.0, zero = 0.0, inv = 1.0 / n;
-        F77_CALL(dgemv)("N", &R->n, &R->p, &alpha, R->X, &R->n, R->theta, &one,
-                        &beta, res, &one FCONE);
+        int one = 1; double zero = 0.0, inv = 1.0 / n;
+        /* X theta over the nonzero coefficients only (n |S| flops, not
+         * n p: at p >> n the KKT checks' passes were a fifth of a CV);
+         * column by column in order, as dgemv("N") adds them: the same
+         * numbers (a zero coefficient adds exact zeros) */
+        for (int j = 0; j < p; j++)
+            if (R->theta[j] != 0.0)
+                F77_CALL(daxpy)(&R->n, R->theta + j, R->X + (size_t) j * n, &one, res, &one);
         F77_CALL(dgemv)("T", &R->n, &R->p, &inv, R->X, &R->n, res, &one,
                         &zero, g, &one FCONE);
         return;
@@ -302,6 +322,56 @@ static void exact_gradient(const regression *R, double *res, double *g)
     }
 }
 
+static const double *gram_col(cg_problem *P, regression *R, int j, double *scratch);
+
+/* is the rounding of the Gram gradient at theta far below what tol asks
+ * (exact_gradient)? */
+static int gram_rounding_ok(const cg_problem *P, const regression *R)
+{
+    double l1 = 0.0;
+    for (int j = 0; j < R->p; j++) l1 += fabs(R->theta[j]);
+    const double err = 1e-15 * (R->xty_max + l1 * R->diag_max);
+    return 200.0 * R->radius * err <= 1e-2 * P->tol * 1e-3 * 0.5 * R->yty;
+}
+
+/* g = X'(X theta - y) / n, from scratch. pfw without a working set, the
+ * support's Gram columns in the cache (those missing computed while it has
+ * room: the steps need them too): g = G theta - X'y / n through them,
+ * O(p |S|) where two passes over X cost 4 n p (at n >> p they were a
+ * third of a path's time), and res is not formed (reg_evaluate: the
+ * objective from theta'g and theta'X'y); else by passes over X. */
+static void exact_gradient(cg_problem *P, regression *R, double *res, double *g)
+{
+    const int p = R->p, one = 1;
+    int gram = R->xty != NULL;
+    for (int j = 0; j < p && gram; j++)
+        if (R->theta[j] != 0.0 && !R->gcol[j]) {
+            if (R->cache_left <= 0) gram = 0;
+            else gram_col(P, R, j, R->colbuf);
+        }
+    R->res_formed = !gram;
+    if (!gram) {
+        exact_gradient_x(R, res, g);
+        return;
+    }
+    for (int j = 0; j < p; j++) g[j] = -R->xty[j];
+    /* (in coordinate order: the numbers depend on theta alone, not on the
+     * order the steps gave the support) */
+    for (int j = 0; j < p; j++)
+        if (R->theta[j] != 0.0) F77_CALL(daxpy)(&R->p, R->theta + j, R->gcol[j], &one, g, &one);
+    /* G theta - X'y / n cancels where g is small: its entries carry about
+     * 1e-15 (|X'y / n| + ||theta||_1 max_j G_jj) of rounding, the gap
+     * <g, theta> + r ||g||_inf twice r that. Where 100 times that is not
+     * far below what tol asks of the gap (tol times at least 1e-3 of the
+     * objective at 0, y'y / 2n: solve_run.c), the passes over X, whose
+     * rounding is the residual's (a 300 x 60 fit at tol 1e-13 stalled at
+     * a gap of 3e-13 without them; base 2.4e-14) */
+    if (!gram_rounding_ok(P, R)) {
+        R->res_formed = 1;
+        exact_gradient_x(R, res, g);
+    }
+}
+
 /* full objective 1/(2n)||y - X theta||^2 and gap <g, theta> + r ||g||_inf */
 static void reg_evaluate(cg_problem *P, double *obj, double *gap)
 {
@@ -315,12 +385,22 @@ static void reg_evaluate(cg_problem *P, double *obj, double *gap)
     if (R->pairwise && R->g_exact_at == R->moves) {
         g = R->g;                    /* computed from scratch at this iterate */
     } else {
-        exact_gradient(R, res, g);
-        if (R->pairwise) R->eval_at = R->moves;
+        if (R->pairwise) {
+            exact_gradient(P, R, res, g);
+            R->eval_at = R->moves;
+        } else {
+            exact_gradient_x(R, res, g);
+            R->res_formed = 1;
+        }
     }
     double rss = 0.0, gt = 0.0, gmax = 0.0;
-    for (int r = 0; r < n; r++) rss += res[r] * res[r];
+    if (R->res_formed) for (int r = 0; r < n; r++) rss += res[r] * res[r];
     for (int j = 0; j < p; j++) { gt += g[j] * R->theta[j]; gmax = fmax(gmax, fabs(g[j])); }
+    if (!R->res_formed) {            /* (y'y - 2 theta'X'y + theta'X'X theta) / n */
+        double tb = 0.0;
+        for (int j = 0; j < p; j++) tb += R->theta[j] * R->xty[j];
+        rss = fmax(R->yty + gt - tb, 0.0) * n;
+    }
     *obj = rss / (2.0 * n);
     *gap = gt + R->radius * gmax;
 }
@@ -378,6 +458,26 @@ static const double *gram_col(cg_problem *P, regression *R, int j, double *scrat
  * checks after a full gradient, and the evaluation's, are those of the
  * full problem: the certificate is unchanged. Along a path W is kept (it
  * only grows): the strong rules' "ever active" set. */
+static int cmp_int(const void *a, const void *b)
+{
+    const int x = *(const int *) a, y = *(const int *) b;
+    return (x > y) - (x < y);
+}
+
+/* W in coordinate order, for updates of each of its entries alone (the
+ * same numbers in any order; in order, the scattered reads of a Gram
+ * column run forward: a face step's gradient update over a W of 3000
+ * columns took 15% of a 1600 x 5000 path in W's order) */
+static const int *ws_sort(regression *R)
+{
+    if (R->n_sorted != R->n_ws) {
+        memcpy(R->ws_sorted, R->ws, sizeof(int) * R->n_ws);
+        qsort(R->ws_sorted, R->n_ws, sizeof(int), cmp_int);
+        R->n_sorted = R->n_ws;
+    }
+    return R->ws_sorted;
+}
+
 static void ws_add(regression *R, int j)
 {
     if (R->in_ws[j] >= 0) return;
@@ -476,8 +576,8 @@ static double reg_pair_gradient(cg_problem *P, int batch)
         } else if (R->eval_at == R->moves) {    /* the same numbers, already computed */
             memcpy(R->g, R->gfull, sizeof(double) * R->p);
         } else {
-            exact_gradient(R, R->res, R->g);
-            R->rows_read += R->n;
+            exact_gradient(P, R, R->res, R->g);
+            R->rows_read += R->res_formed ? R->n : 0.0;
         }
         R->g_exact_at = R->moves;
         R->next_s = -1;
@@ -627,11 +727,39 @@ static void face_room(regression *R, int k)
     if (cap < k) cap = k;
     if (cap < 16) cap = 16;
     if (cap > R->face_max) cap = R->face_max;
-    R->face_G = cg_zeros((size_t) cap * cap);
-    R->face_L = cg_zeros((size_t) cap * cap);
+    double *L = cg_zeros((size_t) cap * cap), *G = cg_zeros((size_t) cap * cap);
+    int *fidx = (int *) R_alloc(cap, sizeof(int));
+    for (int c = 0; c < R->fac_m; c++) {     /* the kept factor (and block) move over */
+        memcpy(L + (size_t) c * cap + c, R->face_L + (size_t) c * R->face_cap + c,
+               sizeof(double) * (R->fac_m - c));
+        if (R->fac_G_ok)
+            memcpy(G + (size_t) c * cap, R->face_G + (size_t) c * R->face_cap,
+                   sizeof(double) * R->fac_m);
+        fidx[c] = R->fac_idx[c];
+    }
+    R->face_G = G;
+    R->face_L = L;
+    R->fac_idx = fidx;
     R->face_w = cg_zeros((7 + FACE_LWORK) * (size_t) cap);
     R->face_idx = (int *) R_alloc(3 * (size_t) cap, sizeof(int));
     R->face_cap = cap;
+}
+
+/* forget the kept factor */
+static void fac_clear(regression *R)
+{
+    for (int a = 0; a < R->fac_m; a++) R->fac_pos[R->fac_idx[a]] = -1;
+    R->fac_m = 0;
+    R->fac_G_ok = 0;
+}
+
+/* keep the factor of the m coordinates idx[0..m-1] (in face_L) */
+static void fac_keep(regression *R, const int *idx, int m)
+{
+    fac_clear(R);
+    for (int a = 0; a < m; a++) { R->fac_idx[a] = idx[a]; R->fac_pos[idx[a]] = a; }
+    R->fac_m = m;
+    R->fac_G_ok = 1;
 }
 
 /* drop position a of the face's m coordinates (those after it move up one:
@@ -729,29 +857,94 @@ static int reg_face_step(cg_problem *P)
 {
     regression *R = (regression *) P->self;
     const int p = R->p, k0 = R->n_support;
-    if (!R->face_on || k0 < 1 || k0 > R->face_max || R->face_credit < face_cost(k0))
-        return 0;
+    if (!R->face_on || k0 < 1 || k0 > R->face_max) return 0;
+    /* the kept factor, updated: the coordinates that left the support
+     * leave it (chol_delete, about 3 (m - a)^2 flops at position a), the
+     * support's new ones enter (a triangular solve, c^2 at position c):
+     * O(m^2) a step where a new factor costs m^3 / 3 */
+    int keep = 0;
+    double upd = 0.0;
+    if (R->fac_m > 0) {
+        int m = R->fac_m;
+        for (int a = R->fac_m - 1; a >= 0; a--)
+            if (R->in_support[R->fac_idx[a]] < 0) { upd += 3.0 * (m - a) * (double) (m - a); m--; }
+        keep = m;
+        for (int c = keep; c < k0; c++) upd += (double) c * c + 2.0 * c;
+        upd += 4.0 * (double) k0 * k0;
+    }
+    const int update = keep > 0 && upd < face_cost(k0);
+    if (R->face_credit < (update ? upd : face_cost(k0))) return 0;
     face_room(R, k0);
-    const int ld = k0, cap = R->face_cap, one = 1;
+    const int cap = R->face_cap, ld = cap, one = 1;
     int *idx = R->face_idx, *orig = R->face_idx + cap;
     double *G = R->face_G, *L = R->face_L, *w = R->face_w, *theta = R->theta;
     double *gS = w, *sig = w + cap, *u = w + 2 * cap, *v = w + 3 * cap, *d = w + 4 * cap,
            *Gd = w + 5 * cap, *old = w + 6 * cap;
+    /* the order: the kept factor's coordinates still in the support, in
+     * its order, then the support's others, in the support's */
+    int k = 0;
+    if (update) {
+        /* the coordinates out of the support leave the factor (and the
+         * block, when kept) */
+        int mf = R->fac_m;
+        for (int a = R->fac_m - 1; a >= 0; a--)
+            if (R->in_support[R->fac_idx[a]] < 0) {
+                R->fac_pos[R->fac_idx[a]] = -1;
+                chol_delete(L, ld, mf, a);
+                if (R->fac_G_ok) face_remove(a, mf, ld, R->fac_idx, G, NULL, 0);
+                else memmove(R->fac_idx + a, R->fac_idx + a + 1, sizeof(int) * (mf - 1 - a));
+                mf--;
+            }
+        R->fac_m = mf;
+        for (int a = 0; a < mf; a++) { idx[k++] = R->fac_idx[a]; R->fac_pos[R->fac_idx[a]] = a; }
+        for (int a = 0; a < k0; a++)
+            if (R->fac_pos[R->support[a]] < 0) idx[k++] = R->support[a];
+    } else {
+        for (int a = 0; a < k0; a++) idx[a] = R->support[a];
+    }
+    /* the Gram block: the kept one and the new coordinates' columns (the
+     * same numbers as the whole block gathered again: O(k0^2) scattered
+     * reads a step were a third of a 1600 x 5000 path) */
+    const int from = update && R->fac_G_ok ? keep : 0;
     int cached = 1;
     for (int a = 0; a < k0; a++) {
-        const int j = R->support[a];
-        idx[a] = orig[a] = j;
+        const int j = idx[a];
+        orig[a] = j;
         old[a] = theta[j];
         gS[a] = R->g[j];
         sig[a] = theta[j] > 0.0 ? 1.0 : -1.0;
         const double *col = gram_col(P, R, j, R->colbuf);
-        if (P->stop) return 0;
+        if (P->stop) { fac_clear(R); return 0; }
         cached &= R->gcol[j] != NULL;
-        for (int b = 0; b < k0; b++) G[b + (size_t) a * ld] = col[R->support[b]];
+        if (a < from) continue;
+        for (int b = 0; b < k0; b++) {
+            const double v = col[idx[b]];
+            G[b + (size_t) a * ld] = v;
+            if (b < from) G[a + (size_t) b * ld] = v;
+        }
     }
     double *vecs[2] = {gS, sig};             /* old stays in the order of orig */
     int m = k0, on_sphere = R->slack == 0.0, moved = 0, pinned = 0, factored = 0;
     double spent = 0.0, slack = R->slack;
+    if (update) {
+        /* appended: row c of L solves L_cc l = G_c (the first c entries of
+         * G's column c), its pivot sqrt(G_cc - l'l) */
+        factored = 1;
+        for (int c = keep; c < k0 && factored; c++) {
+            double *t = w + 7 * (size_t) cap;
+            memcpy(t, G + (size_t) c * ld, sizeof(double) * c);
+            if (c > 0) F77_CALL(dtrsv)("L", "N", "N", &c, L, &ld, t, &one FCONE FCONE FCONE);
+            double dd = G[c + (size_t) c * ld];
+            for (int i = 0; i < c; i++) { dd -= t[i] * t[i]; L[c + (size_t) i * ld] = t[i]; }
+            factored = dd > 0.0;
+            L[c + (size_t) c * ld] = factored ? sqrt(dd) : 0.0;
+        }
+        /* the fresh factor's test: a pivot this small, singular */
+        for (int a = 0; a < k0 && factored; a++)
+            factored = L[a + (size_t) a * ld] * L[a + (size_t) a * ld] > 1e-12 * G[a + (size_t) a * ld];
+        spent = upd - 4.0 * (double) k0 * k0;
+    }
+    fac_clear(R);                            /* kept again below, when factored */
     for (int round = 0; round <= k0 && m > 0; round++) {
         if (round > 0 && spent + (factored ? 4.0 * m * m : face_cost(m)) > R->face_credit) break;
         /* a solve costs up to 3 GFlop (s = 2048): Ctrl-C ends the step with
@@ -884,6 +1077,7 @@ static int reg_face_step(cg_problem *P)
             }
         if (block < 0 && !l1_block) break;       /* the face's minimizer */
     }
+    if (factored && m > 0) fac_keep(R, idx, m);
     R->face_credit -= spent;
     if (!moved) return 0;
     double l1 = 0.0;
@@ -896,15 +1090,16 @@ static int reg_face_step(cg_problem *P)
             if (delta == 0.0) continue;
             if (R->ws_on) {              /* the columns hold W's entries */
                 const double *col = R->gcol[orig[a]];
-                for (int k = 0; k < R->n_ws; k++) R->g[R->ws[k]] += delta * col[R->ws[k]];
+                const int *ws = ws_sort(R);
+                for (int k = 0; k < R->n_ws; k++) R->g[ws[k]] += delta * col[ws[k]];
             } else {
                 F77_CALL(daxpy)(&R->p, &delta, R->gcol[orig[a]], &one, R->g, &one);
             }
         }
         R->face_credit -= 2.0 * p * k0;
     } else {
-        exact_gradient(R, R->res, R->g);
-        R->rows_read += R->n;
+        exact_gradient(P, R, R->res, R->g);
+        R->rows_read += R->res_formed ? R->n : 0.0;
         gradient_check(P, R);
     }
     R->moves += 1.0;
@@ -934,6 +1129,7 @@ static const cg_pair_ops regression_pair = {reg_pair_gradient, reg_pair_lmo,
 
 static void stats_resume(regression *R, SEXP spec);
 static void pair_resume(cg_problem *P, regression *R, SEXP spec);
+static void fac_load(regression *R, SEXP spec, const char *idx_name, const char *l_name);
 
 int cg_problem_regression(cg_problem *P, SEXP spec)
 {
@@ -992,6 +1188,8 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
             R->gram_given = 1;
         }
         R->colbuf = cg_zeros(2 * (size_t) p);
+        R->fac_pos = (int *) R_alloc(p, sizeof(int));
+        for (int j = 0; j < p; j++) R->fac_pos[j] = -1;
         R->support = (int *) R_alloc(p, sizeof(int));
         R->in_support = (int *) R_alloc(p, sizeof(int));
         for (int j = 0; j < p; j++) R->in_support[j] = -1;
@@ -1009,7 +1207,40 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
             R->ws = (int *) R_alloc(p, sizeof(int));
             R->in_ws = (int *) R_alloc(p, sizeof(int));
             R->gvalid = (int *) R_alloc(p, sizeof(int));
+            R->ws_sorted = (int *) R_alloc(p, sizeof(int));
             for (int j = 0; j < p; j++) { R->in_ws[j] = -1; R->gvalid[j] = 0; }
+        } else {
+            /* X'y / n and y'y / n for the gradient through the Gram
+             * columns (exact_gradient) */
+            double *xty = cg_zeros(p), ysum = 0.0;
+            R->yty = 0.0;
+            for (int r = 0; r < n; r++) { R->yty += R->y[r] * R->y[r]; ysum += R->y[r]; }
+            R->yty /= n;
+            if (!R->sparse) {
+                int one = 1; double inv = 1.0 / n, zero = 0.0;
+                F77_CALL(dgemv)("T", &R->n, &R->p, &inv, R->X, &R->n, R->y, &one, &zero, xty,
+                                &one FCONE);
+            } else {
+                for (int j = 0; j < p; j++) {
+                    double sj = 0.0;
+                    for (int a = R->cp[j]; a < R->cp[j + 1]; a++) sj += R->cx[a] * R->y[R->ri[a]];
+                    xty[j] = (R->xbar ? sj - R->xbar[j] * ysum : sj) / n;
+                }
+            }
+            R->xty = xty;
+            /* max |X'y / n| and max_j G_jj: the scale of the Gram
+             * gradient's rounding (exact_gradient) */
+            for (int j = 0; j < p; j++) {
+                R->xty_max = fmax(R->xty_max, fabs(xty[j]));
+                double dj = 0.0;
+                if (!R->sparse) {
+                    const double *xj = R->X + (size_t) j * n;
+                    for (int r = 0; r < n; r++) dj += xj[r] * xj[r];
+                } else {
+                    for (int a = R->cp[j]; a < R->cp[j + 1]; a++) dj += R->cx[a] * R->cx[a];
+                }
+                R->diag_max = fmax(R->diag_max, dj / n);
+            }
         }
         P->pair = &regression_pair;
         if (!isNull(cg_list_get(spec, "state_g"))) {
@@ -1031,6 +1262,9 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
             }
             for (int k = 0; k < R->n_support; k++) ws_add(R, R->support[k]);
         }
+        /* and its face step's factor (see reg_face_step) */
+        if (!isNull(cg_list_get(spec, "init_face_idx")))
+            fac_load(R, spec, "init_face_idx", "init_face_L");
         R->slack = fmax(R->radius - l1, 0.0);
         R->next_s = -1;
         R->g_exact_at = R->eval_at = -1.0;
@@ -1084,7 +1318,10 @@ void cg_regression_restart(cg_problem *P, double radius)
     /* the last fit's final evaluation (or full gradient) was at this
      * iterate: the residual and gradient it computed are those the start
      * would compute again (the same numbers), and are reused */
-    const int evaluated = R->eval_at == R->moves, exact = R->g_exact_at == R->moves;
+    int evaluated = R->eval_at == R->moves, exact = R->g_exact_at == R->moves;
+    /* (unless the gradient's arithmetic at the new radius differs: the
+     * Gram columns' or the passes over X, exact_gradient) */
+    if (R->xty && R->res_formed == gram_rounding_ok(P, R)) evaluated = exact = 0;
     R->moves = 0.0;
     R->eval_at = evaluated ? 0.0 : -1.0;
     R->g_exact_at = exact ? 0.0 : -1.0;
@@ -1193,8 +1430,37 @@ static void pair_resume(cg_problem *P, regression *R, SEXP spec)
     R->next_s = (int) v[PS_NEXT_S];
     R->screened_at = v[PS_SCREENED_AT];
     if (R->ws_on && R->next_s >= 0 && R->in_ws[R->next_s] < 0) error("spec: invalid regression state");
+    fac_load(R, spec, "state_face_idx", "state_face_L");
     if (R->slack < 0 || R->next_s < -1 || R->next_s >= p) error("spec: invalid regression state");
-    if (R->g_exact_at == R->moves || R->eval_at == R->moves) exact_gradient(R, R->res, R->gfull);
+    if (R->g_exact_at == R->moves || R->eval_at == R->moves) exact_gradient(P, R, R->res, R->gfull);
+}
+
+/* the face step's kept factor (see reg_face_step) from spec$<idx_name>
+ * (its coordinates) and spec$<l_name> (its lower triangle by columns):
+ * an exact continuation's, or a warm start's from a fit of the same data
+ * at another radius (the Gram block does not depend on it). Its
+ * coordinates must be in W (after W is set). */
+static void fac_load(regression *R, SEXP spec, const char *idx_name, const char *l_name)
+{
+    const int p = R->p;
+    const R_xlen_t nf = XLENGTH(cg_list_get(spec, idx_name));
+    if (nf > R->face_max || XLENGTH(cg_list_get(spec, l_name)) != nf * (nf + 1) / 2 ||
+        (nf > 0 && !R->face_on))
+        error("spec: invalid regression state");
+    if (nf == 0) return;
+    const int *fi = cg_spec_index(spec, idx_name, nf, 0, p - 1);
+    const double *fl = cg_spec_real(spec, l_name, nf * (nf + 1) / 2);
+    face_room(R, (int) nf);
+    for (R_xlen_t a = 0; a < nf; a++) {
+        if (R->fac_pos[fi[a]] >= 0 || (R->ws_on && R->in_ws[fi[a]] < 0))
+            error("spec: invalid regression state");
+        R->fac_idx[a] = fi[a];
+        R->fac_pos[fi[a]] = (int) a;
+    }
+    R->fac_m = (int) nf;
+    R->fac_G_ok = 0;                 /* gathered again at the next face step */
+    for (R_xlen_t c = 0, at = 0; c < nf; at += nf - c, c++)
+        memcpy(R->face_L + (size_t) c * R->face_cap + c, fl + at, sizeof(double) * (nf - c));
 }
 
 /* the state for init = (see above) into the solution's list `out`, from
@@ -1223,6 +1489,14 @@ static void pair_export(cg_problem *P, regression *R, SEXP out, int at)
     SEXP w = allocVector(INTSXP, R->ws_on ? R->n_ws : 0);
     SET_VECTOR_ELT(out, at + 4, w);
     if (R->ws_on && R->n_ws) memcpy(INTEGER(w), R->ws, sizeof(int) * R->n_ws);
+    const int nf = R->fac_m;
+    SEXP fi = allocVector(INTSXP, nf);
+    SET_VECTOR_ELT(out, at + 5, fi);
+    if (nf) memcpy(INTEGER(fi), R->fac_idx, sizeof(int) * nf);
+    SEXP fl = allocVector(REALSXP, (R_xlen_t) nf * (nf + 1) / 2);
+    SET_VECTOR_ELT(out, at + 6, fl);
+    for (R_xlen_t c = 0, k = 0; c < nf; k += nf - c, c++)
+        memcpy(REAL(fl) + k, R->face_L + (size_t) c * R->face_cap + c, sizeof(double) * (nf - c));
     /* (the loop's own state, its gradient refresh counting on, goes out
      * through the dispatcher: state_loop) */
 }
@@ -1258,6 +1532,7 @@ SEXP cg_regression_solution(cg_problem *P)
     static const char *names[] = {"beta", "face_steps",
         /* pfw (pair_export) */
         "state_g", "state_support", "state_cached", "state_pair", "state_ws",
+        "state_face_idx", "state_face_L",
         /* sfw, fw, spg (stats_export) */
         "state_order", "state_pos", "state_drawn", "state_S", "state_b", "state_Stheta",
         "state_drow", "state_cnt", "state_xt", "working_set", "kkt_added", ""};
@@ -1267,10 +1542,10 @@ SEXP cg_regression_solution(cg_problem *P)
     memcpy(REAL(beta), R->theta, sizeof(double) * R->p);
     SET_VECTOR_ELT(out, 1, ScalarReal(R->face_steps));   /* pfw's, 0 otherwise */
     if (R->pairwise) pair_export(P, R, out, 2);
-    else stats_export(R, out, 7);
+    else stats_export(R, out, 9);
     /* pfw's working set: its size and the columns the KKT checks added */
-    SET_VECTOR_ELT(out, 16, ScalarReal(R->pairwise && R->ws_on ? R->n_ws : NA_REAL));
-    SET_VECTOR_ELT(out, 17, ScalarReal(R->pairwise && R->ws_on ? R->ws_added : NA_REAL));
+    SET_VECTOR_ELT(out, 18, ScalarReal(R->pairwise && R->ws_on ? R->n_ws : NA_REAL));
+    SET_VECTOR_ELT(out, 19, ScalarReal(R->pairwise && R->ws_on ? R->ws_added : NA_REAL));
     UNPROTECT(1);
     return out;
 }
@@ -1332,7 +1607,8 @@ static double reader_gradient(cg_problem *P, int batch)
         }
         const int rows = R->bs.clen, r = R->bs.cur * R->bs.bsize + i;
         for (int j = 0; j < p; j++) R->xrow[j] = R->blk[i + (size_t) j * rows];
-        const double yr = R->y[r], xt = F77_CALL(ddot)(&R->p, R->xrow, &one, R->theta, &one);
+        const double yr = R->y[r] - R->ycenter,
+                     xt = F77_CALL(ddot)(&R->p, R->xrow, &one, R->theta, &one);
         F77_CALL(dsyr)("U", &R->p, &alpha, R->xrow, &one, R->S, &R->p FCONE);
         for (int j = 0; j < p; j++) {
             R->b[j] += R->xrow[j] * yr;
@@ -1349,8 +1625,38 @@ static double reader_gradient(cg_problem *P, int batch)
         const double inv = 1.0 / R->smp.drawn;
         for (int j = 0; j < p; j++) R->g[j] = (R->Stheta[j] - R->b[j]) * inv;
     }
+    /* drawn without replacement, every row once: S = X'X and b = X'y of
+     * the whole (centred, scaled) X, so the full objective and gap need no
+     * more reads (reader_evaluate) and a test costs O(p^2): tests go back
+     * to the plain schedule. When this happens depends on n and the batch
+     * alone (memory = file). */
+    if (!R->exact && R->bs.mode != CG_SAMPLE_REPLACE && R->bs.drawn >= R->n) {
+        R->exact = 1;
+        P->test_every_min = 0;
+        P->trace_rows_off = 0;
+    }
     gradient_check(P, R);
     return nb;
+}
+
+/* objective and gap at theta from the exact statistics: S theta (afresh,
+ * not the running S theta of the steps), g = (S theta - b) / n and
+ * 1/(2n) ||y - X theta||^2 = (y'y - 2 b'theta + theta'S theta) / (2n),
+ * which rounds like the Gram representation's gradient (a relative error
+ * of about eps y'y / (2n f)); clamped at 0, its least value */
+static void reader_evaluate_exact(regression *R, double *obj, double *gap)
+{
+    const int n = R->n, p = R->p, one = 1;
+    const double alpha = 1.0, zero = 0.0;
+    double *St = R->gfull, bt = 0.0, tSt = 0.0, gt = 0.0, gmax = 0.0;
+    F77_CALL(dsymv)("U", &R->p, &alpha, R->S, &R->p, R->theta, &one, &zero, St, &one FCONE);
+    for (int j = 0; j < p; j++) { bt += R->b[j] * R->theta[j]; tSt += R->theta[j] * St[j]; }
+    for (int j = 0; j < p; j++) {
+        const double g = (St[j] - R->b[j]) / n;
+        gt += g * R->theta[j]; gmax = fmax(gmax, fabs(g));
+    }
+    *obj = fmax(0.0, (R->yy - 2.0 * bt + tSt) / (2.0 * n));
+    *gap = gt + R->radius * gmax;
 }
 
 /* objective and gap from one pass over X, block by block in order */
@@ -1360,6 +1666,18 @@ static void reader_evaluate(cg_problem *P, double *obj, double *gap)
     const int n = R->n, p = R->p, one = 1;
     double *g = R->gfull, rss = 0.0, gt = 0.0, gmax = 0.0;
     double *res = R->res;                    /* one block's residuals */
+    if (R->exact) {
+        reader_evaluate_exact(R, obj, gap);
+        return;
+    }
+    int zero_theta = 1;
+    for (int j = 0; j < p; j++) if (R->theta[j] != 0.0) { zero_theta = 0; break; }
+    if (zero_theta && R->xty0) {             /* the cold start: R's first pass gave X'y */
+        for (int j = 0; j < p; j++) gmax = fmax(gmax, fabs(R->xty0[j]));
+        *obj = R->yy / (2.0 * n);
+        *gap = R->radius * gmax;
+        return;
+    }
     memset(g, 0, sizeof(double) * p);
     for (int k = 0; k < R->bs.nblocks; k++) {
         int rows = reader_load(P, R, k, R->eblk);
@@ -1369,7 +1687,7 @@ static void reader_evaluate(cg_problem *P, double *obj, double *gap)
         }
         const double *y = R->y + (size_t) k * R->bs.bsize;
         double a1 = 1.0, b1 = 1.0;
-        for (int i = 0; i < rows; i++) res[i] = -y[i];
+        for (int i = 0; i < rows; i++) res[i] = R->ycenter - y[i];
         F77_CALL(dgemv)("N", &rows, &R->p, &a1, R->eblk, &rows, R->theta, &one, &b1, res,
                         &one FCONE);
         F77_CALL(dgemv)("T", &rows, &R->p, &a1, R->eblk, &rows, res, &one, &b1, g,
@@ -1401,6 +1719,16 @@ static int reader_init(cg_problem *P, regression *R, SEXP spec)
         error("spec: reader_call must be a call and reader_env an environment");
     if (!isNull(cg_list_get(spec, "x_center"))) R->xbar = cg_spec_real(spec, "x_center", p);
     R->xscale = cg_spec_real(spec, "x_scale", p);
+    /* y is given uncentred (no copy of an n-vector in R): centred here */
+    R->ycenter = isNull(cg_list_get(spec, "y_center")) ? 0.0
+                 : asReal(cg_list_get(spec, "y_center"));
+    R->yy = 0.0;
+    for (int i = 0; i < n; i++) {
+        const double e = R->y[i] - R->ycenter;
+        R->yy += e * e;
+    }
+    R->xty0 = isNull(cg_list_get(spec, "xty0")) ? NULL : cg_spec_real(spec, "xty0", p);
+    R->exact = 0;
     const int bsize = asInteger(cg_list_get(spec, "block_rows")),
               batch = asInteger(cg_list_get(spec, "batch_size")),
               mode = asInteger(cg_list_get(spec, "sampling"));
@@ -1410,6 +1738,8 @@ static int reader_init(cg_problem *P, regression *R, SEXP spec)
     /* a test reads every block: at most one per pass the draws make
      * (solve_run.c), set by n and the batch alone (memory = file) */
     P->test_every_min = (int) (((double) n + batch - 1) / batch);
+    /* nor trace rows (a pass each, changing nothing) until then */
+    P->trace_rows_off = 1;
     R->smp.n = n; R->smp.batch = batch; R->smp.mode = mode;
     R->theta = cg_zeros(p); R->g = cg_zeros(p);
     R->gfull = cg_zeros(p);

@@ -955,6 +955,11 @@ int cg_problem_smf(cg_problem *P, SEXP spec)
         if (bc == NA_INTEGER || bc < 1) error("spec: invalid block_cols");
         S->blocked = 1;
         cg_block_sampler_init(&S->bs, n, bc, CG_SAMPLE_SHUFFLE, 1);
+        /* a test (a full evaluation) reads every block: at most one per
+         * pass the minibatches draw (solve_run.c), set by n and the batch
+         * alone, so that memory and file readers stop alike */
+        const int b = asInteger(cg_list_get(spec, "batch_inner"));
+        if (b != NA_INTEGER && b > 0) P->test_every_min = (int) (((double) n + b - 1) / b);
     }
     SEXP ysp = cg_list_get(spec, "Y_sparse");
     S->sparse_fetch = S->rcall != R_NilValue && !isNull(ysp) && asLogical(ysp) == TRUE;

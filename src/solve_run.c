@@ -67,8 +67,13 @@ int cg_run_small_gap(const cg_run *r, double gap)
 {
     double scale = r->gap_relative ? 1.0 : fmax(fabs(r->obj_test), 1e-3 * fabs(r->obj0));
     /* with constraints (homotopy), the gap bounds f - f* only near
-     * feasibility: both must be small */
-    if (!R_IsNA(r->infeas) && !(r->infeas <= r->ctl->tol * r->infeas_scale)) return 0;
+     * feasibility: both must be small, and the gap on both sides (an
+     * infeasible iterate's objective can lie below the certified lower
+     * bound, i.e. below the optimum: then |gap| bounds how far) */
+    if (!R_IsNA(r->infeas)) {
+        if (!(r->infeas <= r->ctl->tol * r->infeas_scale)) return 0;
+        gap = fabs(gap);
+    }
     return R_FINITE(gap) && R_FINITE(r->obj_test) && gap <= r->ctl->tol * scale;
 }
 
@@ -105,7 +110,11 @@ static int last_scheduled_test(const cg_control *ctl, int min, int T)
  * reads a minibatch (P->test_every_min, a reader) spaces its tests at least
  * that many iterations apart: one pass over the data per test at most per
  * pass its draws make, so that tests cost a bounded share of the reads
- * (53 passes for 1000 sfw iterations at 2e6 x 50 were 4 without tests). */
+ * (53 passes for 1000 sfw iterations at 2e6 x 50 were 4 without tests),
+ * until the problem lowers it (P->test_every_min is read after every
+ * iteration: sfw from a reader, once every row is drawn). Such a problem
+ * may also turn trace rows off (P->trace_rows_off) while they would read
+ * the file. */
 static int eval_due(const cg_run *r, int t, int gap_stop)
 {
     const cg_control *ctl = r->ctl;
@@ -113,7 +122,7 @@ static int eval_due(const cg_run *r, int t, int gap_stop)
     if (ctl->eval_every > 0) return T % ctl->eval_every == 0 ? EVAL_TEST : EVAL_NONE;
     if (ctl->tol > 0 && gap_stop && T - r->last_test >= test_spacing(T, r->test_min))
         return EVAL_TEST;
-    if (t - r->last_eval < 1 + t / 100) return EVAL_NONE;
+    if (r->trace_off || t - r->last_eval < 1 + t / 100) return EVAL_NONE;
     double wall = cg_clock() - r->t0;
     const double allowed = fmax(CG_EVAL_BUDGET * wall, r->eval_free);
     return r->paused + r->eval_cost <= allowed ? EVAL_TRACE : EVAL_NONE;
@@ -124,6 +133,10 @@ static int eval_due(const cg_run *r, int t, int gap_stop)
 int cg_run_after_iter(cg_run *r, cg_problem *P, int t, int gap_stop)
 {
     const cg_control *ctl = r->ctl;
+    /* a problem may lower its spacing during the run (a reader whose
+     * statistics became exact: its tests read nothing more) */
+    r->test_min = P->test_every_min > 0 ? P->test_every_min : 0;
+    r->trace_off = P->trace_rows_off;
     const int due = eval_due(r, t, gap_stop);
     if (due != EVAL_NONE) {
         evaluate(r, P, t, due == EVAL_TEST);
@@ -147,6 +160,7 @@ int cg_run_start(cg_run *r, cg_problem *P, const cg_control *ctl, cg_trace *tr)
     r->gap_relative = P->gap_relative;
     r->eval_free = P->eval_free;
     r->test_min = P->test_every_min > 0 ? P->test_every_min : 0;
+    r->trace_off = P->trace_rows_off;
     r->offset = P->iter_offset;
     r->t0 = cg_clock();
     cg_run_evaluate(r, P, 0);

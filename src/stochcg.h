@@ -567,10 +567,19 @@ struct cg_problem {
      * set.seed() reproduces where a run stops (a reader: one pass drawn per
      * test, prob_regression.c) */
     int    test_every_min;
+    /* nonzero: no trace-only evaluations (only tests and the start and end
+     * rows), while an evaluation reads all the data from a file and changes
+     * nothing (a reader; read after every iteration, so a problem may clear
+     * it when its evaluations become cheap) */
+    int    trace_rows_off;
     /* set by the run before each P->evaluate: 1 when the run may stop on
      * that evaluation (a test), 0 for a trace-only row; a problem may spend
      * less on rows that cannot stop the run (covariance) */
     int    eval_test;
+    /* the run's tol (control), set before the problem is built: a problem
+     * may choose cheaper arithmetic whose rounding is far below what tol
+     * asks (prob_regression.c, the Gram gradient) */
+    double tol;
     /* The run's first failure (cg_fail, cg_fail_status): CG_STOP_ERROR with
      * its reason in `failure`, or CG_STOP_INTERRUPT; 0 while none. Problems
      * record it where they detect it, solvers stop at their next check and
@@ -705,6 +714,7 @@ typedef struct {
     int gap_relative;        /* P->gap_relative: tol bounds the gap itself */
     double eval_free;        /* P->eval_free */
     int test_min;            /* P->test_every_min */
+    int trace_off;           /* P->trace_rows_off */
     double obj_test;         /* ... and at the last test (see eval_due) */
     int offset;              /* P->iter_offset: the schedule of tests counts
                                 the resumed fit's iterations (global) */

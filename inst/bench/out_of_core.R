@@ -47,10 +47,46 @@ timed <- function(expr) {
 # the read floor: three passes over the file, block by block as the fits
 # read it; the fastest pass (the first also pays for opening the file and
 # for R compiling the reader's functions, which the fits pay once)
-read_passes <- function(r) {
-  t <- lapply(1:3, function(i) timed(for (k in seq_len(r$n_blocks)) reader_block(r, k)))
+# (STOCHCG_BENCH_FLOOR_PASSES of them; `read` reads block k as the fit
+# does: dense, or sparse from a sparse file)
+read_passes <- function(r, read = reader_block) {
+  np <- as.integer(Sys.getenv("STOCHCG_BENCH_FLOOR_PASSES", "3"))
+  t <- lapply(seq_len(np), function(i) timed(for (k in seq_len(r$n_blocks)) read(r, k)))
   list(cpu = min(vapply(t, `[[`, 0, "cpu")), wall = min(vapply(t, `[[`, 0, "wall")),
        first_wall = t[[1]]$wall, blocks = r$n_blocks, block_size = r$block_size)
+}
+
+# a d x N matrix, `dens` nonzero (non-negative: a rank-10 product, masked),
+# written to `file` in the 10x Genomics sparse layout (what
+# HDF5Array::TENxMatrix() reads: group "matrix" with data, indices (0-based
+# rows), indptr, shape), `step` columns at a time with rhdf5 (never whole in
+# memory; see tests/testthat/test-readers.R for why not writeTENxMatrix())
+write_tenx <- function(file, d, N, dens, step = 2000L, chunk = 2^16) {
+  set.seed(43)
+  counts <- rbinom(N, d, dens)
+  total <- sum(as.double(counts))
+  h5createFile(file)
+  h5createGroup(file, "matrix")
+  h5createDataset(file, "matrix/data", dims = total, chunk = min(chunk, total), level = 0,
+                  storage.mode = "double")
+  h5createDataset(file, "matrix/indices", dims = total, chunk = min(chunk, total), level = 0,
+                  storage.mode = "integer")
+  h5write(c(0, cumsum(as.double(counts))), file, "matrix/indptr")
+  h5write(as.integer(c(d, N)), file, "matrix/shape")
+  Wt <- matrix(rexp(d * 10), d, 10)
+  at <- 0
+  for (s in seq(1, N, by = step)) {
+    cols <- s:min(N, s + step - 1)
+    cnt <- counts[cols]
+    i <- unlist(lapply(cnt, function(c) sort.int(sample.int(d, c))), use.names = FALSE)
+    H <- matrix(rexp(10 * length(cols)), length(cols), 10)
+    val <- rowSums(Wt[i, , drop = FALSE] * H[rep.int(seq_along(cols), cnt), , drop = FALSE])
+    idx <- at + seq_along(val)
+    h5write(val, file, "matrix/data", index = list(idx))
+    h5write(i - 1L, file, "matrix/indices", index = list(idx))
+    at <- at + length(val)
+  }
+  invisible(total)
 }
 
 # ---- matrix completion from ratings on disk (issue 27):
@@ -242,6 +278,13 @@ if (length(args) && args[1] %in% c("--ratings", "--rphase")) {
   quit(save = "no")
 }
 
+# the 10x file as a TENxMatrix (rhdf5::h5errorHandling("normal") first:
+# see ?block_reader)
+tenx <- function(file) {
+  rhdf5::h5errorHandling("normal")
+  TENxMatrix(file, "matrix")
+}
+
 # ---- a phase, in its own process: Rscript out_of_core.R --phase <name> <dir>
 if (length(args) && args[1] == "--phase") {
   phase <- args[2]; dir <- args[3]
@@ -293,16 +336,17 @@ if (length(args) && args[1] == "--phase") {
            iterations = f$iterations, passes = f$reader$passes, message = f$message)
     },
     smf_floor = {
-      r <- block_reader(HDF5Array(meta$yfile_smf, "Y"), by = "cols")
-      read_passes(r)
+      r <- block_reader(tenx(meta$yfile_smf), by = "cols")
+      read_passes(r, stochcg:::reader_block_sparse)
     },
     onmf = {
-      H <- HDF5Array(meta$yfile_smf, "Y")
+      H <- tenx(meta$yfile_smf)
       set.seed(1)
       t <- timed(stochastic_mf(H, k = 10, model = "onmf", outer = meta$outer))
       f <- t$value
       list(cpu = t$cpu, wall = t$wall, passes = f$reader$passes, objective = f$objective,
-           gap = f$gap, iterations = f$iterations)
+           gap = f$gap, iterations = f$iterations, block_size = f$reader$block_size,
+           n_blocks = f$reader$n_blocks)
     })
   out$rss_mb <- vmhwm_mb()
   saveRDS(out, file.path(dir, paste0(phase, ".rds")))
@@ -311,54 +355,66 @@ if (length(args) && args[1] == "--phase") {
 
 # ---- the driver
 num <- function(i, default) if (length(args) >= i) as.numeric(args[i]) else default
+write_only <- length(args) && args[1] == "--write"
+if (write_only) args <- args[-1]
 n <- num(1, 2e6); p <- num(2, 50); d <- num(3, 2000); N <- num(4, 20000); dens <- num(5, 0.05)
-dir <- tempfile("out_of_core_")
-dir.create(dir)
-on.exit(unlink(dir, recursive = TRUE), add = TRUE)
+# STOCHCG_BENCH_DIR: keep the data there (and reuse files already written
+# with the same sizes) instead of a temporary directory deleted at the end;
+# `--write` first only writes them. STOCHCG_BENCH_PHASES: the phases to run
+# (comma separated; default all).
+keep_dir <- Sys.getenv("STOCHCG_BENCH_DIR")
+dir <- if (nzchar(keep_dir)) keep_dir else tempfile("out_of_core_")
+dir.create(dir, showWarnings = FALSE, recursive = TRUE)
+if (!nzchar(keep_dir)) on.exit(unlink(dir, recursive = TRUE), add = TRUE)
 self <- normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
 load_txt <- function() paste(trimws(readLines("/proc/loadavg")), collapse = " ")
 
 # the regression design: correlated columns with means and scales, 5
-# nonzero coefficients; written chunk by chunk (never whole in memory)
+# nonzero coefficients; written 10 chunks at a time (never whole in memory)
 chunk <- 10000L
-xfile <- file.path(dir, "X.h5"); yfile <- file.path(dir, "y.rds")
-h5createFile(xfile)
-h5createDataset(xfile, "X", dims = c(n, p), chunk = c(min(chunk, n), p), level = 0,
-                storage.mode = "double")
-set.seed(42)
-beta_true <- c(3, -2, 1.5, 1, -1, rep(0, p - 5))
-mu <- rnorm(p, sd = 2); sc <- exp(rnorm(p, sd = 0.5))
-y <- numeric(n)
-t_write <- system.time(for (s in seq(1, n, by = chunk)) {
-  rows <- s:min(n, s + chunk - 1)
-  Z <- matrix(rnorm(length(rows) * p), length(rows))
-  Z[, -1] <- 0.6 * Z[, -1] + 0.8 * Z[, 1]          # correlated with the first
-  X <- sweep(sweep(Z, 2, sc, "*"), 2, mu, "+")
-  y[rows] <- drop(X %*% beta_true) + rnorm(length(rows), sd = 2)
-  h5write(X, xfile, "X", index = list(rows, NULL))
-})[["elapsed"]]
-saveRDS(y, yfile)
-rm(y); invisible(gc())
-
-# the factorization data: d x N, `dens` nonzero (non-negative), chunks of
-# whole columns, compressed (its zeros)
-yfile_smf <- file.path(dir, "Y.h5")
-h5createFile(yfile_smf)
-cchunk <- max(1L, floor(2^17 / d))
-h5createDataset(yfile_smf, "Y", dims = c(d, N), chunk = c(d, min(cchunk, N)), level = 1,
-                storage.mode = "double")
-set.seed(43)
-Wt <- matrix(rexp(d * 10), d, 10)
-for (s in seq(1, N, by = cchunk * 8)) {
-  cols <- s:min(N, s + cchunk * 8 - 1)
-  Hc <- matrix(rexp(10 * length(cols)), 10)
-  Yb <- Wt %*% Hc
-  Yb[runif(length(Yb)) > dens] <- 0
-  h5write(Yb, yfile_smf, "Y", index = list(NULL, cols))
+xfile <- file.path(dir, sprintf("X_%.0f_%d.h5", n, p))
+yfile <- file.path(dir, sprintf("y_%.0f_%d.rds", n, p))
+wfile <- file.path(dir, sprintf("write_%.0f_%d.rds", n, p))
+if (!file.exists(wfile)) {
+  unlink(xfile)
+  h5createFile(xfile)
+  h5createDataset(xfile, "X", dims = c(n, p), chunk = c(min(chunk, n), p), level = 0,
+                  storage.mode = "double")
+  set.seed(42)
+  beta_true <- c(3, -2, 1.5, 1, -1, rep(0, p - 5))
+  mu <- rnorm(p, sd = 2); sc <- exp(rnorm(p, sd = 0.5))
+  y <- numeric(n)
+  step <- 10L * chunk
+  t_write <- system.time(for (s in seq(1, n, by = step)) {
+    rows <- s:min(n, s + step - 1)
+    Z <- matrix(rnorm(length(rows) * p), length(rows))
+    Z[, -1] <- 0.6 * Z[, -1] + 0.8 * Z[, 1]          # correlated with the first
+    X <- sweep(sweep(Z, 2, sc, "*"), 2, mu, "+")
+    y[rows] <- drop(X %*% beta_true) + rnorm(length(rows), sd = 2)
+    h5write(X, xfile, "X", index = list(rows, NULL))
+  })[["elapsed"]]
+  saveRDS(y, yfile)
+  rm(y, X, Z); invisible(gc())
+  saveRDS(t_write, wfile)
 }
+t_write <- readRDS(wfile)
+
+# the factorization data: d x N, `dens` nonzero (non-negative), in the 10x
+# Genomics sparse layout (group "matrix": data, indices, indptr, shape),
+# read by HDF5Array::TENxMatrix(); written a block of columns at a time
+yfile_smf <- file.path(dir, sprintf("Y10x_%d_%.0f_%g.h5", d, N, dens))
+wfile_smf <- file.path(dir, sprintf("write10x_%d_%.0f_%g.rds", d, N, dens))
+if (!file.exists(wfile_smf)) {
+  unlink(yfile_smf)
+  t_write_smf <- system.time(write_tenx(yfile_smf, d, N, dens))[["elapsed"]]
+  saveRDS(t_write_smf, wfile_smf)
+}
+t_write_smf <- readRDS(wfile_smf)
+if (write_only) quit(save = "no")
 radius <- 5
-saveRDS(list(xfile = xfile, yfile = yfile, yfile_smf = yfile_smf, radius = radius, outer = 3),
-        file.path(dir, "meta.rds"))
+outer <- as.numeric(Sys.getenv("STOCHCG_BENCH_OUTER", "3"))
+saveRDS(list(xfile = xfile, yfile = yfile, yfile_smf = yfile_smf, radius = radius,
+             outer = outer), file.path(dir, "meta.rds"))
 
 before_lib <- Sys.getenv("STOCHCG_BENCH_BEFORE_LIB")
 run_phase <- function(phase) {
@@ -370,96 +426,93 @@ run_phase <- function(phase) {
 load_before <- load_txt()
 res <- list()
 # the fits between two floors, so that a change of load shows
-for (ph in c("floor", "exact", if (nzchar(before_lib)) "sfw_before", "sfw", "sfw_tol0",
-            "smf_floor", "onmf"))
-  res[[ph]] <- run_phase(ph)
-res$floor2 <- run_phase("floor")
+phases <- Sys.getenv("STOCHCG_BENCH_PHASES",
+                     "floor,exact,sfw_before,sfw,sfw_tol0,smf_floor,onmf,floor2")
+phases <- strsplit(phases, ",")[[1]]
+if (!nzchar(before_lib)) phases <- setdiff(phases, "sfw_before")
+for (ph in phases) {
+  res[[ph]] <- run_phase(if (ph == "floor2") "floor" else ph)
+  cat(ph, "done", format(Sys.time(), "%H:%M:%S"), "\n")
+  saveRDS(res, file.path(dir, "res.rds"))
+}
 load_after <- load_txt()
 
-floor_wall <- min(res$floor$wall, res$floor2$wall)
-floor_cpu <- min(res$floor$cpu, res$floor2$cpu)
-ex <- res$exact; sf <- res$sfw
-# the fit's objective is that of its own coefficients (streamed): f - f*
-f_gap <- sf$objective - ex$fstar
-theta_err <- sqrt(sum((sf$theta - ex$theta)^2))
-theta_bound <- sqrt(2 * sf$gap / ex$lambda_min)
-beta_err <- max(abs(sf$beta - ex$beta))
-per_pass_wall <- sf$wall / sf$passes; per_pass_cpu <- sf$cpu / sf$passes
-smf_pass_wall <- res$onmf$wall / res$onmf$passes
-smf_pass_cpu <- res$onmf$cpu / res$onmf$passes
 mb <- function(bytes) sprintf("%.0f MB", bytes / 2^20)
 yes <- function(ok) if (isTRUE(ok)) "met" else "not met"
-
+floor_row <- function(r, what, unit) if (!is.null(r))
+  sprintf("| %s (fastest of %d passes, %d blocks of %d %s) | %.1f | %.1f | 1 | %.1f | %.1f | %.0f MB |",
+          what, as.integer(Sys.getenv("STOCHCG_BENCH_FLOOR_PASSES", "3")), r$blocks,
+          r$block_size, unit, r$wall, r$cpu, r$wall, r$cpu, r$rss_mb)
+fit_row <- function(r, what) if (!is.null(r))
+  sprintf("| %s, %d iterations | %.1f | %.1f | %.2f | %.1f | %.1f | %.0f MB |", what,
+          r$iterations, r$wall, r$cpu, r$passes, r$wall / r$passes, r$cpu / r$passes, r$rss_mb)
+floors <- Filter(Negate(is.null), res[c("floor", "floor2")])
+floor_wall <- if (length(floors)) min(vapply(floors, `[[`, 0, "wall")) else NA
+floor_cpu <- if (length(floors)) min(vapply(floors, `[[`, 0, "cpu")) else NA
+ex <- res$exact; sf <- res$sfw
 lines <- c(
   "# Out-of-core fits from HDF5 (inst/bench/out_of_core.R)", "",
   sprintf("Run %s; load (1/5/15 min) before: %s; after: %s. 2 cores shared.",
           format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC"), load_before, load_after),
-  sprintf(paste("Regression design %.0f x %d doubles (%s on disk, uncompressed, chunks of",
-                "%d rows; written in %.0f s), radius %g, standardize and intercept (defaults)."),
-          n, p, mb(file.size(xfile)), chunk, t_write, radius),
-  sprintf(paste("Factorization data %d x %d, %.0f%% nonzero (%s on disk, compressed, chunks",
-                "of %d columns), onmf k = 10, outer = 3."),
-          d, N, 100 * dens, mb(file.size(yfile_smf)), cchunk),
+  if (!is.null(sf) || !is.null(res$floor))
+    sprintf(paste("Regression design %.0f x %d doubles (%s on disk, uncompressed, chunks of",
+                  "%d rows; written in %.0f s), radius %g, standardize and intercept (defaults)."),
+            n, p, mb(file.size(xfile)), chunk, t_write, radius),
+  if (!is.null(res$onmf) || !is.null(res$smf_floor))
+    sprintf(paste("Factorization data %d x %.0f, %g%% nonzero, in the 10x Genomics sparse",
+                  "layout (%s on disk, uncompressed; written in %.0f s), read by",
+                  "HDF5Array::TENxMatrix() as sparse blocks; onmf k = 10, outer = %g."),
+            d, N, 100 * dens, mb(file.size(yfile_smf)), t_write_smf, outer),
   paste("Each row ran in its own process: RSS is its peak (VmHWM), R itself with HDF5Array",
         "loaded included (the read floor's process, holding one block, is the baseline)."),
   "", "| phase | wall s | CPU s | passes | wall s / pass | CPU s / pass | peak RSS |",
   "|---|---|---|---|---|---|---|",
-  sprintf("| read floor (fastest of 3 passes, %d blocks of %d rows) | %.1f | %.1f | 1 | %.1f | %.1f | %.0f MB |",
-          res$floor$blocks, res$floor$block_size, res$floor$wall, res$floor$cpu,
-          res$floor$wall, res$floor$cpu, res$floor$rss_mb),
-  sprintf("| read floor again (after the fits) | %.1f | %.1f | 1 | %.1f | %.1f | %.0f MB |",
-          res$floor2$wall, res$floor2$cpu, res$floor2$wall, res$floor2$cpu, res$floor2$rss_mb),
-  sprintf("| exact: X'X, X'y block by block + pfw on p x p | %.1f | %.1f | 1 | | | %.0f MB |",
-          ex$wall, ex$cpu, ex$rss_mb),
-  sprintf("| sparse_regression(method = \"sfw\"), %d iterations | %.1f | %.1f | %.2f | %.1f | %.1f | %.0f MB |",
-          sf$iterations, sf$wall, sf$cpu, sf$passes, per_pass_wall, per_pass_cpu, sf$rss_mb),
+  floor_row(res$floor, "read floor", "rows"),
+  floor_row(res$floor2, "read floor again (after the fits)", "rows"),
+  if (!is.null(ex))
+    sprintf("| exact: X'X, X'y block by block + pfw on p x p | %.1f | %.1f | 1 | | | %.0f MB |",
+            ex$wall, ex$cpu, ex$rss_mb),
+  fit_row(sf, "sparse_regression(method = \"sfw\")"),
   if (!is.null(res$sfw_before))
-    sprintf("| same, before (the build in %s): %d iterations, %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.0f MB |",
-            before_lib, res$sfw_before$iterations, res$sfw_before$message, res$sfw_before$wall,
-            res$sfw_before$cpu, res$sfw_before$passes,
-            res$sfw_before$wall / res$sfw_before$passes,
-            res$sfw_before$cpu / res$sfw_before$passes, res$sfw_before$rss_mb),
-  sprintf("| same, cg_control(tol = 0): %d iterations | %.1f | %.1f | %.2f | %.1f | %.1f | %.0f MB |",
-          res$sfw_tol0$iterations, res$sfw_tol0$wall, res$sfw_tol0$cpu, res$sfw_tol0$passes,
-          res$sfw_tol0$wall / res$sfw_tol0$passes, res$sfw_tol0$cpu / res$sfw_tol0$passes,
-          res$sfw_tol0$rss_mb),
-  sprintf("| smf read floor (fastest of 3 passes, %d blocks of %d columns) | %.1f | %.1f | 1 | %.1f | %.1f | %.0f MB |",
-          res$smf_floor$blocks, res$smf_floor$block_size, res$smf_floor$wall,
-          res$smf_floor$cpu, res$smf_floor$wall, res$smf_floor$cpu, res$smf_floor$rss_mb),
-  sprintf("| stochastic_mf(model = \"onmf\"), %d iterations | %.1f | %.1f | %.2f | %.1f | %.1f | %.0f MB |",
-          res$onmf$iterations, res$onmf$wall, res$onmf$cpu, res$onmf$passes, smf_pass_wall,
-          smf_pass_cpu, res$onmf$rss_mb),
-  "", "Accuracy of the sfw fit against the exact solution (from X'X, X'y):", "",
-  sprintf("- status: %s", sf$message),
-  sprintf("- objective - f* = %.3g; the fit's gap %.3g (bounds it: %s)", f_gap, sf$gap,
-          if (f_gap <= sf$gap * (1 + 1e-9) + 1e-12) "yes" else "NO"),
-  sprintf("- ||theta - theta*||_2 = %.3g on the radius' scale; stated bound sqrt(2 gap / lambda_min) = %.3g (lambda_min %.3g)",
-          theta_err, theta_bound, ex$lambda_min),
-  sprintf("- max |beta - beta*| = %.3g on the original scale; |intercept - a*| = %.3g",
-          beta_err, abs(sf$intercept - ex$intercept)),
-  sprintf("- with tol = 0: objective - f* = %.3g, gap %.3g, ||theta - theta*||_2 = %.3g",
-          res$sfw_tol0$objective - ex$fstar, res$sfw_tol0$gap,
-          sqrt(sum((res$sfw_tol0$theta - ex$theta)^2))),
-  "", "Notes: a pass is a read of every block (the fit's first checks the values and computes the",
-  "column means and sds). With the default tol > 0 the gap is tested at most 10% of the",
-  "iterations apart and, from a reader, at least the iterations that draw one pass apart",
-  "(n / batch_size; each test is a pass over the file, src/solve_run.c test_every_min);",
-  sprintf(paste("%.0f passes in %d iterations; with tol = 0 the evaluations keep to the schedule's",
-                "share of the time (%.0f passes: the moments, the start, the draws, the end)."),
-          sf$passes, sf$iterations, res$sfw_tol0$passes),
-  sprintf(paste("The floor's first pass took %.1f s (opening the file, compiling the reader),",
-                "the fastest %.1f s. The factorization file holds dense doubles; its blocks,",
-                "%.0f%% nonzero, reach the solver as sparse columns (k = 10, d = %d)."),
-          res$floor$first_wall, res$floor$wall, 100 * dens, d),
-  "", "| target (issue 27, at this reduced scale) | measured | |", "|---|---|---|",
-  sprintf("| sfw peak RSS < 1 GB | %.0f MB | %s |", sf$rss_mb, yes(sf$rss_mb < 1024)),
-  sprintf("| coefficients within the stated tolerance of the exact solution | err %.3g <= bound %.3g | %s |",
-          theta_err, theta_bound, yes(theta_err <= theta_bound && f_gap <= sf$gap * (1 + 1e-9) + 1e-12)),
-  sprintf("| sfw seconds per data pass within 2x of the read floor | %.2fx (wall), %.2fx (CPU) | %s |",
-          per_pass_wall / floor_wall, per_pass_cpu / floor_cpu, yes(per_pass_wall <= 2 * floor_wall)),
-  sprintf("| onmf seconds per data pass within 2x of one read | %.2fx (wall), %.2fx (CPU) | %s |",
-          smf_pass_wall / res$smf_floor$wall, smf_pass_cpu / res$smf_floor$cpu,
-          yes(smf_pass_wall <= 2 * res$smf_floor$wall)))
+    fit_row(res$sfw_before, sprintf("same, before (the build in %s): %s", before_lib,
+                                    res$sfw_before$message)),
+  fit_row(res$sfw_tol0, "same, cg_control(tol = 0)"),
+  floor_row(res$smf_floor, "smf read floor, sparse blocks", "columns"),
+  fit_row(res$onmf, "stochastic_mf(model = \"onmf\")"))
+if (!is.null(sf) && !is.null(ex)) {
+  f_gap <- sf$objective - ex$fstar
+  theta_err <- sqrt(sum((sf$theta - ex$theta)^2))
+  theta_bound <- sqrt(2 * sf$gap / ex$lambda_min)
+  lines <- c(lines,
+    "", "Accuracy of the sfw fit against the exact solution (from X'X, X'y):", "",
+    sprintf("- status: %s", sf$message),
+    sprintf("- objective - f* = %.3g; the fit's gap %.3g (bounds it: %s)", f_gap, sf$gap,
+            if (f_gap <= sf$gap * (1 + 1e-9) + 1e-12) "yes" else "NO"),
+    sprintf("- ||theta - theta*||_2 = %.3g on the radius' scale; stated bound sqrt(2 gap / lambda_min) = %.3g (lambda_min %.3g)",
+            theta_err, theta_bound, ex$lambda_min),
+    sprintf("- max |beta - beta*| = %.3g on the original scale; |intercept - a*| = %.3g",
+            max(abs(sf$beta - ex$beta)), abs(sf$intercept - ex$intercept)),
+    if (!is.null(res$sfw_tol0))
+      sprintf("- with tol = 0: objective - f* = %.3g, gap %.3g, ||theta - theta*||_2 = %.3g",
+              res$sfw_tol0$objective - ex$fstar, res$sfw_tol0$gap,
+              sqrt(sum((res$sfw_tol0$theta - ex$theta)^2))))
+}
+lines <- c(lines, "", "| target (issue 27) | measured | |", "|---|---|---|",
+  if (!is.null(sf)) sprintf("| sfw peak RSS < 1 GB | %.0f MB | %s |", sf$rss_mb,
+                            yes(sf$rss_mb < 1024)),
+  if (!is.null(sf) && !is.null(ex))
+    sprintf("| coefficients within the stated tolerance of the exact solution | err %.3g <= bound %.3g, f - f* %.3g <= gap %.3g | %s |",
+            theta_err, theta_bound, f_gap, sf$gap,
+            yes(theta_err <= theta_bound && f_gap <= sf$gap * (1 + 1e-9) + 1e-12)),
+  if (!is.null(sf) && length(floors))
+    sprintf("| sfw seconds per data pass within 2x of the read floor | %.2fx (wall), %.2fx (CPU); the whole fit %.2f floors (wall) | %s |",
+            sf$wall / sf$passes / floor_wall, sf$cpu / sf$passes / floor_cpu,
+            sf$wall / floor_wall, yes(sf$wall / sf$passes <= 2 * floor_wall)),
+  if (!is.null(res$onmf) && !is.null(res$smf_floor))
+    sprintf("| onmf seconds per data pass within 2x of one read | %.2fx (wall), %.2fx (CPU) | %s |",
+            res$onmf$wall / res$onmf$passes / res$smf_floor$wall,
+            res$onmf$cpu / res$onmf$passes / res$smf_floor$cpu,
+            yes(res$onmf$wall / res$onmf$passes <= 2 * res$smf_floor$wall)))
 cat(lines, sep = "\n")
-out <- file.path("inst", "bench", "results", "out_of_core.md")
+out <- file.path("inst", "bench", "results", Sys.getenv("STOCHCG_BENCH_OUT", "out_of_core.md"))
 if (dir.exists(dirname(out))) writeLines(lines, out)

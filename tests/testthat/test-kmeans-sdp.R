@@ -134,6 +134,47 @@ test_that("iris subsample: the SDP value of Rcsdp, certified lower bound below i
   expect_lte(max(abs(rowSums(ref$X) - 1)), 1e-6)
 })
 
+test_that("the certified bound keeps the row sums exact: valid, above the bound at y", {
+  skip_if_not_installed("Rcsdp")
+  set.seed(31)
+  x <- as.matrix(iris[sample(150, 40), 1:4])
+  D <- as.matrix(dist(x))^2
+  n <- nrow(D); k <- 3
+  ref <- ref_kmeans_rcsdp(D, k)
+  fit <- kmeans_sdp(x, k)
+  expect_lte(fit$lower_bound, ref$value)
+  # the bound at the final multipliers, in R: with W 1 = 1/k kept exact it is
+  # <N, 11'>/(nk) + (1 - 1/k) lambda_min(P N P on 1-perp), N = C - Z; never
+  # below the Lagrangian bound at the method's own row-sum multipliers y
+  st <- fit$state
+  normD <- sqrt(sum(D^2)); C <- D / normD; a <- 1 / sqrt(2 * n); cc <- 1 / sqrt(2)
+  N <- C + cc * pmin(matrix(st$state_Y, n), 0)
+  P <- diag(n) - matrix(1 / n, n, n)
+  E <- eigen(P %*% N %*% P, symmetric = TRUE)
+  lam <- min(E$values[abs(colSums(E$vectors)) < 1e-8])
+  projected <- 0.5 * normD * k * (sum(N) / (n * k) + (1 - 1 / k) * lam)
+  y <- st$state_y
+  V <- N + a / 2 * (outer(y, rep(1, n)) + outer(rep(1, n), y))
+  at_y <- 0.5 * normD * k * (min(eigen(V, symmetric = TRUE, only.values = TRUE)$values) -
+                             sum(y) * a / k)
+  expect_lte(projected, ref$value)
+  expect_gte(projected, at_y)
+  expect_lte(projected, fit$lower_bound + 1e-8 * ref$value)
+})
+
+test_that("iris with the defaults: certified to tol before max_iter", {
+  # with the bound at the method's own row-sum multipliers this ran to
+  # max_iter = 5000 at a relative gap of 3.6%
+  x <- as.matrix(iris[, 1:4])
+  set.seed(3)
+  fit <- kmeans_sdp(x, 3)
+  expect_true(fit$converged)
+  expect_lt(fit$iterations, 5000)
+  expect_lte(fit$gap, 1e-3 * abs(fit$objective))
+  expect_lte(fit$infeasibility, 1e-3 * sqrt(150))
+  expect_lte(fit$lower_bound, stats::kmeans(x, 3, nstart = 20)$tot.withinss)
+})
+
 test_that("init: a cgal fit continued equals one longer run (k-means, sparsest cut, sdp_solve)", {
   ctl <- function(k) cg_control(max_iter = k, tol = 0, eval_every = 10)
   same <- function(a, b) {

@@ -552,3 +552,54 @@ test_that("with a working set, a path equals warm-started fits and init = fit co
                       control = cg_control(max_iter = k, tol = 0, eval_every = 1L))
   expect_exact_resume(run, 6L, 10L, label = "pfw screened")
 })
+
+test_that("n > p: the kept face factor and the Gram-column gradient give glmnet's lasso (KKT)", {
+  skip_if_not_installed("glmnet")
+  # correlated columns, n > p: no working set; the full gradient and the
+  # evaluation go through the support's Gram columns, the face steps
+  # update one Cholesky factor along the path (and past r_ls the solution
+  # has every column: the factor grows to p)
+  d <- correlated_design(n = 300, p = 60, rho = 0.9, seed = 5)
+  X <- d$X; y <- d$y; n <- nrow(X)
+  r_ls <- sum(abs(qr.solve(X, y)))
+  r <- r_ls * c(0.1, 0.3, 0.6, 0.9, 0.99)
+  path <- sparse_regression(X, y, r, intercept = FALSE, standardize = FALSE,
+                            control = cg_control(tol = 1e-12))
+  obj0 <- sum(y^2) / (2 * n)
+  for (k in seq_along(r)) {
+    f <- path$fits[[k]]
+    b <- coef(f)
+    expect_true(f$converged)
+    kk <- kkt_r(X, y, b, r[k])
+    # the reported objective and gap are those of the stated problem
+    expect_lt(abs(f$objective - sum((y - X %*% b)^2) / (2 * n)), 1e-12 * obj0)
+    expect_lt(abs(f$gap - kk$gap), 1e-10 * obj0)
+    expect_lt(kk$gap, 1e-11 * obj0)
+    # on the support |g_j| = lambda, the sign opposite beta_j's
+    nz <- b != 0
+    expect_lt(max(abs(kk$g[nz] + kk$lam * sign(b[nz]))), 1e-9 * kk$lam)
+    # glmnet's penalized solution at that multiplier (thresh 1e-14; its
+    # coordinate descent stops on the objective's change), and ours no
+    # worse for its objective
+    g <- glmnet::glmnet(X, y, lambda = kk$lam, intercept = FALSE, standardize = FALSE,
+                        thresh = 1e-14, maxit = 1e6)
+    bg <- as.vector(as.matrix(g$beta))
+    expect_lt(max(abs(bg - b)), 1e-4)                # (1.5e-5 measured)
+    pen <- function(v) sum((y - X %*% v)^2) / (2 * n) + kk$lam * sum(abs(v))
+    expect_lte(pen(b), pen(bg) + 1e-12 * obj0)
+  }
+  expect_gt(sum(coef(path$fits[[5]]) != 0), 40)
+  # the factor is in a fit's state: an interrupted fit continues exactly
+  fit <- sparse_regression(X, y, r[4], intercept = FALSE, standardize = FALSE)
+  expect_gt(length(fit$state$state_face_idx), 0L)
+  expect_length(fit$state$state_face_L,
+                length(fit$state$state_face_idx) * (length(fit$state$state_face_idx) + 1) / 2)
+  run <- function(k, init = NULL)
+    sparse_regression(X, y, r[4], init = init, intercept = FALSE, standardize = FALSE,
+                      control = cg_control(max_iter = k, tol = 0, eval_every = 1L))
+  expect_exact_resume(run, 25L, 20L, label = "pfw kept face factor")
+  # a state with a broken factor is refused
+  bad <- fit; bad$state$state_face_L <- bad$state$state_face_L[-1]
+  expect_error(sparse_regression(X, y, r[4], init = bad, intercept = FALSE, standardize = FALSE),
+               "invalid regression state")
+})
