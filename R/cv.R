@@ -719,18 +719,26 @@ fold_data <- function(X, y, dots, K, intercept = FALSE, transform = NULL) {
   full <- NULL                               # X'X of all the rows
   memo <- list()
   make <- function(rows) {
-    Xr <- if (is.null(rows)) X else X[rows, , drop = FALSE]
-    yr <- if (is.null(rows)) y else y[rows]
+    # with an intercept the rows are taken and centred in one copy
+    # (regression_centring(): one pass of C for a dense X)
+    d <- if (!intercept) {
+      list(X = if (is.null(rows)) X else X[rows, , drop = FALSE],
+           y = if (is.null(rows)) y else y[rows], intercept = FALSE)
+    } else {
+      cen <- regression_centring(X, y, rows)
+      list(X = cen$X, y = cen$y, intercept = cen$centring)
+    }
     gram <- given
     if (share) {
       XtX <- if (is.null(rows)) full
              else full - dense_crossprod(X[-rows, , drop = FALSE])
-      gram <- regression_gram_from(XtX, Xr, intercept)
+      gram <- regression_gram_from(XtX, nrow(d$X),
+                                   if (intercept) d$intercept$xbar)
+      # (made here from the fold's rows: regression_core() need not check
+      # it against them)
+      attr(gram, "stochcg_fold_gram") <- TRUE
     }
-    d <- if (!intercept) list(X = Xr, y = yr, intercept = FALSE, gram = gram) else {
-      cen <- regression_centring(Xr, yr)
-      list(X = cen$X, y = cen$y, intercept = cen$centring, gram = gram)
-    }
+    d["gram"] <- list(gram)
     if (!is.null(transform)) d <- transform(d)
     # kept (memo below) and read by every piece's fits: its fingerprint,
     # taken once (regression_fingerprint())
@@ -746,11 +754,11 @@ fold_data <- function(X, y, dots, K, intercept = FALSE, transform = NULL) {
   }
 }
 
-# X'X / n of the rows Xr given their X'X (XtX), of the rows centred by
-# their means with an intercept
-regression_gram_from <- function(XtX, Xr, intercept) {
-  G <- XtX / nrow(Xr)
-  if (intercept) G <- G - tcrossprod(as.double(Matrix::colMeans(Xr)))
+# X'X / n of n rows given their X'X (XtX), of the rows centred by their
+# means xbar when given (an intercept)
+regression_gram_from <- function(XtX, n, xbar = NULL) {
+  G <- XtX / n
+  if (!is.null(xbar)) G <- G - tcrossprod(xbar)
   G
 }
 

@@ -70,20 +70,18 @@ check_penalty_factor <- function(pf, p) {
 # them (glmnet's, with or without an intercept); a sparse X stays sparse
 column_moments <- function(X, w) {
   n <- nrow(X)
+  # a dense X: the centred two-pass sums in one pass of C over X, no
+  # temporaries (src/regression_data.c: crossprod(wv, X) / n, then
+  # colSums(wv * Xb * Xb) / n with Xb = X - 1 m', bit for bit; in R by
+  # blocks of columns they were a quarter of a binomial fit's R preparation
+  # at 5000 x 50 and a fifth of a standardized CV's allocation)
+  if (is.matrix(X) && is.double(X))
+    return(.Call(C_cg_column_moments, X, if (is.null(w)) NULL else as.double(w)))
   wv <- if (is.null(w)) rep(1, n) else w
   if (!inherits(X, "Matrix")) {
-    m1 <- as.vector(crossprod(wv, X)) / n  # (base: Matrix's S4 dispatch cost more)
-    # centred two-pass sums by blocks of columns (a loop over single columns
-    # took 13% of a standardized CV at 200 x 2000; one block bounds the copy)
-    # (blocks by their first column: split() made a factor of p levels,
-    # 14% of a binomial CV on Colon, 62 x 2000)
-    p <- ncol(X)
-    v <- numeric(p)
-    for (s in seq.int(1L, p, by = 256L)) {
-      idx <- s:min(p, s + 255L)
-      Xb <- X[, idx, drop = FALSE] - rep(m1[idx], each = n)
-      v[idx] <- colSums(wv * Xb * Xb) / n
-    }
+    m1 <- as.vector(crossprod(wv, X)) / n
+    Xb <- X - rep(m1, each = n)
+    v <- colSums(wv * Xb * Xb) / n
   } else {
     m1 <- as.vector(as.matrix(Matrix::crossprod(wv, X))) / n
     m2 <- as.vector(as.matrix(Matrix::crossprod(wv, X^2))) / n
@@ -100,6 +98,8 @@ scale_columns <- function(X, cs) {
     return(X)
   }
   if (inherits(X, "Matrix")) return(X %*% Matrix::Diagonal(x = cs))
+  # (a double matrix: X * rep(cs, each = n) in C, without the n x p rep())
+  if (is.matrix(X) && is.double(X)) return(.Call(C_cg_scale_columns, X, as.double(cs), NULL))
   X * rep(cs, each = nrow(X))
 }
 
@@ -126,15 +126,15 @@ regression_prepare <- function(X, y, family, w, standardize, pf, intercept, meth
                w = w, y = y, intercept = intercept,
                xbar = if (intercept) mom$mean else rep(0, p),
                names = colnames(X), standardize = standardize, pf = pf)
+  if (intercept) prep$x_center <- stats::setNames(prep$xbar, prep$names)
   if (kind == "scale") {
     if (!sparse && intercept) {
       # scaled and centred in one copy of X (regression_core() would centre
       # another): its centring goes along as `intercept`
-      Xs <- X * rep(cs, each = n)
+      # ((X * rep(cs, each = n))[, j] - xs[j], in one pass of C)
       xs <- cs * prep$xbar
-      for (j in seq_len(p)) Xs[, j] <- Xs[, j] - xs[j]
       ybar <- mean(y)
-      prep$X <- Xs
+      prep$X <- .Call(C_cg_scale_columns, X, cs, xs)
       prep$yc <- y - ybar
       prep$centring <- structure(list(xbar = xs, ybar = ybar, y = y),
                                  class = "regression_centring")
@@ -290,6 +290,7 @@ scaled_fold_path <- function(d, pf, standardize, names, radius, init, solver, sd
                cs = cs, w = NULL, intercept = !is.null(cen),
                xbar = if (is.null(cen)) rep(0, p) else cen$xbar, names = names,
                standardize = standardize, pf = pf)
+  if (prep$intercept) prep$x_center <- stats::setNames(prep$xbar, names)
   if (!is.null(cen)) cen$xbar <- cen$xbar * cs
   # (scaled: d$X and d$gram are scaled by cs already, cv_sparse_regression())
   gram <- d$gram
@@ -316,8 +317,12 @@ theta_summary <- function(path) {
 # a gaussian fit of the prepared problem on the original scale
 original_scale <- function(fit, prep) {
   theta <- fit$solution$beta
-  beta <- numeric(prep$p)
-  beta[prep$pen] <- prep$cs[prep$pen] * theta
+  if (all(prep$pen)) {
+    beta <- prep$cs * theta
+  } else {
+    beta <- numeric(prep$p)
+    beta[prep$pen] <- prep$cs[prep$pen] * theta
+  }
   if (prep$kind == "project") {
     fitted <- as.vector(as.matrix(prep$Xpen %*% beta[prep$pen]))
     if (!is.null(prep$qr)) {
@@ -337,7 +342,7 @@ original_scale <- function(fit, prep) {
   names(beta) <- prep$names
   fit$solution$beta <- beta
   fit$theta <- theta
-  if (prep$intercept) fit$x_center <- stats::setNames(prep$xbar, prep$names)
+  if (prep$intercept) fit$x_center <- prep_x_center(prep)
   fit$family <- prep$family
   fit$weights <- prep$w
   fit$standardize <- prep$standardize
@@ -346,6 +351,10 @@ original_scale <- function(fit, prep) {
   if (!isTRUE(fit$lean)) fit$notes <- c(fit$notes, beta = prepared_note(prep, theta))
   fit
 }
+
+# the column means of a prepared problem, named (made once per problem:
+# the fits of a path share the vector)
+prep_x_center <- function(prep) prep$x_center %||% stats::setNames(prep$xbar, prep$names)
 
 # what print() says of beta: the family, and the l1 norm the radius bounds
 prepared_note <- function(prep, theta) {
@@ -495,7 +504,7 @@ glm_finish <- function(fit, prep, st, init, radius, started) {
   fit$b <- b
   fit$face_steps <- sol$face_steps
   fit$intercept <- a
-  if (prep$intercept) fit$x_center <- stats::setNames(prep$xbar, prep$names)
+  if (prep$intercept) fit$x_center <- prep_x_center(prep)
   fit$linear.predictors <- sol$eta
   fit$fitted.values <- family_mean(prep$family, sol$eta)
   fit$y <- prep$y
@@ -530,7 +539,7 @@ glm_lean_fit <- function(res, prep, iter0, radius) {
               status = res$status, iterations = res$iterations + iter0, time = tr$time[last],
               theta = theta, b = b, intercept = if (prep$intercept) b[1L] else 0,
               radius = radius, nobs = prep$n, family = prep$family, lean = TRUE)
-  if (prep$intercept) fit$x_center <- stats::setNames(prep$xbar, prep$names)
+  if (prep$intercept) fit$x_center <- prep_x_center(prep)
   class(fit) <- c("sparse_regression_fit", "cg_fit")
   fit
 }

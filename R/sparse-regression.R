@@ -424,7 +424,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   path_stop <- attr(control, "path_stop_ratio")
   lean <- isTRUE(attr(control, "lean_path"))      # (a CV fold's path: lean_fit below)
   if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
-    X <- check_design(X, "X")
+    X <- fold_design(X)
     # centred once for all the fits: they get the centred data and the
     # centring (`intercept`), so they do not centre again
     if (isTRUE(intercept)) {
@@ -446,7 +446,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   # ---- error checking
   method <- match_choice(method, c("pfw", "sfw", "fw", "spg"), "method")
   sampling <- match_choice(sampling, c("shuffle", "stream", "replace"), "sampling")
-  if (is.null(path_radii)) X <- check_design(X, "X")    # a path's X is checked above
+  if (is.null(path_radii)) X <- fold_design(X)    # a path's X is checked above
   n <- nrow(X); p <- ncol(X)
   if (n < 1L || p < 1L) stop_arg("X", "must have at least one row and one column")
   y <- check_vector(y, "y", n)
@@ -475,7 +475,10 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   gram_matrix <- NULL
   if (is.matrix(gram)) {                 # pfw: X'X / n, given by a path
     if (method != "pfw") stop_arg("gram", "can be a matrix only for method = \"pfw\"")
-    gram_matrix <- check_gram_matrix(gram, X, xbar_c)
+    # (a CV fold's X'X / n, made by fold_data() from the fold's rows, is
+    # not checked again: an O(np) product per piece of each fold's path)
+    gram_matrix <- if (isTRUE(attr(gram, "stochcg_fold_gram", exact = TRUE))) gram
+                   else check_gram_matrix(gram, X, xbar_c)
     gram <- TRUE
   }
   if (is.null(gram)) gram <- p <= 2000L
@@ -525,6 +528,8 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   if (!is.null(start$ws)) spec$init_ws <- start$ws
   if (isTRUE(start$exact)) spec <- c(spec, start$state)
 
+  # the centring's column means, named, shared by the fits of a path
+  x_center <- if (!is.null(centring)) stats::setNames(centring$xbar, colnames(X))
   # the fit from the solver's result at `radius`, started from `init`
   # (`start`: regression_start()'s reading of it)
   finish <- function(fit, init, start, radius, started) {
@@ -549,7 +554,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
     # a = ybar - xbar'beta minimizes the stated objective over a, where it
     # equals the centred problem's
     fit$intercept <- if (is.null(centring)) 0 else centring$ybar - sum(centring$xbar * beta)
-    if (!is.null(centring)) fit$x_center <- stats::setNames(centring$xbar, colnames(X))
+    if (!is.null(centring)) fit$x_center <- x_center
     if (!is.null(centring))
       fit$notes <- c(fit$notes, beta = sprintf("intercept %s", format(fit$intercept, digits = 4)))
     # fitted values ybar + Xc beta (= a + X beta); y as given
@@ -581,7 +586,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
                 iterations = res$iterations + iter0, time = tr$time[last],
                 intercept = if (is.null(centring)) 0 else centring$ybar - sum(centring$xbar * beta),
                 radius = radius, nobs = n, lean = TRUE)
-    if (!is.null(centring)) fit$x_center <- stats::setNames(centring$xbar, colnames(X))
+    if (!is.null(centring)) fit$x_center <- x_center
     if (keep_state) {
       key$radius <- as.double(radius)
       for (part in c("state_loop", "state_solver"))
@@ -596,6 +601,16 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
     return(regression_path(spec, control, path_radii, finish, init, start, call, started, p,
                            path_stop, lean_fit))
   finish(cg_run(spec, control, "sparse_regression", call, started), init, start, radius, started)
+}
+
+# X as check_design() returns it; a CV fold's data (fold_data(): made from
+# an X checked once, marked by the fingerprint taken there) as it is, not
+# scanned again by every piece of the fold's path
+fold_design <- function(X) {
+  if (!is.null(attr(X, "stochcg_fingerprint", exact = TRUE)) &&
+      ((is.matrix(X) && is.double(X)) || inherits(X, "dgCMatrix")))
+    return(X)
+  check_design(X, "X")
 }
 
 # is `method` "pfw" (NULL if it is not a valid method: the fit reports it)?
@@ -699,21 +714,23 @@ regression_fingerprint <- function(X) {
 # (a dense copy) or, for a dgCMatrix, X itself (the C code subtracts xbar
 # from every product with it: X is not densified), y - ybar, and the
 # centring list(xbar, ybar, y) (y as given, for the fit) of class
-# "regression_centring".
-regression_centring <- function(X, y) {
-  xbar <- as.double(Matrix::colMeans(X))
-  ybar <- mean(y)
-  if (!inherits(X, "Matrix")) {       # by blocks of columns: one copy of X, no more
-    n <- nrow(X)                      # (a loop over single columns took 4 of the
-    b <- max(1L, 2^20 %/% max(n, 1L)) # 25 s of a CV at 400 x 20000)
-    # (one block: in one subtraction; X[, j] <- on all columns took 5 times
-    # as long, a quarter of a CV's time at 50 x 2000)
-    if (b >= ncol(X)) X <- X - rep(xbar, each = n)
-    else for (s in seq(1L, ncol(X), by = b)) {
-      j <- s:min(ncol(X), s + b - 1L)
-      X[, j] <- X[, j] - rep(xbar[j], each = n)
-    }
+# "regression_centring". With `rows`, those of X[rows, ] and y[rows] (a CV
+# fold's training rows).
+regression_centring <- function(X, y, rows = NULL) {
+  if (!is.null(rows)) y <- y[rows]
+  if (!inherits(X, "Matrix")) {
+    # the rows taken, their means and the centred copy in one pass of C:
+    # one new matrix, no temporaries (X - rep(xbar, each = n) made two more
+    # of the size of X, a CV's folds three each; src/regression_data.c,
+    # the same numbers as colMeans() and the subtraction)
+    cen <- .Call(C_cg_centred_rows, X, if (!is.null(rows)) as.integer(rows), TRUE)
+    X <- cen$X
+    xbar <- cen$xbar
+  } else {
+    if (!is.null(rows)) X <- X[rows, , drop = FALSE]
+    xbar <- as.double(Matrix::colMeans(X))
   }
+  ybar <- mean(y)
   list(X = X, y = y - ybar,
        centring = structure(list(xbar = xbar, ybar = ybar, y = y), class = "regression_centring"))
 }
@@ -769,7 +786,10 @@ check_gram_matrix <- function(G, X, xbar = NULL) {
   if (!is.null(xbar)) rhs <- rhs - xbar * sum(xbar * v)
   if (!isTRUE(max(abs(lhs - rhs)) <= 1e-8 * sum(abs(diag(G)))))
     stop_arg("gram", "is not crossprod(X) / nrow(X) of this `X`")
-  storage.mode(G) <- "double"
+  # (only when not double already: on a G referenced elsewhere, as a CV
+  # fold's kept X'X / n, `storage.mode<-` gives an ALTREP wrapper that the
+  # next C read copies in full, p^2 doubles per fit of a path)
+  if (!is.double(G)) storage.mode(G) <- "double"
   G
 }
 

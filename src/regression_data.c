@@ -1,0 +1,162 @@
+/* The dense designs a regression fit prepares in R (R/sparse-regression.R
+ * regression_centring(), R/regression-family.R column_moments() and
+ * scale_columns(), R/cv.R fold_data()): each as the R expression it
+ * replaces computes it, bit for bit (the same operations in the same order:
+ * colMeans' and colSums' long double sums, crossprod()'s dgemv), but in one
+ * pass into one new matrix, without the temporaries of the size of X that
+ * X[rows, ], rep(xbar, each = n), X - ..., wv * Xb * Xb made (a CV made
+ * them for every fold; with R's garbage collector they were a third of a
+ * small CV's time). */
+#include "stochcg.h"
+#include <R_ext/BLAS.h>
+
+#ifndef FCONE
+# define FCONE
+#endif
+
+/* R's summation type (long double, unless R was built without it; the
+ * public headers do not say, and standard builds have it) */
+typedef long double sum_t;
+
+/* the dense double matrix X (checked by R: check_design()) */
+static void design_dims(SEXP X, int *n, int *p)
+{
+    SEXP dim = getAttrib(X, R_DimSymbol);
+    if (!isReal(X) || LENGTH(dim) != 2) error("X must be a double matrix");
+    *n = INTEGER(dim)[0];
+    *p = INTEGER(dim)[1];
+}
+
+/* X[rows, , drop = FALSE]'s dimnames (rownames subset, colnames kept) */
+static void set_row_dimnames(SEXP out, SEXP X, const int *rows, int m)
+{
+    SEXP dn = getAttrib(X, R_DimNamesSymbol);
+    if (isNull(dn)) return;
+    SEXP nd = PROTECT(allocVector(VECSXP, 2));
+    SEXP rn = VECTOR_ELT(dn, 0);
+    if (!isNull(rn)) {
+        SEXP r = allocVector(STRSXP, m);
+        SET_VECTOR_ELT(nd, 0, r);
+        for (int i = 0; i < m; i++) SET_STRING_ELT(r, i, STRING_ELT(rn, rows[i] - 1));
+    }
+    SET_VECTOR_ELT(nd, 1, VECTOR_ELT(dn, 1));
+    setAttrib(nd, R_NamesSymbol, getAttrib(dn, R_NamesSymbol));
+    setAttrib(out, R_DimNamesSymbol, nd);
+    UNPROTECT(1);
+}
+
+/* list(X = X[rows, ] - 1 xbar', xbar = colMeans(X[rows, ])) with rows
+ * 1-based (NULL: all rows; then X's attributes kept, as X - rep(xbar, each
+ * = n) keeps them); centre = FALSE: X[rows, ] and xbar NULL */
+SEXP cg_centred_rows(SEXP X, SEXP rows, SEXP centre)
+{
+    int n, p;
+    design_dims(X, &n, &p);
+    const int all = isNull(rows);
+    if (!all && !isInteger(rows)) error("rows must be integer");
+    const int m = all ? n : LENGTH(rows);
+    const int *ri = all ? NULL : INTEGER(rows);
+    if (!all)
+        for (int i = 0; i < m; i++)
+            if (ri[i] == NA_INTEGER || ri[i] < 1 || ri[i] > n) error("rows out of range");
+    const int cen = asLogical(centre) == TRUE;
+    SEXP out = PROTECT(allocMatrix(REALSXP, m, p));
+    SEXP xbar = PROTECT(cen ? allocVector(REALSXP, p) : R_NilValue);
+    const double *x = REAL(X);
+    double *o = REAL(out);
+    for (int j = 0; j < p; j++) {
+        const double *xj = x + (R_xlen_t) n * j;
+        double *oj = o + (R_xlen_t) m * j;
+        if (all) memcpy(oj, xj, sizeof(double) * m);
+        else for (int i = 0; i < m; i++) oj[i] = xj[ri[i] - 1];
+        if (!cen) continue;
+        /* colMeans(): a long double sum, divided in long double */
+        sum_t s = 0.0;
+        for (int i = 0; i < m; i++) s += oj[i];
+        s /= m;
+        const double mj = (double) s;
+        REAL(xbar)[j] = mj;
+        for (int i = 0; i < m; i++) oj[i] = oj[i] - mj;
+    }
+    if (all) DUPLICATE_ATTRIB(out, X);
+    else set_row_dimnames(out, X, ri, m);
+    SEXP res = PROTECT(allocVector(VECSXP, 2));
+    SET_VECTOR_ELT(res, 0, out);
+    SET_VECTOR_ELT(res, 1, xbar);
+    SEXP nm = PROTECT(allocVector(STRSXP, 2));
+    SET_STRING_ELT(nm, 0, mkChar("X"));
+    SET_STRING_ELT(nm, 1, mkChar("xbar"));
+    setAttrib(res, R_NamesSymbol, nm);
+    UNPROTECT(4);
+    return res;
+}
+
+/* column_moments() of a dense X: m = crossprod(wv, X) / n (dgemv, as R's
+ * crossprod() of a vector and a matrix), v = colSums(wv * Xb * Xb) / n with
+ * Xb = X - 1 m' (long double sums, as colSums()); list(mean = m, sd =
+ * sqrt(v)). w: NULL (all 1) or n weights. */
+SEXP cg_column_moments(SEXP X, SEXP w)
+{
+    int n, p;
+    design_dims(X, &n, &p);
+    if (!isNull(w) && (!isReal(w) || LENGTH(w) != n)) error("w must be NULL or n doubles");
+    SEXP mean = PROTECT(allocVector(REALSXP, p));
+    SEXP sd = PROTECT(allocVector(REALSXP, p));
+    double *wv = (double *) R_alloc(n > 0 ? n : 1, sizeof(double));
+    for (int i = 0; i < n; i++) wv[i] = isNull(w) ? 1.0 : REAL(w)[i];
+    double *m = REAL(mean);
+    const double *x = REAL(X);
+    if (n > 0 && p > 0) {
+        const double one = 1.0, zero = 0.0;
+        const int inc = 1;
+        F77_CALL(dgemv)("T", &n, &p, &one, x, &n, wv, &inc, &zero, m, &inc FCONE);
+    } else {
+        for (int j = 0; j < p; j++) m[j] = 0.0;
+    }
+    for (int j = 0; j < p; j++) {
+        m[j] = m[j] / n;
+        const double *xj = x + (R_xlen_t) n * j;
+        sum_t s = 0.0;
+        for (int i = 0; i < n; i++) {
+            const double xb = xj[i] - m[j];
+            const double t = wv[i] * xb;
+            s += t * xb;
+        }
+        REAL(sd)[j] = sqrt((double) s / n);
+    }
+    SEXP res = PROTECT(allocVector(VECSXP, 2));
+    SET_VECTOR_ELT(res, 0, mean);
+    SET_VECTOR_ELT(res, 1, sd);
+    SEXP nm = PROTECT(allocVector(STRSXP, 2));
+    SET_STRING_ELT(nm, 0, mkChar("mean"));
+    SET_STRING_ELT(nm, 1, mkChar("sd"));
+    setAttrib(res, R_NamesSymbol, nm);
+    UNPROTECT(4);
+    return res;
+}
+
+/* X * rep(cs, each = n) (X's attributes kept), minus shift[j] from column j
+ * when shift is given: (X * rep(cs, each = n))[, j] - shift[j] */
+SEXP cg_scale_columns(SEXP X, SEXP cs, SEXP shift)
+{
+    int n, p;
+    design_dims(X, &n, &p);
+    if (!isReal(cs) || LENGTH(cs) != p) error("cs must be p doubles");
+    if (!isNull(shift) && (!isReal(shift) || LENGTH(shift) != p))
+        error("shift must be NULL or p doubles");
+    SEXP out = PROTECT(allocMatrix(REALSXP, n, p));
+    const double *x = REAL(X), *c = REAL(cs);
+    double *o = REAL(out);
+    for (int j = 0; j < p; j++) {
+        const double *xj = x + (R_xlen_t) n * j;
+        double *oj = o + (R_xlen_t) n * j;
+        for (int i = 0; i < n; i++) oj[i] = xj[i] * c[j];
+        if (!isNull(shift)) {
+            const double sj = REAL(shift)[j];
+            for (int i = 0; i < n; i++) oj[i] = oj[i] - sj;
+        }
+    }
+    DUPLICATE_ATTRIB(out, X);
+    UNPROTECT(1);
+    return out;
+}
