@@ -207,6 +207,8 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
       # lean_fit); the full-data path's fits are whole
       if (!is.null(rows) && !isFALSE(getOption("stochcg.lean_cv")))
         attr(ctl, "lean_path") <- TRUE
+      # (the data made by fold_data() from the checked X, and its fingerprint)
+      attr(ctl, "data_fingerprint") <- d$fingerprint
       # least squares with column scales: those of the training rows
       if (!plain)
         return(scaled_fold_path(d, pf, standardize, colnames(X), radius, init,
@@ -740,9 +742,11 @@ fold_data <- function(X, y, dots, K, intercept = FALSE, transform = NULL) {
     }
     d["gram"] <- list(gram)
     if (!is.null(transform)) d <- transform(d)
-    # kept (memo below) and read by every piece's fits: its fingerprint,
-    # taken once (regression_fingerprint())
-    if (keep) attr(d$X, "stochcg_fingerprint") <- regression_fingerprint(d$X)
+    # read by every piece's fits (their states' key): its fingerprint, taken
+    # once (the pieces took it again: 13% of a CV at 40 x 1999). Passed
+    # with the fits' control (fit_rows()), not as an attribute of d$X:
+    # `attr<-` on a matrix held by two lists copied it, a copy per fold.
+    d$fingerprint <- regression_fingerprint(d$X)
     d
   }
   function(rows) {

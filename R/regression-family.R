@@ -81,7 +81,7 @@ column_moments <- function(X, w) {
   if (!inherits(X, "Matrix")) {
     m1 <- as.vector(crossprod(wv, X)) / n
     Xb <- X - rep(m1, each = n)
-    v <- colSums(wv * Xb * Xb) / n
+    v <- as.vector(colSums(wv * Xb * Xb)) / n
   } else {
     m1 <- as.vector(as.matrix(Matrix::crossprod(wv, X))) / n
     m2 <- as.vector(as.matrix(Matrix::crossprod(wv, X^2))) / n

@@ -423,8 +423,12 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   # path by glmnet's rule, regression_path(stop_ratio =))
   path_stop <- attr(control, "path_stop_ratio")
   lean <- isTRUE(attr(control, "lean_path"))      # (a CV fold's path: lean_fit below)
+  # (a CV fold's data, or the full data's, made by fold_data() from an X
+  # checked once: its fingerprint, taken there; X is not scanned again by
+  # every piece of the path)
+  data_fp <- attr(control, "data_fingerprint")
   if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
-    X <- fold_design(X)
+    if (is.null(data_fp)) X <- check_design(X, "X")
     # centred once for all the fits: they get the centred data and the
     # centring (`intercept`), so they do not centre again
     if (isTRUE(intercept)) {
@@ -446,7 +450,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   # ---- error checking
   method <- match_choice(method, c("pfw", "sfw", "fw", "spg"), "method")
   sampling <- match_choice(sampling, c("shuffle", "stream", "replace"), "sampling")
-  if (is.null(path_radii)) X <- fold_design(X)    # a path's X is checked above
+  if (is.null(path_radii) && is.null(data_fp)) X <- check_design(X, "X")  # a path's: above
   n <- nrow(X); p <- ncol(X)
   if (n < 1L || p < 1L) stop_arg("X", "must have at least one row and one column")
   y <- check_vector(y, "y", n)
@@ -495,7 +499,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   # what a state belongs to: the data the C side sees (centred), the
   # problem and every setting the iteration reads
   sampling_id <- if (method %in% c("fw", "pfw")) 1L else sampling_code(sampling)
-  key <- list(data = c(regression_fingerprint(X), fingerprint(y)), x_center = xbar_c,
+  key <- list(data = c(data_fp %||% regression_fingerprint(X), fingerprint(y)), x_center = xbar_c,
               intercept = !is.null(centring), method = method, step = step,
               K = as.integer(K), step_size = step_size, radius = as.double(radius),
               gram = gram, gram_matrix = if (!is.null(gram_matrix)) fingerprint(gram_matrix),
@@ -603,16 +607,6 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   finish(cg_run(spec, control, "sparse_regression", call, started), init, start, radius, started)
 }
 
-# X as check_design() returns it; a CV fold's data (fold_data(): made from
-# an X checked once, marked by the fingerprint taken there) as it is, not
-# scanned again by every piece of the fold's path
-fold_design <- function(X) {
-  if (!is.null(attr(X, "stochcg_fingerprint", exact = TRUE)) &&
-      ((is.matrix(X) && is.double(X)) || inherits(X, "dgCMatrix")))
-    return(X)
-  check_design(X, "X")
-}
-
 # is `method` "pfw" (NULL if it is not a valid method: the fit reports it)?
 is_pfw <- function(method) {
   identical(tryCatch(match_choice(method, c("pfw", "sfw", "fw", "spg"), "method"),
@@ -702,10 +696,6 @@ check_regression_state <- function(st, key, n, p) {
 
 # a few sums that tell designs apart: of a dense X, or a dgCMatrix's parts
 regression_fingerprint <- function(X) {
-  # a CV fold's data carries the fingerprint fold_data() took once (its
-  # pieces of the grid would each take it again: 13% of a CV at 40 x 1999)
-  fp <- attr(X, "stochcg_fingerprint", exact = TRUE)
-  if (!is.null(fp)) return(fp)
   if (!inherits(X, "Matrix")) return(fingerprint(X))
   c(dim(X), fingerprint(X@x), fingerprint(X@i), fingerprint(X@p))
 }

@@ -11,6 +11,7 @@ SEXP cg_smf_kernel(SEXP what, SEXP args);
 SEXP cg_centred_rows(SEXP X, SEXP rows, SEXP centre);
 SEXP cg_column_moments(SEXP X, SEXP w);
 SEXP cg_scale_columns(SEXP X, SEXP cs, SEXP shift);
+SEXP cg_fingerprint(SEXP X);
 
 static const R_CallMethodDef call_methods[] = {
     {"cg_solve_call",  (DL_FUNC) &cg_solve_call,  2},
@@ -22,6 +23,7 @@ static const R_CallMethodDef call_methods[] = {
     {"cg_centred_rows", (DL_FUNC) &cg_centred_rows, 3},
     {"cg_column_moments", (DL_FUNC) &cg_column_moments, 2},
     {"cg_scale_columns", (DL_FUNC) &cg_scale_columns, 3},
+    {"cg_fingerprint", (DL_FUNC) &cg_fingerprint, 1},
     {NULL, NULL, 0}
 };
 
