@@ -225,12 +225,22 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
     # means, standard deviations, weights rescaled to their count), as
     # cv.glmnet's fold fits standardize on theirs
     solver <- c(dots, list(control = quiet_control(control)))
+    # each fold's prepared problem made once and kept for every piece of
+    # the grid while K + 1 copies of X fit in 1 GB (made again per piece,
+    # its rows of X, moments and fingerprint were two thirds of a binomial
+    # CV's allocation on Colon)
+    memo <- list()
+    keep <- (max(foldid) + 1) * as.numeric(utils::object.size(X)) <= 2^30
+    fold_prep <- function(rows) {
+      for (m in memo) if (identical(m$rows, rows)) return(m$prep)
+      wr <- if (is.null(w)) NULL else check_obs_weights(w[rows], length(rows))
+      pr <- regression_prepare(X[rows, , drop = FALSE], y[rows], family, wr, standardize, pf,
+                               intercept, method)
+      if (keep) memo[[length(memo) + 1L]] <<- list(rows = rows, prep = pr)
+      pr
+    }
     fit_rows <- function(rows, radius, init = NULL) {
-      pr <- if (is.null(rows)) prep else {
-        wr <- if (is.null(w)) NULL else check_obs_weights(w[rows], length(rows))
-        regression_prepare(X[rows, , drop = FALSE], y[rows], family, wr, standardize, pf,
-                           intercept, method)
-      }
+      pr <- if (is.null(rows)) prep else fold_prep(rows)
       # (a fold's glm path: lean fits, glm_path())
       if (!is.null(rows) && !isFALSE(getOption("stochcg.lean_cv")))
         attr(solver$control, "lean_path") <- TRUE

@@ -310,7 +310,7 @@ scaled_fold_path <- function(d, pf, standardize, names, radius, init, solver, sd
 # a path's l1 norms: of the coefficients the radius bounds (theta)
 theta_summary <- function(path) {
   if (length(path$fits))
-    path$summary$l1_norm <- vapply(path$fits, function(f) sum(abs(f$theta)), 0)
+    path$summary$l1_norm <- l1_nonzero(lapply(path$fits, function(f) f$theta))$l1
   path
 }
 
@@ -493,11 +493,9 @@ glm_finish <- function(fit, prep, st, init, radius, started) {
                        "state_gq", "state_H", "state_loop")], list(key = st$key))
   fit$state <- fit$state[!vapply(fit$state, is.null, NA)]
   theta <- sol$beta
-  beta <- numeric(prep$p)
-  beta[prep$pen] <- prep$cs[prep$pen] * theta
+  beta <- glm_beta(prep, theta, sol$b)
   b <- sol$b
   a <- if (prep$intercept) b[1L] else 0
-  beta[!prep$pen] <- if (prep$intercept) b[-1L] else b
   names(beta) <- prep$names
   fit$solution <- list(beta = beta)
   fit$theta <- theta
@@ -521,6 +519,17 @@ glm_finish <- function(fit, prep, st, init, radius, started) {
   finish_fit(fit, started)
 }
 
+# the coefficients on the original scale of a glm fit's theta (penalized)
+# and b (intercept, unpenalized columns); with every column penalized one
+# product (no p-vector temporaries per fit)
+glm_beta <- function(prep, theta, b) {
+  if (all(prep$pen) && length(b) == as.integer(prep$intercept)) return(prep$cs * theta)
+  beta <- numeric(prep$p)
+  beta[prep$pen] <- prep$cs[prep$pen] * theta
+  beta[!prep$pen] <- if (prep$intercept) b[-1L] else b
+  beta
+}
+
 # A fold's fit along a CV's glm path (glm_path(), lean): the coefficients,
 # intercept, iterations (from the warm start's: iter0) and status that
 # glm_finish() gives, without trace, notes, state or fitted values
@@ -529,10 +538,8 @@ glm_lean_fit <- function(res, prep, iter0, radius) {
   last <- length(tr$objective)
   sol <- res$solution
   theta <- sol$beta
-  beta <- numeric(prep$p)
-  beta[prep$pen] <- prep$cs[prep$pen] * theta
   b <- sol$b
-  beta[!prep$pen] <- if (prep$intercept) b[-1L] else b
+  beta <- glm_beta(prep, theta, b)
   names(beta) <- prep$names
   fit <- list(solution = list(beta = beta), objective = tr$objective[last], gap = tr$gap[last],
               problem = "sparse_regression", converged = identical(res$status, "converged"),

@@ -557,7 +557,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
     fit$solution <- list(beta = beta)
     # a = ybar - xbar'beta minimizes the stated objective over a, where it
     # equals the centred problem's
-    fit$intercept <- if (is.null(centring)) 0 else centring$ybar - sum(centring$xbar * beta)
+    fit$intercept <- if (is.null(centring)) 0 else centring$ybar - sum_product(centring$xbar, beta)
     if (!is.null(centring)) fit$x_center <- x_center
     if (!is.null(centring))
       fit$notes <- c(fit$notes, beta = sprintf("intercept %s", format(fit$intercept, digits = 4)))
@@ -588,7 +588,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
                 gap = tr$gap[last], method = method, problem = "sparse_regression",
                 converged = identical(res$status, "converged"), status = res$status,
                 iterations = res$iterations + iter0, time = tr$time[last],
-                intercept = if (is.null(centring)) 0 else centring$ybar - sum(centring$xbar * beta),
+                intercept = if (is.null(centring)) 0 else centring$ybar - sum_product(centring$xbar, beta),
                 radius = radius, nobs = n, lean = TRUE)
     if (!is.null(centring)) fit$x_center <- x_center
     if (keep_state) {
@@ -605,6 +605,13 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
     return(regression_path(spec, control, path_radii, finish, init, start, call, started, p,
                            path_stop, lean_fit))
   finish(cg_run(spec, control, "sparse_regression", call, started), init, start, radius, started)
+}
+
+# sum(x * y) of two double vectors, the same number, without the vector
+# x * y (a fit's intercept; src/regression_data.c)
+sum_product <- function(x, y) {
+  if (is.double(x) && is.double(y) && length(x) == length(y)) .Call(C_cg_sum_product, x, y)
+  else sum(x * y)
 }
 
 # is `method` "pfw" (NULL if it is not a valid method: the fit reports it)?

@@ -12,6 +12,8 @@ SEXP cg_centred_rows(SEXP X, SEXP rows, SEXP centre);
 SEXP cg_column_moments(SEXP X, SEXP w);
 SEXP cg_scale_columns(SEXP X, SEXP cs, SEXP shift);
 SEXP cg_fingerprint(SEXP X);
+SEXP cg_sum_product(SEXP x, SEXP y);
+SEXP cg_l1_nonzero(SEXP fits);
 
 static const R_CallMethodDef call_methods[] = {
     {"cg_solve_call",  (DL_FUNC) &cg_solve_call,  2},
@@ -24,6 +26,8 @@ static const R_CallMethodDef call_methods[] = {
     {"cg_column_moments", (DL_FUNC) &cg_column_moments, 2},
     {"cg_scale_columns", (DL_FUNC) &cg_scale_columns, 3},
     {"cg_fingerprint", (DL_FUNC) &cg_fingerprint, 1},
+    {"cg_sum_product", (DL_FUNC) &cg_sum_product, 2},
+    {"cg_l1_nonzero", (DL_FUNC) &cg_l1_nonzero, 1},
     {NULL, NULL, 0}
 };
 

@@ -9,6 +9,9 @@
  * small CV's time). */
 #include "stochcg.h"
 #include <R_ext/BLAS.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
 
 #ifndef FCONE
 # define FCONE
@@ -209,5 +212,55 @@ SEXP cg_fingerprint(SEXP X)
     o[2] = r_sum(r0); o[3] = r_sum(r1); o[4] = r_sum(r2);
     o[5] = r_sum(c1); o[6] = r_sum(c2);
     UNPROTECT(1);
+    return out;
+}
+
+/* sum(x * y) of two double vectors of one length, as R computes it (the
+ * products in double, a long double sum), without the vector x * y */
+SEXP cg_sum_product(SEXP x, SEXP y)
+{
+    if (!isReal(x) || !isReal(y) || XLENGTH(x) != XLENGTH(y))
+        error("x and y must be double vectors of one length");
+    const double *a = REAL(x), *b = REAL(y);
+    sum_t s = 0.0;
+    for (R_xlen_t i = 0; i < XLENGTH(x); i++) {
+        const double t = a[i] * b[i];
+        s += t;
+    }
+    return ScalarReal(r_sum(s));
+}
+
+/* for a list of double vectors b: list(nonzero = sum(b != 0) (integer),
+ * l1 = sum(abs(b))) of each, as R computes them, without the vectors
+ * b != 0 and abs(b) per fit (a path's summary); NULL when one is not a
+ * double vector or holds NA/NaN (R computes those) */
+SEXP cg_l1_nonzero(SEXP fits)
+{
+    if (TYPEOF(fits) != VECSXP) error("a list of double vectors expected");
+    const R_xlen_t k = XLENGTH(fits);
+    SEXP nz = PROTECT(allocVector(INTSXP, k)), l1 = PROTECT(allocVector(REALSXP, k));
+    for (R_xlen_t f = 0; f < k; f++) {
+        SEXP b = VECTOR_ELT(fits, f);
+        if (!isReal(b)) { UNPROTECT(2); return R_NilValue; }
+        const double *v = REAL(b);
+        sum_t s = 0.0;
+        R_xlen_t c = 0;
+        for (R_xlen_t i = 0; i < XLENGTH(b); i++) {
+            if (ISNAN(v[i])) { UNPROTECT(2); return R_NilValue; }
+            c += v[i] != 0.0;
+            s += fabs(v[i]);
+        }
+        if (c > INT_MAX) error("too many nonzeros");
+        INTEGER(nz)[f] = (int) c;
+        REAL(l1)[f] = r_sum(s);
+    }
+    SEXP out = PROTECT(allocVector(VECSXP, 2));
+    SET_VECTOR_ELT(out, 0, nz);
+    SET_VECTOR_ELT(out, 1, l1);
+    SEXP nm = PROTECT(allocVector(STRSXP, 2));
+    SET_STRING_ELT(nm, 0, mkChar("nonzero"));
+    SET_STRING_ELT(nm, 1, mkChar("l1"));
+    setAttrib(out, R_NamesSymbol, nm);
+    UNPROTECT(4);
     return out;
 }
