@@ -183,17 +183,8 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
     # each fold's data kept scaled by the sds of its training rows, so that
     # every group of radii reuses them (scaling a copy of X per group took
     # 14% of a CV at 200 x 2000)
-    scale_fold <- if (!plain) function(d) {
-      sd <- if (standardize) column_moments(d$X, NULL)$sd else rep(1, ncol(d$X))
-      cs <- numeric(length(sd))
-      ok <- sd > 0
-      cs[ok] <- 1 / ((if (is.null(pf)) 1 else pf[ok]) * sd[ok])
-      d$X <- scale_columns(d$X, cs)
-      if (is.matrix(d$gram)) d$gram <- d$gram * tcrossprod(cs)
-      d$sd <- sd
-      d
-    }
-    data_of <- fold_data(X, y, dots, max(foldid), intercept, scale_fold)
+    data_of <- fold_data(X, y, dots, max(foldid), intercept,
+                         if (!plain) list(standardize = standardize, pf = pf))
     fit_rows <- function(rows, radius, init = NULL) {
       d <- data_of(rows)        # centred by the means of the training rows
       ctl <- quiet_control(control)
@@ -718,9 +709,11 @@ one_se_rule <- function(cvm, cvsd) {
 # made again for each piece. Other methods get the `gram` given. With an
 # intercept the rows are centred by their own means (as sparse_regression()
 # centres a path's data once: `intercept` is then the centring), and so is
-# X'X / n. `transform(d)`, if given, is applied once to each fold's data,
-# kept in that form (cv_sparse_regression()'s column scales).
-fold_data <- function(X, y, dots, K, intercept = FALSE, transform = NULL) {
+# X'X / n. With `scale = list(standardize, pf)` (cv_sparse_regression()'s
+# column scales) each fold's columns are scaled by cs = 1 / (pf sd), sd the
+# standard deviations of its (centred) training rows (1 without
+# standardize), and so is its X'X / n; d$sd holds them.
+fold_data <- function(X, y, dots, K, intercept = FALSE, scale = NULL) {
   given <- dots$gram
   # (the training rows' number: about (K - 1) / K of n)
   share <- shares_gram(if (is.null(dots$method)) "pfw" else dots$method, given, ncol(X),
@@ -731,14 +724,20 @@ fold_data <- function(X, y, dots, K, intercept = FALSE, transform = NULL) {
   full <- NULL                               # X'X of all the rows
   memo <- list()
   make <- function(rows) {
-    # with an intercept the rows are taken and centred in one copy
-    # (regression_centring(): one pass of C for a dense X)
-    d <- if (!intercept) {
+    # the rows taken, centred (an intercept) and scaled (`scale`) in one
+    # copy (regression_centring(): one pass of C for a dense X)
+    sc <- NULL
+    d <- if (intercept) {
+      cen <- regression_centring(X, y, rows, scale)
+      sc <- cen$scales
+      list(X = cen$X, y = cen$y, intercept = cen$centring)
+    } else if (!is.null(scale) && !inherits(X, "Matrix")) {
+      r <- .Call(C_cg_centred_rows, X, if (!is.null(rows)) as.integer(rows), FALSE, scale)
+      sc <- r[c("sd", "cs")]
+      list(X = r$X, y = if (is.null(rows)) y else y[rows], intercept = FALSE)
+    } else {
       list(X = if (is.null(rows)) X else X[rows, , drop = FALSE],
            y = if (is.null(rows)) y else y[rows], intercept = FALSE)
-    } else {
-      cen <- regression_centring(X, y, rows)
-      list(X = cen$X, y = cen$y, intercept = cen$centring)
     }
     gram <- given
     if (share) {
@@ -751,7 +750,15 @@ fold_data <- function(X, y, dots, K, intercept = FALSE, transform = NULL) {
       attr(gram, "stochcg_fold_gram") <- TRUE
     }
     d["gram"] <- list(gram)
-    if (!is.null(transform)) d <- transform(d)
+    if (!is.null(scale)) {
+      if (is.null(sc)) {              # a sparse X: scaled here (stays sparse)
+        sd <- if (scale$standardize) column_moments(d$X, NULL)$sd else rep(1, ncol(d$X))
+        sc <- list(sd = sd, cs = column_scale_factors(sd, scale$pf))
+        d$X <- scale_columns(d$X, sc$cs)
+      }
+      if (is.matrix(d$gram)) d$gram <- d$gram * tcrossprod(sc$cs)
+      d$sd <- sc$sd
+    }
     # read by every piece's fits (their states' key): its fingerprint, taken
     # once (the pieces took it again: 13% of a CV at 40 x 1999). Passed
     # with the fits' control (fit_rows()), not as an attribute of d$X:

@@ -270,6 +270,16 @@ prepared_fit <- function(prep, radius, init, solver, call, started = wall_clock(
   original_scale(res, prep)
 }
 
+# the column scales 1 / (pf sd) of columns with standard deviations sd (0
+# where sd is 0; pf NULL: all 1), as src/regression_data.c computes them
+# for a dense fold (column_scales())
+column_scale_factors <- function(sd, pf) {
+  cs <- numeric(length(sd))
+  ok <- sd > 0
+  cs[ok] <- 1 / ((if (is.null(pf)) 1 else pf[ok]) * sd[ok])
+  cs
+}
+
 # The path of a CV fold's least squares with column scales (standardize,
 # positive penalty factors), from the fold's data `d` of fold_data(): its
 # rows centred (or implicitly, sparse) and its X'X / n, both shared along
@@ -283,9 +293,7 @@ scaled_fold_path <- function(d, pf, standardize, names, radius, init, solver, sd
   # (sd: the fold's column sds when the caller kept them from an earlier
   # group of radii)
   if (is.null(sd)) sd <- if (standardize) column_moments(X, NULL)$sd else rep(1, p)
-  cs <- numeric(p)
-  ok <- sd > 0
-  cs[ok] <- 1 / ((if (is.null(pf)) 1 else pf[ok]) * sd[ok])
+  cs <- column_scale_factors(sd, pf)
   prep <- list(kind = "scale", family = "gaussian", n = nrow(X), p = p, pen = rep(TRUE, p),
                cs = cs, w = NULL, intercept = !is.null(cen),
                xbar = if (is.null(cen)) rep(0, p) else cen$xbar, names = names,

@@ -712,24 +712,29 @@ regression_fingerprint <- function(X) {
 # from every product with it: X is not densified), y - ybar, and the
 # centring list(xbar, ybar, y) (y as given, for the fit) of class
 # "regression_centring". With `rows`, those of X[rows, ] and y[rows] (a CV
-# fold's training rows).
-regression_centring <- function(X, y, rows = NULL) {
+# fold's training rows). With `scale` (fold_data()) and a dense X, the
+# centred columns are then scaled in the same copy and `scales` holds
+# list(sd, cs) (see fold_data(); NULL for a sparse X, not scaled here).
+regression_centring <- function(X, y, rows = NULL, scale = NULL) {
   if (!is.null(rows)) y <- y[rows]
+  scales <- NULL
   if (!inherits(X, "Matrix")) {
     # the rows taken, their means and the centred copy in one pass of C:
     # one new matrix, no temporaries (X - rep(xbar, each = n) made two more
     # of the size of X, a CV's folds three each; src/regression_data.c,
     # the same numbers as colMeans() and the subtraction)
-    cen <- .Call(C_cg_centred_rows, X, if (!is.null(rows)) as.integer(rows), TRUE)
+    cen <- .Call(C_cg_centred_rows, X, if (!is.null(rows)) as.integer(rows), TRUE, scale)
     X <- cen$X
     xbar <- cen$xbar
+    if (!is.null(scale)) scales <- cen[c("sd", "cs")]
   } else {
     if (!is.null(rows)) X <- X[rows, , drop = FALSE]
     xbar <- as.double(Matrix::colMeans(X))
   }
   ybar <- mean(y)
   list(X = X, y = y - ybar,
-       centring = structure(list(xbar = xbar, ybar = ybar, y = y), class = "regression_centring"))
+       centring = structure(list(xbar = xbar, ybar = ybar, y = y), class = "regression_centring"),
+       scales = scales)
 }
 
 # the column means C subtracts implicitly: a sparse X's, when centred

@@ -48,10 +48,51 @@ static void set_row_dimnames(SEXP out, SEXP X, const int *rows, int m)
     UNPROTECT(1);
 }
 
+/* the column sds of column_moments(M, NULL) (the dgemv mean, then the
+ * long double sum of squares around it), and from them the column scales
+ * cs_j = 1 / (pf_j sd_j) (0 where sd_j = 0) that R computes; with
+ * standardize FALSE, sd_j = 1. M (n x p) is not changed. */
+static void column_scales(const double *M, int n, int p, int standardize, const double *pf,
+                          double *sd, double *cs)
+{
+    double *m = (double *) R_alloc(p > 0 ? p : 1, sizeof(double));
+    if (standardize) {
+        double *ones = (double *) R_alloc(n > 0 ? n : 1, sizeof(double));
+        for (int i = 0; i < n; i++) ones[i] = 1.0;
+        if (n > 0 && p > 0) {
+            const double one = 1.0, zero = 0.0;
+            const int inc = 1;
+            F77_CALL(dgemv)("T", &n, &p, &one, M, &n, ones, &inc, &zero, m, &inc FCONE);
+        } else {
+            for (int j = 0; j < p; j++) m[j] = 0.0;
+        }
+    }
+    for (int j = 0; j < p; j++) {
+        if (standardize) {
+            const double mj = m[j] / n;
+            const double *xj = M + (R_xlen_t) n * j;
+            sum_t s = 0.0;
+            for (int i = 0; i < n; i++) {
+                const double xb = xj[i] - mj;
+                const double t = 1.0 * xb;
+                s += t * xb;
+            }
+            sd[j] = sqrt((double) s / n);
+        } else {
+            sd[j] = 1.0;
+        }
+        cs[j] = sd[j] > 0 ? 1.0 / ((pf ? pf[j] : 1.0) * sd[j]) : 0.0;
+    }
+}
+
 /* list(X = X[rows, ] - 1 xbar', xbar = colMeans(X[rows, ])) with rows
  * 1-based (NULL: all rows; then X's attributes kept, as X - rep(xbar, each
- * = n) keeps them); centre = FALSE: X[rows, ] and xbar NULL */
-SEXP cg_centred_rows(SEXP X, SEXP rows, SEXP centre)
+ * = n) keeps them); centre = FALSE: X[rows, ] and xbar NULL. With scale =
+ * list(standardize, pf) the columns of that matrix are then scaled as
+ * cv_sparse_regression() scales a fold's (column_moments()' sds of the
+ * centred rows, cs = 1 / (pf sd), X * rep(cs, each = n)), in place, and the
+ * list has sd and cs too: one new matrix for what took two. */
+SEXP cg_centred_rows(SEXP X, SEXP rows, SEXP centre, SEXP scale)
 {
     int n, p;
     design_dims(X, &n, &p);
@@ -63,8 +104,22 @@ SEXP cg_centred_rows(SEXP X, SEXP rows, SEXP centre)
         for (int i = 0; i < m; i++)
             if (ri[i] == NA_INTEGER || ri[i] < 1 || ri[i] > n) error("rows out of range");
     const int cen = asLogical(centre) == TRUE;
+    const int scaled = !isNull(scale);
+    int standardize = 0;
+    const double *pf = NULL;
+    if (scaled) {
+        if (TYPEOF(scale) != VECSXP || LENGTH(scale) != 2) error("scale must be list(standardize, pf)");
+        standardize = asLogical(VECTOR_ELT(scale, 0)) == TRUE;
+        SEXP f = VECTOR_ELT(scale, 1);
+        if (!isNull(f)) {
+            if (!isReal(f) || LENGTH(f) != p) error("pf must be NULL or p doubles");
+            pf = REAL(f);
+        }
+    }
     SEXP out = PROTECT(allocMatrix(REALSXP, m, p));
     SEXP xbar = PROTECT(cen ? allocVector(REALSXP, p) : R_NilValue);
+    SEXP sd = PROTECT(scaled ? allocVector(REALSXP, p) : R_NilValue);
+    SEXP cs = PROTECT(scaled ? allocVector(REALSXP, p) : R_NilValue);
     const double *x = REAL(X);
     double *o = REAL(out);
     for (int j = 0; j < p; j++) {
@@ -81,16 +136,23 @@ SEXP cg_centred_rows(SEXP X, SEXP rows, SEXP centre)
         REAL(xbar)[j] = mj;
         for (int i = 0; i < m; i++) oj[i] = oj[i] - mj;
     }
+    if (scaled) {
+        column_scales(o, m, p, standardize, pf, REAL(sd), REAL(cs));
+        for (int j = 0; j < p; j++) {
+            double *oj = o + (R_xlen_t) m * j;
+            const double c = REAL(cs)[j];
+            for (int i = 0; i < m; i++) oj[i] = oj[i] * c;
+        }
+    }
     if (all) DUPLICATE_ATTRIB(out, X);
     else set_row_dimnames(out, X, ri, m);
-    SEXP res = PROTECT(allocVector(VECSXP, 2));
+    static const char *names[] = {"X", "xbar", "sd", "cs", ""};
+    SEXP res = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(res, 0, out);
     SET_VECTOR_ELT(res, 1, xbar);
-    SEXP nm = PROTECT(allocVector(STRSXP, 2));
-    SET_STRING_ELT(nm, 0, mkChar("X"));
-    SET_STRING_ELT(nm, 1, mkChar("xbar"));
-    setAttrib(res, R_NamesSymbol, nm);
-    UNPROTECT(4);
+    SET_VECTOR_ELT(res, 2, sd);
+    SET_VECTOR_ELT(res, 3, cs);
+    UNPROTECT(5);
     return res;
 }
 

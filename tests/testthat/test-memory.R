@@ -81,16 +81,16 @@ test_that("sparse_regression's intercept centres a dense X in exactly one new ma
   expect_length(big_allocations(function() fit(Xl), 8 * length(Xl)), 1L)
   expect_length(copies_of(X, function(x) sparse_regression(x, y, 1, control = ctl,
                                                            standardize = FALSE)), 0L)
-  # a CV fold's training rows: taken and centred into one new matrix each,
-  # the folds' and the full data's (11 with 10 folds); standardized, one
-  # more each (the scaled copy) and the full data's prepared problem
+  # a CV fold's training rows: taken, centred (and, standardized, scaled)
+  # into one new matrix each, the folds' and the full data's (11 with 10
+  # folds); standardized, one more: the full data's prepared problem
   Xc <- matrix(rnorm(2000 * 500), 2000, 500); yc <- rnorm(2000)
   ids <- rep_len(1:10, 2000)
   for (std in c(FALSE, TRUE)) {
     big <- big_allocations(function()
       cv_sparse_regression(Xc, yc, folds = ids, standardize = std, radius = c(0.5, 1),
                            control = ctl), 8 * 1800 * 500)
-    expect_length(big, if (std) 2L * 11L + 1L else 11L)
+    expect_length(big, if (std) 11L + 1L else 11L)
   }
 })
 

@@ -540,6 +540,15 @@ test_that("the designs prepared in C are R's expressions bit for bit", {
     expect_identical(cen$X, Xr - rep(xbar, each = length(rows)))
     expect_identical(cen$centring$xbar, xbar)
     expect_identical(cen$y, y[rows] - mean(y[rows]))
+    # a standardized fold: its centred rows scaled by 1 / (pf sd) in the same copy
+    pf <- if (k %% 4) runif(p, 0.5, 2)
+    Xc <- Xr - rep(xbar, each = length(rows))
+    sdc <- stochcg:::column_moments(Xc, NULL)$sd
+    csc <- numeric(p); ok <- sdc > 0
+    csc[ok] <- 1 / ((if (is.null(pf)) 1 else pf[ok]) * sdc[ok])
+    sc <- stochcg:::regression_centring(X, y, rows, list(standardize = TRUE, pf = pf))
+    expect_identical(sc$X, Xc * rep(csc, each = length(rows)))
+    expect_identical(sc$scales, list(sd = sdc, cs = csc))
     cs <- runif(p)
     expect_identical(stochcg:::scale_columns(X, cs), X * rep(cs, each = n))
     rs <- rowSums(X); csum <- colSums(X)
