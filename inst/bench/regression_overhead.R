@@ -12,8 +12,10 @@
 #    coefficients), standardize = FALSE;
 #  - 60 x 4000 and 1000 x 200 simulated, the standardized defaults;
 #  - Colon binomial (62 x 2000, tumour class), the defaults;
-#  - one binomial fit at radius 1 on 5000 x 50 simulated (AR-free columns
-#    with 5 factors), the defaults: the R preparation of a single GLM fit.
+#  - one binomial fit at radius 1 on 5000 x 50 simulated (5 common
+#    factors), the defaults: the R preparation of a single GLM fit;
+#  - one gaussian fit on Colon gene 1 at radius 2 (raw scale), and one at
+#    radius 5 on 1000 x 200 simulated (standardized).
 # Each CV is timed over `reps` calls (STOCHCG_BENCH_REPS, default 10; the
 # single fit 20 times as many) after one warm-up call, in one process.
 #
@@ -49,7 +51,13 @@ cases <- list(
   "CV 60 x 4000 (standardized)" = cv_case(sim(60, 4000)),
   "CV 1000 x 200 (standardized)" = cv_case(sim(1000, 200)),
   "CV Colon binomial (62 x 2000)" = cv_case(colon_bin, family = "binomial"),
-  "fit binomial 5000 x 50" = function() sparse_regression(g$X, g$y, 1, family = "binomial"))
+  "fit binomial 5000 x 50" = function() sparse_regression(g$X, g$y, 1, family = "binomial"),
+  "fit gaussian Colon gene 1 (raw)" = function() sparse_regression(colon$X, colon$y, 2,
+                                                                   standardize = FALSE),
+  "fit gaussian 1000 x 200 (standardized)" = local({
+    s <- sim(1000, 200)
+    function() sparse_regression(s$X, s$y, 5)
+  }))
 
 measure <- function(name, f) {
   k <- if (startsWith(name, "fit")) 20L * reps else reps
