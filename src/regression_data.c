@@ -1,21 +1,19 @@
 /* The dense designs a regression fit prepares in R (R/sparse-regression.R
  * regression_centring(), R/regression-family.R column_moments() and
- * scale_columns(), R/cv.R fold_data()): each as the R expression it
- * replaces computes it, bit for bit (the same operations in the same order:
- * colMeans' and colSums' long double sums, crossprod()'s dgemv), but in one
- * pass into one new matrix, without the temporaries of the size of X that
- * X[rows, ], rep(xbar, each = n), X - ..., wv * Xb * Xb made (a CV made
- * them for every fold; with R's garbage collector they were a third of a
- * small CV's time). */
+ * scale_columns(), R/cv.R fold_data()), the data's fingerprint
+ * (R/validate.R) and a path's per-fit sums (intercept, l1 norm, nonzeros):
+ * each as the R expression it replaces computes it, bit for bit (the same
+ * operations in the same order: colMeans', colSums', rowSums' and sum()'s
+ * long double sums, crossprod()'s dgemv), but in one pass, into at most one
+ * new matrix, without the temporaries of the size of X that X[rows, ],
+ * rep(xbar, each = n), X - ..., wv * Xb * Xb made (a CV made them for every
+ * fold; with R's garbage collector they were a third of a small CV's
+ * time). test-regression-family.R compares them with the R expressions. */
 #include "stochcg.h"
 #include <R_ext/BLAS.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
-
-#ifndef FCONE
-# define FCONE
-#endif
 
 /* R's summation type (long double, unless R was built without it; the
  * public headers do not say, and standard builds have it) */
