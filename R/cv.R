@@ -183,17 +183,8 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
     # each fold's data kept scaled by the sds of its training rows, so that
     # every group of radii reuses them (scaling a copy of X per group took
     # 14% of a CV at 200 x 2000)
-    scale_fold <- if (!plain) function(d) {
-      sd <- if (standardize) column_moments(d$X, NULL)$sd else rep(1, ncol(d$X))
-      cs <- numeric(length(sd))
-      ok <- sd > 0
-      cs[ok] <- 1 / ((if (is.null(pf)) 1 else pf[ok]) * sd[ok])
-      d$X <- scale_columns(d$X, cs)
-      if (is.matrix(d$gram)) d$gram <- d$gram * tcrossprod(cs)
-      d$sd <- sd
-      d
-    }
-    data_of <- fold_data(X, y, dots, max(foldid), intercept, scale_fold)
+    data_of <- fold_data(X, y, dots, max(foldid), intercept,
+                         if (!plain) list(standardize = standardize, pf = pf))
     fit_rows <- function(rows, radius, init = NULL) {
       d <- data_of(rows)        # centred by the means of the training rows
       ctl <- quiet_control(control)
@@ -207,6 +198,8 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
       # lean_fit); the full-data path's fits are whole
       if (!is.null(rows) && !isFALSE(getOption("stochcg.lean_cv")))
         attr(ctl, "lean_path") <- TRUE
+      # (the data made by fold_data() from the checked X, and its fingerprint)
+      attr(ctl, "data_fingerprint") <- d$fingerprint
       # least squares with column scales: those of the training rows
       if (!plain)
         return(scaled_fold_path(d, pf, standardize, colnames(X), radius, init,
@@ -223,12 +216,22 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
     # means, standard deviations, weights rescaled to their count), as
     # cv.glmnet's fold fits standardize on theirs
     solver <- c(dots, list(control = quiet_control(control)))
+    # each fold's prepared problem made once and kept for every piece of
+    # the grid while K + 1 copies of X fit in 1 GB (made again per piece,
+    # its rows of X, moments and fingerprint were two thirds of a binomial
+    # CV's allocation on Colon)
+    memo <- list()
+    keep <- (max(foldid) + 1) * as.numeric(utils::object.size(X)) <= 2^30
+    fold_prep <- function(rows) {
+      for (m in memo) if (identical(m$rows, rows)) return(m$prep)
+      wr <- if (is.null(w)) NULL else check_obs_weights(w[rows], length(rows))
+      pr <- regression_prepare(X[rows, , drop = FALSE], y[rows], family, wr, standardize, pf,
+                               intercept, method)
+      if (keep) memo[[length(memo) + 1L]] <<- list(rows = rows, prep = pr)
+      pr
+    }
     fit_rows <- function(rows, radius, init = NULL) {
-      pr <- if (is.null(rows)) prep else {
-        wr <- if (is.null(w)) NULL else check_obs_weights(w[rows], length(rows))
-        regression_prepare(X[rows, , drop = FALSE], y[rows], family, wr, standardize, pf,
-                           intercept, method)
-      }
+      pr <- if (is.null(rows)) prep else fold_prep(rows)
       # (a fold's glm path: lean fits, glm_path())
       if (!is.null(rows) && !isFALSE(getOption("stochcg.lean_cv")))
         attr(solver$control, "lean_path") <- TRUE
@@ -706,9 +709,11 @@ one_se_rule <- function(cvm, cvsd) {
 # made again for each piece. Other methods get the `gram` given. With an
 # intercept the rows are centred by their own means (as sparse_regression()
 # centres a path's data once: `intercept` is then the centring), and so is
-# X'X / n. `transform(d)`, if given, is applied once to each fold's data,
-# kept in that form (cv_sparse_regression()'s column scales).
-fold_data <- function(X, y, dots, K, intercept = FALSE, transform = NULL) {
+# X'X / n. With `scale = list(standardize, pf)` (cv_sparse_regression()'s
+# column scales) each fold's columns are scaled by cs = 1 / (pf sd), sd the
+# standard deviations of its (centred) training rows (1 without
+# standardize), and so is its X'X / n; d$sd holds them.
+fold_data <- function(X, y, dots, K, intercept = FALSE, scale = NULL) {
   given <- dots$gram
   # (the training rows' number: about (K - 1) / K of n)
   share <- shares_gram(if (is.null(dots$method)) "pfw" else dots$method, given, ncol(X),
@@ -719,22 +724,46 @@ fold_data <- function(X, y, dots, K, intercept = FALSE, transform = NULL) {
   full <- NULL                               # X'X of all the rows
   memo <- list()
   make <- function(rows) {
-    Xr <- if (is.null(rows)) X else X[rows, , drop = FALSE]
-    yr <- if (is.null(rows)) y else y[rows]
+    # the rows taken, centred (an intercept) and scaled (`scale`) in one
+    # copy (regression_centring(): one pass of C for a dense X)
+    sc <- NULL
+    d <- if (intercept) {
+      cen <- regression_centring(X, y, rows, scale)
+      sc <- cen$scales
+      list(X = cen$X, y = cen$y, intercept = cen$centring)
+    } else if (!is.null(scale) && !inherits(X, "Matrix")) {
+      r <- .Call(C_cg_centred_rows, X, if (!is.null(rows)) as.integer(rows), FALSE, scale)
+      sc <- r[c("sd", "cs")]
+      list(X = r$X, y = if (is.null(rows)) y else y[rows], intercept = FALSE)
+    } else {
+      list(X = if (is.null(rows)) X else X[rows, , drop = FALSE],
+           y = if (is.null(rows)) y else y[rows], intercept = FALSE)
+    }
     gram <- given
     if (share) {
       XtX <- if (is.null(rows)) full
              else full - dense_crossprod(X[-rows, , drop = FALSE])
-      gram <- regression_gram_from(XtX, Xr, intercept)
+      gram <- regression_gram_from(XtX, nrow(d$X),
+                                   if (intercept) d$intercept$xbar)
+      # (made here from the fold's rows: regression_core() need not check
+      # it against them)
+      attr(gram, "stochcg_fold_gram") <- TRUE
     }
-    d <- if (!intercept) list(X = Xr, y = yr, intercept = FALSE, gram = gram) else {
-      cen <- regression_centring(Xr, yr)
-      list(X = cen$X, y = cen$y, intercept = cen$centring, gram = gram)
+    d["gram"] <- list(gram)
+    if (!is.null(scale)) {
+      if (is.null(sc)) {              # a sparse X: scaled here (stays sparse)
+        sd <- if (scale$standardize) column_moments(d$X, NULL)$sd else rep(1, ncol(d$X))
+        sc <- list(sd = sd, cs = column_scale_factors(sd, scale$pf))
+        d$X <- scale_columns(d$X, sc$cs)
+      }
+      if (is.matrix(d$gram)) d$gram <- d$gram * tcrossprod(sc$cs)
+      d$sd <- sc$sd
     }
-    if (!is.null(transform)) d <- transform(d)
-    # kept (memo below) and read by every piece's fits: its fingerprint,
-    # taken once (regression_fingerprint())
-    if (keep) attr(d$X, "stochcg_fingerprint") <- regression_fingerprint(d$X)
+    # read by every piece's fits (their states' key): its fingerprint, taken
+    # once (the pieces took it again: 13% of a CV at 40 x 1999). Passed
+    # with the fits' control (fit_rows()), not as an attribute of d$X:
+    # `attr<-` on a matrix held by two lists copied it, a copy per fold.
+    d$fingerprint <- regression_fingerprint(d$X)
     d
   }
   function(rows) {
@@ -746,11 +775,11 @@ fold_data <- function(X, y, dots, K, intercept = FALSE, transform = NULL) {
   }
 }
 
-# X'X / n of the rows Xr given their X'X (XtX), of the rows centred by
-# their means with an intercept
-regression_gram_from <- function(XtX, Xr, intercept) {
-  G <- XtX / nrow(Xr)
-  if (intercept) G <- G - tcrossprod(as.double(Matrix::colMeans(Xr)))
+# X'X / n of n rows given their X'X (XtX), of the rows centred by their
+# means xbar when given (an intercept)
+regression_gram_from <- function(XtX, n, xbar = NULL) {
+  G <- XtX / n
+  if (!is.null(xbar)) G <- G - tcrossprod(xbar)
   G
 }
 

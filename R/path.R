@@ -217,8 +217,11 @@ path_summary <- function(fits, init = NULL, param = "radius") {
     converged = vapply(fits, function(f) isTRUE(f$converged), NA))
   main <- lapply(fits, fit_solution)
   if (is.numeric(main[[1L]]) && is.null(dim(main[[1L]]))) {
-    out$nonzero <- vapply(main, function(b) sum(b != 0), 0L)
-    out$l1_norm <- vapply(main, function(b) sum(abs(b)), 0)
+    # (both in one pass of C per fit: the vectors b != 0 and abs(b) of
+    # every fit of every fold's piece were a tenth of a CV's allocation)
+    s <- l1_nonzero(main)
+    out$nonzero <- s$nonzero
+    out$l1_norm <- s$l1
   } else if (inherits(main[[1L]], "lowrank")) {
     out$rank <- vapply(main, function(X) sum(X$d > 0), 0L)
     out$nuclear_norm <- vapply(main, function(X) sum(X$d), 0)
@@ -229,6 +232,14 @@ path_summary <- function(fits, init = NULL, param = "radius") {
   out$time <- vapply(fits, function(f) as.double(f$time), 0)
   names(out)[1L] <- param
   list2DF(out)
+}
+
+# list(nonzero = sum(b != 0), l1 = sum(abs(b))) of each vector b of a list,
+# the same numbers as those R expressions (src/regression_data.c)
+l1_nonzero <- function(vs) {
+  s <- if (all(vapply(vs, is.double, NA))) .Call(C_cg_l1_nonzero, vs)
+  s %||% list(nonzero = vapply(vs, function(b) sum(b != 0), 0L),
+              l1 = vapply(vs, function(b) sum(abs(b)), 0))
 }
 
 #' @rdname cg_path

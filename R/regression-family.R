@@ -70,20 +70,18 @@ check_penalty_factor <- function(pf, p) {
 # them (glmnet's, with or without an intercept); a sparse X stays sparse
 column_moments <- function(X, w) {
   n <- nrow(X)
+  # a dense X: the centred two-pass sums in one pass of C over X, no
+  # temporaries (src/regression_data.c: crossprod(wv, X) / n, then
+  # colSums(wv * Xb * Xb) / n with Xb = X - 1 m', bit for bit; in R by
+  # blocks of columns they were a quarter of a binomial fit's R preparation
+  # at 5000 x 50 and a fifth of a standardized CV's allocation)
+  if (is.matrix(X) && is.double(X))
+    return(.Call(C_cg_column_moments, X, if (is.null(w)) NULL else as.double(w)))
   wv <- if (is.null(w)) rep(1, n) else w
   if (!inherits(X, "Matrix")) {
-    m1 <- as.vector(crossprod(wv, X)) / n  # (base: Matrix's S4 dispatch cost more)
-    # centred two-pass sums by blocks of columns (a loop over single columns
-    # took 13% of a standardized CV at 200 x 2000; one block bounds the copy)
-    # (blocks by their first column: split() made a factor of p levels,
-    # 14% of a binomial CV on Colon, 62 x 2000)
-    p <- ncol(X)
-    v <- numeric(p)
-    for (s in seq.int(1L, p, by = 256L)) {
-      idx <- s:min(p, s + 255L)
-      Xb <- X[, idx, drop = FALSE] - rep(m1[idx], each = n)
-      v[idx] <- colSums(wv * Xb * Xb) / n
-    }
+    m1 <- as.vector(crossprod(wv, X)) / n
+    Xb <- X - rep(m1, each = n)
+    v <- as.vector(colSums(wv * Xb * Xb)) / n
   } else {
     m1 <- as.vector(as.matrix(Matrix::crossprod(wv, X))) / n
     m2 <- as.vector(as.matrix(Matrix::crossprod(wv, X^2))) / n
@@ -100,6 +98,8 @@ scale_columns <- function(X, cs) {
     return(X)
   }
   if (inherits(X, "Matrix")) return(X %*% Matrix::Diagonal(x = cs))
+  # (a double matrix: X * rep(cs, each = n) in C, without the n x p rep())
+  if (is.matrix(X) && is.double(X)) return(.Call(C_cg_scale_columns, X, as.double(cs), NULL))
   X * rep(cs, each = nrow(X))
 }
 
@@ -126,15 +126,15 @@ regression_prepare <- function(X, y, family, w, standardize, pf, intercept, meth
                w = w, y = y, intercept = intercept,
                xbar = if (intercept) mom$mean else rep(0, p),
                names = colnames(X), standardize = standardize, pf = pf)
+  if (intercept) prep$x_center <- stats::setNames(prep$xbar, prep$names)
   if (kind == "scale") {
     if (!sparse && intercept) {
       # scaled and centred in one copy of X (regression_core() would centre
       # another): its centring goes along as `intercept`
-      Xs <- X * rep(cs, each = n)
+      # ((X * rep(cs, each = n))[, j] - xs[j], in one pass of C)
       xs <- cs * prep$xbar
-      for (j in seq_len(p)) Xs[, j] <- Xs[, j] - xs[j]
       ybar <- mean(y)
-      prep$X <- Xs
+      prep$X <- .Call(C_cg_scale_columns, X, cs, xs)
       prep$yc <- y - ybar
       prep$centring <- structure(list(xbar = xs, ybar = ybar, y = y),
                                  class = "regression_centring")
@@ -270,6 +270,16 @@ prepared_fit <- function(prep, radius, init, solver, call, started = wall_clock(
   original_scale(res, prep)
 }
 
+# the column scales 1 / (pf sd) of columns with standard deviations sd (0
+# where sd is 0; pf NULL: all 1), as src/regression_data.c computes them
+# for a dense fold (column_scales())
+column_scale_factors <- function(sd, pf) {
+  cs <- numeric(length(sd))
+  ok <- sd > 0
+  cs[ok] <- 1 / ((if (is.null(pf)) 1 else pf[ok]) * sd[ok])
+  cs
+}
+
 # The path of a CV fold's least squares with column scales (standardize,
 # positive penalty factors), from the fold's data `d` of fold_data(): its
 # rows centred (or implicitly, sparse) and its X'X / n, both shared along
@@ -283,13 +293,12 @@ scaled_fold_path <- function(d, pf, standardize, names, radius, init, solver, sd
   # (sd: the fold's column sds when the caller kept them from an earlier
   # group of radii)
   if (is.null(sd)) sd <- if (standardize) column_moments(X, NULL)$sd else rep(1, p)
-  cs <- numeric(p)
-  ok <- sd > 0
-  cs[ok] <- 1 / ((if (is.null(pf)) 1 else pf[ok]) * sd[ok])
+  cs <- column_scale_factors(sd, pf)
   prep <- list(kind = "scale", family = "gaussian", n = nrow(X), p = p, pen = rep(TRUE, p),
                cs = cs, w = NULL, intercept = !is.null(cen),
                xbar = if (is.null(cen)) rep(0, p) else cen$xbar, names = names,
                standardize = standardize, pf = pf)
+  if (prep$intercept) prep$x_center <- stats::setNames(prep$xbar, names)
   if (!is.null(cen)) cen$xbar <- cen$xbar * cs
   # (scaled: d$X and d$gram are scaled by cs already, cv_sparse_regression())
   gram <- d$gram
@@ -309,15 +318,19 @@ scaled_fold_path <- function(d, pf, standardize, names, radius, init, solver, sd
 # a path's l1 norms: of the coefficients the radius bounds (theta)
 theta_summary <- function(path) {
   if (length(path$fits))
-    path$summary$l1_norm <- vapply(path$fits, function(f) sum(abs(f$theta)), 0)
+    path$summary$l1_norm <- l1_nonzero(lapply(path$fits, function(f) f$theta))$l1
   path
 }
 
 # a gaussian fit of the prepared problem on the original scale
 original_scale <- function(fit, prep) {
   theta <- fit$solution$beta
-  beta <- numeric(prep$p)
-  beta[prep$pen] <- prep$cs[prep$pen] * theta
+  if (all(prep$pen)) {
+    beta <- prep$cs * theta
+  } else {
+    beta <- numeric(prep$p)
+    beta[prep$pen] <- prep$cs[prep$pen] * theta
+  }
   if (prep$kind == "project") {
     fitted <- as.vector(as.matrix(prep$Xpen %*% beta[prep$pen]))
     if (!is.null(prep$qr)) {
@@ -337,7 +350,7 @@ original_scale <- function(fit, prep) {
   names(beta) <- prep$names
   fit$solution$beta <- beta
   fit$theta <- theta
-  if (prep$intercept) fit$x_center <- stats::setNames(prep$xbar, prep$names)
+  if (prep$intercept) fit$x_center <- prep_x_center(prep)
   fit$family <- prep$family
   fit$weights <- prep$w
   fit$standardize <- prep$standardize
@@ -346,6 +359,10 @@ original_scale <- function(fit, prep) {
   if (!isTRUE(fit$lean)) fit$notes <- c(fit$notes, beta = prepared_note(prep, theta))
   fit
 }
+
+# the column means of a prepared problem, named (made once per problem:
+# the fits of a path share the vector)
+prep_x_center <- function(prep) prep$x_center %||% stats::setNames(prep$xbar, prep$names)
 
 # what print() says of beta: the family, and the l1 norm the radius bounds
 prepared_note <- function(prep, theta) {
@@ -484,18 +501,16 @@ glm_finish <- function(fit, prep, st, init, radius, started) {
                        "state_gq", "state_H", "state_loop")], list(key = st$key))
   fit$state <- fit$state[!vapply(fit$state, is.null, NA)]
   theta <- sol$beta
-  beta <- numeric(prep$p)
-  beta[prep$pen] <- prep$cs[prep$pen] * theta
+  beta <- glm_beta(prep, theta, sol$b)
   b <- sol$b
   a <- if (prep$intercept) b[1L] else 0
-  beta[!prep$pen] <- if (prep$intercept) b[-1L] else b
   names(beta) <- prep$names
   fit$solution <- list(beta = beta)
   fit$theta <- theta
   fit$b <- b
   fit$face_steps <- sol$face_steps
   fit$intercept <- a
-  if (prep$intercept) fit$x_center <- stats::setNames(prep$xbar, prep$names)
+  if (prep$intercept) fit$x_center <- prep_x_center(prep)
   fit$linear.predictors <- sol$eta
   fit$fitted.values <- family_mean(prep$family, sol$eta)
   fit$y <- prep$y
@@ -512,6 +527,17 @@ glm_finish <- function(fit, prep, st, init, radius, started) {
   finish_fit(fit, started)
 }
 
+# the coefficients on the original scale of a glm fit's theta (penalized)
+# and b (intercept, unpenalized columns); with every column penalized one
+# product (no p-vector temporaries per fit)
+glm_beta <- function(prep, theta, b) {
+  if (all(prep$pen) && length(b) == as.integer(prep$intercept)) return(prep$cs * theta)
+  beta <- numeric(prep$p)
+  beta[prep$pen] <- prep$cs[prep$pen] * theta
+  beta[!prep$pen] <- if (prep$intercept) b[-1L] else b
+  beta
+}
+
 # A fold's fit along a CV's glm path (glm_path(), lean): the coefficients,
 # intercept, iterations (from the warm start's: iter0) and status that
 # glm_finish() gives, without trace, notes, state or fitted values
@@ -520,17 +546,15 @@ glm_lean_fit <- function(res, prep, iter0, radius) {
   last <- length(tr$objective)
   sol <- res$solution
   theta <- sol$beta
-  beta <- numeric(prep$p)
-  beta[prep$pen] <- prep$cs[prep$pen] * theta
   b <- sol$b
-  beta[!prep$pen] <- if (prep$intercept) b[-1L] else b
+  beta <- glm_beta(prep, theta, b)
   names(beta) <- prep$names
   fit <- list(solution = list(beta = beta), objective = tr$objective[last], gap = tr$gap[last],
               problem = "sparse_regression", converged = identical(res$status, "converged"),
               status = res$status, iterations = res$iterations + iter0, time = tr$time[last],
               theta = theta, b = b, intercept = if (prep$intercept) b[1L] else 0,
               radius = radius, nobs = prep$n, family = prep$family, lean = TRUE)
-  if (prep$intercept) fit$x_center <- stats::setNames(prep$xbar, prep$names)
+  if (prep$intercept) fit$x_center <- prep_x_center(prep)
   class(fit) <- c("sparse_regression_fit", "cg_fit")
   fit
 }

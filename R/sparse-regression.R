@@ -437,8 +437,12 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   # path by glmnet's rule, regression_path(stop_ratio =))
   path_stop <- attr(control, "path_stop_ratio")
   lean <- isTRUE(attr(control, "lean_path"))      # (a CV fold's path: lean_fit below)
+  # (a CV fold's data, or the full data's, made by fold_data() from an X
+  # checked once: its fingerprint, taken there; X is not scanned again by
+  # every piece of the path)
+  data_fp <- attr(control, "data_fingerprint")
   if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
-    X <- check_design(X, "X")
+    if (is.null(data_fp)) X <- check_design(X, "X")
     # centred once for all the fits: they get the centred data and the
     # centring (`intercept`), so they do not centre again
     if (isTRUE(intercept)) {
@@ -460,7 +464,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   # ---- error checking
   method <- match_choice(method, c("pfw", "sfw", "fw", "spg"), "method")
   sampling <- match_choice(sampling, c("shuffle", "stream", "replace"), "sampling")
-  if (is.null(path_radii)) X <- check_design(X, "X")    # a path's X is checked above
+  if (is.null(path_radii) && is.null(data_fp)) X <- check_design(X, "X")  # a path's: above
   n <- nrow(X); p <- ncol(X)
   if (n < 1L || p < 1L) stop_arg("X", "must have at least one row and one column")
   y <- check_vector(y, "y", n)
@@ -489,7 +493,10 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   gram_matrix <- NULL
   if (is.matrix(gram)) {                 # pfw: X'X / n, given by a path
     if (method != "pfw") stop_arg("gram", "can be a matrix only for method = \"pfw\"")
-    gram_matrix <- check_gram_matrix(gram, X, xbar_c)
+    # (a CV fold's X'X / n, made by fold_data() from the fold's rows, is
+    # not checked again: an O(np) product per piece of each fold's path)
+    gram_matrix <- if (isTRUE(attr(gram, "stochcg_fold_gram", exact = TRUE))) gram
+                   else check_gram_matrix(gram, X, xbar_c)
     gram <- TRUE
   }
   if (is.null(gram)) gram <- p <= 2000L
@@ -506,7 +513,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   # what a state belongs to: the data the C side sees (centred), the
   # problem and every setting the iteration reads
   sampling_id <- if (method %in% c("fw", "pfw")) 1L else sampling_code(sampling)
-  key <- list(data = c(regression_fingerprint(X), fingerprint(y)), x_center = xbar_c,
+  key <- list(data = c(data_fp %||% regression_fingerprint(X), fingerprint(y)), x_center = xbar_c,
               intercept = !is.null(centring), method = method, step = step,
               K = as.integer(K), step_size = step_size, radius = as.double(radius),
               gram = gram, gram_matrix = if (!is.null(gram_matrix)) fingerprint(gram_matrix),
@@ -541,6 +548,8 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
     spec[c("init_face_idx", "init_face_L")] <- unname(start$face)
   if (isTRUE(start$exact)) spec <- c(spec, start$state)
 
+  # the centring's column means, named, shared by the fits of a path
+  x_center <- if (!is.null(centring)) stats::setNames(centring$xbar, colnames(X))
   # the fit from the solver's result at `radius`, started from `init`
   # (`start`: regression_start()'s reading of it)
   finish <- function(fit, init, start, radius, started) {
@@ -564,8 +573,8 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
     fit$solution <- list(beta = beta)
     # a = ybar - xbar'beta minimizes the stated objective over a, where it
     # equals the centred problem's
-    fit$intercept <- if (is.null(centring)) 0 else centring$ybar - sum(centring$xbar * beta)
-    if (!is.null(centring)) fit$x_center <- stats::setNames(centring$xbar, colnames(X))
+    fit$intercept <- if (is.null(centring)) 0 else centring$ybar - sum_product(centring$xbar, beta)
+    if (!is.null(centring)) fit$x_center <- x_center
     if (!is.null(centring))
       fit$notes <- c(fit$notes, beta = sprintf("intercept %s", format(fit$intercept, digits = 4)))
     # fitted values ybar + Xc beta (= a + X beta); y as given
@@ -595,9 +604,9 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
                 gap = tr$gap[last], method = method, problem = "sparse_regression",
                 converged = identical(res$status, "converged"), status = res$status,
                 iterations = res$iterations + iter0, time = tr$time[last],
-                intercept = if (is.null(centring)) 0 else centring$ybar - sum(centring$xbar * beta),
+                intercept = if (is.null(centring)) 0 else centring$ybar - sum_product(centring$xbar, beta),
                 radius = radius, nobs = n, lean = TRUE)
-    if (!is.null(centring)) fit$x_center <- stats::setNames(centring$xbar, colnames(X))
+    if (!is.null(centring)) fit$x_center <- x_center
     if (keep_state) {
       key$radius <- as.double(radius)
       for (part in c("state_loop", "state_solver"))
@@ -612,6 +621,13 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
     return(regression_path(spec, control, path_radii, finish, init, start, call, started, p,
                            path_stop, lean_fit))
   finish(cg_run(spec, control, "sparse_regression", call, started), init, start, radius, started)
+}
+
+# sum(x * y) of two double vectors, the same number, without the vector
+# x * y (a fit's intercept; src/regression_data.c)
+sum_product <- function(x, y) {
+  if (is.double(x) && is.double(y) && length(x) == length(y)) .Call(C_cg_sum_product, x, y)
+  else sum(x * y)
 }
 
 # is `method` "pfw" (NULL if it is not a valid method: the fit reports it)?
@@ -708,10 +724,6 @@ check_regression_state <- function(st, key, n, p) {
 
 # a few sums that tell designs apart: of a dense X, or a dgCMatrix's parts
 regression_fingerprint <- function(X) {
-  # a CV fold's data carries the fingerprint fold_data() took once (its
-  # pieces of the grid would each take it again: 13% of a CV at 40 x 1999)
-  fp <- attr(X, "stochcg_fingerprint", exact = TRUE)
-  if (!is.null(fp)) return(fp)
   if (!inherits(X, "Matrix")) return(fingerprint(X))
   c(dim(X), fingerprint(X@x), fingerprint(X@i), fingerprint(X@p))
 }
@@ -720,23 +732,30 @@ regression_fingerprint <- function(X) {
 # (a dense copy) or, for a dgCMatrix, X itself (the C code subtracts xbar
 # from every product with it: X is not densified), y - ybar, and the
 # centring list(xbar, ybar, y) (y as given, for the fit) of class
-# "regression_centring".
-regression_centring <- function(X, y) {
-  xbar <- as.double(Matrix::colMeans(X))
-  ybar <- mean(y)
-  if (!inherits(X, "Matrix")) {       # by blocks of columns: one copy of X, no more
-    n <- nrow(X)                      # (a loop over single columns took 4 of the
-    b <- max(1L, 2^20 %/% max(n, 1L)) # 25 s of a CV at 400 x 20000)
-    # (one block: in one subtraction; X[, j] <- on all columns took 5 times
-    # as long, a quarter of a CV's time at 50 x 2000)
-    if (b >= ncol(X)) X <- X - rep(xbar, each = n)
-    else for (s in seq(1L, ncol(X), by = b)) {
-      j <- s:min(ncol(X), s + b - 1L)
-      X[, j] <- X[, j] - rep(xbar[j], each = n)
-    }
+# "regression_centring". With `rows`, those of X[rows, ] and y[rows] (a CV
+# fold's training rows). With `scale` (fold_data()) and a dense X, the
+# centred columns are then scaled in the same copy and `scales` holds
+# list(sd, cs) (see fold_data(); NULL for a sparse X, not scaled here).
+regression_centring <- function(X, y, rows = NULL, scale = NULL) {
+  if (!is.null(rows)) y <- y[rows]
+  scales <- NULL
+  if (!inherits(X, "Matrix")) {
+    # the rows taken, their means and the centred copy in one pass of C:
+    # one new matrix, no temporaries (X - rep(xbar, each = n) made two more
+    # of the size of X, a CV's folds three each; src/regression_data.c,
+    # the same numbers as colMeans() and the subtraction)
+    cen <- .Call(C_cg_centred_rows, X, if (!is.null(rows)) as.integer(rows), TRUE, scale)
+    X <- cen$X
+    xbar <- cen$xbar
+    if (!is.null(scale)) scales <- cen[c("sd", "cs")]
+  } else {
+    if (!is.null(rows)) X <- X[rows, , drop = FALSE]
+    xbar <- as.double(Matrix::colMeans(X))
   }
+  ybar <- mean(y)
   list(X = X, y = y - ybar,
-       centring = structure(list(xbar = xbar, ybar = ybar, y = y), class = "regression_centring"))
+       centring = structure(list(xbar = xbar, ybar = ybar, y = y), class = "regression_centring"),
+       scales = scales)
 }
 
 # the column means C subtracts implicitly: a sparse X's, when centred
@@ -790,7 +809,10 @@ check_gram_matrix <- function(G, X, xbar = NULL) {
   if (!is.null(xbar)) rhs <- rhs - xbar * sum(xbar * v)
   if (!isTRUE(max(abs(lhs - rhs)) <= 1e-8 * sum(abs(diag(G)))))
     stop_arg("gram", "is not crossprod(X) / nrow(X) of this `X`")
-  storage.mode(G) <- "double"
+  # (only when not double already: on a G referenced elsewhere, as a CV
+  # fold's kept X'X / n, `storage.mode<-` gives an ALTREP wrapper that the
+  # next C read copies in full, p^2 doubles per fit of a path)
+  if (!is.double(G)) storage.mode(G) <- "double"
   G
 }
 

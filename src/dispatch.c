@@ -215,6 +215,17 @@ typedef struct {
     cg_problem *P; cg_trace *tr; int iters, status, polling;
 } solve_call;
 
+/* The trace's first capacity: one row per scheduled evaluation, at most
+ * 64 (it grows by doubling; most fits record a few rows, and its buffers
+ * are R_alloc'd, counted by R's garbage collector: 1024 rows per fit made
+ * a CV's fold paths allocate 8 kB x 8 columns per radius) */
+static int trace_start_rows(const cg_control *ctl)
+{
+    const int every = ctl->eval_every;
+    const double rows = (double) ctl->max_iter / (every > 0 ? every : 1) + 3;
+    return rows < 64 ? (int) rows : 64;
+}
+
 static SEXP solve_body(void *data)
 {
     solve_call *s = (solve_call *) data;
@@ -244,9 +255,7 @@ static SEXP solve_body(void *data)
         error("method '%s' does not apply to problem '%s'", m->name, s->problem->name);
 
     /* the trace grows by doubling: start small, whatever max_iter is */
-    const int every = s->ctl->eval_every;
-    const double rows = (double) s->ctl->max_iter / (every > 0 ? every : 1) + 3;
-    cg_trace_init(s->tr, rows < 1024 ? (int) rows : 1024);
+    cg_trace_init(s->tr, trace_start_rows(s->ctl));
     s->status = m->solve(P, s->o, s->ctl, s->tr, &s->iters);
     return R_NilValue;
 }
@@ -371,9 +380,10 @@ static SEXP path_body(void *data)
             s->problem->restart(P, REAL(pc->radii)[i]);
             P->iter_offset = done_iters;
             P->warm_start = 1;
-            const int every = s->ctl->eval_every;
-            const double rows = (double) s->ctl->max_iter / (every > 0 ? every : 1) + 3;
-            cg_trace_init(s->tr, rows < 1024 ? (int) rows : 1024);
+            /* the next fit's trace in the same buffers (R_alloc'd: they
+             * live until the call returns; a new set per radius held
+             * 8 x 8 kB each, most of a CV fold path's allocation) */
+            s->tr->len = 0;
             s->status = m->solve(P, s->o, s->ctl, s->tr, &s->iters);
         }
         int status = s->status;

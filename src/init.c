@@ -9,6 +9,12 @@ SEXP cg_lowrank_entries(SEXP u, SEXP d, SEXP v, SEXP i, SEXP j);
 SEXP cg_threshold_components(SEXP S, SEXP lambda);
 SEXP cg_smf_kernel(SEXP what, SEXP args);
 SEXP cg_entry_cells(SEXP fun, SEXP rho, SEXP nblocks, SEXP dims);
+SEXP cg_centred_rows(SEXP X, SEXP rows, SEXP centre, SEXP scale);
+SEXP cg_column_moments(SEXP X, SEXP w);
+SEXP cg_scale_columns(SEXP X, SEXP cs, SEXP shift);
+SEXP cg_fingerprint(SEXP X);
+SEXP cg_sum_product(SEXP x, SEXP y);
+SEXP cg_l1_nonzero(SEXP fits);
 
 static const R_CallMethodDef call_methods[] = {
     {"cg_solve_call",  (DL_FUNC) &cg_solve_call,  2},
@@ -18,6 +24,12 @@ static const R_CallMethodDef call_methods[] = {
     {"cg_threshold_components", (DL_FUNC) &cg_threshold_components, 2},
     {"cg_smf_kernel", (DL_FUNC) &cg_smf_kernel, 2},
     {"cg_entry_cells", (DL_FUNC) &cg_entry_cells, 4},
+    {"cg_centred_rows", (DL_FUNC) &cg_centred_rows, 4},
+    {"cg_column_moments", (DL_FUNC) &cg_column_moments, 2},
+    {"cg_scale_columns", (DL_FUNC) &cg_scale_columns, 3},
+    {"cg_fingerprint", (DL_FUNC) &cg_fingerprint, 1},
+    {"cg_sum_product", (DL_FUNC) &cg_sum_product, 2},
+    {"cg_l1_nonzero", (DL_FUNC) &cg_l1_nonzero, 1},
     {NULL, NULL, 0}
 };
 

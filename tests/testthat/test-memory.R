@@ -61,16 +61,37 @@ test_that("dense inputs are not copied by any fitting function", {
   }
 })
 
-test_that("sparse_regression's intercept centres a dense X in exactly one copy", {
-  # past 2^20 values X is centred in place in one copy, by blocks of columns
-  # (below, in one subtraction: a new matrix of at most 8 MB, no copy)
+# the allocations of at least `bytes` made while f() runs (Rprofmem)
+big_allocations <- function(f, bytes) {
+  file <- tempfile()
+  on.exit(unlink(file))
+  utils::Rprofmem(file, threshold = bytes)
+  suppressWarnings(f())
+  utils::Rprofmem(NULL)
+  out <- readLines(file)
+  out[grepl("^[0-9]+ :", out) & as.numeric(sub(" :.*", "", out)) >= bytes]
+}
+
+test_that("sparse_regression's intercept centres a dense X in exactly one new matrix", {
+  # X is never duplicated (tracemem) and its centred copy is the only
+  # allocation of its size (made in one pass of C: src/regression_data.c)
   Xl <- matrix(rnorm(1100 * 1000), 1100, 1000); yl <- rnorm(1100)
-  copies <- copies_of(Xl, function(x) sparse_regression(x, yl, 1, control = ctl,
-                                                        standardize = FALSE))
-  expect_length(copies, 1L)
-  expect_match(copies, "regression_centring")
+  fit <- function(x) sparse_regression(x, yl, 1, control = ctl, standardize = FALSE)
+  expect_length(copies_of(Xl, fit), 0L)
+  expect_length(big_allocations(function() fit(Xl), 8 * length(Xl)), 1L)
   expect_length(copies_of(X, function(x) sparse_regression(x, y, 1, control = ctl,
                                                            standardize = FALSE)), 0L)
+  # a CV fold's training rows: taken, centred (and, standardized, scaled)
+  # into one new matrix each, the folds' and the full data's (11 with 10
+  # folds); standardized, one more: the full data's prepared problem
+  Xc <- matrix(rnorm(2000 * 500), 2000, 500); yc <- rnorm(2000)
+  ids <- rep_len(1:10, 2000)
+  for (std in c(FALSE, TRUE)) {
+    big <- big_allocations(function()
+      cv_sparse_regression(Xc, yc, folds = ids, standardize = std, radius = c(0.5, 1),
+                           control = ctl), 8 * 1800 * 500)
+    expect_length(big, if (std) 11L + 1L else 11L)
+  }
 })
 
 test_that("sparse inputs are not copied", {

@@ -516,3 +516,44 @@ test_that("dense n >> p, model steps (several coefficients a step): glmnet's sol
     expect_lt(max(abs(coef(plain) - coef(fit))), 1e-6, label = family)
   }
 })
+
+test_that("the designs prepared in C are R's expressions bit for bit", {
+  # column means and sds, the centred rows of a fold, the scaled columns and
+  # the fingerprint: src/regression_data.c against the R expressions they
+  # replace (the fits' results, and their states' keys, depend on every bit)
+  set.seed(11)
+  for (k in 1:12) {
+    n <- c(1, 3, 40, 200, 1500)[1 + k %% 5]; p <- c(1, 7, 300)[1 + k %% 3]
+    X <- matrix(rnorm(n * p, sd = 10^runif(1, -3, 6)), n, p,
+                dimnames = if (k %% 2) list(paste0("r", seq_len(n)), paste0("c", seq_len(p))))
+    w <- if (k %% 3) runif(n, 0, 3)
+    wv <- if (is.null(w)) rep(1, n) else w
+    m1 <- as.vector(crossprod(wv, X)) / n
+    Xb <- X - rep(m1, each = n)
+    mom <- stochcg:::column_moments(X, w)
+    expect_identical(mom, list(mean = m1, sd = sqrt(as.vector(colSums(wv * Xb * Xb)) / n)))
+    rows <- sort(sample(n, max(1, n - n %/% 3)))
+    Xr <- X[rows, , drop = FALSE]
+    xbar <- as.double(colMeans(Xr))
+    y <- rnorm(n)
+    cen <- stochcg:::regression_centring(X, y, rows)
+    expect_identical(cen$X, Xr - rep(xbar, each = length(rows)))
+    expect_identical(cen$centring$xbar, xbar)
+    expect_identical(cen$y, y[rows] - mean(y[rows]))
+    # a standardized fold: its centred rows scaled by 1 / (pf sd) in the same copy
+    pf <- if (k %% 4) runif(p, 0.5, 2)
+    Xc <- Xr - rep(xbar, each = length(rows))
+    sdc <- stochcg:::column_moments(Xc, NULL)$sd
+    csc <- numeric(p); ok <- sdc > 0
+    csc[ok] <- 1 / ((if (is.null(pf)) 1 else pf[ok]) * sdc[ok])
+    sc <- stochcg:::regression_centring(X, y, rows, list(standardize = TRUE, pf = pf))
+    expect_identical(sc$X, Xc * rep(csc, each = length(rows)))
+    expect_identical(sc$scales, list(sd = sdc, cs = csc))
+    cs <- runif(p)
+    expect_identical(stochcg:::scale_columns(X, cs), X * rep(cs, each = n))
+    rs <- rowSums(X); csum <- colSums(X)
+    expect_identical(stochcg:::fingerprint(X),
+                     c(dim(X), sum(rs), sum(rs * rs), sum(rs * seq_len(n)),
+                       sum(csum * seq_len(p)), sum(csum * (seq_len(p) %% 7 + 1))))
+  }
+})

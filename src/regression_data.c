@@ -1,0 +1,326 @@
+/* The dense designs a regression fit prepares in R (R/sparse-regression.R
+ * regression_centring(), R/regression-family.R column_moments() and
+ * scale_columns(), R/cv.R fold_data()), the data's fingerprint
+ * (R/validate.R) and a path's per-fit sums (intercept, l1 norm, nonzeros):
+ * each as the R expression it replaces computes it, bit for bit (the same
+ * operations in the same order: colMeans', colSums', rowSums' and sum()'s
+ * long double sums, crossprod()'s dgemv), but in one pass, into at most one
+ * new matrix, without the temporaries of the size of X that X[rows, ],
+ * rep(xbar, each = n), X - ..., wv * Xb * Xb made (a CV made them for every
+ * fold; with R's garbage collector they were a third of a small CV's
+ * time). test-regression-family.R compares them with the R expressions. */
+#include "stochcg.h"
+#include <R_ext/BLAS.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+
+/* R's summation type (long double, unless R was built without it; the
+ * public headers do not say, and standard builds have it) */
+typedef long double sum_t;
+
+/* the dense double matrix X (checked by R: check_design()) */
+static void design_dims(SEXP X, int *n, int *p)
+{
+    SEXP dim = getAttrib(X, R_DimSymbol);
+    if (!isReal(X) || LENGTH(dim) != 2) error("X must be a double matrix");
+    *n = INTEGER(dim)[0];
+    *p = INTEGER(dim)[1];
+}
+
+/* X[rows, , drop = FALSE]'s dimnames (rownames subset, colnames kept) */
+static void set_row_dimnames(SEXP out, SEXP X, const int *rows, int m)
+{
+    SEXP dn = getAttrib(X, R_DimNamesSymbol);
+    if (isNull(dn)) return;
+    SEXP nd = PROTECT(allocVector(VECSXP, 2));
+    SEXP rn = VECTOR_ELT(dn, 0);
+    if (!isNull(rn)) {
+        SEXP r = allocVector(STRSXP, m);
+        SET_VECTOR_ELT(nd, 0, r);
+        for (int i = 0; i < m; i++) SET_STRING_ELT(r, i, STRING_ELT(rn, rows[i] - 1));
+    }
+    SET_VECTOR_ELT(nd, 1, VECTOR_ELT(dn, 1));
+    setAttrib(nd, R_NamesSymbol, getAttrib(dn, R_NamesSymbol));
+    setAttrib(out, R_DimNamesSymbol, nd);
+    UNPROTECT(1);
+}
+
+/* the column sds of column_moments(M, NULL) (the dgemv mean, then the
+ * long double sum of squares around it), and from them the column scales
+ * cs_j = 1 / (pf_j sd_j) (0 where sd_j = 0) that R computes; with
+ * standardize FALSE, sd_j = 1. M (n x p) is not changed. */
+static void column_scales(const double *M, int n, int p, int standardize, const double *pf,
+                          double *sd, double *cs)
+{
+    double *m = (double *) R_alloc(p > 0 ? p : 1, sizeof(double));
+    if (standardize) {
+        double *ones = (double *) R_alloc(n > 0 ? n : 1, sizeof(double));
+        for (int i = 0; i < n; i++) ones[i] = 1.0;
+        if (n > 0 && p > 0) {
+            const double one = 1.0, zero = 0.0;
+            const int inc = 1;
+            F77_CALL(dgemv)("T", &n, &p, &one, M, &n, ones, &inc, &zero, m, &inc FCONE);
+        } else {
+            for (int j = 0; j < p; j++) m[j] = 0.0;
+        }
+    }
+    for (int j = 0; j < p; j++) {
+        if (standardize) {
+            const double mj = m[j] / n;
+            const double *xj = M + (R_xlen_t) n * j;
+            sum_t s = 0.0;
+            for (int i = 0; i < n; i++) {
+                const double xb = xj[i] - mj;
+                const double t = 1.0 * xb;
+                s += t * xb;
+            }
+            sd[j] = sqrt((double) s / n);
+        } else {
+            sd[j] = 1.0;
+        }
+        cs[j] = sd[j] > 0 ? 1.0 / ((pf ? pf[j] : 1.0) * sd[j]) : 0.0;
+    }
+}
+
+/* list(X = X[rows, ] - 1 xbar', xbar = colMeans(X[rows, ])) with rows
+ * 1-based (NULL: all rows; then X's attributes kept, as X - rep(xbar, each
+ * = n) keeps them); centre = FALSE: X[rows, ] and xbar NULL. With scale =
+ * list(standardize, pf) the columns of that matrix are then scaled as
+ * cv_sparse_regression() scales a fold's (column_moments()' sds of the
+ * centred rows, cs = 1 / (pf sd), X * rep(cs, each = n)), in place, and the
+ * list has sd and cs too: one new matrix for what took two. */
+SEXP cg_centred_rows(SEXP X, SEXP rows, SEXP centre, SEXP scale)
+{
+    int n, p;
+    design_dims(X, &n, &p);
+    const int all = isNull(rows);
+    if (!all && !isInteger(rows)) error("rows must be integer");
+    const int m = all ? n : LENGTH(rows);
+    const int *ri = all ? NULL : INTEGER(rows);
+    if (!all)
+        for (int i = 0; i < m; i++)
+            if (ri[i] == NA_INTEGER || ri[i] < 1 || ri[i] > n) error("rows out of range");
+    const int cen = asLogical(centre) == TRUE;
+    const int scaled = !isNull(scale);
+    int standardize = 0;
+    const double *pf = NULL;
+    if (scaled) {
+        if (TYPEOF(scale) != VECSXP || LENGTH(scale) != 2) error("scale must be list(standardize, pf)");
+        standardize = asLogical(VECTOR_ELT(scale, 0)) == TRUE;
+        SEXP f = VECTOR_ELT(scale, 1);
+        if (!isNull(f)) {
+            if (!isReal(f) || LENGTH(f) != p) error("pf must be NULL or p doubles");
+            pf = REAL(f);
+        }
+    }
+    SEXP out = PROTECT(allocMatrix(REALSXP, m, p));
+    SEXP xbar = PROTECT(cen ? allocVector(REALSXP, p) : R_NilValue);
+    SEXP sd = PROTECT(scaled ? allocVector(REALSXP, p) : R_NilValue);
+    SEXP cs = PROTECT(scaled ? allocVector(REALSXP, p) : R_NilValue);
+    const double *x = REAL(X);
+    double *o = REAL(out);
+    for (int j = 0; j < p; j++) {
+        const double *xj = x + (R_xlen_t) n * j;
+        double *oj = o + (R_xlen_t) m * j;
+        if (all) memcpy(oj, xj, sizeof(double) * m);
+        else for (int i = 0; i < m; i++) oj[i] = xj[ri[i] - 1];
+        if (!cen) continue;
+        /* colMeans(): a long double sum, divided in long double */
+        sum_t s = 0.0;
+        for (int i = 0; i < m; i++) s += oj[i];
+        s /= m;
+        const double mj = (double) s;
+        REAL(xbar)[j] = mj;
+        for (int i = 0; i < m; i++) oj[i] = oj[i] - mj;
+    }
+    if (scaled) {
+        column_scales(o, m, p, standardize, pf, REAL(sd), REAL(cs));
+        for (int j = 0; j < p; j++) {
+            double *oj = o + (R_xlen_t) m * j;
+            const double c = REAL(cs)[j];
+            for (int i = 0; i < m; i++) oj[i] = oj[i] * c;
+        }
+    }
+    if (all) DUPLICATE_ATTRIB(out, X);
+    else set_row_dimnames(out, X, ri, m);
+    static const char *names[] = {"X", "xbar", "sd", "cs", ""};
+    SEXP res = PROTECT(mkNamed(VECSXP, names));
+    SET_VECTOR_ELT(res, 0, out);
+    SET_VECTOR_ELT(res, 1, xbar);
+    SET_VECTOR_ELT(res, 2, sd);
+    SET_VECTOR_ELT(res, 3, cs);
+    UNPROTECT(5);
+    return res;
+}
+
+/* column_moments() of a dense X: m = crossprod(wv, X) / n (dgemv, as R's
+ * crossprod() of a vector and a matrix), v = colSums(wv * Xb * Xb) / n with
+ * Xb = X - 1 m' (long double sums, as colSums()); list(mean = m, sd =
+ * sqrt(v)). w: NULL (all 1) or n weights. */
+SEXP cg_column_moments(SEXP X, SEXP w)
+{
+    int n, p;
+    design_dims(X, &n, &p);
+    if (!isNull(w) && (!isReal(w) || LENGTH(w) != n)) error("w must be NULL or n doubles");
+    SEXP mean = PROTECT(allocVector(REALSXP, p));
+    SEXP sd = PROTECT(allocVector(REALSXP, p));
+    double *wv = (double *) R_alloc(n > 0 ? n : 1, sizeof(double));
+    for (int i = 0; i < n; i++) wv[i] = isNull(w) ? 1.0 : REAL(w)[i];
+    double *m = REAL(mean);
+    const double *x = REAL(X);
+    if (n > 0 && p > 0) {
+        const double one = 1.0, zero = 0.0;
+        const int inc = 1;
+        F77_CALL(dgemv)("T", &n, &p, &one, x, &n, wv, &inc, &zero, m, &inc FCONE);
+    } else {
+        for (int j = 0; j < p; j++) m[j] = 0.0;
+    }
+    for (int j = 0; j < p; j++) {
+        m[j] = m[j] / n;
+        const double *xj = x + (R_xlen_t) n * j;
+        sum_t s = 0.0;
+        for (int i = 0; i < n; i++) {
+            const double xb = xj[i] - m[j];
+            const double t = wv[i] * xb;
+            s += t * xb;
+        }
+        REAL(sd)[j] = sqrt((double) s / n);
+    }
+    SEXP res = PROTECT(allocVector(VECSXP, 2));
+    SET_VECTOR_ELT(res, 0, mean);
+    SET_VECTOR_ELT(res, 1, sd);
+    SEXP nm = PROTECT(allocVector(STRSXP, 2));
+    SET_STRING_ELT(nm, 0, mkChar("mean"));
+    SET_STRING_ELT(nm, 1, mkChar("sd"));
+    setAttrib(res, R_NamesSymbol, nm);
+    UNPROTECT(4);
+    return res;
+}
+
+/* X * rep(cs, each = n) (X's attributes kept), minus shift[j] from column j
+ * when shift is given: (X * rep(cs, each = n))[, j] - shift[j] */
+SEXP cg_scale_columns(SEXP X, SEXP cs, SEXP shift)
+{
+    int n, p;
+    design_dims(X, &n, &p);
+    if (!isReal(cs) || LENGTH(cs) != p) error("cs must be p doubles");
+    if (!isNull(shift) && (!isReal(shift) || LENGTH(shift) != p))
+        error("shift must be NULL or p doubles");
+    SEXP out = PROTECT(allocMatrix(REALSXP, n, p));
+    const double *x = REAL(X), *c = REAL(cs);
+    double *o = REAL(out);
+    for (int j = 0; j < p; j++) {
+        const double *xj = x + (R_xlen_t) n * j;
+        double *oj = o + (R_xlen_t) n * j;
+        for (int i = 0; i < n; i++) oj[i] = xj[i] * c[j];
+        if (!isNull(shift)) {
+            const double sj = REAL(shift)[j];
+            for (int i = 0; i < n; i++) oj[i] = oj[i] - sj;
+        }
+    }
+    DUPLICATE_ATTRIB(out, X);
+    UNPROTECT(1);
+    return out;
+}
+
+/* sum() of doubles: a long double sum, +-Inf past the double range */
+static double r_sum(sum_t s)
+{
+    if (s > DBL_MAX) return R_PosInf;
+    if (s < -DBL_MAX) return R_NegInf;
+    return (double) s;
+}
+
+/* fingerprint() of a double matrix (R/validate.R): with rs = rowSums(x),
+ * cs = colSums(x), c(dim(x), sum(rs), sum(rs * rs), sum(rs * seq_len(n)),
+ * sum(cs * seq_len(p)), sum(cs * (seq_len(p) %% 7 + 1))), the same numbers
+ * in one pass over x without its R temporaries (it was a tenth of a
+ * binomial fit's time at 5000 x 50, taken once per fit) */
+SEXP cg_fingerprint(SEXP X)
+{
+    int n, p;
+    design_dims(X, &n, &p);
+    sum_t *rows = (sum_t *) R_alloc(n > 0 ? n : 1, sizeof(sum_t));
+    for (int i = 0; i < n; i++) rows[i] = 0.0;
+    const double *x = REAL(X);
+    sum_t c1 = 0.0, c2 = 0.0;
+    for (int j = 0; j < p; j++) {
+        const double *xj = x + (R_xlen_t) n * j;
+        sum_t s = 0.0;
+        for (int i = 0; i < n; i++) {
+            rows[i] += xj[i];
+            s += xj[i];
+        }
+        const double cj = (double) s;
+        const double t1 = cj * (double) (j + 1);
+        const double t2 = cj * ((double) ((j + 1) % 7) + 1.0);
+        c1 += t1;
+        c2 += t2;
+    }
+    sum_t r0 = 0.0, r1 = 0.0, r2 = 0.0;
+    for (int i = 0; i < n; i++) {
+        const double ri = (double) rows[i];
+        const double sq = ri * ri, wi = ri * (double) (i + 1);
+        r0 += ri;
+        r1 += sq;
+        r2 += wi;
+    }
+    SEXP out = PROTECT(allocVector(REALSXP, 7));
+    double *o = REAL(out);
+    o[0] = n; o[1] = p;
+    o[2] = r_sum(r0); o[3] = r_sum(r1); o[4] = r_sum(r2);
+    o[5] = r_sum(c1); o[6] = r_sum(c2);
+    UNPROTECT(1);
+    return out;
+}
+
+/* sum(x * y) of two double vectors of one length, as R computes it (the
+ * products in double, a long double sum), without the vector x * y */
+SEXP cg_sum_product(SEXP x, SEXP y)
+{
+    if (!isReal(x) || !isReal(y) || XLENGTH(x) != XLENGTH(y))
+        error("x and y must be double vectors of one length");
+    const double *a = REAL(x), *b = REAL(y);
+    sum_t s = 0.0;
+    for (R_xlen_t i = 0; i < XLENGTH(x); i++) {
+        const double t = a[i] * b[i];
+        s += t;
+    }
+    return ScalarReal(r_sum(s));
+}
+
+/* for a list of double vectors b: list(nonzero = sum(b != 0) (integer),
+ * l1 = sum(abs(b))) of each, as R computes them, without the vectors
+ * b != 0 and abs(b) per fit (a path's summary); NULL when one is not a
+ * double vector or holds NA/NaN (R computes those) */
+SEXP cg_l1_nonzero(SEXP fits)
+{
+    if (TYPEOF(fits) != VECSXP) error("a list of double vectors expected");
+    const R_xlen_t k = XLENGTH(fits);
+    SEXP nz = PROTECT(allocVector(INTSXP, k)), l1 = PROTECT(allocVector(REALSXP, k));
+    for (R_xlen_t f = 0; f < k; f++) {
+        SEXP b = VECTOR_ELT(fits, f);
+        if (!isReal(b)) { UNPROTECT(2); return R_NilValue; }
+        const double *v = REAL(b);
+        sum_t s = 0.0;
+        R_xlen_t c = 0;
+        for (R_xlen_t i = 0; i < XLENGTH(b); i++) {
+            if (ISNAN(v[i])) { UNPROTECT(2); return R_NilValue; }
+            c += v[i] != 0.0;
+            s += fabs(v[i]);
+        }
+        if (c > INT_MAX) error("too many nonzeros");
+        INTEGER(nz)[f] = (int) c;
+        REAL(l1)[f] = r_sum(s);
+    }
+    SEXP out = PROTECT(allocVector(VECSXP, 2));
+    SET_VECTOR_ELT(out, 0, nz);
+    SET_VECTOR_ELT(out, 1, l1);
+    SEXP nm = PROTECT(allocVector(STRSXP, 2));
+    SET_STRING_ELT(nm, 0, mkChar("nonzero"));
+    SET_STRING_ELT(nm, 1, mkChar("l1"));
+    setAttrib(out, R_NamesSymbol, nm);
+    UNPROTECT(4);
+    return out;
+}
