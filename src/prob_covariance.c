@@ -64,7 +64,8 @@ typedef struct {            /* symmetric sparse matrix, both triangles */
 
 typedef struct {            /* soft_pass screening (see there) */
     int r;
-    double *vt, *s, *w;     /* V' (r x p), s_i, d o V[j, ] (r); capacity 2 cap */
+    double *vt, *s, *w;     /* V' (r x p), s_i, d o V[j, ] (r); capacity 2 cap
+                               ("sparse"), sc_cap / p ("lowrank+sparse") */
 } screen;
 
 typedef struct {
@@ -76,6 +77,7 @@ typedef struct {
                                            products at 2 p sk flops, not p^2
                                            (sample covariances at p >> n) */
     double lambda, gamma, eps, trS;
+    double s2;                          /* ||S||_F^2 (lowrank_sums; -1: not yet) */
     symfac lam, prev, Y, nxt, L, Lr;    /* dual, its previous, extrapolation,
                                            the step's output; L and the L of
                                            the last R step (target T = S - Lr) */
@@ -97,6 +99,10 @@ typedef struct {
     int fresh_L;                        /* L is the L step's for the current R */
     csc Rm, Rm2;                        /* R_f of the two previous R steps */
     screen sc;                          /* soft_pass's screening buffers */
+    size_t sc_cap;                      /* ... their capacity ("lowrank+sparse") */
+    double tt, ts, tt_mag;              /* ||T||^2, <T, S> for T = S - Lr, and the
+                                           size of their terms (lowrank_totals) */
+    int tt_ok;                          /* tt, ts are Lr's */
     double dm, dm2, tR;                 /* their diagonal raises; R momentum */
     int has_Rm;
     /* "lowrank+sparse": the R step's dual splits over J, the variables whose
@@ -328,9 +334,10 @@ static int op_restrict(cg_linop *A, cov_op *o, const cov *c)
 }
 
 /* --------------------------------------------------------------- passes */
-/* Screening for soft_pass when the target is S itself (no L): the entry
- * a_ij = S_ij + A_ij of S + A, A = V diag(d) V', has |A_ij| <= s_i s_j with
- * s_i^2 = sum_k |d_k| V_ik^2 (Cauchy-Schwarz), so soft_off(a_ij) is exactly
+/* Screening for soft_pass: the entry a_ij = S_ij + (A - Lf)_ij of S - Lf +
+ * A, A and Lf factored (V diag(d) V' each; Lf = 0 for "sparse"), has
+ * |(A - Lf)_ij| <= s_i s_j with s_i^2 = sum_k |d_k| V_ik^2 over both
+ * factors' columns (Cauchy-Schwarz), so soft_off(a_ij) is exactly
  * 0 whenever |S_ij| + s_i s_j < lambda, and A_ij is needed only at the other
  * entries (the "candidates"). At a penalty that makes the estimate sparse
  * they are a few percent of the p^2, and their A_ij as dot products of
@@ -338,19 +345,86 @@ static int op_restrict(cg_linop *A, cov_op *o, const cov *c)
  * of columns with more than a quarter candidates goes through dgemm. The
  * margins make the skip exact in floating point: the dot product's rounding
  * is below 1e-10 s_i s_j, and |S_ij| + |A_ij| below lambda (1 - 1e-12)
- * cannot round above lambda. */
-static void screen_init(screen *sc, const symfac *A, int p)
+ * cannot round above lambda. With Lf (golub, p = 4758, L of rank 5: the
+ * dgemm was 38% of a fold fit's CPU) a skipped entry's t = S_ij - Lf_ij is
+ * not made either: its terms of the statistics (r = 0, g = -t) come from
+ * the totals ||S - Lf||^2 and <S - Lf, S> (lowrank_totals) less those of
+ * the entries made. Where L has rank near n (s_i s_j about 1) the blocks
+ * stay dense. */
+static void screen_init(screen *sc, const symfac *A, const symfac *Lf, int p)
 {
-    sc->r = A->r;
+    sc->r = A->r + Lf->r;
     for (int i = 0; i < p; i++) {
         double a = 0.0;
-        for (int k = 0; k < A->r; k++) {
-            const double v = A->v[i + (size_t) k * p];
-            sc->vt[k + (size_t) i * A->r] = v;
-            a += fabs(A->d[k]) * v * v;
+        for (int k = 0; k < sc->r; k++) {
+            const symfac *f = k < A->r ? A : Lf;
+            const int q = k < A->r ? k : k - A->r;
+            const double v = f->v[i + (size_t) q * p];
+            sc->vt[k + (size_t) i * sc->r] = v;
+            a += fabs(f->d[q]) * v * v;
         }
         sc->s[i] = sqrt(a);
     }
+}
+
+/* room for a screen of r factor columns ("lowrank+sparse": the dual's and
+ * L's; grown geometrically outside any vmax scope, as csc_reserve) */
+static void screen_reserve(cov *c, int r)
+{
+    const size_t need = (size_t) r * c->p;
+    if (c->sc.s == NULL) c->sc.s = (double *) R_alloc((size_t) c->p, sizeof(double));
+    if (need > c->sc_cap) {
+        const size_t cap = need > 2 * c->sc_cap ? need : 2 * c->sc_cap;
+        c->sc.vt = (double *) R_alloc(cap, sizeof(double));
+        c->sc.w = (double *) R_alloc(cap / c->p + 1, sizeof(double));
+        c->sc_cap = cap;
+    }
+}
+
+/* ||S||_F^2, once per solve (lowrank_sums, lowrank_totals) */
+static double s_norm2(cov *c)
+{
+    if (c->s2 < 0.0) {
+        double s2 = 0.0;
+        const size_t pp = (size_t) c->p * c->p;
+        for (size_t k = 0; k < pp; k++) s2 += c->S[k] * c->S[k];
+        c->s2 = s2;
+    }
+    return c->s2;
+}
+
+/* ||T||^2 and <T, S> for T = S - Lr (Lr = U diag(d) U'), for the screened
+ * passes' statistics, once per Lr: ||S||^2 - 2 <S, Lr> + ||Lr||^2 and
+ * ||S||^2 - <S, Lr>, with <S, Lr> = sum_k d_k u_k' S u_k through S's
+ * factor when there is one */
+static void lowrank_totals(cov *c)
+{
+    if (c->tt_ok) return;
+    const int p = c->p;
+    s_norm2(c);
+    double SL = 0.0;
+    const void *vmax = vmaxget();
+    double *y = (double *) R_alloc(p, sizeof(double));
+    double *ts = c->Sf ? (double *) R_alloc(c->sk, sizeof(double)) : NULL;
+    const int inc = 1; const double one = 1.0, zero = 0.0;
+    for (int q = 0; q < c->Lr.r; q++) {
+        const double *u = c->Lr.v + (size_t) q * p;
+        double uSu;
+        if (c->Sf) {
+            F77_CALL(dgemv)("T", &p, &c->sk, &one, c->Sf, &p, u, &inc, &zero, ts, &inc FCONE);
+            uSu = F77_CALL(ddot)(&c->sk, ts, &inc, ts, &inc);
+        } else {
+            F77_CALL(dgemv)("N", &p, &p, &one, c->S, &p, u, &inc, &zero, y, &inc FCONE);
+            uSu = F77_CALL(ddot)(&p, u, &inc, y, &inc);
+        }
+        SL += c->Lr.d[q] * uSu;
+    }
+    vmaxset(vmax);
+    const double LL = fac_inner(&c->Lr, &c->Lr, p);
+    c->tt = c->s2 - 2.0 * SL + LL;
+    c->ts = c->s2 - SL;
+    c->tt_mag = c->s2 + 2.0 * fabs(SL) + fabs(LL);
+    c->tt_ok = 1;
 }
 
 static inline int screen_skip(const screen *sc, double sij, int i, int j, double lambda)
@@ -365,16 +439,26 @@ static inline int screen_skip(const screen *sc, double sij, int i, int j, double
  * the factored part and diag(ell) is added too. With flags, offnz[j] = 1
  * where column j of T has an off-diagonal |T_ij| > lambda, and tdiag = T_jj
  * (for split_singletons). */
-static void soft_pass(cov *c, const symfac *A, const symfac *Lf, csc *out, int stats,
-                      int flags)
+static int soft_pass_once(cov *c, const symfac *A, const symfac *Lf, csc *out, int stats,
+                          int flags, int allow_sub)
 {
     const int p = c->p;
     double g2 = 0.0, gs = 0.0, gt = 0.0, trG = 0.0, l1 = 0.0;
+    double ett = 0.0, ets = 0.0;             /* sum t^2, t S_ij over the entries made */
     double *scratch = c->scratch;
     size_t nz = 0;
-    const int screened = !c->lowrank && Lf->r == 0 && A->r > 0;
+    /* with L (sub): a skipped entry's t = S_ij - Lf_ij is not made; the
+     * statistics add its terms as totals less the entries made (lowrank_totals) */
+    const int sub = Lf->r > 0 && allow_sub;
+    const int screened = A->r + Lf->r > 0 && (Lf->r == 0 || sub);
     screen sc = c->sc;
-    if (screened) screen_init(&sc, A, p);
+    if (screened) {
+        if (c->lowrank) screen_reserve(c, A->r + Lf->r);
+        sc = c->sc;
+        screen_init(&sc, A, Lf, p);
+        if (sub && stats) lowrank_totals(c);
+    }
+    const int ra = A->r;
     out->p[0] = 0;
     for (int j0 = 0; j0 < p; j0 += BLOCK) {
         const int nb = p - j0 < BLOCK ? p - j0 : BLOCK;
@@ -397,27 +481,32 @@ static void soft_pass(cov *c, const symfac *A, const symfac *Lf, csc *out, int s
             const int j = j0 + cc;
             const double *sj = c->S + (size_t) j * p;
             const double *aj = c->block + (size_t) cc * p, *lj = c->block2 + (size_t) cc * p;
-            if (!dense)
-                for (int k = 0; k < sc.r; k++) sc.w[k] = A->d[k] * sc.vt[k + (size_t) j * sc.r];
+            if (!dense) {
+                for (int k = 0; k < ra; k++) sc.w[k] = A->d[k] * sc.vt[k + (size_t) j * sc.r];
+                for (int k = ra; k < sc.r; k++)
+                    sc.w[k] = Lf->d[k - ra] * sc.vt[k + (size_t) j * sc.r];
+            }
             for (int i = 0; i < p; i++) {
                 double t, a;
                 if (dense) {
                     t = sj[i] - lj[i]; a = t + aj[i];
-                    if (i == j) {
-                        if (c->ell) a += c->ell[j];
-                        if (flags) c->tdiag[j] = t;
-                    } else if (flags && fabs(t) > c->lambda) c->offnz[j] = 1;
                 }
                 else {
-                    t = sj[i];
-                    if (screen_skip(&sc, t, i, j, c->lambda)) a = 0.0;
-                    else {
+                    if (screen_skip(&sc, sj[i], i, j, c->lambda)) {
+                        if (sub) continue;   /* r = 0, |t| < lambda: in the totals */
+                        t = sj[i]; a = 0.0;
+                    } else {
                         const double *vi = sc.vt + (size_t) i * sc.r;
-                        double y = 0.0;
-                        for (int k = 0; k < sc.r; k++) y += vi[k] * sc.w[k];
-                        a = t + y;
+                        double ya = 0.0, yl = 0.0;
+                        for (int k = 0; k < ra; k++) ya += vi[k] * sc.w[k];
+                        for (int k = ra; k < sc.r; k++) yl += vi[k] * sc.w[k];
+                        t = sj[i] - yl; a = t + ya;
                     }
                 }
+                if (i == j) {
+                    if (c->ell) a += c->ell[j];
+                    if (flags) c->tdiag[j] = t;
+                } else if (flags && fabs(t) > c->lambda) c->offnz[j] = 1;
                 double r = a;
                 if (i != j) r = a > c->lambda ? a - c->lambda : a < -c->lambda ? a + c->lambda : 0.0;
                 if (r != 0.0) { out->i[nz] = i; out->x[nz] = r; nz++; }
@@ -425,13 +514,35 @@ static void soft_pass(cov *c, const symfac *A, const symfac *Lf, csc *out, int s
                     const double g = r - t;
                     g2 += g * g; gs += g * sj[i]; gt += g * t;
                     if (i == j) trG += g; else l1 += fabs(r);
+                    if (sub) { ett += t * t; ets += t * sj[i]; }
                 }
             }
             out->p[j + 1] = (int) nz;
         }
     }
+    int ok = 1;
+    if (stats && screened && sub) {
+        /* the skipped entries: r = 0, g = -t */
+        const double tt = c->tt - ett, ts = c->ts - ets;
+        g2 += tt; gs -= ts; gt -= tt;
+        /* their sums' rounding against the R step's tolerance */
+        ok = 1e4 * DBL_EPSILON * c->tt_mag
+             <= 1e-2 * c->inner_tol * fabs(0.5 * g2 + c->lambda * l1);
+    }
     if (stats) { c->g2 = g2; c->gs = gs; c->gt = gt; c->trG = trG; c->l1 = l1; }
     c->passes += 1.0;
+    return ok;
+}
+
+static void soft_pass(cov *c, const symfac *A, const symfac *Lf, csc *out, int stats,
+                      int flags)
+{
+    /* (a pass made again counts once: passes are the run's epochs, and a
+     * continued run must count them as one longer run does) */
+    if (!soft_pass_once(c, A, Lf, out, stats, flags, 1)) {
+        soft_pass_once(c, A, Lf, out, stats, flags, 0);
+        c->passes -= 1.0;
+    }
 }
 
 /* ------------------------------------------------------- the R step */
@@ -749,6 +860,7 @@ static int l_step(cov *c, double a, const csc *R, double dR, double b, const csc
                   double dRm, symfac *out)
 {
     cg_linop A; cov_op o;
+    if (out == &c->Lr) c->tt_ok = 0;          /* (lowrank_totals) */
     const void *vmax = vmaxget();
     op_init(&A, &o, c);
     o.s_coef = 1.0; o.C = R; o.c_coef = -a; o.shift = -(a * dR + b * dRm);
@@ -836,6 +948,71 @@ static int lowrank_step(cov *c)
     return 0;
 }
 
+/* The primal sums of cv_evaluate, ||G||^2, <G, S> and tr G for G = L + R_f
+ * - S (R_f = R + delta I, L = U diag(d) U'), without a pass over the p^2
+ * entries: expanded into ||L||^2 (factored), ||R_f||^2, <R_f, S> (over R's
+ * nonzeros), <L, R_f> (u'R u, sparse products), <L, S> (u'S u, through S's
+ * factor when there is one) and ||S||^2 (one pass, once per solve). The
+ * dense pass costs 2 p^2 rank(L) flops in dgemm plus p^2 (golub, p = 4758,
+ * rank 21: about 0.7 s of CPU, twice per fit of one outer step); this costs
+ * O(nnz(R) rank(L) + p rank(L) (rank(L) + n)). The expansion cancels where
+ * G is small against S, L and R_f: it is used only when its rounding
+ * (DBL_EPSILON times the terms' magnitudes, with a wide margin) is below a
+ * hundredth of the run's gap goal at the objective; else the dense pass
+ * (returns 0). */
+static int lowrank_sums(cov *c, double *f2, double *fs, double *ftr)
+{
+    const int p = c->p, r = c->L.r;
+    if (!(c->gap_goal > 0.0)) return 0;
+    s_norm2(c);
+    /* R: trace, ||R||^2, <R, S>, |R|_off (for the objective's scale) */
+    double trR = 0.0, R2 = 0.0, RS = 0.0;
+    for (int j = 0; j < p; j++)
+        for (int k = c->R.p[j]; k < c->R.p[j + 1]; k++) {
+            const int i = c->R.i[k];
+            const double x = c->R.x[k];
+            R2 += x * x; RS += x * c->S[i + (size_t) j * p];
+            if (i == j) trR += x;
+        }
+    /* L: per factor column u'u, u'R u, u'S u */
+    double trL = 0.0, LR = 0.0, LS = 0.0;
+    const void *vmax = vmaxget();
+    double *y = (double *) R_alloc(p, sizeof(double));
+    double *ts = c->Sf ? (double *) R_alloc(c->sk, sizeof(double)) : NULL;
+    const int inc = 1; const double one = 1.0, zero = 0.0;
+    for (int q = 0; q < r; q++) {
+        const double *u = c->L.v + (size_t) q * p;
+        const double uu = F77_CALL(ddot)(&p, u, &inc, u, &inc);
+        memset(y, 0, (size_t) p * sizeof(double));
+        for (int j = 0; j < p; j++) {
+            const double uj = u[j];
+            if (uj != 0.0)
+                for (int k = c->R.p[j]; k < c->R.p[j + 1]; k++) y[c->R.i[k]] += c->R.x[k] * uj;
+        }
+        const double uRu = F77_CALL(ddot)(&p, u, &inc, y, &inc);
+        double uSu;
+        if (c->Sf) {
+            F77_CALL(dgemv)("T", &p, &c->sk, &one, c->Sf, &p, u, &inc, &zero, ts, &inc FCONE);
+            uSu = F77_CALL(ddot)(&c->sk, ts, &inc, ts, &inc);
+        } else {
+            F77_CALL(dgemv)("N", &p, &p, &one, c->S, &p, u, &inc, &zero, y, &inc FCONE);
+            uSu = F77_CALL(ddot)(&p, u, &inc, y, &inc);
+        }
+        trL += c->L.d[q] * uu; LR += c->L.d[q] * uRu; LS += c->L.d[q] * uSu;
+    }
+    vmaxset(vmax);
+    const double LL = fac_inner(&c->L, &c->L, p);
+    const double d = c->delta;
+    const double Rf2 = R2 + 2.0 * d * trR + p * d * d, RfS = RS + d * c->trS;
+    const double LRf = LR + d * trL;
+    const double mag = fabs(LL) + fabs(Rf2) + c->s2 + 2.0 * (fabs(LRf) + fabs(LS) + fabs(RfS));
+    *f2 = LL + Rf2 + c->s2 + 2.0 * (LRf - LS - RfS);
+    *fs = LS + RfS - c->s2;
+    *ftr = trL + trR + p * d - c->trS;
+    const double obj = 0.5 * *f2 + c->gamma * fac_trace(&c->L) + c->lambda * c->l1;
+    return 1e4 * DBL_EPSILON * mag <= 1e-2 * c->gap_goal * fabs(obj);
+}
+
 /* objective of the stated problem at the primal point and its duality gap */
 static void cv_evaluate(cg_problem *P, double *obj, double *gap)
 {
@@ -867,20 +1044,23 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
     /* primal: 1/2 ||G||^2 + gamma tr L + lambda |R|_off, G = L + R + delta I - S */
     double f2 = 0.0, fs = 0.0, ftr = 0.0;
     double *col = c->block2;
-    for (int j0 = 0; j0 < p; j0 += BLOCK) {
-        const int nb = p - j0 < BLOCK ? p - j0 : BLOCK;
-        fac_columns(&c->L, p, j0, nb, 1.0, c->block, 0, c->scratch);
-        for (int cc = 0; cc < nb; cc++) {
-            const int j = j0 + cc;
-            const double *sj = c->S + (size_t) j * p, *lj = c->block + (size_t) cc * p;
-            memset(col, 0, (size_t) p * sizeof(double));
-            for (int k = c->R.p[j]; k < c->R.p[j + 1]; k++) col[c->R.i[k]] = c->R.x[k];
-            col[j] += c->delta;
-            for (int i = 0; i < p; i++) {
-                const double r = lj[i] + col[i] - sj[i];
-                f2 += r * r; fs += r * sj[i];
+    if (!lowrank_sums(c, &f2, &fs, &ftr)) {
+        f2 = fs = ftr = 0.0;
+        for (int j0 = 0; j0 < p; j0 += BLOCK) {
+            const int nb = p - j0 < BLOCK ? p - j0 : BLOCK;
+            fac_columns(&c->L, p, j0, nb, 1.0, c->block, 0, c->scratch);
+            for (int cc = 0; cc < nb; cc++) {
+                const int j = j0 + cc;
+                const double *sj = c->S + (size_t) j * p, *lj = c->block + (size_t) cc * p;
+                memset(col, 0, (size_t) p * sizeof(double));
+                for (int k = c->R.p[j]; k < c->R.p[j + 1]; k++) col[c->R.i[k]] = c->R.x[k];
+                col[j] += c->delta;
+                for (int i = 0; i < p; i++) {
+                    const double r = lj[i] + col[i] - sj[i];
+                    f2 += r * r; fs += r * sj[i];
+                }
+                ftr += lj[j] + col[j] - sj[j];
             }
-            ftr += lj[j] + col[j] - sj[j];
         }
     }
     *obj = 0.5 * f2 + c->gamma * fac_trace(&c->L) + c->lambda * c->l1;
@@ -1056,6 +1236,7 @@ int cg_problem_covariance(cg_problem *P, SEXP spec)
         || c->max_inner < 1 || c->cap < 1 || c->cap > p)
         error("invalid covariance spec");
     for (int i = 0; i < p; i++) c->trS += c->S[i + (size_t) i * p];
+    c->s2 = -1.0;
     fac_init(&c->lam, p, c->cap); fac_init(&c->prev, p, c->cap); fac_init(&c->nxt, p, c->cap);
     fac_init(&c->Y, p, 2 * c->cap); fac_init(&c->L, p, c->cap); fac_init(&c->Lr, p, c->cap);
     warm_factor(spec, "warm_v", "warm_d", &c->lam, p);
