@@ -393,6 +393,20 @@ static double s_norm2(cov *c)
     return c->s2;
 }
 
+/* u'S u, through S's factor (||Sf' u||^2) when there is one; y (p) and
+ * ts (sk, with the factor) are scratch */
+static double quad_S(const cov *c, const double *u, double *y, double *ts)
+{
+    const int p = c->p, inc = 1;
+    const double one = 1.0, zero = 0.0;
+    if (c->Sf) {
+        F77_CALL(dgemv)("T", &p, &c->sk, &one, c->Sf, &p, u, &inc, &zero, ts, &inc FCONE);
+        return F77_CALL(ddot)(&c->sk, ts, &inc, ts, &inc);
+    }
+    F77_CALL(dgemv)("N", &p, &p, &one, c->S, &p, u, &inc, &zero, y, &inc FCONE);
+    return F77_CALL(ddot)(&p, u, &inc, y, &inc);
+}
+
 /* ||T||^2 and <T, S> for T = S - Lr (Lr = U diag(d) U'), for the screened
  * passes' statistics, once per Lr: ||S||^2 - 2 <S, Lr> + ||Lr||^2 and
  * ||S||^2 - <S, Lr>, with <S, Lr> = sum_k d_k u_k' S u_k through S's
@@ -406,17 +420,9 @@ static void lowrank_totals(cov *c)
     const void *vmax = vmaxget();
     double *y = (double *) R_alloc(p, sizeof(double));
     double *ts = c->Sf ? (double *) R_alloc(c->sk, sizeof(double)) : NULL;
-    const int inc = 1; const double one = 1.0, zero = 0.0;
     for (int q = 0; q < c->Lr.r; q++) {
         const double *u = c->Lr.v + (size_t) q * p;
-        double uSu;
-        if (c->Sf) {
-            F77_CALL(dgemv)("T", &p, &c->sk, &one, c->Sf, &p, u, &inc, &zero, ts, &inc FCONE);
-            uSu = F77_CALL(ddot)(&c->sk, ts, &inc, ts, &inc);
-        } else {
-            F77_CALL(dgemv)("N", &p, &p, &one, c->S, &p, u, &inc, &zero, y, &inc FCONE);
-            uSu = F77_CALL(ddot)(&p, u, &inc, y, &inc);
-        }
+        const double uSu = quad_S(c, u, y, ts);
         SL += c->Lr.d[q] * uSu;
     }
     vmaxset(vmax);
@@ -979,7 +985,7 @@ static int lowrank_sums(cov *c, double *f2, double *fs, double *ftr)
     const void *vmax = vmaxget();
     double *y = (double *) R_alloc(p, sizeof(double));
     double *ts = c->Sf ? (double *) R_alloc(c->sk, sizeof(double)) : NULL;
-    const int inc = 1; const double one = 1.0, zero = 0.0;
+    const int inc = 1;
     for (int q = 0; q < r; q++) {
         const double *u = c->L.v + (size_t) q * p;
         const double uu = F77_CALL(ddot)(&p, u, &inc, u, &inc);
@@ -990,14 +996,7 @@ static int lowrank_sums(cov *c, double *f2, double *fs, double *ftr)
                 for (int k = c->R.p[j]; k < c->R.p[j + 1]; k++) y[c->R.i[k]] += c->R.x[k] * uj;
         }
         const double uRu = F77_CALL(ddot)(&p, u, &inc, y, &inc);
-        double uSu;
-        if (c->Sf) {
-            F77_CALL(dgemv)("T", &p, &c->sk, &one, c->Sf, &p, u, &inc, &zero, ts, &inc FCONE);
-            uSu = F77_CALL(ddot)(&c->sk, ts, &inc, ts, &inc);
-        } else {
-            F77_CALL(dgemv)("N", &p, &p, &one, c->S, &p, u, &inc, &zero, y, &inc FCONE);
-            uSu = F77_CALL(ddot)(&p, u, &inc, y, &inc);
-        }
+        const double uSu = quad_S(c, u, y, ts);
         trL += c->L.d[q] * uu; LR += c->L.d[q] * uRu; LS += c->L.d[q] * uSu;
     }
     vmaxset(vmax);

@@ -46,6 +46,19 @@ static void set_row_dimnames(SEXP out, SEXP X, const int *rows, int m)
     UNPROTECT(1);
 }
 
+/* out = crossprod(w, M) for an n-vector w (dgemv, as R computes it; 0
+ * when M is empty) */
+static void weighted_col_sums(const double *M, int n, int p, const double *w, double *out)
+{
+    if (n > 0 && p > 0) {
+        const double one = 1.0, zero = 0.0;
+        const int inc = 1;
+        F77_CALL(dgemv)("T", &n, &p, &one, M, &n, w, &inc, &zero, out, &inc FCONE);
+    } else {
+        for (int j = 0; j < p; j++) out[j] = 0.0;
+    }
+}
+
 /* the column sds of column_moments(M, NULL) (the dgemv mean, then the
  * long double sum of squares around it), and from them the column scales
  * cs_j = 1 / (pf_j sd_j) (0 where sd_j = 0) that R computes; with
@@ -57,13 +70,7 @@ static void column_scales(const double *M, int n, int p, int standardize, const 
     if (standardize) {
         double *ones = (double *) R_alloc(n > 0 ? n : 1, sizeof(double));
         for (int i = 0; i < n; i++) ones[i] = 1.0;
-        if (n > 0 && p > 0) {
-            const double one = 1.0, zero = 0.0;
-            const int inc = 1;
-            F77_CALL(dgemv)("T", &n, &p, &one, M, &n, ones, &inc, &zero, m, &inc FCONE);
-        } else {
-            for (int j = 0; j < p; j++) m[j] = 0.0;
-        }
+        weighted_col_sums(M, n, p, ones, m);
     }
     for (int j = 0; j < p; j++) {
         if (standardize) {
@@ -169,13 +176,7 @@ SEXP cg_column_moments(SEXP X, SEXP w)
     for (int i = 0; i < n; i++) wv[i] = isNull(w) ? 1.0 : REAL(w)[i];
     double *m = REAL(mean);
     const double *x = REAL(X);
-    if (n > 0 && p > 0) {
-        const double one = 1.0, zero = 0.0;
-        const int inc = 1;
-        F77_CALL(dgemv)("T", &n, &p, &one, x, &n, wv, &inc, &zero, m, &inc FCONE);
-    } else {
-        for (int j = 0; j < p; j++) m[j] = 0.0;
-    }
+    weighted_col_sums(x, n, p, wv, m);
     for (int j = 0; j < p; j++) {
         m[j] = m[j] / n;
         const double *xj = x + (R_xlen_t) n * j;
