@@ -262,7 +262,8 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
            poisson = "Poisson deviance")
   cv_radius(fit_rows, loss_rows, foldid, radius, loss_name, "sparse_regression",
             control, call, started, early_stop = default_grid,
-            fold_weights = cv_fold_weights(foldid, w))
+            fold_weights = cv_fold_weights(foldid, w),
+            refine = if (default_grid && !isFALSE(getOption("stochcg.cv_refine"))) 2L else 0L)
 }
 
 #' Choose the nuclear-norm radius of a matrix completion by validation
@@ -477,7 +478,8 @@ cv_complete_matrix <- function(Y, radius = NULL, folds = 1L, holdout = 0.1, nrad
 # means weighted by fold sizes, standard error sqrt(weighted variance /
 # (K - 1)).
 cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem, control,
-                      call, started, early_stop = FALSE, extend = 0L, fold_weights = NULL) {
+                      call, started, early_stop = FALSE, extend = 0L, fold_weights = NULL,
+                      refine = 0L) {
   K <- max(foldid)
   progress <- isTRUE(control$progress) || isTRUE(control$verbose)
   fold_loss <- matrix(NA_real_, length(radius), K,
@@ -603,6 +605,66 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
   radius <- radius[keep]
   fold_loss <- fold_loss[keep, , drop = FALSE]
   conv <- conv[keep, , drop = FALSE]
+  # With refine = R (a default grid): while the one-SE radius's next smaller
+  # radius has a CV error more than two standard errors above the minimum
+  # (the curve falls from far above the one-SE band into it in one step of
+  # the grid, as at n >> p where the noise variables enter at the elbow of
+  # the path: the one-SE choice is then the first radius past the elbow,
+  # far denser than the fit at the elbow), 4 radii log-spaced between the
+  # two are fitted (the full-data path warm-started from its fit at the
+  # smaller one, the folds' paths from zero: their lean fits keep no
+  # state), up to R times.
+  for (round in seq_len(refine)) {
+    cu <- curve(fold_loss)
+    pick <- one_se_rule(cu$cvm, cu$cvsd)
+    j <- pick[["1se"]]
+    se <- cu$cvsd[pick[["min"]]]
+    if (j < 2L || !(cu$cvm[j - 1L] > cu$cvm[pick[["min"]]] + 2 * se)) break
+    new <- exp(seq(log(radius[j - 1L]), log(radius[j]), length.out = 6L))[2:5]
+    part <- run_path(NULL, new, full$fits[[j - 1L]])
+    if (!isTRUE(part$complete)) interrupted("fitting the path on all the data")
+    m <- length(part$fits)
+    if (m == 0L) break
+    new <- new[seq_len(m)]
+    part$stopped <- NULL
+    L_new <- matrix(NA_real_, m, K)
+    c_new <- matrix(NA, m, K + 1L)
+    c_new[, K + 1L] <- part$summary$converged
+    # folds whose path ended below radius[j]: their last fit stands for
+    # the new radii as for the larger ones
+    todo <- which(!ended | ended_at >= j)
+    paths <- map_tasks(lapply(todo, function(k) list(k = k, init = NULL)), cv_fold_path,
+                       list(fit_units = fit_units, foldid = foldid, radius = new,
+                            progress = progress, since = since),
+                       label = function(i) sprintf("CV fold %d of %d (refining)", todo[i], K),
+                       until = function(path) !isTRUE(path$complete))
+    for (k in seq_len(K)) {
+      if (!k %in% todo) {
+        L_new[, k] <- fold_loss[ended_at[k], k]
+        c_new[, k] <- conv[ended_at[k], k]
+        next
+      }
+      path <- paths[[match(k, todo)]]
+      if (!isTRUE(path$complete)) interrupted(sprintf("fold %d of %d", k, K))
+      f <- seq_len(nrow(path$summary))
+      L_new[f, k] <- loss_units(path, which(foldid == k))
+      c_new[f, k] <- path$summary$converged
+      if (length(f) < m) {                 # (its path ended: its last fit)
+        L_new[-f, k] <- L_new[length(f), k]
+        c_new[-f, k] <- c_new[length(f), k]
+      }
+    }
+    before <- seq_len(j - 1L); after <- j:length(radius)
+    radius <- c(radius[before], new, radius[after])
+    fold_loss <- rbind(fold_loss[before, , drop = FALSE], L_new, fold_loss[after, , drop = FALSE])
+    conv <- rbind(conv[before, , drop = FALSE], c_new, conv[after, , drop = FALSE])
+    full$fits <- c(full$fits[before], part$fits, full$fits[after])
+    full$radius <- radius
+    full$summary <- rbind(full$summary[before, , drop = FALSE], part$summary,
+                          full$summary[after, , drop = FALSE])
+    full$time <- full$time + part$time
+    ended_at[ended_at >= j] <- ended_at[ended_at >= j] + m
+  }
   cu <- curve(fold_loss)
   cvm <- cu$cvm; cvsd <- cu$cvsd
   cv <- data.frame(radius = radius, cvm = cvm, cvsd = cvsd, cvlo = cvm - cvsd,
