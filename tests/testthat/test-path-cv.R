@@ -257,7 +257,11 @@ test_that("cv_sparse_regression chooses a radius near the truth's l1 norm", {
   expect_gte(cvfit$radius.min, 0.85 * l1)
   expect_lte(cvfit$radius.min, 1.2 * l1)
   expect_true(all(coef(cvfit)[1:4] != 0))               # the true support kept at 1se
-  expect_equal(nrow(cvfit$cv), 30L)
+  # the 30 default radii, and 4 between two of them per refinement at the
+  # one-SE edge (here one: the curve falls into the band in one step)
+  grid <- stochcg:::default_regression_radii(d$X, d$y, 30L, 0.01)
+  expect_identical(cvfit$cv$radius[cvfit$cv$radius %in% grid], grid)
+  expect_equal(nrow(cvfit$cv), 34L)
   expect_true(all(diff(cvfit$cv$radius) > 0))
   # predict and coef from the cg_cv object are those of the chosen fits
   newx <- d$X[1:7, ]
@@ -267,7 +271,7 @@ test_that("cv_sparse_regression chooses a radius near the truth's l1 norm", {
   expect_identical(coef(cvfit, s = "radius.min"), coef(cvfit$path$fits[[cvfit$index[["min"]]]]))
   expect_identical(coef(cvfit, s = cvfit$cv$radius[3]), coef(cvfit$path$fits[[3]]))
   out <- capture.output(print(cvfit))
-  expect_match(out[1], "sparse_regression: 5-fold cross-validation over 30 radii, mean squared error")
+  expect_match(out[1], "sparse_regression: 5-fold cross-validation over 34 radii, mean squared error")
   expect_match(out[3], "^radius.min")
 })
 
@@ -291,6 +295,53 @@ test_that("cv_sparse_regression's choices agree with cv.glmnet on the same folds
   expect_equal(cvfit$radius.1se, l1[g$lambda == g$lambda.1se], tolerance = 0.1,
                ignore_attr = TRUE)
   expect_equal(min(cvfit$cv$cvm), min(g$cvm), tolerance = 0.01)
+})
+
+test_that("at n >> p the default grid is refined at the one-SE edge: the 1se fit is as sparse as the truth", {
+  # 10 true coefficients among 60 correlated columns, 400 rows: the CV
+  # error falls steeply until the radius reaches about the truth's l1 norm,
+  # where the noise variables enter; the plain grid's step (17%) jumps from
+  # far above the one-SE band to past that elbow
+  set.seed(1)
+  n <- 400; p <- 60
+  X <- matrix(rnorm(n * 5), n) %*% matrix(rnorm(5 * p), 5) + matrix(rnorm(n * p), n)
+  beta <- c(rnorm(10, sd = 2), rep(0, p - 10))
+  y <- drop(X %*% beta + rnorm(n))
+  folds <- rep_len(1:5, n)
+  op <- options(stochcg.cv_refine = FALSE)          # the plain grid
+  old <- tryCatch(cv_sparse_regression(X, y, folds = folds, standardize = FALSE),
+                  finally = options(op))
+  new <- cv_sparse_regression(X, y, folds = folds, standardize = FALSE)
+  nnz <- function(f) sum(f$fit$solution$beta != 0)
+  expect_gt(nnz(old), 2 * 10)                # the plain grid: past the elbow
+  expect_lte(nnz(new), 1.5 * 10)             # refined: within 1.5x the true support
+  big <- abs(beta) > 0.2                     # 9 of the 10 (the tenth: 0.076)
+  expect_true(all(new$fit$solution$beta[big] != 0))
+  # the plain grid's radii are all there, with the same fold losses and
+  # fits; the others come in fours, log-spaced between two neighbours
+  m <- match(old$cv$radius, new$cv$radius)
+  expect_false(anyNA(m))
+  expect_identical(new$fold_loss[m, ], old$fold_loss)
+  expect_identical(lapply(new$path$fits[m], coef), lapply(old$path$fits, coef))
+  extra <- setdiff(new$cv$radius, old$cv$radius)
+  expect_true(length(extra) %in% c(4L, 8L))
+  for (b in split(extra, rep(seq_len(length(extra) / 4), each = 4))) {
+    lo <- max(new$cv$radius[new$cv$radius < min(b) & !new$cv$radius %in% b])
+    hi <- min(new$cv$radius[new$cv$radius > max(b) & !new$cv$radius %in% b])
+    expect_equal(b, exp(seq(log(lo), log(hi), length.out = 6))[2:5], tolerance = 1e-14)
+  }
+  # refined until the one-SE radius's predecessor is within 2 SE of the
+  # minimum, or twice
+  i <- new$index[["min"]]; j <- new$index[["1se"]]
+  expect_true(length(extra) == 8L || new$cv$cvm[j - 1] <= new$cv$cvm[i] + 2 * new$cv$cvsd[i])
+  expect_true(all(new$cv$converged))
+  # cv.glmnet on the same folds: its 1se fit has 14 nonzeros here (the
+  # plain grid's: 24)
+  skip_if_not_installed("glmnet")
+  g <- glmnet::cv.glmnet(X, y, foldid = folds, standardize = FALSE)
+  nz_g <- g$nzero[g$lambda == g$lambda.1se]
+  expect_lte(nnz(new), 1.5 * nz_g)
+  expect_gte(nnz(new), nz_g / 1.5)
 })
 
 test_that("the default radii rise to the l1 norm of the least-squares solution", {
