@@ -18,7 +18,7 @@ suppressPackageStartupMessages(library(stochcg))
 stopifnot(requireNamespace("glmnet", quietly = TRUE))
 Sys.setenv(STOCHCG_BENCH_DEFS_ONLY = "1")
 source("inst/bench/cv_regression_wide.R")        # datasets, simulated(), timed(), fmt(), md_table()
-reps <- 1L
+# STOCHCG_BENCH_REPS = k: median of k calls (read by cv_regression_wide.R's timed())
 # the two data builders of cv_regression.R (its definitions only)
 for (e in parse("inst/bench/cv_regression.R"))
   if (is.call(e) && identical(e[[1]], as.name("<-")) && is.name(e[[2]]) &&
@@ -30,6 +30,8 @@ cases <- list(
   list("simulated 200x5000", simulated(200, 5000), FALSE),
   list("simulated 100x2000", simulated(100, 2000), FALSE),
   list("simulated 1000x200", simulated(1000, 200), FALSE),
+  list("simulated 1000x200 (std)", simulated(1000, 200), TRUE),
+  list("simulated 75x4000 (std)", simulated(75, 4000), TRUE),
   list("riboflavin", datasets$riboflavin, FALSE),
   list("Colon gene 1", datasets[["Colon gene 1"]], FALSE),
   list("Khan gene 1", datasets[["Khan gene 1"]], FALSE),
