@@ -24,6 +24,14 @@ for (e in parse("inst/bench/cv_regression.R"))
   if (is.call(e) && identical(e[[1]], as.name("<-")) && is.name(e[[2]]) &&
       as.character(e[[2]]) %in% c("boston_x2", "stock_returns")) eval(e)
 
+# GLMs: 10 true coefficients among independent columns, sd 2 (binomial) and
+# 0.5 (poisson) on the linear predictor
+glm_sim <- function(n, p, family) function() {
+  set.seed(3)
+  X <- matrix(rnorm(n * p), n)
+  eta <- drop(X[, 1:10] %*% rnorm(10, sd = if (family == "poisson") 0.5 else 2))
+  list(X = X, y = if (family == "binomial") rbinom(n, 1, plogis(eta)) else rpois(n, exp(eta)))
+}
 cases <- list(
   list("simulated 5000x500", simulated(5000, 500), FALSE),
   list("simulated 2000x5000", simulated(2000, 5000), FALSE),
@@ -36,11 +44,13 @@ cases <- list(
   list("Colon gene 1", datasets[["Colon gene 1"]], FALSE),
   list("Khan gene 1", datasets[["Khan gene 1"]], FALSE),
   list("Boston x2 (std)", if (requireNamespace("MASS", quietly = TRUE)) boston_x2, TRUE),
-  list("stockdata (std)", if (requireNamespace("huge", quietly = TRUE)) stock_returns, TRUE))
+  list("stockdata (std)", if (requireNamespace("huge", quietly = TRUE)) stock_returns, TRUE),
+  list("binomial 2000x100 (std)", glm_sim(2000, 100, "binomial"), TRUE, "binomial"),
+  list("poisson 2000x100 (std)", glm_sim(2000, 100, "poisson"), TRUE, "poisson"))
 only <- Sys.getenv("STOCHCG_BENCH_DATA")
 if (nzchar(only)) cases <- Filter(function(cs) cs[[1]] %in% strsplit(only, ",")[[1]], cases)
 
-run_grid_case <- function(name, make, std, seed = 1) {
+run_grid_case <- function(name, make, std, family = "gaussian", seed = 1) {
   if (is.null(make)) return(NULL)
   d <- make()
   if (is.null(d)) return(NULL)
@@ -50,20 +60,25 @@ run_grid_case <- function(name, make, std, seed = 1) {
   X <- d$X[train, ]; y <- d$y[train]; Xt <- d$X[-train, ]; yt <- d$y[-train]
   foldid <- sample(rep_len(1:10, nrow(X)))
   load <- strsplit(readLines("/proc/loadavg"), " ")[[1]][1]
-  g <- timed(function() glmnet::cv.glmnet(X, y, foldid = foldid, standardize = std))
+  g <- timed(function() glmnet::cv.glmnet(X, y, foldid = foldid, standardize = std,
+                                           family = family))
   ours <- function(refine) {
     old <- options(stochcg.cv_refine = refine); on.exit(options(old))
     timed(function() suppressWarnings(cv_sparse_regression(X, y, folds = foldid,
-                                                           standardize = std)))
+                                                           standardize = std, family = family)))
   }
   o_old <- ours(FALSE); o_new <- ours(TRUE)
   G <- g$value; A <- o_old$value; B <- o_new$value
-  mse <- function(f) mean((yt - predict(f, Xt))^2)
+  # test loss: mean squared error, or mean deviance (binomial, poisson)
+  dev <- function(mu) switch(family, gaussian = (yt - mu)^2,
+                             binomial = -2 * (yt * log(mu) + (1 - yt) * log(1 - mu)),
+                             poisson = 2 * (ifelse(yt > 0, yt * log(yt / mu), 0) - (yt - mu)))
+  mse <- function(f) mean(dev(predict(f, Xt, type = "response")))
   data.frame(data = name, n = nrow(X), p = ncol(X),
              nnz_old = sum(A$fit$solution$beta != 0), nnz_new = sum(B$fit$solution$beta != 0),
              nnz_glmnet = G$nzero[G$lambda == G$lambda.1se],
              mse_old = mse(A), mse_new = mse(B),
-             mse_glmnet = mean((yt - as.vector(predict(G, Xt, s = "lambda.1se")))^2),
+             mse_glmnet = mean(dev(as.vector(predict(G, Xt, s = "lambda.1se", type = "response")))),
              cpu_old = o_old$cpu, cpu_new = o_new$cpu, cpu_glmnet = g$cpu,
              ratio_old = o_old$cpu / g$cpu, ratio_new = o_new$cpu / g$cpu,
              wall_old = o_old$wall, wall_new = o_new$wall, wall_glmnet = g$wall,
@@ -73,7 +88,7 @@ run_grid_case <- function(name, make, std, seed = 1) {
 
 res <- NULL
 for (cs in cases) {
-  row <- run_grid_case(cs[[1]], cs[[2]], cs[[3]])
+  row <- run_grid_case(cs[[1]], cs[[2]], cs[[3]], if (length(cs) > 3L) cs[[4]] else "gaussian")
   if (is.null(row)) next
   print(row, digits = 3)
   res <- rbind(res, row)
@@ -87,7 +102,7 @@ for (cs in cases) {
                  "the rows for training (n is theirs). `old`: the plain 30-radius grid",
                  "(`options(stochcg.cv_refine = FALSE)`), `new`: the default with the refinement.",
                  "`nnz_*`: nonzero coefficients of the one-SE fit; `mse_*`: its test MSE on the",
-                 "20% held out; `cpu_*` CPU seconds (user + sys) and `wall_*` wall seconds of one",
+                 "20% held out (mean deviance for the binomial and poisson rows); `cpu_*` CPU seconds (user + sys) and `wall_*` wall seconds of one",
                  "CV call; `ratio_*`: ours / cv.glmnet in CPU; `radii_*`: radii fitted; `unconv_new`:",
                  "radii with a fit short of tol; `load`: 1-minute load average (2 shared cores).",
                  "Rows marked (std): the standardized defaults of both; the others standardize = FALSE."),
