@@ -39,11 +39,11 @@
 #' resolve the CV curve (see the benchmark).
 #'
 #' Along the default radii, the choice is refined where the grid is too
-#' coarse for it: when the CV error at the radius before the one-SE choice
-#' is more than two standard errors (those at the minimum) above the
-#' minimum, the curve falls from far above the one-SE band into it within
-#' one step of the grid, and the choice is the first radius past a steep
-#' part of the curve. At \eqn{n \gg p}{n >> p} that is the elbow where the
+#' coarse for it: when the CV error falls by more than one standard error
+#' (that at the minimum) from the radius before the one-SE choice to it,
+#' the curve falls from above the one-SE band into it within one step of
+#' the grid, and the choice is the first radius past a steep part of the
+#' curve. At \eqn{n \gg p}{n >> p} that is the elbow where the
 #' noise variables enter the path (a simulated 4000 x 500 design with 10
 #' true coefficients: 19 nonzeros at radius 26.4, 216 at the next radius,
 #' 30.9, the one-SE choice; cv.glmnet's one-SE fit has 24). Four radii
@@ -625,12 +625,13 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
   radius <- radius[keep]
   fold_loss <- fold_loss[keep, , drop = FALSE]
   conv <- conv[keep, , drop = FALSE]
-  # With refine = R (a default grid): while the one-SE radius's next smaller
-  # radius has a CV error more than two standard errors above the minimum
-  # (the curve falls from far above the one-SE band into it in one step of
-  # the grid, as at n >> p where the noise variables enter at the elbow of
-  # the path: the one-SE choice is then the first radius past the elbow,
-  # far denser than the fit at the elbow), 4 radii log-spaced between the
+  # With refine = R (a default grid): while the CV error falls by more than
+  # one standard error (the minimum's) from the one-SE radius's next
+  # smaller radius to it (the grid is coarser than the rule: the curve
+  # falls from above the one-SE band into it in one step, as at n >> p
+  # where the noise variables enter at the elbow of the path: the one-SE
+  # choice is then the first radius past the elbow, far denser than the
+  # fit at the elbow), 4 radii log-spaced between the
   # two are fitted (the full-data path warm-started from its fit at the
   # smaller one, the folds' paths from zero: their lean fits keep no
   # state), up to R times.
@@ -639,7 +640,7 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
     pick <- one_se_rule(cu$cvm, cu$cvsd)
     j <- pick[["1se"]]
     se <- cu$cvsd[pick[["min"]]]
-    if (j < 2L || !(cu$cvm[j - 1L] > cu$cvm[pick[["min"]]] + 2 * se)) break
+    if (j < 2L || !(cu$cvm[j - 1L] - cu$cvm[j] > se)) break
     new <- exp(seq(log(radius[j - 1L]), log(radius[j]), length.out = 6L))[2:5]
     part <- run_path(NULL, new, full$fits[[j - 1L]])
     if (!isTRUE(part$complete)) interrupted("fitting the path on all the data")

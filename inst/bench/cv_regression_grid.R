@@ -3,8 +3,8 @@
 # one run: the same 10 fold ids, an intercept for all three, 80% of the rows
 # for training and 20% for the test MSE of the one-SE fits. "old" is the
 # plain 30-radius grid (options(stochcg.cv_refine = FALSE)), "new" the
-# default (up to 2 refinements of 4 radii where the CV curve falls from more
-# than 2 SE above its minimum into the one-SE band in one step).
+# default (up to 2 refinements of 4 radii where the CV curve falls by more
+# than one SE into the one-SE band in one step).
 # Designs: simulated n >> p and p >> n (the generator of
 # cv_regression_wide.R: 5 common factors, 10 true coefficients, noise sd 1),
 # gene-expression sets (riboflavin from hdi or STOCHCG_RIBOFLAVIN, Colon,

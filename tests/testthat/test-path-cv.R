@@ -330,10 +330,10 @@ test_that("at n >> p the default grid is refined at the one-SE edge: the 1se fit
     hi <- min(new$cv$radius[new$cv$radius > max(b) & !new$cv$radius %in% b])
     expect_equal(b, exp(seq(log(lo), log(hi), length.out = 6))[2:5], tolerance = 1e-14)
   }
-  # refined until the one-SE radius's predecessor is within 2 SE of the
-  # minimum, or twice
+  # refined until the CV error falls by at most one SE (the minimum's)
+  # from the one-SE radius's predecessor to it, or twice
   i <- new$index[["min"]]; j <- new$index[["1se"]]
-  expect_true(length(extra) == 8L || new$cv$cvm[j - 1] <= new$cv$cvm[i] + 2 * new$cv$cvsd[i])
+  expect_true(length(extra) == 8L || new$cv$cvm[j - 1] - new$cv$cvm[j] <= new$cv$cvsd[i])
   expect_true(all(new$cv$converged))
   # cv.glmnet on the same folds: its 1se fit has 14 nonzeros here (the
   # plain grid's: 24)
