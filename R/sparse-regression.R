@@ -411,6 +411,9 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   solver <- list(method = method, batch_size = batch_size, sampling = sampling, step = step,
                  K = K, step_size = step_size, gram = gram, face_step = face_step,
                  control = control)
+  if (!is_reader_input(X) && is_reader_input(y))
+    stop_arg("y", "can be read from disk only with `X` read from disk (a reader or a ",
+             "DelayedArray)")
   if (is_reader_input(X))      # X on disk (R/readers.R): drawn block by block
     return(reader_regression(X, y, radius, family, weights, standardize, penalty.factor,
                              intercept, init, solver, call, started))
