@@ -339,7 +339,7 @@ y_blocks <- function(y, X) {
       stop_arg("y", "must be numeric, not of type ", DelayedArray::type(y))
     len <- d[1L]
   }
-  if (len != n) stop_arg("y", "must have length ", n, " (the rows of `X`), not ", len)
+  if (len != n) stop_arg("y", "must have length ", n, " (the rows of `X`; got ", len, ")")
   yr <- if (inherits(y, "cg_reader")) block_reader(y, block_size = X$block_size)
         else if (length(dim(y)) == 1L)
           make_reader("DelayedArray", y, c(n, 1L), "rows", X$block_size,
