@@ -54,6 +54,13 @@
 #' `indptr`, `shape` in a group) with `rhdf5::h5write()`, as
 #' `inst/bench/out_of_core.R` does.
 #'
+#' For [sparse_regression()], the response `y` may be a reader too (by
+#' rows, one column; it is re-cut into `X`'s blocks) or a `DelayedArray`
+#' vector or one-column matrix: each block of `y` is read with the same
+#' rows of `X`. What stays in memory during such a fit: the
+#' \eqn{p \times p}{p x p} statistics, the coefficients and two blocks of
+#' `X` with their responses; never a whole column or `y`.
+#'
 #' The draws depend only on the block structure (the dimensions and
 #' `block_size`) and R's random number generator, not on where the data
 #' are: a fit from an HDF5 file equals the fit from the same matrix in
