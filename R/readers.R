@@ -445,9 +445,11 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
                      .Machine$double.eps)
   }
   reads <- 0
-  fetch <- if (yb$disk) function(k) {     # X's block with its responses
-    reads <<- reads + 1
-    cbind(reader_block(X, k), yb$block(k), deparse.level = 0)
+  fetch <- if (yb$disk) function(k) {     # X's block, its responses as attribute "y"
+    reads <<- reads + 1                    # (no copy of the block, as cbind() made)
+    B <- reader_block(X, k)
+    attr(B, "y") <- yb$block(k)
+    B
   } else function(k) {
     reads <<- reads + 1
     reader_block(X, k)

@@ -83,7 +83,7 @@ typedef struct {
     SEXP rcall, rho;                 /* the call fetch(k) and its environment */
     const double *xscale;            /* column scales (with xbar: centring) */
     double *blk, *eblk;              /* the block drawn from, the block evaluated */
-    int ydisk;                       /* y read with X: fetch(k) gives cbind(X block, y block) */
+    int ydisk;                       /* y read with X: fetch(k)'s block has attribute "y" */
     double *yblk, *eyblk;            /* with ydisk: the y of blk and of eblk */
     double blocks_read;
     double ycenter, yy;              /* y is centred as it is used; ||y - ycenter||^2 */
@@ -1577,12 +1577,21 @@ static int reader_load(cg_problem *P, regression *R, int k, double *buf, double 
     SETCADR(R->rcall, ScalarInteger(k + 1));
     char which[64];
     snprintf(which, sizeof which, "block %d of %d", k + 1, R->bs.nblocks);
-    SEXP x = cg_call_user_matrix(P, R->rcall, R->rho, rows, p + R->ydisk,
+    SEXP x = cg_call_user_matrix(P, R->rcall, R->rho, rows, p,
                                  R->ydisk ? "the reader of `X` and `y`" : "the reader of `X`",
                                  which);
     if (x == R_NilValue) return 0;
     const double *v = REAL(x);
-    if (R->ydisk) memcpy(ybuf, v + (size_t) p * rows, sizeof(double) * rows);
+    if (R->ydisk) {                          /* the block's responses, checked by R */
+        SEXP yv = getAttrib(x, install("y"));
+        if (!isReal(yv) || XLENGTH(yv) != rows || !cg_all_finite(REAL(yv), rows)) {
+            UNPROTECT(1);
+            cg_fail(P, "the reader of `X` and `y` gave no finite `y` of %d values at %s",
+                    rows, which);
+            return 0;
+        }
+        memcpy(ybuf, REAL(yv), sizeof(double) * rows);
+    }
     for (int j = 0; j < p; j++) {
         const double c = R->xbar ? R->xbar[j] : 0.0, sc = R->xscale[j];
         const double *src = v + (size_t) j * rows;
