@@ -54,6 +54,13 @@
 #' `indptr`, `shape` in a group) with `rhdf5::h5write()`, as
 #' `inst/bench/out_of_core.R` does.
 #'
+#' For [sparse_regression()], the response `y` may be a reader too (by
+#' rows, one column; it is re-cut into `X`'s blocks) or a `DelayedArray`
+#' vector or one-column matrix: each block of `y` is read with the same
+#' rows of `X`. What stays in memory during such a fit: the
+#' \eqn{p \times p}{p x p} statistics, the coefficients and two blocks of
+#' `X` with their responses; never a whole column or `y`.
+#'
 #' The draws depend only on the block structure (the dimensions and
 #' `block_size`) and R's random number generator, not on where the data
 #' are: a fit from an HDF5 file equals the fit from the same matrix in
@@ -178,8 +185,10 @@ reader_block <- function(reader, k) {
              else reader$source[, idx, drop = FALSE],
     dgCMatrix = as.matrix(if (reader$by == "rows") reader$source[idx, , drop = FALSE]
                           else reader$source[, idx, drop = FALSE]),
-    DelayedArray = DelayedArray::extract_array(
-      reader$source, if (reader$by == "rows") list(idx, NULL) else list(NULL, idx)))
+    DelayedArray = if (length(dim(reader$source)) == 1L)      # a vector (y): one column
+        matrix(DelayedArray::extract_array(reader$source, list(idx)))
+      else DelayedArray::extract_array(
+        reader$source, if (reader$by == "rows") list(idx, NULL) else list(NULL, idx)))
   if (!is.double(out)) storage.mode(out) <- "double"
   dimnames(out) <- NULL
   out
@@ -241,7 +250,9 @@ is_reader_input <- function(x) {
 # TRUE, the crossproduct X'X (by = "rows" only); with cov = TRUE, the
 # sample covariance (divisor n - 1). Sums are taken around the first
 # block's means, so that large means do not cancel the variances (nor the
-# covariances). With `y` (by = "rows"), also X'(y - ycenter) (`xty`).
+# covariances). With `y` (by = "rows", a function of k giving block k's
+# responses: y_blocks()), also X'(y - ycenter) (`xty`) and ||y - ycenter||^2
+# (`yy`, summed as the C side did: cg_y_pass()).
 reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE, y = NULL,
                            ycenter = 0) {
   n <- if (reader$by == "rows") reader$dim[1L] else reader$dim[2L]
@@ -251,6 +262,7 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE, 
   G <- if (gram) matrix(0, p, p)
   C <- if (cov) matrix(0, p, p)
   xty <- if (!is.null(y)) numeric(p)
+  yst <- NULL
   max_abs <- 0
   nnz <- 0
   for (k in seq_len(reader$n_blocks)) {
@@ -288,7 +300,11 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE, 
     s2 <- s2 + colSums(D * D)
     if (gram) G <- G + crossprod(B)
     if (cov) C <- C + crossprod(D)
-    if (!is.null(y)) xty <- xty + drop(crossprod(B, y[block_index(reader, k)] - ycenter))
+    if (!is.null(y)) {
+      yk <- y(k)
+      xty <- xty + drop(crossprod(B, yk - ycenter))
+      yst <- .Call(C_cg_y_pass, yk, yst, 3L, n, ycenter)
+    }
   }
   if (!sums) return(list(n = n, p = p, max_abs = max_abs, nnz = nnz))
   mean <- shift + s1 / n
@@ -299,7 +315,63 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE, 
     C <- (C + t(C)) / 2                     # exactly symmetric
   }
   list(n = n, p = p, mean = mean, sd = sqrt(var), max_abs = max_abs, gram = G, cov = C,
-       xty = xty)
+       xty = xty, yy = if (!is.null(y)) .Call(C_cg_y_pass, NULL, yst, 0L, n, 0)[[2L]])
+}
+
+# The response of a reader regression, by X's blocks of rows: `y` in memory
+# (a numeric vector) or on disk (a DelayedArray / HDF5Array vector or n x 1
+# matrix, or a reader by rows of one column), read block by block with X so
+# that no n-vector of y is ever in memory. Returns list(block = function(k)
+# (block k's responses as doubles, checked: their number, and finite, an
+# error naming `y` and the block), disk).
+y_blocks <- function(y, X) {
+  n <- X$dim[1L]
+  if (!is_reader_input(y)) {
+    y <- check_vector(y, "y", n)
+    return(list(block = function(k) y[block_index(X, k)], disk = FALSE))
+  }
+  if (inherits(y, "cg_reader")) {
+    if (!identical(y$by, "rows") || y$dim[2L] != 1L)
+      stop_arg("y", "must be a reader by rows of one column (the responses), not ",
+               y$dim[1L], " x ", y$dim[2L], " by ", y$by)
+    len <- y$dim[1L]
+  } else {
+    if (!requireNamespace("DelayedArray", quietly = TRUE))
+      stop_arg("y", "is a DelayedArray, which needs the package DelayedArray")
+    d <- dim(y)
+    if (!(length(d) == 1L || (length(d) == 2L && d[2L] == 1L)))
+      stop_arg("y", "must be a vector or a one-column matrix, not ",
+               paste(d, collapse = " x "))
+    if (!DelayedArray::type(y) %in% c("double", "integer", "logical"))
+      stop_arg("y", "must be numeric, not of type ", DelayedArray::type(y))
+    len <- d[1L]
+  }
+  if (len != n) stop_arg("y", "must have length ", n, " (the rows of `X`; got ", len, ")")
+  yr <- if (inherits(y, "cg_reader")) block_reader(y, block_size = X$block_size)
+        else if (length(dim(y)) == 1L)
+          make_reader("DelayedArray", y, c(n, 1L), "rows", X$block_size,
+                      DelayedArray::chunkdim(y), NULL)
+        else block_reader(y, block_size = X$block_size)
+  block <- function(k) {
+    v <- as.double(reader_block(yr, k))
+    idx <- block_index(X, k)
+    if (length(v) != length(idx))
+      stop_arg("y", "gave ", length(v), " values for block ", k, " of ", length(idx), " rows")
+    if (!all_finite(v))
+      stop_arg("y", "contains NA, NaN or Inf (in block ", k, ", rows ", idx[1L], " to ",
+               idx[length(idx)], ")")
+    v
+  }
+  list(block = block, disk = TRUE)
+}
+
+# mean(y) from y's blocks, bit for bit (cg_y_pass(): R's long double sum
+# and its correction pass; two reads of y on disk)
+y_mean <- function(yb, nb, n) {
+  st <- NULL
+  for (k in seq_len(nb)) st <- .Call(C_cg_y_pass, yb$block(k), st, 1L, n, 0)
+  for (k in seq_len(nb)) st <- .Call(C_cg_y_pass, yb$block(k), st, 2L, n, 0)
+  .Call(C_cg_y_pass, NULL, st, 0L, n, 0)[[1L]]
 }
 
 # sparse_regression() with X a reader or a DelayedArray: least squares over
@@ -321,7 +393,8 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
     stop_arg("method", "must be \"sfw\", \"fw\" or \"spg\" when `X` is read from disk ",
              "(\"pfw\", the default, needs X in memory)")
   n <- X$dim[1L]; p <- X$dim[2L]
-  y <- check_vector(y, "y", n)
+  yb <- y_blocks(y, X)
+  rm(y)
   check_flag(standardize, "standardize")
   check_flag(intercept, "intercept")
   pf <- check_penalty_factor(penalty.factor, p)
@@ -348,9 +421,10 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
   # one pass: every value finite, the column means and sds, X'(y - ybar)
   # (the gradient at the cold start: its evaluation reads nothing more),
   # and X'X for spg's step 1 / L. y stays uncentred (the C side centres it
-  # as it uses it): no second n-vector in memory.
-  ybar <- if (intercept) mean(y) else 0
-  mom <- reader_moments(X, "X", gram = method == "spg", y = y, ycenter = ybar)
+  # as it uses it): no second n-vector in memory. y on disk is read with
+  # X's blocks (and twice before, alone, for its mean): no n-vector at all.
+  ybar <- if (intercept) y_mean(yb, X$n_blocks, n) else 0
+  mom <- reader_moments(X, "X", gram = method == "spg", y = yb$block, ycenter = ybar)
   xbar <- if (intercept) mom$mean else rep(0, p)
   sd <- if (standardize) mom$sd else rep(1, p)   # around the mean, as glmnet
   cs <- numeric(p)
@@ -371,13 +445,21 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
                      .Machine$double.eps)
   }
   reads <- 0
-  fetch <- function(k) {
+  fetch <- if (yb$disk) function(k) {     # X's block, its responses as attribute "y"
+    reads <<- reads + 1                    # (no copy of the block, as cbind() made)
+    B <- reader_block(X, k)
+    attr(B, "y") <- yb$block(k)
+    B
+  } else function(k) {
     reads <<- reads + 1
     reader_block(X, k)
   }
+  # y in memory goes to C whole (its environment keeps it anyway)
+  y_mem <- if (!yb$disk) environment(yb$block)$y
   spec <- list(problem = "regression", method = method, step = step, K = as.integer(K),
                eta = if (is.null(solver$step_size)) -1 else solver$step_size,
-               n = n, p = p, y = y, y_center = as.double(ybar), xty0 = as.double(xty0),
+               n = n, p = p, y = y_mem, yy = as.double(mom$yy),
+               y_center = as.double(ybar), xty0 = as.double(xty0),
                radius = as.double(radius), sparse = FALSE,
                gram = TRUE, face_step = FALSE, batch_size = as.integer(min(batch_size, n)),
                sampling = if (method == "fw") 1L else sampling_code(sampling),
@@ -392,7 +474,7 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
     if (!is.numeric(iter) || length(iter) != 1L || is.na(iter) || iter < 0)
       stop_arg("init", "has an invalid `iterations` (a fit altered by hand?)")
     spec[c("init_beta", "iter_offset", "cold_objective")] <-
-      list(theta0, as.integer(iter), sum((y - ybar)^2) / (2 * n))
+      list(theta0, as.integer(iter), mom$yy / (2 * n))
   }
   fit <- cg_run(spec, control, "sparse_regression", call, started)
   theta <- fit$solution$beta
@@ -406,7 +488,8 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
     fit$notes <- c(fit$notes, beta = sprintf("intercept %s", format(fit$intercept, digits = 4)))
   }
   fit$notes <- c(fit$notes, beta = prepared_note(prep, theta),
-                 data = sprintf("X read by %d blocks of %d rows", X$n_blocks, X$block_size))
+                 data = sprintf("X%s read by %d blocks of %d rows",
+                                if (yb$disk) " and y" else "", X$n_blocks, X$block_size))
   fit$family <- "gaussian"
   fit$standardize <- standardize
   fit$penalty.factor <- pf
@@ -415,7 +498,7 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
   # passes over the file: the solver's (blocks drawn and evaluations) and
   # the first, for the moments
   fit$reader <- c(X[c("kind", "dim", "by", "block_size", "n_blocks", "chunkdim")],
-                  list(passes = 1 + reads / X$n_blocks))
+                  list(passes = 1 + reads / X$n_blocks, y_on_disk = yb$disk))
   class(fit) <- c("sparse_regression_fit", "cg_fit")
   finish_fit(fit, started)
 }

@@ -211,15 +211,25 @@
 #'   (sparse `dgCMatrix` is kept sparse), or on disk a `DelayedArray` /
 #'   `HDF5Matrix` or a [block_reader()] (read block by block; see "Data on
 #'   disk").
-#' @param y Response, length n.
+#' @param y Response, length n. With `X` on disk (see "Data on disk"), `y`
+#'   may be on disk too: a `DelayedArray` / `HDF5Array` vector or
+#'   \eqn{n \times 1}{n x 1} matrix, or a [block_reader()] of one column;
+#'   it is then read block by block with `X`'s rows, so that no
+#'   \eqn{n}-vector is ever in memory (at \eqn{n = 5 \times 10^7}{n = 5e7},
+#'   `y` in memory is 381 MB).
 #' @param radius Radius \eqn{r > 0} of the l1 ball, or several radii: a
 #'   path (see "Paths").
 #' @section Data on disk:
 #' `X` may be a `DelayedArray` (e.g. an `HDF5Matrix` from
 #' `HDF5Array::HDF5Array()` or `writeHDF5Array()`; Suggests package
 #' DelayedArray) or a reader from [block_reader()] (which also wraps an
-#' in-memory matrix): the rows are then read block by block, `y` stays an
-#' R vector. Only `"sfw"` (the default there), `"fw"` and `"spg"` apply,
+#' in-memory matrix): the rows are then read block by block. `y` may be an
+#' R vector or on disk as well (a `DelayedArray` vector or one-column
+#' matrix, or a one-column reader by rows): its values are then read with
+#' each block of `X` (the reader gives the block and its responses
+#' together), its mean and \eqn{y'y}{y'y} from two passes over `y` alone and
+#' the first pass over `X` (the same numbers, bit for bit, as from `y` in
+#' memory: the fit is identical). Only `"sfw"` (the default there), `"fw"` and `"spg"` apply,
 #' with `gram = TRUE`, least squares without weights, positive penalty
 #' factors and a single radius. One pass first checks that every value is
 #' finite and computes the column means and standard deviations (for the
@@ -252,10 +262,13 @@
 #' exact) or a warm start (its first evaluation) the evaluations read the
 #' file. What stays in memory: the \eqn{p \times p}{p x p} sufficient
 #' statistics \eqn{S_t}{S_t} and \eqn{b_t}{b_t} (`gram = TRUE`), the
-#' coefficients, two blocks (one drawn from, one evaluated) and `y` (not
-#' copied: it is centred as it is used); no \eqn{n}-vector of fitted values
+#' coefficients, two blocks (one drawn from, one evaluated) with their
+#' responses when `y` is on disk, and otherwise `y` (not copied: it is
+#' centred as it is used); no \eqn{n}-vector of fitted values
 #' is kept (`fitted()` has none). The fit's `reader` element says how the
-#' file was read, `reader$passes` how many times.
+#' file was read, `reader$passes` how many times (passes over `X`; `y` on
+#' disk is read with them, and twice more alone for its mean),
+#' `reader$y_on_disk` whether `y` was read from disk.
 #' `init` may be a fit or coefficients (a warm start; the block sampler's
 #' state is not kept, so no exact continuation).
 #'
@@ -411,6 +424,9 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   solver <- list(method = method, batch_size = batch_size, sampling = sampling, step = step,
                  K = K, step_size = step_size, gram = gram, face_step = face_step,
                  control = control)
+  if (!is_reader_input(X) && is_reader_input(y))
+    stop_arg("y", "can be read from disk only with `X` read from disk (a reader or a ",
+             "DelayedArray)")
   if (is_reader_input(X))      # X on disk (R/readers.R): drawn block by block
     return(reader_regression(X, y, radius, family, weights, standardize, penalty.factor,
                              intercept, init, solver, call, started))

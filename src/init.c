@@ -15,6 +15,7 @@ SEXP cg_scale_columns(SEXP X, SEXP cs, SEXP shift);
 SEXP cg_fingerprint(SEXP X);
 SEXP cg_sum_product(SEXP x, SEXP y);
 SEXP cg_l1_nonzero(SEXP fits);
+SEXP cg_y_pass(SEXP v, SEXP state, SEXP pass, SEXP n, SEXP center);
 
 static const R_CallMethodDef call_methods[] = {
     {"cg_solve_call",  (DL_FUNC) &cg_solve_call,  2},
@@ -30,6 +31,7 @@ static const R_CallMethodDef call_methods[] = {
     {"cg_fingerprint", (DL_FUNC) &cg_fingerprint, 1},
     {"cg_sum_product", (DL_FUNC) &cg_sum_product, 2},
     {"cg_l1_nonzero", (DL_FUNC) &cg_l1_nonzero, 1},
+    {"cg_y_pass",     (DL_FUNC) &cg_y_pass,     5},
     {NULL, NULL, 0}
 };
 

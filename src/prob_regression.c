@@ -83,6 +83,8 @@ typedef struct {
     SEXP rcall, rho;                 /* the call fetch(k) and its environment */
     const double *xscale;            /* column scales (with xbar: centring) */
     double *blk, *eblk;              /* the block drawn from, the block evaluated */
+    int ydisk;                       /* y read with X: fetch(k)'s block has attribute "y" */
+    double *yblk, *eyblk;            /* with ydisk: the y of blk and of eblk */
     double blocks_read;
     double ycenter, yy;              /* y is centred as it is used; ||y - ycenter||^2 */
     const double *xty0;              /* X'(y - ycenter) / n from R's first pass, or NULL */
@@ -1141,7 +1143,9 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
     R->gram = asLogical(cg_list_get(spec, "gram"));
     const int n = R->n, p = R->p;
     if (n < 1 || p < 1) error("spec: X must have at least one row and one column");
-    R->y = cg_spec_real(spec, "y", n);
+    /* a reader may read y with X's blocks (spec$y NULL): no n-vector */
+    R->y = isNull(cg_list_get(spec, "y")) && !isNull(cg_list_get(spec, "reader_call")) ? NULL
+           : cg_spec_real(spec, "y", n);
     R->radius = asReal(cg_list_get(spec, "radius"));
     R->lipschitz = asReal(cg_list_get(spec, "lipschitz"));
     R->pairwise = strcmp(CHAR(STRING_ELT(cg_list_get(spec, "method"), 0)), "pfw") == 0;
@@ -1566,16 +1570,28 @@ SEXP cg_regression_solution(cg_problem *P)
 
 /* block k (0-based) of the centred, scaled X into buf (its rows x p,
  * column-major); returns its rows, or 0 with the failure recorded */
-static int reader_load(cg_problem *P, regression *R, int k, double *buf)
+static int reader_load(cg_problem *P, regression *R, int k, double *buf, double *ybuf)
 {
     const int p = R->p, bsize = R->bs.bsize;
     const int rows = k == R->bs.nblocks - 1 ? R->n - k * bsize : bsize;
     SETCADR(R->rcall, ScalarInteger(k + 1));
     char which[64];
     snprintf(which, sizeof which, "block %d of %d", k + 1, R->bs.nblocks);
-    SEXP x = cg_call_user_matrix(P, R->rcall, R->rho, rows, p, "the reader of `X`", which);
+    SEXP x = cg_call_user_matrix(P, R->rcall, R->rho, rows, p,
+                                 R->ydisk ? "the reader of `X` and `y`" : "the reader of `X`",
+                                 which);
     if (x == R_NilValue) return 0;
     const double *v = REAL(x);
+    if (R->ydisk) {                          /* the block's responses, checked by R */
+        SEXP yv = getAttrib(x, install("y"));
+        if (!isReal(yv) || XLENGTH(yv) != rows || !cg_all_finite(REAL(yv), rows)) {
+            UNPROTECT(1);
+            cg_fail(P, "the reader of `X` and `y` gave no finite `y` of %d values at %s",
+                    rows, which);
+            return 0;
+        }
+        memcpy(ybuf, REAL(yv), sizeof(double) * rows);
+    }
     for (int j = 0; j < p; j++) {
         const double c = R->xbar ? R->xbar[j] : 0.0, sc = R->xscale[j];
         const double *src = v + (size_t) j * rows;
@@ -1602,12 +1618,12 @@ static double reader_gradient(cg_problem *P, int batch)
         const int i = cg_block_sampler_next(&R->bs);
         if (i < 0) {
             if (!cg_block_sampler_advance(&R->bs)) break;
-            if (!reader_load(P, R, R->bs.cur, R->blk)) return nb;
+            if (!reader_load(P, R, R->bs.cur, R->blk, R->yblk)) return nb;
             continue;
         }
         const int rows = R->bs.clen, r = R->bs.cur * R->bs.bsize + i;
         for (int j = 0; j < p; j++) R->xrow[j] = R->blk[i + (size_t) j * rows];
-        const double yr = R->y[r] - R->ycenter,
+        const double yr = (R->ydisk ? R->yblk[i] : R->y[r]) - R->ycenter,
                      xt = F77_CALL(ddot)(&R->p, R->xrow, &one, R->theta, &one);
         F77_CALL(dsyr)("U", &R->p, &alpha, R->xrow, &one, R->S, &R->p FCONE);
         for (int j = 0; j < p; j++) {
@@ -1680,12 +1696,12 @@ static void reader_evaluate(cg_problem *P, double *obj, double *gap)
     }
     memset(g, 0, sizeof(double) * p);
     for (int k = 0; k < R->bs.nblocks; k++) {
-        int rows = reader_load(P, R, k, R->eblk);
+        int rows = reader_load(P, R, k, R->eblk, R->eyblk);
         if (!rows) {                         /* failure recorded: no numbers */
             *obj = *gap = NA_REAL;
             return;
         }
-        const double *y = R->y + (size_t) k * R->bs.bsize;
+        const double *y = R->ydisk ? R->eyblk : R->y + (size_t) k * R->bs.bsize;
         double a1 = 1.0, b1 = 1.0;
         for (int i = 0; i < rows; i++) res[i] = R->ycenter - y[i];
         F77_CALL(dgemv)("N", &rows, &R->p, &a1, R->eblk, &rows, R->theta, &one, &b1, res,
@@ -1722,11 +1738,11 @@ static int reader_init(cg_problem *P, regression *R, SEXP spec)
     /* y is given uncentred (no copy of an n-vector in R): centred here */
     R->ycenter = isNull(cg_list_get(spec, "y_center")) ? 0.0
                  : asReal(cg_list_get(spec, "y_center"));
-    R->yy = 0.0;
-    for (int i = 0; i < n; i++) {
-        const double e = R->y[i] - R->ycenter;
-        R->yy += e * e;
-    }
+    /* ||y - ycenter||^2 from R's passes over y (R/readers.R y_stats(),
+     * the same sum in the same order) */
+    R->yy = asReal(cg_list_get(spec, "yy"));
+    R->ydisk = R->y == NULL;
+    if (!R_FINITE(R->yy)) error("spec: yy must be finite");
     R->xty0 = isNull(cg_list_get(spec, "xty0")) ? NULL : cg_spec_real(spec, "xty0", p);
     R->exact = 0;
     const int bsize = asInteger(cg_list_get(spec, "block_rows")),
@@ -1746,6 +1762,7 @@ static int reader_init(cg_problem *P, regression *R, SEXP spec)
     R->res = cg_zeros(R->bs.bsize);
     R->blk = cg_zeros((size_t) R->bs.bsize * p);
     R->eblk = cg_zeros((size_t) R->bs.bsize * p);
+    if (R->ydisk) { R->yblk = cg_zeros(R->bs.bsize); R->eyblk = cg_zeros(R->bs.bsize); }
     if (!isNull(cg_list_get(spec, "init_beta")))
         memcpy(R->theta, cg_spec_real(spec, "init_beta", p), sizeof(double) * p);
     R->xrow = cg_zeros(p);

@@ -325,3 +325,55 @@ SEXP cg_l1_nonzero(SEXP fits)
     UNPROTECT(4);
     return out;
 }
+
+/* The response's statistics from its blocks (R/readers.R, y on disk):
+ * mean(y) as R computes it (a long double sum divided by n, then the long
+ * double sum of the deviations from that, added over n) and the double
+ * sum of squares around a centre in order (as prob_regression.c summed
+ * y'y), carried across blocks in `state` (a raw vector: the long double
+ * sums must not be rounded to double between blocks). pass 1 adds the
+ * block to the sum, pass 2 its deviations from the first mean, pass 3 its
+ * squares around `center`; pass 0 returns list(mean, yy). Bit for bit the
+ * values of mean(y) and the old loop over the whole vector. */
+typedef struct { sum_t s, t; double yy; } y_state;
+
+SEXP cg_y_pass(SEXP v, SEXP state, SEXP pass, SEXP n, SEXP center)
+{
+    y_state st;
+    memset(&st, 0, sizeof st);
+    if (!isNull(state)) {
+        if (TYPEOF(state) != RAWSXP || XLENGTH(state) != (R_xlen_t) sizeof st)
+            error("invalid state");
+        memcpy(&st, RAW(state), sizeof st);
+    }
+    const int what = asInteger(pass);
+    const double nn = asReal(n);
+    if (what == 0) {
+        sum_t s = st.s / (R_xlen_t) nn;
+        if (R_FINITE((double) s)) s += st.t / (R_xlen_t) nn;
+        SEXP out = PROTECT(allocVector(VECSXP, 2));
+        SET_VECTOR_ELT(out, 0, ScalarReal((double) s));
+        SET_VECTOR_ELT(out, 1, ScalarReal(st.yy));
+        UNPROTECT(1);
+        return out;
+    }
+    if (!isReal(v)) error("v must be a double vector");
+    const double *a = REAL(v);
+    const R_xlen_t m = XLENGTH(v);
+    if (what == 1) {
+        for (R_xlen_t i = 0; i < m; i++) st.s += a[i];
+    } else if (what == 2) {
+        const sum_t s = st.s / (R_xlen_t) nn;
+        for (R_xlen_t i = 0; i < m; i++) st.t += (a[i] - s);
+    } else {
+        const double c = asReal(center);
+        for (R_xlen_t i = 0; i < m; i++) {
+            const double e = a[i] - c;
+            st.yy += e * e;
+        }
+    }
+    SEXP out = PROTECT(allocVector(RAWSXP, sizeof st));
+    memcpy(RAW(out), &st, sizeof st);
+    UNPROTECT(1);
+    return out;
+}

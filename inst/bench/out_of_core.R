@@ -16,6 +16,9 @@
 #   exact:  X'X and X'y accumulated block by block, then the exact solution
 #           at the radius (pfw on the p x p problem, tol 1e-13);
 #   sfw:    sparse_regression(H, y, radius, method = "sfw"), defaults;
+#   sfw_ydisk: the same with y on disk too (a 1-d HDF5 data set, read with
+#           X's blocks: no n-vector of y in memory); the fit must equal
+#           sfw's bit for bit, and the peak RSS drop by about y's 8n bytes;
 #   sfw_before: the same under another build of stochcg, side by side in
 #           one run: set STOCHCG_BENCH_BEFORE_LIB to its library (R_LIBS)
 #           to compare a change (e.g. the readers' test schedule);
@@ -322,9 +325,9 @@ if (length(args) && args[1] == "--phase") {
       })
       c(t$value, list(cpu = t$cpu, wall = t$wall))
     },
-    sfw = , sfw_tol0 = , sfw_before = {
+    sfw = , sfw_tol0 = , sfw_before = , sfw_ydisk = {
       H <- HDF5Array(meta$xfile, "X")
-      y <- readRDS(meta$yfile)
+      y <- if (phase == "sfw_ydisk") HDF5Array(meta$yh5, "y") else readRDS(meta$yfile)
       set.seed(1)
       # sfw_tol0: no gap tests (tol = 0), so the trace's evaluations, each a
       # pass over the file, stay within the schedule's share of the time
@@ -398,6 +401,16 @@ if (!file.exists(wfile)) {
   saveRDS(t_write, wfile)
 }
 t_write <- readRDS(wfile)
+# y as a 1-d HDF5 data set too (chunks of X's rows), for sfw_ydisk
+yh5 <- file.path(dir, sprintf("y_%.0f_%d.h5", n, p))
+if (!file.exists(yh5)) {
+  y <- readRDS(yfile)
+  h5createFile(yh5)
+  h5createDataset(yh5, "y", dims = n, chunk = min(chunk, n), level = 0,
+                  storage.mode = "double")
+  h5write(y, yh5, "y")
+  rm(y); invisible(gc())
+}
 
 # the factorization data: d x N, `dens` nonzero (non-negative), in the 10x
 # Genomics sparse layout (group "matrix": data, indices, indptr, shape),
@@ -413,7 +426,7 @@ t_write_smf <- readRDS(wfile_smf)
 if (write_only) quit(save = "no")
 radius <- 5
 outer <- as.numeric(Sys.getenv("STOCHCG_BENCH_OUTER", "3"))
-saveRDS(list(xfile = xfile, yfile = yfile, yfile_smf = yfile_smf, radius = radius,
+saveRDS(list(xfile = xfile, yfile = yfile, yh5 = yh5, yfile_smf = yfile_smf, radius = radius,
              outer = outer), file.path(dir, "meta.rds"))
 
 before_lib <- Sys.getenv("STOCHCG_BENCH_BEFORE_LIB")
@@ -427,7 +440,7 @@ load_before <- load_txt()
 res <- list()
 # the fits between two floors, so that a change of load shows
 phases <- Sys.getenv("STOCHCG_BENCH_PHASES",
-                     "floor,exact,sfw_before,sfw,sfw_tol0,smf_floor,onmf,floor2")
+                     "floor,exact,sfw_before,sfw,sfw_ydisk,sfw_tol0,smf_floor,onmf,floor2")
 phases <- strsplit(phases, ",")[[1]]
 if (!nzchar(before_lib)) phases <- setdiff(phases, "sfw_before")
 for (ph in phases) {
@@ -476,6 +489,7 @@ lines <- c(
   if (!is.null(res$sfw_before))
     fit_row(res$sfw_before, sprintf("same, before (the build in %s): %s", before_lib,
                                     res$sfw_before$message)),
+  fit_row(res$sfw_ydisk, "same, y on disk too (1-d HDF5, read with X's blocks)"),
   fit_row(res$sfw_tol0, "same, cg_control(tol = 0)"),
   floor_row(res$smf_floor, "smf read floor, sparse blocks", "columns"),
   fit_row(res$onmf, "stochastic_mf(model = \"onmf\")"))
@@ -497,7 +511,18 @@ if (!is.null(sf) && !is.null(ex)) {
               res$sfw_tol0$objective - ex$fstar, res$sfw_tol0$gap,
               sqrt(sum((res$sfw_tol0$theta - ex$theta)^2))))
 }
+yd <- res$sfw_ydisk
+if (!is.null(sf) && !is.null(yd))
+  lines <- c(lines, "", sprintf(paste(
+    "y on disk vs in memory: coefficients %s, objective %s, gap %s; peak RSS %.0f MB -> %.0f MB",
+    "(%.0f MB less; y itself is 8n bytes = %.0f MB)."),
+    if (identical(sf$beta, yd$beta)) "identical" else "DIFFERENT",
+    if (identical(sf$objective, yd$objective)) "identical" else "DIFFERENT",
+    if (identical(sf$gap, yd$gap)) "identical" else "DIFFERENT",
+    sf$rss_mb, yd$rss_mb, sf$rss_mb - yd$rss_mb, 8 * n / 2^20))
 lines <- c(lines, "", "| target (issue 27) | measured | |", "|---|---|---|",
+  if (!is.null(yd)) sprintf("| sfw peak RSS < 1 GB, y on disk | %.0f MB | %s |", yd$rss_mb,
+                            yes(yd$rss_mb < 1024)),
   if (!is.null(sf)) sprintf("| sfw peak RSS < 1 GB | %.0f MB | %s |", sf$rss_mb,
                             yes(sf$rss_mb < 1024)),
   if (!is.null(sf) && !is.null(ex))

@@ -356,3 +356,80 @@ test_that("a covariance from disk takes given penalties; bad input names the arg
                "`data` contains NA, NaN or Inf (in block 1, rows 1 to 60)", fixed = TRUE)
   expect_error(covariance_rows(H), "`data` is read from disk (a reader)", fixed = TRUE)
 })
+
+test_that("y on disk, read with X's blocks, gives the fit of y in memory bit for bit", {
+  skip_if_not_installed("HDF5Array")
+  d <- regression_data(n = 430)
+  d$y <- d$y + 40                            # a mean the intercept carries
+  f <- tempfile(fileext = ".h5")
+  H <- HDF5Array::writeHDF5Array(d$X, f, name = "x", chunkdim = c(50L, ncol(d$X)))
+  Y1 <- HDF5Array::writeHDF5Array(array(d$y), f, name = "y", chunkdim = 30L)   # 1-d
+  Y2 <- HDF5Array::writeHDF5Array(matrix(d$y), f, name = "y2", chunkdim = c(50L, 1L))
+  ys <- list(vector = Y1, column = Y2, reader = block_reader(Y2, block_size = 17))
+  ctl <- cg_control(max_iter = 150, eval_every = 10)
+  for (m in c("sfw", "fw", "spg")) for (icpt in c(TRUE, FALSE)) {
+    set.seed(4)
+    fm <- sparse_regression(block_reader(H, block_size = 50), d$y, radius = 2, method = m,
+                            batch_size = 9, intercept = icpt, control = ctl)
+    seed_m <- .Random.seed
+    expect_false(fm$reader$y_on_disk)
+    for (nm in names(ys)) {
+      lab <- paste(m, icpt, nm)
+      set.seed(4)
+      fd <- sparse_regression(block_reader(H, block_size = 50), ys[[nm]], radius = 2,
+                              method = m, batch_size = 9, intercept = icpt, control = ctl)
+      expect_true(fd$reader$y_on_disk, label = lab)
+      expect_identical(coef(fd), coef(fm), label = lab)
+      expect_identical(fd$trace$objective, fm$trace$objective, label = lab)
+      expect_identical(fd$trace$gap, fm$trace$gap, label = lab)
+      expect_identical(fd$objective, fm$objective, label = lab)
+      expect_identical(.Random.seed, seed_m, label = lab)
+    }
+  }
+  # the streamed objective is the stated one (y read with the blocks; the
+  # last fit: spg without intercept)
+  expect_length(coef(fd), ncol(d$X))
+  expect_equal(fd$objective, mean((d$y - d$X %*% coef(fd))^2) / 2, tolerance = 1e-12)
+  # ybar from the blocks is mean(y), bit for bit (long double sums carried)
+  yb <- y_blocks(Y1, block_reader(H, block_size = 50))
+  expect_identical(y_mean(yb, 9L, 430L), mean(d$y))
+  # a warm start (its tol scale from y'y of the blocks), other samplers
+  for (smp in c("stream", "replace")) {
+    set.seed(8)
+    wm <- sparse_regression(block_reader(H, block_size = 50), d$y, radius = 3, sampling = smp,
+                            init = fm, control = ctl)
+    set.seed(8)
+    wd <- sparse_regression(block_reader(H, block_size = 50), Y1, radius = 3, sampling = smp,
+                            init = fm, control = ctl)
+    expect_identical(coef(wd), coef(wm), label = smp)
+    expect_identical(wd$trace$gap, wm$trace$gap, label = smp)
+  }
+})
+
+test_that("bad y on disk: errors name `y` and the block", {
+  skip_if_not_installed("HDF5Array")
+  d <- regression_data(n = 100, p = 5)
+  f <- tempfile(fileext = ".h5")
+  H <- HDF5Array::writeHDF5Array(d$X, f, name = "x", chunkdim = c(20L, 5L))
+  yna <- d$y
+  yna[67] <- NA
+  Yna <- HDF5Array::writeHDF5Array(array(yna), f, name = "yna", chunkdim = 20L)
+  expect_error(sparse_regression(block_reader(H, block_size = 20), Yna, radius = 1),
+               "`y` contains NA, NaN or Inf (in block 4, rows 61 to 80)", fixed = TRUE)
+  Yna2 <- HDF5Array::writeHDF5Array(matrix(yna), f, name = "yna2", chunkdim = c(20L, 1L))
+  expect_error(sparse_regression(block_reader(H, block_size = 20), Yna2, radius = 1,
+                                 intercept = FALSE),
+               "`y` contains NA, NaN or Inf (in block 4, rows 61 to 80)", fixed = TRUE)
+  Ys <- HDF5Array::writeHDF5Array(array(d$y[-1]), f, name = "ys", chunkdim = 20L)
+  expect_error(sparse_regression(H, Ys, radius = 1),
+               "`y` must have length 100 (the rows of `X`; got 99)", fixed = TRUE)
+  Y2 <- HDF5Array::writeHDF5Array(cbind(d$y, d$y), f, name = "y2c", chunkdim = c(20L, 2L))
+  expect_error(sparse_regression(H, Y2, radius = 1),
+               "`y` must be a vector or a one-column matrix, not 100 x 2", fixed = TRUE)
+  expect_error(sparse_regression(H, block_reader(d$X[, 1:2]), radius = 1),
+               "`y` must be a reader by rows of one column (the responses), not 100 x 2 by rows",
+               fixed = TRUE)
+  Y1 <- HDF5Array::writeHDF5Array(array(d$y), f, name = "y", chunkdim = 20L)
+  expect_error(sparse_regression(d$X, Y1, radius = 1, method = "sfw"),
+               "`y` can be read from disk only with `X` read from disk", fixed = TRUE)
+})
