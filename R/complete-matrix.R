@@ -577,12 +577,7 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
   fit <- cg_run(spec, control, "complete_matrix", call, started)
 
   sol <- fit$solution
-  # the C side returns a thin SVD (compressing again would cost as much as
-  # an SVD of the iterate) unless its compression failed
-  fit$solution <- list(X = if (isTRUE(sol$svd_form)) new_lowrank(sol$u, sol$w, sol$v)
-                           else lowrank_compress(sol$u, sol$w, sol$v))
-  fit$rank <- length(fit$solution$X$d)
-  fit$dropped <- sol$dropped
+  fit <- completion_solution(fit)
   if (homotopy) {
     fit$method <- method
     fit$dropped <- NA_integer_
@@ -980,4 +975,16 @@ completion_settings <- function(method, step, K, step_size, family, radius, cont
        max_rank = as.integer(if (is.null(max_rank)) 0L else max_rank),
        batch_size = as.integer(min(batch_size, N)),
        sampling = if (method == "fw") 1L else sampling_code(sampling))
+}
+
+# The C result's factors as the fit's solution (a thin SVD as returned --
+# compressing again would cost as much as an SVD of the iterate -- unless
+# its compression failed), its rank and the dropped atoms
+completion_solution <- function(fit) {
+  sol <- fit$solution
+  fit$solution <- list(X = if (isTRUE(sol$svd_form)) new_lowrank(sol$u, sol$w, sol$v)
+                           else lowrank_compress(sol$u, sol$w, sol$v))
+  fit$rank <- length(fit$solution$X$d)
+  fit$dropped <- sol$dropped
+  fit
 }

@@ -864,10 +864,7 @@ reader_completion <- function(Y, radius, family, center, method, batch_size, sam
                block_size = Y$block_size))
   fit <- cg_run(spec, control, "complete_matrix", call, started)
   sol <- fit$solution
-  fit$solution <- list(X = if (isTRUE(sol$svd_form)) new_lowrank(sol$u, sol$w, sol$v)
-                           else lowrank_compress(sol$u, sol$w, sol$v))
-  fit$rank <- length(fit$solution$X$d)
-  fit$dropped <- sol$dropped
+  fit <- completion_solution(fit)
   fit$center <- list(type = center, mean = sol$mu, row = sol$row, col = sol$col)
   fit$state <- NULL                         # no resume from a reader (init = NULL)
   fit$effects_ridge <- effects_ridge

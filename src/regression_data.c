@@ -188,14 +188,11 @@ SEXP cg_column_moments(SEXP X, SEXP w)
         }
         REAL(sd)[j] = sqrt((double) s / n);
     }
-    SEXP res = PROTECT(allocVector(VECSXP, 2));
+    static const char *names[] = {"mean", "sd", ""};
+    SEXP res = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(res, 0, mean);
     SET_VECTOR_ELT(res, 1, sd);
-    SEXP nm = PROTECT(allocVector(STRSXP, 2));
-    SET_STRING_ELT(nm, 0, mkChar("mean"));
-    SET_STRING_ELT(nm, 1, mkChar("sd"));
-    setAttrib(res, R_NamesSymbol, nm);
-    UNPROTECT(4);
+    UNPROTECT(3);
     return res;
 }
 
@@ -315,14 +312,11 @@ SEXP cg_l1_nonzero(SEXP fits)
         INTEGER(nz)[f] = (int) c;
         REAL(l1)[f] = r_sum(s);
     }
-    SEXP out = PROTECT(allocVector(VECSXP, 2));
+    static const char *names[] = {"nonzero", "l1", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, nz);
     SET_VECTOR_ELT(out, 1, l1);
-    SEXP nm = PROTECT(allocVector(STRSXP, 2));
-    SET_STRING_ELT(nm, 0, mkChar("nonzero"));
-    SET_STRING_ELT(nm, 1, mkChar("l1"));
-    setAttrib(out, R_NamesSymbol, nm);
-    UNPROTECT(4);
+    UNPROTECT(3);
     return out;
 }
 
