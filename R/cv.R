@@ -283,7 +283,9 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
   cv_radius(fit_rows, loss_rows, foldid, radius, loss_name, "sparse_regression",
             control, call, started, early_stop = default_grid,
             fold_weights = cv_fold_weights(foldid, w),
-            refine = if (default_grid && !isFALSE(getOption("stochcg.cv_refine"))) 2L else 0L)
+            refine = if (default_grid && !isFALSE(getOption("stochcg.cv_refine"))) 2L else 0L,
+            extend = if (default_grid && family != "gaussian" &&
+                         !isFALSE(getOption("stochcg.cv_extend"))) 30L else 0L)
 }
 
 #' Choose the nuclear-norm radius of a matrix completion by validation
