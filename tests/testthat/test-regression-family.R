@@ -557,3 +557,58 @@ test_that("the designs prepared in C are R's expressions bit for bit", {
                        sum(csum * seq_len(p)), sum(csum * (seq_len(p) %% 7 + 1))))
   }
 })
+
+test_that("binomial CV, strong signal at n >> p: the grid goes past its top to the CV minimum", {
+  skip_if_not_installed("glmnet")
+  # 8 true coefficients of sd 2 on the logit: the default grid's top (the
+  # l1 norm of one Newton step from the null model, whose variance 1/4 is
+  # far above the fit's) lies below the CV minimum. The plain grid stopped
+  # there (its minimum at its last radius): a one-SE choice of 7 nonzeros
+  # against cv.glmnet's 12, test deviance 0.662 against 0.591.
+  set.seed(1)
+  n <- 600; p <- 40
+  X <- matrix(rnorm(2 * n * p), 2 * n)
+  y <- rbinom(2 * n, 1, plogis(drop(X[, 1:8] %*% rnorm(8, sd = 2))))
+  tr <- seq_len(n)
+  folds <- rep_len(1:10, n)
+  cv <- cv_sparse_regression(X[tr, ], y[tr], folds = folds, family = "binomial")
+  g <- glmnet::cv.glmnet(X[tr, ], y[tr], foldid = folds, family = "binomial")
+  # the minimum inside the grid; the plain 30 radii (no refinement, no
+  # radii past the top) with their CV errors among the rows, its minimum
+  # at its last radius; past it the grid's own log spacing
+  expect_lt(cv$index[["min"]], nrow(cv$cv))
+  r <- cv$cv$radius
+  old <- options(stochcg.cv_extend = FALSE, stochcg.cv_refine = FALSE)
+  plain <- cv_sparse_regression(X[tr, ], y[tr], folds = folds, family = "binomial")
+  options(stochcg.cv_refine = TRUE)
+  main <- cv_sparse_regression(X[tr, ], y[tr], folds = folds, family = "binomial")
+  options(old)
+  rp <- plain$cv$radius
+  expect_identical(length(rp), 30L)
+  expect_identical(plain$index[["min"]], 30L)
+  expect_identical(main$index[["min"]], nrow(main$cv))
+  expect_true(all(rp %in% r))
+  expect_equal(cv$cv$cvm[match(rp, r)], plain$cv$cvm, tolerance = 1e-12)
+  step <- rp[30] / rp[29]
+  past <- rp[30] * step^(1:3)
+  expect_lt(max(vapply(past, function(x) min(abs(r - x)), 0)), 1e-12 * rp[30])
+  # the one-SE choice: within 1.5x of cv.glmnet's nonzeros, test deviance
+  # within 0.01 of cv.glmnet's (the plain grid's was 0.07 above)
+  nz <- sum(coef(cv)[-1] != 0)
+  nz_g <- g$nzero[[g$index[2]]]
+  expect_lte(nz, 1.5 * nz_g)
+  expect_gte(nz, nz_g / 1.5)
+  dev <- function(mu) mean(-2 * (y[-tr] * log(mu) + (1 - y[-tr]) * log(1 - mu)))
+  d_ours <- dev(predict(cv, X[-tr, ], type = "response"))
+  d_g <- dev(drop(predict(g, X[-tr, ], s = "lambda.1se", type = "response")))
+  expect_lt(d_ours, d_g + 0.01)
+  expect_gt(dev(predict(main, X[-tr, ], type = "response")), d_g + 0.05)
+  # the binomial fit at the l1 norm of cv.glmnet's one-SE solution (n >> p,
+  # face steps once the support is found): glmnet's coefficients
+  b <- glmnet_coef(X[tr, ], y[tr], family = "binomial", lambda = g$lambda.1se)
+  fit <- sparse_regression(X[tr, ], y[tr], radius = matched_radius(X[tr, ], b[-1]),
+                           family = "binomial", control = tight)
+  expect_true(fit$converged)
+  expect_lt(max(abs(coef(fit) - b)), 1e-5)
+  expect_gt(fit$face_steps, 0)
+})
