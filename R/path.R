@@ -160,6 +160,37 @@ regression_path <- function(spec, control, radii, finish, init, start, call, sta
   # end the path after the first fit that leaves at most stop_ratio of the
   # objective at 0 (cv_sparse_regression's default radii)
   if (!is.null(stop_ratio)) spec$path_stop_objective <- stop_ratio * spec$cold_objective
+  fits <- path_fits(spec, control, radii, init, call,
+    lean = if (!is.null(lean_fit)) function(res, k, prev, n_res) {
+      # (the iterations count from the warm start's, as continue_trace())
+      iter0 <- if (k > 1L) prev$iterations else if (is.null(start)) 0L else start$iter
+      lean_fit(res, iter0, radii[k], keep_state = k == n_res)
+    },
+    finish = function(fit, k, prev, started) {
+      if (k > 1L) start <<- regression_start(prev, p, radii[k])
+      finish(fit, prev, start, radii[k], started)
+    })
+  done <- length(fits)
+  stopped <- !is.null(stop_ratio) && done > 0L &&
+    !identical(fits[[done]]$status, "interrupted") &&
+    fits[[done]]$objective <= spec$path_stop_objective
+  path <- new_path(fits, radii[seq_len(done)], "radius", init,
+                   done == length(radii) || stopped, call, started)
+  if (stopped) path$stopped <- TRUE
+  path
+}
+
+# The loop of a one-call path (regression_path(), least squares; glm_path(),
+# the GLM families): the C side solves the whole path (path_results()),
+# then each radius's result becomes a fit. The hooks say what differs:
+# step(k, prev) readies radius k's start from the previous fit (GLM: its
+# state key; NULL: nothing), lean(res, k, prev, n_res) a CV fold's lean fit
+# of a result that ended "converged", "max_iter" or "max_time" (or NULL:
+# the whole fit), finish(fit, k, prev, started) the whole fit from the
+# solver's (as a separate call warm-started from prev would make it). Only
+# the last fit keeps the solver's state (as fit_path()). Returns the fits
+# made, in order (fewer than the radii after an early end or an interrupt).
+path_fits <- function(spec, control, radii, init, call, finish, lean = NULL, step = NULL) {
   pr <- path_results(spec, control, radii)
   results <- pr$results; per_fit <- pr$per_fit; n_res <- pr$n
   fits <- vector("list", length(radii))
@@ -168,19 +199,18 @@ regression_path <- function(spec, control, radii, finish, init, start, call, sta
   for (k in seq_along(radii)) {
     res <- results[[k]]
     if (is.null(res)) break
-    if (!is.null(lean_fit) && res$status %in% c("converged", "max_iter", "max_time")) {
-      # (the iterations count from the warm start's, as continue_trace())
-      iter0 <- if (k > 1L) prev$iterations else if (is.null(start)) 0L else start$iter
-      fit <- lean_fit(res, iter0, radii[k], keep_state = k == n_res)
-      fits[[k]] <- fit
-      done <- k
-      prev <- fit
-      next
+    if (!is.null(step)) step(k, prev)
+    if (!is.null(lean) && res$status %in% c("converged", "max_iter", "max_time")) {
+      fit <- lean(res, k, prev, n_res)
+      if (!is.null(fit)) {
+        fits[[k]] <- prev <- fit
+        done <- k
+        next
+      }
     }
-    if (k > 1L) start <- regression_start(prev, p, radii[k])
     fit <- path_fit_at(
       finish(cg_result(res, spec, control, "sparse_regression", call, wall_clock() - per_fit),
-             prev, start, radii[k], wall_clock() - per_fit),
+             k, prev, wall_clock() - per_fit),
       k, radii, init, done)
     if (is.null(fit)) break
     fits[[k]] <- fit
@@ -188,13 +218,7 @@ regression_path <- function(spec, control, radii, finish, init, start, call, sta
     done <- k
     prev <- fit
   }
-  stopped <- !is.null(stop_ratio) && done > 0L &&
-    !identical(fits[[done]]$status, "interrupted") &&
-    fits[[done]]$objective <= spec$path_stop_objective
-  path <- new_path(fits[seq_len(done)], radii[seq_len(done)], "radius", init,
-                   done == length(radii) || stopped, call, started)
-  if (stopped) path$stopped <- TRUE
-  path
+  fits[seq_len(done)]
 }
 
 # the values a path runs over, and their name ("radius", or "lambda")

@@ -402,36 +402,18 @@ glm_path <- function(prep, radii, init = NULL, control = cg_control(), call = NU
   # (the tol scale of every warm start: the null model's objective)
   spec <- spec_defaults(st$spec)
   spec$cold_objective <- glm_null_objective(prep)
-  pr <- path_results(spec, control, radii)
-  results <- pr$results; per_fit <- pr$per_fit; n_res <- pr$n
-  fits <- vector("list", length(radii))
-  done <- 0L
-  prev <- init
-  for (k in seq_along(radii)) {
-    res <- results[[k]]
-    if (is.null(res)) break
-    if (k > 1L) {
-      st$exact <- FALSE
-      st$iter0 <- as.integer(prev$iterations)
-      st$key$radius <- as.double(radii[k])
-    }
-    if (lean && k < n_res && res$status %in% c("converged", "max_iter", "max_time")) {
-      fits[[k]] <- prev <- glm_lean_fit(res, prep, st$iter0, radii[k])
-      done <- k
-      next
-    }
-    fit <- path_fit_at(
-      glm_finish(cg_result(res, spec, control, "sparse_regression", call, wall_clock() - per_fit),
-                 prep, st, prev, radii[k], wall_clock() - per_fit),
-      k, radii, init, done)
-    if (is.null(fit)) break
-    fits[[k]] <- fit
-    if (k > 1L) fits[[k - 1L]]$state <- NULL     # as fit_path(): the last keeps it
-    done <- k
-    prev <- fit
-  }
-  new_path(fits[seq_len(done)], radii[seq_len(done)], "radius", init, done == length(radii),
-           call, started)
+  fits <- path_fits(spec, control, radii, init, call,
+    step = function(k, prev) if (k > 1L) {
+      st$exact <<- FALSE
+      st$iter0 <<- as.integer(prev$iterations)
+      st$key$radius <<- as.double(radii[k])
+    },
+    # (the last fit whole: it keeps the state the next piece continues)
+    lean = if (lean) function(res, k, prev, n_res)
+      if (k < n_res) glm_lean_fit(res, prep, st$iter0, radii[k]),
+    finish = function(fit, k, prev, started) glm_finish(fit, prep, st, prev, radii[k], started))
+  done <- length(fits)
+  new_path(fits, radii[seq_len(done)], "radius", init, done == length(radii), call, started)
 }
 
 # the spec of a glm fit at `radius` from `init` (NULL, a fit or theta), with
