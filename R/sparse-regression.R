@@ -61,7 +61,9 @@
 #' the stated problem. A step costs one pass over `X` (the gradient
 #' \eqn{X^\top W(\mu - y)/n}{X'W(mu - y) / n}) and a few \eqn{O(n)}{O(n)}
 #' passes. As for least squares, face steps (`face_step = TRUE`) take over
-#' once the support is found: a Newton step on the face of the active
+#' once the support is found (the pairwise step's vertex already in the
+#' support; before, a proximal-Newton "model" step over the support and the
+#' coordinates of largest gradient): a Newton step on the face of the active
 #' vertices, jointly with the unpenalized coefficients, with the signs
 #' kept and backtracking on the exact loss, paid from the pairwise steps'
 #' work (the Hessian \eqn{X_S^\top W X_S/n}{X_S'W X_S / n} of the support,

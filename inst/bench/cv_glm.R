@@ -16,6 +16,8 @@
 # of STOCHCG_BENCH_REPS calls), the load average at the start of each row.
 #
 # Run from the repository root:  Rscript inst/bench/cv_glm.R
+# (STOCHCG_BENCH_OUT: the results file, default inst/bench/results/cv_glm.md;
+# with a build before the option existed both columns are that build's)
 suppressPackageStartupMessages(library(stochcg))
 stopifnot(requireNamespace("glmnet", quietly = TRUE))
 Sys.setenv(STOCHCG_BENCH_DEFS_ONLY = "1")
@@ -96,6 +98,7 @@ run_glm_case <- function(name, make, family, seed = 1) {
              unconv_new = sum(!B$cv$converged), load = load, row.names = NULL)
 }
 
+out_file <- Sys.getenv("STOCHCG_BENCH_OUT", "inst/bench/results/cv_glm.md")
 res <- NULL
 for (cs in cases) {
   row <- run_glm_case(cs[[1]], cs[[2]], cs[[3]])
@@ -120,6 +123,6 @@ for (cs in cases) {
                  "(2 shared cores)."),
            "", md_table(shown))
   dir.create("inst/bench/results", showWarnings = FALSE, recursive = TRUE)
-  writeLines(out, "inst/bench/results/cv_glm.md")
+  writeLines(out, out_file)
 }
-cat(readLines("inst/bench/results/cv_glm.md"), sep = "\n")
+cat(readLines(out_file), sep = "\n")
