@@ -66,7 +66,10 @@
 #' `radius.1se`. As glmnet's, a path along
 #' the default radii also ends after its first fit that explains more than
 #' 99.9% of the variance of its `y` (objective at most \eqn{10^{-3}}{1e-3}
-#' times that at \eqn{\beta = 0}{beta = 0}): the full-data path's end is the
+#' times that at \eqn{\beta = 0}{beta = 0}; for `"binomial"` and
+#' `"poisson"` 99.9% of the null deviance, glmnet's rule for them: with
+#' separable classes the deviance falls to zero along the radius, and the
+#' CV error with it): the full-data path's end is the
 #' grid's, and a fold whose path ended stands for the larger radii with its
 #' last fit (as cv.glmnet predicts with a fold's last fit past the end of its
 #' path). At \eqn{p \gg n}{p >> n} those radii interpolate or nearly: their
@@ -108,8 +111,9 @@
 #'   coefficients of sd 2 on the logit: 5.85 against 27.2) and below the CV
 #'   minimum. For these families the default grid therefore goes on upward
 #'   in its own log spacing, five radii at a time (at most 30 more), while
-#'   the CV minimum is at its largest radius; the grid's own radii and their
-#'   CV errors are unchanged. `options(stochcg.cv_extend = FALSE)` turns
+#'   the CV minimum is at its largest radius, until a path ends by the
+#'   deviance rule (see Details); the grid's own radii and their CV errors
+#'   are unchanged. `options(stochcg.cv_extend = FALSE)` turns
 #'   this off (the grid before: on that design a one-SE choice of 8
 #'   nonzeros and test deviance 0.58 where cv.glmnet's had 22 and 0.51; with
 #'   it 39 and 0.50; see `inst/bench/results/cv_glm.md`).
@@ -266,6 +270,13 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
       # (a fold's glm path: lean fits, glm_path())
       if (!is.null(rows) && !isFALSE(getOption("stochcg.lean_cv")))
         attr(solver$control, "lean_path") <- TRUE
+      # along the default grid a binomial or Poisson path ends as glmnet's:
+      # after the first fit that explains more than 99.9% of the null
+      # deviance (separable classes, p >> n: the deviance falls to zero
+      # along the radius, the CV minimum at the top however far the grid
+      # goes), as the least squares' paths above
+      if (default_grid && !isFALSE(getOption("stochcg.cv_extend")))
+        attr(solver$control, "path_stop_ratio") <- 1e-3
       if (length(radius) > 1L) return(prepared_fit(pr, radius, init, solver, NULL))
       fit_path(function(radius, init) prepared_fit(pr, radius, init, solver, NULL),
                list(), radius, init)

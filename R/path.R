@@ -170,10 +170,18 @@ regression_path <- function(spec, control, radii, finish, init, start, call, sta
       if (k > 1L) start <<- regression_start(prev, p, radii[k])
       finish(fit, prev, start, radii[k], started)
     })
+  path_ended(fits, radii, init, call, started, spec$path_stop_objective)
+}
+
+# The cg_path of a one-call path's fits at the first of `radii`; with
+# stop_objective (a path told to end after its first fit whose objective is
+# at most that: glmnet's rule on cv_sparse_regression()'s default radii),
+# a path that ended so is complete and says so (`stopped`).
+path_ended <- function(fits, radii, init, call, started, stop_objective = NULL) {
   done <- length(fits)
-  stopped <- !is.null(stop_ratio) && done > 0L &&
+  stopped <- !is.null(stop_objective) && done > 0L &&
     !identical(fits[[done]]$status, "interrupted") &&
-    fits[[done]]$objective <= spec$path_stop_objective
+    fits[[done]]$objective <= stop_objective
   path <- new_path(fits, radii[seq_len(done)], "radius", init,
                    done == length(radii) || stopped, call, started)
   if (stopped) path$stopped <- TRUE

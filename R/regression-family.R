@@ -397,11 +397,16 @@ glm_path <- function(prep, radii, init = NULL, control = cg_control(), call = NU
   # (a CV fold's path, cv_sparse_regression(): fits but the last hold only
   # what the CV reads, as regression_core()'s lean_fit)
   lean <- isTRUE(attr(control, "lean_path"))
+  stop_ratio <- attr(control, "path_stop_ratio")
   control <- as_control(control, max_iter = 1e5)
   st <- glm_start(prep, radii[1L], init, face_step)
   # (the tol scale of every warm start: the null model's objective)
   spec <- spec_defaults(st$spec)
   spec$cold_objective <- glm_null_objective(prep)
+  # (cv_sparse_regression()'s default radii: the path ends after its first
+  # fit that explains more than 99.9% of the null deviance, glmnet's rule;
+  # the objective is half the mean deviance)
+  if (!is.null(stop_ratio)) spec$path_stop_objective <- stop_ratio * spec$cold_objective
   fits <- path_fits(spec, control, radii, init, call,
     step = function(k, prev) if (k > 1L) {
       st$exact <<- FALSE
@@ -412,8 +417,7 @@ glm_path <- function(prep, radii, init = NULL, control = cg_control(), call = NU
     lean = if (lean) function(res, k, prev, n_res)
       if (k < n_res) glm_lean_fit(res, prep, st$iter0, radii[k]),
     finish = function(fit, k, prev, started) glm_finish(fit, prep, st, prev, radii[k], started))
-  done <- length(fits)
-  new_path(fits, radii[seq_len(done)], "radius", init, done == length(radii), call, started)
+  path_ended(fits, radii, init, call, started, spec$path_stop_objective)
 }
 
 # the spec of a glm fit at `radius` from `init` (NULL, a fit or theta), with

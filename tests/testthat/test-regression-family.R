@@ -612,3 +612,37 @@ test_that("binomial CV, strong signal at n >> p: the grid goes past its top to t
   expect_lt(max(abs(coef(fit) - b)), 1e-5)
   expect_gt(fit$face_steps, 0)
 })
+
+test_that("binomial CV, separable classes: the default path ends by glmnet's deviance rule", {
+  # two classes separated by the first column with a margin: the deviance
+  # falls to zero along the radius, and the held-out deviance with it, so
+  # the CV minimum would be at the top however far the grid went. As
+  # glmnet's, the paths end after their first fit that explains more than
+  # 99.9% of the null deviance (the plain grid, 30 radii from one Newton
+  # step's l1 norm, ended at 5% of it, its minimum at its top).
+  set.seed(4)
+  n <- 50; p <- 20
+  X <- matrix(rnorm(n * p), n)
+  X[, 1] <- X[, 1] + sign(X[, 1])
+  y <- as.double(X[, 1] > 0)
+  folds <- rep_len(1:5, n)
+  old <- options(stochcg.cv_refine = FALSE)
+  cv <- cv_sparse_regression(X, y, folds = folds, family = "binomial")
+  options(old)
+  m <- mean(y)
+  null <- -(m * log(m) + (1 - m) * log(1 - m))          # half the null deviance
+  obj <- cv$path$summary$objective
+  k <- length(obj)
+  expect_gt(k, 30L)
+  expect_lte(obj[k], 1e-3 * null)
+  expect_gt(obj[k - 1L], 1e-3 * null)
+  expect_identical(nrow(cv$cv), k)
+  expect_true(all(cv$cv$converged))
+  # the objective is half the mean deviance of the full-data fit
+  eta <- drop(predict(cv$path$fits[[k]], X))
+  expect_equal(obj[k], mean(-(y * eta - log1p(exp(eta)))), tolerance = 1e-10)
+  # given radii are all fitted, past that point too
+  r <- c(cv$cv$radius[k - 1L], cv$cv$radius[k], 2 * cv$cv$radius[k])
+  cvr <- cv_sparse_regression(X, y, radius = r, folds = folds, family = "binomial")
+  expect_identical(nrow(cvr$cv), 3L)
+})
