@@ -275,7 +275,7 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
       # deviance (separable classes, p >> n: the deviance falls to zero
       # along the radius, the CV minimum at the top however far the grid
       # goes), as the least squares' paths above
-      if (default_grid && !isFALSE(getOption("stochcg.cv_extend")))
+      if (default_grid && family != "gaussian" && !isFALSE(getOption("stochcg.cv_extend")))
         attr(solver$control, "path_stop_ratio") <- 1e-3
       if (length(radius) > 1L) return(prepared_fit(pr, radius, init, solver, NULL))
       fit_path(function(radius, init) prepared_fit(pr, radius, init, solver, NULL),
