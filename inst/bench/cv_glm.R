@@ -1,8 +1,10 @@
 # cv_sparse_regression() for family = "binomial" and "poisson" against
 # cv.glmnet (issue 25): the default radius grid as it was ("main": its top
 # the l1 norm of one Newton step from the null model, no radii beyond it:
-# options(stochcg.cv_extend = FALSE)) and as it is (the grid goes on upward
-# while the CV minimum is at its largest radius), side by side with
+# options(stochcg.cv_extend = FALSE), on the build run) and as it is (the
+# grid goes on upward while the CV minimum is at its largest radius, the
+# paths ending after their first fit that explains 99.9% of the null
+# deviance, glmnet's rule), side by side with
 # cv.glmnet in one run: the same 10 fold ids, the standardized defaults of
 # both (intercept, standardize = TRUE), 80% of the rows for training and
 # 20% for the test deviance of the one-SE fits.
@@ -112,9 +114,11 @@ for (cs in cases) {
                        utils::packageVersion("glmnet"), utils::packageVersion("stochcg"),
                        format(Sys.time(), "%Y-%m-%d %H:%M"), Sys.getenv("STOCHCG_BENCH_NOTE")), "",
            paste("`inst/bench/cv_glm.R`. Same 10 fold ids, standardized defaults of both,",
-                 "80% of the rows for training (n is theirs). `main`: the default grid as it",
-                 "was (`options(stochcg.cv_extend = FALSE)`: no radius past the top), `new`: the",
-                 "grid going on upward while the CV minimum is at its largest radius.",
+                 "80% of the rows for training (n is theirs). `main`: the default grid as on",
+                 "main, on the build run (`options(stochcg.cv_extend = FALSE)`: no radius past",
+                 "the top, no deviance rule), `new`: the grid going on upward while the CV",
+                 "minimum is at its largest radius, the paths ending at 99.9% of the null",
+                 "deviance explained.",
                  "`nnz_*`: nonzero coefficients of the one-SE fit; `dev_*`: its mean test",
                  "deviance on the 20% held out; `min_at_top_main`: main's CV minimum at its",
                  "largest radius; `cpu_*` CPU seconds (user + sys) and `wall_*` wall seconds",
