@@ -25,12 +25,10 @@ stopifnot(requireNamespace("glmnet", quietly = TRUE))
 Sys.setenv(STOCHCG_BENCH_DEFS_ONLY = "1")
 source("inst/bench/cv_regression_wide.R")        # timed(), fmt(), md_table()
 
-glm_sim <- function(n, p, family) function() {
-  set.seed(3)
-  X <- matrix(rnorm(n * p), n)
-  eta <- drop(X[, 1:10] %*% rnorm(10, sd = if (family == "poisson") 0.5 else 2))
-  list(X = X, y = if (family == "binomial") rbinom(n, 1, plogis(eta)) else rpois(n, exp(eta)))
-}
+# glm_sim(): the simulated GLM designs of cv_regression_grid.R (its definition only)
+for (e in parse("inst/bench/cv_regression_grid.R"))
+  if (is.call(e) && identical(e[[1]], as.name("<-")) && identical(e[[2]], as.name("glm_sim")))
+    eval(e)
 pkg_data <- function(pkg, name, make) function() {
   if (!requireNamespace(pkg, quietly = TRUE)) return(NULL)
   e <- new.env()
