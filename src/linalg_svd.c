@@ -11,6 +11,8 @@
 #include <R_ext/Rdynload.h>
 #include <string.h>
 #include <math.h>
+#include <float.h>
+#include <stdlib.h>
 
 #define CG_DENSE_MAX 32   /* at or below this size LAPACK beats Lanczos */
 
@@ -377,6 +379,7 @@ int cg_eigs_beyond(cg_linop *A, int which, double thresh, int khint, double tol,
     const void *vmax = vmaxget();
     int k = khint < 2 ? 2 : khint, st = CG_OK;
     *found = 0;
+    const long b0 = A->n_matvec;
     for (;;) {
         if (n <= CG_DENSE_MAX || 2 * k >= n) {
             double *X = (double *) R_alloc((size_t) n * n, sizeof(double));
@@ -417,6 +420,8 @@ int cg_eigs_beyond(cg_linop *A, int which, double thresh, int khint, double tol,
         /* doubling, but never past cap + 1 pairs: they decide "more than cap" */
         k = 2 * k > cap + 1 ? cap + 1 : 2 * k;
     }
+    if (getenv("STOCHCG_EIGWARM_DEBUG"))
+        REprintf("cold n %d which %d khint %d k %d st %d found %d products %ld\n", n, which, khint, k, st, *found, A->n_matvec - b0);
     vmaxset(vmax);
     return st;
 }
@@ -442,5 +447,280 @@ int cg_lowest_eigenvalue(cg_linop *A, int k, double tol, double *value)
         if (st == CG_OK) *value = vals[0] - tol * fabs(vals[0]);
     }
     vmaxset(vmax);
+    return st;
+}
+
+/* ------------------------------------- warm-started "all beyond thresh" */
+/* B x = which' A x with which' = -which, so that "beyond" is always "below
+ * t" (t = -which thresh... see eigs_warm) */
+static void warm_apply(cg_linop *A, int sign, const double *x, double *y)
+{
+    A->mult(A, x, y);
+    if (sign < 0) for (int i = 0; i < A->n; i++) y[i] = -y[i];
+}
+
+/* deterministic pseudo-random entries in [-1/2, 1/2) (a 64-bit LCG, its
+ * top 53 bits): the guard vectors must not depend on R's RNG (a fit and
+ * its continuation by init = must see the same ones) */
+static double lcg_next(unsigned long long *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double) (*s >> 11) * (1.0 / 9007199254740992.0) - 0.5;
+}
+
+/* Orthonormalize the nb columns of B (n x nb) against the k orthonormal
+ * columns of V and among themselves (classical Gram-Schmidt twice against
+ * V, by BLAS 3; modified Gram-Schmidt twice inside B); a column whose norm
+ * falls below 1e-10 of its norm before is dropped (it lies in the span).
+ * Returns the columns kept, compacted to the front of B. C: k x nb. */
+static int warm_orth(int n, const double *V, int k, double *B, int nb, double *C)
+{
+    const double one = 1.0, mone = -1.0, zero = 0.0;
+    const int inc = 1;
+    double *nrm0 = (double *) R_alloc(nb > 0 ? nb : 1, sizeof(double));
+    for (int j = 0; j < nb; j++) nrm0[j] = nrm2(n, B + (size_t) j * n);
+    for (int pass = 0; pass < 2 && k > 0; pass++) {
+        F77_CALL(dgemm)("T", "N", &k, &nb, &n, &one, V, &n, B, &n, &zero, C, &k FCONE FCONE);
+        F77_CALL(dgemm)("N", "N", &n, &nb, &k, &mone, V, &n, C, &k, &one, B, &n FCONE FCONE);
+    }
+    int kept = 0;
+    for (int j = 0; j < nb; j++) {
+        double *b = B + (size_t) j * n;
+        if (!(nrm0[j] > 0.0)) continue;
+        for (int pass = 0; pass < 2; pass++)
+            for (int q = 0; q < kept; q++) {
+                const double *a = B + (size_t) q * n;
+                double h = -F77_CALL(ddot)(&n, a, &inc, b, &inc);
+                F77_CALL(daxpy)(&n, &h, a, &inc, b, &inc);
+            }
+        const double nb2 = nrm2(n, b);
+        if (!(nb2 > 1e-10 * nrm0[j])) continue;
+        const double s = 1.0 / nb2;
+        double *dst = B + (size_t) kept * n;
+        for (int i = 0; i < n; i++) dst[i] = s * b[i];
+        kept++;
+    }
+    return kept;
+}
+
+/* The warm path of cg_eigs_beyond_warm: thick-restarted block Lanczos (full
+ * reorthogonalization, Rayleigh-Ritz on the whole basis) on B = -which A,
+ * whose first basis is the start block and `guard` pseudo-random vectors.
+ * Each cycle takes the Ritz pairs of the basis and tests them as the cold
+ * path tests its Lanczos run (residual <= tol max(|theta|, eps^(2/3)), as
+ * Spectra scales it; every pair below t and the first not below); if they
+ * have not converged, the basis is cut to the wanted Ritz vectors (those
+ * below t, the first not below, the guard) and a Krylov chain of blocks of
+ * two vectors (random combinations of the wanted pairs' residuals, then B
+ * times the last block) fills it up to twice the wanted count + 20, as a
+ * Lanczos run of that subspace size: one polynomial degree per product
+ * (blocks of the wanted size gain one degree per block, far too slow on a
+ * wide spectrum whose wanted end clusters at t).
+ * Returns CG_OK with *found pairs, CG_ERR_DOMAIN when more than cap exist
+ * (Ritz values lie above the eigenvalues of B: cap + 1 of them below t
+ * prove it), CG_ERR_SVD when the product budget ran out (the caller falls
+ * back to the cold path), or a guard's status; *m_seen: Ritz values below t
+ * at the end (a hint for the fallback). Work arrays from R_alloc. */
+typedef struct {
+    int n, dim, k;              /* length, capacity (columns), basis size */
+    double *V, *AV, *H;         /* basis, B V, V'BV (dim x dim) */
+} warm_basis;
+
+static void warm_reserve(warm_basis *b, int dim)
+{
+    if (dim <= b->dim) return;
+    const int n = b->n;
+    double *V = (double *) R_alloc((size_t) n * dim, sizeof(double));
+    double *AV = (double *) R_alloc((size_t) n * dim, sizeof(double));
+    double *H = (double *) R_alloc((size_t) dim * dim, sizeof(double));
+    if (b->k) {
+        memcpy(V, b->V, (size_t) n * b->k * sizeof(double));
+        memcpy(AV, b->AV, (size_t) n * b->k * sizeof(double));
+        for (int j = 0; j < b->k; j++)
+            memcpy(H + (size_t) j * dim, b->H + (size_t) j * b->dim, (size_t) b->k * sizeof(double));
+    }
+    b->V = V; b->AV = AV; b->H = H; b->dim = dim;
+}
+
+/* append the nb columns of Bk (n x nb; overwritten) to the basis:
+ * orthonormalized against it, multiplied, H extended; returns the columns
+ * appended (0: all in the span) or a negative status */
+static int warm_append(warm_basis *b, cg_linop *A, int sign, double *Bk, int nb, int *products)
+{
+    const int n = b->n, k = b->k;
+    const double one = 1.0, zero = 0.0;
+    warm_reserve(b, k + nb);
+    double *C = (double *) R_alloc((size_t) (k + nb) * nb, sizeof(double));
+    nb = warm_orth(n, b->V, k, Bk, nb, C);
+    if (nb == 0) return 0;
+    memcpy(b->V + (size_t) n * k, Bk, (size_t) n * nb * sizeof(double));
+    for (int j = k; j < k + nb; j++) {
+        double *y = b->AV + (size_t) j * n;
+        warm_apply(A, sign, b->V + (size_t) j * n, y);
+        if (!cg_all_finite(y, (size_t) n)) return -CG_ERR_NONFINITE;
+    }
+    *products += nb;
+    if (cg_interrupt_poll()) return -CG_ERR_INTERRUPT;
+    if (cg_kernel_past_deadline()) return -CG_ERR_TIMEOUT;
+    const int kn = k + nb, D = b->dim;
+    F77_CALL(dgemm)("T", "N", &kn, &nb, &n, &one, b->V, &n, b->AV + (size_t) n * k, &n, &zero, C,
+                    &kn FCONE FCONE);
+    for (int j = 0; j < nb; j++) {
+        for (int i = 0; i < k; i++) {               /* old rows: both triangles */
+            const double h = C[i + (size_t) j * kn];
+            b->H[i + (size_t) (k + j) * D] = h;
+            b->H[(k + j) + (size_t) i * D] = h;
+        }
+        for (int i = 0; i < nb; i++)                 /* new-new: the symmetric part */
+            b->H[(k + i) + (size_t) (k + j) * D] =
+                0.5 * (C[k + i + (size_t) j * kn] + C[k + j + (size_t) i * kn]);
+    }
+    b->k = kn;
+    return nb;
+}
+
+static int eigs_warm(cg_linop *A, int which, double thresh, int khint, double tol, int cap,
+                     const double *start, int nstart, int budget, int *found, double *vals,
+                     double *vecs, int *m_seen, int *iters)
+{
+    const int n = A->n, sign = -which, guard = 4, chain = 2;
+    const double t = sign * thresh, eps23 = pow(DBL_EPSILON, 2.0 / 3.0);
+    const double one = 1.0, zero = 0.0;
+    unsigned long long seed = 0x9e3779b97f4a7c15ULL ^ (unsigned long long) n;
+    int products = 0, st = CG_OK;
+    *m_seen = 0; *iters = 0;
+    warm_basis b = { n, 0, 0, NULL, NULL, NULL };
+    int want = (khint > nstart ? khint : nstart) + guard;
+    warm_reserve(&b, 2 * want + 20);
+
+    /* the first basis: the start vectors and the guard */
+    double *B0 = (double *) R_alloc((size_t) n * (nstart + guard), sizeof(double));
+    if (nstart > 0) memcpy(B0, start, (size_t) n * nstart * sizeof(double));
+    for (size_t i = (size_t) n * nstart; i < (size_t) n * (nstart + guard); i++)
+        B0[i] = lcg_next(&seed);
+    int a = warm_append(&b, A, sign, B0, nstart + guard, &products);
+    if (a < 0) return -a;
+    for (;;) {
+        const int k = b.k;
+        (*iters)++;
+        /* Rayleigh-Ritz: all pairs of the k x k H (ascending) */
+        double *Hc = (double *) R_alloc((size_t) k * k, sizeof(double));
+        double *w = (double *) R_alloc(k, sizeof(double));
+        double *Y = (double *) R_alloc((size_t) k * k, sizeof(double));
+        for (int j = 0; j < k; j++)
+            memcpy(Hc + (size_t) j * k, b.H + (size_t) j * b.dim, (size_t) k * sizeof(double));
+        st = cg_lapack_syevr(Hc, k, 1, k, w, Y);
+        if (st != CG_OK) break;
+        int m = 0;
+        while (m < k && w[m] < t) m++;
+        *m_seen = m;
+        if (m > cap) { st = CG_ERR_DOMAIN; break; }
+        /* wanted: the m below, the first not below, the guard */
+        int nw = m + 1 + guard;
+        if (nw > k) nw = k;
+        double *X = (double *) R_alloc((size_t) n * nw, sizeof(double));
+        double *R = (double *) R_alloc((size_t) n * nw, sizeof(double));
+        F77_CALL(dgemm)("N", "N", &n, &nw, &k, &one, b.V, &n, Y, &k, &zero, X, &n FCONE FCONE);
+        F77_CALL(dgemm)("N", "N", &n, &nw, &k, &one, b.AV, &n, Y, &k, &zero, R, &n FCONE FCONE);
+        int all = m < k, nconv = 0;
+        int *conv = (int *) R_alloc(nw, sizeof(int));
+        for (int j = 0; j < nw; j++) {
+            double *r = R + (size_t) j * n;        /* B x - theta x */
+            const double *x = X + (size_t) j * n;
+            for (int i = 0; i < n; i++) r[i] -= w[j] * x[i];
+            conv[j] = nrm2(n, r) <= tol * fmax(fabs(w[j]), eps23);
+            nconv += conv[j];
+            if (j <= m && !conv[j]) all = 0;
+        }
+        if (getenv("STOCHCG_EIGWARM_DEBUG")) {
+            int nc = 0; double mr = 0.0;
+            for (int j = 0; j <= m && j < nw; j++) {
+                double rr = nrm2(n, R + (size_t) j * n) / fmax(fabs(w[j]), eps23);
+                nc += conv[j]; if (rr > mr) mr = rr; }
+            REprintf("  it %d k %d m %d nw %d conv %d/%d maxrelres %.2e w[m] %.8g t %.8g products %d\n", *iters, k, m, nw, nc, m + 1, mr, m < k ? w[m] : NAN, t, products);
+        }
+        if (all) {
+            for (int j = 0; j < m; j++) {
+                vals[j] = sign * w[j];
+                memcpy(vecs + (size_t) j * n, X + (size_t) j * n, (size_t) n * sizeof(double));
+            }
+            *found = m;
+            st = CG_OK;
+            break;
+        }
+        if (products >= budget || nconv == nw) { st = CG_ERR_SVD; break; }
+        /* thick restart on the wanted Ritz vectors (X, B X = R + X theta) */
+        memcpy(b.V, X, (size_t) n * nw * sizeof(double));
+        for (int j = 0; j < nw; j++) {
+            double *y = b.AV + (size_t) j * n;
+            const double *r = R + (size_t) j * n, *x = X + (size_t) j * n;
+            for (int i = 0; i < n; i++) y[i] = r[i] + w[j] * x[i];
+        }
+        for (int j = 0; j < nw; j++) {
+            memset(b.H + (size_t) j * b.dim, 0, (size_t) nw * sizeof(double));
+            b.H[j + (size_t) j * b.dim] = w[j];
+        }
+        b.k = nw;
+        /* the chain's seed: random combinations of the residuals not converged */
+        double *Bk = (double *) R_alloc((size_t) n * chain, sizeof(double));
+        memset(Bk, 0, (size_t) n * chain * sizeof(double));
+        for (int c = 0; c < chain; c++)
+            for (int j = 0; j < nw; j++) if (!conv[j]) {
+                const double rho = lcg_next(&seed) + (c == 0 ? 1.0 : 0.0);
+                const double *r = R + (size_t) j * n;
+                double *y = Bk + (size_t) c * n;
+                for (int i = 0; i < n; i++) y[i] += rho * r[i];
+            }
+        const int top = 2 * nw + 20 < n / 2 ? 2 * nw + 20 : n / 2;
+        warm_reserve(&b, top + chain);
+        while (b.k + chain <= top) {
+            const int k0 = b.k;
+            a = warm_append(&b, A, sign, Bk, chain, &products);
+            if (a < 0) return -a;
+            if (a == 0) break;
+            /* next: B times the block just added (already computed) */
+            memcpy(Bk, b.AV + (size_t) n * k0, (size_t) n * a * sizeof(double));
+            if (a < chain) memset(Bk + (size_t) n * a, 0, (size_t) n * (chain - a) * sizeof(double));
+        }
+        if (b.k == nw) { st = CG_ERR_SVD; break; }
+    }
+    return st;
+}
+
+/* cg_eigs_beyond from a start block (n x nstart, e.g. the previous call's
+ * vectors; may alias vecs): the same contract and the same test (every pair
+ * beyond thresh with residual <= tol, scaled as Spectra scales it, and the
+ * first pair not beyond converged on the other side), by the block method
+ * above within a budget of products, else by the cold path. nstart = 0, a
+ * small or dense problem: the cold path. *products_warm (may be NULL): the
+ * products the warm attempt took. */
+int cg_eigs_beyond_warm(cg_linop *A, int which, double thresh, int khint, double tol, int cap,
+                        const double *start, int nstart, int *found, double *vals,
+                        double *vecs)
+{
+    const int n = A->n;
+    if (A->m != n || n < 1 || (which != 1 && which != -1) || cap < 1) return CG_ERR_DOMAIN;
+    int k = khint < 2 ? 2 : khint;
+    const int bs = (k > nstart ? k : nstart) + 4;
+    if (getenv("STOCHCG_EIGWARM_OFF") || nstart < 1 || n <= CG_DENSE_MAX || 2 * k >= n || 8 * bs > n)
+        return cg_eigs_beyond(A, which, thresh, khint, tol, cap, found, vals, vecs);
+    const void *vmax = vmaxget();
+    int m_seen = 0, iters = 0;
+    const long before = A->n_matvec;
+    const int budget = getenv("STOCHCG_EIGWARM_BUDGET") ? atoi(getenv("STOCHCG_EIGWARM_BUDGET")) * bs : 40 * bs;
+    int st = eigs_warm(A, which, thresh, k, tol, cap, start, nstart, budget, found, vals, vecs,
+                       &m_seen, &iters);
+    if (getenv("STOCHCG_EIGWARM_DEBUG"))
+        REprintf("warm n %d nstart %d khint %d st %d found %d seen %d iters %d products %ld\n",
+                 n, nstart, khint, st, st == CG_OK ? *found : -1, m_seen, iters,
+                 A->n_matvec - before);
+    vmaxset(vmax);
+    if (st != CG_ERR_SVD) return st;
+    /* not converged within the budget: the cold path decides */
+    const long b2 = A->n_matvec;
+    st = cg_eigs_beyond(A, which, thresh, m_seen + 2 > khint ? m_seen + 2 : khint, tol, cap,
+                        found, vals, vecs);
+    if (getenv("STOCHCG_EIGWARM_DEBUG"))
+        REprintf("  cold st %d found %d products %ld\n", st, *found, A->n_matvec - b2);
     return st;
 }
