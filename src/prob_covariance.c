@@ -583,18 +583,8 @@ static int dual_step(cov *c)
     if (m > 0) {
         double *vecs = m < p ? (double *) R_alloc((size_t) m * c->cap, sizeof(double))
                              : c->nxt.v;
-        /* warm start: the last dual's factor (on the rest when restricted),
-         * which a dual step changes little */
-        const double *start = c->lam.v;
-        if (m < p && c->lam.r > 0) {
-            double *s0 = (double *) R_alloc((size_t) m * c->lam.r, sizeof(double));
-            for (int k = 0; k < c->lam.r; k++)
-                for (int q = 0; q < m; q++)
-                    s0[q + (size_t) k * m] = c->lam.v[c->rest[q] + (size_t) k * p];
-            start = s0;
-        }
-        st = cg_eigs_beyond_warm(&A, -1, c->eps, c->lam.r + 2, EIG_TOL, c->floor_cap, start,
-                                 c->lam.r, &found, c->nxt.d, vecs);
+        st = cg_eigs_beyond(&A, -1, c->eps, c->lam.r + 2, EIG_TOL, c->floor_cap, &found,
+                            c->nxt.d, vecs);
         if (st == CG_OK && m < p)          /* back to p-vectors, zero on J */
             for (int k = 0; k < found; k++) {
                 double *v = c->nxt.v + (size_t) k * p;
@@ -882,9 +872,8 @@ static int l_step(cov *c, double a, const csc *R, double dR, double b, const csc
     o.s_coef = 1.0; o.C = R; o.c_coef = -a; o.shift = -(a * dR + b * dRm);
     if (b != 0.0) { o.C2 = Rm; o.c2_coef = -b; }
     int found = 0;
-    /* warm start: out's last factor (the last L step's eigenvectors) */
-    const int st = cg_eigs_beyond_warm(&A, +1, c->gamma, out->r + 2, EIG_TOL, c->cap, out->v,
-                                       out->r, &found, out->d, out->v);
+    const int st = cg_eigs_beyond(&A, +1, c->gamma, out->r + 2, EIG_TOL, c->cap, &found,
+                                  out->d, out->v);
     c->n_matvec += A.n_matvec;
     vmaxset(vmax);
     if (st == CG_ERR_DOMAIN) {

@@ -97,12 +97,6 @@ int cg_lowest_eigenvalue(cg_linop *A, int k, double tol, double *value);
  * vecs (n x cap), outer end first; khint: the expected count */
 int cg_eigs_beyond(cg_linop *A, int which, double thresh, int khint, double tol, int cap,
                    int *found, double *vals, double *vecs);
-/* the same from a start block (n x nstart, may alias vecs: e.g. the last
- * call's vectors), by a block method within a budget of products, else by
- * cg_eigs_beyond (the same test either way) */
-int cg_eigs_beyond_warm(cg_linop *A, int which, double thresh, int khint, double tol, int cap,
-                        const double *start, int nstart, int *found, double *vals,
-                        double *vecs);
 
 /* Dense LAPACK, workspace from R_alloc; X is destroyed. Thin SVD: s (min),
  * U (m x min), VT (min x n). Eigenpairs il..iu (1-based, ascending) of the
