@@ -1121,17 +1121,44 @@ static int reg_face_step(cg_problem *P)
     for (int a = 0; a < k0; a++) l1 += fabs(theta[orig[a]]);
     R->slack = on_sphere ? 0.0 : fmax(R->radius - l1, 0.0);
     /* the gradient: through the cached Gram columns, else from scratch */
-    if (cached) {
+    if (cached && R->ws_on) {
+        /* the columns hold W's entries: the moved coordinates four at a
+         * time, each entry of g updated by them in the support's order
+         * (the same numbers as one pass over W per coordinate, with g and
+         * W read once per four: this update was a tenth of a 1600 x 5000
+         * path) */
+        const int *ws = ws_sort(R), nw = R->n_ws;
+        double *g = R->g;
+        int nm = 0;
+        for (int a = 0; a < k0; a++) {
+            const double delta = theta[orig[a]] - old[a];
+            if (delta == 0.0) continue;
+            u[nm] = delta;               /* (u, idx: scratch of the rounds, done) */
+            idx[nm++] = orig[a];
+        }
+        int b = 0;
+        for (; b + 4 <= nm; b += 4) {
+            const double d0 = u[b], d1 = u[b + 1], d2 = u[b + 2], d3 = u[b + 3];
+            const double *c0 = R->gcol[idx[b]], *c1 = R->gcol[idx[b + 1]],
+                         *c2 = R->gcol[idx[b + 2]], *c3 = R->gcol[idx[b + 3]];
+            for (int k = 0; k < nw; k++) {
+                const int j = ws[k];
+                double gj = g[j] + d0 * c0[j];
+                gj += d1 * c1[j];
+                gj += d2 * c2[j];
+                g[j] = gj + d3 * c3[j];
+            }
+        }
+        for (; b < nm; b++) {
+            const double d0 = u[b], *c0 = R->gcol[idx[b]];
+            for (int k = 0; k < nw; k++) g[ws[k]] += d0 * c0[ws[k]];
+        }
+        R->face_credit -= 2.0 * p * k0;
+    } else if (cached) {
         for (int a = 0; a < k0; a++) {
             double delta = theta[orig[a]] - old[a];
             if (delta == 0.0) continue;
-            if (R->ws_on) {              /* the columns hold W's entries */
-                const double *col = R->gcol[orig[a]];
-                const int *ws = ws_sort(R);
-                for (int k = 0; k < R->n_ws; k++) R->g[ws[k]] += delta * col[ws[k]];
-            } else {
-                F77_CALL(daxpy)(&R->p, &delta, R->gcol[orig[a]], &one, R->g, &one);
-            }
+            F77_CALL(daxpy)(&R->p, &delta, R->gcol[orig[a]], &one, R->g, &one);
         }
         R->face_credit -= 2.0 * p * k0;
     } else {
