@@ -73,10 +73,10 @@ typedef struct {
     /* working set (screening, dense X without a given Gram matrix; see
      * ws_screen): the coordinates ws[0..n_ws-1] in order of entry, the
      * only ones the pairwise and face steps touch between full gradients;
-     * a cached Gram column j holds its entries for ws[0..gvalid[j]-1] */
-    int ws_on, *ws, n_ws, *in_ws, *gvalid, *ws_todo;
+     * a cached Gram column j holds its entries for ws[0..gvalid[j]-1],
+     * by position in W (entry k: coordinate ws[k]), room for gcap[j] */
+    int ws_on, *ws, n_ws, *in_ws, *gvalid, *gcap, *ws_todo, *ws_tpos;
     double *ws_dots;
-    int *ws_sorted, n_sorted;        /* W in coordinate order (ws_sort) */
     double screened_at, ws_added;
     /* X read by a reader (R/readers.R) block by block: see "reader" below */
     int reader;
@@ -496,26 +496,6 @@ static const double *gram_col(cg_problem *P, regression *R, int j, double *scrat
  * checks after a full gradient, and the evaluation's, are those of the
  * full problem: the certificate is unchanged. Along a path W is kept (it
  * only grows): the strong rules' "ever active" set. */
-static int cmp_int(const void *a, const void *b)
-{
-    const int x = *(const int *) a, y = *(const int *) b;
-    return (x > y) - (x < y);
-}
-
-/* W in coordinate order, for updates of each of its entries alone (the
- * same numbers in any order; in order, the scattered reads of a Gram
- * column run forward: a face step's gradient update over a W of 3000
- * columns took 15% of a 1600 x 5000 path in W's order) */
-static const int *ws_sort(regression *R)
-{
-    if (R->n_sorted != R->n_ws) {
-        memcpy(R->ws_sorted, R->ws, sizeof(int) * R->n_ws);
-        qsort(R->ws_sorted, R->n_ws, sizeof(int), cmp_int);
-        R->n_sorted = R->n_ws;
-    }
-    return R->ws_sorted;
-}
-
 static void ws_add(regression *R, int j)
 {
     if (R->in_ws[j] >= 0) return;
@@ -523,7 +503,16 @@ static void ws_add(regression *R, int j)
     R->ws[R->n_ws++] = j;
 }
 
-/* entries of X'x_j / n on W from position `from` on, into c */
+/* the entry at coordinate j of a Gram column: by coordinate without a
+ * working set, by position in W with one (0 off W: only the degenerate
+ * LMO vertex of g = 0 is off W, and its entry is not used) */
+static double gram_at(const regression *R, const double *col, int j)
+{
+    if (!R->ws_on) return col[j];
+    return R->in_ws[j] >= 0 ? col[R->in_ws[j]] : 0.0;
+}
+
+/* entries of X'x_j / n on W from position `from` on, into c (by position) */
 static void gram_fill_ws(regression *R, int j, double *c, int from)
 {
     const int n = R->n;
@@ -536,27 +525,46 @@ static void gram_fill_ws(regression *R, int j, double *c, int from)
         /* symmetry: the entry of a cached column i at j, when it has it
          * (x_i'x_j and x_j'x_i summed in the same order: the same number) */
         if (pos_j >= 0 && R->gcol[i] && pos_j < R->gvalid[i] && i != j) {
-            c[i] = R->gcol[i][j];
+            c[k] = R->gcol[i][pos_j];
             continue;
         }
+        R->ws_tpos[m] = k;
         todo[m++] = i;
     }
     double *dots = R->ws_dots;
     cols_dot(R->X, n, todo, m, xj, 1.0, dots);
-    for (int k = 0; k < m; k++) c[todo[k]] = dots[k] / n;
+    for (int k = 0; k < m; k++) c[R->ws_tpos[k]] = dots[k] / n;
     R->rows_read += (double) m * n / R->p;   /* in rows of X */
 }
 
 static const double *gram_col_ws(cg_problem *P, regression *R, int j, double *scratch)
 {
+    /* a cached column holds W's entries only, with room grown
+     * geometrically as W grows (p entries each were 220 of the 310 MB a
+     * 160 x 5000 CV allocated, and R's collections of them 40% of its
+     * time) */
     double *c = (double *) R->gcol[j];
     int from = 0;
     if (c) {
         from = R->gvalid[j];
         if (from == R->n_ws) return c;
+        if (R->n_ws > R->gcap[j]) {
+            int cap = 2 * R->gcap[j];
+            if (cap < R->n_ws) cap = R->n_ws;
+            if (cap > R->p) cap = R->p;
+            double *nc = cg_zeros(cap);
+            memcpy(nc, c, sizeof(double) * from);
+            c = nc;
+            R->gcol[j] = c;
+            R->gcap[j] = cap;
+        }
     } else if (R->cache_left > 0) {
-        c = cg_zeros(R->p);
+        int cap = 2 * R->n_ws;
+        if (cap < 16) cap = 16;
+        if (cap > R->p) cap = R->p;
+        c = cg_zeros(cap);
         R->gcol[j] = c;
+        R->gcap[j] = cap;
         R->cache_left--;
     } else {
         c = scratch;
@@ -564,7 +572,7 @@ static const double *gram_col_ws(cg_problem *P, regression *R, int j, double *sc
     gram_fill_ws(R, j, c, from);
     if (R->gcol[j]) R->gvalid[j] = R->n_ws;
     for (int k = from; k < R->n_ws; k++)
-        if (!R_FINITE(c[R->ws[k]]))
+        if (!R_FINITE(c[k]))
             cg_fail(P, "the Gram column X'x_%d / n overflowed double precision (the data are "
                     "too large: scale them)", j + 1);
     return c;
@@ -673,12 +681,12 @@ static double reg_pair_direction(cg_problem *P, double *gamma_max, double *gamma
     const int a = R->a_idx;
     const double sv = R->s_val, av = R->a_val;
     R->gs = gram_col(P, R, s, R->colbuf);
-    double slope = sv * R->g[s], curv = sv * sv * R->gs[s];
+    double slope = sv * R->g[s], curv = sv * sv * gram_at(R, R->gs, s);
     R->ga = NULL;
     if (a >= 0) {
         R->ga = gram_col(P, R, a, R->colbuf + R->p);
         slope -= av * R->g[a];
-        curv += av * av * R->ga[a] - 2.0 * sv * av * R->gs[a];
+        curv += av * av * gram_at(R, R->ga, a) - 2.0 * sv * av * gram_at(R, R->gs, a);
     }
     *gamma_exact = slope >= 0.0 ? 0.0 : curv > 0.0 ? -slope / curv : INFINITY;
     return -slope;
@@ -699,9 +707,9 @@ static void reg_pair_step(cg_problem *P, double gamma, int drop)
      * as cg_lmo_l1) in one pass */
     double amax = -1.0; int best = 0;
     if (R->ws_on) {                     /* on W only (see ws_screen) */
-        for (int k = 0; k < R->n_ws; k++) {
+        for (int k = 0; k < R->n_ws; k++) {   /* (columns by position in W) */
             const int j = R->ws[k];
-            const double gj = R->g[j] + cs * gs[j] - ca_g * ga[j];
+            const double gj = R->g[j] + cs * gs[k] - ca_g * ga[k];
             R->g[j] = gj;
             if (fabs(gj) > amax) { amax = fabs(gj); best = j; }
         }
@@ -959,7 +967,7 @@ static int reg_face_step(cg_problem *P)
         cached &= R->gcol[j] != NULL;
         if (a < from) continue;
         for (int b = 0; b < k0; b++) {
-            const double v = col[idx[b]];
+            const double v = gram_at(R, col, idx[b]);
             G[b + (size_t) a * ld] = v;
             if (b < from) G[a + (size_t) b * ld] = v;
         }
@@ -1131,7 +1139,7 @@ static int reg_face_step(cg_problem *P)
          * (the same numbers as one pass over W per coordinate, with g and
          * W read once per four: this update was a tenth of a 1600 x 5000
          * path) */
-        const int *ws = ws_sort(R), nw = R->n_ws;
+        const int *ws = R->ws, nw = R->n_ws;   /* (columns by position in W) */
         double *g = R->g;
         int nm = 0;
         for (int a = 0; a < k0; a++) {
@@ -1147,15 +1155,15 @@ static int reg_face_step(cg_problem *P)
                          *c2 = R->gcol[idx[b + 2]], *c3 = R->gcol[idx[b + 3]];
             for (int k = 0; k < nw; k++) {
                 const int j = ws[k];
-                double gj = g[j] + d0 * c0[j];
-                gj += d1 * c1[j];
-                gj += d2 * c2[j];
-                g[j] = gj + d3 * c3[j];
+                double gj = g[j] + d0 * c0[k];
+                gj += d1 * c1[k];
+                gj += d2 * c2[k];
+                g[j] = gj + d3 * c3[k];
             }
         }
         for (; b < nm; b++) {
             const double d0 = u[b], *c0 = R->gcol[idx[b]];
-            for (int k = 0; k < nw; k++) g[ws[k]] += d0 * c0[ws[k]];
+            for (int k = 0; k < nw; k++) g[ws[k]] += d0 * c0[k];
         }
         R->face_credit -= 2.0 * p * k0;
     } else if (cached) {
@@ -1277,8 +1285,10 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
             R->ws = (int *) R_alloc(p, sizeof(int));
             R->in_ws = (int *) R_alloc(p, sizeof(int));
             R->gvalid = (int *) R_alloc(p, sizeof(int));
-            R->ws_sorted = (int *) R_alloc(p, sizeof(int));
             R->ws_todo = (int *) R_alloc(p, sizeof(int));
+            R->ws_tpos = (int *) R_alloc(p, sizeof(int));
+            R->gcap = (int *) R_alloc(p, sizeof(int));
+            for (int j = 0; j < p; j++) R->gcap[j] = 0;
             R->ws_dots = cg_zeros(p);
             for (int j = 0; j < p; j++) { R->in_ws[j] = -1; R->gvalid[j] = 0; }
         } else {
