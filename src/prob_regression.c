@@ -73,9 +73,10 @@ typedef struct {
     /* working set (screening, dense X without a given Gram matrix; see
      * ws_screen): the coordinates ws[0..n_ws-1] in order of entry, the
      * only ones the pairwise and face steps touch between full gradients;
-     * a cached Gram column j holds its entries for ws[0..gvalid[j]-1] */
-    int ws_on, *ws, n_ws, *in_ws, *gvalid;
-    int *ws_sorted, n_sorted;        /* W in coordinate order (ws_sort) */
+     * a cached Gram column j holds its entries for ws[0..gvalid[j]-1],
+     * by position in W (entry k: coordinate ws[k]), room for gcap[j] */
+    int ws_on, *ws, n_ws, *in_ws, *gvalid, *gcap, *ws_todo, *ws_tpos;
+    double *ws_dots;
     double screened_at, ws_added;
     /* X read by a reader (R/readers.R) block by block: see "reader" below */
     int reader;
@@ -98,6 +99,42 @@ static int reader_init(cg_problem *P, regression *R, SEXP spec);
 static double x_at(const regression *R, int r, int j)    /* dense only */
 {
     return R->X[r + (size_t) j * R->n];
+}
+
+/* out[k] = scale * x_{cols[k]}'v (columns of the dense n-row X, cols NULL:
+ * columns 0..m-1) for k < m. Each dot product is summed in row order, as
+ * the reference BLAS ddot and dgemv("T") sum it (the same numbers: the
+ * symmetric Gram entries x_i'x_j = x_j'x_i stay equal), but eight columns
+ * at a time: eight independent sums where ddot's one chain of additions
+ * waits on the latency of each (the Gram entries of the working set by
+ * ddot were a fifth of a 1600 x 5000 CV; 3.5x faster than the reference
+ * BLAS's ddot at n = 1440), and v read once for eight. An optimized BLAS
+ * would sum in another order: these are the reference BLAS's numbers. */
+static void cols_dot(const double *X, int n, const int *cols, int m, const double *v,
+                     double scale, double *out)
+{
+#define COL(q) (X + (size_t) (cols ? cols[k + (q)] : k + (q)) * n)
+    int k = 0;
+    for (; k + 8 <= m; k += 8) {
+        const double *a0 = COL(0), *a1 = COL(1), *a2 = COL(2), *a3 = COL(3),
+                     *a4 = COL(4), *a5 = COL(5), *a6 = COL(6), *a7 = COL(7);
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0;
+        for (int r = 0; r < n; r++) {
+            const double vr = v[r];
+            s0 += a0[r] * vr; s1 += a1[r] * vr; s2 += a2[r] * vr; s3 += a3[r] * vr;
+            s4 += a4[r] * vr; s5 += a5[r] * vr; s6 += a6[r] * vr; s7 += a7[r] * vr;
+        }
+        out[k] = s0 * scale; out[k + 1] = s1 * scale; out[k + 2] = s2 * scale;
+        out[k + 3] = s3 * scale; out[k + 4] = s4 * scale; out[k + 5] = s5 * scale;
+        out[k + 6] = s6 * scale; out[k + 7] = s7 * scale;
+    }
+    for (; k < m; k++) {
+        const double *a = COL(0);
+        double sa = 0.0;
+        for (int r = 0; r < n; r++) sa += a[r] * v[r];
+        out[k] = sa * scale;
+    }
+#undef COL
 }
 
 /* xbar'theta (0 without implicit centring), once per pass over rows */
@@ -305,8 +342,9 @@ static void exact_gradient_x(const regression *R, double *res, double *g)
         for (int j = 0; j < p; j++)
             if (R->theta[j] != 0.0)
                 F77_CALL(daxpy)(&R->n, R->theta + j, R->X + (size_t) j * n, &one, res, &one);
-        F77_CALL(dgemv)("T", &R->n, &R->p, &inv, R->X, &R->n, res, &one,
-                        &zero, g, &one FCONE);
+        /* X'res / n (the numbers of dgemv("T"): cols_dot) */
+        (void) zero;
+        cols_dot(R->X, n, NULL, p, res, inv, g);
         return;
     }
     if (R->xbar) {                   /* the centred X theta */
@@ -423,10 +461,8 @@ static const double *gram_col(cg_problem *P, regression *R, int j, double *scrat
         R->gcol[j] = c;
         R->cache_left--;
     }
-    if (!R->sparse) {
-        int one = 1; double inv = 1.0 / n, zero = 0.0;
-        F77_CALL(dgemv)("T", &R->n, &R->p, &inv, R->X, &R->n, R->X + (size_t) j * n, &one,
-                        &zero, c, &one FCONE);
+    if (!R->sparse) {                /* the numbers of dgemv("T"): cols_dot */
+        cols_dot(R->X, n, NULL, p, R->X + (size_t) j * n, 1.0 / n, c);
     } else {                     /* by rows: only the rows where x_j != 0 */
         memset(c, 0, sizeof(double) * p);
         for (int a = R->cp[j]; a < R->cp[j + 1]; a++) {
@@ -460,26 +496,6 @@ static const double *gram_col(cg_problem *P, regression *R, int j, double *scrat
  * checks after a full gradient, and the evaluation's, are those of the
  * full problem: the certificate is unchanged. Along a path W is kept (it
  * only grows): the strong rules' "ever active" set. */
-static int cmp_int(const void *a, const void *b)
-{
-    const int x = *(const int *) a, y = *(const int *) b;
-    return (x > y) - (x < y);
-}
-
-/* W in coordinate order, for updates of each of its entries alone (the
- * same numbers in any order; in order, the scattered reads of a Gram
- * column run forward: a face step's gradient update over a W of 3000
- * columns took 15% of a 1600 x 5000 path in W's order) */
-static const int *ws_sort(regression *R)
-{
-    if (R->n_sorted != R->n_ws) {
-        memcpy(R->ws_sorted, R->ws, sizeof(int) * R->n_ws);
-        qsort(R->ws_sorted, R->n_ws, sizeof(int), cmp_int);
-        R->n_sorted = R->n_ws;
-    }
-    return R->ws_sorted;
-}
-
 static void ws_add(regression *R, int j)
 {
     if (R->in_ws[j] >= 0) return;
@@ -487,37 +503,67 @@ static void ws_add(regression *R, int j)
     R->ws[R->n_ws++] = j;
 }
 
-/* entries of X'x_j / n on W from position `from` on, into c */
+/* the entry at coordinate j of a Gram column: by coordinate without a
+ * working set, by position in W with one (0 off W: only the degenerate
+ * LMO vertex of g = 0 is off W, and its entry is not used) */
+static double gram_at(const regression *R, const double *col, int j)
+{
+    if (!R->ws_on) return col[j];
+    return R->in_ws[j] >= 0 ? col[R->in_ws[j]] : 0.0;
+}
+
+/* entries of X'x_j / n on W from position `from` on, into c (by position) */
 static void gram_fill_ws(regression *R, int j, double *c, int from)
 {
-    const int n = R->n, one = 1;
+    const int n = R->n;
     const double *xj = R->X + (size_t) j * n;
     const int pos_j = R->in_ws[j];
-    double computed = 0.0;
+    /* the columns to compute (into ws_todo), their sums into ws_dots */
+    int *todo = R->ws_todo, m = 0;
     for (int k = from; k < R->n_ws; k++) {
         const int i = R->ws[k];
         /* symmetry: the entry of a cached column i at j, when it has it
-         * (x_i'x_j and x_j'x_i by ddot: the same number) */
+         * (x_i'x_j and x_j'x_i summed in the same order: the same number) */
         if (pos_j >= 0 && R->gcol[i] && pos_j < R->gvalid[i] && i != j) {
-            c[i] = R->gcol[i][j];
+            c[k] = R->gcol[i][pos_j];
             continue;
         }
-        c[i] = F77_CALL(ddot)(&R->n, R->X + (size_t) i * n, &one, xj, &one) / n;
-        computed += 1.0;
+        R->ws_tpos[m] = k;
+        todo[m++] = i;
     }
-    R->rows_read += computed * n / R->p;   /* in rows of X */
+    double *dots = R->ws_dots;
+    cols_dot(R->X, n, todo, m, xj, 1.0, dots);
+    for (int k = 0; k < m; k++) c[R->ws_tpos[k]] = dots[k] / n;
+    R->rows_read += (double) m * n / R->p;   /* in rows of X */
 }
 
 static const double *gram_col_ws(cg_problem *P, regression *R, int j, double *scratch)
 {
+    /* a cached column holds W's entries only, with room grown
+     * geometrically as W grows (p entries each were 217 of the 306 MB a
+     * 160 x 5000 CV allocated; 64 MB now) */
     double *c = (double *) R->gcol[j];
     int from = 0;
     if (c) {
         from = R->gvalid[j];
         if (from == R->n_ws) return c;
+        if (R->n_ws > R->gcap[j]) {
+            int cap = 2 * R->gcap[j];
+            if (cap < R->n_ws) cap = R->n_ws;
+            if (cap > R->p) cap = R->p;
+            double *nc = cg_zeros(cap);
+            memcpy(nc, c, sizeof(double) * from);
+            c = nc;
+            R->gcol[j] = c;
+            R->gcap[j] = cap;
+        }
     } else if (R->cache_left > 0) {
-        c = cg_zeros(R->p);
+        int cap = 2 * R->n_ws;
+        if (cap < 16) cap = 16;
+        if (cap > R->p) cap = R->p;
+        c = cg_zeros(cap);
         R->gcol[j] = c;
+        R->gcap[j] = cap;
         R->cache_left--;
     } else {
         c = scratch;
@@ -525,7 +571,7 @@ static const double *gram_col_ws(cg_problem *P, regression *R, int j, double *sc
     gram_fill_ws(R, j, c, from);
     if (R->gcol[j]) R->gvalid[j] = R->n_ws;
     for (int k = from; k < R->n_ws; k++)
-        if (!R_FINITE(c[R->ws[k]]))
+        if (!R_FINITE(c[k]))
             cg_fail(P, "the Gram column X'x_%d / n overflowed double precision (the data are "
                     "too large: scale them)", j + 1);
     return c;
@@ -634,12 +680,12 @@ static double reg_pair_direction(cg_problem *P, double *gamma_max, double *gamma
     const int a = R->a_idx;
     const double sv = R->s_val, av = R->a_val;
     R->gs = gram_col(P, R, s, R->colbuf);
-    double slope = sv * R->g[s], curv = sv * sv * R->gs[s];
+    double slope = sv * R->g[s], curv = sv * sv * gram_at(R, R->gs, s);
     R->ga = NULL;
     if (a >= 0) {
         R->ga = gram_col(P, R, a, R->colbuf + R->p);
         slope -= av * R->g[a];
-        curv += av * av * R->ga[a] - 2.0 * sv * av * R->gs[a];
+        curv += av * av * gram_at(R, R->ga, a) - 2.0 * sv * av * gram_at(R, R->gs, a);
     }
     *gamma_exact = slope >= 0.0 ? 0.0 : curv > 0.0 ? -slope / curv : INFINITY;
     return -slope;
@@ -660,9 +706,9 @@ static void reg_pair_step(cg_problem *P, double gamma, int drop)
      * as cg_lmo_l1) in one pass */
     double amax = -1.0; int best = 0;
     if (R->ws_on) {                     /* on W only (see ws_screen) */
-        for (int k = 0; k < R->n_ws; k++) {
+        for (int k = 0; k < R->n_ws; k++) {   /* (columns by position in W) */
             const int j = R->ws[k];
-            const double gj = R->g[j] + cs * gs[j] - ca_g * ga[j];
+            const double gj = R->g[j] + cs * gs[k] - ca_g * ga[k];
             R->g[j] = gj;
             if (fabs(gj) > amax) { amax = fabs(gj); best = j; }
         }
@@ -920,7 +966,7 @@ static int reg_face_step(cg_problem *P)
         cached &= R->gcol[j] != NULL;
         if (a < from) continue;
         for (int b = 0; b < k0; b++) {
-            const double v = col[idx[b]];
+            const double v = gram_at(R, col, idx[b]);
             G[b + (size_t) a * ld] = v;
             if (b < from) G[a + (size_t) b * ld] = v;
         }
@@ -1086,17 +1132,44 @@ static int reg_face_step(cg_problem *P)
     for (int a = 0; a < k0; a++) l1 += fabs(theta[orig[a]]);
     R->slack = on_sphere ? 0.0 : fmax(R->radius - l1, 0.0);
     /* the gradient: through the cached Gram columns, else from scratch */
-    if (cached) {
+    if (cached && R->ws_on) {
+        /* the columns hold W's entries: the moved coordinates four at a
+         * time, each entry of g updated by them in the support's order
+         * (the same numbers as one pass over W per coordinate, with g and
+         * W read once per four: this update was a tenth of a 1600 x 5000
+         * path) */
+        const int *ws = R->ws, nw = R->n_ws;   /* (columns by position in W) */
+        double *g = R->g;
+        int nm = 0;
+        for (int a = 0; a < k0; a++) {
+            const double delta = theta[orig[a]] - old[a];
+            if (delta == 0.0) continue;
+            u[nm] = delta;               /* (u, idx: scratch of the rounds, done) */
+            idx[nm++] = orig[a];
+        }
+        int b = 0;
+        for (; b + 4 <= nm; b += 4) {
+            const double d0 = u[b], d1 = u[b + 1], d2 = u[b + 2], d3 = u[b + 3];
+            const double *c0 = R->gcol[idx[b]], *c1 = R->gcol[idx[b + 1]],
+                         *c2 = R->gcol[idx[b + 2]], *c3 = R->gcol[idx[b + 3]];
+            for (int k = 0; k < nw; k++) {
+                const int j = ws[k];
+                double gj = g[j] + d0 * c0[k];
+                gj += d1 * c1[k];
+                gj += d2 * c2[k];
+                g[j] = gj + d3 * c3[k];
+            }
+        }
+        for (; b < nm; b++) {
+            const double d0 = u[b], *c0 = R->gcol[idx[b]];
+            for (int k = 0; k < nw; k++) g[ws[k]] += d0 * c0[k];
+        }
+        R->face_credit -= 2.0 * p * k0;
+    } else if (cached) {
         for (int a = 0; a < k0; a++) {
             double delta = theta[orig[a]] - old[a];
             if (delta == 0.0) continue;
-            if (R->ws_on) {              /* the columns hold W's entries */
-                const double *col = R->gcol[orig[a]];
-                const int *ws = ws_sort(R);
-                for (int k = 0; k < R->n_ws; k++) R->g[ws[k]] += delta * col[ws[k]];
-            } else {
-                F77_CALL(daxpy)(&R->p, &delta, R->gcol[orig[a]], &one, R->g, &one);
-            }
+            F77_CALL(daxpy)(&R->p, &delta, R->gcol[orig[a]], &one, R->g, &one);
         }
         R->face_credit -= 2.0 * p * k0;
     } else {
@@ -1211,7 +1284,11 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
             R->ws = (int *) R_alloc(p, sizeof(int));
             R->in_ws = (int *) R_alloc(p, sizeof(int));
             R->gvalid = (int *) R_alloc(p, sizeof(int));
-            R->ws_sorted = (int *) R_alloc(p, sizeof(int));
+            R->ws_todo = (int *) R_alloc(p, sizeof(int));
+            R->ws_tpos = (int *) R_alloc(p, sizeof(int));
+            R->gcap = (int *) R_alloc(p, sizeof(int));
+            for (int j = 0; j < p; j++) R->gcap[j] = 0;
+            R->ws_dots = cg_zeros(p);
             for (int j = 0; j < p; j++) { R->in_ws[j] = -1; R->gvalid[j] = 0; }
         } else {
             /* X'y / n and y'y / n for the gradient through the Gram
@@ -1233,10 +1310,16 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
             }
             R->xty = xty;
             /* max |X'y / n| and max_j G_jj: the scale of the Gram
-             * gradient's rounding (exact_gradient) */
+             * gradient's rounding (exact_gradient); G_jj from a given
+             * Gram matrix (a pass over X per solver call was 2% of a CV
+             * at 4000 x 500) */
             for (int j = 0; j < p; j++) {
                 R->xty_max = fmax(R->xty_max, fabs(xty[j]));
                 double dj = 0.0;
+                if (R->gram_given) {
+                    R->diag_max = fmax(R->diag_max, R->gcol[j][j]);
+                    continue;
+                }
                 if (!R->sparse) {
                     const double *xj = R->X + (size_t) j * n;
                     for (int r = 0; r < n; r++) dj += xj[r] * xj[r];

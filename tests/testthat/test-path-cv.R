@@ -692,6 +692,24 @@ test_that("with an intercept the default radii are those of the centred data", {
                stochcg:::least_squares(Xsc, ys - mean(ys)), tolerance = 1e-10)
 })
 
+test_that("a CV at n > p computes X'X once for its default radii and its folds: the same numbers", {
+  # the radii from the X'X the folds share equal those least_squares()
+  # computes itself, and lm's; the folds' shared Gram matrices give the
+  # fits each computes alone
+  d <- reg_data(n = 120, p = 12)
+  X <- d$X + 2; y <- d$y + 1
+  folds <- rep(1:4, 30)
+  cv <- cv_sparse_regression(X, y, folds = folds, standardize = FALSE, nradius = 8)
+  grid <- stochcg:::default_regression_radii(X, y, 8, 0.01, intercept = TRUE)
+  fitted <- cv$cv$radius[cv$cv$radius %in% grid]
+  expect_gte(length(fitted), 3)
+  expect_identical(fitted, grid[seq_along(fitted)])
+  expect_equal(max(grid), sum(abs(coef(lm(y ~ X))[-1])), tolerance = 1e-10)
+  own <- cv_sparse_regression(X, y, folds = folds, standardize = FALSE, nradius = 8, gram = FALSE)
+  expect_identical(cv$cv$radius, own$cv$radius)
+  expect_equal(cv$cv$cvm, own$cv$cvm, tolerance = 1e-7)
+})
+
 test_that("cv and paths on a sparse X with an intercept equal the dense ones", {
   d <- reg_data(n = 120, p = 20)
   Xd <- (d$X + 1) * (abs(d$X) > 0.7)
