@@ -190,7 +190,9 @@ reader_block <- function(reader, k) {
       else DelayedArray::extract_array(
         reader$source, if (reader$by == "rows") list(idx, NULL) else list(NULL, idx)))
   if (!is.double(out)) storage.mode(out) <- "double"
-  dimnames(out) <- NULL
+  # (only when there are any: on a block still referenced elsewhere, as
+  # extract_array()'s is, `dimnames<-` copies it)
+  if (!is.null(dimnames(out))) dimnames(out) <- NULL
   out
 }
 
@@ -257,12 +259,10 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE, 
                            ycenter = 0) {
   n <- if (reader$by == "rows") reader$dim[1L] else reader$dim[2L]
   p <- if (reader$by == "rows") reader$dim[2L] else reader$dim[1L]
-  s1 <- s2 <- numeric(p)
-  shift <- NULL
-  G <- if (gram) matrix(0, p, p)
-  C <- if (cov) matrix(0, p, p)
-  xty <- if (!is.null(y)) numeric(p)
-  yst <- NULL
+  # the accumulators, added to block by block in C (cg_moments_block(), src/
+  # regression_data.c: R's expressions, bit for bit, without their
+  # block-sized temporaries); changed in place: `acc` is never copied
+  acc <- .Call(C_cg_moments_new, p, gram && sums, cov && sums)
   max_abs <- 0
   nnz <- 0
   for (k in seq_len(reader$n_blocks)) {
@@ -285,37 +285,29 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE, 
                            else c(p, length(block_index(reader, k)))))
       stop_arg(arg, "gave a block ", k, " of dimensions ", paste(dim(B), collapse = " x "),
                " (not those of the reader)")
-    if (!all_finite(B)) {
+    if (sums && reader$by == "cols") B <- t(B)
+    if (!.Call(C_cg_moments_block, acc, B, sums)) {
       idx <- range(block_index(reader, k))
       stop_arg(arg, "contains NA, NaN or Inf (in block ", k, ", ", reader$by, " ", idx[1L],
                " to ", idx[2L], ")")
     }
-    max_abs <- max(max_abs, abs(range(B)))
-    nnz <- nnz + sum(B != 0)
-    if (!sums) next
-    if (reader$by == "cols") B <- t(B)
-    if (is.null(shift)) shift <- colMeans(B)
-    D <- B - rep(shift, each = nrow(B))
-    s1 <- s1 + colSums(D)
-    s2 <- s2 + colSums(D * D)
-    if (gram) G <- G + crossprod(B)
-    if (cov) C <- C + crossprod(D)
-    if (!is.null(y)) {
-      yk <- y(k)
-      xty <- xty + drop(crossprod(B, yk - ycenter))
-      yst <- .Call(C_cg_y_pass, yk, yst, 3L, n, ycenter)
-    }
+    if (sums && !is.null(y)) .Call(C_cg_moments_y, acc, B, y(k), as.double(ycenter))
   }
+  sc <- acc$scal
+  max_abs <- max(max_abs, sc[1L])
+  nnz <- nnz + sc[2L]
   if (!sums) return(list(n = n, p = p, max_abs = max_abs, nnz = nnz))
-  mean <- shift + s1 / n
-  var <- pmax(s2 / n - (s1 / n)^2, 0)
+  s1 <- acc$s1
+  mean <- acc$shift + s1 / n
+  var <- pmax(acc$s2 / n - (s1 / n)^2, 0)
+  C <- acc$cov
   if (cov) {
     d <- s1 / n
     C <- (C - n * tcrossprod(d)) / (n - 1)
     C <- (C + t(C)) / 2                     # exactly symmetric
   }
-  list(n = n, p = p, mean = mean, sd = sqrt(var), max_abs = max_abs, gram = G, cov = C,
-       xty = xty, yy = if (!is.null(y)) .Call(C_cg_y_pass, NULL, yst, 0L, n, 0)[[2L]])
+  list(n = n, p = p, mean = mean, sd = sqrt(var), max_abs = max_abs, gram = acc$gram, cov = C,
+       xty = if (!is.null(y)) acc$xty, yy = if (!is.null(y)) sc[3L])
 }
 
 # The response of a reader regression, by X's blocks of rows: `y` in memory
@@ -353,7 +345,7 @@ y_blocks <- function(y, X) {
                       DelayedArray::chunkdim(y), NULL)
         else block_reader(y, block_size = X$block_size)
   block <- function(k) {
-    v <- as.double(reader_block(yr, k))
+    v <- reader_block(yr, k)      # doubles, as a one-column matrix (no as.double() copy)
     idx <- block_index(X, k)
     if (length(v) != length(idx))
       stop_arg("y", "gave ", length(v), " values for block ", k, " of ", length(idx), " rows")
