@@ -167,8 +167,42 @@ make_reader <- function(kind, source, dims, by, block_size, chunkdim, dimnames,
   block_size <- as.integer(min(block_size, along))
   structure(list(kind = kind, source = source, dim = dims, by = by,
                  block_size = block_size, n_blocks = as.integer(ceiling(along / block_size)),
-                 chunkdim = chunkdim, dimnames = dimnames, sparse = sparse),
+                 chunkdim = chunkdim, dimnames = dimnames, sparse = sparse,
+                 h5 = if (kind == "DelayedArray" && !sparse) h5_dataset(source)),
             class = c(paste0(kind, "_reader"), "cg_reader"))
+}
+
+# list(filepath, name) of a DelayedArray that is a dense HDF5 data set as
+# stored (HDF5Array::HDF5Array(), no delayed operations, read as doubles),
+# else NULL. Its blocks are read by HDF5Array::h5mread() directly, as one
+# hyperslab: the values DelayedArray::extract_array() gives, without its
+# method dispatch and index expansion per block (for y, read four times per
+# fit in blocks of a few hundred KB, those were most of the read's cost and
+# of its R allocations).
+h5_dataset <- function(x) {
+  s <- tryCatch(x@seed, error = function(e) NULL)
+  if (is.null(s) || !methods::is(s, "HDF5ArraySeed") ||
+      !"counts" %in% names(formals(HDF5Array::h5mread))) return(NULL)
+  if (methods::.hasSlot(s, "as_sparse") && isTRUE(s@as_sparse)) return(NULL)
+  if (methods::.hasSlot(s, "type") && !is.na(s@type) && s@type != "double") return(NULL)
+  if (!identical(dim(s), dim(x))) return(NULL)
+  list(filepath = s@filepath, name = s@name)
+}
+
+# the rows (by = "rows") or columns `idx` (consecutive) of reader$h5
+h5_block <- function(reader, idx) {
+  first <- idx[1L]; len <- length(idx)
+  h5 <- reader$h5
+  if (length(dim(reader$source)) == 1L) {   # a vector (y): one column
+    out <- HDF5Array::h5mread(h5$filepath, h5$name, starts = list(first), counts = list(len))
+    dim(out) <- c(len, 1L)
+    return(out)
+  }
+  if (reader$by == "rows")
+    HDF5Array::h5mread(h5$filepath, h5$name, starts = list(first, NULL),
+                       counts = list(len, NULL))
+  else HDF5Array::h5mread(h5$filepath, h5$name, starts = list(NULL, first),
+                          counts = list(NULL, len))
 }
 
 #' @rdname block_reader
@@ -185,7 +219,8 @@ reader_block <- function(reader, k) {
              else reader$source[, idx, drop = FALSE],
     dgCMatrix = as.matrix(if (reader$by == "rows") reader$source[idx, , drop = FALSE]
                           else reader$source[, idx, drop = FALSE]),
-    DelayedArray = if (length(dim(reader$source)) == 1L)      # a vector (y): one column
+    DelayedArray = if (!is.null(reader$h5)) h5_block(reader, idx)
+      else if (length(dim(reader$source)) == 1L)      # a vector (y): one column
         matrix(DelayedArray::extract_array(reader$source, list(idx)))
       else DelayedArray::extract_array(
         reader$source, if (reader$by == "rows") list(idx, NULL) else list(NULL, idx)))

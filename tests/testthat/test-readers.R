@@ -521,3 +521,31 @@ test_that("the moments pass in C gives R's expressions bit for bit", {
   expect_error(reader_moments(block_reader(X, block_size = 100L), "X", sums = FALSE),
                "`X` contains NA, NaN or Inf (in block 3, rows 201 to 300)", fixed = TRUE)
 })
+
+test_that("an HDF5 data set as stored is read by h5mread(): the blocks of extract_array()", {
+  skip_if_not_installed("HDF5Array")
+  d <- regression_data(n = 230, p = 7, seed = 5)
+  f <- tempfile(fileext = ".h5")
+  H <- HDF5Array::writeHDF5Array(d$X, f, name = "x", chunkdim = c(20L, 7L))
+  Y1 <- HDF5Array::writeHDF5Array(array(d$y), f, name = "y", chunkdim = 30L)
+  Ht <- HDF5Array::writeHDF5Array(t(d$X), f, name = "xt", chunkdim = c(7L, 20L))
+  Xi <- matrix(as.integer(round(d$X * 10)), nrow(d$X))     # stored as integers
+  Hi <- HDF5Array::writeHDF5Array(Xi, f, name = "xi", chunkdim = c(20L, 7L))
+  cases <- list(rows = block_reader(H, block_size = 45), cols = block_reader(Ht, 45, "cols"),
+                y = y_blocks(Y1, block_reader(H, block_size = 45)),
+                delayed = block_reader(H * 1, block_size = 45),
+                integer = block_reader(Hi, block_size = 45))
+  expect_false(is.null(cases$rows$h5))
+  expect_false(is.null(cases$cols$h5))
+  expect_null(cases$delayed$h5)                # a delayed operation: extract_array()
+  for (k in 1:6) {
+    idx <- ((k - 1) * 45 + 1):min(230, k * 45)
+    expect_identical(reader_block(cases$rows, k), d$X[idx, , drop = FALSE])
+    expect_identical(reader_block(cases$rows, k),
+                     DelayedArray::extract_array(H, list(idx, NULL)))
+    expect_identical(reader_block(cases$cols, k), t(d$X)[, idx, drop = FALSE])
+    expect_identical(cases$y$block(k), matrix(d$y[idx]))
+    expect_identical(reader_block(cases$delayed, k), d$X[idx, , drop = FALSE])
+    expect_identical(reader_block(cases$integer, k), Xi[idx, , drop = FALSE] + 0)
+  }
+})
