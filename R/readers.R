@@ -327,6 +327,10 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE, 
                " to ", idx[2L], ")")
     }
     if (sums && !is.null(y)) .Call(C_cg_moments_y, acc, B, y(k), as.double(ycenter))
+    # unbound before the next block is read: a block still bound when R
+    # collects garbage for the next outlives its young generation and needs
+    # a fuller (costlier) collection to go
+    B <- NULL
   }
   sc <- acc$scal
   max_abs <- max(max_abs, sc[1L])
@@ -473,9 +477,10 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
   }
   reads <- 0
   fetch <- if (yb$disk) function(k) {     # X's block, its responses as attribute "y"
-    reads <<- reads + 1                    # (no copy of the block, as cbind() made)
+    reads <<- reads + 1                    # (no copy of the block, as cbind() made;
+    yk <- yb$block(k)                      # y first: nothing allocated while B is held)
     B <- reader_block(X, k)
-    attr(B, "y") <- yb$block(k)
+    attr(B, "y") <- yk
     B
   } else function(k) {
     reads <<- reads + 1
