@@ -36,6 +36,10 @@
 #' (`DelayedArray::chunkdim()`): the default block size is the smallest
 #' multiple of the chunk length along `by` whose block holds at least
 #' \eqn{2^{20}}{2^20} values (8 MB), so that a read touches each chunk once.
+#' A dense HDF5 data set as stored (`HDF5Array::HDF5Array()`, no delayed
+#' operations) is read by `HDF5Array::h5mread()` directly, one hyperslab per
+#' block (the values `DelayedArray::extract_array()` gives, without its
+#' dispatch per block); other `DelayedArray`s through `extract_array()`.
 #'
 #' A sparse `DelayedArray` (`DelayedArray::is_sparse()`, e.g. a
 #' `TENxMatrix`) read by columns is read as sparse blocks
