@@ -36,6 +36,10 @@
 #' (`DelayedArray::chunkdim()`): the default block size is the smallest
 #' multiple of the chunk length along `by` whose block holds at least
 #' \eqn{2^{20}}{2^20} values (8 MB), so that a read touches each chunk once.
+#' A dense HDF5 data set as stored (`HDF5Array::HDF5Array()`, no delayed
+#' operations) is read by `HDF5Array::h5mread()` directly, one hyperslab per
+#' block (the values `DelayedArray::extract_array()` gives, without its
+#' dispatch per block); other `DelayedArray`s through `extract_array()`.
 #'
 #' A sparse `DelayedArray` (`DelayedArray::is_sparse()`, e.g. a
 #' `TENxMatrix`) read by columns is read as sparse blocks
@@ -167,8 +171,42 @@ make_reader <- function(kind, source, dims, by, block_size, chunkdim, dimnames,
   block_size <- as.integer(min(block_size, along))
   structure(list(kind = kind, source = source, dim = dims, by = by,
                  block_size = block_size, n_blocks = as.integer(ceiling(along / block_size)),
-                 chunkdim = chunkdim, dimnames = dimnames, sparse = sparse),
+                 chunkdim = chunkdim, dimnames = dimnames, sparse = sparse,
+                 h5 = if (kind == "DelayedArray" && !sparse) h5_dataset(source)),
             class = c(paste0(kind, "_reader"), "cg_reader"))
+}
+
+# list(filepath, name) of a DelayedArray that is a dense HDF5 data set as
+# stored (HDF5Array::HDF5Array(), no delayed operations, read as doubles),
+# else NULL. Its blocks are read by HDF5Array::h5mread() directly, as one
+# hyperslab: the values DelayedArray::extract_array() gives, without its
+# method dispatch and index expansion per block (for y, read four times per
+# fit in blocks of a few hundred KB, those were most of the read's cost and
+# of its R allocations).
+h5_dataset <- function(x) {
+  s <- tryCatch(x@seed, error = function(e) NULL)
+  if (is.null(s) || !methods::is(s, "HDF5ArraySeed") ||
+      !"counts" %in% names(formals(HDF5Array::h5mread))) return(NULL)
+  if (methods::.hasSlot(s, "as_sparse") && isTRUE(s@as_sparse)) return(NULL)
+  if (methods::.hasSlot(s, "type") && !is.na(s@type) && s@type != "double") return(NULL)
+  if (!identical(dim(s), dim(x))) return(NULL)
+  list(filepath = s@filepath, name = s@name)
+}
+
+# the rows (by = "rows") or columns `idx` (consecutive) of reader$h5
+h5_block <- function(reader, idx) {
+  first <- idx[1L]; len <- length(idx)
+  h5 <- reader$h5
+  if (length(dim(reader$source)) == 1L) {   # a vector (y): one column
+    out <- HDF5Array::h5mread(h5$filepath, h5$name, starts = list(first), counts = list(len))
+    dim(out) <- c(len, 1L)
+    return(out)
+  }
+  if (reader$by == "rows")
+    HDF5Array::h5mread(h5$filepath, h5$name, starts = list(first, NULL),
+                       counts = list(len, NULL))
+  else HDF5Array::h5mread(h5$filepath, h5$name, starts = list(NULL, first),
+                          counts = list(NULL, len))
 }
 
 #' @rdname block_reader
@@ -185,12 +223,15 @@ reader_block <- function(reader, k) {
              else reader$source[, idx, drop = FALSE],
     dgCMatrix = as.matrix(if (reader$by == "rows") reader$source[idx, , drop = FALSE]
                           else reader$source[, idx, drop = FALSE]),
-    DelayedArray = if (length(dim(reader$source)) == 1L)      # a vector (y): one column
+    DelayedArray = if (!is.null(reader$h5)) h5_block(reader, idx)
+      else if (length(dim(reader$source)) == 1L)      # a vector (y): one column
         matrix(DelayedArray::extract_array(reader$source, list(idx)))
       else DelayedArray::extract_array(
         reader$source, if (reader$by == "rows") list(idx, NULL) else list(NULL, idx)))
   if (!is.double(out)) storage.mode(out) <- "double"
-  dimnames(out) <- NULL
+  # (only when there are any: on a block still referenced elsewhere, as
+  # extract_array()'s is, `dimnames<-` copies it)
+  if (!is.null(dimnames(out))) dimnames(out) <- NULL
   out
 }
 
@@ -257,12 +298,10 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE, 
                            ycenter = 0) {
   n <- if (reader$by == "rows") reader$dim[1L] else reader$dim[2L]
   p <- if (reader$by == "rows") reader$dim[2L] else reader$dim[1L]
-  s1 <- s2 <- numeric(p)
-  shift <- NULL
-  G <- if (gram) matrix(0, p, p)
-  C <- if (cov) matrix(0, p, p)
-  xty <- if (!is.null(y)) numeric(p)
-  yst <- NULL
+  # the accumulators, added to block by block in C (cg_moments_block(), src/
+  # regression_data.c: R's expressions, bit for bit, without their
+  # block-sized temporaries); changed in place: `acc` is never copied
+  acc <- .Call(C_cg_moments_new, p, gram && sums, cov && sums)
   max_abs <- 0
   nnz <- 0
   for (k in seq_len(reader$n_blocks)) {
@@ -285,37 +324,33 @@ reader_moments <- function(reader, arg, gram = FALSE, sums = TRUE, cov = FALSE, 
                            else c(p, length(block_index(reader, k)))))
       stop_arg(arg, "gave a block ", k, " of dimensions ", paste(dim(B), collapse = " x "),
                " (not those of the reader)")
-    if (!all_finite(B)) {
+    if (sums && reader$by == "cols") B <- t(B)
+    if (!.Call(C_cg_moments_block, acc, B, sums)) {
       idx <- range(block_index(reader, k))
       stop_arg(arg, "contains NA, NaN or Inf (in block ", k, ", ", reader$by, " ", idx[1L],
                " to ", idx[2L], ")")
     }
-    max_abs <- max(max_abs, abs(range(B)))
-    nnz <- nnz + sum(B != 0)
-    if (!sums) next
-    if (reader$by == "cols") B <- t(B)
-    if (is.null(shift)) shift <- colMeans(B)
-    D <- B - rep(shift, each = nrow(B))
-    s1 <- s1 + colSums(D)
-    s2 <- s2 + colSums(D * D)
-    if (gram) G <- G + crossprod(B)
-    if (cov) C <- C + crossprod(D)
-    if (!is.null(y)) {
-      yk <- y(k)
-      xty <- xty + drop(crossprod(B, yk - ycenter))
-      yst <- .Call(C_cg_y_pass, yk, yst, 3L, n, ycenter)
-    }
+    if (sums && !is.null(y)) .Call(C_cg_moments_y, acc, B, y(k), as.double(ycenter))
+    # unbound before the next block is read: a block still bound when R
+    # collects garbage for the next outlives its young generation and needs
+    # a fuller (costlier) collection to go
+    B <- NULL
   }
+  sc <- acc$scal
+  max_abs <- max(max_abs, sc[1L])
+  nnz <- nnz + sc[2L]
   if (!sums) return(list(n = n, p = p, max_abs = max_abs, nnz = nnz))
-  mean <- shift + s1 / n
-  var <- pmax(s2 / n - (s1 / n)^2, 0)
+  s1 <- acc$s1
+  mean <- acc$shift + s1 / n
+  var <- pmax(acc$s2 / n - (s1 / n)^2, 0)
+  C <- acc$cov
   if (cov) {
     d <- s1 / n
     C <- (C - n * tcrossprod(d)) / (n - 1)
     C <- (C + t(C)) / 2                     # exactly symmetric
   }
-  list(n = n, p = p, mean = mean, sd = sqrt(var), max_abs = max_abs, gram = G, cov = C,
-       xty = xty, yy = if (!is.null(y)) .Call(C_cg_y_pass, NULL, yst, 0L, n, 0)[[2L]])
+  list(n = n, p = p, mean = mean, sd = sqrt(var), max_abs = max_abs, gram = acc$gram, cov = C,
+       xty = if (!is.null(y)) acc$xty, yy = if (!is.null(y)) sc[3L])
 }
 
 # The response of a reader regression, by X's blocks of rows: `y` in memory
@@ -353,7 +388,7 @@ y_blocks <- function(y, X) {
                       DelayedArray::chunkdim(y), NULL)
         else block_reader(y, block_size = X$block_size)
   block <- function(k) {
-    v <- as.double(reader_block(yr, k))
+    v <- reader_block(yr, k)      # doubles, as a one-column matrix (no as.double() copy)
     idx <- block_index(X, k)
     if (length(v) != length(idx))
       stop_arg("y", "gave ", length(v), " values for block ", k, " of ", length(idx), " rows")
@@ -446,9 +481,10 @@ reader_regression <- function(X, y, radius, family, weights, standardize, penalt
   }
   reads <- 0
   fetch <- if (yb$disk) function(k) {     # X's block, its responses as attribute "y"
-    reads <<- reads + 1                    # (no copy of the block, as cbind() made)
+    reads <<- reads + 1                    # (no copy of the block, as cbind() made;
+    yk <- yb$block(k)                      # y first: nothing allocated while B is held)
     B <- reader_block(X, k)
-    attr(B, "y") <- yb$block(k)
+    attr(B, "y") <- yk
     B
   } else function(k) {
     reads <<- reads + 1

@@ -16,6 +16,9 @@ SEXP cg_fingerprint(SEXP X);
 SEXP cg_sum_product(SEXP x, SEXP y);
 SEXP cg_l1_nonzero(SEXP fits);
 SEXP cg_y_pass(SEXP v, SEXP state, SEXP pass, SEXP n, SEXP center);
+SEXP cg_moments_new(SEXP p, SEXP gram, SEXP cov);
+SEXP cg_moments_block(SEXP acc, SEXP B, SEXP sums);
+SEXP cg_moments_y(SEXP acc, SEXP B, SEXP y, SEXP ycenter);
 
 static const R_CallMethodDef call_methods[] = {
     {"cg_solve_call",  (DL_FUNC) &cg_solve_call,  2},
@@ -32,6 +35,9 @@ static const R_CallMethodDef call_methods[] = {
     {"cg_sum_product", (DL_FUNC) &cg_sum_product, 2},
     {"cg_l1_nonzero", (DL_FUNC) &cg_l1_nonzero, 1},
     {"cg_y_pass",     (DL_FUNC) &cg_y_pass,     5},
+    {"cg_moments_new", (DL_FUNC) &cg_moments_new, 3},
+    {"cg_moments_block", (DL_FUNC) &cg_moments_block, 3},
+    {"cg_moments_y", (DL_FUNC) &cg_moments_y, 4},
     {NULL, NULL, 0}
 };
 

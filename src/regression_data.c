@@ -371,3 +371,150 @@ SEXP cg_y_pass(SEXP v, SEXP state, SEXP pass, SEXP n, SEXP center)
     UNPROTECT(1);
     return out;
 }
+
+/* ------------------------------------------------------ the moments pass
+ * reader_moments() (R/readers.R): the pass over a reader's blocks that
+ * checks every value, finds the largest |value| and the nonzeros and, with
+ * sums, the column sums around the first block's means, X'X, the
+ * covariance's crossproduct and X'(y - ycenter), y'y. One .Call per block
+ * adds the block's share into the accumulators cg_moments_new() made
+ * (changed in place: reader_moments() holds the only reference), with R's
+ * arithmetic in R's order (the expressions it replaces, each block:
+ * shift = colMeans(B) of the first; D = B - rep(shift, each = n);
+ * s1 + colSums(D); s2 + colSums(D * D); G + crossprod(B); C +
+ * crossprod(D); xty + drop(crossprod(B, y - ycenter)); cg_y_pass()'s y'y;
+ * max(max_abs, abs(range(B))); nnz + sum(B != 0)), bit for bit
+ * (test-readers.R), but without the block-sized R temporaries those made
+ * (rep(), D, D * D, range()'s copy, B != 0: ~4 blocks per block, which
+ * made R's garbage collector most of the pass's time). Scratch memory
+ * (p x p, and D for the covariance) is outside R's heap, freed before
+ * returning. */
+SEXP cg_moments_new(SEXP p_, SEXP gram, SEXP cov)
+{
+    const int p = asInteger(p_);
+    if (p == NA_INTEGER || p < 1) error("p must be a positive count");
+    static const char *names[] = {"shift", "s1", "s2", "gram", "cov", "xty", "scal", ""};
+    SEXP acc = PROTECT(mkNamed(VECSXP, names));
+    for (int e = 0; e < 7; e++) {
+        const int square = e == 3 || e == 4;
+        if ((e == 3 && !asLogical(gram)) || (e == 4 && !asLogical(cov))) continue;
+        /* scal: max |x|, nonzeros, y'y, blocks added */
+        const R_xlen_t len = square ? (R_xlen_t) p * p : e == 6 ? 4 : p;
+        SEXP v = square ? allocMatrix(REALSXP, p, p) : allocVector(REALSXP, len);
+        SET_VECTOR_ELT(acc, e, v);
+        memset(REAL(v), 0, sizeof(double) * (size_t) len);
+    }
+    UNPROTECT(1);
+    return acc;
+}
+
+/* dsyrk's X'X (upper) of the n x p x into the p x p z, made symmetric:
+ * R's crossprod(x) of a finite x */
+static void sym_crossprod(const double *x, int n, int p, double *z)
+{
+    const double one = 1.0, zero = 0.0;
+    F77_CALL(dsyrk)("U", "T", &p, &n, &one, x, &n, &zero, z, &p FCONE FCONE);
+    for (int i = 1; i < p; i++)
+        for (int j = 0; j < i; j++) z[i + (R_xlen_t) p * j] = z[j + (R_xlen_t) p * i];
+}
+
+static void check_acc(SEXP acc, int p)
+{
+    if (TYPEOF(acc) != VECSXP || LENGTH(acc) != 7 || (p > 0 && LENGTH(VECTOR_ELT(acc, 1)) != p))
+        error("acc must be the accumulators of cg_moments_new() for %d columns", p);
+}
+
+/* the block B (n x p doubles) into acc; FALSE (nothing reliable added)
+ * when B holds NA, NaN or Inf, for R's error naming the block. Without
+ * sums, only the checks, max |x| and the nonzeros (B of any shape). */
+SEXP cg_moments_block(SEXP acc, SEXP B, SEXP sums_)
+{
+    int n, p;
+    design_dims(B, &n, &p);
+    const int sums = asLogical(sums_);
+    check_acc(acc, sums ? p : 0);
+    const double *x = REAL(B);
+    const R_xlen_t len = (R_xlen_t) n * p;
+    double *sc = REAL(VECTOR_ELT(acc, 6));
+    /* all_finite(B), max(max_abs, abs(range(B))), nnz + sum(B != 0) */
+    double lo = R_PosInf, hi = R_NegInf, nz = 0.0;
+    for (R_xlen_t t = 0; t < len; t++) {
+        const double v = x[t];
+        if (!R_FINITE(v)) return ScalarLogical(FALSE);
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
+        if (v != 0.0) nz += 1.0;
+    }
+    if (len > 0) sc[0] = fmax(sc[0], fmax(fabs(lo), fabs(hi)));
+    sc[1] += nz;
+    if (!sums) return ScalarLogical(TRUE);
+    double *shift = REAL(VECTOR_ELT(acc, 0)), *s1 = REAL(VECTOR_ELT(acc, 1)),
+           *s2 = REAL(VECTOR_ELT(acc, 2));
+    if (sc[3] == 0.0) {                          /* colMeans() of the first block */
+        for (int j = 0; j < p; j++) {
+            const double *xj = x + (R_xlen_t) n * j;
+            sum_t s = 0.0;
+            for (int i = 0; i < n; i++) s += xj[i];
+            s /= n;
+            shift[j] = (double) s;
+        }
+    }
+    sc[3] += 1.0;
+    SEXP Gs = VECTOR_ELT(acc, 3), Cs = VECTOR_ELT(acc, 4);
+    double *D = isNull(Cs) ? NULL : R_Calloc(len > 0 ? len : 1, double);
+    for (int j = 0; j < p; j++) {
+        const double *xj = x + (R_xlen_t) n * j;
+        const double c = shift[j];
+        sum_t a = 0.0, b = 0.0;
+        for (int i = 0; i < n; i++) {
+            const double d = xj[i] - c;
+            const double dd = d * d;
+            a += d;
+            b += dd;
+            if (D) D[i + (R_xlen_t) n * j] = d;
+        }
+        s1[j] = s1[j] + (double) a;
+        s2[j] = s2[j] + (double) b;
+    }
+    const R_xlen_t pp = (R_xlen_t) p * p;
+    if (!isNull(Gs) || D) {
+        double *z = R_Calloc(pp, double);
+        if (!isNull(Gs)) {
+            double *G = REAL(Gs);
+            sym_crossprod(x, n, p, z);
+            for (R_xlen_t t = 0; t < pp; t++) G[t] = G[t] + z[t];
+        }
+        if (D) {
+            double *C = REAL(Cs);
+            sym_crossprod(D, n, p, z);
+            for (R_xlen_t t = 0; t < pp; t++) C[t] = C[t] + z[t];
+            R_Free(D);
+        }
+        R_Free(z);
+    }
+    return ScalarLogical(TRUE);
+}
+
+/* block B's responses y (n doubles, checked by R) into acc, after B:
+ * X'(y - ycenter) and y'y around ycenter */
+SEXP cg_moments_y(SEXP acc, SEXP B, SEXP y, SEXP ycenter)
+{
+    int n, p;
+    design_dims(B, &n, &p);
+    check_acc(acc, p);
+    if (!isReal(y) || XLENGTH(y) != n) error("y must be %d doubles", n);
+    const double *x = REAL(B), *yv = REAL(y), c = asReal(ycenter);
+    double *sc = REAL(VECTOR_ELT(acc, 6)), *xty = REAL(VECTOR_ELT(acc, 5)), yy = sc[2];
+    double *v = R_Calloc(n > 0 ? n : 1, double), *z = R_Calloc(p, double);
+    for (int i = 0; i < n; i++) v[i] = yv[i] - c;
+    weighted_col_sums(x, n, p, v, z);             /* crossprod(B, y - ycenter) */
+    for (int j = 0; j < p; j++) xty[j] = xty[j] + z[j];
+    for (int i = 0; i < n; i++) {                 /* as cg_y_pass()'s pass 3 */
+        const double e = yv[i] - c;
+        yy += e * e;
+    }
+    sc[2] = yy;
+    R_Free(v);
+    R_Free(z);
+    return R_NilValue;
+}

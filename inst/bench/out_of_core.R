@@ -19,9 +19,10 @@
 #   sfw_ydisk: the same with y on disk too (a 1-d HDF5 data set, read with
 #           X's blocks: no n-vector of y in memory); the fit must equal
 #           sfw's bit for bit, and the peak RSS drop by about y's 8n bytes;
-#   sfw_before: the same under another build of stochcg, side by side in
-#           one run: set STOCHCG_BENCH_BEFORE_LIB to its library (R_LIBS)
-#           to compare a change (e.g. the readers' test schedule);
+#   sfw_before, sfw_ydisk_before: sfw and sfw_ydisk under another build of
+#           stochcg, side by side in one run: set STOCHCG_BENCH_BEFORE_LIB
+#           to its library (R_LIBS) to compare a change (e.g. the readers'
+#           test schedule, the moments pass in C);
 #   smf_floor, onmf: the same for stochastic_mf().
 # Targets (issue 27): peak RSS < 1 GB; the coefficients within the stated
 # tolerance of the exact solution (the fit's gap bounds f - f*, and
@@ -42,9 +43,10 @@ vmhwm_mb <- function() {
 }
 cpu <- function() sum(proc.time()[c("user.self", "sys.self")])
 timed <- function(expr) {
-  c0 <- cpu(); w0 <- proc.time()[["elapsed"]]
+  c0 <- cpu(); w0 <- proc.time()[["elapsed"]]; g0 <- gc.time()[1L]
   val <- force(expr)
-  list(value = val, cpu = cpu() - c0, wall = proc.time()[["elapsed"]] - w0)
+  list(value = val, cpu = cpu() - c0, wall = proc.time()[["elapsed"]] - w0,
+       gc = gc.time()[1L] - g0)
 }
 
 # the read floor: three passes over the file, block by block as the fits
@@ -55,8 +57,10 @@ timed <- function(expr) {
 read_passes <- function(r, read = reader_block) {
   np <- as.integer(Sys.getenv("STOCHCG_BENCH_FLOOR_PASSES", "3"))
   t <- lapply(seq_len(np), function(i) timed(for (k in seq_len(r$n_blocks)) read(r, k)))
+  best <- which.min(vapply(t, `[[`, 0, "cpu"))
   list(cpu = min(vapply(t, `[[`, 0, "cpu")), wall = min(vapply(t, `[[`, 0, "wall")),
-       first_wall = t[[1]]$wall, blocks = r$n_blocks, block_size = r$block_size)
+       gc = t[[best]]$gc, first_wall = t[[1]]$wall, blocks = r$n_blocks,
+       block_size = r$block_size)
 }
 
 # a d x N matrix, `dens` nonzero (non-negative: a rank-10 product, masked),
@@ -325,16 +329,17 @@ if (length(args) && args[1] == "--phase") {
       })
       c(t$value, list(cpu = t$cpu, wall = t$wall))
     },
-    sfw = , sfw_tol0 = , sfw_before = , sfw_ydisk = {
+    sfw = , sfw_tol0 = , sfw_before = , sfw_ydisk = , sfw_ydisk_before = {
       H <- HDF5Array(meta$xfile, "X")
-      y <- if (phase == "sfw_ydisk") HDF5Array(meta$yh5, "y") else readRDS(meta$yfile)
+      y <- if (phase %in% c("sfw_ydisk", "sfw_ydisk_before")) HDF5Array(meta$yh5, "y")
+           else readRDS(meta$yfile)
       set.seed(1)
       # sfw_tol0: no gap tests (tol = 0), so the trace's evaluations, each a
       # pass over the file, stay within the schedule's share of the time
       ctl <- if (phase == "sfw_tol0") cg_control(tol = 0) else cg_control()
       t <- timed(sparse_regression(H, y, radius = meta$radius, method = "sfw", control = ctl))
       f <- t$value
-      list(cpu = t$cpu, wall = t$wall, beta = f$solution$beta, theta = f$theta,
+      list(cpu = t$cpu, wall = t$wall, gc = t$gc, beta = f$solution$beta, theta = f$theta,
            intercept = f$intercept, objective = f$objective, gap = f$gap,
            iterations = f$iterations, passes = f$reader$passes, message = f$message)
     },
@@ -431,7 +436,8 @@ saveRDS(list(xfile = xfile, yfile = yfile, yh5 = yh5, yfile_smf = yfile_smf, rad
 
 before_lib <- Sys.getenv("STOCHCG_BENCH_BEFORE_LIB")
 run_phase <- function(phase) {
-  env <- if (phase == "sfw_before") paste0("R_LIBS=", before_lib) else character()
+  env <- if (phase %in% c("sfw_before", "sfw_ydisk_before")) paste0("R_LIBS=", before_lib)
+         else character()
   rc <- system2(file.path(R.home("bin"), "Rscript"), c(self, "--phase", phase, dir), env = env)
   if (rc != 0) stop("phase ", phase, " failed")
   readRDS(file.path(dir, paste0(phase, ".rds")))
@@ -440,9 +446,10 @@ load_before <- load_txt()
 res <- list()
 # the fits between two floors, so that a change of load shows
 phases <- Sys.getenv("STOCHCG_BENCH_PHASES",
-                     "floor,exact,sfw_before,sfw,sfw_ydisk,sfw_tol0,smf_floor,onmf,floor2")
+                     paste0("floor,exact,sfw_before,sfw,sfw_ydisk_before,sfw_ydisk,sfw_tol0,",
+                            "smf_floor,onmf,floor2"))
 phases <- strsplit(phases, ",")[[1]]
-if (!nzchar(before_lib)) phases <- setdiff(phases, "sfw_before")
+if (!nzchar(before_lib)) phases <- setdiff(phases, c("sfw_before", "sfw_ydisk_before"))
 for (ph in phases) {
   res[[ph]] <- run_phase(if (ph == "floor2") "floor" else ph)
   cat(ph, "done", format(Sys.time(), "%H:%M:%S"), "\n")
@@ -453,12 +460,14 @@ load_after <- load_txt()
 mb <- function(bytes) sprintf("%.0f MB", bytes / 2^20)
 yes <- function(ok) if (isTRUE(ok)) "met" else "not met"
 floor_row <- function(r, what, unit) if (!is.null(r))
-  sprintf("| %s (fastest of %d passes, %d blocks of %d %s) | %.1f | %.1f | 1 | %.1f | %.1f | %.0f MB |",
+  sprintf("| %s (fastest of %d passes, %d blocks of %d %s) | %.1f | %.1f | %s | 1 | %.1f | %.1f | %.0f MB |",
           what, as.integer(Sys.getenv("STOCHCG_BENCH_FLOOR_PASSES", "3")), r$blocks,
-          r$block_size, unit, r$wall, r$cpu, r$wall, r$cpu, r$rss_mb)
+          r$block_size, unit, r$wall, r$cpu, gc_txt(r), r$wall, r$cpu, r$rss_mb)
 fit_row <- function(r, what) if (!is.null(r))
-  sprintf("| %s, %d iterations | %.1f | %.1f | %.2f | %.1f | %.1f | %.0f MB |", what,
-          r$iterations, r$wall, r$cpu, r$passes, r$wall / r$passes, r$cpu / r$passes, r$rss_mb)
+  sprintf("| %s, %d iterations | %.1f | %.1f | %s | %.2f | %.1f | %.1f | %.0f MB |", what,
+          r$iterations, r$wall, r$cpu, gc_txt(r), r$passes, r$wall / r$passes, r$cpu / r$passes,
+          r$rss_mb)
+gc_txt <- function(r) if (is.null(r$gc)) "" else sprintf("%.1f", r$gc)
 floors <- Filter(Negate(is.null), res[c("floor", "floor2")])
 floor_wall <- if (length(floors)) min(vapply(floors, `[[`, 0, "wall")) else NA
 floor_cpu <- if (length(floors)) min(vapply(floors, `[[`, 0, "cpu")) else NA
@@ -478,18 +487,21 @@ lines <- c(
             d, N, 100 * dens, mb(file.size(yfile_smf)), t_write_smf, outer),
   paste("Each row ran in its own process: RSS is its peak (VmHWM), R itself with HDF5Array",
         "loaded included (the read floor's process, holding one block, is the baseline)."),
-  "", "| phase | wall s | CPU s | passes | wall s / pass | CPU s / pass | peak RSS |",
-  "|---|---|---|---|---|---|---|",
+  "", "| phase | wall s | CPU s | GC s | passes | wall s / pass | CPU s / pass | peak RSS |",
+  "|---|---|---|---|---|---|---|---|",
   floor_row(res$floor, "read floor", "rows"),
   floor_row(res$floor2, "read floor again (after the fits)", "rows"),
   if (!is.null(ex))
-    sprintf("| exact: X'X, X'y block by block + pfw on p x p | %.1f | %.1f | 1 | | | %.0f MB |",
+    sprintf("| exact: X'X, X'y block by block + pfw on p x p | %.1f | %.1f | | 1 | | | %.0f MB |",
             ex$wall, ex$cpu, ex$rss_mb),
   fit_row(sf, "sparse_regression(method = \"sfw\")"),
   if (!is.null(res$sfw_before))
     fit_row(res$sfw_before, sprintf("same, before (the build in %s): %s", before_lib,
                                     res$sfw_before$message)),
   fit_row(res$sfw_ydisk, "same, y on disk too (1-d HDF5, read with X's blocks)"),
+  if (!is.null(res$sfw_ydisk_before))
+    fit_row(res$sfw_ydisk_before, sprintf("same, y on disk, before (the build in %s)",
+                                          before_lib)),
   fit_row(res$sfw_tol0, "same, cg_control(tol = 0)"),
   floor_row(res$smf_floor, "smf read floor, sparse blocks", "columns"),
   fit_row(res$onmf, "stochastic_mf(model = \"onmf\")"))
@@ -533,6 +545,14 @@ lines <- c(lines, "", "| target (issue 27) | measured | |", "|---|---|---|",
     sprintf("| sfw seconds per data pass within 2x of the read floor | %.2fx (wall), %.2fx (CPU); the whole fit %.2f floors (wall) | %s |",
             sf$wall / sf$passes / floor_wall, sf$cpu / sf$passes / floor_cpu,
             sf$wall / floor_wall, yes(sf$wall / sf$passes <= 2 * floor_wall)),
+  if (!is.null(yd) && length(floors))
+    sprintf("| the same, y on disk (both targets in one configuration) | %.2fx (wall), %.2fx (CPU)%s | %s |",
+            yd$wall / yd$passes / floor_wall, yd$cpu / yd$passes / floor_cpu,
+            if (is.null(res$sfw_ydisk_before)) "" else
+              sprintf("; before %.2fx (wall), %.2fx (CPU)",
+                      res$sfw_ydisk_before$wall / res$sfw_ydisk_before$passes / floor_wall,
+                      res$sfw_ydisk_before$cpu / res$sfw_ydisk_before$passes / floor_cpu),
+            yes(yd$wall / yd$passes <= 2 * floor_wall && yd$rss_mb < 1024)),
   if (!is.null(res$onmf) && !is.null(res$smf_floor))
     sprintf("| onmf seconds per data pass within 2x of one read | %.2fx (wall), %.2fx (CPU) | %s |",
             res$onmf$wall / res$onmf$passes / res$smf_floor$wall,

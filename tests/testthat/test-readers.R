@@ -433,3 +433,119 @@ test_that("bad y on disk: errors name `y` and the block", {
   expect_error(sparse_regression(d$X, Y1, radius = 1, method = "sfw"),
                "`y` can be read from disk only with `X` read from disk", fixed = TRUE)
 })
+
+# reader_moments() as it was written in R before its block step went to C
+# (cg_moments_block(), cg_moments_y()): R's expressions per block
+moments_in_r <- function(reader, gram = FALSE, sums = TRUE, cov = FALSE, y = NULL,
+                         ycenter = 0) {
+  n <- if (reader$by == "rows") reader$dim[1L] else reader$dim[2L]
+  p <- if (reader$by == "rows") reader$dim[2L] else reader$dim[1L]
+  s1 <- s2 <- numeric(p)
+  shift <- NULL
+  G <- if (gram) matrix(0, p, p)
+  C <- if (cov) matrix(0, p, p)
+  xty <- if (!is.null(y)) numeric(p)
+  yy <- 0
+  max_abs <- 0
+  nnz <- 0
+  for (k in seq_len(reader$n_blocks)) {
+    B <- reader_block(reader, k)
+    max_abs <- max(max_abs, abs(range(B)))
+    nnz <- nnz + sum(B != 0)
+    if (!sums) next
+    if (reader$by == "cols") B <- t(B)
+    if (is.null(shift)) shift <- colMeans(B)
+    D <- B - rep(shift, each = nrow(B))
+    s1 <- s1 + colSums(D)
+    s2 <- s2 + colSums(D * D)
+    if (gram) G <- G + crossprod(B)
+    if (cov) C <- C + crossprod(D)
+    if (!is.null(y)) {
+      yk <- y(k)
+      xty <- xty + drop(crossprod(B, yk - ycenter))
+      for (e in yk - ycenter) yy <- yy + e * e   # in order, in double
+    }
+  }
+  if (!sums) return(list(n = n, p = p, max_abs = max_abs, nnz = nnz))
+  mean <- shift + s1 / n
+  var <- pmax(s2 / n - (s1 / n)^2, 0)
+  if (cov) {
+    d <- s1 / n
+    C <- (C - n * tcrossprod(d)) / (n - 1)
+    C <- (C + t(C)) / 2
+  }
+  list(n = n, p = p, mean = mean, sd = sqrt(var), max_abs = max_abs, gram = G, cov = C,
+       xty = xty, yy = if (!is.null(y)) yy)
+}
+
+test_that("the moments pass in C gives R's expressions bit for bit", {
+  d <- regression_data(n = 437, p = 9, seed = 3)
+  d$X[5:40, 4] <- 0                          # zeros to count
+  d$X[, 7] <- d$X[, 7] * 1e6 - 3e7           # a large mean
+  d$y <- d$y + 25
+  for (bs in c(437L, 100L, 33L)) {
+    r <- block_reader(d$X, block_size = bs)
+    yb <- y_blocks(d$y, r)$block
+    ybar <- mean(d$y)
+    for (g in c(TRUE, FALSE)) for (cv in c(TRUE, FALSE)) {
+      lab <- paste(bs, g, cv)
+      expect_identical(reader_moments(r, "X", gram = g, cov = cv, y = yb, ycenter = ybar),
+                       moments_in_r(r, gram = g, cov = cv, y = yb, ycenter = ybar), label = lab)
+      expect_identical(reader_moments(r, "X", gram = g, cov = cv),
+                       moments_in_r(r, gram = g, cov = cv), label = lab)
+    }
+    expect_identical(reader_moments(r, "X", sums = FALSE), moments_in_r(r, sums = FALSE))
+    rc <- block_reader(t(d$X), block_size = bs, by = "cols")
+    expect_identical(reader_moments(rc, "X", gram = TRUE, cov = TRUE),
+                     moments_in_r(rc, gram = TRUE, cov = TRUE), label = paste("cols", bs))
+    expect_identical(reader_moments(rc, "X", sums = FALSE), moments_in_r(rc, sums = FALSE))
+  }
+  # the numbers themselves: means, sds (divisor n), X'X, covariance, X'(y - ybar)
+  mom <- reader_moments(block_reader(d$X, block_size = 50L), "X", gram = TRUE, cov = TRUE,
+                        y = y_blocks(d$y, block_reader(d$X, block_size = 50L))$block,
+                        ycenter = mean(d$y))
+  expect_equal(mom$mean, colMeans(d$X), tolerance = 1e-14)
+  expect_equal(mom$sd, sqrt(colMeans(sweep(d$X, 2, colMeans(d$X))^2)), tolerance = 1e-10)
+  expect_equal(mom$gram, crossprod(d$X), tolerance = 1e-14)
+  expect_equal(mom$cov, cov(d$X), tolerance = 1e-10)
+  expect_equal(mom$xty, drop(crossprod(d$X, d$y - mean(d$y))), tolerance = 1e-10)
+  expect_equal(mom$yy, sum((d$y - mean(d$y))^2), tolerance = 1e-13)
+  expect_identical(mom$max_abs, max(abs(d$X)))
+  expect_identical(reader_moments(block_reader(d$X, block_size = 50L), "X", sums = FALSE)$nnz,
+                   as.double(sum(d$X != 0)))
+  # a non-finite value: the error names the argument and the block
+  X <- d$X
+  X[250, 3] <- NaN
+  expect_error(reader_moments(block_reader(X, block_size = 100L), "X"),
+               "`X` contains NA, NaN or Inf (in block 3, rows 201 to 300)", fixed = TRUE)
+  expect_error(reader_moments(block_reader(X, block_size = 100L), "X", sums = FALSE),
+               "`X` contains NA, NaN or Inf (in block 3, rows 201 to 300)", fixed = TRUE)
+})
+
+test_that("an HDF5 data set as stored is read by h5mread(): the blocks of extract_array()", {
+  skip_if_not_installed("HDF5Array")
+  d <- regression_data(n = 230, p = 7, seed = 5)
+  f <- tempfile(fileext = ".h5")
+  H <- HDF5Array::writeHDF5Array(d$X, f, name = "x", chunkdim = c(20L, 7L))
+  Y1 <- HDF5Array::writeHDF5Array(array(d$y), f, name = "y", chunkdim = 30L)
+  Ht <- HDF5Array::writeHDF5Array(t(d$X), f, name = "xt", chunkdim = c(7L, 20L))
+  Xi <- matrix(as.integer(round(d$X * 10)), nrow(d$X))     # stored as integers
+  Hi <- HDF5Array::writeHDF5Array(Xi, f, name = "xi", chunkdim = c(20L, 7L))
+  cases <- list(rows = block_reader(H, block_size = 45), cols = block_reader(Ht, 45, "cols"),
+                y = y_blocks(Y1, block_reader(H, block_size = 45)),
+                delayed = block_reader(H * 1, block_size = 45),
+                integer = block_reader(Hi, block_size = 45))
+  expect_false(is.null(cases$rows$h5))
+  expect_false(is.null(cases$cols$h5))
+  expect_null(cases$delayed$h5)                # a delayed operation: extract_array()
+  for (k in 1:6) {
+    idx <- ((k - 1) * 45 + 1):min(230, k * 45)
+    expect_identical(reader_block(cases$rows, k), d$X[idx, , drop = FALSE])
+    expect_identical(reader_block(cases$rows, k),
+                     DelayedArray::extract_array(H, list(idx, NULL)))
+    expect_identical(reader_block(cases$cols, k), t(d$X)[, idx, drop = FALSE])
+    expect_identical(cases$y$block(k), matrix(d$y[idx]))
+    expect_identical(reader_block(cases$delayed, k), d$X[idx, , drop = FALSE])
+    expect_identical(reader_block(cases$integer, k), Xi[idx, , drop = FALSE] + 0)
+  }
+})
