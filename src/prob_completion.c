@@ -1105,9 +1105,12 @@ static void mc_fw_step(cg_problem *P, double gamma)
         mc_refit(P);
         return;
     }
-    if (C->iter == C->max_iter) {
+    if (C->iter == C->max_iter && C->reader) mc_reduce_rank(P, FINAL_WEIGHT_STEPS);
+    else if (C->iter == C->max_iter) {
         /* the final weight steps change the iterate, which a longer run
-         * would not have: keep the state before them, to resume from */
+         * would not have: keep the state before them, to resume from (not
+         * for a reader's fit, which returns no state: the snapshot is a
+         * copy of the atoms and 8 bytes per touched cell at the fit's peak) */
         const cg_atoms *a = &C->atoms;
         C->snap_k = a->k; C->snap_scale = a->scale; C->snap_kept = C->k_kept;
         C->snap_u = (double *) R_alloc((size_t) a->m * (a->k > 0 ? a->k : 1), sizeof(double));
