@@ -277,6 +277,8 @@ if (length(args) && args[1] %in% c("--ratings", "--rphase")) {
       sprintf(paste("| the same, in memory (data frame) | %.0f MB; %.0f bytes per rating above",
                     "the floor's process: at 1e8, %.1f GB | |"), mem$rss_mb,
               (mem$rss_mb - base_rss) * 2^20 / N, (mem$rss_mb - base_rss) * 2^20 / N * 1e8 / 2^30))
+  if (!with_db) lines <- lines[!grepl("^\\| (floor: one read of the SQLite|sfw from the SQLite)",
+                                     lines)]
   out_name <- Sys.getenv("STOCHCG_BENCH_RATINGS_OUT", "out_of_core_ratings.md")
   out <- file.path(dirname(self), "results", out_name)
   rds <- Sys.getenv("STOCHCG_BENCH_RATINGS_RDS")   # the raw results, for a summary
