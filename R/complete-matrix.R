@@ -306,18 +306,20 @@
 #' blocks, under the same seed, bit for bit (tested).
 #'
 #' What stays in memory: never the N entries, but the solver's statistics
-#' per distinct cell -- 8 doubles and 5 or 6 integers, about 88 bytes (the
+#' per distinct cell -- 6 doubles and 7 or 8 integers, about 80 bytes (the
 #' cell's row and column and its place among the touched cells; the
-#' counts and sums of the drawn and of all entries; the iterate's value and
-#' the gradient there; two scratch values shared in turns by the
+#' counts (32-bit) and sums of the drawn and of all entries; the iterate's
+#' value and the gradient there; two scratch values shared in turns by the
 #' evaluations, the effects and the rank control) -- the effects and the
 #' factors (\eqn{O(m + n)}{O(m + n)} per atom; between compressions the
 #' solver holds up to about twice the rank in atoms), and one block; while
 #' the cells are found, one integer per entry (the rows grouped by
-#' column). For ratings, where almost every cell is rated once, that is
-#' still proportional to N: about 100 bytes per rating measured from 1e6
-#' to 2e7 ratings (`inst/bench/results/out_of_core_ratings_scaling.md`),
-#' about 10 GB at 1e8 ratings. The fit has no
+#' column, collected before the solver starts). For ratings, where almost
+#' every cell is rated once, that is still proportional to N: about 97
+#' bytes per rating measured from 1e6 to 2e7 ratings
+#' (`inst/bench/results/out_of_core_ratings_1e8.md`), about 9.5 GB at 1e8
+#' ratings; what the method needs per cell, and what would fit 1e8 ratings
+#' in 2 GB, is discussed there. The fit has no
 #' `obs`, `fitted.values` or `state` (`fitted()` needs the entries;
 #' `predict(fit, newdata)` works); `fit$reader` gives the reader's blocks,
 #' the distinct cells and the passes over the entries.

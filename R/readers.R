@@ -866,6 +866,11 @@ reader_completion <- function(Y, radius, family, center, method, batch_size, sam
   cell_col <- found[[2L]]
   dims <- found[[3L]]
   rm(found)
+  # the passes' one integer per entry (R_alloc'd in the call) is garbage
+  # now; collect it before the solver allocates its per-cell arrays, or the
+  # peak holds both (4 bytes per entry, about a fifth of the fit's memory
+  # at one entry per cell)
+  invisible(gc(verbose = FALSE))
   cells <- length(cell_row)
   check_dims_memory(list(dims = dims, row = cell_row, col = cell_col),
                     if (dims_given) "dims" else "Y")

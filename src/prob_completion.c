@@ -57,8 +57,9 @@ typedef struct {
     double radius;
     cg_sampler smp;
     int *batch_idx;
-    double *cnt, *sy;              /* per cell: draws and sum of drawn y */
-    double *Ncell, *Ycell;         /* per cell, all data: count, sum y */
+    int *cnt; double *sy;          /* per cell: draws and sum of drawn y */
+    int *Ncell; double *Ycell;     /* per cell, all data: count, sum y (counts
+                                    * <= N < 2^31: 32-bit, exact as doubles) */
     double within;                 /* gaussian: 1/2 the sum over cells of
                                     * sum (y - cell mean)^2 (see cell_loss) */
     int nt, *tc, *trow, *tcol;     /* touched cells, in order first drawn */
@@ -181,7 +182,7 @@ static double effect_step(int fam, double g, double h, double lam, double wblock
  * into *sum and counted in *count, the loss decrease added to *dec. */
 static void block_sweep(int fam, double lam, int rows, int nblock, const int *ptr,
                         const int *cell, const int *other_of, const double *x,
-                        const double *w, const double *s, double mu, double *own,
+                        const int *w, const double *s, double mu, double *own,
                         const double *other, unsigned char *flag, double *sum, int *count,
                         double *dec)
 {
@@ -189,7 +190,7 @@ static void block_sweep(int fam, double lam, int rows, int nblock, const int *pt
         double g = 0.0, h = 0.0, wb = 0.0; int has = 0;
         for (int k = ptr[i]; k < ptr[i + 1]; k++) {
             const int c = cell ? cell[k] : k;
-            if (w[c] == 0.0) continue;
+            if (w[c] == 0) continue;
             has = 1; wb += w[c];
             const double o = other[other_of[c]];
             const double eta = rows ? x[c] + mu + own[i] + o : x[c] + mu + o + own[i];
@@ -206,9 +207,9 @@ static void block_sweep(int fam, double lam, int rows, int nblock, const int *pt
 }
 
 /* One sweep over the effects (mu, a, b) on statistics (w, s) per cell (w
- * = 0: cell not in them), x the low-rank part per cell; returns the
+ * counts; 0: cell not in them), x the low-rank part per cell; returns the
  * decrease of the loss (sum over cells, upper model) */
-static double effects_sweep(completion *C, const double *x, const double *w,
+static double effects_sweep(completion *C, const double *x, const int *w,
                             const double *s, double wtot, double *mu, double *a, double *b)
 {
     const int fam = C->family;
@@ -217,7 +218,7 @@ static double effects_sweep(completion *C, const double *x, const double *w,
     if (C->center == CENTER_MEAN) {
         double g = 0.0, h = 0.0;
         for (int c = 0; c < C->C; c++) {
-            if (w[c] == 0.0) continue;
+            if (w[c] == 0) continue;
             const double eta = x[c] + *mu;
             double cv;
             g += w[c] * mean_curv(fam, eta, &cv) - s[c];
@@ -242,7 +243,7 @@ static double effects_sweep(completion *C, const double *x, const double *w,
 
 /* sweeps until one decreases the loss by at most tol * wtot, at most max;
  * CG_ERR_INTERRUPT if Ctrl-C cut them short */
-static int effects_minimize(completion *C, const double *x, const double *w, const double *s,
+static int effects_minimize(completion *C, const double *x, const int *w, const double *s,
                             double wtot, double *mu, double *a, double *b, int max, double tol)
 {
     for (int k = 0; k < max; k++) {
@@ -1104,9 +1105,12 @@ static void mc_fw_step(cg_problem *P, double gamma)
         mc_refit(P);
         return;
     }
-    if (C->iter == C->max_iter) {
+    if (C->iter == C->max_iter && C->reader) mc_reduce_rank(P, FINAL_WEIGHT_STEPS);
+    else if (C->iter == C->max_iter) {
         /* the final weight steps change the iterate, which a longer run
-         * would not have: keep the state before them, to resume from */
+         * would not have: keep the state before them, to resume from (not
+         * for a reader's fit, which returns no state: the snapshot is a
+         * copy of the atoms and 8 bytes per touched cell at the fit's peak) */
         const cg_atoms *a = &C->atoms;
         C->snap_k = a->k; C->snap_scale = a->scale; C->snap_kept = C->k_kept;
         C->snap_u = (double *) R_alloc((size_t) a->m * (a->k > 0 ? a->k : 1), sizeof(double));
@@ -1622,7 +1626,14 @@ static void completion_warm_start(cg_problem *P, completion *C, SEXP spec, int r
     }
     C->iter = P->iter_offset;              /* set by the dispatcher */
     if (!resume) return;
-    memcpy(C->cnt, cg_spec_real(spec, "state_cnt", nc), sizeof(double) * nc);
+    {
+        const double *sc = cg_spec_real(spec, "state_cnt", nc);
+        for (int c = 0; c < nc; c++) {
+            if (!(sc[c] >= 0 && sc[c] <= INT_MAX && sc[c] == floor(sc[c])))
+                error("spec: invalid state_cnt");
+            C->cnt[c] = (int) sc[c];
+        }
+    }
     memcpy(C->sy, cg_spec_real(spec, "state_sy", nc), sizeof(double) * nc);
     SEXP tch = cg_list_get(spec, "state_touched");
     const int nt = LENGTH(tch);
@@ -1712,8 +1723,10 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
     C->tc = (int *) R_alloc(nc, sizeof(int));
     C->trow = (int *) R_alloc(nc, sizeof(int));
     C->tcol = (int *) R_alloc(nc, sizeof(int));
-    C->cnt = cg_zeros(nc); C->sy = cg_zeros(nc);
-    C->Ncell = cg_zeros(nc); C->Ycell = cg_zeros(nc);
+    C->cnt = (int *) R_alloc(nc, sizeof(int)); C->sy = cg_zeros(nc);
+    C->Ncell = (int *) R_alloc(nc, sizeof(int)); C->Ycell = cg_zeros(nc);
+    memset(C->cnt, 0, sizeof(int) * (size_t) nc);
+    memset(C->Ncell, 0, sizeof(int) * (size_t) nc);
     C->th = cg_zeros(nc); C->gval = cg_zeros(nc);
     C->gfull = cg_zeros(nc); C->thfull = cg_zeros(nc);
     /* the sums of y^2 per cell in thfull until the spread is summed */
@@ -1781,7 +1794,7 @@ static SEXP completion_state(const completion *C)
     SET_VECTOR_ELT(out, 6, ScalarInteger(C->iter));
     SEXP cnt = allocVector(REALSXP, C->C); SET_VECTOR_ELT(out, 7, cnt);
     SEXP sy = allocVector(REALSXP, C->C);  SET_VECTOR_ELT(out, 8, sy);
-    memcpy(REAL(cnt), C->cnt, sizeof(double) * C->C);
+    for (int c = 0; c < C->C; c++) REAL(cnt)[c] = C->cnt[c];
     memcpy(REAL(sy), C->sy, sizeof(double) * C->C);
     SEXP tch = allocVector(INTSXP, C->nt); SET_VECTOR_ELT(out, 9, tch);
     memcpy(INTEGER(tch), C->tc, sizeof(int) * C->nt);
