@@ -365,6 +365,38 @@ test_that("lowrank+sparse at p >> n, floor binding: the reference's solution, th
   expect_lte(max(abs(dense(fit$solution$Sigma) - ref$Sigma)), 1e-6 * max(abs(S)))
 })
 
+test_that("lowrank+sparse at p >> n: every cut point is feasible and its gap a true bound", {
+  # Runs cut after k outer steps (tol = 0: every evaluation also tries the
+  # dual point W = R(Lambda) - S + Lr + delta Q + t I, Q on Lr's
+  # eigenvectors, whose gap pays the floor raise delta on rank(Lr)
+  # directions instead of p). The returned point must be feasible (its
+  # sparse part's smallest eigenvalue, by eigen(), at least the floor), its
+  # objective that of the stated problem at that point, and every trace
+  # row's gap at least the row's objective less the independent reference's
+  # optimum (ref_lowrank_sparse_cov, plain R with full eigendecompositions).
+  X <- scale(factor_rows(6, 40, 4))
+  S <- cov(X); eps <- 0.01; gam <- 8; lam <- 0.3
+  ref <- ref_lowrank_sparse_cov(S, gam, lam, eps)
+  raised <- 0L
+  for (k in c(1:8, 12)) {
+    info <- sprintf("max_iter %d", k)
+    fit <- sparse_covariance(X, lam, structure = "lowrank+sparse", gamma = gam, floor = eps,
+                             standardize = FALSE, shrink = 0,
+                             control = cg_control(max_iter = k, tol = 0, eval_every = 1))
+    R <- dense(fit$solution$S); L <- dense(fit$solution$L)
+    lmin <- min_eig(R)
+    expect_gte(lmin, eps * (1 - 1e-10))
+    raised <- raised + (lmin <= eps * (1 + 1e-8))   # the floor raise was active
+    expect_equal(fit$objective, ref_lrsp_objective(L, R, S, gam, lam), tolerance = 1e-10,
+                 info = info)
+    tr <- fit$trace
+    expect_true(all(tr$gap >= tr$objective - ref$objective - 1e-12 * abs(ref$objective)),
+                info = info)
+    expect_gte(fit$gap, fit$objective - ref$objective - 1e-12 * abs(ref$objective))
+  }
+  expect_gte(raised, 3L)
+})
+
 test_that("lowrank+sparse: gamma >= lambda_max(S) gives L = 0 and the sparse estimate", {
   X <- factor_rows(40, 10, 12)
   S <- cov(X)
