@@ -398,19 +398,25 @@ SEXP cg_fold_gram(SEXP X, SEXP held, SEXP full, SEXP m, SEXP xbar, SEXP cs)
         if (hi[i] == NA_INTEGER || hi[i] < 1 || hi[i] > n) error("held rows out of range");
     const double md = asReal(m);
     const double *x = REAL(X);
-    /* the held-out rows, gathered (R_alloc: freed when .Call returns) */
-    double *xh = (double *) R_alloc(h > 0 ? (size_t) h * p : 1, sizeof(double));
+    SEXP out = PROTECT(allocMatrix(REALSXP, p, p));
+    double *g = REAL(out);
+    /* the held-out rows, gathered outside R's heap (an R_alloc counted
+     * towards the collector's trigger as the copy it replaces); nothing
+     * below can raise an R error before the R_Free */
+    double *xh = R_Calloc(h > 0 ? (size_t) h * p : 1, double);
     for (int j = 0; j < p; j++) {
         const double *xj = x + (R_xlen_t) n * j;
         double *hj = xh + (R_xlen_t) h * j;
         for (int i = 0; i < h; i++) {
             const double v = xj[hi[i] - 1];
-            if (!R_FINITE(v)) return R_NilValue;
+            if (!R_FINITE(v)) {
+                R_Free(xh);
+                UNPROTECT(1);
+                return R_NilValue;
+            }
             hj[i] = v;
         }
     }
-    SEXP out = PROTECT(allocMatrix(REALSXP, p, p));
-    double *g = REAL(out);
     const double one = 1.0, zero = 0.0;
     if (h > 0 && p > 0) {
         F77_CALL(dsyrk)("U", "T", &p, &h, &one, xh, &h, &zero, g, &p FCONE FCONE);
@@ -419,6 +425,7 @@ SEXP cg_fold_gram(SEXP X, SEXP held, SEXP full, SEXP m, SEXP xbar, SEXP cs)
     } else {
         for (R_xlen_t k = 0; k < (R_xlen_t) p * p; k++) g[k] = 0.0;
     }
+    R_Free(xh);
     const double *f = REAL(full);
     const double *xb = isNull(xbar) ? NULL : REAL(xbar);
     const double *c = isNull(cs) ? NULL : REAL(cs);
