@@ -59,6 +59,11 @@ cases <- function() {
   out$s200_std <- cv(s200$X, s200$y, folds = ids(200))
   out$s1000_std <- cv(s1000$X, s1000$y, folds = ids(1000))
   out$colon_std <- cv(colon$X, colon$y, folds = ids(62))
+  # n > p: the folds' X'X / n from the full data's (branch lassofold)
+  out$s1000_raw <- cv(s1000$X, s1000$y, folds = ids(1000), standardize = FALSE)
+  out$s4000_raw <- cv(s4000$X, s4000$y, folds = ids(4000), standardize = FALSE)
+  out$s1000_noint <- cv(s1000$X, s1000$y, folds = ids(1000), intercept = FALSE)
+  out$s1000_pf2 <- cv(s1000$X, s1000$y, folds = ids(1000), penalty.factor = c(2, rep(1, 199)))
   # no intercept; given radii; lean off
   out$s40_noint <- cv(s40$X, s40$y, folds = ids(40), intercept = FALSE)
   out$s40_given <- cv(s40$X, s40$y, folds = ids(40), radius = c(1, 3, 10, 30, 60))

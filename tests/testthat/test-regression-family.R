@@ -555,7 +555,21 @@ test_that("the designs prepared in C are R's expressions bit for bit", {
     expect_identical(stochcg:::fingerprint(X),
                      c(dim(X), sum(rs), sum(rs * rs), sum(rs * seq_len(n)),
                        sum(csum * seq_len(p)), sum(csum * (seq_len(p) %% 7 + 1))))
+    # a fold's X'X / m from the full data's X'X and its held-out rows
+    # (cv_sparse_regression() at n > p: the expressions R's fold_data() used)
+    full <- stochcg:::dense_crossprod(X)
+    held <- seq_len(n)[-rows]
+    m <- length(rows)
+    G0 <- (full - stochcg:::dense_crossprod(X[-rows, , drop = FALSE])) / m
+    fg <- function(xb, cs) .Call(stochcg:::C_cg_fold_gram, X, held, full, m, xb, cs)
+    expect_identical(fg(NULL, NULL), G0)
+    expect_identical(fg(xbar, NULL), G0 - tcrossprod(xbar))
+    expect_identical(fg(xbar, csc), (G0 - tcrossprod(xbar)) * tcrossprod(csc))
+    expect_identical(fg(NULL, csc), G0 * tcrossprod(csc))
   }
+  # held-out rows not all finite: NULL (fold_data() keeps the R expressions)
+  X[2, 1] <- NA
+  expect_null(.Call(stochcg:::C_cg_fold_gram, X, 2L, crossprod(X[-1, ]), 1, NULL, NULL))
 })
 
 test_that("binomial CV, strong signal at n >> p: the grid goes past its top to the CV minimum", {
