@@ -267,10 +267,9 @@ static void polish_dual(kmeans *km, int nsteps)
     if (m > n - 1) m = n - 1;
     double cw = 0.0;
     for (size_t e = 0; e < nn; e++) cw += km->C[e] * km->W[e];
-    const double target = cw - 0.25 * km->P->tol * fabs(cw),
-                 mu_min = 0.1 * km->P->tol * fabs(cw);
+    const double mu_min = 0.1 * km->P->tol * fabs(cw);
     if (!(mu_min > 0.0)) return;
-    km->mu = 20.0 * mu_min;
+    km->mu = 5.0 * mu_min;
     double *lam = (double *) R_alloc(m, sizeof(double));
     double *Z = (double *) R_alloc((size_t) n * m, sizeof(double));
     double *x = (double *) R_alloc(nn, sizeof(double));
@@ -291,20 +290,18 @@ static void polish_dual(kmeans *km, int nsteps)
         memcpy(km->Md, x, nn * sizeof(double));
         km->Md_set = 1;
     }
-    if (best >= target) return;
     memcpy(yv, x, nn * sizeof(double));
     double theta = 1.0, last = best;
     for (int it = 0; it < nsteps; it++) {
         const double lb = it == 0 ? best : bound_pairs(km, yv, m, lam, Z);
         if (lb == -DBL_MAX) return;
         if (lb > best) { best = lb; memcpy(km->Md, yv, nn * sizeof(double)); }
-        if (best >= target) return;
         if (lb < last) {
             /* the bound fell: restart the momentum from the best point
              * with less smoothing (continuation in mu) */
             last = best;
             theta = 1.0;
-            km->mu = 0.5 * km->mu > mu_min ? 0.5 * km->mu : mu_min;
+            km->mu = 0.7 * km->mu > mu_min ? 0.7 * km->mu : mu_min;
             memcpy(x, km->Md, nn * sizeof(double));
             memcpy(yv, km->Md, nn * sizeof(double));
             if (bound_pairs(km, yv, m, lam, Z) == -DBL_MAX) return;
