@@ -276,20 +276,27 @@ static void polish_dual(kmeans *km, int nsteps)
     double *yv = (double *) R_alloc(nn, sizeof(double));
     double *G = (double *) R_alloc(nn, sizeof(double));
     double *wt = (double *) R_alloc(m, sizeof(double));
-    /* the method's current multipliers */
-    for (size_t e = 0; e < nn; e++) {
-        const double v = km->beta * c * km->W[e] + (km->Y ? km->Y[e] : 0.0);
-        x[e] = v < 0.0 ? v : 0.0;
+    /* start: the best of the method's two multipliers (those of the last
+     * gradient, min(beta c W + Y, 0), and the dual iterate, min(Y, 0)) and
+     * the last polished point */
+    double best = -DBL_MAX;
+    for (int pass = 0; pass < (km->Y ? 2 : 1); pass++) {
+        const double b = pass == 0 ? km->beta : 0.0;
+        for (size_t e = 0; e < nn; e++) {
+            const double v = b * c * km->W[e] + (km->Y ? km->Y[e] : 0.0);
+            yv[e] = v < 0.0 ? v : 0.0;
+        }
+        const double lb = bound_pairs(km, yv, m, lam, Z);
+        if (lb > best) { best = lb; memcpy(x, yv, nn * sizeof(double)); }
     }
-    double best = bound_pairs(km, x, m, lam, Z);
     if (km->Md_set) {
         const double lb = bound_pairs(km, km->Md, m, lam, Z);
         if (lb >= best) { best = lb; memcpy(x, km->Md, nn * sizeof(double)); }
-        else memcpy(km->Md, x, nn * sizeof(double));
-    } else {
-        memcpy(km->Md, x, nn * sizeof(double));
-        km->Md_set = 1;
     }
+    memcpy(km->Md, x, nn * sizeof(double));
+    km->Md_set = 1;
+    /* lam, Z at the start point for the first step */
+    if (bound_pairs(km, x, m, lam, Z) == -DBL_MAX) return;
     memcpy(yv, x, nn * sizeof(double));
     double theta = 1.0, last = best;
     for (int it = 0; it < nsteps; it++) {
@@ -351,9 +358,9 @@ static double km_form(void *self, int pass)
         /* steps in proportion to the iterations since the last polish:
          * dsyevr costs ~n^3, an iteration ~n^2 times its Lanczos products */
         long since = km->steps - km->polished_at;
-        long nsteps = 30 * since / km->n;
+        long nsteps = 10 * since / km->n;
         if (nsteps < 2) nsteps = 2;
-        if (nsteps > 50) nsteps = 50;
+        if (nsteps > 40) nsteps = 40;
         polish_dual(km, (int) nsteps);
         km->polished_at = km->steps;
         return projected_gradient(km, 0.0, km->Md);
@@ -433,6 +440,17 @@ int cg_problem_kmeans(cg_problem *P, SEXP spec)
             if (!cg_all_finite(km->W_prev, nn) || !cg_all_finite(km->z1_prev, n))
                 error("spec: the initial state must be finite");
         }
+        if (!isNull(cg_list_get(spec, "state_Md"))) {    /* polish_dual's point */
+            memcpy(km->Md, cg_spec_real(spec, "state_Md", (R_xlen_t) nn), nn * sizeof(double));
+            if (!cg_all_finite(km->Md, nn)) error("spec: the initial state must be finite");
+            km->Md_set = 1;
+        }
+        if (!isNull(cg_list_get(spec, "state_polish"))) {
+            const double *pl = cg_spec_real(spec, "state_polish", 2);
+            if (!(pl[0] >= 0.0 && pl[1] >= 0.0 && pl[1] <= pl[0] && pl[0] < 1e15))
+                error("spec: invalid resume state");
+            km->steps = (long) pl[0]; km->polished_at = (long) pl[1];
+        }
         km->beta = asReal(cg_list_get(spec, "state_beta"));
         km->passes = asReal(cg_list_get(spec, "state_passes"));
         km->best_lb = cg_sdp_best_lb(spec);
@@ -453,7 +471,8 @@ SEXP cg_kmeans_solution(cg_problem *P)
     const size_t nn = (size_t) n * n;
     static const char *names[] = {"X", "state_W", "state_Y", "state_y", "state_beta",
                                   "state_passes", "state_z1", "state_W_prev",
-                                  "state_z1_prev", "state_best_lb", ""};
+                                  "state_z1_prev", "state_best_lb", "state_Md",
+                                  "state_polish", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP X = PROTECT(allocMatrix(REALSXP, n, n));
     double *x = REAL(X);
@@ -480,6 +499,12 @@ SEXP cg_kmeans_solution(cg_problem *P)
         memcpy(REAL(zp), km->z1_prev, n * sizeof(double));
     }
     SET_VECTOR_ELT(out, 9, ScalarReal(km->best_lb));
+    if (km->Md_set) {         /* the polished multipliers (polish_dual) */
+        SEXP Md = allocVector(REALSXP, nn); SET_VECTOR_ELT(out, 10, Md);
+        memcpy(REAL(Md), km->Md, nn * sizeof(double));
+    }
+    SEXP pl = allocVector(REALSXP, 2); SET_VECTOR_ELT(out, 11, pl);
+    REAL(pl)[0] = (double) km->steps; REAL(pl)[1] = (double) km->polished_at;
     UNPROTECT(2);
     return out;
 }

@@ -175,6 +175,48 @@ test_that("iris with the defaults: certified to tol before max_iter", {
   expect_lte(fit$lower_bound, stats::kmeans(x, 3, nstart = 20)$tot.withinss)
 })
 
+test_that("the polished bound: below Rcsdp's optimum, its multipliers valid, the fit's best", {
+  skip_if_not_installed("Rcsdp")
+  set.seed(32)
+  x <- scale(as.matrix(USArrests))[sample(50, 30), ]
+  D <- as.matrix(dist(x))^2
+  n <- nrow(D); k <- 4
+  ref <- ref_kmeans_rcsdp(D, k)
+  fit <- kmeans_sdp(x, k)
+  expect_lte(fit$lower_bound, ref$value)
+  # the bound at the polished multipliers, recomputed in R from the state:
+  # N = C + c Md (Md <= 0), the row sums kept exact
+  st <- fit$state
+  expect_false(is.null(st$state_Md))
+  Md <- matrix(st$state_Md, n)
+  expect_lte(max(Md), 0)
+  normD <- sqrt(sum(D^2)); C <- D / normD; cc <- 1 / sqrt(2)
+  N <- C + cc * Md
+  P <- diag(n) - matrix(1 / n, n, n)
+  E <- eigen(P %*% N %*% P, symmetric = TRUE)
+  lam <- min(E$values[abs(colSums(E$vectors)) < 1e-8])
+  polished <- 0.5 * normD * k * (sum(N) / (n * k) + (1 - 1 / k) * lam)
+  expect_lte(polished, ref$value)
+  expect_lte(polished, fit$lower_bound + 1e-8 * ref$value)
+  # and it is what certifies the fit: within tol of Rcsdp's optimum
+  expect_gte(polished, ref$value * (1 - 1e-3))
+})
+
+test_that("planted clusters (n = 300) with the defaults: certified to tol before max_iter", {
+  # with the method's own multipliers of X >= 0 alone this ran to max_iter
+  # = 5000 at a relative gap of 1.05% (inst/bench/kmeans_certificate.R)
+  set.seed(5)
+  cen <- matrix(rnorm(15, sd = 3), 3)
+  x <- cen[rep(1:3, each = 100), ] + matrix(rnorm(1500), 300)
+  set.seed(1)
+  fit <- kmeans_sdp(x, 3)
+  expect_true(fit$converged)
+  expect_lt(fit$iterations, 5000)
+  expect_lte(abs(fit$gap), 1e-3 * abs(fit$objective))
+  expect_lte(fit$infeasibility, 1e-3 * sqrt(300))
+  expect_lte(fit$lower_bound, stats::kmeans(x, 3, nstart = 20)$tot.withinss)
+})
+
 test_that("init: a cgal fit continued equals one longer run (k-means, sparsest cut, sdp_solve)", {
   ctl <- function(k) cg_control(max_iter = k, tol = 0, eval_every = 10)
   same <- function(a, b) {
