@@ -11,7 +11,8 @@
  * entrywise constraints are never an operator: their slack, multiplier and
  * gradient are n x n arrays next to W. Kept: C, W, the multipliers y (n) and
  * Y (n x n, cgal only), the gradient V (n x n): 4 n^2 doubles (3 without
- * multipliers; hspider adds the previous W, kept in the fit's state). The
+ * multipliers; hspider adds the previous W, kept in the fit's state), and
+ * Md (n x n), the multipliers polished for the bound (polish_dual). The
  * sampling methods draw from all n + n^2 rows: row sums first, then the
  * entries, column-major.
  * Objective, infeasibility and the dual bound are reported in the units of
@@ -374,7 +375,7 @@ static void km_evaluate(cg_problem *P, double *obj, double *gap)
     /* the polish on tests of a nearly feasible iterate: the run stops only
      * there (cg_run_small_gap) */
     int passes = 2;
-    if (P->eval_test && km->beta > 0.0 && P->tol > 0.0 && km->n > 2) {
+    if (P->eval_test && km->beta > 0.0 && km->Md && km->n > 2) {
         double scale;
         const double infeas = km_infeasibility(P, &scale);
         if (infeas <= 10.0 * P->tol * scale) passes = 3;
@@ -413,7 +414,7 @@ int cg_problem_kmeans(cg_problem *P, SEXP spec)
     km->W = cg_zeros(nn); km->V = cg_zeros(nn);
     km->y = cg_zeros(n); km->z1 = cg_zeros(n); km->s = cg_zeros(n);
     km->u = cg_zeros(n);
-    km->Md = cg_zeros(nn);
+    if (P->tol > 0.0) km->Md = cg_zeros(nn);   /* polish_dual: only a run that tests */
     SEXP method = cg_list_get(spec, "method");
     const char *name = isString(method) ? CHAR(STRING_ELT(method, 0)) : "cgal";
     if (strcmp(name, "cgal") == 0) km->Y = cg_zeros(nn);      /* multipliers: cgal only */
@@ -440,7 +441,7 @@ int cg_problem_kmeans(cg_problem *P, SEXP spec)
             if (!cg_all_finite(km->W_prev, nn) || !cg_all_finite(km->z1_prev, n))
                 error("spec: the initial state must be finite");
         }
-        if (!isNull(cg_list_get(spec, "state_Md"))) {    /* polish_dual's point */
+        if (km->Md && !isNull(cg_list_get(spec, "state_Md"))) {  /* polish_dual's point */
             memcpy(km->Md, cg_spec_real(spec, "state_Md", (R_xlen_t) nn), nn * sizeof(double));
             if (!cg_all_finite(km->Md, nn)) error("spec: the initial state must be finite");
             km->Md_set = 1;

@@ -269,6 +269,13 @@ test_that("init: a cgal fit continued equals one longer run (k-means, sparsest c
   sdp <- function(k, init = NULL) sdp_solve(C, As, rep(1, 6), trace_bound = 6, init = init,
                                            control = ctl(k))
   same(sdp(20, init = sdp(20)), sdp(40))
+  # with tol > 0 the bound's polished multipliers are part of the state
+  ctl_t <- function(k) cg_control(max_iter = k, tol = 1e-3, eval_every = 10)
+  xs <- scale(as.matrix(USArrests))[1:30, ]
+  long_t <- kmeans_sdp(xs, 4, control = ctl_t(400))
+  expect_false(is.null(long_t$state$state_Md))
+  same(kmeans_sdp(xs, 4, init = kmeans_sdp(xs, 4, control = ctl_t(200)), control = ctl_t(200)),
+       long_t)
   # other settings: a warm start; other data: an error
   warm <- kmeans_sdp(x, 3, beta0 = 2, init = long, control = ctl(10))
   expect_match(paste(capture.output(print(warm)), collapse = "\n"), "warm start from a fit of 60")
