@@ -294,6 +294,7 @@ static void polish_dual(kmeans *km, int nsteps)
         const double lb = bound_pairs(km, km->Md, m, lam, Z);
         if (lb >= best) { best = lb; memcpy(x, km->Md, nn * sizeof(double)); }
     }
+    if (best == -DBL_MAX) return;           /* LAPACK failed: Md as it was */
     memcpy(km->Md, x, nn * sizeof(double));
     km->Md_set = 1;
     /* lam, Z at the start point for the first step */
@@ -444,6 +445,8 @@ int cg_problem_kmeans(cg_problem *P, SEXP spec)
         if (km->Md && !isNull(cg_list_get(spec, "state_Md"))) {  /* polish_dual's point */
             memcpy(km->Md, cg_spec_real(spec, "state_Md", (R_xlen_t) nn), nn * sizeof(double));
             if (!cg_all_finite(km->Md, nn)) error("spec: the initial state must be finite");
+            for (size_t e = 0; e < nn; e++)   /* a valid bound needs Md <= 0 */
+                if (km->Md[e] > 0.0) error("spec: invalid resume state");
             km->Md_set = 1;
         }
         if (!isNull(cg_list_get(spec, "state_polish"))) {
