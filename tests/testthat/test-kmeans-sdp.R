@@ -276,6 +276,10 @@ test_that("init: a cgal fit continued equals one longer run (k-means, sparsest c
   expect_false(is.null(long_t$state$state_Md))
   same(kmeans_sdp(xs, 4, init = kmeans_sdp(xs, 4, control = ctl_t(200)), control = ctl_t(200)),
        long_t)
+  bad <- long_t
+  bad$state$state_Md[1] <- 1     # positive multipliers would void the bound
+  expect_error(kmeans_sdp(xs, 4, init = bad),
+               "^`init` has an invalid `state\\$state_Md` \\(altered by hand\\?\\)$")
   # other settings: a warm start; other data: an error
   warm <- kmeans_sdp(x, 3, beta0 = 2, init = long, control = ctl(10))
   expect_match(paste(capture.output(print(warm)), collapse = "\n"), "warm start from a fit of 60")
