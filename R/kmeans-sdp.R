@@ -97,8 +97,10 @@
 #' tests of a nearly feasible iterate (infeasibility within 10 `tol`), ones
 #' polished for the bound alone by a few steps of accelerated gradient
 #' ascent on a soft-min smoothing of it (the smallest eigenpairs by LAPACK;
-#' the iterates are unchanged): the method's own multipliers lag (USArrests,
-#' planted clusters ended at 1% gaps), and every choice gives a valid bound.
+#' the iterates are unchanged; up to n = 500 points, above which the dense
+#' eigendecompositions cost more than they save): the method's own
+#' multipliers lag (USArrests, planted clusters ended at 1% gaps), and every
+#' choice gives a valid bound.
 #' So `objective - gap` is a certified lower bound and the
 #' fit is `converged` when both the gap (relative to the objective) and the
 #' infeasibility (relative to \eqn{\sqrt n}{sqrt(n)}) are below

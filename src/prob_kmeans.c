@@ -22,6 +22,10 @@
 #include <math.h>
 #include <float.h>
 
+/* largest n whose bound is polished (polish_dual): above it, dsyevr per
+ * polish step costs more than the iterations it would save */
+#define POLISH_MAX_N 500
+
 typedef struct {
     int n;
     double k;               /* clusters: tr X */
@@ -415,7 +419,10 @@ int cg_problem_kmeans(cg_problem *P, SEXP spec)
     km->W = cg_zeros(nn); km->V = cg_zeros(nn);
     km->y = cg_zeros(n); km->z1 = cg_zeros(n); km->s = cg_zeros(n);
     km->u = cg_zeros(n);
-    if (P->tol > 0.0) km->Md = cg_zeros(nn);   /* polish_dual: only a run that tests */
+    /* polish_dual: only a run that tests, and only where its dense
+     * eigendecompositions (~n^3 each) stay cheap next to the iterations: at
+     * n = 2000 they doubled a default fit's time for no gain */
+    if (P->tol > 0.0 && n <= POLISH_MAX_N) km->Md = cg_zeros(nn);
     SEXP method = cg_list_get(spec, "method");
     const char *name = isString(method) ? CHAR(STRING_ELT(method, 0)) : "cgal";
     if (strcmp(name, "cgal") == 0) km->Y = cg_zeros(nn);      /* multipliers: cgal only */

@@ -288,3 +288,18 @@ test_that("init: a cgal fit continued equals one longer run (k-means, sparsest c
   expect_error(kmeans_sdp(iris[1:30, 1:4], 3, init = long),
                "^`init` has no state for a problem of this size")
 })
+
+test_that("the bound is polished only up to n = 500 (dense eigendecompositions)", {
+  # above 500 points dsyevr per polish step cost more than it saved (a
+  # planted n = 2000 default fit took 2.2x main's CPU for the same gap);
+  # two far-apart clusters are nearly feasible within 100 iterations, where
+  # the polish runs at n = 500 and not at n = 501
+  polished <- function(n) {
+    set.seed(3)
+    lab <- rep(1:2, length.out = n)
+    x <- cbind(10 * lab, 0) + matrix(rnorm(2 * n), ncol = 2)
+    !is.null(kmeans_sdp(x, 2, control = cg_control(max_iter = 100))$state$state_Md)
+  }
+  expect_true(polished(500))
+  expect_false(polished(501))
+})
