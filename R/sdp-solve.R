@@ -256,6 +256,9 @@ sdp_run <- function(spec, control, problem, class, call, started, init, n, rows,
       all(parts %in% names(st))
     if (!is.null(st$state_W_prev) && length(st$state_W_prev) != as.double(n) * n)
       stop_arg("init", "has an invalid `state$state_W_prev` (altered by hand?)")
+    if (!is.null(st$state_Md) && (length(st$state_Md) != as.double(n) * n ||
+                                  !is.double(st$state_Md) || any(st$state_Md > 0)))
+      stop_arg("init", "has an invalid `state$state_Md` (altered by hand?)")
     if (exact && !is.null(st$state_solver)) check_rows_state(st$state_solver, n, rows)
     start <- list(iter = iter, exact = exact)
     # a warm start restarts the estimator (another method's or settings' is no use)

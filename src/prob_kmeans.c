@@ -11,7 +11,8 @@
  * entrywise constraints are never an operator: their slack, multiplier and
  * gradient are n x n arrays next to W. Kept: C, W, the multipliers y (n) and
  * Y (n x n, cgal only), the gradient V (n x n): 4 n^2 doubles (3 without
- * multipliers; hspider adds the previous W, kept in the fit's state). The
+ * multipliers; hspider adds the previous W, kept in the fit's state), and
+ * Md (n x n), the multipliers polished for the bound (polish_dual). The
  * sampling methods draw from all n + n^2 rows: row sums first, then the
  * entries, column-major.
  * Objective, infeasibility and the dual bound are reported in the units of
@@ -19,6 +20,11 @@
 #include "stochcg.h"
 #include <string.h>
 #include <math.h>
+#include <float.h>
+
+/* largest n whose bound is polished (polish_dual): above it, dsyevr per
+ * polish step costs more than the iterations it would save */
+#define POLISH_MAX_N 500
 
 typedef struct {
     int n;
@@ -34,6 +40,10 @@ typedef struct {
     double *W_prev, *z1_prev;  /* hspider: W and z1 before the last step */
     double passes;          /* passes over the constraints (epochs) */
     double best_lb;         /* the best certified lower bound (cg_sdp_evaluate) */
+    double *Md;             /* polished multipliers of W >= 0 (<= 0; polish_dual) */
+    int Md_set;             /* Md holds a polished point */
+    double mu;              /* polish_dual's smoothing, lowered on restarts */
+    long steps, polished_at;    /* iterations taken; at the last polish */
     long n_matvec;
     cg_problem *P;
 } kmeans;
@@ -152,6 +162,7 @@ static void km_step(cg_problem *P, double eta)
     }
     for (int i = 0; i < n; i++)
         km->z1[i] = (1.0 - eta) * km->z1[i] + eta * km->a * s[i] * sum;
+    km->steps++;
 }
 
 static double km_dual_step(cg_problem *P, double beta, double sigma, double bound)
@@ -204,12 +215,12 @@ static double km_infeasibility(cg_problem *P, double *scale)
  * sigma = ||N||_F >= |lambda| lifts the 1 direction out of the minimum (a
  * smaller sigma would only lower the bound: it stays valid); returns
  * -<N, 11'>/(nk), the ub that cg_sdp_evaluate subtracts. */
-static double projected_gradient(kmeans *km, double beta)
+static double projected_gradient(kmeans *km, double beta, const double *M)
 {
     const int n = km->n;
     double *r = (double *) R_alloc(n, sizeof(double));
     memset(r, 0, n * sizeof(double));
-    form_gradient(km, r, NULL, beta);          /* V = N = C + A'(0, M) */
+    form_gradient(km, r, M, beta);             /* V = N = C + A'(0, M) */
     double tot = 0.0, fro = 0.0;
     for (int j = 0; j < n; j++) {
         const double *Vj = km->V + (size_t) j * n;
@@ -224,22 +235,157 @@ static double projected_gradient(kmeans *km, double beta)
     return -tot / (n * km->k);
 }
 
+/* the exact bound of M (normalized units, projected_gradient): its m
+ * smallest eigenpairs by dsyevr into lam, Z (V overwritten); returns the
+ * bound, -DBL_MAX if LAPACK fails */
+static double bound_pairs(kmeans *km, const double *M, int m, double *lam, double *Z)
+{
+    const double ub = projected_gradient(km, 0.0, M);
+    if (cg_lapack_syevr(km->V, km->n, 1, m, lam, Z) != CG_OK) return -DBL_MAX;
+    return lam[0] - ub;
+}
+
+/* Dual polish (no effect on the iterates): the bound L(M) of
+ * projected_gradient is concave in the multipliers M <= 0 of W >= 0 and a
+ * valid bound at every M <= 0 (weak duality), but the method's own M lags
+ * (USArrests, planted300 ended at max_iter 1% apart). So on tests of a
+ * nearly feasible iterate, `nsteps` steps of accelerated projected
+ * gradient ascent (FISTA) on the soft-min smoothing of L,
+ *   L_mu(M) = <N, 11'>/(nk) - mu log sum_j exp(-nu_j / mu),
+ * nu_j the eigenvalues of V = (1 - 1/k) P N P (+ the lifted 1 direction),
+ * N = C + c M; its gradient c (11'/(nk) + sum_j w_j v_j v_j') (w the
+ * soft-min weights of the m smallest eigenpairs, by dsyevr: the rest
+ * weigh < exp(-(nu_m - nu_1) / mu)), Lipschitz with constant c^2 f^2 / mu
+ * (f = 1 - 1/k), the step mu / (c^2 f^2). Starts from the better of the
+ * last polished M and the method's current one (min(beta c W + Y, 0)),
+ * keeps in Md the M of the best exact bound seen; mu a fraction of tol
+ * times the objective, so the smoothing costs less than what tol allows.
+ * Stops once the exact bound is within tol / 4 of the objective. The
+ * certified bound is then computed from Md by cg_sdp_evaluate (Lanczos),
+ * like the method's own multipliers'. */
+static void polish_dual(kmeans *km, int nsteps)
+{
+    const int n = km->n;
+    const size_t nn = (size_t) n * n;
+    const double k = km->k, f = 1.0 - 1.0 / k, c = km->c;
+    int m = 2 * (int) k + 8;
+    if (m > n - 1) m = n - 1;
+    double cw = 0.0;
+    for (size_t e = 0; e < nn; e++) cw += km->C[e] * km->W[e];
+    const double mu_min = 0.1 * km->P->tol * fabs(cw);
+    if (!(mu_min > 0.0)) return;
+    km->mu = 5.0 * mu_min;
+    double *lam = (double *) R_alloc(m, sizeof(double));
+    double *Z = (double *) R_alloc((size_t) n * m, sizeof(double));
+    double *x = (double *) R_alloc(nn, sizeof(double));
+    double *yv = (double *) R_alloc(nn, sizeof(double));
+    double *G = (double *) R_alloc(nn, sizeof(double));
+    double *wt = (double *) R_alloc(m, sizeof(double));
+    /* start: the best of the method's two multipliers (those of the last
+     * gradient, min(beta c W + Y, 0), and the dual iterate, min(Y, 0)) and
+     * the last polished point */
+    double best = -DBL_MAX;
+    for (int pass = 0; pass < (km->Y ? 2 : 1); pass++) {
+        const double b = pass == 0 ? km->beta : 0.0;
+        for (size_t e = 0; e < nn; e++) {
+            const double v = b * c * km->W[e] + (km->Y ? km->Y[e] : 0.0);
+            yv[e] = v < 0.0 ? v : 0.0;
+        }
+        const double lb = bound_pairs(km, yv, m, lam, Z);
+        if (lb > best) { best = lb; memcpy(x, yv, nn * sizeof(double)); }
+    }
+    if (km->Md_set) {
+        const double lb = bound_pairs(km, km->Md, m, lam, Z);
+        if (lb >= best) { best = lb; memcpy(x, km->Md, nn * sizeof(double)); }
+    }
+    if (best == -DBL_MAX) return;           /* LAPACK failed: Md as it was */
+    memcpy(km->Md, x, nn * sizeof(double));
+    km->Md_set = 1;
+    /* lam, Z at the start point for the first step */
+    if (bound_pairs(km, x, m, lam, Z) == -DBL_MAX) return;
+    memcpy(yv, x, nn * sizeof(double));
+    double theta = 1.0, last = best;
+    for (int it = 0; it < nsteps; it++) {
+        const double lb = it == 0 ? best : bound_pairs(km, yv, m, lam, Z);
+        if (lb == -DBL_MAX) return;
+        if (lb > best) { best = lb; memcpy(km->Md, yv, nn * sizeof(double)); }
+        if (lb < last) {
+            /* the bound fell: restart the momentum from the best point
+             * with less smoothing (continuation in mu) */
+            last = best;
+            theta = 1.0;
+            km->mu = 0.7 * km->mu > mu_min ? 0.7 * km->mu : mu_min;
+            memcpy(x, km->Md, nn * sizeof(double));
+            memcpy(yv, km->Md, nn * sizeof(double));
+            if (bound_pairs(km, yv, m, lam, Z) == -DBL_MAX) return;
+        } else last = lb;
+        const double mu = km->mu, t = mu / (c * c * f * f);
+        double sw = 0.0;
+        for (int j = 0; j < m; j++) { wt[j] = exp(-(lam[j] - lam[0]) / mu); sw += wt[j]; }
+        const double base = 1.0 / (n * k);
+        for (size_t e = 0; e < nn; e++) G[e] = base;
+        for (int j = 0; j < m; j++) {
+            const double w = wt[j] / sw;
+            if (w < 1e-12) continue;
+            const double *v = Z + (size_t) j * n;
+            for (int q = 0; q < n; q++) {
+                double *Gq = G + (size_t) q * n;
+                const double wv = w * v[q];
+                for (int i = 0; i < n; i++) Gq[i] += wv * v[i];
+            }
+        }
+        const double theta1 = 0.5 * (1.0 + sqrt(1.0 + 4.0 * theta * theta)),
+                     mom = (theta - 1.0) / theta1;
+        for (size_t e = 0; e < nn; e++) {
+            double xn = yv[e] + t * c * G[e];
+            if (xn > 0.0) xn = 0.0;
+            const double yn = xn + mom * (xn - x[e]);
+            yv[e] = yn < 0.0 ? yn : 0.0;
+            x[e] = xn;
+        }
+        theta = theta1;
+        R_CheckUserInterrupt();
+    }
+    const double lb = bound_pairs(km, yv, m, lam, Z);
+    if (lb > best) memcpy(km->Md, yv, nn * sizeof(double));
+}
+
 /* objective 1/2 <D, X>, gap to a certified Lagrangian bound
- * (cg_sdp_evaluate) from two multipliers of X >= 0, each with the row sums
+ * (cg_sdp_evaluate) from multipliers of X >= 0, each with the row sums
  * kept exact (projected_gradient): those of the last gradient, -min(beta c
- * W + Y, 0), and the dual iterate, -min(Y, 0). On iris (k = 3) at 5000
+ * W + Y, 0), the dual iterate, -min(Y, 0), and on tests of a nearly
+ * feasible iterate the polished ones (polish_dual). On iris (k = 3) at 5000
  * iterations the bound at the method's own row-sum multipliers (u = y +
  * beta (z1 - b), and y) was 72.71, this one 74.78, the objective 75.42. */
 static double km_form(void *self, int pass)
 {
     kmeans *km = (kmeans *) self;
-    return projected_gradient(km, pass == 1 ? 0.0 : km->beta);
+    if (pass == 2) {
+        /* steps in proportion to the iterations since the last polish:
+         * dsyevr costs ~n^3, an iteration ~n^2 times its Lanczos products */
+        long since = km->steps - km->polished_at;
+        long nsteps = 10 * since / km->n;
+        if (nsteps < 2) nsteps = 2;
+        if (nsteps > 40) nsteps = 40;
+        polish_dual(km, (int) nsteps);
+        km->polished_at = km->steps;
+        return projected_gradient(km, 0.0, km->Md);
+    }
+    return projected_gradient(km, pass == 1 ? 0.0 : km->beta, NULL);
 }
 
 static void km_evaluate(cg_problem *P, double *obj, double *gap)
 {
     kmeans *km = (kmeans *) P->self;
-    const cg_sdp_eval e = { km->n, km->C, km->W, km->V, km->obj_scale, 1, km->beta, 2,
+    /* the polish on tests of a nearly feasible iterate: the run stops only
+     * there (cg_run_small_gap) */
+    int passes = 2;
+    if (P->eval_test && km->beta > 0.0 && km->Md && km->n > 2) {
+        double scale;
+        const double infeas = km_infeasibility(P, &scale);
+        if (infeas <= 10.0 * P->tol * scale) passes = 3;
+    }
+    const cg_sdp_eval e = { km->n, km->C, km->W, km->V, km->obj_scale, 1, km->beta, passes,
                             km_form, km, &km->n_matvec, &km->best_lb };
     cg_sdp_evaluate(P, &e, obj, gap);
 }
@@ -273,6 +419,10 @@ int cg_problem_kmeans(cg_problem *P, SEXP spec)
     km->W = cg_zeros(nn); km->V = cg_zeros(nn);
     km->y = cg_zeros(n); km->z1 = cg_zeros(n); km->s = cg_zeros(n);
     km->u = cg_zeros(n);
+    /* polish_dual: only a run that tests, and only where its dense
+     * eigendecompositions (~n^3 each) stay cheap next to the iterations: at
+     * n = 2000 they doubled a default fit's time for no gain */
+    if (P->tol > 0.0 && n <= POLISH_MAX_N) km->Md = cg_zeros(nn);
     SEXP method = cg_list_get(spec, "method");
     const char *name = isString(method) ? CHAR(STRING_ELT(method, 0)) : "cgal";
     if (strcmp(name, "cgal") == 0) km->Y = cg_zeros(nn);      /* multipliers: cgal only */
@@ -299,6 +449,19 @@ int cg_problem_kmeans(cg_problem *P, SEXP spec)
             if (!cg_all_finite(km->W_prev, nn) || !cg_all_finite(km->z1_prev, n))
                 error("spec: the initial state must be finite");
         }
+        if (km->Md && !isNull(cg_list_get(spec, "state_Md"))) {  /* polish_dual's point */
+            memcpy(km->Md, cg_spec_real(spec, "state_Md", (R_xlen_t) nn), nn * sizeof(double));
+            if (!cg_all_finite(km->Md, nn)) error("spec: the initial state must be finite");
+            for (size_t e = 0; e < nn; e++)   /* a valid bound needs Md <= 0 */
+                if (km->Md[e] > 0.0) error("spec: invalid resume state");
+            km->Md_set = 1;
+        }
+        if (!isNull(cg_list_get(spec, "state_polish"))) {
+            const double *pl = cg_spec_real(spec, "state_polish", 2);
+            if (!(pl[0] >= 0.0 && pl[1] >= 0.0 && pl[1] <= pl[0] && pl[0] < 1e15))
+                error("spec: invalid resume state");
+            km->steps = (long) pl[0]; km->polished_at = (long) pl[1];
+        }
         km->beta = asReal(cg_list_get(spec, "state_beta"));
         km->passes = asReal(cg_list_get(spec, "state_passes"));
         km->best_lb = cg_sdp_best_lb(spec);
@@ -319,7 +482,8 @@ SEXP cg_kmeans_solution(cg_problem *P)
     const size_t nn = (size_t) n * n;
     static const char *names[] = {"X", "state_W", "state_Y", "state_y", "state_beta",
                                   "state_passes", "state_z1", "state_W_prev",
-                                  "state_z1_prev", "state_best_lb", ""};
+                                  "state_z1_prev", "state_best_lb", "state_Md",
+                                  "state_polish", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SEXP X = PROTECT(allocMatrix(REALSXP, n, n));
     double *x = REAL(X);
@@ -346,6 +510,12 @@ SEXP cg_kmeans_solution(cg_problem *P)
         memcpy(REAL(zp), km->z1_prev, n * sizeof(double));
     }
     SET_VECTOR_ELT(out, 9, ScalarReal(km->best_lb));
+    if (km->Md_set) {         /* the polished multipliers (polish_dual) */
+        SEXP Md = allocVector(REALSXP, nn); SET_VECTOR_ELT(out, 10, Md);
+        memcpy(REAL(Md), km->Md, nn * sizeof(double));
+    }
+    SEXP pl = allocVector(REALSXP, 2); SET_VECTOR_ELT(out, 11, pl);
+    REAL(pl)[0] = (double) km->steps; REAL(pl)[1] = (double) km->polished_at;
     UNPROTECT(2);
     return out;
 }

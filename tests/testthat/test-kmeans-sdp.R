@@ -175,6 +175,56 @@ test_that("iris with the defaults: certified to tol before max_iter", {
   expect_lte(fit$lower_bound, stats::kmeans(x, 3, nstart = 20)$tot.withinss)
 })
 
+test_that("the polished bound: below Rcsdp's optimum, its multipliers valid, the fit's best", {
+  skip_if_not_installed("Rcsdp")
+  set.seed(32)
+  x <- scale(as.matrix(USArrests))[sample(50, 30), ]
+  D <- as.matrix(dist(x))^2
+  n <- nrow(D); k <- 4
+  ref <- ref_kmeans_rcsdp(D, k)
+  fit <- kmeans_sdp(x, k)
+  expect_lte(fit$lower_bound, ref$value)
+  # the bound at the polished multipliers, recomputed in R from the state:
+  # N = C + c Md (Md <= 0), the row sums kept exact
+  st <- fit$state
+  expect_false(is.null(st$state_Md))
+  Md <- matrix(st$state_Md, n)
+  expect_lte(max(Md), 0)
+  normD <- sqrt(sum(D^2)); C <- D / normD; cc <- 1 / sqrt(2)
+  N <- C + cc * Md
+  P <- diag(n) - matrix(1 / n, n, n)
+  E <- eigen(P %*% N %*% P, symmetric = TRUE)
+  lam <- min(E$values[abs(colSums(E$vectors)) < 1e-8])
+  polished <- 0.5 * normD * k * (sum(N) / (n * k) + (1 - 1 / k) * lam)
+  expect_lte(polished, ref$value)
+  expect_lte(polished, fit$lower_bound + 1e-8 * ref$value)
+  # polished from the method's multipliers of the last test (the final
+  # state's): above their bound, and at least halfway to the optimum
+  # (measured: 28.47 vs 28.14 at min(Y, 0), Rcsdp 28.56)
+  at_Y <- with(list(N = C + cc * pmin(matrix(st$state_Y, n), 0)), {
+    E <- eigen(P %*% N %*% P, symmetric = TRUE)
+    0.5 * normD * k * (sum(N) / (n * k) +
+                       (1 - 1 / k) * min(E$values[abs(colSums(E$vectors)) < 1e-8]))
+  })
+  expect_gte(polished, at_Y)
+  expect_lte(ref$value - polished, 0.5 * (ref$value - at_Y))
+})
+
+test_that("planted clusters (n = 300) with the defaults: certified to tol before max_iter", {
+  # with the method's own multipliers of X >= 0 alone this ran to max_iter
+  # = 5000 at a relative gap of 1.05% (inst/bench/kmeans_certificate.R)
+  set.seed(5)
+  cen <- matrix(rnorm(15, sd = 3), 3)
+  x <- cen[rep(1:3, each = 100), ] + matrix(rnorm(1500), 300)
+  set.seed(1)
+  fit <- kmeans_sdp(x, 3)
+  expect_true(fit$converged)
+  expect_lt(fit$iterations, 5000)
+  expect_lte(abs(fit$gap), 1e-3 * abs(fit$objective))
+  expect_lte(fit$infeasibility, 1e-3 * sqrt(300))
+  expect_lte(fit$lower_bound, stats::kmeans(x, 3, nstart = 20)$tot.withinss)
+})
+
 test_that("init: a cgal fit continued equals one longer run (k-means, sparsest cut, sdp_solve)", {
   ctl <- function(k) cg_control(max_iter = k, tol = 0, eval_every = 10)
   same <- function(a, b) {
@@ -219,6 +269,17 @@ test_that("init: a cgal fit continued equals one longer run (k-means, sparsest c
   sdp <- function(k, init = NULL) sdp_solve(C, As, rep(1, 6), trace_bound = 6, init = init,
                                            control = ctl(k))
   same(sdp(20, init = sdp(20)), sdp(40))
+  # with tol > 0 the bound's polished multipliers are part of the state
+  ctl_t <- function(k) cg_control(max_iter = k, tol = 1e-3, eval_every = 10)
+  xs <- scale(as.matrix(USArrests))[1:30, ]
+  long_t <- kmeans_sdp(xs, 4, control = ctl_t(400))
+  expect_false(is.null(long_t$state$state_Md))
+  same(kmeans_sdp(xs, 4, init = kmeans_sdp(xs, 4, control = ctl_t(200)), control = ctl_t(200)),
+       long_t)
+  bad <- long_t
+  bad$state$state_Md[1] <- 1     # positive multipliers would void the bound
+  expect_error(kmeans_sdp(xs, 4, init = bad),
+               "^`init` has an invalid `state\\$state_Md` \\(altered by hand\\?\\)$")
   # other settings: a warm start; other data: an error
   warm <- kmeans_sdp(x, 3, beta0 = 2, init = long, control = ctl(10))
   expect_match(paste(capture.output(print(warm)), collapse = "\n"), "warm start from a fit of 60")
@@ -226,4 +287,19 @@ test_that("init: a cgal fit continued equals one longer run (k-means, sparsest c
   expect_error(kmeans_sdp(x, 3, init = list()), "^`init` must be NULL or a fit of kmeans_sdp\\(\\)$")
   expect_error(kmeans_sdp(iris[1:30, 1:4], 3, init = long),
                "^`init` has no state for a problem of this size")
+})
+
+test_that("the bound is polished only up to n = 500 (dense eigendecompositions)", {
+  # above 500 points dsyevr per polish step cost more than it saved (a
+  # planted n = 2000 default fit took 2.2x main's CPU for the same gap);
+  # two far-apart clusters are nearly feasible within 100 iterations, where
+  # the polish runs at n = 500 and not at n = 501
+  polished <- function(n) {
+    set.seed(3)
+    lab <- rep(1:2, length.out = n)
+    x <- cbind(10 * lab, 0) + matrix(rnorm(2 * n), ncol = 2)
+    !is.null(kmeans_sdp(x, 2, control = cg_control(max_iter = 100))$state$state_Md)
+  }
+  expect_true(polished(500))
+  expect_false(polished(501))
 })
