@@ -635,6 +635,9 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
     class(fit) <- c("sparse_regression_fit", "cg_fit")
     fit
   }
+  # (a fold path's fits before its last come back lean from C: the
+  # coefficients, status, iterations and last trace row, no state)
+  if (!is.null(path_radii) && lean) spec$path_lean <- TRUE
   if (!is.null(path_radii))
     return(regression_path(spec, control, path_radii, finish, init, start, call, started, p,
                            path_stop, lean_fit))
