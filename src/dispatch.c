@@ -294,13 +294,22 @@ static SEXP result_list(const problem_row *problem, cg_problem *P, const cg_trac
  * coefficients (the problem's lean_solution), the status, the iterations
  * and the last trace row's objective, gap and time; no trace rows before
  * it, no solver state (only the last fit's warm-starts the next piece) */
-static SEXP lean_result_list(const problem_row *problem, cg_problem *P, const cg_trace *tr,
-                             int status, int iters)
+static SEXP lean_result_list(SEXP spec, const problem_row *problem, cg_problem *P,
+                             const cg_trace *tr, int status, int iters)
 {
     static const char *names[] = {"solution", "trace", "status", "iterations", ""};
     static const char *tnames[] = {"time", "objective", "gap", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
-    SET_VECTOR_ELT(out, 0, problem->lean_solution(P));
+    SEXP sol = problem->lean_solution(P);
+    SET_VECTOR_ELT(out, 0, sol);
+    /* its coefficients named as R names them (spec beta_names, if any) */
+    SEXP nm = cg_list_get(spec, "beta_names");
+    if (!isNull(nm)) {
+        SEXP beta = VECTOR_ELT(sol, 0);
+        if (TYPEOF(nm) != STRSXP || XLENGTH(nm) != XLENGTH(beta))
+            error("spec: beta_names must be a character vector of the coefficients' length");
+        setAttrib(beta, R_NamesSymbol, nm);
+    }
     SEXP t = mkNamed(VECSXP, tnames);
     SET_VECTOR_ELT(out, 1, t);
     const int r = tr->len - 1;
@@ -427,7 +436,7 @@ static SEXP path_body(void *data)
             s->tr->len > 0 &&
             (status == CG_STOP_TOL || status == CG_STOP_MAX_ITER || status == CG_STOP_TIME);
         SET_VECTOR_ELT(pc->out, i,
-                       lean ? lean_result_list(s->problem, P, s->tr, status, s->iters)
+                       lean ? lean_result_list(s->spec, s->problem, P, s->tr, status, s->iters)
                             : result_list(s->problem, P, s->tr, status, s->iters));
         if (stop) break;
     }
