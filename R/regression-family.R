@@ -274,6 +274,9 @@ prepared_fit <- function(prep, radius, init, solver, call, started = wall_clock(
 # where sd is 0; pf NULL: all 1), as src/regression_data.c computes them
 # for a dense fold (column_scales())
 column_scale_factors <- function(sd, pf) {
+  # (no penalty factors and no constant column: the same numbers in one
+  # vector, not five; min() allocates nothing)
+  if (is.null(pf) && isTRUE(min(sd) > 0)) return(1 / sd)
   cs <- numeric(length(sd))
   ok <- sd > 0
   cs[ok] <- 1 / ((if (is.null(pf)) 1 else pf[ok]) * sd[ok])

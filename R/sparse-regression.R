@@ -617,7 +617,9 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
     last <- length(tr$objective)
     sol <- res$solution
     beta <- sol$beta
-    names(beta) <- colnames(X)
+    # (C names a lean result's beta, spec$beta_names; naming a vector the
+    # result list still holds copies it)
+    if (is.null(names(beta)) && !is.null(colnames(X))) names(beta) <- colnames(X)
     fit <- list(solution = list(beta = beta), objective = tr$objective[last],
                 gap = tr$gap[last], method = method, problem = "sparse_regression",
                 converged = identical(res$status, "converged"), status = res$status,
@@ -635,6 +637,9 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
     class(fit) <- c("sparse_regression_fit", "cg_fit")
     fit
   }
+  # (a fold path's fits before its last come back lean from C: the
+  # coefficients, status, iterations and last trace row, no state)
+  if (!is.null(path_radii) && lean) spec[c("path_lean", "beta_names")] <- list(TRUE, colnames(X))
   if (!is.null(path_radii))
     return(regression_path(spec, control, path_radii, finish, init, start, call, started, p,
                            path_stop, lean_fit))

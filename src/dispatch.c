@@ -18,10 +18,14 @@ typedef struct {
     /* paths (cg_solve_path_call): the problem, solved, set up again at a
      * larger radius as a warm start from its solution; NULL: no paths */
     void (*restart)(cg_problem *P, double radius);
+    /* a CV fold path's lean result (spec path_lean, cg_solve_path_call):
+     * the solution's coefficients only; NULL: the whole solution */
+    SEXP (*lean_solution)(cg_problem *P);
 } problem_row;
 
 static const problem_row problems[] = {
-    {"regression", cg_problem_regression, cg_regression_solution, cg_regression_restart},
+    {"regression", cg_problem_regression, cg_regression_solution, cg_regression_restart,
+                   cg_regression_beta},
     {"completion", cg_problem_completion, cg_completion_solution},
     {"lowrank",    cg_problem_lowrank,    cg_lowrank_solution},
     {"robust",     cg_problem_robust,     cg_robust_solution},
@@ -285,6 +289,39 @@ static SEXP result_list(const problem_row *problem, cg_problem *P, const cg_trac
     return out;
 }
 
+/* A lean result of a fold path's fit that is not its last (R/path.R,
+ * path_fits() with lean fits): what the CV reads of it, the solution's
+ * coefficients (the problem's lean_solution), the status, the iterations
+ * and the last trace row's objective, gap and time; no trace rows before
+ * it, no solver state (only the last fit's warm-starts the next piece) */
+static SEXP lean_result_list(SEXP spec, const problem_row *problem, cg_problem *P,
+                             const cg_trace *tr, int status, int iters)
+{
+    static const char *names[] = {"solution", "trace", "status", "iterations", ""};
+    static const char *tnames[] = {"time", "objective", "gap", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SEXP sol = problem->lean_solution(P);
+    SET_VECTOR_ELT(out, 0, sol);
+    /* its coefficients named as R names them (spec beta_names, if any) */
+    SEXP nm = cg_list_get(spec, "beta_names");
+    if (!isNull(nm)) {
+        SEXP beta = VECTOR_ELT(sol, 0);
+        if (TYPEOF(nm) != STRSXP || XLENGTH(nm) != XLENGTH(beta))
+            error("spec: beta_names must be a character vector of the coefficients' length");
+        setAttrib(beta, R_NamesSymbol, nm);
+    }
+    SEXP t = mkNamed(VECSXP, tnames);
+    SET_VECTOR_ELT(out, 1, t);
+    const int r = tr->len - 1;
+    SET_VECTOR_ELT(t, 0, ScalarReal(tr->time[r]));
+    SET_VECTOR_ELT(t, 1, ScalarReal(tr->objective[r]));
+    SET_VECTOR_ELT(t, 2, ScalarReal(tr->gap[r]));
+    SET_VECTOR_ELT(out, 2, mkString(stop_names[status]));
+    SET_VECTOR_ELT(out, 3, ScalarInteger(iters));
+    UNPROTECT(1);
+    return out;
+}
+
 /* the control settings and the method's options from the R lists */
 static const problem_row *read_call(SEXP spec, SEXP control, cg_control *ctl_out,
                                     cg_solver_opts *o_out)
@@ -361,7 +398,7 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
  * the list `out`; a path interrupted stops with the fits done (NULL after),
  * and so does one whose spec has path_stop_objective, after the first fit
  * whose objective is at most that. */
-typedef struct { solve_call s; SEXP radii, out; double stop_objective; } path_call;
+typedef struct { solve_call s; SEXP radii, out; double stop_objective; int lean; } path_call;
 
 static SEXP path_body(void *data)
 {
@@ -389,11 +426,19 @@ static SEXP path_body(void *data)
         int status = s->status;
         if (P->stop) status = P->stop;
         if (status != CG_STOP_ERROR && cg_interrupted()) status = CG_STOP_INTERRUPT;
-        SET_VECTOR_ELT(pc->out, i, result_list(s->problem, P, s->tr, status, s->iters));
-        if (status == CG_STOP_INTERRUPT) break;
         /* a path told to end once a fit's objective is this small (the
          * default radii of cv_sparse_regression(): glmnet's rule) */
-        if (s->tr->len > 0 && s->tr->objective[s->tr->len - 1] <= pc->stop_objective) break;
+        const int stop = status == CG_STOP_INTERRUPT ||
+            (s->tr->len > 0 && s->tr->objective[s->tr->len - 1] <= pc->stop_objective);
+        /* a CV fold path's fit before its last, ended as R/path.R makes a
+         * lean fit of: its lean result (the last keeps its state) */
+        const int lean = pc->lean && s->problem->lean_solution && !stop && i < k - 1 &&
+            s->tr->len > 0 &&
+            (status == CG_STOP_TOL || status == CG_STOP_MAX_ITER || status == CG_STOP_TIME);
+        SET_VECTOR_ELT(pc->out, i,
+                       lean ? lean_result_list(s->spec, s->problem, P, s->tr, status, s->iters)
+                            : result_list(s->problem, P, s->tr, status, s->iters));
+        if (stop) break;
     }
     return R_NilValue;
 }
@@ -413,7 +458,8 @@ SEXP cg_solve_path_call(SEXP spec, SEXP control, SEXP radii)
     cg_trace tr;
     SEXP out = PROTECT(allocVector(VECSXP, LENGTH(radii)));
     path_call pc = { { spec, problem, &o, &ctl, &P, &tr, 0, CG_STOP_MAX_ITER, 0 }, radii, out,
-                     cg_spec_scalar(spec, "path_stop_objective", R_NegInf) };
+                     cg_spec_scalar(spec, "path_stop_objective", R_NegInf),
+                     asLogical(cg_list_get(spec, "path_lean")) == TRUE };
     GetRNGstate();
     pc.s.polling = cg_interrupt_polling(1);
     R_ExecWithCleanup(path_body, &pc, solve_cleanup, &pc.s);

@@ -1637,6 +1637,20 @@ SEXP cg_regression_solution(cg_problem *P)
     return out;
 }
 
+/* a CV fold path's lean result (dispatch.c): the coefficients only, as
+ * cg_regression_solution's beta */
+SEXP cg_regression_beta(cg_problem *P)
+{
+    regression *R = (regression *) P->self;
+    static const char *names[] = {"beta", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SEXP beta = allocVector(REALSXP, R->p);
+    SET_VECTOR_ELT(out, 0, beta);
+    memcpy(REAL(beta), R->theta, sizeof(double) * R->p);
+    UNPROTECT(1);
+    return out;
+}
+
 /* ------------------------------------------------------------- reader
  * X read block by block by an R reader (R/readers.R): spec$reader_call is
  * the call fetch(k), which returns block k (1-based) of `block_rows`

@@ -611,6 +611,7 @@ int  cg_problem_completion(cg_problem *P, SEXP spec);
 int  cg_problem_lowrank(cg_problem *P, SEXP spec);
 /* put the solution into a named R list (PROTECTs nothing on exit) */
 SEXP cg_regression_solution(cg_problem *P);
+SEXP cg_regression_beta(cg_problem *P);
 void cg_regression_restart(cg_problem *P, double radius);
 SEXP cg_completion_solution(cg_problem *P);
 SEXP cg_lowrank_solution(cg_problem *P);

@@ -867,3 +867,38 @@ test_that("the folds' lean fits give the CV of whole fits exactly, unconverged f
   }
   expect_false(all(lean$cv$converged))
 })
+
+test_that("a lean fold path's results from C: state only in the last, the same named coefficients", {
+  # regression_core() with control attribute lean_path (what cv_sparse_regression()
+  # sets on its folds' fits): the C side returns the fits before the last
+  # without solver state or trace rows; the coefficients, names included,
+  # objectives, gaps and iterations are those of the whole path's fits
+  set.seed(22)
+  n <- 30; p <- 80
+  X <- matrix(rnorm(n * p), n, dimnames = list(NULL, paste0("x", seq_len(p))))
+  y <- drop(X[, 1:3] %*% c(2, -1, 1) + rnorm(n))
+  radii <- c(0.5, 1, 2, 3)
+  ctl <- cg_control()
+  attr(ctl, "lean_path") <- TRUE
+  got <- new.env()
+  ns <- asNamespace("stochcg")
+  suppressMessages(trace("path_results", print = FALSE, where = ns,
+                         exit = bquote(assign("results", returnValue(), envir = .(got)))))
+  on.exit(suppressMessages(untrace("path_results", where = ns)))
+  lean <- stochcg:::regression_core(X, y, radii, control = ctl)
+  res <- got$results$results
+  whole <- stochcg:::regression_core(X, y, radii)
+  expect_length(res, length(radii))
+  for (k in 1:3) {
+    expect_named(res[[k]]$solution, "beta")
+    expect_named(res[[k]]$trace, c("time", "objective", "gap"))
+    expect_length(res[[k]]$trace$objective, 1L)
+  }
+  expect_length(res[[4]]$solution$state_g, p)        # the last: whole, its state
+  for (k in seq_along(radii)) {
+    expect_identical(lean$fits[[k]]$solution$beta, whole$fits[[k]]$solution$beta)
+    expect_identical(lean$fits[[k]][c("objective", "gap", "iterations", "intercept")],
+                     whole$fits[[k]][c("objective", "gap", "iterations", "intercept")])
+    expect_identical(!is.null(lean$fits[[k]]$state), k == length(radii))
+  }
+})
