@@ -66,12 +66,8 @@ if (nzchar(only)) cases <- Filter(function(cs) cs[[1]] %in% strsplit(only, ",")[
 run_glm_case <- function(name, make, family, seed = 1) {
   d <- make()
   if (is.null(d)) return(NULL)
-  set.seed(seed)
-  n <- nrow(d$X)
-  train <- sort(sample(n, round(0.8 * n)))
-  X <- d$X[train, ]; y <- d$y[train]; Xt <- d$X[-train, ]; yt <- d$y[-train]
-  foldid <- sample(rep_len(1:10, nrow(X)))
-  load <- strsplit(readLines("/proc/loadavg"), " ")[[1]][1]
+  sp <- split_case(d, seed)
+  X <- sp$X; y <- sp$y; Xt <- sp$Xt; yt <- sp$yt; foldid <- sp$foldid
   g <- timed(function() glmnet::cv.glmnet(X, y, foldid = foldid, family = family))
   ours <- function(extend) {
     old <- options(stochcg.cv_extend = extend); on.exit(options(old))
@@ -95,7 +91,7 @@ run_glm_case <- function(name, make, family, seed = 1) {
              ratio_main = o_old$cpu / g$cpu, ratio_new = o_new$cpu / g$cpu,
              wall_main = o_old$wall, wall_new = o_new$wall, wall_glmnet = g$wall,
              radii_main = nrow(A$cv), radii_new = nrow(B$cv),
-             unconv_new = sum(!B$cv$converged), load = load, row.names = NULL)
+             unconv_new = sum(!B$cv$converged), load = sp$load, row.names = NULL)
 }
 
 out_file <- Sys.getenv("STOCHCG_BENCH_OUT", "inst/bench/results/cv_glm.md")
@@ -105,12 +101,7 @@ for (cs in cases) {
   if (is.null(row)) next
   print(row, digits = 3)
   res <- rbind(res, row)
-  shown <- res
-  shown[] <- lapply(res, function(col) vapply(col, fmt, ""))
-  out <- c("# cv_sparse_regression for binomial and poisson: the grid past its top, with cv.glmnet",
-           "", sprintf("R %s, glmnet %s, stochcg %s; %s; %s.", getRversion(),
-                       utils::packageVersion("glmnet"), utils::packageVersion("stochcg"),
-                       format(Sys.time(), "%Y-%m-%d %H:%M"), Sys.getenv("STOCHCG_BENCH_NOTE")), "",
+  out <- c(bench_header("cv_sparse_regression for binomial and poisson: the grid past its top, with cv.glmnet"),
            paste("`inst/bench/cv_glm.R`. Same 10 fold ids, standardized defaults of both,",
                  "80% of the rows for training (n is theirs). `main`: the default grid as on",
                  "main, on the build run (`options(stochcg.cv_extend = FALSE)`: no radius past",
@@ -123,7 +114,7 @@ for (cs in cases) {
                  "of one CV call; `ratio_*`: ours / cv.glmnet in CPU; `radii_*`: radii fitted;",
                  "`unconv_new`: radii with a fit short of tol; `load`: 1-minute load average",
                  "(2 shared cores)."),
-           "", md_table(shown))
+           "", md_shown(res))
   dir.create("inst/bench/results", showWarnings = FALSE, recursive = TRUE)
   writeLines(out, out_file)
 }

@@ -54,12 +54,8 @@ run_grid_case <- function(name, make, std, family = "gaussian", seed = 1) {
   if (is.null(make)) return(NULL)
   d <- make()
   if (is.null(d)) return(NULL)
-  set.seed(seed)
-  n <- nrow(d$X)
-  train <- sort(sample(n, round(0.8 * n)))
-  X <- d$X[train, ]; y <- d$y[train]; Xt <- d$X[-train, ]; yt <- d$y[-train]
-  foldid <- sample(rep_len(1:10, nrow(X)))
-  load <- strsplit(readLines("/proc/loadavg"), " ")[[1]][1]
+  sp <- split_case(d, seed)
+  X <- sp$X; y <- sp$y; Xt <- sp$Xt; yt <- sp$yt; foldid <- sp$foldid
   g <- timed(function() glmnet::cv.glmnet(X, y, foldid = foldid, standardize = std,
                                            family = family))
   ours <- function(refine) {
@@ -83,7 +79,7 @@ run_grid_case <- function(name, make, std, family = "gaussian", seed = 1) {
              ratio_old = o_old$cpu / g$cpu, ratio_new = o_new$cpu / g$cpu,
              wall_old = o_old$wall, wall_new = o_new$wall, wall_glmnet = g$wall,
              radii_old = nrow(A$cv), radii_new = nrow(B$cv),
-             unconv_new = sum(!B$cv$converged), load = load, row.names = NULL)
+             unconv_new = sum(!B$cv$converged), load = sp$load, row.names = NULL)
 }
 
 res <- NULL
@@ -92,12 +88,7 @@ for (cs in cases) {
   if (is.null(row)) next
   print(row, digits = 3)
   res <- rbind(res, row)
-  shown <- res
-  shown[] <- lapply(res, function(col) vapply(col, fmt, ""))
-  out <- c("# cv_sparse_regression's default grid before/after the one-SE refinement, with cv.glmnet",
-           "", sprintf("R %s, glmnet %s, stochcg %s; %s; %s.", getRversion(),
-                       utils::packageVersion("glmnet"), utils::packageVersion("stochcg"),
-                       format(Sys.time(), "%Y-%m-%d %H:%M"), Sys.getenv("STOCHCG_BENCH_NOTE")), "",
+  out <- c(bench_header("cv_sparse_regression's default grid before/after the one-SE refinement, with cv.glmnet"),
            paste("`inst/bench/cv_regression_grid.R`. Same 10 fold ids, intercept for all, 80% of",
                  "the rows for training (n is theirs). `old`: the plain 30-radius grid",
                  "(`options(stochcg.cv_refine = FALSE)`), `new`: the default with the refinement.",
@@ -106,7 +97,7 @@ for (cs in cases) {
                  "CV call; `ratio_*`: ours / cv.glmnet in CPU; `radii_*`: radii fitted; `unconv_new`:",
                  "radii with a fit short of tol; `load`: 1-minute load average (2 shared cores).",
                  "Rows marked (std): the standardized defaults of both; the others standardize = FALSE."),
-           "", md_table(shown))
+           "", md_shown(res))
   dir.create("inst/bench/results", showWarnings = FALSE, recursive = TRUE)
   writeLines(out, "inst/bench/results/cv_regression_grid.md")
 }

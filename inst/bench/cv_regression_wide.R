@@ -78,12 +78,8 @@ for (s in sizes) {
 
 run_case <- function(name, d, seed = 1) {
   if (is.null(d)) return(NULL)
-  set.seed(seed)
-  n <- nrow(d$X)
-  train <- sort(sample(n, round(0.8 * n)))
-  X <- d$X[train, ]; y <- d$y[train]; Xt <- d$X[-train, ]; yt <- d$y[-train]
-  foldid <- sample(rep_len(1:10, nrow(X)))
-  load <- readLines("/proc/loadavg")
+  sp <- split_case(d, seed)
+  X <- sp$X; y <- sp$y; Xt <- sp$Xt; yt <- sp$yt; foldid <- sp$foldid
   g <- timed(function() glmnet::cv.glmnet(X, y, foldid = foldid, standardize = FALSE))
   o <- timed(function() suppressWarnings(cv_sparse_regression(X, y, folds = foldid, standardize = FALSE)))
   G <- g$value; C <- o$value
@@ -104,7 +100,7 @@ run_case <- function(name, d, seed = 1) {
              unconv = sum(!C$cv$converged), radii = nrow(C$cv),
              fit_s_cg = s_o$wall, fit_s_glmnet = s_g$wall, fit_ratio = s_o$wall / s_g$wall,
              fit_conv = s_o$value$converged,
-             load = strsplit(load, " ")[[1]][1], row.names = NULL)
+             load = sp$load, row.names = NULL)
 }
 
 fmt <- function(x) {
@@ -116,6 +112,28 @@ md_table <- function(df) {
   c(paste0("| ", paste(names(df), collapse = " | "), " |"),
     paste0("|", paste(rep("---", ncol(df)), collapse = "|"), "|"),
     apply(df, 1, function(r) paste0("| ", paste(r, collapse = " | "), " |")))
+}
+# a results file's table: every column formatted by fmt()
+md_shown <- function(df) {
+  df[] <- lapply(df, function(col) vapply(col, fmt, ""))
+  md_table(df)
+}
+# a results file's first lines: title, versions, time and STOCHCG_BENCH_NOTE
+bench_header <- function(title) {
+  c(paste("#", title), "",
+    sprintf("R %s, glmnet %s, stochcg %s; %s; %s.", getRversion(),
+            utils::packageVersion("glmnet"), utils::packageVersion("stochcg"),
+            format(Sys.time(), "%Y-%m-%d %H:%M"), Sys.getenv("STOCHCG_BENCH_NOTE")), "")
+}
+# a data set's 80% training rows (sorted) and 20% held out, 10 fold ids of
+# the training rows, and the 1-minute load average now
+split_case <- function(d, seed = 1) {
+  set.seed(seed)
+  n <- nrow(d$X)
+  train <- sort(sample(n, round(0.8 * n)))
+  list(X = d$X[train, ], y = d$y[train], Xt = d$X[-train, ], yt = d$y[-train],
+       foldid = sample(rep_len(1:10, length(train))),
+       load = strsplit(readLines("/proc/loadavg"), " ")[[1]][1])
 }
 
 # The standardized defaults of both (cv.glmnet(X, y, foldid) against
@@ -139,11 +157,7 @@ std_res <- NULL
 # the table so far, written after each data set
 write_results <- function(res, echo = FALSE) {
   shown <- if (is.null(res)) data.frame(data = character(0)) else res
-  shown[] <- lapply(shown, function(col) vapply(col, fmt, ""))
-  out <- c("# cv_sparse_regression against cv.glmnet at p >> n (same folds)", "",
-           sprintf("R %s, glmnet %s, stochcg %s; %s; %s.", getRversion(),
-                   utils::packageVersion("glmnet"), utils::packageVersion("stochcg"),
-                   format(Sys.time(), "%Y-%m-%d %H:%M"), Sys.getenv("STOCHCG_BENCH_NOTE")), "",
+  out <- c(bench_header("cv_sparse_regression against cv.glmnet at p >> n (same folds)"),
            paste("`inst/bench/cv_regression_wide.R`. Intercept for both, glmnet standardize =",
                  "FALSE, 10 folds (the same ids), 80% of the rows for training. `cv_s_*`: wall",
                  sprintf("seconds of one CV call%s, `cv_cpu_*`: CPU seconds (user + sys), `cv_ratio` ours /",
@@ -152,14 +166,12 @@ write_results <- function(res, echo = FALSE) {
                  "with a fit that did not reach tol, of `radii` fitted. `fit_*`: one fit at our",
                  "1se radius against glmnet at the lambda of that l1 norm. `load`: 1-minute",
                  "load average at the start of the row (2 cores shared with other jobs)."),
-           "", md_table(shown))
+           "", md_shown(shown))
   if (!is.null(std_res)) {
-    shown2 <- std_res
-    shown2[] <- lapply(std_res, function(col) vapply(col, fmt, ""))
     out <- c(out, "", "## Standardized defaults of both (standardize = TRUE)", "",
              paste("`cv.glmnet(X, y, foldid = ids)` against `cv_sparse_regression(X, y, folds =",
                    "ids)`, both at their defaults (standardized, intercept), simulated designs",
-                   "as above with all n rows in the CV."), "", md_table(shown2))
+                   "as above with all n rows in the CV."), "", md_shown(std_res))
   }
   dir.create("inst/bench/results", showWarnings = FALSE, recursive = TRUE)
   writeLines(out, "inst/bench/results/cv_regression_wide.md")
