@@ -850,6 +850,122 @@ static void chol_delete(double *L, int ld, int m, int a)
     }
 }
 
+/* The face step's solves and products, in the reference BLAS's arithmetic
+ * order (dtrsv / dtrsm("L", "L", "N"|"T") as dpotrs calls them, and
+ * dsymv("L") with alpha 1, beta 0): every entry gets the same operations
+ * in the same order, so the numbers are those of the BLAS calls they
+ * replace (with the reference BLAS R ships). What differs is the loop
+ * order across entries: four columns of L or G per pass over the vector
+ * (the forward solve and the product), two right-hand sides per pass over
+ * L (the face step on the sphere solves for g and sig), and in dsymv's
+ * and the transposed solve's dot products independent chains of additions
+ * side by side (the reference BLAS runs one chain at a time, latency-bound:
+ * these were a quarter of a 1600 x 5000 CV). */
+
+/* x := L^{-1} x (L lower, m x m, leading dimension ld; dtrsv("L", "N", "N")):
+ * column k: x_k /= L_kk, then x_i -= x_k L_ik (i > k), skipped when x_k = 0 */
+static void tri_solve_lower(const double *L, int ld, int m, double *x)
+{
+    int k = 0;
+    for (; k + 4 <= m; k += 4) {
+        const double *c[4];
+        double t[4];
+        int nz = 0;
+        for (int q = 0; q < 4; q++) {        /* the 4 x 4 corner, column by column */
+            const double *col = L + (size_t) (k + q) * ld;
+            if (x[k + q] == 0.0) continue;
+            x[k + q] /= col[k + q];
+            for (int i = k + q + 1; i < k + 4; i++) x[i] -= x[k + q] * col[i];
+            c[nz] = col; t[nz++] = x[k + q];
+        }
+        if (nz == 4) {
+            const double *c0 = c[0], *c1 = c[1], *c2 = c[2], *c3 = c[3];
+            const double t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3];
+            for (int i = k + 4; i < m; i++) {
+                double xi = x[i] - t0 * c0[i];
+                xi -= t1 * c1[i];
+                xi -= t2 * c2[i];
+                x[i] = xi - t3 * c3[i];
+            }
+        } else {
+            for (int q = 0; q < nz; q++)
+                for (int i = k + 4; i < m; i++) x[i] -= t[q] * c[q][i];
+        }
+    }
+    for (; k < m; k++) {
+        if (x[k] == 0.0) continue;
+        const double *col = L + (size_t) k * ld;
+        x[k] /= col[k];
+        for (int i = k + 1; i < m; i++) x[i] -= x[k] * col[i];
+    }
+}
+
+/* x := L'^{-1} x (dtrsm("L", "L", "T", "N") with one right-hand side):
+ * x_i = (x_i - sum_{k > i} L_ki x_k) / L_ii, the sum in k's order; for
+ * two right-hand sides (y not NULL) both chains side by side */
+static void tri_solve_lower_t(const double *L, int ld, int m, double *x, double *y)
+{
+    for (int i = m - 1; i >= 0; i--) {
+        const double *col = L + (size_t) i * ld;
+        double tx = x[i];
+        if (y) {
+            double ty = y[i];
+            for (int k = i + 1; k < m; k++) { tx -= col[k] * x[k]; ty -= col[k] * y[k]; }
+            y[i] = ty / col[i];
+        } else {
+            for (int k = i + 1; k < m; k++) tx -= col[k] * x[k];
+        }
+        x[i] = tx / col[i];
+    }
+}
+
+/* G x = b by G's Cholesky factor L, for b = x (and b = y when y is not
+ * NULL): dpotrs("L") with one right-hand side, for each */
+static void chol_solve(const double *L, int ld, int m, double *x, double *y)
+{
+    tri_solve_lower(L, ld, m, x);
+    if (y) tri_solve_lower(L, ld, m, y);
+    tri_solve_lower_t(L, ld, m, x, y);
+}
+
+/* y = G x, G symmetric by its lower triangle (dsymv("L"), alpha 1, beta 0):
+ * column j adds x_j G_ij to y_i (i >= j), then sum_{i > j} G_ij x_i to y_j */
+static void sym_mv_lower(const double *G, int ld, int m, const double *x, double *y)
+{
+    for (int i = 0; i < m; i++) y[i] = 0.0;
+    int j = 0;
+    for (; j + 4 <= m; j += 4) {
+        const double *c0 = G + (size_t) j * ld, *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+        const double t0 = x[j], t1 = x[j + 1], t2 = x[j + 2], t3 = x[j + 3];
+        double s[4] = {0.0, 0.0, 0.0, 0.0};
+        for (int q = 0; q < 4; q++) {        /* the corner, column by column */
+            const double *col = c0 + (size_t) q * ld;
+            y[j + q] += x[j + q] * col[j + q];
+            for (int i = j + q + 1; i < j + 4; i++) {
+                y[i] += x[j + q] * col[i];
+                s[q] += col[i] * x[i];
+            }
+        }
+        double s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
+        for (int i = j + 4; i < m; i++) {
+            const double xi = x[i];
+            double yi = y[i] + t0 * c0[i];
+            yi += t1 * c1[i];
+            yi += t2 * c2[i];
+            y[i] = yi + t3 * c3[i];
+            s0 += c0[i] * xi; s1 += c1[i] * xi; s2 += c2[i] * xi; s3 += c3[i] * xi;
+        }
+        y[j] += s0; y[j + 1] += s1; y[j + 2] += s2; y[j + 3] += s3;
+    }
+    for (; j < m; j++) {
+        const double *col = G + (size_t) j * ld, t = x[j];
+        double s = 0.0;
+        y[j] += t * col[j];
+        for (int i = j + 1; i < m; i++) { y[i] += t * col[i]; s += col[i] * x[i]; }
+        y[j] += s;
+    }
+}
+
 static double face_cost(double m) { return m * m * m / 3.0 + 4.0 * m * m; }
 
 /* A singular Gram block (a support of more columns than rows, as near the
@@ -981,7 +1097,7 @@ static int reg_face_step(cg_problem *P)
         for (int c = keep; c < k0 && factored; c++) {
             double *t = w + 7 * (size_t) cap;
             memcpy(t, G + (size_t) c * ld, sizeof(double) * c);
-            if (c > 0) F77_CALL(dtrsv)("L", "N", "N", &c, L, &ld, t, &one FCONE FCONE FCONE);
+            tri_solve_lower(L, ld, c, t);
             double dd = G[c + (size_t) c * ld];
             for (int i = 0; i < c; i++) { dd -= t[i] * t[i]; L[c + (size_t) i * ld] = t[i]; }
             factored = dd > 0.0;
@@ -1036,8 +1152,8 @@ static int reg_face_step(cg_problem *P)
                     }
                 }
                 if (block < 0) break;
-                double alpha = 1.0, zero = 0.0, gd = 0.0, dGd = 0.0;
-                F77_CALL(dsymv)("L", &m, &alpha, G, &ld, d, &one, &zero, Gd, &one FCONE);
+                double gd = 0.0, dGd = 0.0;
+                sym_mv_lower(G, ld, m, d, Gd);
                 for (int a = 0; a < m; a++) { gd += gS[a] * d[a]; dGd += d[a] * Gd[a]; }
                 /* no change, up to the rounding of G d */
                 if (!(tau * gd + 0.5 * tau * tau * dGd <= 1e-15 * tau * tau * ev_max * m)) break;
@@ -1075,12 +1191,12 @@ static int reg_face_step(cg_problem *P)
             if (!reduced) break;
             continue;                    /* the Cholesky solves on the block left */
         } else {
+            /* G u = g, and on the sphere G v = sig (one pass over L) */
             memcpy(u, gS, sizeof(double) * m);
-            F77_CALL(dpotrs)("L", &m, &one, L, &ld, u, &ld, &info FCONE);
+            if (on_sphere) memcpy(v, sig, sizeof(double) * m);
+            chol_solve(L, ld, m, u, on_sphere ? v : NULL);
             double nu = 0.0;
             if (on_sphere) {             /* G d = -g - nu sig with sig'd = 0 */
-                memcpy(v, sig, sizeof(double) * m);
-                F77_CALL(dpotrs)("L", &m, &one, L, &ld, v, &ld, &info FCONE);
                 double su = 0.0, sv = 0.0;
                 for (int a = 0; a < m; a++) { su += sig[a] * u[a]; sv += sig[a] * v[a]; }
                 nu = -su / sv;
@@ -1102,8 +1218,8 @@ static int reg_face_step(cg_problem *P)
         if (!on_sphere && sd > 0.0 && slack < tau * sd) {
             tau = slack / sd; block = -1; l1_block = 1;
         }
-        double alpha = 1.0, zero = 0.0, gd = 0.0, dGd = 0.0;
-        F77_CALL(dsymv)("L", &m, &alpha, G, &ld, d, &one, &zero, Gd, &one FCONE);
+        double gd = 0.0, dGd = 0.0;
+        sym_mv_lower(G, ld, m, d, Gd);
         for (int a = 0; a < m; a++) { gd += gS[a] * d[a]; dGd += d[a] * Gd[a]; }
         const double change = tau * gd + 0.5 * tau * tau * dGd;
         if (!(change < 0.0)) {
