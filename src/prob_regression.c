@@ -862,42 +862,60 @@ static void chol_delete(double *L, int ld, int m, int a)
  * side by side (the reference BLAS runs one chain at a time, latency-bound:
  * these were a quarter of a 1600 x 5000 CV). */
 
-/* x := L^{-1} x (L lower, m x m, leading dimension ld; dtrsv("L", "N", "N")):
- * column k: x_k /= L_kk, then x_i -= x_k L_ik (i > k), skipped when x_k = 0 */
-static void tri_solve_lower(const double *L, int ld, int m, double *x)
+/* x := L^{-1} x (L lower, leading dimension ld; dtrsv("L", "N", "N")) for
+ * the nr vectors xs[0..nr-1], the rows from..m-1 only (0: the whole solve;
+ * from > 0 continues one whose rows < from are done, their entries final):
+ * column k: x_k /= L_kk, then x_i -= x_k L_ik (i > k), skipped when x_k = 0.
+ * Each block of four columns of L is read for all vectors in turn. */
+static void tri_solve_lower_rows(const double *L, int ld, int m, double **xs, int nr, int from)
 {
     int k = 0;
     for (; k + 4 <= m; k += 4) {
-        const double *c[4];
-        double t[4];
-        int nz = 0;
-        for (int q = 0; q < 4; q++) {        /* the 4 x 4 corner, column by column */
-            const double *col = L + (size_t) (k + q) * ld;
-            if (x[k + q] == 0.0) continue;
-            x[k + q] /= col[k + q];
-            for (int i = k + q + 1; i < k + 4; i++) x[i] -= x[k + q] * col[i];
-            c[nz] = col; t[nz++] = x[k + q];
-        }
-        if (nz == 4) {
-            const double *c0 = c[0], *c1 = c[1], *c2 = c[2], *c3 = c[3];
-            const double t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3];
-            for (int i = k + 4; i < m; i++) {
-                double xi = x[i] - t0 * c0[i];
-                xi -= t1 * c1[i];
-                xi -= t2 * c2[i];
-                x[i] = xi - t3 * c3[i];
+        for (int r = 0; r < nr; r++) {
+            double *x = xs[r];
+            const double *c[4];
+            double t[4];
+            int nz = 0;
+            for (int q = 0; q < 4; q++) {    /* the 4 x 4 corner, column by column */
+                const double *col = L + (size_t) (k + q) * ld;
+                if (k + q >= from) {
+                    if (x[k + q] == 0.0) continue;
+                    x[k + q] /= col[k + q];
+                } else if (x[k + q] == 0.0) continue;
+                for (int i = (k + q + 1 > from ? k + q + 1 : from); i < k + 4; i++)
+                    x[i] -= x[k + q] * col[i];
+                c[nz] = col; t[nz++] = x[k + q];
             }
-        } else {
-            for (int q = 0; q < nz; q++)
-                for (int i = k + 4; i < m; i++) x[i] -= t[q] * c[q][i];
+            const int i0 = k + 4 > from ? k + 4 : from;
+            if (nz == 4) {
+                const double *c0 = c[0], *c1 = c[1], *c2 = c[2], *c3 = c[3];
+                const double t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3];
+                for (int i = i0; i < m; i++) {
+                    double xi = x[i] - t0 * c0[i];
+                    xi -= t1 * c1[i];
+                    xi -= t2 * c2[i];
+                    x[i] = xi - t3 * c3[i];
+                }
+            } else {
+                for (int q = 0; q < nz; q++)
+                    for (int i = i0; i < m; i++) x[i] -= t[q] * c[q][i];
+            }
         }
     }
     for (; k < m; k++) {
-        if (x[k] == 0.0) continue;
         const double *col = L + (size_t) k * ld;
-        x[k] /= col[k];
-        for (int i = k + 1; i < m; i++) x[i] -= x[k] * col[i];
+        for (int r = 0; r < nr; r++) {
+            double *x = xs[r];
+            if (x[k] == 0.0) continue;
+            if (k >= from) x[k] /= col[k];
+            for (int i = (k + 1 > from ? k + 1 : from); i < m; i++) x[i] -= x[k] * col[i];
+        }
     }
+}
+
+static void tri_solve_lower(const double *L, int ld, int m, double *x)
+{
+    tri_solve_lower_rows(L, ld, m, &x, 1, 0);
 }
 
 /* x := L'^{-1} x (dtrsm("L", "L", "T", "N") with one right-hand side):
@@ -923,8 +941,8 @@ static void tri_solve_lower_t(const double *L, int ld, int m, double *x, double 
  * NULL): dpotrs("L") with one right-hand side, for each */
 static void chol_solve(const double *L, int ld, int m, double *x, double *y)
 {
-    tri_solve_lower(L, ld, m, x);
-    if (y) tri_solve_lower(L, ld, m, y);
+    double *xs[2] = {x, y};
+    tri_solve_lower_rows(L, ld, m, xs, y ? 2 : 1, 0);
     tri_solve_lower_t(L, ld, m, x, y);
 }
 
@@ -1092,12 +1110,25 @@ static int reg_face_step(cg_problem *P)
     double spent = 0.0, slack = R->slack;
     if (update) {
         /* appended: row c of L solves L_cc l = G_c (the first c entries of
-         * G's column c), its pivot sqrt(G_cc - l'l) */
+         * G's column c), its pivot sqrt(G_cc - l'l). The solves run in the
+         * unused upper triangle of L's column c: their rows < keep (the
+         * kept factor only) for up to 8 new coordinates in one pass over
+         * the kept factor, the rest (rows of the factor appended just
+         * before) each in turn; the same operations, in the same order per
+         * entry, as each solve alone */
         factored = 1;
+        double *ts[8];
         for (int c = keep; c < k0 && factored; c++) {
-            double *t = w + 7 * (size_t) cap;
-            memcpy(t, G + (size_t) c * ld, sizeof(double) * c);
-            tri_solve_lower(L, ld, c, t);
+            double *t = L + (size_t) c * ld;
+            if ((c - keep) % 8 == 0) {
+                int nb = 0;
+                for (int cc = c; cc < k0 && nb < 8; cc++, nb++) {
+                    ts[nb] = L + (size_t) cc * ld;
+                    memcpy(ts[nb], G + (size_t) cc * ld, sizeof(double) * cc);
+                }
+                tri_solve_lower_rows(L, ld, keep, ts, nb, 0);
+            }
+            tri_solve_lower_rows(L, ld, c, &t, 1, keep);
             double dd = G[c + (size_t) c * ld];
             for (int i = 0; i < c; i++) { dd -= t[i] * t[i]; L[c + (size_t) i * ld] = t[i]; }
             factored = dd > 0.0;
