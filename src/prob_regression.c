@@ -913,11 +913,6 @@ static void tri_solve_lower_rows(const double *L, int ld, int m, double **xs, in
     }
 }
 
-static void tri_solve_lower(const double *L, int ld, int m, double *x)
-{
-    tri_solve_lower_rows(L, ld, m, &x, 1, 0);
-}
-
 /* x := L'^{-1} x (dtrsm("L", "L", "T", "N") with one right-hand side):
  * x_i = (x_i - sum_{k > i} L_ki x_k) / L_ii, the sum in k's order; for
  * two right-hand sides (y not NULL) both chains side by side */
