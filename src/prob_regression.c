@@ -850,6 +850,135 @@ static void chol_delete(double *L, int ld, int m, int a)
     }
 }
 
+/* The face step's solves and products, in the reference BLAS's arithmetic
+ * order (dtrsv / dtrsm("L", "L", "N"|"T") as dpotrs calls them, and
+ * dsymv("L") with alpha 1, beta 0): every entry gets the same operations
+ * in the same order, so the numbers are those of the BLAS calls they
+ * replace (with the reference BLAS R ships). What differs is the loop
+ * order across entries: four columns of L or G per pass over the vector
+ * (the forward solve and the product), two right-hand sides per pass over
+ * L (the face step on the sphere solves for g and sig), and in dsymv's
+ * and the transposed solve's dot products independent chains of additions
+ * side by side (the reference BLAS runs one chain at a time, latency-bound:
+ * these were a quarter of a 1600 x 5000 CV). */
+
+/* x := L^{-1} x (L lower, leading dimension ld; dtrsv("L", "N", "N")) for
+ * the nr vectors xs[0..nr-1], the rows from..m-1 only (0: the whole solve;
+ * from > 0 continues one whose rows < from are done, their entries final):
+ * column k: x_k /= L_kk, then x_i -= x_k L_ik (i > k), skipped when x_k = 0.
+ * Each block of four columns of L is read for all vectors in turn. */
+static void tri_solve_lower_rows(const double *L, int ld, int m, double **xs, int nr, int from)
+{
+    int k = 0;
+    for (; k + 4 <= m; k += 4) {
+        for (int r = 0; r < nr; r++) {
+            double *x = xs[r];
+            const double *c[4];
+            double t[4];
+            int nz = 0;
+            for (int q = 0; q < 4; q++) {    /* the 4 x 4 corner, column by column */
+                const double *col = L + (size_t) (k + q) * ld;
+                if (k + q >= from) {
+                    if (x[k + q] == 0.0) continue;
+                    x[k + q] /= col[k + q];
+                } else if (x[k + q] == 0.0) continue;
+                for (int i = (k + q + 1 > from ? k + q + 1 : from); i < k + 4; i++)
+                    x[i] -= x[k + q] * col[i];
+                c[nz] = col; t[nz++] = x[k + q];
+            }
+            const int i0 = k + 4 > from ? k + 4 : from;
+            if (nz == 4) {
+                const double *c0 = c[0], *c1 = c[1], *c2 = c[2], *c3 = c[3];
+                const double t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3];
+                for (int i = i0; i < m; i++) {
+                    double xi = x[i] - t0 * c0[i];
+                    xi -= t1 * c1[i];
+                    xi -= t2 * c2[i];
+                    x[i] = xi - t3 * c3[i];
+                }
+            } else {
+                for (int q = 0; q < nz; q++)
+                    for (int i = i0; i < m; i++) x[i] -= t[q] * c[q][i];
+            }
+        }
+    }
+    for (; k < m; k++) {
+        const double *col = L + (size_t) k * ld;
+        for (int r = 0; r < nr; r++) {
+            double *x = xs[r];
+            if (x[k] == 0.0) continue;
+            if (k >= from) x[k] /= col[k];
+            for (int i = (k + 1 > from ? k + 1 : from); i < m; i++) x[i] -= x[k] * col[i];
+        }
+    }
+}
+
+/* x := L'^{-1} x (dtrsm("L", "L", "T", "N") with one right-hand side):
+ * x_i = (x_i - sum_{k > i} L_ki x_k) / L_ii, the sum in k's order; for
+ * two right-hand sides (y not NULL) both chains side by side */
+static void tri_solve_lower_t(const double *L, int ld, int m, double *x, double *y)
+{
+    for (int i = m - 1; i >= 0; i--) {
+        const double *col = L + (size_t) i * ld;
+        double tx = x[i];
+        if (y) {
+            double ty = y[i];
+            for (int k = i + 1; k < m; k++) { tx -= col[k] * x[k]; ty -= col[k] * y[k]; }
+            y[i] = ty / col[i];
+        } else {
+            for (int k = i + 1; k < m; k++) tx -= col[k] * x[k];
+        }
+        x[i] = tx / col[i];
+    }
+}
+
+/* G x = b by G's Cholesky factor L, for b = x (and b = y when y is not
+ * NULL): dpotrs("L") with one right-hand side, for each */
+static void chol_solve(const double *L, int ld, int m, double *x, double *y)
+{
+    double *xs[2] = {x, y};
+    tri_solve_lower_rows(L, ld, m, xs, y ? 2 : 1, 0);
+    tri_solve_lower_t(L, ld, m, x, y);
+}
+
+/* y = G x, G symmetric by its lower triangle (dsymv("L"), alpha 1, beta 0):
+ * column j adds x_j G_ij to y_i (i >= j), then sum_{i > j} G_ij x_i to y_j */
+static void sym_mv_lower(const double *G, int ld, int m, const double *x, double *y)
+{
+    for (int i = 0; i < m; i++) y[i] = 0.0;
+    int j = 0;
+    for (; j + 4 <= m; j += 4) {
+        const double *c0 = G + (size_t) j * ld, *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+        const double t0 = x[j], t1 = x[j + 1], t2 = x[j + 2], t3 = x[j + 3];
+        double s[4] = {0.0, 0.0, 0.0, 0.0};
+        for (int q = 0; q < 4; q++) {        /* the corner, column by column */
+            const double *col = c0 + (size_t) q * ld;
+            y[j + q] += x[j + q] * col[j + q];
+            for (int i = j + q + 1; i < j + 4; i++) {
+                y[i] += x[j + q] * col[i];
+                s[q] += col[i] * x[i];
+            }
+        }
+        double s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
+        for (int i = j + 4; i < m; i++) {
+            const double xi = x[i];
+            double yi = y[i] + t0 * c0[i];
+            yi += t1 * c1[i];
+            yi += t2 * c2[i];
+            y[i] = yi + t3 * c3[i];
+            s0 += c0[i] * xi; s1 += c1[i] * xi; s2 += c2[i] * xi; s3 += c3[i] * xi;
+        }
+        y[j] += s0; y[j + 1] += s1; y[j + 2] += s2; y[j + 3] += s3;
+    }
+    for (; j < m; j++) {
+        const double *col = G + (size_t) j * ld, t = x[j];
+        double s = 0.0;
+        y[j] += t * col[j];
+        for (int i = j + 1; i < m; i++) { y[i] += t * col[i]; s += col[i] * x[i]; }
+        y[j] += s;
+    }
+}
+
 static double face_cost(double m) { return m * m * m / 3.0 + 4.0 * m * m; }
 
 /* A singular Gram block (a support of more columns than rows, as near the
@@ -976,12 +1105,25 @@ static int reg_face_step(cg_problem *P)
     double spent = 0.0, slack = R->slack;
     if (update) {
         /* appended: row c of L solves L_cc l = G_c (the first c entries of
-         * G's column c), its pivot sqrt(G_cc - l'l) */
+         * G's column c), its pivot sqrt(G_cc - l'l). The solves run in the
+         * unused upper triangle of L's column c: their rows < keep (the
+         * kept factor only) for up to 8 new coordinates in one pass over
+         * the kept factor, the rest (rows of the factor appended just
+         * before) each in turn; the same operations, in the same order per
+         * entry, as each solve alone */
         factored = 1;
+        double *ts[8];
         for (int c = keep; c < k0 && factored; c++) {
-            double *t = w + 7 * (size_t) cap;
-            memcpy(t, G + (size_t) c * ld, sizeof(double) * c);
-            if (c > 0) F77_CALL(dtrsv)("L", "N", "N", &c, L, &ld, t, &one FCONE FCONE FCONE);
+            double *t = L + (size_t) c * ld;
+            if ((c - keep) % 8 == 0) {
+                int nb = 0;
+                for (int cc = c; cc < k0 && nb < 8; cc++, nb++) {
+                    ts[nb] = L + (size_t) cc * ld;
+                    memcpy(ts[nb], G + (size_t) cc * ld, sizeof(double) * cc);
+                }
+                tri_solve_lower_rows(L, ld, keep, ts, nb, 0);
+            }
+            tri_solve_lower_rows(L, ld, c, &t, 1, keep);
             double dd = G[c + (size_t) c * ld];
             for (int i = 0; i < c; i++) { dd -= t[i] * t[i]; L[c + (size_t) i * ld] = t[i]; }
             factored = dd > 0.0;
@@ -1036,8 +1178,8 @@ static int reg_face_step(cg_problem *P)
                     }
                 }
                 if (block < 0) break;
-                double alpha = 1.0, zero = 0.0, gd = 0.0, dGd = 0.0;
-                F77_CALL(dsymv)("L", &m, &alpha, G, &ld, d, &one, &zero, Gd, &one FCONE);
+                double gd = 0.0, dGd = 0.0;
+                sym_mv_lower(G, ld, m, d, Gd);
                 for (int a = 0; a < m; a++) { gd += gS[a] * d[a]; dGd += d[a] * Gd[a]; }
                 /* no change, up to the rounding of G d */
                 if (!(tau * gd + 0.5 * tau * tau * dGd <= 1e-15 * tau * tau * ev_max * m)) break;
@@ -1075,12 +1217,12 @@ static int reg_face_step(cg_problem *P)
             if (!reduced) break;
             continue;                    /* the Cholesky solves on the block left */
         } else {
+            /* G u = g, and on the sphere G v = sig (one pass over L) */
             memcpy(u, gS, sizeof(double) * m);
-            F77_CALL(dpotrs)("L", &m, &one, L, &ld, u, &ld, &info FCONE);
+            if (on_sphere) memcpy(v, sig, sizeof(double) * m);
+            chol_solve(L, ld, m, u, on_sphere ? v : NULL);
             double nu = 0.0;
             if (on_sphere) {             /* G d = -g - nu sig with sig'd = 0 */
-                memcpy(v, sig, sizeof(double) * m);
-                F77_CALL(dpotrs)("L", &m, &one, L, &ld, v, &ld, &info FCONE);
                 double su = 0.0, sv = 0.0;
                 for (int a = 0; a < m; a++) { su += sig[a] * u[a]; sv += sig[a] * v[a]; }
                 nu = -su / sv;
@@ -1102,8 +1244,8 @@ static int reg_face_step(cg_problem *P)
         if (!on_sphere && sd > 0.0 && slack < tau * sd) {
             tau = slack / sd; block = -1; l1_block = 1;
         }
-        double alpha = 1.0, zero = 0.0, gd = 0.0, dGd = 0.0;
-        F77_CALL(dsymv)("L", &m, &alpha, G, &ld, d, &one, &zero, Gd, &one FCONE);
+        double gd = 0.0, dGd = 0.0;
+        sym_mv_lower(G, ld, m, d, Gd);
         for (int a = 0; a < m; a++) { gd += gS[a] * d[a]; dGd += d[a] * Gd[a]; }
         const double change = tau * gd + 0.5 * tau * tau * dGd;
         if (!(change < 0.0)) {
@@ -1133,10 +1275,10 @@ static int reg_face_step(cg_problem *P)
     R->slack = on_sphere ? 0.0 : fmax(R->radius - l1, 0.0);
     /* the gradient: through the cached Gram columns, else from scratch */
     if (cached && R->ws_on) {
-        /* the columns hold W's entries: the moved coordinates four at a
-         * time, each entry of g updated by them in the support's order
+        /* the columns hold W's entries: the moved coordinates eight (then
+         * four) at a time, each entry of g updated by them in the support's order
          * (the same numbers as one pass over W per coordinate, with g and
-         * W read once per four: this update was a tenth of a 1600 x 5000
+         * W read once per eight: this update was a tenth of a 1600 x 5000
          * path) */
         const int *ws = R->ws, nw = R->n_ws;   /* (columns by position in W) */
         double *g = R->g;
@@ -1148,6 +1290,25 @@ static int reg_face_step(cg_problem *P)
             idx[nm++] = orig[a];
         }
         int b = 0;
+        for (; b + 8 <= nm; b += 8) {       /* eight at a time, then four */
+            const double d0 = u[b], d1 = u[b + 1], d2 = u[b + 2], d3 = u[b + 3],
+                         d4 = u[b + 4], d5 = u[b + 5], d6 = u[b + 6], d7 = u[b + 7];
+            const double *c0 = R->gcol[idx[b]], *c1 = R->gcol[idx[b + 1]],
+                         *c2 = R->gcol[idx[b + 2]], *c3 = R->gcol[idx[b + 3]],
+                         *c4 = R->gcol[idx[b + 4]], *c5 = R->gcol[idx[b + 5]],
+                         *c6 = R->gcol[idx[b + 6]], *c7 = R->gcol[idx[b + 7]];
+            for (int k = 0; k < nw; k++) {
+                const int j = ws[k];
+                double gj = g[j] + d0 * c0[k];
+                gj += d1 * c1[k];
+                gj += d2 * c2[k];
+                gj += d3 * c3[k];
+                gj += d4 * c4[k];
+                gj += d5 * c5[k];
+                gj += d6 * c6[k];
+                g[j] = gj + d7 * c7[k];
+            }
+        }
         for (; b + 4 <= nm; b += 4) {
             const double d0 = u[b], d1 = u[b + 1], d2 = u[b + 2], d3 = u[b + 3];
             const double *c0 = R->gcol[idx[b]], *c1 = R->gcol[idx[b + 1]],
