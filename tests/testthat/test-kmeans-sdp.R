@@ -16,6 +16,20 @@ block_X <- function(labels) {
     tcrossprod(v) / sum(v)
   }))
 }
+# The certified bound recomputed in R from multipliers Z <= 0 of X >= 0 (on
+# the scaled C = D / ||D||_F, weight 1 / sqrt(2)), the row sums kept exact:
+# <N, 11'>/(nk) + (1 - 1/k) lambda_min(P N P on 1-perp), N = C + Z / sqrt(2),
+# on the scale of 1/2 <D, X>
+projected_bound <- function(D, k, Z) {
+  n <- nrow(D)
+  normD <- sqrt(sum(D^2))
+  N <- D / normD + (1 / sqrt(2)) * Z
+  P <- diag(n) - matrix(1 / n, n, n)
+  E <- eigen(P %*% N %*% P, symmetric = TRUE)
+  lam <- min(E$values[abs(colSums(E$vectors)) < 1e-8])
+  0.5 * normD * k * (sum(N) / (n * k) + (1 - 1 / k) * lam)
+}
+
 kmeans_cost <- function(x, labels) {
   sum(vapply(split(seq_len(nrow(x)), labels), function(i)
     sum(sweep(x[i, , drop = FALSE], 2, colMeans(x[i, , drop = FALSE]))^2), 0))
@@ -147,12 +161,10 @@ test_that("the certified bound keeps the row sums exact: valid, above the bound 
   # <N, 11'>/(nk) + (1 - 1/k) lambda_min(P N P on 1-perp), N = C - Z; never
   # below the Lagrangian bound at the method's own row-sum multipliers y
   st <- fit$state
-  normD <- sqrt(sum(D^2)); C <- D / normD; a <- 1 / sqrt(2 * n); cc <- 1 / sqrt(2)
-  N <- C + cc * pmin(matrix(st$state_Y, n), 0)
-  P <- diag(n) - matrix(1 / n, n, n)
-  E <- eigen(P %*% N %*% P, symmetric = TRUE)
-  lam <- min(E$values[abs(colSums(E$vectors)) < 1e-8])
-  projected <- 0.5 * normD * k * (sum(N) / (n * k) + (1 - 1 / k) * lam)
+  normD <- sqrt(sum(D^2)); a <- 1 / sqrt(2 * n)
+  Z <- pmin(matrix(st$state_Y, n), 0)
+  projected <- projected_bound(D, k, Z)
+  N <- D / normD + (1 / sqrt(2)) * Z
   y <- st$state_y
   V <- N + a / 2 * (outer(y, rep(1, n)) + outer(rep(1, n), y))
   at_y <- 0.5 * normD * k * (min(eigen(V, symmetric = TRUE, only.values = TRUE)$values) -
@@ -190,22 +202,13 @@ test_that("the polished bound: below Rcsdp's optimum, its multipliers valid, the
   expect_false(is.null(st$state_Md))
   Md <- matrix(st$state_Md, n)
   expect_lte(max(Md), 0)
-  normD <- sqrt(sum(D^2)); C <- D / normD; cc <- 1 / sqrt(2)
-  N <- C + cc * Md
-  P <- diag(n) - matrix(1 / n, n, n)
-  E <- eigen(P %*% N %*% P, symmetric = TRUE)
-  lam <- min(E$values[abs(colSums(E$vectors)) < 1e-8])
-  polished <- 0.5 * normD * k * (sum(N) / (n * k) + (1 - 1 / k) * lam)
+  polished <- projected_bound(D, k, Md)
   expect_lte(polished, ref$value)
   expect_lte(polished, fit$lower_bound + 1e-8 * ref$value)
   # polished from the method's multipliers of the last test (the final
   # state's): above their bound, and at least halfway to the optimum
   # (measured: 28.47 vs 28.14 at min(Y, 0), Rcsdp 28.56)
-  at_Y <- with(list(N = C + cc * pmin(matrix(st$state_Y, n), 0)), {
-    E <- eigen(P %*% N %*% P, symmetric = TRUE)
-    0.5 * normD * k * (sum(N) / (n * k) +
-                       (1 - 1 / k) * min(E$values[abs(colSums(E$vectors)) < 1e-8]))
-  })
+  at_Y <- projected_bound(D, k, pmin(matrix(st$state_Y, n), 0))
   expect_gte(polished, at_Y)
   expect_lte(ref$value - polished, 0.5 * (ref$value - at_Y))
 })
