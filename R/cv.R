@@ -203,6 +203,10 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
   prep <- regression_prepare(X, y, family, w, standardize, pf, intercept, method)
   plain <- prep$kind == "none"
   default_grid <- is.null(radius)
+  # binomial, poisson: the top of the default grid, one Newton step from the
+  # null model, can lie below the CV minimum: the grid goes on upward while
+  # the minimum is at its largest radius, and paths end as glmnet's
+  extend_grid <- default_grid && family != "gaussian" && !isFALSE(getOption("stochcg.cv_extend"))
   # X'X of all the rows, once, where both the default radii (the
   # least-squares l1 norm, n > p) and the folds' Gram matrices (the full
   # data's less the held-out rows') need it: computed twice it was 11% of a
@@ -283,8 +287,7 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
       # deviance (separable classes, p >> n: the deviance falls to zero
       # along the radius, the CV minimum at the top however far the grid
       # goes), as the least squares' paths above
-      if (default_grid && family != "gaussian" && !isFALSE(getOption("stochcg.cv_extend")))
-        attr(solver$control, "path_stop_ratio") <- 1e-3
+      if (extend_grid) attr(solver$control, "path_stop_ratio") <- 1e-3
       if (length(radius) > 1L) return(prepared_fit(pr, radius, init, solver, NULL))
       fit_path(function(radius, init) prepared_fit(pr, radius, init, solver, NULL),
                list(), radius, init)
@@ -314,11 +317,7 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
             control, call, started, early_stop = default_grid,
             fold_weights = cv_fold_weights(foldid, w),
             refine = if (default_grid && !isFALSE(getOption("stochcg.cv_refine"))) 2L else 0L,
-            # (binomial, poisson: the top of the default grid, one Newton
-            # step from the null model, can lie below the CV minimum: the
-            # grid goes on upward while the minimum is at its largest radius)
-            extend = if (default_grid && family != "gaussian" &&
-                         !isFALSE(getOption("stochcg.cv_extend"))) 30L else 0L)
+            extend = if (extend_grid) 30L else 0L)
 }
 
 #' Choose the nuclear-norm radius of a matrix completion by validation
