@@ -110,8 +110,8 @@ static double x_at(const regression *R, int r, int j)    /* dense only */
  * ddot were a fifth of a 1600 x 5000 CV; 3.5x faster than the reference
  * BLAS's ddot at n = 1440), and v read once for eight. An optimized BLAS
  * would sum in another order: these are the reference BLAS's numbers. */
-static void cols_dot(const double *X, int n, const int *cols, int m, const double *v,
-                     double scale, double *out)
+void cg_cols_dot(const double *X, int n, const int *cols, int m, const double *v,
+                 double scale, double *out)
 {
 #define COL(q) (X + (size_t) (cols ? cols[k + (q)] : k + (q)) * n)
     int k = 0;
@@ -344,7 +344,7 @@ static void exact_gradient_x(const regression *R, double *res, double *g)
                 F77_CALL(daxpy)(&R->n, R->theta + j, R->X + (size_t) j * n, &one, res, &one);
         /* X'res / n (the numbers of dgemv("T"): cols_dot) */
         (void) zero;
-        cols_dot(R->X, n, NULL, p, res, inv, g);
+        cg_cols_dot(R->X, n, NULL, p, res, inv, g);
         return;
     }
     if (R->xbar) {                   /* the centred X theta */
@@ -462,7 +462,7 @@ static const double *gram_col(cg_problem *P, regression *R, int j, double *scrat
         R->cache_left--;
     }
     if (!R->sparse) {                /* the numbers of dgemv("T"): cols_dot */
-        cols_dot(R->X, n, NULL, p, R->X + (size_t) j * n, 1.0 / n, c);
+        cg_cols_dot(R->X, n, NULL, p, R->X + (size_t) j * n, 1.0 / n, c);
     } else {                     /* by rows: only the rows where x_j != 0 */
         memset(c, 0, sizeof(double) * p);
         for (int a = R->cp[j]; a < R->cp[j + 1]; a++) {
@@ -532,7 +532,7 @@ static void gram_fill_ws(regression *R, int j, double *c, int from)
         todo[m++] = i;
     }
     double *dots = R->ws_dots;
-    cols_dot(R->X, n, todo, m, xj, 1.0, dots);
+    cg_cols_dot(R->X, n, todo, m, xj, 1.0, dots);
     for (int k = 0; k < m; k++) c[R->ws_tpos[k]] = dots[k] / n;
     R->rows_read += (double) m * n / R->p;   /* in rows of X */
 }
