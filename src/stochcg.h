@@ -658,6 +658,7 @@ SEXP cg_smf_solution(cg_problem *P);
  * unpenalized gaussian on a sparse X): prob_glm.c */
 int  cg_problem_glm(cg_problem *P, SEXP spec);
 SEXP cg_glm_solution(cg_problem *P);
+SEXP cg_glm_beta(cg_problem *P);      /* a CV fold path's lean result */
 void cg_glm_restart(cg_problem *P, double radius);
 
 /* ---------------------------------------------------------- solvers */
