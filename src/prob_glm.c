@@ -548,6 +548,8 @@ static void glm_pair_step(cg_problem *P, double gamma, int drop)
  * steps without face steps above 1024 coordinates, 3673 with them, 1.8 ->
  * 1.45 s; the Hessian's scratch is at most 32 MB) */
 #define FACE_MAX 2048
+/* rows per block of the dense Newton systems' M (face_system) */
+#define FACE_ROWS 256
 /* flops of a face step on k support coordinates (m = k + q): the Hessian
  * (dense: one n x m product; sparse: by rows, sum_i nnz_i(S)^2, about
  * nnz(X_S)^2 / n) and its Cholesky factor */
@@ -579,25 +581,43 @@ static void face_system(glm *G, const int *idx, int k, int m, double *H, double 
         rr[i] = G->w[i] * (G->mu[i] - G->y[i]) / n;
     }
     if (!G->sparse) {
+        /* M = [X~_S, U] with its rows scaled by sqrt(h), by blocks of
+         * FACE_ROWS rows (G->fM: FACE_ROWS x m), and H = M'M (the lower
+         * triangle) and z1 summed on over the blocks: every entry summed in
+         * row order, dsyrk("L", "T")'s numbers (cg_cols_dot_more, eight
+         * columns at a time; the reference dsyrk was a quarter to a third of
+         * a dense GLM CV, and an n x m M allocated per fold problem and
+         * size made R collect garbage) */
+        const int B = n < FACE_ROWS ? n : FACE_ROWS;
         double *M = G->fM;
         for (int a = 0; a < m; a++) {
-            double *col = M + (size_t) a * n;
-            if (a < k) { memset(col, 0, sizeof(double) * n); col_axpy(G, idx[a], 1.0, col); }
-            else memcpy(col, G->U + (size_t) (a - k) * n, sizeof(double) * n);
-            double s = 0.0;
-            for (int i = 0; i < n; i++) s += col[i] * rr[i];
-            z1[a] = s;
+            z1[a] = 0.0;
+            memset(H + a + (size_t) a * m, 0, sizeof(double) * (m - a));
         }
-        for (int i = 0; i < n; i++) {
-            const double h = sqrt(hr[i]);
-            for (int a = 0; a < m; a++) M[i + (size_t) a * n] *= h;
+        for (int r0 = 0; r0 < n; r0 += B) {
+            const int nb = n - r0 < B ? n - r0 : B;
+            for (int a = 0; a < m; a++) {
+                double *col = M + (size_t) a * nb;
+                if (a < k) {
+                    const double c = G->cs[idx[a]];
+                    const double *x = G->X + (size_t) idx[a] * n + r0;
+                    if (c == 0.0) memset(col, 0, sizeof(double) * nb);
+                    else for (int i = 0; i < nb; i++) col[i] = c * x[i];
+                } else {
+                    memcpy(col, G->U + (size_t) (a - k) * n + r0, sizeof(double) * nb);
+                }
+                double s = z1[a];
+                for (int i = 0; i < nb; i++) s += col[i] * rr[r0 + i];
+                z1[a] = s;
+            }
+            for (int i = 0; i < nb; i++) {
+                const double h = sqrt(hr[r0 + i]);
+                for (int a = 0; a < m; a++) M[i + (size_t) a * nb] *= h;
+            }
+            for (int a = 0; a < m; a++)
+                cg_cols_dot_more(M + (size_t) a * nb, nb, NULL, m - a, M + (size_t) a * nb,
+                                 H + a + (size_t) a * m);
         }
-        /* H = M'M, lower triangle: dsyrk("L", "T")'s numbers (each entry
-         * summed in row order), eight columns at a time (cg_cols_dot; the
-         * reference dsyrk was a quarter to a third of a dense GLM CV) */
-        for (int a = 0; a < m; a++)
-            cg_cols_dot(M + (size_t) a * n, n, NULL, m - a, M + (size_t) a * n, 1.0,
-                        H + a + (size_t) a * m);
         return;
     }
     /* sparse: X~_S by rows, then sum_i h_i x_i x_i' over each row's entries */
@@ -747,7 +767,8 @@ static void model_room(glm *G, int m)
     G->model_cap = cap;
 }
 
-/* dense: room for face_system's M (n x m), shared by the face and model steps */
+/* dense: room for face_system's M (a block of FACE_ROWS rows x m), shared by
+ * the face and model steps */
 static void fm_room(glm *G, int m)
 {
     if (G->sparse || m <= G->fM_cols) return;
@@ -755,7 +776,7 @@ static void fm_room(glm *G, int m)
     const int most = (int) (8388608.0 / G->n);
     if (cols > most) cols = most;
     if (cols < m) cols = m;
-    G->fM = cg_zeros((size_t) G->n * cols);
+    G->fM = cg_zeros((size_t) (G->n < FACE_ROWS ? G->n : FACE_ROWS) * cols);
     G->fM_cols = cols;
 }
 

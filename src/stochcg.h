@@ -71,6 +71,9 @@ void cg_symmetrize(double *A, int n);  /* A <- (A + A') / 2, n x n, in place */
  * (src/prob_regression.c) */
 void cg_cols_dot(const double *X, int n, const int *cols, int m, const double *v,
                  double scale, double *out);
+/* ... the same sums carried on from out[k] over more rows (scale 1) */
+void cg_cols_dot_more(const double *X, int n, const int *cols, int m, const double *v,
+                      double *out);
 /* dense column-major copy of A (m x n), by products with unit vectors */
 void cg_linop_densify(cg_linop *A, double *out);
 
