@@ -589,7 +589,8 @@ static void face_system(glm *G, const int *idx, int k, int m, double *H, double 
          * a dense GLM CV, and an n x m M allocated per fold problem and
          * size made R collect garbage) */
         const int B = n < FACE_ROWS ? n : FACE_ROWS;
-        double *M = G->fM;
+        double *M = G->fM, *sh = G->mub;          /* sqrt(h) per row */
+        for (int i = 0; i < n; i++) sh[i] = sqrt(hr[i]);
         for (int a = 0; a < m; a++) {
             z1[a] = 0.0;
             memset(H + a + (size_t) a * m, 0, sizeof(double) * (m - a));
@@ -609,10 +610,7 @@ static void face_system(glm *G, const int *idx, int k, int m, double *H, double 
                 double s = z1[a];
                 for (int i = 0; i < nb; i++) s += col[i] * rr[r0 + i];
                 z1[a] = s;
-            }
-            for (int i = 0; i < nb; i++) {
-                const double h = sqrt(hr[r0 + i]);
-                for (int a = 0; a < m; a++) M[i + (size_t) a * nb] *= h;
+                for (int i = 0; i < nb; i++) col[i] *= sh[r0 + i];
             }
             for (int a = 0; a < m; a++)
                 cg_cols_dot_more(M + (size_t) a * nb, nb, NULL, m - a, M + (size_t) a * nb,
