@@ -65,6 +65,15 @@ void cg_linop_csc(cg_linop *A, cg_csc_data *d, int m, int n,
 double *cg_zeros(size_t n);          /* zero-filled R_alloc scratch */
 int cg_all_finite(const double *x, size_t n);   /* no NA, NaN or Inf */
 void cg_symmetrize(double *A, int n);  /* A <- (A + A') / 2, n x n, in place */
+/* out[k] = scale * x_{cols[k]}'v for the columns cols (NULL: 0..m-1) of the
+ * dense n-row X, each summed in row order (the reference BLAS's ddot,
+ * dgemv("T") and dsyrk("L", "T") numbers), eight columns at a time
+ * (src/prob_regression.c) */
+void cg_cols_dot(const double *X, int n, const int *cols, int m, const double *v,
+                 double scale, double *out);
+/* ... the same sums carried on from out[k] over more rows (scale 1) */
+void cg_cols_dot_more(const double *X, int n, const int *cols, int m, const double *v,
+                      double *out);
 /* dense column-major copy of A (m x n), by products with unit vectors */
 void cg_linop_densify(cg_linop *A, double *out);
 
@@ -652,6 +661,7 @@ SEXP cg_smf_solution(cg_problem *P);
  * unpenalized gaussian on a sparse X): prob_glm.c */
 int  cg_problem_glm(cg_problem *P, SEXP spec);
 SEXP cg_glm_solution(cg_problem *P);
+SEXP cg_glm_beta(cg_problem *P);      /* a CV fold path's lean result */
 void cg_glm_restart(cg_problem *P, double radius);
 
 /* ---------------------------------------------------------- solvers */
