@@ -78,11 +78,6 @@ typedef struct {
     int ws_on, *ws, n_ws, *in_ws, *gvalid, *gcap, *ws_todo, *ws_tpos;
     double *ws_dots;
     double screened_at, ws_added;
-    /* skipped KKT passes (kkt_skip): the gradients and residuals of the
-     * last kkt_m full passes (kkt_last the newest), ||r_k|| / sqrt(n),
-     * ||x_j|| / sqrt(n) */
-    double *kkt_g, *kkt_r, *kkt_rn, *kkt_cn;
-    int kkt_m, kkt_last;
     /* X read by a reader (R/readers.R) block by block: see "reader" below */
     int reader;
     cg_block_sampler bs;
@@ -333,13 +328,8 @@ static int reg_pg_step(cg_problem *P, double eta)
     return CG_OK;
 }
 
-static int kkt_skip(regression *R, const double *res, double *g);
-static void kkt_keep(regression *R, const double *res, const double *g);
-
-/* res = X theta - y and g = X'res / n, from scratch, by passes over X
- * (with a working set, on W alone where kkt_skip shows that the other
- * columns cannot matter) */
-static void exact_gradient_x(regression *R, double *res, double *g)
+/* res = X theta - y and g = X'res / n, from scratch, by passes over X */
+static void exact_gradient_x(const regression *R, double *res, double *g)
 {
     const int n = R->n, p = R->p;
     for (int r = 0; r < n; r++) res[r] = -R->y[r];
@@ -354,9 +344,7 @@ static void exact_gradient_x(regression *R, double *res, double *g)
                 F77_CALL(daxpy)(&R->n, R->theta + j, R->X + (size_t) j * n, &one, res, &one);
         /* X'res / n (the numbers of dgemv("T"): cols_dot) */
         (void) zero;
-        if (R->ws_on && kkt_skip(R, res, g)) return;
         cols_dot(R->X, n, NULL, p, res, inv, g);
-        if (R->ws_on) kkt_keep(R, res, g);
         return;
     }
     if (R->xbar) {                   /* the centred X theta */
@@ -372,125 +360,6 @@ static void exact_gradient_x(regression *R, double *res, double *g)
         for (int a = R->cp[j]; a < R->cp[j + 1]; a++) s += R->cx[a] * res[R->ri[a]];
         g[j] = R->xbar ? (s - R->xbar[j] * rsum) / n : s / n;
     }
-}
-
-/* Skipped KKT passes (a dense X with a working set W). A full gradient
- * (the loop's check of a small gap, a fit's start) was a pass over all p
- * columns, n p flops where the steps work on W (a 1600 x 5000 CV made
- * ~1000 of them, a third of its Gram arithmetic), though outside W the
- * gradient is not needed unless a column there violates the KKT
- * conditions. The last KKT_K full passes are kept: their residuals r_k
- * and gradients g_k = X'r_k / n. The residual now, res, is written as
- * res = sum_k alpha_k r_k + e (alpha by least squares, e computed), so
- * for every j, by Cauchy-Schwarz,
- *   |x_j'res / n| <= |sum_k alpha_k g_kj| + (||x_j|| / sqrt(n)) ||e|| / sqrt(n).
- * When that bound B_j (raised by the rounding of the sums: the products'
- * (n + 2) u ||x_j|| ||r|| and e's) is below lam = max_{j in W} |g_j|
- * (W's entries summed now) for every j outside W, the pass would have
- * found no column to enter and ||g||_inf = lam: the gap and the screen
- * (ws_screen) are those of the full pass (W's entries are its numbers:
- * cols_dot sums each column alone). The entries outside W are left at
- * the last full pass's (below lam: they change neither the maximum nor
- * the screen, and between full passes they are stale anyway). Returns 1
- * when g is set so, 0 when the full pass must be made. */
-#define KKT_K 4
-static int kkt_skip(regression *R, const double *res, double *g)
-{
-    const int m = R->kkt_m, n = R->n, p = R->p, nw = R->n_ws;
-    if (m == 0 || nw >= p) return 0;
-    const double u = 1.2e-16, sn = sqrt((double) n);
-    /* alpha: the normal equations by Cholesky, anchors too close to the
-     * span of those before dropped (alpha_k = 0); any alpha is valid (e
-     * is computed), a good one makes e small */
-    double A[KKT_K][KKT_K], bv[KKT_K], alpha[KKT_K], Lc[KKT_K][KKT_K];
-    int use[KKT_K];
-    for (int k = 0; k < m; k++) {
-        const double *rk = R->kkt_r + (size_t) k * n;
-        bv[k] = 0.0;
-        for (int r = 0; r < n; r++) bv[k] += rk[r] * res[r];
-        for (int l = 0; l <= k; l++) {
-            const double *rl = R->kkt_r + (size_t) l * n;
-            double s = 0.0;
-            for (int r = 0; r < n; r++) s += rk[r] * rl[r];
-            A[k][l] = A[l][k] = s;
-        }
-    }
-    for (int k = 0; k < m; k++) {
-        double d = A[k][k];
-        for (int l = 0; l < k; l++) if (use[l]) { Lc[k][l] = A[k][l]; for (int q = 0; q < l; q++) if (use[q]) Lc[k][l] -= Lc[k][q] * Lc[l][q]; Lc[k][l] /= Lc[l][l]; d -= Lc[k][l] * Lc[k][l]; }
-        use[k] = d > 1e-10 * A[k][k] && A[k][k] > 0.0;
-        Lc[k][k] = use[k] ? sqrt(d) : 1.0;
-        if (!use[k]) for (int l = 0; l < k; l++) Lc[k][l] = 0.0;
-    }
-    double z[KKT_K];
-    for (int k = 0; k < m; k++) {
-        z[k] = 0.0;
-        if (!use[k]) continue;
-        double t = bv[k];
-        for (int l = 0; l < k; l++) if (use[l]) t -= Lc[k][l] * z[l];
-        z[k] = t / Lc[k][k];
-    }
-    for (int k = m - 1; k >= 0; k--) {
-        alpha[k] = 0.0;
-        if (!use[k]) continue;
-        double t = z[k];
-        for (int l = k + 1; l < m; l++) if (use[l]) t -= Lc[l][k] * alpha[l];
-        alpha[k] = t / Lc[k][k];
-        if (!R_FINITE(alpha[k])) return 0;
-    }
-    /* e = res - sum_k alpha_k r_k, and the sizes for the rounding */
-    double e2 = 0.0, r2 = 0.0, arn = 0.0;
-    for (int k = 0; k < m; k++) arn += fabs(alpha[k]) * R->kkt_rn[k];
-    for (int r = 0; r < n; r++) {
-        double e = res[r];
-        for (int k = 0; k < m; k++) e -= alpha[k] * R->kkt_r[(size_t) k * n + r];
-        e2 += e * e;
-        r2 += res[r] * res[r];
-    }
-    const double rn = sqrt(r2) / sn;
-    const double M = sqrt(e2) / sn + u * (KKT_K + 4.0) * (rn + arn)
-                     + 2.0 * u * (n + KKT_K + 4.0) * (arn + rn);
-    if (!R_FINITE(M)) return 0;
-    /* g on W from scratch (into ws_dots, by position in W) */
-    double *gw = R->ws_dots, lam = 0.0;
-    cols_dot(R->X, n, R->ws, nw, res, 1.0 / n, gw);
-    for (int k = 0; k < nw; k++) lam = fmax(lam, fabs(gw[k]));
-    const double cut = lam * (1.0 - 1e-12);
-    for (int j = 0; j < p; j++) {
-        if (R->in_ws[j] >= 0) continue;
-        double c = 0.0;
-        for (int k = 0; k < m; k++) c += alpha[k] * R->kkt_g[(size_t) k * p + j];
-        if (!(fabs(c) + R->kkt_cn[j] * M < cut)) return 0;
-    }
-    memcpy(g, R->kkt_g + (size_t) R->kkt_last * p, sizeof(double) * p);
-    for (int k = 0; k < nw; k++) g[R->ws[k]] = gw[k];
-    return 1;
-}
-
-/* a full pass: kept for kkt_skip, in place of the oldest (the column
- * norms ||x_j|| / sqrt(n) computed with the first) */
-static void kkt_keep(regression *R, const double *res, const double *g)
-{
-    const int n = R->n, p = R->p;
-    if (!R->kkt_g) {
-        R->kkt_g = cg_zeros((size_t) KKT_K * p);
-        R->kkt_r = cg_zeros((size_t) KKT_K * n);
-        R->kkt_rn = cg_zeros(KKT_K);
-        R->kkt_cn = cg_zeros(p);
-        for (int j = 0; j < p; j++) {
-            const double *xj = R->X + (size_t) j * n;
-            double s = 0.0;
-            for (int r = 0; r < n; r++) s += xj[r] * xj[r];
-            R->kkt_cn[j] = sqrt(s / n);
-        }
-    }
-    const int k = R->kkt_m < KKT_K ? R->kkt_m++ : (R->kkt_last + 1) % KKT_K;
-    memcpy(R->kkt_g + (size_t) k * p, g, sizeof(double) * p);
-    memcpy(R->kkt_r + (size_t) k * n, res, sizeof(double) * n);
-    double r2 = 0.0;
-    for (int r = 0; r < n; r++) r2 += res[r] * res[r];
-    R->kkt_rn[k] = sqrt(r2 / n);
-    R->kkt_last = k;
 }
 
 static const double *gram_col(cg_problem *P, regression *R, int j, double *scratch);
