@@ -867,7 +867,7 @@ fold_data <- function(X, y, dots, K, intercept = FALSE, scale = NULL, full = NUL
       gram <- if (!is.null(rows) && is.matrix(X) && is.double(X) &&
                   (is.null(scale) || !is.null(sc)))
                 .Call(C_cg_fold_gram, X, seq_len(nrow(X))[-rows], full, nrow(d$X), xbar,
-                      if (!is.null(scale)) sc$cs)
+                      if (!is.null(scale)) sc$cs, ref_blas())
       if (is.null(gram)) {
         XtX <- if (is.null(rows)) full
                else full - dense_crossprod(X[-rows, , drop = FALSE])
@@ -1011,7 +1011,8 @@ least_squares <- function(X, y, xbar = NULL, XtX = NULL) {
     b <- b - xbar * sum(y)
   }
   if (p <= 2000L && n > p) {
-    G <- if (is.null(XtX)) as.matrix(Matrix::crossprod(X)) else XtX
+    # (the same numbers as crossprod(); dimnames do not matter here)
+    G <- if (is.null(XtX)) dense_crossprod(X) else XtX
     if (!is.null(xbar)) G <- G - n * tcrossprod(xbar)
     R <- tryCatch(chol(G), error = function(e) NULL)
     if (!is.null(R) && min(diag(R)) > 1e-7 * max(diag(R)))
