@@ -648,11 +648,15 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
 # X b over the support of b: as.vector(X[, nz] %*% b[nz]) (nz = which(b !=
 # 0)); for a dense double X on the reference BLAS by C, the same numbers
 # without the copy X[, nz] (a path's fitted values: those copies were a
-# tenth of a CV at 1000 x 200, one per fit of the full data's path)
-support_fitted <- function(X, b) {
+# tenth of a CV at 1000 x 200, one per fit of the full data's path). With
+# all = TRUE the numbers of as.vector(X %*% b) (predict(): the CV's
+# held-out rows, every fit of every fold), the same where R's product
+# calls the BLAS (the zero coefficients add exact zeros).
+support_fitted <- function(X, b, all = FALSE) {
   f <- if (is.matrix(X) && is.double(X) && is.double(b) && ref_blas())
-         .Call(C_cg_support_fitted, X, b)
+         .Call(C_cg_support_fitted, X, b, all)
   if (!is.null(f)) return(f)
+  if (all) return(as.vector(as.matrix(X %*% b)))
   nz <- which(b != 0)
   as.vector(X[, nz, drop = FALSE] %*% b[nz])
 }

@@ -228,17 +228,21 @@ SEXP cg_crossprod(SEXP X)
  * numbers of X[, nz] %*% b[nz] (dgemv("N"), alpha 1, beta 0, with the
  * reference BLAS) without the copy X[, nz] (a path's fitted values: the
  * copies were a tenth of a CV at 1000 x 200) */
-SEXP cg_support_fitted(SEXP X, SEXP b)
+SEXP cg_support_fitted(SEXP X, SEXP b, SEXP all_cols)
 {
     int n, p;
     design_dims(X, &n, &p);
     if (!isReal(b) || LENGTH(b) != p) error("b must be p doubles");
     const double *x = REAL(X), *bv = REAL(b);
     /* entries beyond DBL_MAX / 2 (or not finite) could send R's product to
-     * its long double loop (may_have_nan_or_inf): NULL, R computes it */
+     * its long double loop (may_have_nan_or_inf): NULL, R computes it.
+     * all_cols TRUE: the numbers of X %*% b (predict()), whose test reads
+     * every column (a zero b_j adds exact zeros to finite sums: the support's
+     * columns alone give the same numbers) */
     const double big = DBL_MAX / 2;
+    const int all = asLogical(all_cols) == TRUE;
     for (int j = 0; j < p; j++) {
-        if (bv[j] == 0.0) continue;
+        if (bv[j] == 0.0 && !all) continue;
         if (!(fabs(bv[j]) <= big)) return R_NilValue;
         const double *xj = x + (R_xlen_t) n * j;
         for (int i = 0; i < n; i++)

@@ -579,6 +579,7 @@ test_that("the designs prepared in C are R's expressions bit for bit", {
       b <- ifelse(runif(p) < 0.4, rnorm(p), 0)
       nz <- which(b != 0)
       expect_identical(stochcg:::support_fitted(X, b), as.vector(X[, nz, drop = FALSE] %*% b[nz]))
+      expect_identical(stochcg:::support_fitted(X, b, all = TRUE), as.vector(X %*% b))
     }
   }
   # held-out rows not all finite: NULL (fold_data() keeps the R expressions)
@@ -590,7 +591,14 @@ test_that("the designs prepared in C are R's expressions bit for bit", {
   expect_null(.Call(stochcg:::C_cg_crossprod, X))
   X[1:2, 1] <- 1e308           # finite, but their sum is not
   expect_null(.Call(stochcg:::C_cg_crossprod, X))
-  expect_null(.Call(stochcg:::C_cg_support_fitted, X, c(1, rep(0, ncol(X) - 1))))
+  expect_null(.Call(stochcg:::C_cg_support_fitted, X, c(1, rep(0, ncol(X) - 1)), FALSE))
+  # predict()'s X %*% b reads every column: a non-finite entry in a zero
+  # coefficient's column sends it to R (whose product gives NaN there)
+  Y <- matrix(rnorm(12), 4, 3); Y[2, 3] <- NaN
+  b <- c(1.5, -2, 0)
+  expect_identical(.Call(stochcg:::C_cg_support_fitted, Y, b, FALSE), as.vector(Y[, 1:2] %*% b[1:2]))
+  expect_null(.Call(stochcg:::C_cg_support_fitted, Y, b, TRUE))
+  expect_identical(stochcg:::support_fitted(Y, b, all = TRUE), as.vector(Y %*% b))
 })
 
 test_that("crossprod(X) and the support's X b by C: every block shape, exact sums", {
@@ -603,7 +611,8 @@ test_that("crossprod(X) and the support's X b by C: every block shape, exact sum
     G <- .Call(stochcg:::C_cg_crossprod, X)
     expect_identical(G, unname(crossprod(X)), label = sprintf("%d x %d", n, p))
     b <- as.double(sample(c(-3:3, 0, 0), p, replace = TRUE))
-    expect_identical(.Call(stochcg:::C_cg_support_fitted, X, b), as.vector(X %*% b))
+    for (all in c(FALSE, TRUE))
+      expect_identical(.Call(stochcg:::C_cg_support_fitted, X, b, all), as.vector(X %*% b))
   }
 })
 
