@@ -1033,7 +1033,9 @@ least_squares <- function(X, y, xbar = NULL, XtX = NULL) {
     }
   }
   if (n <= 2000L) {
-    K <- as.matrix(Matrix::tcrossprod(X))
+    # (the numbers of tcrossprod(); by C on the reference BLAS, cg_tcrossprod)
+    K <- (if (is.matrix(X) && is.double(X) && ref_blas()) .Call(C_cg_tcrossprod, X)) %||%
+      as.matrix(Matrix::tcrossprod(X))
     if (!is.null(xbar)) {            # Xc Xc' = XX' - u 1' - 1 u' + |xbar|^2, u = X xbar
       u <- as.vector(as.matrix(X %*% xbar))
       K <- K - outer(u, rep(1, n)) - outer(rep(1, n), u) + sum(xbar^2)

@@ -34,6 +34,7 @@ print(c(cv5$radius.1se, cv6$radius.1se, cv7$radius.1se))
 for (d in list(c(0, 5), c(1, 1), c(7, 3), c(13, 9), c(3000, 70), c(40, 300))) {
   A <- matrix(rnorm(d[1] * d[2]), d[1], d[2])
   stopifnot(identical(.Call(stochcg:::C_cg_crossprod, A), unname(crossprod(A))))
+  stopifnot(identical(.Call(stochcg:::C_cg_tcrossprod, A), unname(tcrossprod(A))))
   b <- ifelse(runif(d[2]) < 0.5, rnorm(d[2]), 0)
   stopifnot(identical(stochcg:::support_fitted(A, b), as.vector(A[, b != 0, drop = FALSE] %*% b[b != 0])))
   stopifnot(identical(stochcg:::support_fitted(A, b, all = TRUE), as.vector(A %*% b)))

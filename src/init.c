@@ -15,6 +15,7 @@ SEXP cg_scale_columns(SEXP X, SEXP cs, SEXP shift);
 SEXP cg_fingerprint(SEXP X);
 SEXP cg_fold_gram(SEXP X, SEXP held, SEXP full, SEXP m, SEXP xbar, SEXP cs, SEXP ref);
 SEXP cg_crossprod(SEXP X);
+SEXP cg_tcrossprod(SEXP X);
 SEXP cg_support_fitted(SEXP X, SEXP b, SEXP all_cols);
 SEXP cg_sum_product(SEXP x, SEXP y);
 SEXP cg_l1_nonzero(SEXP fits);
@@ -37,6 +38,7 @@ static const R_CallMethodDef call_methods[] = {
     {"cg_fingerprint", (DL_FUNC) &cg_fingerprint, 1},
     {"cg_fold_gram", (DL_FUNC) &cg_fold_gram, 7},
     {"cg_crossprod", (DL_FUNC) &cg_crossprod, 1},
+    {"cg_tcrossprod", (DL_FUNC) &cg_tcrossprod, 1},
     {"cg_support_fitted", (DL_FUNC) &cg_support_fitted, 3},
     {"cg_sum_product", (DL_FUNC) &cg_sum_product, 2},
     {"cg_l1_nonzero", (DL_FUNC) &cg_l1_nonzero, 1},

@@ -14,6 +14,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 
 /* R's summation type (long double, unless R was built without it; the
  * public headers do not say, and standard builds have it) */
@@ -219,6 +220,41 @@ SEXP cg_crossprod(SEXP X)
             for (int j = 0; j < i; j++) g[i + (R_xlen_t) p * j] = g[j + (R_xlen_t) p * i];
     } else {
         for (R_xlen_t k = 0; k < (R_xlen_t) p * p; k++) g[k] = 0.0;
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+/* tcrossprod(X) of a dense double X, without dimnames: the numbers of the
+ * reference dsyrk("U", "N") R calls (C(i, j), i <= j, the sum over l in
+ * order of X(j, l) X(i, l); its skipped zero X(j, l) add exact zeros to
+ * finite sums), by syrk_upper_ref() on the transpose (a copy outside R's
+ * heap); NULL where R would not call dsyrk. (The default radii's ridge
+ * system at p > n: 19 ms of a 0.36 s CV at 160 x 5000 by the reference
+ * routine.) */
+SEXP cg_tcrossprod(SEXP X)
+{
+    int n, p;
+    design_dims(X, &n, &p);
+    const double *x = REAL(X);
+    if (may_have_nan_or_inf(x, (R_xlen_t) n * p)) return R_NilValue;
+    SEXP out = PROTECT(allocMatrix(REALSXP, n, n));
+    double *g = REAL(out);
+    if (n > 0 && p > 0) {
+        /* (nothing below raises an R error before the free) */
+        double *xt = (double *) malloc(sizeof(double) * (size_t) n * p);
+        if (!xt) {
+            UNPROTECT(1);
+            return R_NilValue;
+        }
+        for (int j = 0; j < p; j++)
+            for (int i = 0; i < n; i++) xt[j + (size_t) p * i] = x[i + (size_t) n * j];
+        syrk_upper_ref(xt, p, n, g);
+        free(xt);
+        for (int i = 1; i < n; i++)
+            for (int j = 0; j < i; j++) g[i + (R_xlen_t) n * j] = g[j + (R_xlen_t) n * i];
+    } else {
+        for (R_xlen_t k = 0; k < (R_xlen_t) n * n; k++) g[k] = 0.0;
     }
     UNPROTECT(1);
     return out;

@@ -576,6 +576,7 @@ test_that("the designs prepared in C are R's expressions bit for bit", {
     if (stochcg:::ref_blas()) {
       expect_identical(stochcg:::dense_crossprod(X), full)
       expect_identical(.Call(stochcg:::C_cg_crossprod, X), full)
+      expect_identical(.Call(stochcg:::C_cg_tcrossprod, X), unname(tcrossprod(X)))
       b <- ifelse(runif(p) < 0.4, rnorm(p), 0)
       nz <- which(b != 0)
       expect_identical(stochcg:::support_fitted(X, b), as.vector(X[, nz, drop = FALSE] %*% b[nz]))
@@ -589,6 +590,7 @@ test_that("the designs prepared in C are R's expressions bit for bit", {
   # where R's products would not call the BLAS (an entry not finite, or a
   # pair of entries whose sum overflows): NULL from C, and R's numbers
   expect_null(.Call(stochcg:::C_cg_crossprod, X))
+  expect_null(.Call(stochcg:::C_cg_tcrossprod, X))
   X[1:2, 1] <- 1e308           # finite, but their sum is not
   expect_null(.Call(stochcg:::C_cg_crossprod, X))
   expect_null(.Call(stochcg:::C_cg_support_fitted, X, c(1, rep(0, ncol(X) - 1)), FALSE))
@@ -610,6 +612,8 @@ test_that("crossprod(X) and the support's X b by C: every block shape, exact sum
     X <- matrix(as.double(sample(-20:20, n * p, replace = TRUE)), n, p)
     G <- .Call(stochcg:::C_cg_crossprod, X)
     expect_identical(G, unname(crossprod(X)), label = sprintf("%d x %d", n, p))
+    expect_identical(.Call(stochcg:::C_cg_tcrossprod, X), unname(tcrossprod(X)))
+    expect_identical(.Call(stochcg:::C_cg_tcrossprod, t(X)), unname(crossprod(X)))
     b <- as.double(sample(c(-3:3, 0, 0), p, replace = TRUE))
     for (all in c(FALSE, TRUE))
       expect_identical(.Call(stochcg:::C_cg_support_fitted, X, b, all), as.vector(X %*% b))
