@@ -1056,9 +1056,15 @@ ridge_cg <- function(X, y, xbar = NULL) {
   n <- nrow(X); p <- ncol(X)
   xb <- if (is.null(xbar)) rep(0, p) else xbar
   lam <- 0.01 * (sum(Matrix::colSums(X^2)) - n * sum(xb^2)) / p
+  # (a dense double X on the reference BLAS: both products by C, the same
+  # numbers, cg_gemv; NULL from it, R's)
+  fast <- is.matrix(X) && is.double(X) && ref_blas() && .Call(C_cg_blas_safe, X)
   mv <- function(v) {
-    u <- as.vector(as.matrix(Matrix::crossprod(X, v))) - xb * sum(v)
-    as.vector(as.matrix(X %*% u)) - sum(xb * u) + lam * v
+    u <- (if (fast) .Call(C_cg_gemv, X, v, TRUE)) %||%
+      as.vector(as.matrix(Matrix::crossprod(X, v)))
+    u <- u - xb * sum(v)
+    ((if (fast) .Call(C_cg_gemv, X, u, FALSE)) %||% as.vector(as.matrix(X %*% u))) -
+      sum(xb * u) + lam * v
   }
   a <- numeric(n); r <- as.double(y); d <- r; rs <- sum(r^2); stop_at <- 1e-20 * rs
   for (it in seq_len(1000L)) {

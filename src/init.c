@@ -16,6 +16,8 @@ SEXP cg_fingerprint(SEXP X);
 SEXP cg_fold_gram(SEXP X, SEXP held, SEXP full, SEXP m, SEXP xbar, SEXP cs, SEXP ref);
 SEXP cg_crossprod(SEXP X);
 SEXP cg_tcrossprod(SEXP X);
+SEXP cg_gemv(SEXP X, SEXP v, SEXP trans);
+SEXP cg_blas_safe(SEXP X);
 SEXP cg_support_fitted(SEXP X, SEXP b, SEXP all_cols);
 SEXP cg_sum_product(SEXP x, SEXP y);
 SEXP cg_l1_nonzero(SEXP fits);
@@ -39,6 +41,8 @@ static const R_CallMethodDef call_methods[] = {
     {"cg_fold_gram", (DL_FUNC) &cg_fold_gram, 7},
     {"cg_crossprod", (DL_FUNC) &cg_crossprod, 1},
     {"cg_tcrossprod", (DL_FUNC) &cg_tcrossprod, 1},
+    {"cg_gemv", (DL_FUNC) &cg_gemv, 3},
+    {"cg_blas_safe", (DL_FUNC) &cg_blas_safe, 1},
     {"cg_support_fitted", (DL_FUNC) &cg_support_fitted, 3},
     {"cg_sum_product", (DL_FUNC) &cg_sum_product, 2},
     {"cg_l1_nonzero", (DL_FUNC) &cg_l1_nonzero, 1},

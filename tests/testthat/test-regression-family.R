@@ -577,7 +577,10 @@ test_that("the designs prepared in C are R's expressions bit for bit", {
       expect_identical(stochcg:::dense_crossprod(X), full)
       expect_identical(.Call(stochcg:::C_cg_crossprod, X), full)
       expect_identical(.Call(stochcg:::C_cg_tcrossprod, X), unname(tcrossprod(X)))
+      v <- rnorm(n)
+      expect_identical(.Call(stochcg:::C_cg_gemv, X, v, TRUE), as.vector(crossprod(X, v)))
       b <- ifelse(runif(p) < 0.4, rnorm(p), 0)
+      expect_identical(.Call(stochcg:::C_cg_gemv, X, b, FALSE), as.vector(X %*% b))
       nz <- which(b != 0)
       expect_identical(stochcg:::support_fitted(X, b), as.vector(X[, nz, drop = FALSE] %*% b[nz]))
       expect_identical(stochcg:::support_fitted(X, b, all = TRUE), as.vector(X %*% b))
@@ -591,6 +594,9 @@ test_that("the designs prepared in C are R's expressions bit for bit", {
   # pair of entries whose sum overflows): NULL from C, and R's numbers
   expect_null(.Call(stochcg:::C_cg_crossprod, X))
   expect_null(.Call(stochcg:::C_cg_tcrossprod, X))
+  expect_false(.Call(stochcg:::C_cg_blas_safe, X))
+  expect_null(.Call(stochcg:::C_cg_gemv, diag(2), c(NA, 1), FALSE))
+  expect_null(.Call(stochcg:::C_cg_gemv, diag(2), c(NA, 1), TRUE))
   X[1:2, 1] <- 1e308           # finite, but their sum is not
   expect_null(.Call(stochcg:::C_cg_crossprod, X))
   expect_null(.Call(stochcg:::C_cg_support_fitted, X, c(1, rep(0, ncol(X) - 1)), FALSE))
@@ -614,7 +620,10 @@ test_that("crossprod(X) and the support's X b by C: every block shape, exact sum
     expect_identical(G, unname(crossprod(X)), label = sprintf("%d x %d", n, p))
     expect_identical(.Call(stochcg:::C_cg_tcrossprod, X), unname(tcrossprod(X)))
     expect_identical(.Call(stochcg:::C_cg_tcrossprod, t(X)), unname(crossprod(X)))
+    v <- as.double(sample(-5:5, n, replace = TRUE))
+    expect_identical(.Call(stochcg:::C_cg_gemv, X, v, TRUE), as.vector(crossprod(X, v)))
     b <- as.double(sample(c(-3:3, 0, 0), p, replace = TRUE))
+    expect_identical(.Call(stochcg:::C_cg_gemv, X, b, FALSE), as.vector(X %*% b))
     for (all in c(FALSE, TRUE))
       expect_identical(.Call(stochcg:::C_cg_support_fitted, X, b, all), as.vector(X %*% b))
   }
