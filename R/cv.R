@@ -867,7 +867,7 @@ fold_data <- function(X, y, dots, K, intercept = FALSE, scale = NULL, full = NUL
       gram <- if (!is.null(rows) && is.matrix(X) && is.double(X) &&
                   (is.null(scale) || !is.null(sc)))
                 .Call(C_cg_fold_gram, X, seq_len(nrow(X))[-rows], full, nrow(d$X), xbar,
-                      if (!is.null(scale)) sc$cs)
+                      if (!is.null(scale)) sc$cs, ref_blas())
       if (is.null(gram)) {
         XtX <- if (is.null(rows)) full
                else full - dense_crossprod(X[-rows, , drop = FALSE])
@@ -1011,7 +1011,8 @@ least_squares <- function(X, y, xbar = NULL, XtX = NULL) {
     b <- b - xbar * sum(y)
   }
   if (p <= 2000L && n > p) {
-    G <- if (is.null(XtX)) as.matrix(Matrix::crossprod(X)) else XtX
+    # (the same numbers as crossprod(); dimnames do not matter here)
+    G <- if (is.null(XtX)) dense_crossprod(X) else XtX
     if (!is.null(xbar)) G <- G - n * tcrossprod(xbar)
     R <- tryCatch(chol(G), error = function(e) NULL)
     if (!is.null(R) && min(diag(R)) > 1e-7 * max(diag(R)))
@@ -1032,7 +1033,9 @@ least_squares <- function(X, y, xbar = NULL, XtX = NULL) {
     }
   }
   if (n <= 2000L) {
-    K <- as.matrix(Matrix::tcrossprod(X))
+    # (the numbers of tcrossprod(); by C on the reference BLAS, cg_tcrossprod)
+    K <- (if (is.matrix(X) && is.double(X) && ref_blas()) .Call(C_cg_tcrossprod, X)) %||%
+      as.matrix(Matrix::tcrossprod(X))
     if (!is.null(xbar)) {            # Xc Xc' = XX' - u 1' - 1 u' + |xbar|^2, u = X xbar
       u <- as.vector(as.matrix(X %*% xbar))
       K <- K - outer(u, rep(1, n)) - outer(rep(1, n), u) + sum(xbar^2)
@@ -1053,9 +1056,15 @@ ridge_cg <- function(X, y, xbar = NULL) {
   n <- nrow(X); p <- ncol(X)
   xb <- if (is.null(xbar)) rep(0, p) else xbar
   lam <- 0.01 * (sum(Matrix::colSums(X^2)) - n * sum(xb^2)) / p
+  # (a dense double X on the reference BLAS: both products by C, the same
+  # numbers, cg_gemv; NULL from it, R's)
+  fast <- is.matrix(X) && is.double(X) && ref_blas() && .Call(C_cg_blas_safe, X)
   mv <- function(v) {
-    u <- as.vector(as.matrix(Matrix::crossprod(X, v))) - xb * sum(v)
-    as.vector(as.matrix(X %*% u)) - sum(xb * u) + lam * v
+    u <- (if (fast) .Call(C_cg_gemv, X, v, TRUE)) %||%
+      as.vector(as.matrix(Matrix::crossprod(X, v)))
+    u <- u - xb * sum(v)
+    ((if (fast) .Call(C_cg_gemv, X, u, FALSE)) %||% as.vector(as.matrix(X %*% u))) -
+      sum(xb * u) + lam * v
   }
   a <- numeric(n); r <- as.double(y); d <- r; rs <- sum(r^2); stop_at <- 1e-20 * rs
   for (it in seq_len(1000L)) {
