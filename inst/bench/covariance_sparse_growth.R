@@ -82,7 +82,7 @@ run_child <- function(lib, data, split, est = "") {
                                 stdout = TRUE, stderr = TRUE, env = env))
   r <- grep("^RESULT", o, value = TRUE)
   if (!length(r)) return(c(NA, NA, NA, NA, NA))
-  as.numeric(strsplit(r, " ")[[1L]][-1L])
+  suppressWarnings(as.numeric(strsplit(r, " ")[[1L]][-1L]))    # ("NA": cov.shrink's lambda)
 }
 
 rows <- list()
