@@ -360,15 +360,6 @@ int cg_extreme_value_tol(cg_linop *A, int which, int hint, double tol, double *v
     return st;
 }
 
-/* Every eigenpair of the symmetric A beyond `thresh` (below it for which =
- * -1, above for +1), for projections onto the PSD cone whose rank is not
- * known in advance. Lanczos for the k outermost pairs, k doubling from
- * khint (up to cap + 1) until the k-th is no longer beyond; the small end of a covariance
- * spectrum clusters, so a subspace that does not converge is widened
- * (eigs_lanczos_widening) before giving up; LAPACK (values in range) on a
- * dense copy for small n or once 2k >= n. Returns CG_OK with *found pairs
- * (at most cap; CG_ERR_DOMAIN when more exist) in vals, vecs (n x cap),
- * ordered from the outer end inward. */
 /* The next k of cg_eigs_beyond after a run whose k values `ev` (outer end
  * first) were all beyond thresh: the count extrapolated from the spacing of
  * the inner half of them (k + distance to thresh / mean spacing), with a
@@ -397,6 +388,16 @@ static int beyond_next_k(const double *ev, int k, int which, double thresh, int 
     return next >= cap + 1.0 ? cap + 1 : (int) ceil(next);
 }
 
+/* Every eigenpair of the symmetric A beyond `thresh` (below it for which =
+ * -1, above for +1), for projections onto the PSD cone whose rank is not
+ * known in advance. Lanczos for the k outermost pairs, k growing from
+ * khint (doubling, or extrapolated: beyond_next_k; up to cap + 1) until
+ * the k-th is no longer beyond; the small end of a covariance
+ * spectrum clusters, so a subspace that does not converge is widened
+ * (eigs_lanczos_widening) before giving up; LAPACK (values in range) on a
+ * dense copy for small n or once 2k >= n. Returns CG_OK with *found pairs
+ * (at most cap; CG_ERR_DOMAIN when more exist) in vals, vecs (n x cap),
+ * ordered from the outer end inward. */
 int cg_eigs_beyond(cg_linop *A, int which, double thresh, int khint, int extrapolate,
                    double tol, int cap, int *found, double *vals, double *vecs)
 {
