@@ -103,9 +103,10 @@ int cg_extreme_value_tol(cg_linop *A, int which, int hint, double tol, double *v
 int cg_lowest_eigenvalue(cg_linop *A, int k, double tol, double *value);
 /* every eigenpair of symmetric A below thresh (which = -1) or above it
  * (+1): *found (<= cap; CG_ERR_DOMAIN if more) pairs into vals (cap),
- * vecs (n x cap), outer end first; khint: the expected count */
-int cg_eigs_beyond(cg_linop *A, int which, double thresh, int khint, double tol, int cap,
-                   int *found, double *vals, double *vecs);
+ * vecs (n x cap), outer end first; khint: the expected count; extrapolate:
+ * past the hint, grow k from the spacing of the values found (else double) */
+int cg_eigs_beyond(cg_linop *A, int which, double thresh, int khint, int extrapolate,
+                   double tol, int cap, int *found, double *vals, double *vecs);
 
 /* Dense LAPACK, workspace from R_alloc; X is destroyed. Thin SVD: s (min),
  * U (m x min), VT (min x n). Eigenpairs il..iu (1-based, ascending) of the
