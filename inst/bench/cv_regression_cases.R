@@ -7,7 +7,7 @@
 #   R_LIBS=/tmp/lib_a STOCHCG_BENCH_NOTE=a Rscript inst/bench/cv_regression_cases.R
 # Cases (STOCHCG_BENCH_CASES, comma-separated): std1000 / std200 (the
 # standardized defaults of both on simulated 1000 x 200 / 200 x 2000, all
-# rows), s4000 / s160 / s80 / s40 (simulated 5000 x 500, 200 x 5000,
+# rows), s4000 / s2000 / s160 / s80 / s40 (simulated 5000 x 500, 2000 x 5000, 200 x 5000,
 # 100 x 2000, 50 x 500: 80% training rows, standardize = FALSE), colon /
 # khan / prostate (gene 1 as response, as cv_regression_wide.R).
 suppressPackageStartupMessages(library(stochcg))
@@ -16,7 +16,7 @@ Sys.setenv(STOCHCG_BENCH_DEFS_ONLY = "1", STOCHCG_BENCH_SIZES = "none")
 source("inst/bench/cv_regression_wide.R")       # simulated(), split_case(), datasets
 make_case <- function(case) {
   std <- c(std1000 = "1000x200", std200 = "200x2000")
-  sims <- c(s4000 = "5000x500", s160 = "200x5000", s80 = "100x2000", s40 = "50x500")
+  sims <- c(s4000 = "5000x500", s2000 = "2000x5000", s160 = "200x5000", s80 = "100x2000", s40 = "50x500")
   real <- c(prostate = "prostate gene 1", khan = "Khan gene 1", colon = "Colon gene 1")
   if (case %in% names(std)) {
     np <- as.integer(strsplit(std[[case]], "x")[[1]])
