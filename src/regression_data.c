@@ -202,6 +202,14 @@ static int may_have_nan_or_inf(const double *x, R_xlen_t n)
     return 0;
 }
 
+/* the lower triangle of a p x p matrix from its upper one (as R mirrors
+ * dsyrk's result) */
+static void mirror_upper(double *g, int p)
+{
+    for (int i = 1; i < p; i++)
+        for (int j = 0; j < i; j++) g[i + (R_xlen_t) p * j] = g[j + (R_xlen_t) p * i];
+}
+
 /* crossprod(X) of a dense double matrix X, without dimnames, the same
  * numbers as R's with the reference BLAS (dsyrk, then the upper triangle
  * mirrored): syrk_upper_ref(). NULL where R would not call dsyrk (see
@@ -216,8 +224,7 @@ SEXP cg_crossprod(SEXP X)
     double *g = REAL(out);
     if (n > 0 && p > 0) {
         syrk_upper_ref(x, n, p, g);
-        for (int i = 1; i < p; i++)
-            for (int j = 0; j < i; j++) g[i + (R_xlen_t) p * j] = g[j + (R_xlen_t) p * i];
+        mirror_upper(g, p);
     } else {
         for (R_xlen_t k = 0; k < (R_xlen_t) p * p; k++) g[k] = 0.0;
     }
@@ -251,8 +258,7 @@ SEXP cg_tcrossprod(SEXP X)
             for (int i = 0; i < n; i++) xt[j + (size_t) p * i] = x[i + (size_t) n * j];
         syrk_upper_ref(xt, p, n, g);
         free(xt);
-        for (int i = 1; i < n; i++)
-            for (int j = 0; j < i; j++) g[i + (R_xlen_t) n * j] = g[j + (R_xlen_t) n * i];
+        mirror_upper(g, n);
     } else {
         for (R_xlen_t k = 0; k < (R_xlen_t) n * n; k++) g[k] = 0.0;
     }
