@@ -445,9 +445,13 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
                             step = NULL, K = 2L, step_size = NULL, dims = NULL,
                             box = NULL, lambda = NULL, beta0 = "auto", test = NULL,
                             init = NULL, effects_ridge = 0, max_rank = NULL,
-                            control = cg_control()) {
+                            memory = c("fast", "low"), control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
+  memory <- match_choice(memory, c("fast", "low"), "memory")
+  if (memory == "low" && !inherits(Y, "cg_reader"))
+    stop_arg("memory", "= \"low\" is for `Y` a reader of entries (entry_reader()): it ",
+             "re-reads the entries from their file")
   if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
     if (inherits(Y, "cg_reader"))
       stop_arg("radius", "must be a single number when `Y` is a reader of entries")
@@ -484,7 +488,7 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
     if (missing(radius)) stop_arg("radius", "is missing, with no default")
     return(reader_completion(Y, radius, family, center, method, batch_size, sampling, step, K,
                              step_size, dims, init, effects_ridge, max_rank, control, call,
-                             started))
+                             started, memory))
   }
   obs <- observed_entries(Y, dims)
   N <- length(obs$value)

@@ -835,10 +835,22 @@ entry_block <- function(reader, k, arg = "Y") {
 # rows grouped by column) until they are sorted and made unique.
 reader_completion <- function(Y, radius, family, center, method, batch_size, sampling, step, K,
                               step_size, dims, init, effects_ridge, max_rank, control, call,
-                              started) {
+                              started, memory = "fast") {
   if (!method %in% c("sfw", "fw"))
     stop_arg("method", "must be \"sfw\" or \"fw\" when `Y` is a reader of entries")
   if (!is.null(init)) stop_arg("init", "must be NULL when `Y` is a reader of entries")
+  low <- memory == "low"
+  if (low) {                # what the statistics recomputed from the file support
+    if (method != "sfw")
+      stop_arg("method", "must be \"sfw\" with memory = \"low\" (\"fw\"'s subspace refit ",
+               "needs the per-cell statistics)")
+    if (center != "none")
+      stop_arg("center", "must be \"none\" with memory = \"low\" (the effects' sweeps ",
+               "need the per-cell statistics)")
+    if (sampling == "replace")
+      stop_arg("sampling", "must be \"shuffle\" or \"stream\" with memory = \"low\" (the ",
+               "drawn entries are the blocks begun, each drawn once)")
+  }
   if (missing(radius)) stop_arg("radius", "is missing, with no default")
   check_radius(radius)
   N <- Y$dim[1L]
@@ -861,9 +873,10 @@ reader_completion <- function(Y, radius, family, center, method, batch_size, sam
     if (pass == 1L) check_value(B$value, k)
     list(B$row, B$col)
   }
-  found <- .Call(C_cg_entry_cells, scan, environment(), nb, dims_in)
+  found <- .Call(C_cg_entry_cells, scan, environment(), nb, dims_in, !low)
   cell_row <- found[[1L]]                     # 0-based, sorted by column then row
-  cell_col <- found[[2L]]
+  cell_col <- found[[2L]]                     # NULL for memory = "low"
+  cell_colptr <- found[[4L]]                  # the cells of column j: [colptr[j], colptr[j + 1])
   dims <- found[[3L]]
   rm(found)
   # the passes' one integer per entry (R_alloc'd in the call) is garbage
@@ -898,6 +911,7 @@ reader_completion <- function(Y, radius, family, center, method, batch_size, sam
                                 max_rank, batch_size, N, sampling),
             list(m = dims[1L], n = dims[2L],
                cell_row = cell_row, cell_col = cell_col,
+               cell_colptr = if (low) cell_colptr, low_memory = low,
                n_entries = as.integer(N), dense_iterate = FALSE,
                center = match(center, c("none", "mean", "both")) - 1L,
                effects_ridge = as.double(effects_ridge),
@@ -921,7 +935,7 @@ reader_completion <- function(Y, radius, family, center, method, batch_size, sam
   # passes over the entries: the cells' (and the dimensions'), then the
   # solver's (per-cell totals and blocks drawn)
   fit$reader <- list(kind = Y$kind, n_entries = N, cells = cells, block_size = Y$block_size,
-                     n_blocks = nb, passes = 2 + reads / nb)
+                     n_blocks = nb, passes = 2 + reads / nb, memory = memory)
   class(fit) <- c("complete_matrix_fit", "cg_fit")
   finish_fit(fit, started)
 }
