@@ -1134,7 +1134,7 @@ static void low_rows(completion *C, int weighted)
     const cg_atoms *a = &C->atoms;
     const int k = a->k;
     if (k > C->rcap) {            /* grows with the atoms' capacity (R_alloc, as theirs) */
-        int cap = C->rcap > 0 ? 2 * C->rcap : 64;
+        int cap = C->rcap > 0 ? 2 * C->rcap : 16;
         while (cap < k) cap *= 2;
         C->ur = (double *) R_alloc((size_t) C->m * cap, sizeof(double));
         C->vr = (double *) R_alloc((size_t) C->n * cap, sizeof(double));
