@@ -33,6 +33,7 @@
 #include "prob_sampler.h"
 #include "glm_family.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <math.h>
 #include <limits.h>
@@ -1398,6 +1399,13 @@ static void low_evaluate(cg_problem *P, double *obj, double *gap)
 
 static const cg_fw_ops completion_low_fw = {low_gradient, low_lmo, low_line_search, low_fw_step};
 
+static void low_release(cg_problem *P)
+{
+    completion *C = (completion *) P->self;
+    free(C->gval);
+    C->gval = NULL;
+}
+
 /* a reader's spec for memory = "low": its call, the block sampler, the
  * column pointer of the cells (spec cell_colptr), the block buffers */
 static void low_setup(cg_problem *P, completion *C, SEXP spec, int mode, int batch)
@@ -2068,11 +2076,19 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
         if ((!isNull(cen) && asInteger(cen) != CENTER_NONE) || C->refit > 0)
             error("spec: memory = \"low\" is for sfw without effects");
         low_setup(P, C, spec, mode, batch);
-        C->gval = cg_zeros(nc);   /* the one per-cell array, touched now: the peak */
+        /* the one per-cell double array, outside R's heap: R's collector
+         * lets garbage (the blocks read) grow in proportion to the live
+         * heap, so an R_alloc'd gval would raise the peak by a share of
+         * itself; freed by low_release on every path */
+        P->self = C;
+        C->gval = (double *) calloc((size_t) nc, sizeof(double));
+        if (!C->gval) error("cannot allocate %.0f MB for the gradient at the cells",
+                            8.0 * nc / 1048576.0);
+        P->release = low_release;
+        memset(C->gval, 0, sizeof(double) * (size_t) nc);   /* touched now: the peak */
         C->u = cg_zeros(m); C->v = cg_zeros(n); C->eu = cg_zeros(m); C->ev = cg_zeros(n);
         cg_atoms_init(&C->atoms, m, n, 64);
         C->ortho_k = -1;
-        P->self = C;
         P->evaluate = low_evaluate; P->epoch = mc_epoch; P->n_matvec = mc_n_matvec;
         P->svd_rank = 0;
         P->fw = &completion_low_fw;
