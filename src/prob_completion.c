@@ -501,14 +501,24 @@ SEXP cg_entry_cells(SEXP fun, SEXP rho, SEXP nblocks_, SEXP dims_, SEXP want_col
     return out;
 }
 
-/* the cell of entry (i, j), 0-based, or -1 */
+/* the cell of entry (i, j), 0-based, or -1: among the column's rows
+ * (sorted), interpolation steps alternating with bisection steps (rows
+ * spread evenly, as ratings' users are, take two or three probes instead of
+ * log2 of the column's cells, each a cache miss on a large crow; the
+ * bisection keeps the worst case logarithmic). memory = "low" finds every
+ * drawn entry's cell once per pass: this was half of its time. */
 static int find_cell(const completion *C, int i, int j)
 {
-    int lo = C->colptr[j], hi = C->colptr[j + 1] - 1;
+    int lo = C->colptr[j], hi = C->colptr[j + 1] - 1, interp = 1;
     while (lo <= hi) {
-        const int mid = lo + (hi - lo) / 2, r = C->crow[mid];
+        const int rl = C->crow[lo], rh = C->crow[hi];
+        if (i < rl || i > rh) return -1;
+        const int mid = !interp || rh == rl ? lo + (hi - lo) / 2 :
+                        lo + (int) ((double) (i - rl) / ((double) rh - rl) * (hi - lo));
+        const int r = C->crow[mid];
         if (r == i) return mid;
         if (r < i) lo = mid + 1; else hi = mid - 1;
+        interp = !interp;
     }
     return -1;
 }
