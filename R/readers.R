@@ -863,10 +863,19 @@ reader_completion <- function(Y, radius, family, center, method, batch_size, sam
       stop_arg("Y", "must hold non-negative counts for family = \"poisson\" (block ", k, ")")
   }
   dims_in <- if (dims_given) as.integer(check_dims(dims))
+  # memory = "low": the garbage of each block read (its data frame, the
+  # checks' temporaries, the matrix for C) collected before the next, by a
+  # minor collection (milliseconds): R lets garbage grow to a share of its
+  # largest heap so far -- at 1e8 ratings that of the cells' passes, which
+  # hold one integer per entry -- and the blocks read ~70 times per epoch
+  # filled it (a 1e8 fit's peak was 2.05 GB before, the solver's arrays
+  # ~1.6 GB of it)
+  collect <- if (low) function() invisible(gc(full = FALSE)) else function() NULL
   # the cells, in C (src/prob_completion.c, cg_entry_cells()): two passes
   # (entries per column, and the largest ids without `dims`; then each
   # entry's row into its column), each block checked here in the first
   scan <- function(k, pass) {
+    collect()
     B <- entry_block(Y, k)
     if (dims_given && (any(B$row > dims_in[1L]) || any(B$col > dims_in[2L])))
       stop_arg("dims", "is smaller than the largest row or column index in `Y` (block ", k, ")")
@@ -904,6 +913,7 @@ reader_completion <- function(Y, radius, family, center, method, batch_size, sam
   reads <- 0
   fetch <- function(k) {                    # block k as (row, col, value)
     reads <<- reads + 1
+    collect()
     B <- entry_block(Y, k)
     cbind(B$row, B$col, B$value)
   }
