@@ -318,8 +318,8 @@
 #' every cell is rated once, that is still proportional to N: about 97
 #' bytes per rating measured from 1e6 to 2e7 ratings
 #' (`inst/bench/results/out_of_core_ratings_1e8.md`), about 9.5 GB at 1e8
-#' ratings; what the method needs per cell, and what would fit 1e8 ratings
-#' in 2 GB, is discussed there. The fit has no
+#' ratings; `memory = "low"` (below) keeps 12 bytes per cell instead. The
+#' fit has no
 #' `obs`, `fitted.values` or `state` (`fitted()` needs the entries;
 #' `predict(fit, newdata)` works); `fit$reader` gives the reader's blocks,
 #' the distinct cells, the passes over the entries and the `memory` mode.
