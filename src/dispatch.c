@@ -267,6 +267,8 @@ static SEXP solve_body(void *data)
 
 static void solve_cleanup(void *data)
 {
+    cg_problem *P = ((solve_call *) data)->P;
+    if (P->release) { P->release(P); P->release = NULL; }
     cg_interrupt_polling(((solve_call *) data)->polling);
     cg_kernel_deadline(R_PosInf);
     PutRNGstate();

@@ -8,7 +8,7 @@ SEXP cg_oracle_call(SEXP name, SEXP args);
 SEXP cg_lowrank_entries(SEXP u, SEXP d, SEXP v, SEXP i, SEXP j);
 SEXP cg_threshold_components(SEXP S, SEXP lambda);
 SEXP cg_smf_kernel(SEXP what, SEXP args);
-SEXP cg_entry_cells(SEXP fun, SEXP rho, SEXP nblocks, SEXP dims);
+SEXP cg_entry_cells(SEXP fun, SEXP rho, SEXP nblocks, SEXP dims, SEXP want_col);
 SEXP cg_centred_rows(SEXP X, SEXP rows, SEXP centre, SEXP scale);
 SEXP cg_column_moments(SEXP X, SEXP w);
 SEXP cg_scale_columns(SEXP X, SEXP cs, SEXP shift);
@@ -33,7 +33,7 @@ static const R_CallMethodDef call_methods[] = {
     {"cg_lowrank_entries", (DL_FUNC) &cg_lowrank_entries, 5},
     {"cg_threshold_components", (DL_FUNC) &cg_threshold_components, 2},
     {"cg_smf_kernel", (DL_FUNC) &cg_smf_kernel, 2},
-    {"cg_entry_cells", (DL_FUNC) &cg_entry_cells, 4},
+    {"cg_entry_cells", (DL_FUNC) &cg_entry_cells, 5},
     {"cg_centred_rows", (DL_FUNC) &cg_centred_rows, 4},
     {"cg_column_moments", (DL_FUNC) &cg_column_moments, 2},
     {"cg_scale_columns", (DL_FUNC) &cg_scale_columns, 3},

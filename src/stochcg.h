@@ -528,6 +528,9 @@ struct cg_problem {
     double (*epoch)(cg_problem *P);
     /* products with operators so far */
     long   (*n_matvec)(cg_problem *P);
+    /* NULL, or frees the problem's memory outside R's heap: called once when
+     * the solve ends, on every path (an R error included; dispatch.c) */
+    void   (*release)(cg_problem *P);
     /* one table per solver family, NULL where the problem does not support it */
     const cg_fw_ops      *fw;
     const cg_pg_ops      *pg;
