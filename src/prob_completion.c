@@ -698,6 +698,24 @@ static double estimated_objective(const completion *C, const double *x)
  * The step 1/max_j H_jj uses the diagonal of the weights' Hessian, the
  * step length along the projected direction comes from the quadratic model
  * (exact for gaussian), halved until the estimated objective decreases. */
+/* the rank control's accepted step: the atoms' weights moved by wn (k of
+ * them); atoms whose weight reached zero are dropped (shared by the
+ * in-memory and the low-memory rank control) */
+static void atoms_reweight(completion *C, cg_atoms *a, const double *wn, int k)
+{
+    int kk = 0;
+    for (int j = 0; j < k; j++) {
+        const double wj = a->scale * a->w[j] + wn[j];
+        if (wj <= 0.0) { C->n_dropped++; continue; }
+        if (kk != j) {
+            memcpy(a->u + (size_t) kk * a->m, a->u + (size_t) j * a->m, sizeof(double) * a->m);
+            memcpy(a->v + (size_t) kk * a->n, a->v + (size_t) j * a->n, sizeof(double) * a->n);
+        }
+        a->w[kk++] = wj;
+    }
+    a->k = kk; a->scale = 1.0;
+}
+
 static void mc_reduce_rank(cg_problem *P, int steps)
 {
     completion *C = (completion *) P->self;
@@ -755,18 +773,7 @@ static void mc_reduce_rank(cg_problem *P, int steps)
         }
         if (!accepted) break;
         memcpy(C->th, x, sizeof(double) * nt);
-        /* new weights; atoms whose weight reached zero are dropped */
-        int kk = 0;
-        for (int j = 0; j < k; j++) {
-            const double wj = a->scale * a->w[j] + wn[j];
-            if (wj <= 0.0) { C->n_dropped++; continue; }
-            if (kk != j) {
-                memcpy(a->u + (size_t) kk * a->m, a->u + (size_t) j * a->m, sizeof(double) * a->m);
-                memcpy(a->v + (size_t) kk * a->n, a->v + (size_t) j * a->n, sizeof(double) * a->n);
-            }
-            a->w[kk++] = wj;
-        }
-        a->k = kk; a->scale = 1.0;
+        atoms_reweight(C, a, wn, k);
         if (f0 - f1 <= 1e-12 * fabs(f0)) break;      /* no more progress */
     }
     vmaxset(vmax);
@@ -1354,17 +1361,7 @@ static void low_reduce_rank(cg_problem *P, int steps)
             accepted = f1 <= f0 + 1e-4 * slope;
         }
         if (!accepted) break;
-        int kk = 0;
-        for (int j = 0; j < k; j++) {
-            const double wj = a->scale * a->w[j] + wn[j];
-            if (wj <= 0.0) { C->n_dropped++; continue; }
-            if (kk != j) {
-                memcpy(a->u + (size_t) kk * a->m, a->u + (size_t) j * a->m, sizeof(double) * a->m);
-                memcpy(a->v + (size_t) kk * a->n, a->v + (size_t) j * a->n, sizeof(double) * a->n);
-            }
-            a->w[kk++] = wj;
-        }
-        a->k = kk; a->scale = 1.0;
+        atoms_reweight(C, a, wn, k);
         if (f0 - f1 <= 1e-12 * fabs(f0)) break;
     }
     vmaxset(vmax);
