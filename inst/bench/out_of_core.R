@@ -240,6 +240,20 @@ if (length(args) && args[1] %in% c("--ratings", "--rphase", "--rwrite")) {
     res[[ph]]$load <- load_txt()
   }
   load_after <- load_txt()
+  # the table to results/ (STOCHCG_BENCH_RATINGS_OUT names it), the raw
+  # results to STOCHCG_BENCH_RATINGS_RDS if set (for a summary); then quit
+  finish <- function(lines, default_name) {
+    out <- file.path(dirname(self), "results",
+                     Sys.getenv("STOCHCG_BENCH_RATINGS_OUT", default_name))
+    rds <- Sys.getenv("STOCHCG_BENCH_RATINGS_RDS")
+    if (nzchar(rds))
+      saveRDS(list(N = N, m = m, n = n, iter = iter, res = res, load_before = load_before,
+                   load_after = load_after), rds)
+    writeLines(lines, out)
+    cat(lines, sep = "\n")
+    if (!nzchar(keep_dir)) unlink(dir, recursive = TRUE)
+    quit(save = "no")
+  }
   sizes <- file.size(c(db, h5)) / 2^20
   if (with_low || nzchar(only)) {    # default vs low memory, one row per phase
     fl0 <- res$r_floor_h5
@@ -270,16 +284,7 @@ if (length(args) && args[1] %in% c("--ratings", "--rphase", "--rwrite")) {
                 "floor's process | objective | gap | iterations / rank | load after |"),
       "|---|---|---|---|---|---|---|---|---|---|",
       vapply(names(res), row, ""))
-    out_name <- Sys.getenv("STOCHCG_BENCH_RATINGS_OUT", "out_of_core_ratings_low.md")
-    out <- file.path(dirname(self), "results", out_name)
-    rds <- Sys.getenv("STOCHCG_BENCH_RATINGS_RDS")
-    if (nzchar(rds))
-      saveRDS(list(N = N, m = m, n = n, iter = iter, res = res, load_before = load_before,
-                   load_after = load_after), rds)
-    writeLines(lines, out)
-    cat(lines, sep = "\n")
-    if (!nzchar(keep_dir)) unlink(dir, recursive = TRUE)
-    quit(save = "no")
+    finish(lines, "out_of_core_ratings_low.md")
   }
   fl <- function(r) sprintf("| %s | %.1f | %.1f | 1 | %.1f | %.1f | %.0f MB |", r$name, r$wall,
                             r$cpu, r$wall, r$cpu, r$rss_mb)
@@ -357,16 +362,7 @@ if (length(args) && args[1] %in% c("--ratings", "--rphase", "--rwrite")) {
               (mem$rss_mb - base_rss) * 2^20 / N, (mem$rss_mb - base_rss) * 2^20 / N * 1e8 / 2^30))
   if (!with_db) lines <- lines[!grepl("^\\| (floor: one read of the SQLite|sfw from the SQLite)",
                                      lines)]
-  out_name <- Sys.getenv("STOCHCG_BENCH_RATINGS_OUT", "out_of_core_ratings.md")
-  out <- file.path(dirname(self), "results", out_name)
-  rds <- Sys.getenv("STOCHCG_BENCH_RATINGS_RDS")   # the raw results, for a summary
-  if (nzchar(rds))
-    saveRDS(list(N = N, m = m, n = n, iter = iter, res = res, load_before = load_before,
-                 load_after = load_after), rds)
-  writeLines(lines, out)
-  cat(lines, sep = "\n")
-  if (!nzchar(keep_dir)) unlink(dir, recursive = TRUE)
-  quit(save = "no")
+  finish(lines, "out_of_core_ratings.md")
 }
 
 # the 10x file as a TENxMatrix (rhdf5::h5errorHandling("normal") first:
