@@ -397,6 +397,43 @@ test_that("lowrank+sparse at p >> n: every cut point is feasible and its gap a t
   expect_gte(raised, 3L)
 })
 
+test_that("lowrank+sparse at p >> n: a run stops only with its floor raise delta <= 1e-2 floor", {
+  # The cheap dual point (delta Q on Lr's eigenvectors) certifies the
+  # objective without paying the raise delta on all p directions; the R
+  # steps must still end with delta <= 1e-2 eps (RAISE_FRAC in
+  # src/prob_covariance.c), since delta raises every eigenvalue of the
+  # estimate. Without that rule these two runs stopped at delta = 0.013 and
+  # 0.016 eps (branch lrsrepair, 2616992). The point returned (R(Lambda) +
+  # delta I, from the solver's own parts) must be feasible by eigen() and
+  # its gap a true bound against the independent reference's optimum.
+  eps <- 0.01; gam <- 8; lam <- 0.3; tol <- 1e-4
+  for (seed in 4:5) {
+    info <- sprintf("seed %d", seed)
+    S <- cov(scale(factor_rows(6, 40, seed)))
+    p <- nrow(S)
+    spec <- list(problem = "covariance", method = "apg", S = S, lowrank = TRUE,
+                 lambda = lam, gamma = gam, floor = eps, inner_tol = tol / 10,
+                 max_inner = 500L, gap_goal = tol, max_rank = as.integer(p),
+                 floor_cap = as.integer(p))
+    fit <- stochcg:::cg_run(spec, stochcg:::as_control(cg_control(tol = tol)),
+                            "sparse_covariance", NULL, stochcg:::wall_clock())
+    expect_identical(fit$status, "converged", info = info)
+    sol <- fit$solution
+    expect_gte(length(sol$L_d), 1L)                   # the cheap point applies (L != 0)
+    expect_lte(sol$delta, 1e-2 * eps, label = info)
+    R <- as.matrix(Matrix::forceSymmetric(
+      methods::new("dgCMatrix", i = sol$R_i, p = sol$R_p, x = sol$R_x, Dim = c(p, p)), "U"))
+    Rf <- R + sol$delta * diag(p)
+    expect_gte(min_eig(Rf), eps * (1 - 1e-10))
+    L <- sol$L_u %*% (sol$L_d * t(sol$L_u))
+    ref <- ref_lowrank_sparse_cov(S, gam, lam, eps)
+    expect_equal(fit$objective, ref_lrsp_objective(L, Rf, S, gam, lam), tolerance = 1e-10,
+                 info = info)
+    expect_lte(fit$gap, tol * abs(fit$objective))
+    expect_gte(fit$gap, fit$objective - ref$objective - 1e-12 * abs(ref$objective))
+  }
+})
+
 test_that("lowrank+sparse: gamma >= lambda_max(S) gives L = 0 and the sparse estimate", {
   X <- factor_rows(40, 10, 12)
   S <- cov(X)
