@@ -22,7 +22,9 @@
  * started (step 1 without momentum is alternating minimization, which
  * converged only linearly, e.g. 5% per step on a p > n test case), to a
  * tolerance falling geometrically with the outer steps, its test counting
- * the floor raise delta I's cost to the outer certificate (r_step).
+ * the floor raise delta I's cost to the outer certificate and, where the
+ * certificate's cheaper dual point applies, ending only with delta <= 1e-2
+ * eps (delta_cost, r_step: the raise moves every eigenvalue of the estimate).
  * Certificate of the stated problem (both structures): the Fenchel dual
  *   D(W) = -1/2 ||W||^2 - <W, S> + eps tr W,
  * feasible when -W <= Z for some Z with |Z_ij| <= lambda off the diagonal and
