@@ -318,11 +318,35 @@
 #' every cell is rated once, that is still proportional to N: about 97
 #' bytes per rating measured from 1e6 to 2e7 ratings
 #' (`inst/bench/results/out_of_core_ratings_1e8.md`), about 9.5 GB at 1e8
-#' ratings; what the method needs per cell, and what would fit 1e8 ratings
-#' in 2 GB, is discussed there. The fit has no
+#' ratings; `memory = "low"` (below) keeps 12 bytes per cell instead. The
+#' fit has no
 #' `obs`, `fitted.values` or `state` (`fitted()` needs the entries;
 #' `predict(fit, newdata)` works); `fit$reader` gives the reader's blocks,
-#' the distinct cells and the passes over the entries.
+#' the distinct cells, the passes over the entries and the `memory` mode.
+#'
+#' `memory = "low"` trades reads and CPU for memory: the solver keeps no
+#' statistics per cell, only each cell's row (its column is a column
+#' pointer's range) and one double, this iteration's gradient there -- 12
+#' bytes per distinct cell instead of about 100 -- and recomputes what an
+#' iteration needs from the file: the block sampler draws whole blocks, so
+#' the entries drawn so far are the blocks begun plus a prefix of the
+#' current one, and the paper's estimate \eqn{S_2 A'(	heta) - S_1}{S2
+#' A'(theta) - S1} is one pass over them with \eqn{	heta}{theta} at each
+#' entry computed from the atoms (\eqn{O(rank)}{O(rank)}). A pass is made for
+#' each gradient, each exact line search (`step = "line_search"`), each step
+#' of the rank control and each full-data evaluation (the objective summed
+#' per entry in double precision, the full gradient into the same buffer and
+#' Lanczos on it), so one epoch of `"sfw"` reads about half the file per
+#' iteration. The draws are those of the default mode and the fit equals it
+#' up to rounding (the iterate's value at a cell is recomputed from the
+#' atoms rather than updated step by step; tested to 1e-8 on the objective),
+#' and `objective`, `gap` and `converged` certify the same stated problem on
+#' all the entries. Measured at 1e8 ratings of a 1e5 x 1e4 matrix: see
+#' `inst/bench/results/out_of_core_ratings_1e8.md`. It is for `method =
+#' "sfw"` with `center = "none"` and `sampling = "shuffle"` or `"stream"`
+#' (the effects' sweeps and `"fw"`'s subspace refit need the per-cell
+#' statistics; blocks drawn with replacement are not a set of blocks begun);
+#' other settings give an error naming the argument.
 #'
 #' @param Y Observed entries: a sparse `dgCMatrix` whose stored entries are
 #'   the observations, a numeric matrix with `NA` for missing entries, a
@@ -377,6 +401,15 @@
 #'   and column effects (`center = "both"`), on the scale of one
 #'   observation's loss: the objective gains \eqn{\rho/(2N)(\|a\|^2 +
 #'   \|b\|^2)}{rho / (2N) (||a||^2 + ||b||^2)}. Default 0 (not penalized).
+#' @param memory For `Y` a reader of entries: `"fast"` (default) keeps the
+#'   paper's drawn statistics per distinct cell in memory (about 100 bytes per
+#'   cell, each block read once per pass of draws); `"low"` keeps 12 bytes per
+#'   cell and recomputes the statistics from the file every iteration (several
+#'   times the reads and CPU), for data whose cells do not fit in memory (see
+#'   "Ratings on disk"). A choice, not a size threshold: the two modes agree
+#'   only up to rounding and differ several-fold in time, so the user decides
+#'   which to pay, and a fit does not change its numbers when the data grow
+#'   past a limit.
 #' @param control Solver settings from [cg_control()].
 #' @returns A fit of class `c("complete_matrix_fit", "cg_fit")`; see
 #'   [cg_fit]. `solution$X` is a [lowrank] object in thin-SVD form (the
@@ -445,9 +478,13 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
                             step = NULL, K = 2L, step_size = NULL, dims = NULL,
                             box = NULL, lambda = NULL, beta0 = "auto", test = NULL,
                             init = NULL, effects_ridge = 0, max_rank = NULL,
-                            control = cg_control()) {
+                            memory = c("fast", "low"), control = cg_control()) {
   started <- wall_clock()
   call <- match.call()
+  memory <- match_choice(memory, c("fast", "low"), "memory")
+  if (memory == "low" && !inherits(Y, "cg_reader"))
+    stop_arg("memory", "= \"low\" is for `Y` a reader of entries (entry_reader()): it ",
+             "re-reads the entries from their file")
   if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
     if (inherits(Y, "cg_reader"))
       stop_arg("radius", "must be a single number when `Y` is a reader of entries")
@@ -484,7 +521,7 @@ complete_matrix <- function(Y, radius, family = c("gaussian", "poisson", "binomi
     if (missing(radius)) stop_arg("radius", "is missing, with no default")
     return(reader_completion(Y, radius, family, center, method, batch_size, sampling, step, K,
                              step_size, dims, init, effects_ridge, max_rank, control, call,
-                             started))
+                             started, memory))
   }
   obs <- observed_entries(Y, dims)
   N <- length(obs$value)

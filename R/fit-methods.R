@@ -617,7 +617,9 @@ predict.sparse_regression_fit <- function(object, newx, type = c("link", "respon
     stop(sprintf("`newx` must have %d columns (one per coefficient), not %d.",
                  p, ncol(newx)), call. = FALSE)
   }
-  out <- regression_intercept(object) + as.vector(as.matrix(newx %*% beta))
+  # (support_fitted(): newx %*% beta's numbers without its pass over the
+  # zero coefficients' columns, for a dense newx)
+  out <- regression_intercept(object) + support_fitted(newx, as.double(beta), all = TRUE)
   if (type == "response") out <- family_mean(family, out)
   names(out) <- rownames(newx)
   out

@@ -835,10 +835,22 @@ entry_block <- function(reader, k, arg = "Y") {
 # rows grouped by column) until they are sorted and made unique.
 reader_completion <- function(Y, radius, family, center, method, batch_size, sampling, step, K,
                               step_size, dims, init, effects_ridge, max_rank, control, call,
-                              started) {
+                              started, memory = "fast") {
   if (!method %in% c("sfw", "fw"))
     stop_arg("method", "must be \"sfw\" or \"fw\" when `Y` is a reader of entries")
   if (!is.null(init)) stop_arg("init", "must be NULL when `Y` is a reader of entries")
+  low <- memory == "low"
+  if (low) {                # what the statistics recomputed from the file support
+    if (method != "sfw")
+      stop_arg("method", "must be \"sfw\" with memory = \"low\" (\"fw\"'s subspace refit ",
+               "needs the per-cell statistics)")
+    if (center != "none")
+      stop_arg("center", "must be \"none\" with memory = \"low\" (the effects' sweeps ",
+               "need the per-cell statistics)")
+    if (sampling == "replace")
+      stop_arg("sampling", "must be \"shuffle\" or \"stream\" with memory = \"low\" (the ",
+               "drawn entries are the blocks begun, each drawn once)")
+  }
   if (missing(radius)) stop_arg("radius", "is missing, with no default")
   check_radius(radius)
   N <- Y$dim[1L]
@@ -851,19 +863,29 @@ reader_completion <- function(Y, radius, family, center, method, batch_size, sam
       stop_arg("Y", "must hold non-negative counts for family = \"poisson\" (block ", k, ")")
   }
   dims_in <- if (dims_given) as.integer(check_dims(dims))
+  # memory = "low": the garbage of each block read (its data frame, the
+  # checks' temporaries, the matrix for C) collected before the next, by a
+  # minor collection (milliseconds): R lets garbage grow to a share of its
+  # largest heap so far -- at 1e8 ratings that of the cells' passes, which
+  # hold one integer per entry -- and the blocks read ~70 times per epoch
+  # filled it (a 1e8 fit's peak was 2.05 GB before, the solver's arrays
+  # ~1.6 GB of it)
+  collect <- if (low) function() invisible(gc(full = FALSE)) else function() NULL
   # the cells, in C (src/prob_completion.c, cg_entry_cells()): two passes
   # (entries per column, and the largest ids without `dims`; then each
   # entry's row into its column), each block checked here in the first
   scan <- function(k, pass) {
+    collect()
     B <- entry_block(Y, k)
     if (dims_given && (any(B$row > dims_in[1L]) || any(B$col > dims_in[2L])))
       stop_arg("dims", "is smaller than the largest row or column index in `Y` (block ", k, ")")
     if (pass == 1L) check_value(B$value, k)
     list(B$row, B$col)
   }
-  found <- .Call(C_cg_entry_cells, scan, environment(), nb, dims_in)
+  found <- .Call(C_cg_entry_cells, scan, environment(), nb, dims_in, !low)
   cell_row <- found[[1L]]                     # 0-based, sorted by column then row
-  cell_col <- found[[2L]]
+  cell_col <- found[[2L]]                     # NULL for memory = "low"
+  cell_colptr <- found[[4L]]                  # the cells of column j: [colptr[j], colptr[j + 1])
   dims <- found[[3L]]
   rm(found)
   # the passes' one integer per entry (R_alloc'd in the call) is garbage
@@ -891,6 +913,7 @@ reader_completion <- function(Y, radius, family, center, method, batch_size, sam
   reads <- 0
   fetch <- function(k) {                    # block k as (row, col, value)
     reads <<- reads + 1
+    collect()
     B <- entry_block(Y, k)
     cbind(B$row, B$col, B$value)
   }
@@ -898,6 +921,7 @@ reader_completion <- function(Y, radius, family, center, method, batch_size, sam
                                 max_rank, batch_size, N, sampling),
             list(m = dims[1L], n = dims[2L],
                cell_row = cell_row, cell_col = cell_col,
+               cell_colptr = if (low) cell_colptr, low_memory = low,
                n_entries = as.integer(N), dense_iterate = FALSE,
                center = match(center, c("none", "mean", "both")) - 1L,
                effects_ridge = as.double(effects_ridge),
@@ -921,7 +945,7 @@ reader_completion <- function(Y, radius, family, center, method, batch_size, sam
   # passes over the entries: the cells' (and the dimensions'), then the
   # solver's (per-cell totals and blocks drawn)
   fit$reader <- list(kind = Y$kind, n_entries = N, cells = cells, block_size = Y$block_size,
-                     n_blocks = nb, passes = 2 + reads / nb)
+                     n_blocks = nb, passes = 2 + reads / nb, memory = memory)
   class(fit) <- c("complete_matrix_fit", "cg_fit")
   finish_fit(fit, started)
 }

@@ -178,6 +178,7 @@ regression_prepare <- function(X, y, family, w, standardize, pf, intercept, meth
     gaussian = sum(wv * y^2) / (2 * n),
     binomial = 0,
     poisson = sum(wv * ifelse(y > 0, y * log(y) - y, 0)) / n)
+  prep$null_objective <- glm_null_objective(prep)
   prep
 }
 
@@ -406,6 +407,9 @@ glm_path <- function(prep, radii, init = NULL, control = cg_control(), call = NU
   # (the tol scale of every warm start: the null model's objective)
   spec <- spec_defaults(st$spec)
   spec$cold_objective <- glm_null_objective(prep)
+  # (a lean path: C returns the fits before the last as theta and b alone,
+  # cg_glm_beta(), where glm_lean_fit() reads no more)
+  if (lean) spec$path_lean <- TRUE
   # (cv_sparse_regression()'s default radii: the path ends after its first
   # fit that explains more than 99.9% of the null deviance, glmnet's rule;
   # the objective is half the mean deviance)
@@ -580,6 +584,9 @@ check_glm_state <- function(st, init, n, p, q) {
 # the objective of the null model (intercept only, or 0): tol's scale for
 # warm starts, as the gaussian's objective at 0
 glm_null_objective <- function(prep) {
+  # (kept by regression_prepare(): a CV's fold problem is fitted along
+  # several pieces of the grid, each a path that reads it)
+  if (!is.null(prep$null_objective)) return(prep$null_objective)
   w <- if (is.null(prep$w)) rep(1, prep$n) else prep$w
   y <- prep$y
   m <- if (prep$intercept) sum(w * y) / sum(w) else

@@ -534,7 +534,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   key <- list(data = c(data_fp %||% regression_fingerprint(X), fingerprint(y)), x_center = xbar_c,
               intercept = !is.null(centring), method = method, step = step,
               K = as.integer(K), step_size = step_size, radius = as.double(radius),
-              gram = gram, gram_matrix = if (!is.null(gram_matrix)) fingerprint(gram_matrix),
+              gram = gram, gram_matrix = gram_key(gram_matrix, lean && !is.null(data_fp)),
               face_step = face_step, batch_size = as.integer(min(batch_size, n)),
               sampling = sampling_id, screen = screen)
   start <- if (!is.null(init)) regression_start(init, p, radius, key, n) else NULL
@@ -596,8 +596,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
     if (!is.null(centring))
       fit$notes <- c(fit$notes, beta = sprintf("intercept %s", format(fit$intercept, digits = 4)))
     # fitted values ybar + Xc beta (= a + X beta); y as given
-    nz <- which(beta != 0)                    # the support's columns only
-    fit$fitted.values <- as.vector(X[, nz, drop = FALSE] %*% beta[nz]) +
+    fit$fitted.values <- support_fitted(X, beta) +
       (if (is.null(centring)) 0 else centring$ybar) - sum(xbar_c * beta)
     fit$y <- as.vector(if (is.null(centring)) y else centring$y)
     fit$radius <- radius
@@ -646,11 +645,39 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   finish(cg_run(spec, control, "sparse_regression", call, started), init, start, radius, started)
 }
 
+# X b over the support of b: as.vector(X[, nz] %*% b[nz]) (nz = which(b !=
+# 0)); for a dense double X on the reference BLAS by C, the same numbers
+# without the copy X[, nz] (a path's fitted values: those copies were a
+# tenth of a CV at 1000 x 200, one per fit of the full data's path). With
+# all = TRUE the numbers of as.vector(X %*% b) (predict(): the CV's
+# held-out rows, every fit of every fold), the same where R's product
+# calls the BLAS (the zero coefficients add exact zeros).
+support_fitted <- function(X, b, all = FALSE) {
+  f <- if (is.matrix(X) && is.double(X) && is.double(b) && ref_blas())
+         .Call(C_cg_support_fitted, X, b, all)
+  if (!is.null(f)) return(f)
+  if (all) return(as.vector(as.matrix(X %*% b)))
+  nz <- which(b != 0)
+  as.vector(X[, nz, drop = FALSE] %*% b[nz])
+}
+
 # sum(x * y) of two double vectors, the same number, without the vector
 # x * y (a fit's intercept; src/regression_data.c)
 sum_product <- function(x, y) {
   if (is.double(x) && is.double(y) && length(x) == length(y)) .Call(C_cg_sum_product, x, y)
   else sum(x * y)
+}
+
+# A given Gram matrix's part of a fit's state key: its fingerprint; for a CV
+# fold's lean path (fold = TRUE) with the X'X / n fold_data() made from the
+# fold's rows (attribute stochcg_fold_gram), "fold": the key's data part (X's
+# fingerprint and the rows) tells it apart already (its fingerprint per
+# piece of each fold's path, 88 passes over a p x p matrix per CV at 1000 x
+# 200, was a tenth of that CV). These keys stay inside the CV.
+gram_key <- function(G, fold = FALSE) {
+  if (is.null(G)) return(NULL)
+  if (fold && isTRUE(attr(G, "stochcg_fold_gram", exact = TRUE))) return("fold")
+  fingerprint(G)
 }
 
 # is `method` "pfw" (NULL if it is not a valid method: the fit reports it)?
@@ -809,13 +836,37 @@ regression_gram <- function(X, xbar = NULL) {
   G
 }
 
-# A'A as a dense double matrix without dimnames (A dense or a Matrix)
+# A'A as a dense double matrix without dimnames (A dense or a Matrix).
+# A dense double A with R on the reference BLAS: by C, the numbers of
+# crossprod()'s dsyrk four by four entries at a time (src/regression_data.c
+# cg_crossprod; the reference routine took a sixth of a CV at 4000 x 500)
 dense_crossprod <- function(A) {
+  if (is.matrix(A) && is.double(A) && ref_blas()) {
+    G <- .Call(C_cg_crossprod, A)
+    if (!is.null(G)) return(G)
+  }
   G <- as.matrix(Matrix::crossprod(A))
   storage.mode(G) <- "double"
   dimnames(G) <- NULL
   G
 }
+
+# Is R linked to the reference BLAS (R's own libRblas or the reference
+# libblas)? Then C routines in src/ that compute a BLAS product's numbers in
+# its order (cg_crossprod, cg_support_fitted, cg_fold_gram's ref) replace
+# the calls; with an optimized BLAS (OpenBLAS, MKL, ...) R's products are
+# kept (faster there, and their numbers). Asked once per session.
+ref_blas <- local({
+  known <- NULL
+  function() {
+    if (is.null(known)) {
+      lib <- tryCatch(extSoftVersion()[["BLAS"]], error = function(e) "")
+      known <<- isTRUE(grepl("^libR?blas\\.so", basename(lib)) &&
+                       !grepl("openblas|atlas|mkl|blis|flexiblas", lib, ignore.case = TRUE))
+    }
+    known
+  }
+})
 
 # A Gram matrix given as `gram` must be X'X / n of this X (centred by xbar
 # when given): its shape, and one product G v = X'(X v) / n with a fixed v

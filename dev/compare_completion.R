@@ -3,12 +3,13 @@
 #   Rscript dev/compare_completion.R compare <a.rds> <b.rds>
 # sfw/fw x center none/mean/both x gaussian/binomial/poisson, in memory and
 # from a reader (data frame), plus resume (init), max_rank, effects_ridge;
-# eval_every = 5 (a fixed schedule: no trace rows by the clock); times and
-# calls ignored.
+# eval_every = 5 (a fixed schedule: no trace rows by the clock); times,
+# calls and fit$reader$memory (a field added with memory = "low") ignored.
 args <- commandArgs(TRUE)
 strip <- function(f) {
   f$time <- NULL; f$call <- NULL; f$timing <- NULL; f$solver_time <- NULL
   if (!is.null(f$trace)) f$trace$time <- NULL
+  f$reader$memory <- NULL          # new in mcfile ("fast" for these fits)
   f
 }
 if (args[1] == "save") {

@@ -28,3 +28,28 @@ X[, 3] <- 1   # a constant column: sd 0, scale 0
 str(stochcg:::regression_centring(X, y, NULL, list(standardize = TRUE, pf = runif(30))))
 cv7 <- cv_sparse_regression(X, y, folds = rep_len(1:5, 60), nradius = 8)
 print(c(cv5$radius.1se, cv6$radius.1se, cv7$radius.1se))
+# crossprod() and the support's X b by C (branch lassor2): every block
+# shape, chunked rows (p = 70: 1872-row chunks; 3000 rows), the fold Gram
+# matrix by both routes, the non-finite fallbacks
+for (d in list(c(0, 5), c(1, 1), c(7, 3), c(13, 9), c(3000, 70), c(40, 300))) {
+  A <- matrix(rnorm(d[1] * d[2]), d[1], d[2])
+  stopifnot(identical(.Call(stochcg:::C_cg_crossprod, A), unname(crossprod(A))))
+  stopifnot(identical(.Call(stochcg:::C_cg_tcrossprod, A), unname(tcrossprod(A))))
+  v <- rnorm(d[1]); stopifnot(identical(.Call(stochcg:::C_cg_gemv, A, v, TRUE), as.vector(crossprod(A, v))))
+  b <- ifelse(runif(d[2]) < 0.5, rnorm(d[2]), 0)
+  stopifnot(identical(stochcg:::support_fitted(A, b), as.vector(A[, b != 0, drop = FALSE] %*% b[b != 0])))
+  stopifnot(identical(stochcg:::support_fitted(A, b, all = TRUE), as.vector(A %*% b)))
+}
+A <- matrix(rnorm(400 * 30), 400, 30); full <- crossprod(A)
+for (ref in c(TRUE, FALSE)) str(.Call(stochcg:::C_cg_fold_gram, A, 1:40, full, 360, colMeans(A), runif(30), ref))
+A[5, 2] <- Inf; print(is.null(.Call(stochcg:::C_cg_crossprod, A)))
+print(is.null(.Call(stochcg:::C_cg_support_fitted, A, c(0, 1, rep(0, 28)), FALSE)))
+print(is.null(.Call(stochcg:::C_cg_support_fitted, A, c(1, 0, rep(0, 28)), TRUE)))
+# a CV at n > p with the default radii (the shared X'X, fold Gram matrices)
+Z <- matrix(rnorm(300 * 20), 300, 20); yz <- drop(Z[, 1:3] %*% c(1, -1, 2)) + rnorm(300)
+cv8 <- cv_sparse_regression(Z, yz, folds = rep_len(1:5, 300), nradius = 8)
+cv9 <- cv_sparse_regression(Z, yz, folds = rep_len(1:5, 300), nradius = 8, standardize = FALSE)
+print(c(cv8$radius.1se, cv9$radius.1se))
+# the default radii's ridge by conjugate gradients (n^2 p > 1e9: 1000 x 1100)
+W <- matrix(rnorm(1000 * 1100), 1000, 1100)
+print(stochcg:::default_regression_radii(W, rnorm(1000), 5, 0.01, TRUE))

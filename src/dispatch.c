@@ -34,7 +34,8 @@ static const problem_row problems[] = {
     {"sdp",        cg_problem_sdp,        cg_sdp_solution},
     {"sparsest_cut", cg_problem_cut,      cg_cut_solution},
     {"smf",        cg_problem_smf,        cg_smf_solution},
-    {"glm",        cg_problem_glm,        cg_glm_solution,        cg_glm_restart},
+    {"glm",        cg_problem_glm,        cg_glm_solution,        cg_glm_restart,
+                   cg_glm_beta},
 };
 
 /* the operation tables of cg_problem, one per solver family */
@@ -266,6 +267,8 @@ static SEXP solve_body(void *data)
 
 static void solve_cleanup(void *data)
 {
+    cg_problem *P = ((solve_call *) data)->P;
+    if (P->release) { P->release(P); P->release = NULL; }
     cg_interrupt_polling(((solve_call *) data)->polling);
     cg_kernel_deadline(R_PosInf);
     PutRNGstate();

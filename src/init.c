@@ -8,12 +8,17 @@ SEXP cg_oracle_call(SEXP name, SEXP args);
 SEXP cg_lowrank_entries(SEXP u, SEXP d, SEXP v, SEXP i, SEXP j);
 SEXP cg_threshold_components(SEXP S, SEXP lambda);
 SEXP cg_smf_kernel(SEXP what, SEXP args);
-SEXP cg_entry_cells(SEXP fun, SEXP rho, SEXP nblocks, SEXP dims);
+SEXP cg_entry_cells(SEXP fun, SEXP rho, SEXP nblocks, SEXP dims, SEXP want_col);
 SEXP cg_centred_rows(SEXP X, SEXP rows, SEXP centre, SEXP scale);
 SEXP cg_column_moments(SEXP X, SEXP w);
 SEXP cg_scale_columns(SEXP X, SEXP cs, SEXP shift);
 SEXP cg_fingerprint(SEXP X);
-SEXP cg_fold_gram(SEXP X, SEXP held, SEXP full, SEXP m, SEXP xbar, SEXP cs);
+SEXP cg_fold_gram(SEXP X, SEXP held, SEXP full, SEXP m, SEXP xbar, SEXP cs, SEXP ref);
+SEXP cg_crossprod(SEXP X);
+SEXP cg_tcrossprod(SEXP X);
+SEXP cg_gemv(SEXP X, SEXP v, SEXP trans);
+SEXP cg_blas_safe(SEXP X);
+SEXP cg_support_fitted(SEXP X, SEXP b, SEXP all_cols);
 SEXP cg_sum_product(SEXP x, SEXP y);
 SEXP cg_l1_nonzero(SEXP fits);
 SEXP cg_y_pass(SEXP v, SEXP state, SEXP pass, SEXP n, SEXP center);
@@ -28,12 +33,17 @@ static const R_CallMethodDef call_methods[] = {
     {"cg_lowrank_entries", (DL_FUNC) &cg_lowrank_entries, 5},
     {"cg_threshold_components", (DL_FUNC) &cg_threshold_components, 2},
     {"cg_smf_kernel", (DL_FUNC) &cg_smf_kernel, 2},
-    {"cg_entry_cells", (DL_FUNC) &cg_entry_cells, 4},
+    {"cg_entry_cells", (DL_FUNC) &cg_entry_cells, 5},
     {"cg_centred_rows", (DL_FUNC) &cg_centred_rows, 4},
     {"cg_column_moments", (DL_FUNC) &cg_column_moments, 2},
     {"cg_scale_columns", (DL_FUNC) &cg_scale_columns, 3},
     {"cg_fingerprint", (DL_FUNC) &cg_fingerprint, 1},
-    {"cg_fold_gram", (DL_FUNC) &cg_fold_gram, 6},
+    {"cg_fold_gram", (DL_FUNC) &cg_fold_gram, 7},
+    {"cg_crossprod", (DL_FUNC) &cg_crossprod, 1},
+    {"cg_tcrossprod", (DL_FUNC) &cg_tcrossprod, 1},
+    {"cg_gemv", (DL_FUNC) &cg_gemv, 3},
+    {"cg_blas_safe", (DL_FUNC) &cg_blas_safe, 1},
+    {"cg_support_fitted", (DL_FUNC) &cg_support_fitted, 3},
     {"cg_sum_product", (DL_FUNC) &cg_sum_product, 2},
     {"cg_l1_nonzero", (DL_FUNC) &cg_l1_nonzero, 1},
     {"cg_y_pass",     (DL_FUNC) &cg_y_pass,     5},

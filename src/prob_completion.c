@@ -33,6 +33,7 @@
 #include "prob_sampler.h"
 #include "glm_family.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <math.h>
 #include <limits.h>
@@ -129,6 +130,13 @@ typedef struct {
     SEXP rcall, rho;
     int *bcell; double *by;
     int *colptr;                   /* cells of column j: colptr[j] .. colptr[j+1] - 1 */
+    /* memory = "low" (see "Low memory" below): no per-cell statistics; per
+     * cell only its row (crow; no ccol) and the gradient (gval); the
+     * entries of a block also by row and column (brow, bcol); the atoms as
+     * row-major copies (ur: m x k, U diag(w) or U; vr: n x k) and weights */
+    int low, rk, rcap;
+    int *brow, *bcol;
+    double *ur, *vr, *aw, low_gx;
 } completion;
 
 #ifndef BLOCK_PER_RANK
@@ -403,12 +411,15 @@ static SEXP scan_block(SEXP fun, SEXP rho, int k, int pass, R_xlen_t *len)
  * (k = 1..nblocks; pass 1 or 2): pass 1 counts the entries per column (and
  * finds the dimensions when dims is NULL), pass 2 puts each entry's row in
  * its column's range; then each column's rows are sorted and made unique
- * in place. Returns list(row, col, dims): the cells 0-based, sorted by
- * column then row. Memory: one int per entry (the rows grouped by column)
- * and O(n), besides one block and the result. */
-SEXP cg_entry_cells(SEXP fun, SEXP rho, SEXP nblocks_, SEXP dims_)
+ * in place. Returns list(row, col, dims, colptr): the cells 0-based,
+ * sorted by column then row, and the column pointer (cells of column j:
+ * colptr[j] .. colptr[j + 1] - 1); col is NULL unless want_col (memory =
+ * "low" keeps no column per cell). Memory: one int per entry (the rows
+ * grouped by column) and O(n), besides one block and the result. */
+SEXP cg_entry_cells(SEXP fun, SEXP rho, SEXP nblocks_, SEXP dims_, SEXP want_col_)
 {
     const int nblocks = asInteger(nblocks_), given = !isNull(dims_);
+    const int want_col = asLogical(want_col_) == TRUE;
     if (nblocks == NA_INTEGER || nblocks < 1) error("internal: invalid nblocks");
     int m = given ? INTEGER(dims_)[0] : 0, n = given ? INTEGER(dims_)[1] : 0;
     int cap = given ? n : 1024;
@@ -474,26 +485,40 @@ SEXP cg_entry_cells(SEXP fun, SEXP rho, SEXP nblocks_, SEXP dims_)
         if ((j & 1023) == 0) R_CheckUserInterrupt();
     }
     cnt[n] = cells;
-    SEXP out = PROTECT(allocVector(VECSXP, 3));
+    SEXP out = PROTECT(allocVector(VECSXP, 4));
     SEXP cr = allocVector(INTSXP, cells); SET_VECTOR_ELT(out, 0, cr);
-    SEXP cc = allocVector(INTSXP, cells); SET_VECTOR_ELT(out, 1, cc);
     SEXP dd = allocVector(INTSXP, 2);     SET_VECTOR_ELT(out, 2, dd);
+    SEXP cp = allocVector(INTSXP, (R_xlen_t) n + 1); SET_VECTOR_ELT(out, 3, cp);
     memcpy(INTEGER(cr), rows, sizeof(int) * (size_t) cells);
-    for (int j = 0; j < n; j++)
-        for (int i = cnt[j]; i < cnt[j + 1]; i++) INTEGER(cc)[i] = j;
+    memcpy(INTEGER(cp), cnt, sizeof(int) * ((size_t) n + 1));
+    if (want_col) {
+        SEXP cc = allocVector(INTSXP, cells); SET_VECTOR_ELT(out, 1, cc);
+        for (int j = 0; j < n; j++)
+            for (int i = cnt[j]; i < cnt[j + 1]; i++) INTEGER(cc)[i] = j;
+    }
     INTEGER(dd)[0] = m; INTEGER(dd)[1] = n;
     UNPROTECT(1);
     return out;
 }
 
-/* the cell of entry (i, j), 0-based, or -1 */
+/* the cell of entry (i, j), 0-based, or -1: among the column's rows
+ * (sorted), interpolation steps alternating with bisection steps (rows
+ * spread evenly, as ratings' users are, take two or three probes instead of
+ * log2 of the column's cells, each a cache miss on a large crow; the
+ * bisection keeps the worst case logarithmic). memory = "low" finds every
+ * drawn entry's cell once per pass: this was half of its time. */
 static int find_cell(const completion *C, int i, int j)
 {
-    int lo = C->colptr[j], hi = C->colptr[j + 1] - 1;
+    int lo = C->colptr[j], hi = C->colptr[j + 1] - 1, interp = 1;
     while (lo <= hi) {
-        const int mid = lo + (hi - lo) / 2, r = C->crow[mid];
+        const int rl = C->crow[lo], rh = C->crow[hi];
+        if (i < rl || i > rh) return -1;
+        const int mid = !interp || rh == rl ? lo + (hi - lo) / 2 :
+                        lo + (int) ((double) (i - rl) / ((double) rh - rl) * (hi - lo));
+        const int r = C->crow[mid];
         if (r == i) return mid;
         if (r < i) lo = mid + 1; else hi = mid - 1;
+        interp = !interp;
     }
     return -1;
 }
@@ -523,6 +548,7 @@ static int reader_load(cg_problem *P, completion *C, int k)
         }
         C->bcell[t] = cell;
         C->by[t] = v[t + 2 * (size_t) len];
+        if (C->brow) { C->brow[t] = (int) r - 1; C->bcol[t] = (int) c - 1; }
     }
     UNPROTECT(1);
     return len;
@@ -1090,6 +1116,339 @@ static void mc_refit(cg_problem *P)
     }
 done:
     vmaxset(vmax);
+}
+
+/* ---- Low memory (memory = "low", a reader's "sfw"): the drawn statistics
+ * recomputed from the file. The block sampler draws whole blocks (in
+ * random order, the entries of a block in random order), so the entries
+ * drawn by iteration t are the blocks begun so far, the current one up to
+ * its drawn prefix (bs.rorder[0 .. cpos)): S1 and S2 at the cells are sums
+ * over those entries, and every quantity the iteration needs from them is
+ * one pass over them, with theta at an entry computed from the atoms
+ * (O(rank): row-major copies ur, vr of the factors). Kept per distinct
+ * cell: its row (the column is its column pointer's range) and one double,
+ * the gradient of this iteration (gval: the LMO's CSC operator), reused by
+ * the full-data evaluation for the full gradient; 12 bytes per cell
+ * instead of about 100, for one pass over the drawn entries per gradient
+ * (and per line search, per rank-control step and per Armijo trial). The
+ * full-data evaluation is one pass over all the entries (objective in
+ * double precision per entry, the full gradient into gval, then Lanczos on
+ * it). The fits equal the default mode's up to rounding: theta at a cell
+ * is recomputed from the atoms rather than updated step by step, and sums
+ * run in block order rather than in order of first draw. No effects
+ * (center = "none"), no subspace refit, blocks without replacement. */
+
+/* the atoms as row-major copies: ur = U diag(w) (weighted) or U, vr = V;
+ * aw the weights (scale folded in) */
+static void low_rows(completion *C, int weighted)
+{
+    const cg_atoms *a = &C->atoms;
+    const int k = a->k;
+    if (k > C->rcap) {            /* grows with the atoms' capacity (R_alloc, as theirs) */
+        int cap = C->rcap > 0 ? 2 * C->rcap : 16;
+        while (cap < k) cap *= 2;
+        C->ur = (double *) R_alloc((size_t) C->m * cap, sizeof(double));
+        C->vr = (double *) R_alloc((size_t) C->n * cap, sizeof(double));
+        C->aw = (double *) R_alloc(cap, sizeof(double));
+        C->rcap = cap;
+    }
+    for (int l = 0; l < k; l++) C->aw[l] = a->scale * a->w[l];
+    to_rows(a->u, C->m, k, C->ur);
+    to_rows(a->v, C->n, k, C->vr);
+    if (weighted)
+        for (int i = 0; i < C->m; i++)
+            for (int l = 0; l < k; l++) C->ur[(size_t) i * k + l] *= C->aw[l];
+    C->rk = k;
+}
+
+/* theta at entry (i, j) from weighted rows */
+static inline double low_theta(const completion *C, int i, int j)
+{
+    return C->rk ? dot_k(C->ur + (size_t) i * C->rk, C->vr + (size_t) j * C->rk, C->rk) : 0.0;
+}
+
+enum { LOW_GRADIENT, LOW_LINE, LOW_EVAL, LOW_RANK_GRAD, LOW_RANK_TRIAL };
+
+typedef struct {
+    int kind;
+    double s1, s2;                /* sums: <g, theta> or dd; the loss */
+    double *h, *sd;               /* rank control: per atom */
+    const double *wn;             /* rank control: the trial's weight changes */
+} low_ctx;
+
+/* the kernel on entries pos[0 .. len) of the block in the buffers (pos
+ * NULL: entries 0 .. len - 1) */
+static void low_block(completion *C, const int *pos, int len, low_ctx *x)
+{
+    const int fam = C->family, k = C->rk;
+    double s1 = 0.0, s2 = 0.0;
+    for (int q = 0; q < len; q++) {
+        const int e = pos ? pos[q] : q;
+        const int i = C->brow[e], j = C->bcol[e];
+        const double y = C->by[e];
+        switch (x->kind) {
+        case LOW_GRADIENT: case LOW_EVAL: {
+            const double th = low_theta(C, i, j), g = mean_fn(fam, th) - y;
+            C->gval[C->bcell[e]] += g;
+            s1 += g * th;
+            if (x->kind == LOW_EVAL) {
+                if (fam == FAM_GAUSSIAN) { const double d = th - y; s2 += 0.5 * d * d; }
+                else s2 += log_partition(fam, th) - y * th;
+            }
+            break;
+        }
+        case LOW_LINE: {
+            const double d = -C->radius * C->u[i] * C->v[j] - low_theta(C, i, j);
+            s1 += d * d;
+            break;
+        }
+        case LOW_RANK_GRAD: case LOW_RANK_TRIAL: {
+            /* unweighted rows: e_l = u_l(i) v_l(j) */
+            const double *u = C->ur + (size_t) i * k, *v = C->vr + (size_t) j * k;
+            double th = 0.0, dl = 0.0;
+            for (int l = 0; l < k; l++) th += C->aw[l] * u[l] * v[l];
+            if (x->kind == LOW_RANK_TRIAL) {
+                for (int l = 0; l < k; l++) if (x->wn[l] != 0.0) dl += x->wn[l] * u[l] * v[l];
+                const double xe = th + dl;
+                s2 += log_partition(fam, xe) - y * xe;
+                break;
+            }
+            double cv;
+            const double g = mean_curv(fam, th, &cv) - y;
+            for (int l = 0; l < k; l++) {
+                const double el = u[l] * v[l];
+                x->h[l] += g * el; x->sd[l] += cv * el * el;
+            }
+            s2 += log_partition(fam, th) - y * th;
+            break;
+        }
+        }
+    }
+    x->s1 += s1; x->s2 += s2;
+}
+
+/* the kernel over the drawn entries (all: every entry, in block order);
+ * 0 on a failure (recorded) or an interrupt */
+static int low_pass(cg_problem *P, completion *C, int all, low_ctx *x)
+{
+    const cg_block_sampler *s = &C->bs;
+    const int nb = all ? s->nblocks : s->bpos;    /* blocks begun */
+    for (int q = 0; q < nb; q++) {
+        const int k = all ? q : s->border[q];
+        const int len = reader_load(P, C, k);
+        if (!len) return 0;
+        if (!all && k == s->cur) low_block(C, s->rorder, s->cpos, x);
+        else low_block(C, NULL, len, x);
+        if (cg_interrupt_poll()) {
+            cg_fail_status(P, CG_ERR_INTERRUPT, "a pass over the entries");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* draws: the sampler only (the passes read the blocks) */
+static int low_draw(completion *C, int batch)
+{
+    const int want = batch == CG_BATCH_FULL ? C->N : batch == CG_BATCH_DEFAULT ? C->smp.batch
+                     : batch;
+    int nb = 0;
+    while (nb < want) {
+        if (cg_block_sampler_next(&C->bs) < 0) {
+            if (!cg_block_sampler_advance(&C->bs)) break;
+            continue;
+        }
+        nb++;
+    }
+    C->smp.drawn = C->bs.drawn;
+    return nb;
+}
+
+static double low_gradient(cg_problem *P, int batch)
+{
+    completion *C = (completion *) P->self;
+    const int nb = low_draw(C, batch);
+    memset(C->gval, 0, sizeof(double) * (size_t) C->C);
+    low_rows(C, 1);
+    low_ctx x = {LOW_GRADIENT, 0.0, 0.0, NULL, NULL, NULL};
+    if (C->smp.drawn > 0 && !low_pass(P, C, 0, &x)) return nb;
+    const double inv = C->smp.drawn > 0 ? 1.0 / C->smp.drawn : 0.0;
+    for (int c = 0; c < C->C; c++) C->gval[c] *= inv;
+    C->low_gx = x.s1 * inv;
+    if (!cg_all_finite(C->gval, (size_t) C->C)) overflow_failure(P, C, NULL, 0, "the gradient");
+    return nb;
+}
+
+static double low_lmo(cg_problem *P)
+{
+    completion *C = (completion *) P->self;
+    cg_linop G; cg_csc_data Gd;
+    cg_linop_csc(&G, &Gd, C->m, C->n, C->colptr, C->crow, C->gval);
+    const int st = cg_lmo_nuclear(&G, C->radius, C->u, C->v, &C->sigma, C->lmo_tol);
+    C->n_matvec += G.n_matvec;
+    P->svd_rank = 1;
+    if (st != CG_OK) {
+        cg_fail_status(P, st, "the linear minimization oracle");
+        return NA_REAL;
+    }
+    return C->low_gx + C->radius * C->sigma;
+}
+
+/* exact step for the gaussian estimated objective: <g, s - theta> from the
+ * gradient (s rank one), sum (s - theta)^2 over the drawn entries a pass */
+static double low_line_search(cg_problem *P)
+{
+    completion *C = (completion *) P->self;
+    if (C->family != FAM_GAUSSIAN) return -1.0;
+    double gs = 0.0;
+    for (int j = 0; j < C->n; j++) {
+        double cs = 0.0;
+        for (int c = C->colptr[j]; c < C->colptr[j + 1]; c++) cs += C->gval[c] * C->u[C->crow[c]];
+        gs += cs * C->v[j];
+    }
+    const double gd = -C->radius * gs - C->low_gx;
+    low_rows(C, 1);
+    low_ctx x = {LOW_LINE, 0.0, 0.0, NULL, NULL, NULL};
+    if (!low_pass(P, C, 0, &x)) return 0.0;
+    const double dd = x.s1 / C->smp.drawn;
+    if (dd <= 0) return gd < 0 ? 1.0 : 0.0;
+    return fmin(1.0, fmax(0.0, -gd / dd));
+}
+
+/* mc_reduce_rank's steps, each sum a pass over the drawn entries */
+static void low_reduce_rank(cg_problem *P, int steps)
+{
+    completion *C = (completion *) P->self;
+    cg_atoms *a = &C->atoms;
+    const int st = cg_atoms_compress(a);
+    if (st != CG_OK) { cg_fail_status(P, st, "the compression of the iterate"); return; }
+    const double inv = 1.0 / C->smp.drawn;
+    const void *vmax = vmaxget();
+    for (int step = 0; step < steps && a->k > 1; step++) {
+        const int k = a->k;
+        double *h = cg_zeros(k), *sd = cg_zeros(k);
+        double *wn = (double *) R_alloc(3 * (size_t) k, sizeof(double));
+        double *pw = wn + k;
+        low_rows(C, 0);
+        low_ctx x = {LOW_RANK_GRAD, 0.0, 0.0, h, sd, NULL};
+        if (!low_pass(P, C, 0, &x)) break;
+        double hmax = 0.0;
+        for (int j = 0; j < k; j++) {
+            h[j] *= inv;
+            if (sd[j] * inv > hmax) hmax = sd[j] * inv;
+        }
+        if (!(hmax > 0)) break;
+        const double f0 = x.s2 * inv;
+        int accepted = 0;
+        double f1 = f0;
+        for (int half = 0; half < 30 && !accepted; half++) {
+            const double eta = ldexp(1.0 / hmax, -half);
+            double slope = 0.0;
+            for (int j = 0; j < k; j++) wn[j] = a->scale * a->w[j] - eta * h[j];
+            cg_proj_spectrum(wn, k, C->radius, 0, pw);
+            for (int j = 0; j < k; j++) { wn[j] -= a->scale * a->w[j]; slope += h[j] * wn[j]; }
+            if (!(slope < 0)) break;
+            low_ctx y = {LOW_RANK_TRIAL, 0.0, 0.0, NULL, NULL, wn};
+            if (!low_pass(P, C, 0, &y)) { vmaxset(vmax); return; }
+            f1 = y.s2 * inv;
+            accepted = f1 <= f0 + 1e-4 * slope;
+        }
+        if (!accepted) break;
+        int kk = 0;
+        for (int j = 0; j < k; j++) {
+            const double wj = a->scale * a->w[j] + wn[j];
+            if (wj <= 0.0) { C->n_dropped++; continue; }
+            if (kk != j) {
+                memcpy(a->u + (size_t) kk * a->m, a->u + (size_t) j * a->m, sizeof(double) * a->m);
+                memcpy(a->v + (size_t) kk * a->n, a->v + (size_t) j * a->n, sizeof(double) * a->n);
+            }
+            a->w[kk++] = wj;
+        }
+        a->k = kk; a->scale = 1.0;
+        if (f0 - f1 <= 1e-12 * fabs(f0)) break;
+    }
+    vmaxset(vmax);
+    C->k_kept = a->k;
+}
+
+static void low_fw_step(cg_problem *P, double gamma)
+{
+    completion *C = (completion *) P->self;
+    cg_atoms_scale(&C->atoms, 1.0 - gamma);
+    for (int i = 0; i < C->m; i++) C->u[i] = -C->u[i];
+    cg_atoms_add(&C->atoms, C->u, C->v, gamma * C->radius);
+    C->iter++;
+    if (C->iter == C->max_iter) low_reduce_rank(P, FINAL_WEIGHT_STEPS);
+    else if (C->atoms.k >= 2 * C->k_kept + 8) low_reduce_rank(P, WEIGHT_STEPS);
+}
+
+/* the full objective (per entry, in double) and the FW gap of the full
+ * gradient (into gval: the iteration's gradient is spent), one pass */
+static void low_evaluate(cg_problem *P, double *obj, double *gap)
+{
+    completion *C = (completion *) P->self;
+    memset(C->gval, 0, sizeof(double) * (size_t) C->C);
+    low_rows(C, 1);
+    low_ctx x = {LOW_EVAL, 0.0, 0.0, NULL, NULL, NULL};
+    if (!low_pass(P, C, 1, &x)) { *obj = NA_REAL; *gap = NA_REAL; return; }
+    const double inv = 1.0 / C->N;
+    *obj = x.s2 * inv;
+    for (int c = 0; c < C->C; c++) C->gval[c] *= inv;
+    if (!isfinite(*obj) || !cg_all_finite(C->gval, (size_t) C->C)) {
+        overflow_failure(P, C, NULL, 0, "the objective");
+        *gap = NA_REAL;
+        return;
+    }
+    cg_linop Gf; cg_csc_data d;
+    cg_linop_csc(&Gf, &d, C->m, C->n, C->colptr, C->crow, C->gval);
+    double sigma;
+    int st = cg_lmo_nuclear(&Gf, C->radius, C->eu, C->ev, &sigma, 1e-10);
+    if (st == CG_ERR_SVD) st = cg_lmo_nuclear(&Gf, C->radius, C->eu, C->ev, &sigma, 1e-8);
+    *gap = st == CG_OK ? x.s1 * inv + C->radius * sigma : cg_gap_failed(P, st);
+}
+
+static const cg_fw_ops completion_low_fw = {low_gradient, low_lmo, low_line_search, low_fw_step};
+
+static void low_release(cg_problem *P)
+{
+    completion *C = (completion *) P->self;
+    free(C->gval);
+    C->gval = NULL;
+}
+
+/* a reader's spec for memory = "low": its call, the block sampler, the
+ * column pointer of the cells (spec cell_colptr), the block buffers */
+static void low_setup(cg_problem *P, completion *C, SEXP spec, int mode, int batch)
+{
+    (void) P;
+    C->reader = 1; C->low = 1;
+    C->rcall = cg_list_get(spec, "reader_call");
+    C->rho = cg_list_get(spec, "reader_env");
+    if (TYPEOF(C->rcall) != LANGSXP || TYPEOF(C->rho) != ENVSXP)
+        error("spec: reader_call must be a call and reader_env an environment");
+    const int bsize = asInteger(cg_list_get(spec, "block_size"));
+    if (bsize == NA_INTEGER || bsize < 1 || batch == NA_INTEGER || batch < 1)
+        error("spec: invalid block_size or batch_size");
+    if (mode == CG_SAMPLE_REPLACE) error("spec: memory = \"low\" draws blocks without replacement");
+    cg_block_sampler_init(&C->bs, C->N, bsize, mode, 0);
+    C->smp.n = C->N; C->smp.batch = batch; C->smp.mode = mode; C->smp.pos = 0;
+    C->smp.order = NULL; C->smp.drawn = 0;
+    const int *cp = cg_spec_index(spec, "cell_colptr", (R_xlen_t) C->n + 1, 0, C->C);
+    C->colptr = (int *) R_alloc((size_t) C->n + 1, sizeof(int));
+    memcpy(C->colptr, cp, sizeof(int) * ((size_t) C->n + 1));
+    if (C->colptr[0] != 0 || C->colptr[C->n] != C->C)
+        error("spec: invalid cell_colptr");
+    for (int j = 0; j < C->n; j++) {
+        if (C->colptr[j + 1] < C->colptr[j]) error("spec: invalid cell_colptr");
+        for (int c = C->colptr[j] + 1; c < C->colptr[j + 1]; c++)
+            if (C->crow[c] <= C->crow[c - 1])
+                error("spec: a reader's cells must be sorted by column, then row");
+    }
+    C->bcell = (int *) R_alloc(C->bs.bsize, sizeof(int));
+    C->brow = (int *) R_alloc(C->bs.bsize, sizeof(int));
+    C->bcol = (int *) R_alloc(C->bs.bsize, sizeof(int));
+    C->by = (double *) R_alloc(C->bs.bsize, sizeof(double));
+    C->cell = C->bcell; C->y = C->by;
 }
 
 static void mc_fw_step(cg_problem *P, double gamma)
@@ -1678,8 +2037,10 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
         C->cell = cg_spec_index(spec, "cell", C->N, 0, C->C - 1);
         C->y = cg_spec_real(spec, "y", C->N);
     }
+    SEXP low_ = cg_list_get(spec, "low_memory");
+    C->low = use_reader && !isNull(low_) && asLogical(low_) == TRUE;
     C->crow = cg_spec_index(spec, "cell_row", C->C, 0, C->m - 1);
-    C->ccol = cg_spec_index(spec, "cell_col", C->C, 0, C->n - 1);
+    C->ccol = C->low ? NULL : cg_spec_index(spec, "cell_col", C->C, 0, C->n - 1);
     C->family = asInteger(cg_list_get(spec, "family"));
     C->radius = asReal(cg_list_get(spec, "radius"));
     C->dense = asLogical(cg_list_get(spec, "dense_iterate"));
@@ -1719,6 +2080,29 @@ int cg_problem_completion(cg_problem *P, SEXP spec)
         if (resume) cg_sampler_resume(&C->smp, spec, N, batch, mode);
         else cg_sampler_init(&C->smp, N, batch, mode);
         C->batch_idx = (int *) R_alloc(N > C->smp.batch ? N : C->smp.batch, sizeof(int));
+    }
+    if (C->low) {                 /* memory = "low": see "Low memory" */
+        SEXP cen = cg_list_get(spec, "center");
+        if ((!isNull(cen) && asInteger(cen) != CENTER_NONE) || C->refit > 0)
+            error("spec: memory = \"low\" is for sfw without effects");
+        low_setup(P, C, spec, mode, batch);
+        /* the one per-cell double array, outside R's heap: R's collector
+         * lets garbage (the blocks read) grow in proportion to the live
+         * heap, so an R_alloc'd gval would raise the peak by a share of
+         * itself; freed by low_release on every path */
+        P->self = C;
+        C->gval = (double *) calloc((size_t) nc, sizeof(double));
+        if (!C->gval) error("cannot allocate %.0f MB for the gradient at the cells",
+                            8.0 * nc / 1048576.0);
+        P->release = low_release;
+        memset(C->gval, 0, sizeof(double) * (size_t) nc);   /* touched now: the peak */
+        C->u = cg_zeros(m); C->v = cg_zeros(n); C->eu = cg_zeros(m); C->ev = cg_zeros(n);
+        cg_atoms_init(&C->atoms, m, n, 64);
+        C->ortho_k = -1;
+        P->evaluate = low_evaluate; P->epoch = mc_epoch; P->n_matvec = mc_n_matvec;
+        P->svd_rank = 0;
+        P->fw = &completion_low_fw;
+        return CG_OK;
     }
     C->tc = (int *) R_alloc(nc, sizeof(int));
     C->trow = (int *) R_alloc(nc, sizeof(int));

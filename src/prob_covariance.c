@@ -592,8 +592,10 @@ static int dual_step(cov *c)
     if (m > 0) {
         double *vecs = m < p ? (double *) R_alloc((size_t) m * c->cap, sizeof(double))
                              : c->nxt.v;
-        st = cg_eigs_beyond(&A, -1, c->eps, c->lam.r + 2, EIG_TOL, c->floor_cap, &found,
-                            c->nxt.d, vecs);
+        /* (the count's extrapolated growth for "sparse" only: see
+         * beyond_next_k) */
+        st = cg_eigs_beyond(&A, -1, c->eps, c->lam.r + 2, !c->lowrank, EIG_TOL, c->floor_cap,
+                            &found, c->nxt.d, vecs);
         if (st == CG_OK && m < p)          /* back to p-vectors, zero on J */
             for (int k = 0; k < found; k++) {
                 double *v = c->nxt.v + (size_t) k * p;
@@ -942,7 +944,7 @@ static int l_step(cov *c, double a, const csc *R, double dR, double b, const csc
     o.s_coef = 1.0; o.C = R; o.c_coef = -a; o.shift = -(a * dR + b * dRm);
     if (b != 0.0) { o.C2 = Rm; o.c2_coef = -b; }
     int found = 0;
-    const int st = cg_eigs_beyond(&A, +1, c->gamma, out->r + 2, EIG_TOL, c->cap, &found,
+    const int st = cg_eigs_beyond(&A, +1, c->gamma, out->r + 2, 0, EIG_TOL, c->cap, &found,
                                   out->d, out->v);
     c->n_matvec += A.n_matvec;
     vmaxset(vmax);

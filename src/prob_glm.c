@@ -200,9 +200,8 @@ static void full_gradient(glm *G, double *g)
     const int n = G->n, p = G->p;
     for (int i = 0; i < n; i++) G->res[i] = G->w[i] * (G->mu[i] - G->y[i]) / n;
     if (!G->sparse) {
-        int one = 1; double alpha = 1.0, zero = 0.0;
-        F77_CALL(dgemv)("T", &G->n, &G->p, &alpha, G->X, &G->n, G->res, &one, &zero, g,
-                        &one FCONE);
+        /* (dgemv("T")'s numbers, eight columns at a time: cg_cols_dot) */
+        cg_cols_dot(G->X, n, NULL, p, G->res, 1.0, g);
         for (int j = 0; j < p; j++) g[j] *= G->cs[j];
     } else {
         for (int j = 0; j < p; j++) {
@@ -549,6 +548,8 @@ static void glm_pair_step(cg_problem *P, double gamma, int drop)
  * steps without face steps above 1024 coordinates, 3673 with them, 1.8 ->
  * 1.45 s; the Hessian's scratch is at most 32 MB) */
 #define FACE_MAX 2048
+/* rows per block of the dense Newton systems' M (face_system) */
+#define FACE_ROWS 256
 /* flops of a face step on k support coordinates (m = k + q): the Hessian
  * (dense: one n x m product; sparse: by rows, sum_i nnz_i(S)^2, about
  * nnz(X_S)^2 / n) and its Cholesky factor */
@@ -556,7 +557,10 @@ static double face_cost(const glm *G, int k)
 {
     const double m = k + G->q, n = G->n;
     /* dense: a level-3 BLAS product, about 4 times the flop rate of the
-     * gradient's matrix-vector product and exp() passes it is paid from */
+     * gradient's matrix-vector product and exp() passes it is paid from
+     * (with the reference BLAS; both by cg_cols_dot since glmspeed, issue
+     * 25, the rule kept so that the same steps are taken: giving the
+     * pairwise steps 4x the credit changed CV times by -15% to +5%) */
     if (!G->sparse) return 0.5 * n * m * m + m * m * m / 3.0;
     double nnz = 0.0;
     for (int a = 0; a < k; a++) {
@@ -580,21 +584,41 @@ static void face_system(glm *G, const int *idx, int k, int m, double *H, double 
         rr[i] = G->w[i] * (G->mu[i] - G->y[i]) / n;
     }
     if (!G->sparse) {
-        double *M = G->fM;
+        /* M = [X~_S, U] with its rows scaled by sqrt(h), by blocks of
+         * FACE_ROWS rows (G->fM: FACE_ROWS x m), and H = M'M (the lower
+         * triangle) and z1 summed on over the blocks: every entry summed in
+         * row order, dsyrk("L", "T")'s numbers (cg_cols_dot_more, eight
+         * columns at a time; the reference dsyrk was a quarter to a third of
+         * a dense GLM CV, and an n x m M allocated per fold problem and
+         * size made R collect garbage) */
+        const int B = n < FACE_ROWS ? n : FACE_ROWS;
+        double *M = G->fM, *sh = G->mub;          /* sqrt(h) per row */
+        for (int i = 0; i < n; i++) sh[i] = sqrt(hr[i]);
         for (int a = 0; a < m; a++) {
-            double *col = M + (size_t) a * n;
-            if (a < k) { memset(col, 0, sizeof(double) * n); col_axpy(G, idx[a], 1.0, col); }
-            else memcpy(col, G->U + (size_t) (a - k) * n, sizeof(double) * n);
-            double s = 0.0;
-            for (int i = 0; i < n; i++) s += col[i] * rr[i];
-            z1[a] = s;
+            z1[a] = 0.0;
+            memset(H + a + (size_t) a * m, 0, sizeof(double) * (m - a));
         }
-        for (int i = 0; i < n; i++) {
-            const double h = sqrt(hr[i]);
-            for (int a = 0; a < m; a++) M[i + (size_t) a * n] *= h;
+        for (int r0 = 0; r0 < n; r0 += B) {
+            const int nb = n - r0 < B ? n - r0 : B;
+            for (int a = 0; a < m; a++) {
+                double *col = M + (size_t) a * nb;
+                if (a < k) {
+                    const double c = G->cs[idx[a]];
+                    const double *x = G->X + (size_t) idx[a] * n + r0;
+                    if (c == 0.0) memset(col, 0, sizeof(double) * nb);
+                    else for (int i = 0; i < nb; i++) col[i] = c * x[i];
+                } else {
+                    memcpy(col, G->U + (size_t) (a - k) * n + r0, sizeof(double) * nb);
+                }
+                double s = z1[a];
+                for (int i = 0; i < nb; i++) s += col[i] * rr[r0 + i];
+                z1[a] = s;
+                for (int i = 0; i < nb; i++) col[i] *= sh[r0 + i];
+            }
+            for (int a = 0; a < m; a++)
+                cg_cols_dot_more(M + (size_t) a * nb, nb, NULL, m - a, M + (size_t) a * nb,
+                                 H + a + (size_t) a * m);
         }
-        const double one = 1.0, zero = 0.0;
-        F77_CALL(dsyrk)("L", "T", &m, &n, &one, M, &n, &zero, H, &m FCONE FCONE);
         return;
     }
     /* sparse: X~_S by rows, then sum_i h_i x_i x_i' over each row's entries */
@@ -744,7 +768,8 @@ static void model_room(glm *G, int m)
     G->model_cap = cap;
 }
 
-/* dense: room for face_system's M (n x m), shared by the face and model steps */
+/* dense: room for face_system's M (a block of FACE_ROWS rows x m), shared by
+ * the face and model steps */
 static void fm_room(glm *G, int m)
 {
     if (G->sparse || m <= G->fM_cols) return;
@@ -752,7 +777,7 @@ static void fm_room(glm *G, int m)
     const int most = (int) (8388608.0 / G->n);
     if (cols > most) cols = most;
     if (cols < m) cols = m;
-    G->fM = cg_zeros((size_t) G->n * cols);
+    G->fM = cg_zeros((size_t) (G->n < FACE_ROWS ? G->n : FACE_ROWS) * cols);
     G->fM_cols = cols;
 }
 
@@ -1591,6 +1616,19 @@ static SEXP real_copy(const double *x, R_xlen_t k)
     return v;
 }
 
+/* the fit's b: minimized at theta (lazy: on a copy, kept in bx for a
+ * path's next radius, with its linear predictor in etax) */
+static const double *fit_b(cg_problem *P, glm *G)
+{
+    if (!(G->lazy && G->q > 0)) return G->b;
+    const double fval = G->fval, fscale = G->fscale;
+    const int fval_ok = G->fval_ok;
+    profiled_copy(P, G);
+    restore_copy(G);
+    G->fval = fval; G->fscale = fscale; G->fval_ok = fval_ok;
+    return G->bx;
+}
+
 SEXP cg_glm_solution(cg_problem *P)
 {
     glm *G = (glm *) P->self;
@@ -1600,17 +1638,9 @@ SEXP cg_glm_solution(cg_problem *P)
                                   "state_H", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, real_copy(G->theta, G->p));
-    /* the fit: b minimized at theta (lazy: on a copy; kept in bx for a
-     * path's next radius); the state: the iterate as it is */
-    const double *b = G->b, *eta = G->eta;
-    if (G->lazy && q > 0) {
-        const double fval = G->fval, fscale = G->fscale;
-        const int fval_ok = G->fval_ok;
-        profiled_copy(P, G);
-        restore_copy(G);
-        G->fval = fval; G->fscale = fscale; G->fval_ok = fval_ok;
-        b = G->bx; eta = G->etax;
-    }
+    /* the fit: b minimized at theta; the state: the iterate as it is */
+    const double *b = fit_b(P, G);
+    const double *eta = (G->lazy && q > 0) ? G->etax : G->eta;
     SET_VECTOR_ELT(out, 1, real_copy(b, q));
     SET_VECTOR_ELT(out, 2, real_copy(eta, n));
     SET_VECTOR_ELT(out, 3, ScalarReal(G->face_steps));
@@ -1625,6 +1655,22 @@ SEXP cg_glm_solution(cg_problem *P)
         SET_VECTOR_ELT(out, 9, real_copy(G->gqi, q));
         SET_VECTOR_ELT(out, 10, real_copy(G->Hs, (R_xlen_t) q * q));
     }
+    UNPROTECT(1);
+    return out;
+}
+
+/* a CV fold path's lean result (dispatch.c; R/regression-family.R,
+ * glm_lean_fit()): theta and b as cg_glm_solution gives them, without the
+ * linear predictor, the state and their copies (the whole solution of every
+ * fold fit was a tenth of a binomial CV's time at 1600 x 100: R vectors of
+ * n allocated and dropped per fit) */
+SEXP cg_glm_beta(cg_problem *P)
+{
+    glm *G = (glm *) P->self;
+    static const char *names[] = {"beta", "b", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SET_VECTOR_ELT(out, 0, real_copy(G->theta, G->p));
+    SET_VECTOR_ELT(out, 1, real_copy(fit_b(P, G), G->q));
     UNPROTECT(1);
     return out;
 }

@@ -110,8 +110,8 @@ static double x_at(const regression *R, int r, int j)    /* dense only */
  * ddot were a fifth of a 1600 x 5000 CV; 3.5x faster than the reference
  * BLAS's ddot at n = 1440), and v read once for eight. An optimized BLAS
  * would sum in another order: these are the reference BLAS's numbers. */
-static void cols_dot(const double *X, int n, const int *cols, int m, const double *v,
-                     double scale, double *out)
+static inline void cols_dot_kernel(const double *X, int n, const int *cols, int m,
+                                   const double *v, double scale, double *out, int more)
 {
 #define COL(q) (X + (size_t) (cols ? cols[k + (q)] : k + (q)) * n)
     int k = 0;
@@ -119,6 +119,10 @@ static void cols_dot(const double *X, int n, const int *cols, int m, const doubl
         const double *a0 = COL(0), *a1 = COL(1), *a2 = COL(2), *a3 = COL(3),
                      *a4 = COL(4), *a5 = COL(5), *a6 = COL(6), *a7 = COL(7);
         double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0;
+        if (more) {
+            s0 = out[k]; s1 = out[k + 1]; s2 = out[k + 2]; s3 = out[k + 3];
+            s4 = out[k + 4]; s5 = out[k + 5]; s6 = out[k + 6]; s7 = out[k + 7];
+        }
         for (int r = 0; r < n; r++) {
             const double vr = v[r];
             s0 += a0[r] * vr; s1 += a1[r] * vr; s2 += a2[r] * vr; s3 += a3[r] * vr;
@@ -130,11 +134,26 @@ static void cols_dot(const double *X, int n, const int *cols, int m, const doubl
     }
     for (; k < m; k++) {
         const double *a = COL(0);
-        double sa = 0.0;
+        double sa = more ? out[k] : 0.0;
         for (int r = 0; r < n; r++) sa += a[r] * v[r];
         out[k] = sa * scale;
     }
 #undef COL
+}
+
+void cg_cols_dot(const double *X, int n, const int *cols, int m, const double *v,
+                 double scale, double *out)
+{
+    cols_dot_kernel(X, n, cols, m, v, scale, out, 0);
+}
+
+/* the same sums carried on over more rows: out[k] += x_{cols[k]}'v, each
+ * continuing in row order (the rows of X split into blocks give the
+ * numbers of one call over all of them; src/prob_glm.c) */
+void cg_cols_dot_more(const double *X, int n, const int *cols, int m, const double *v,
+                      double *out)
+{
+    cols_dot_kernel(X, n, cols, m, v, 1.0, out, 1);
 }
 
 /* xbar'theta (0 without implicit centring), once per pass over rows */
@@ -344,7 +363,7 @@ static void exact_gradient_x(const regression *R, double *res, double *g)
                 F77_CALL(daxpy)(&R->n, R->theta + j, R->X + (size_t) j * n, &one, res, &one);
         /* X'res / n (the numbers of dgemv("T"): cols_dot) */
         (void) zero;
-        cols_dot(R->X, n, NULL, p, res, inv, g);
+        cg_cols_dot(R->X, n, NULL, p, res, inv, g);
         return;
     }
     if (R->xbar) {                   /* the centred X theta */
@@ -462,7 +481,7 @@ static const double *gram_col(cg_problem *P, regression *R, int j, double *scrat
         R->cache_left--;
     }
     if (!R->sparse) {                /* the numbers of dgemv("T"): cols_dot */
-        cols_dot(R->X, n, NULL, p, R->X + (size_t) j * n, 1.0 / n, c);
+        cg_cols_dot(R->X, n, NULL, p, R->X + (size_t) j * n, 1.0 / n, c);
     } else {                     /* by rows: only the rows where x_j != 0 */
         memset(c, 0, sizeof(double) * p);
         for (int a = R->cp[j]; a < R->cp[j + 1]; a++) {
@@ -532,7 +551,7 @@ static void gram_fill_ws(regression *R, int j, double *c, int from)
         todo[m++] = i;
     }
     double *dots = R->ws_dots;
-    cols_dot(R->X, n, todo, m, xj, 1.0, dots);
+    cg_cols_dot(R->X, n, todo, m, xj, 1.0, dots);
     for (int k = 0; k < m; k++) c[R->ws_tpos[k]] = dots[k] / n;
     R->rows_read += (double) m * n / R->p;   /* in rows of X */
 }

@@ -65,6 +65,15 @@ void cg_linop_csc(cg_linop *A, cg_csc_data *d, int m, int n,
 double *cg_zeros(size_t n);          /* zero-filled R_alloc scratch */
 int cg_all_finite(const double *x, size_t n);   /* no NA, NaN or Inf */
 void cg_symmetrize(double *A, int n);  /* A <- (A + A') / 2, n x n, in place */
+/* out[k] = scale * x_{cols[k]}'v for the columns cols (NULL: 0..m-1) of the
+ * dense n-row X, each summed in row order (the reference BLAS's ddot,
+ * dgemv("T") and dsyrk("L", "T") numbers), eight columns at a time
+ * (src/prob_regression.c) */
+void cg_cols_dot(const double *X, int n, const int *cols, int m, const double *v,
+                 double scale, double *out);
+/* ... the same sums carried on from out[k] over more rows (scale 1) */
+void cg_cols_dot_more(const double *X, int n, const int *cols, int m, const double *v,
+                      double *out);
 /* dense column-major copy of A (m x n), by products with unit vectors */
 void cg_linop_densify(cg_linop *A, double *out);
 
@@ -94,9 +103,10 @@ int cg_extreme_value_tol(cg_linop *A, int which, int hint, double tol, double *v
 int cg_lowest_eigenvalue(cg_linop *A, int k, double tol, double *value);
 /* every eigenpair of symmetric A below thresh (which = -1) or above it
  * (+1): *found (<= cap; CG_ERR_DOMAIN if more) pairs into vals (cap),
- * vecs (n x cap), outer end first; khint: the expected count */
-int cg_eigs_beyond(cg_linop *A, int which, double thresh, int khint, double tol, int cap,
-                   int *found, double *vals, double *vecs);
+ * vecs (n x cap), outer end first; khint: the expected count; extrapolate:
+ * past the hint, grow k from the spacing of the values found (else double) */
+int cg_eigs_beyond(cg_linop *A, int which, double thresh, int khint, int extrapolate,
+                   double tol, int cap, int *found, double *vals, double *vecs);
 
 /* Dense LAPACK, workspace from R_alloc; X is destroyed. Thin SVD: s (min),
  * U (m x min), VT (min x n). Eigenpairs il..iu (1-based, ascending) of the
@@ -518,6 +528,9 @@ struct cg_problem {
     double (*epoch)(cg_problem *P);
     /* products with operators so far */
     long   (*n_matvec)(cg_problem *P);
+    /* NULL, or frees the problem's memory outside R's heap: called once when
+     * the solve ends, on every path (an R error included; dispatch.c) */
+    void   (*release)(cg_problem *P);
     /* one table per solver family, NULL where the problem does not support it */
     const cg_fw_ops      *fw;
     const cg_pg_ops      *pg;
@@ -652,6 +665,7 @@ SEXP cg_smf_solution(cg_problem *P);
  * unpenalized gaussian on a sparse X): prob_glm.c */
 int  cg_problem_glm(cg_problem *P, SEXP spec);
 SEXP cg_glm_solution(cg_problem *P);
+SEXP cg_glm_beta(cg_problem *P);      /* a CV fold path's lean result */
 void cg_glm_restart(cg_problem *P, double radius);
 
 /* ---------------------------------------------------------- solvers */

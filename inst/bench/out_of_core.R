@@ -115,7 +115,7 @@ write_tenx <- function(file, d, N, dens, step = 2000L, chunk = 2^16) {
 # Results: inst/bench/results/out_of_core_ratings.md (or the file named by
 # STOCHCG_BENCH_RATINGS_OUT in that folder). STOCHCG_BENCH_RATINGS_DB=0: HDF5
 # only (no SQLite table, no SQLite phases: half the time at large N).
-if (length(args) && args[1] %in% c("--ratings", "--rphase")) {
+if (length(args) && args[1] %in% c("--ratings", "--rphase", "--rwrite")) {
   suppressPackageStartupMessages({ library(DBI); library(RSQLite) })
   `%||%` <- function(a, b) if (is.null(a)) b else a
   if (args[1] == "--rphase") {
@@ -138,16 +138,21 @@ if (length(args) && args[1] %in% c("--ratings", "--rphase")) {
       r_floor_h5 = read_passes(reader("h5")),
       r_sfw_db = fit_out(timed(complete_matrix(reader("db"), radius = meta$radius,
                                                method = "sfw", dims = meta$dims,
-                                               center = "both", control = ctl))),
+                                               center = meta$center, control = ctl))),
       r_sfw_h5 =, r_sfw_h5_before = fit_out(timed(complete_matrix(reader("h5"),
                                                radius = meta$radius,
                                                method = "sfw", dims = meta$dims,
-                                               center = "both", control = ctl))),
+                                               center = meta$center, control = ctl))),
+      r_sfw_h5_low = fit_out(timed(complete_matrix(reader("h5"), radius = meta$radius,
+                                                   method = "sfw", dims = meta$dims,
+                                                   center = meta$center, control = ctl,
+                                                   memory = "low"))),
       r_memory = {
         t_read <- timed(dbReadTable(con, "ratings"))
         df <- t_read$value
         o <- fit_out(timed(complete_matrix(df, radius = meta$radius, method = "sfw",
-                                           dims = meta$dims, center = "both", control = ctl)))
+                                           dims = meta$dims, center = meta$center,
+                                           control = ctl)))
         o$read_wall <- t_read$wall; o$read_cpu <- t_read$cpu
         o
       })
@@ -159,38 +164,62 @@ if (length(args) && args[1] %in% c("--ratings", "--rphase")) {
   num <- function(i, default) if (length(args) >= i) as.numeric(args[i]) else default
   N <- num(2, 2e7); m <- num(3, 2e5); n <- num(4, 2e4); iter <- num(5, 100)
   with_db <- Sys.getenv("STOCHCG_BENCH_RATINGS_DB") != "0"
-  dir <- tempfile("out_of_core_ratings_")
-  dir.create(dir)
+  # STOCHCG_BENCH_RATINGS_DIR: write the data there (or reuse them when its
+  # meta.rds is for the same N, m, n) and keep them, so that one file serves
+  # several runs (the 1e8 file takes minutes to write); --rwrite only writes
+  keep_dir <- Sys.getenv("STOCHCG_BENCH_RATINGS_DIR")
+  dir <- if (nzchar(keep_dir)) keep_dir else tempfile("out_of_core_ratings_")
+  dir.create(dir, showWarnings = FALSE)
   self <- normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
   load_txt <- function() paste(trimws(readLines("/proc/loadavg")), collapse = " ")
   db <- file.path(dir, "ratings.sqlite"); h5 <- file.path(dir, "ratings.h5")
-  con <- dbConnect(SQLite(), db)
-  h5createFile(h5)
   chunk <- 2^16
-  for (v in c("row", "col", "value"))
-    h5createDataset(h5, v, dims = N, chunk = chunk, level = 0,
-                    storage.mode = if (v == "value") "double" else "integer")
-  # ratings 1..5 from a rank-5 model plus user and item effects, written a
-  # million at a time (never whole in memory)
-  set.seed(44)
-  k <- 5
-  U <- matrix(rnorm(m * k, sd = 0.4), m); V <- matrix(rnorm(n * k, sd = 0.4), n)
-  a <- rnorm(m, sd = 0.5); b <- rnorm(n, sd = 0.5)
-  step <- 2^20
-  t_write <- timed(for (s in seq(1, N, by = step)) {
-    idx <- s:min(N, s + step - 1)
-    i <- sample.int(m, length(idx), TRUE); j <- sample.int(n, length(idx), TRUE)
-    eta <- 3.5 + a[i] + b[j] + rowSums(U[i, , drop = FALSE] * V[j, , drop = FALSE])
-    val <- pmin(5, pmax(1, round(eta + rnorm(length(idx), sd = 0.8))))
-    if (with_db)
-      dbWriteTable(con, "ratings", data.frame(row = i, col = j, value = val), append = TRUE)
-    h5write(i, h5, "row", index = list(idx)); h5write(j, h5, "col", index = list(idx))
-    h5write(val, h5, "value", index = list(idx))
-  })
-  dbDisconnect(con)
-  rm(U, V, a, b); invisible(gc())
-  saveRDS(list(db = db, h5 = h5, dims = c(m, n), radius = 2 * sqrt(N), iter = iter),
-          file.path(dir, "meta.rds"))
+  meta_file <- file.path(dir, "meta.rds")
+  old <- if (file.exists(meta_file)) readRDS(meta_file)
+  if (!is.null(old) && identical(old$N, N) && identical(old$dims, c(m, n)) &&
+      (!with_db || isTRUE(old$with_db))) {
+    t_write <- list(wall = old$write_wall)
+  } else {
+    unlink(c(db, h5, meta_file))
+    con <- dbConnect(SQLite(), db)
+    h5createFile(h5)
+    for (v in c("row", "col", "value"))
+      h5createDataset(h5, v, dims = N, chunk = chunk, level = 0,
+                      storage.mode = if (v == "value") "double" else "integer")
+    # ratings 1..5 from a rank-5 model plus user and item effects, written a
+    # million at a time (never whole in memory)
+    set.seed(44)
+    k <- 5
+    U <- matrix(rnorm(m * k, sd = 0.4), m); V <- matrix(rnorm(n * k, sd = 0.4), n)
+    a <- rnorm(m, sd = 0.5); b <- rnorm(n, sd = 0.5)
+    step <- 2^20
+    t_write <- timed(for (s in seq(1, N, by = step)) {
+      idx <- s:min(N, s + step - 1)
+      i <- sample.int(m, length(idx), TRUE); j <- sample.int(n, length(idx), TRUE)
+      eta <- 3.5 + a[i] + b[j] + rowSums(U[i, , drop = FALSE] * V[j, , drop = FALSE])
+      val <- pmin(5, pmax(1, round(eta + rnorm(length(idx), sd = 0.8))))
+      if (with_db)
+        dbWriteTable(con, "ratings", data.frame(row = i, col = j, value = val), append = TRUE)
+      h5write(i, h5, "row", index = list(idx)); h5write(j, h5, "col", index = list(idx))
+      h5write(val, h5, "value", index = list(idx))
+    })
+    dbDisconnect(con)
+    rm(U, V, a, b); invisible(gc())
+  }
+  # STOCHCG_BENCH_RATINGS_CENTER: the fits' `center` (default "both";
+  # memory = "low" needs "none")
+  center <- Sys.getenv("STOCHCG_BENCH_RATINGS_CENTER", "both")
+  saveRDS(list(db = db, h5 = h5, dims = c(m, n), radius = 2 * sqrt(N), iter = iter,
+               N = N, with_db = with_db, write_wall = t_write$wall, center = center),
+          meta_file)
+  if (args[1] == "--rwrite") quit(save = "no")
+  # STOCHCG_BENCH_RATINGS_LOW=1: also r_sfw_h5_low, the HDF5 fit with
+  # memory = "low" (statistics recomputed from the file), after r_sfw_h5 on
+  # the same file; STOCHCG_BENCH_RATINGS_PHASES: a comma-separated list of
+  # the phases to run instead (e.g. "r_floor_h5,r_sfw_h5_low" at 1e8, where
+  # the default mode needs ~9.5 GB)
+  with_low <- Sys.getenv("STOCHCG_BENCH_RATINGS_LOW") == "1"
+  only <- Sys.getenv("STOCHCG_BENCH_RATINGS_PHASES")
   before_lib <- Sys.getenv("STOCHCG_BENCH_BEFORE_LIB")
   with_memory <- Sys.getenv("STOCHCG_BENCH_RATINGS_MEMORY") != "0"
   run_phase <- function(phase) {
@@ -203,10 +232,55 @@ if (length(args) && args[1] %in% c("--ratings", "--rphase")) {
   load_before <- load_txt()
   res <- list()
   phases <- c(if (with_db) c("r_floor_db", "r_sfw_db"), "r_floor_h5", "r_sfw_h5",
+              if (with_low) "r_sfw_h5_low",
               if (nzchar(before_lib)) "r_sfw_h5_before", if (with_memory && with_db) "r_memory")
-  for (ph in phases) res[[ph]] <- run_phase(ph)
+  if (nzchar(only)) phases <- strsplit(only, ",")[[1L]]
+  for (ph in phases) {
+    res[[ph]] <- run_phase(ph)
+    res[[ph]]$load <- load_txt()
+  }
   load_after <- load_txt()
   sizes <- file.size(c(db, h5)) / 2^20
+  if (with_low || nzchar(only)) {    # default vs low memory, one row per phase
+    fl0 <- res$r_floor_h5
+    base <- if (is.null(fl0)) NA else fl0$rss_mb
+    cells <- NA
+    for (r in res) if (!is.null(r$cells) && !is.na(r$cells)) cells <- r$cells
+    row <- function(ph) {
+      r <- res[[ph]]
+      fit <- !is.null(r$objective)
+      sprintf("| %s | %.1f | %.1f | %s | %.0f | %s | %s | %s | %s | %s |", ph, r$cpu, r$wall,
+              if (fit) sprintf("%.2f", r$passes) else "1", r$rss_mb,
+              if (fit && !is.na(base)) sprintf("%.1f", (r$rss_mb - base) * 2^20 / r$cells)
+              else "", if (fit) sprintf("%.8g", r$objective) else "",
+              if (fit) sprintf("%.4g", r$gap) else "",
+              if (fit) sprintf("%d / %d", r$iterations, length(r$d)) else "", r$load)
+    }
+    lines <- c(
+      "# Matrix completion from ratings on disk: default vs memory = \"low\"", "",
+      sprintf(paste("Run %s; load (1/5/15 min) before: %s. N = %.0f ratings of a %.0f x %.0f",
+                    "matrix, %s distinct cells, HDF5 %.0f MB (written in %.0f s);",
+                    "`complete_matrix(entry_reader(h5), method = \"sfw\", center = \"%s\",",
+                    "radius = %.0f)`, %d iterations (batch N / 100), cg_control(eval_every =",
+                    "%d): one full-data evaluation at the end. Each phase in its own",
+                    "process, one after the other: RSS is its peak (VmHWM)."),
+              format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC"), load_before, N, m, n,
+              format(cells), sizes[2], t_write$wall, center, 2 * sqrt(N), iter, iter),
+      "", paste("| phase | CPU s | wall s | passes | peak RSS MB | bytes per cell above the",
+                "floor's process | objective | gap | iterations / rank | load after |"),
+      "|---|---|---|---|---|---|---|---|---|---|",
+      vapply(names(res), row, ""))
+    out_name <- Sys.getenv("STOCHCG_BENCH_RATINGS_OUT", "out_of_core_ratings_low.md")
+    out <- file.path(dirname(self), "results", out_name)
+    rds <- Sys.getenv("STOCHCG_BENCH_RATINGS_RDS")
+    if (nzchar(rds))
+      saveRDS(list(N = N, m = m, n = n, iter = iter, res = res, load_before = load_before,
+                   load_after = load_after), rds)
+    writeLines(lines, out)
+    cat(lines, sep = "\n")
+    if (!nzchar(keep_dir)) unlink(dir, recursive = TRUE)
+    quit(save = "no")
+  }
   fl <- function(r) sprintf("| %s | %.1f | %.1f | 1 | %.1f | %.1f | %.0f MB |", r$name, r$wall,
                             r$cpu, r$wall, r$cpu, r$rss_mb)
   ft <- function(r, name) sprintf("| %s | %.1f | %.1f | %.2f | %.1f | %.1f | %.0f MB |", name,
@@ -291,7 +365,7 @@ if (length(args) && args[1] %in% c("--ratings", "--rphase")) {
                  load_after = load_after), rds)
   writeLines(lines, out)
   cat(lines, sep = "\n")
-  unlink(dir, recursive = TRUE)
+  if (!nzchar(keep_dir)) unlink(dir, recursive = TRUE)
   quit(save = "no")
 }
 

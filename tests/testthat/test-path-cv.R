@@ -531,6 +531,39 @@ test_that("bad input to paths and cross-validation is rejected naming the argume
                "^`folds` must have one fold id per observed entry \\(60\\), not 3$")
 })
 
+test_that("short pieces end the CV's paths exactly where the stopping rule fires", {
+  # a fake engine (no solver): every fit is its radius, the held-out loss a
+  # prescribed curve, its minimum (radius 10) at the end of a piece of 5,
+  # radii 11-13 above the minimum plus one SE. Pieces of 5 fit 11-15 on
+  # all the data and in every fold; short pieces (designs of >= 1e6
+  # entries) only 11-13, the three the rule needs.
+  fitted <- new.env()
+  fitted$r <- numeric(0)
+  fit_units <- function(rows, radius, init) {
+    if (is.null(rows)) fitted$r <- c(fitted$r, radius)
+    list(fits = as.list(radius), radius = radius, complete = TRUE, time = 0,
+         summary = data.frame(converged = rep(TRUE, length(radius))))
+  }
+  curve <- c(10:1, 3, 4, 5, 6, 7, 8, 9, 10)
+  loss_units <- function(path, rows) curve[unlist(path$fits)] + rows[1] / 1000
+  foldid <- rep(1:5, 4)
+  run <- function(short) {
+    fitted$r <- numeric(0)
+    cv <- stochcg:::cv_radius(fit_units, loss_units, foldid, as.numeric(seq_along(curve)),
+                              "loss", "fake", cg_control(), NULL, 0, early_stop = TRUE,
+                              short_pieces = short)
+    list(cv = cv, fitted = fitted$r)
+  }
+  long <- run(FALSE)
+  short <- run(TRUE)
+  expect_identical(long$fitted, as.numeric(1:15))
+  expect_identical(short$fitted, as.numeric(1:13))
+  expect_identical(short$cv$radius.min, 10)
+  expect_identical(short$cv$radius.min, long$cv$radius.min)
+  expect_identical(short$cv$radius.1se, long$cv$radius.1se)
+  expect_identical(short$cv$cv, long$cv$cv[1:13, ])
+})
+
 test_that("the default grid stops past the CV minimum; the choice is the full grid's", {
   # a weak signal among many noise variables: the CV error rises well past
   # its minimum, towards the least-squares fit that ends the default grid

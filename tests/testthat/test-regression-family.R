@@ -557,19 +557,76 @@ test_that("the designs prepared in C are R's expressions bit for bit", {
                        sum(csum * seq_len(p)), sum(csum * (seq_len(p) %% 7 + 1))))
     # a fold's X'X / m from the full data's X'X and its held-out rows
     # (cv_sparse_regression() at n > p: the expressions R's fold_data() used)
-    full <- stochcg:::dense_crossprod(X)
+    # (R's crossprod() itself: dense_crossprod() may be the C routine)
+    xtx <- function(A) { G <- crossprod(A); dimnames(G) <- NULL; G }
+    full <- xtx(X)
     held <- seq_len(n)[-rows]
     m <- length(rows)
-    G0 <- (full - stochcg:::dense_crossprod(X[-rows, , drop = FALSE])) / m
-    fg <- function(xb, cs) .Call(stochcg:::C_cg_fold_gram, X, held, full, m, xb, cs)
-    expect_identical(fg(NULL, NULL), G0)
-    expect_identical(fg(xbar, NULL), G0 - tcrossprod(xbar))
-    expect_identical(fg(xbar, csc), (G0 - tcrossprod(xbar)) * tcrossprod(csc))
-    expect_identical(fg(NULL, csc), G0 * tcrossprod(csc))
+    G0 <- (full - xtx(X[-rows, , drop = FALSE])) / m
+    # ref: dsyrk's numbers by C (on the reference BLAS, as fold_data() calls
+    # it), or dsyrk itself
+    for (ref in unique(c(FALSE, stochcg:::ref_blas()))) {
+      fg <- function(xb, cs) .Call(stochcg:::C_cg_fold_gram, X, held, full, m, xb, cs, ref)
+      expect_identical(fg(NULL, NULL), G0)
+      expect_identical(fg(xbar, NULL), G0 - tcrossprod(xbar))
+      expect_identical(fg(xbar, csc), (G0 - tcrossprod(xbar)) * tcrossprod(csc))
+      expect_identical(fg(NULL, csc), G0 * tcrossprod(csc))
+    }
+    # crossprod(X) and X[, nz] %*% b[nz] by C (used on the reference BLAS)
+    if (stochcg:::ref_blas()) {
+      expect_identical(stochcg:::dense_crossprod(X), full)
+      expect_identical(.Call(stochcg:::C_cg_crossprod, X), full)
+      expect_identical(.Call(stochcg:::C_cg_tcrossprod, X), unname(tcrossprod(X)))
+      v <- rnorm(n)
+      expect_identical(.Call(stochcg:::C_cg_gemv, X, v, TRUE), as.vector(crossprod(X, v)))
+      b <- ifelse(runif(p) < 0.4, rnorm(p), 0)
+      expect_identical(.Call(stochcg:::C_cg_gemv, X, b, FALSE), as.vector(X %*% b))
+      nz <- which(b != 0)
+      expect_identical(stochcg:::support_fitted(X, b), as.vector(X[, nz, drop = FALSE] %*% b[nz]))
+      expect_identical(stochcg:::support_fitted(X, b, all = TRUE), as.vector(X %*% b))
+    }
   }
   # held-out rows not all finite: NULL (fold_data() keeps the R expressions)
   X[2, 1] <- NA
-  expect_null(.Call(stochcg:::C_cg_fold_gram, X, 2L, crossprod(X[-1, ]), 1, NULL, NULL))
+  for (ref in c(FALSE, TRUE))
+    expect_null(.Call(stochcg:::C_cg_fold_gram, X, 2L, crossprod(X[-1, ]), 1, NULL, NULL, ref))
+  # where R's products would not call the BLAS (an entry not finite, or a
+  # pair of entries whose sum overflows): NULL from C, and R's numbers
+  expect_null(.Call(stochcg:::C_cg_crossprod, X))
+  expect_null(.Call(stochcg:::C_cg_tcrossprod, X))
+  expect_false(.Call(stochcg:::C_cg_blas_safe, X))
+  expect_null(.Call(stochcg:::C_cg_gemv, diag(2), c(NA, 1), FALSE))
+  expect_null(.Call(stochcg:::C_cg_gemv, diag(2), c(NA, 1), TRUE))
+  X[1:2, 1] <- 1e308           # finite, but their sum is not
+  expect_null(.Call(stochcg:::C_cg_crossprod, X))
+  expect_null(.Call(stochcg:::C_cg_support_fitted, X, c(1, rep(0, ncol(X) - 1)), FALSE))
+  # predict()'s X %*% b reads every column: a non-finite entry in a zero
+  # coefficient's column sends it to R (whose product gives NaN there)
+  Y <- matrix(rnorm(12), 4, 3); Y[2, 3] <- NaN
+  b <- c(1.5, -2, 0)
+  expect_identical(.Call(stochcg:::C_cg_support_fitted, Y, b, FALSE), as.vector(Y[, 1:2] %*% b[1:2]))
+  expect_null(.Call(stochcg:::C_cg_support_fitted, Y, b, TRUE))
+  expect_identical(stochcg:::support_fitted(Y, b, all = TRUE), as.vector(Y %*% b))
+})
+
+test_that("crossprod(X) and the support's X b by C: every block shape, exact sums", {
+  # integer-valued entries: every order of summation gives the exact sums,
+  # so the 4 x 4 blocks, the edge blocks and the mirrored triangle are
+  # checked against R on any BLAS
+  set.seed(12)
+  for (n in c(0, 1, 2, 5, 33)) for (p in c(1, 2, 3, 4, 5, 7, 8, 9, 13)) {
+    X <- matrix(as.double(sample(-20:20, n * p, replace = TRUE)), n, p)
+    G <- .Call(stochcg:::C_cg_crossprod, X)
+    expect_identical(G, unname(crossprod(X)), label = sprintf("%d x %d", n, p))
+    expect_identical(.Call(stochcg:::C_cg_tcrossprod, X), unname(tcrossprod(X)))
+    expect_identical(.Call(stochcg:::C_cg_tcrossprod, t(X)), unname(crossprod(X)))
+    v <- as.double(sample(-5:5, n, replace = TRUE))
+    expect_identical(.Call(stochcg:::C_cg_gemv, X, v, TRUE), as.vector(crossprod(X, v)))
+    b <- as.double(sample(c(-3:3, 0, 0), p, replace = TRUE))
+    expect_identical(.Call(stochcg:::C_cg_gemv, X, b, FALSE), as.vector(X %*% b))
+    for (all in c(FALSE, TRUE))
+      expect_identical(.Call(stochcg:::C_cg_support_fitted, X, b, all), as.vector(X %*% b))
+  }
 })
 
 test_that("binomial CV, strong signal at n >> p: the grid goes past its top to the CV minimum", {

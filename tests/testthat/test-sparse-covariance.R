@@ -128,6 +128,34 @@ test_that("sparse: positive definite above the floor, min_eigen certified", {
   expect_lte(max(abs(dense(fit$solution$Sigma) - ref$Sigma)), 1e-6 * 10)
 })
 
+test_that("sparse at p >> n: the floor binding in many directions from a cold start, the reference's solution", {
+  # p = 150 > 32 (Lanczos, not LAPACK), one component, n = 10: the first dual
+  # step starts from 2 pairs and grows k (cg_eigs_beyond, extrapolating the
+  # count) to the 14-15 eigenvalues below the floor, each later step from
+  # the last count; every pair below the floor must be found, or the
+  # projection, and so the fit, differs from the reference's
+  set.seed(21)
+  n <- 10; p <- 150
+  X <- matrix(rnorm(n * 4), n) %*% matrix(rnorm(4 * p), 4) + 0.5 * matrix(rnorm(n * p), n)
+  X <- scale(X)
+  S <- cov(X)
+  lambda <- 0.4
+  expect_identical(max(stochcg:::threshold_components(S, lambda)), 1L)
+  for (eps in c(0.01, 0.05)) {
+    ref <- ref_pd_sparse_cov(S, lambda, eps)
+    # the case is what it claims: the floor binds in more than 10 directions
+    expect_gt(sum(eigen(ref$Sigma, symmetric = TRUE, only.values = TRUE)$values <
+                    eps * (1 + 1e-6)), 10L)
+    fit <- covariance_raw(X, lambda, floor = eps, control = tight)
+    expect_true(fit$converged)
+    expect_gt(fit$dual_rank, 10L)
+    expect_lte(max(abs(dense(fit$solution$Sigma) - ref$Sigma)), 1e-6 * max(abs(S)))
+    expect_equal(fit$objective, ref$objective, tolerance = 1e-8)
+    expect_gte(fit$gap, fit$objective - ref$objective - 1e-12 * max(1, ref$objective))
+    expect_gte(min_eig(fit$solution$Sigma), eps * (1 - 1e-8))
+  }
+})
+
 test_that("sparse: exact zeros where the reference has them, nonzeros where it has them", {
   for (cs in sparse_cases) {
     info <- case_info(cs)
