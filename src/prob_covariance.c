@@ -39,8 +39,8 @@
  * raise delta in full (delta tr(R_f - eps I), see delta_cost), so when it
  * leaves the gap above tol, W = R(Lambda) - S + Lr + delta Q + t I is tried
  * too (Q = U U' on Lr's eigenvectors, where the L step needs the raise; t
- * from lambda_min by Lanczos, the few eigenpairs below -gamma moved into
- * the Q part first; tight at the optimum; one p x p dense operator; gap_b).
+ * from lambda_min by Lanczos; tight at the optimum; one p x p dense
+ * operator; gap_b).
  * The primal point raises the diagonal of R(Lambda) by
  * delta = max(0, eps - lambda_min(R(Lambda))) (Ritz value moved outward, so
  * the floor holds). That Lanczos run costs about two dual steps; for
@@ -1229,10 +1229,11 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
     const int a_failed = *gap < 0.0;
     if (a_failed || *gap > c->gap_goal * fmax(fabs(*obj), DBL_MIN)) {
         const void *vmax = vmaxget();
-        /* F = delta Q, then (when t > 0) with the pairs below -gamma */
-        const int extra = c->cap < 16 ? c->cap : 16;
+        /* F = delta Q (no rank-one raises for the directions below -gamma:
+         * where L's eigenvalues crowd at -gamma, as on khan at rank 21-23,
+         * that search cost 12x the run's Lanczos products; branch lrsstop) */
         symfac F;
-        fac_init(&F, p, c->Lr.r + extra);
+        fac_init(&F, p, c->Lr.r > 0 ? c->Lr.r : 1);
         /* (above RAISE_FRAC eps the raise is not a small repair: main's
          * point W = G' + t I alone, whose t pays delta on all p directions,
          * so that the run cannot stop on it; see delta_cost) */
@@ -1245,38 +1246,6 @@ static void cv_evaluate(cg_problem *P, double *obj, double *gap)
         double bgap, trF = 0.0;
         if (gap_b(c, &F, *obj, &bgap, &t, &trF) < 0) { vmaxset(vmax); return; }
         if (a_failed || bgap < *gap) *gap = bgap;
-        /* t's share of that gap (it is quadratic in t): the correction
-         * below removes it and pays about t w'(R_f - eps I) w on each of
-         * its (at most `extra`) directions, so it is tried only where that
-         * could stop the run (always when tol = 0: the trace is the aim) */
-        const double tshare = t * (c->trG + trF + c->trS - c->eps * p) + 0.5 * p * t * t;
-        const double trRf = c->trG + c->trS - fac_trace(&c->Lr) + p * c->delta;
-        const double tcost = t * extra * fmax(trRf / p - c->eps, 0.0);
-        if (cheap && t > 0.0 && (!(c->gap_goal > 0.0)
-                        || bgap - tshare + tcost <= c->gap_goal * fmax(fabs(*obj), DBL_MIN))) {
-            /* t I pays t tr(R_f - eps I) for a few directions below -gamma
-             * (where R_f moved from the point Lr was taken at): W
-             * raised by (-gamma - mu) w w' on those Ritz pairs instead,
-             * then t again from Lanczos (the pairs need not be exact) */
-            cg_linop A; cov_op o;
-            op_init(&A, &o, c);
-            o.s_coef = -1.0; o.C = &c->R; o.c_coef = 1.0; o.F[0] = &c->Lr; o.f_coef[0] = 1.0;
-            if (F.r > 0) { o.F[1] = &F; o.f_coef[1] = 1.0; }
-            int found = 0;
-            double *vals = (double *) R_alloc(extra, sizeof(double));
-            double *vecs = (double *) R_alloc((size_t) p * extra, sizeof(double));
-            st = cg_eigs_beyond(&A, -1, -c->gamma, 2, EIG_TOL, extra, &found, vals, vecs);
-            c->n_matvec += A.n_matvec;
-            if (st == CG_OK && found > 0) {
-                const int r0 = F.r;
-                memcpy(F.v + (size_t) r0 * p, vecs, (size_t) p * found * sizeof(double));
-                for (int k = 0; k < found; k++) F.d[r0 + k] = -c->gamma - vals[k];
-                F.r = r0 + found;
-                double t2, trF2;
-                if (gap_b(c, &F, *obj, &bgap, &t2, &trF2) < 0) { vmaxset(vmax); return; }
-                if (bgap < *gap) *gap = bgap;
-            }
-        }
         vmaxset(vmax);
     }
 }
