@@ -141,13 +141,13 @@ md <- c("# lowrank+sparse and auto CV at p >> n (issue 24)", "",
         "| data | p / n_train | estimator | wall s | CPU s | load | held-out loglik | choice |",
         "|---|---|---|---:|---:|---:|---:|---|",
         vapply(seq_len(nrow(res)), function(i) fmt(res[i, ]), ""), "",
-        "Branch lrsstop: the golub and khan lowrank+sparse rows are lrsstop's (the",
-        "cheaper floor-raise certificate with the R steps ending only at delta <=",
-        "0.01 floor). golub: 546.8 CPU s against main's 643.8 (lrsgolub's row, load",
-        "4-5; main run alongside this session hit its 2400 s cap), the same 148 fold",
-        "fits, choice and held-out score. khan: 422.1 CPU s against main's 108.5",
-        "(load 1.3), the same choice and score: a regression (see the history).",
-        "The sim and lymphoma rows are lrsgolub's (main's solver).")
+        "Branch lrsstop2: the golub, khan and lymphoma lowrank+sparse rows are",
+        "lrsstop2's (lrsstop's floor-raise rule without the certificate's rank-one",
+        "raises below -gamma), run as this bench's child, main db10627 right after it",
+        "it on khan and lymphoma (khan 105.9 CPU s, lymphoma 172.6; golub's main row:",
+        "643.8 CPU s, lrsgolub's, not rerun). The same choices and held-out",
+        "scores as main on all three; see the history.",
+        "The sim row is lrsgolub's (main's solver).")
 # (the measurements before this bench's table: the history file)
 hist <- "inst/bench/results/covariance_lowrank_cv_history.md"
 if (file.exists(hist)) md <- c(md, "", "## Earlier measurements", "", readLines(hist)[-1])
