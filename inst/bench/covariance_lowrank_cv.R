@@ -141,13 +141,12 @@ md <- c("# lowrank+sparse and auto CV at p >> n (issue 24)", "",
         "| data | p / n_train | estimator | wall s | CPU s | load | held-out loglik | choice |",
         "|---|---|---|---:|---:|---:|---:|---|",
         vapply(seq_len(nrow(res)), function(i) fmt(res[i, ]), ""), "",
-        "Branch lrsstop2: the golub, khan and lymphoma lowrank+sparse rows are",
+        "Branch lrsstop2: the sim, golub, khan and lymphoma lowrank+sparse rows are",
         "lrsstop2's (lrsstop's floor-raise rule without the certificate's rank-one",
         "raises below -gamma), run as this bench's child, main db10627 right after it",
-        "it on khan and lymphoma (khan 105.9 CPU s, lymphoma 172.6; golub's main row:",
+        "(sim 211.5 CPU s, khan 105.9, lymphoma 172.6; golub's main row:",
         "643.8 CPU s, lrsgolub's, not rerun). The same choices and held-out",
-        "scores as main on all three; see the history.",
-        "The sim row is lrsgolub's (main's solver).")
+        "scores as main on all four; see the history.")
 # (the measurements before this bench's table: the history file)
 hist <- "inst/bench/results/covariance_lowrank_cv_history.md"
 if (file.exists(hist)) md <- c(md, "", "## Earlier measurements", "", readLines(hist)[-1])
