@@ -141,18 +141,12 @@ md <- c("# lowrank+sparse and auto CV at p >> n (issue 24)", "",
         "| data | p / n_train | estimator | wall s | CPU s | load | held-out loglik | choice |",
         "|---|---|---|---:|---:|---:|---:|---|",
         vapply(seq_len(nrow(res)), function(i) fmt(res[i, ]), ""), "",
-        "Branch lrsgolub: the `\"lowrank+sparse\"` soft-threshold passes skip the entries a",
-        "Cauchy-Schwarz bound on the low-rank terms sets to zero (no p x p product",
-        "there) and the evaluation's primal sums are factored (no pass); same iterates up",
-        "to rounding. golub's row: 643.8 CPU s (1077.9 wall, load 4-5, 2.8 at the end)",
-        "against 701.1 (1383.0 wall, load 6-8) on lrsouter, with the same 148 fold fits,",
-        "choice and held-out log-likelihood (-11888.4829); main 95147f2 run alongside",
-        "this session did not finish in 1500 s wall (load 5-7). Still not within 5",
-        "minutes (300 CPU s): the history below says where the time goes. The khan,",
-        "sim and lymphoma lowrank+sparse rows were re-run on lrsgolub (CPU seconds",
-        "before: 124.7, 224.4, 209.3 at load 5.7, 5.3, 4.6; the same choices and",
-        "held-out log-likelihoods -- see the table); the rows not re-run are from",
-        "before lrsgolub.")
+        "Branch lrsstop2: the sim, golub, khan and lymphoma lowrank+sparse rows are",
+        "lrsstop2's (lrsstop's floor-raise rule without the certificate's rank-one",
+        "raises below -gamma), run as this bench's child, main db10627 right after it",
+        "(sim 211.5 CPU s, khan 105.9, lymphoma 172.6; golub's main row:",
+        "643.8 CPU s, lrsgolub's, not rerun). The same choices and held-out",
+        "scores as main on all four; see the history.")
 # (the measurements before this bench's table: the history file)
 hist <- "inst/bench/results/covariance_lowrank_cv_history.md"
 if (file.exists(hist)) md <- c(md, "", "## Earlier measurements", "", readLines(hist)[-1])
