@@ -698,6 +698,20 @@ static double estimated_objective(const completion *C, const double *x)
  * The step 1/max_j H_jj uses the diagonal of the weights' Hessian, the
  * step length along the projected direction comes from the quadratic model
  * (exact for gaussian), halved until the estimated objective decreases. */
+/* the rank control's trial on the projection arc: wn = P(w - eta h) - w,
+ * the change of the k atoms' weights (P: onto the radius's l1 ball of
+ * weights; pw its scratch); returns the slope <h, wn> (shared by the
+ * in-memory and the low-memory rank control) */
+static double weights_trial(const cg_atoms *a, int k, const double *h, double eta,
+                            double radius, double *wn, double *pw)
+{
+    double slope = 0.0;
+    for (int j = 0; j < k; j++) wn[j] = a->scale * a->w[j] - eta * h[j];
+    cg_proj_spectrum(wn, k, radius, 0, pw);
+    for (int j = 0; j < k; j++) { wn[j] -= a->scale * a->w[j]; slope += h[j] * wn[j]; }
+    return slope;
+}
+
 /* the rank control's accepted step: the atoms' weights moved by wn (k of
  * them); atoms whose weight reached zero are dropped (shared by the
  * in-memory and the low-memory rank control) */
@@ -756,10 +770,7 @@ static void mc_reduce_rank(cg_problem *P, int steps)
         double f1 = f0;
         for (int half = 0; half < 30 && !accepted; half++) {
             const double eta = ldexp(1.0 / hmax, -half);
-            double slope = 0.0;
-            for (int j = 0; j < k; j++) wn[j] = a->scale * a->w[j] - eta * h[j];
-            cg_proj_spectrum(wn, k, C->radius, 0, pw);
-            for (int j = 0; j < k; j++) { wn[j] -= a->scale * a->w[j]; slope += h[j] * wn[j]; }
+            const double slope = weights_trial(a, k, h, eta, C->radius, wn, pw);
             if (!(slope < 0)) break;
             memset(D, 0, sizeof(double) * nt);
             for (int j = 0; j < k; j++) {
@@ -1350,10 +1361,7 @@ static void low_reduce_rank(cg_problem *P, int steps)
         double f1 = f0;
         for (int half = 0; half < 30 && !accepted; half++) {
             const double eta = ldexp(1.0 / hmax, -half);
-            double slope = 0.0;
-            for (int j = 0; j < k; j++) wn[j] = a->scale * a->w[j] - eta * h[j];
-            cg_proj_spectrum(wn, k, C->radius, 0, pw);
-            for (int j = 0; j < k; j++) { wn[j] -= a->scale * a->w[j]; slope += h[j] * wn[j]; }
+            const double slope = weights_trial(a, k, h, eta, C->radius, wn, pw);
             if (!(slope < 0)) break;
             low_ctx y = {LOW_RANK_TRIAL, 0.0, 0.0, NULL, NULL, wn};
             if (!low_pass(P, C, 0, &y)) { vmaxset(vmax); return; }
