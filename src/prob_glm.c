@@ -587,16 +587,18 @@ static void face_system(glm *G, const int *idx, int k, int m, double *H, double 
         /* M = [X~_S, U] with its rows scaled by sqrt(h), by blocks of
          * FACE_ROWS rows (G->fM: FACE_ROWS x m), and H = M'M (the lower
          * triangle) and z1 summed on over the blocks: every entry summed in
-         * row order, dsyrk("L", "T")'s numbers (cg_cols_dot_more, eight
-         * columns at a time; the reference dsyrk was a quarter to a third of
-         * a dense GLM CV, and an n x m M allocated per fold problem and
-         * size made R collect garbage) */
+         * row order, dsyrk("L", "T")'s numbers (the reference dsyrk was a
+         * quarter to a third of a dense GLM CV, and an n x m M allocated per
+         * fold problem and size made R collect garbage). H by
+         * cg_syrk_upper_more, 4 x 4 entries at a time (eight dot products
+         * at a time, cg_cols_dot_more, until issue 25's glmcd: the Hessians
+         * were still 40-75% of a dense CV's time; the same numbers) */
         const int B = n < FACE_ROWS ? n : FACE_ROWS;
         double *M = G->fM, *sh = G->mub;          /* sqrt(h) per row */
         for (int i = 0; i < n; i++) sh[i] = sqrt(hr[i]);
         for (int a = 0; a < m; a++) {
             z1[a] = 0.0;
-            memset(H + a + (size_t) a * m, 0, sizeof(double) * (m - a));
+            memset(H + (size_t) a * m, 0, sizeof(double) * (a + 1));
         }
         for (int r0 = 0; r0 < n; r0 += B) {
             const int nb = n - r0 < B ? n - r0 : B;
@@ -615,10 +617,11 @@ static void face_system(glm *G, const int *idx, int k, int m, double *H, double 
                 z1[a] = s;
                 for (int i = 0; i < nb; i++) col[i] *= sh[r0 + i];
             }
-            for (int a = 0; a < m; a++)
-                cg_cols_dot_more(M + (size_t) a * nb, nb, NULL, m - a, M + (size_t) a * nb,
-                                 H + a + (size_t) a * m);
+            cg_syrk_upper_more(M, nb, m, H);
         }
+        /* (the lower triangle, read below, from the upper: the same numbers) */
+        for (int c = 0; c < m; c++)
+            for (int a = c + 1; a < m; a++) H[a + (size_t) c * m] = H[c + (size_t) a * m];
         return;
     }
     /* sparse: X~_S by rows, then sum_i h_i x_i x_i' over each row's entries */
