@@ -602,20 +602,30 @@ static void face_system(glm *G, const int *idx, int k, int m, double *H, double 
         }
         for (int r0 = 0; r0 < n; r0 += B) {
             const int nb = n - r0 < B ? n - r0 : B;
+            /* (each column's entry, its product with r summed on in row
+             * order, then scaled by sqrt(h): one pass) */
+            const double *rb = rr + r0, *shb = sh + r0;
             for (int a = 0; a < m; a++) {
                 double *col = M + (size_t) a * nb;
-                if (a < k) {
-                    const double c = G->cs[idx[a]];
-                    const double *x = G->X + (size_t) idx[a] * n + r0;
-                    if (c == 0.0) memset(col, 0, sizeof(double) * nb);
-                    else for (int i = 0; i < nb; i++) col[i] = c * x[i];
-                } else {
-                    memcpy(col, G->U + (size_t) (a - k) * n + r0, sizeof(double) * nb);
-                }
+                const double c = a < k ? G->cs[idx[a]] : 1.0;
+                const double *x = a < k ? G->X + (size_t) idx[a] * n + r0
+                                        : G->U + (size_t) (a - k) * n + r0;
                 double s = z1[a];
-                for (int i = 0; i < nb; i++) s += col[i] * rr[r0 + i];
+                if (a < k && c == 0.0) {
+                    for (int i = 0; i < nb; i++) { col[i] = 0.0; s += 0.0 * rb[i]; }
+                } else if (a < k) {
+                    for (int i = 0; i < nb; i++) {
+                        const double v = c * x[i];
+                        s += v * rb[i];
+                        col[i] = v * shb[i];
+                    }
+                } else {
+                    for (int i = 0; i < nb; i++) {
+                        s += x[i] * rb[i];
+                        col[i] = x[i] * shb[i];
+                    }
+                }
                 z1[a] = s;
-                for (int i = 0; i < nb; i++) col[i] *= sh[r0 + i];
             }
             cg_syrk_upper_more(M, nb, m, H);
         }
