@@ -587,38 +587,51 @@ static void face_system(glm *G, const int *idx, int k, int m, double *H, double 
         /* M = [X~_S, U] with its rows scaled by sqrt(h), by blocks of
          * FACE_ROWS rows (G->fM: FACE_ROWS x m), and H = M'M (the lower
          * triangle) and z1 summed on over the blocks: every entry summed in
-         * row order, dsyrk("L", "T")'s numbers (cg_cols_dot_more, eight
-         * columns at a time; the reference dsyrk was a quarter to a third of
-         * a dense GLM CV, and an n x m M allocated per fold problem and
-         * size made R collect garbage) */
+         * row order, dsyrk("L", "T")'s numbers (the reference dsyrk was a
+         * quarter to a third of a dense GLM CV, and an n x m M allocated per
+         * fold problem and size made R collect garbage). H by
+         * cg_syrk_upper_more, 4 x 4 entries at a time (eight dot products
+         * at a time, cg_cols_dot_more, until issue 25's glmcd: the Hessians
+         * were still 40-75% of a dense CV's time; the same numbers) */
         const int B = n < FACE_ROWS ? n : FACE_ROWS;
         double *M = G->fM, *sh = G->mub;          /* sqrt(h) per row */
         for (int i = 0; i < n; i++) sh[i] = sqrt(hr[i]);
         for (int a = 0; a < m; a++) {
             z1[a] = 0.0;
-            memset(H + a + (size_t) a * m, 0, sizeof(double) * (m - a));
+            memset(H + (size_t) a * m, 0, sizeof(double) * (a + 1));
         }
         for (int r0 = 0; r0 < n; r0 += B) {
             const int nb = n - r0 < B ? n - r0 : B;
+            /* (each column's entry, its product with r summed on in row
+             * order, then scaled by sqrt(h): one pass) */
+            const double *rb = rr + r0, *shb = sh + r0;
             for (int a = 0; a < m; a++) {
                 double *col = M + (size_t) a * nb;
-                if (a < k) {
-                    const double c = G->cs[idx[a]];
-                    const double *x = G->X + (size_t) idx[a] * n + r0;
-                    if (c == 0.0) memset(col, 0, sizeof(double) * nb);
-                    else for (int i = 0; i < nb; i++) col[i] = c * x[i];
-                } else {
-                    memcpy(col, G->U + (size_t) (a - k) * n + r0, sizeof(double) * nb);
-                }
+                const double c = a < k ? G->cs[idx[a]] : 1.0;
+                const double *x = a < k ? G->X + (size_t) idx[a] * n + r0
+                                        : G->U + (size_t) (a - k) * n + r0;
                 double s = z1[a];
-                for (int i = 0; i < nb; i++) s += col[i] * rr[r0 + i];
+                if (a < k && c == 0.0) {
+                    for (int i = 0; i < nb; i++) { col[i] = 0.0; s += 0.0 * rb[i]; }
+                } else if (a < k) {
+                    for (int i = 0; i < nb; i++) {
+                        const double v = c * x[i];
+                        s += v * rb[i];
+                        col[i] = v * shb[i];
+                    }
+                } else {
+                    for (int i = 0; i < nb; i++) {
+                        s += x[i] * rb[i];
+                        col[i] = x[i] * shb[i];
+                    }
+                }
                 z1[a] = s;
-                for (int i = 0; i < nb; i++) col[i] *= sh[r0 + i];
             }
-            for (int a = 0; a < m; a++)
-                cg_cols_dot_more(M + (size_t) a * nb, nb, NULL, m - a, M + (size_t) a * nb,
-                                 H + a + (size_t) a * m);
+            cg_syrk_upper_more(M, nb, m, H);
         }
+        /* (the lower triangle, read below, from the upper: the same numbers) */
+        for (int c = 0; c < m; c++)
+            for (int a = c + 1; a < m; a++) H[a + (size_t) c * m] = H[c + (size_t) a * m];
         return;
     }
     /* sparse: X~_S by rows, then sum_i h_i x_i x_i' over each row's entries */
@@ -1268,7 +1281,28 @@ static int face_newton(cg_problem *P)
         G->face_credit += cost * (1.0 - used / (2.0 * FACE_CG_ITER));
     } else {
         face_system(G, G->support, k, m, H, z1);
+        /* (dense: H's upper triangle holds H too, untouched by dpotrf("L");
+         * the diagonal kept) */
+        for (int a = 0; a < m && !G->sparse; a++) G->fsig[a] = H[a + (size_t) a * m];
         F77_CALL(dpotrf)("L", &m, H, &m, &info FCONE);
+        if (info != 0 && !G->sparse) {
+            /* singular on the face (collinear columns: a factor's dummies
+             * and the intercept, covariates constant within the factor's
+             * levels): H + 1e-10 mean(diag H) I, about the minimum-norm
+             * Newton step (the gradient is in H's range; on the sphere the
+             * multiplier's direction moves along H's null space, where eta
+             * does not change, to keep the l1 norm), checked by the
+             * backtracking on the exact loss. Without it MASS::epil's CV
+             * (poisson 189 x 68) refused 864 of 1784 face steps and a fit
+             * took ~30 pairwise steps (issue 25, glmcd). */
+            double tr = 0.0;
+            for (int a = 0; a < m; a++) tr += G->fsig[a];
+            for (int a = 0; a < m; a++) {
+                H[a + (size_t) a * m] = G->fsig[a] + 1e-10 * tr / m + 1e-300;
+                for (int e = a + 1; e < m; e++) H[e + (size_t) a * m] = H[a + (size_t) e * m];
+            }
+            F77_CALL(dpotrf)("L", &m, H, &m, &info FCONE);
+        }
         if (info != 0) return 0;                  /* singular on the face: pairwise steps */
         for (int a = 0; a < m; a++) d[a] = z1[a];
         F77_CALL(dpotrs)("L", &m, &nrhs, H, &m, z1, &m, &info FCONE);   /* H^-1 grad */

@@ -123,7 +123,8 @@ static void syrk_block_scalar(const double *A, size_t K, size_t l0, size_t l1, i
         }
 }
 
-static void syrk_upper_ref(const double *A, int k, int p, double *C)
+/* (more: C holds sums over earlier rows to carry on, cg_syrk_upper_more) */
+static void syrk_upper_sums(const double *A, int k, int p, double *C, int more)
 {
     const size_t K = (size_t) k, P = (size_t) p;
     /* the rows in chunks whose p columns fit in 1 MB of cache (16 to 2048
@@ -155,7 +156,7 @@ static void syrk_upper_ref(const double *A, int k, int p, double *C)
             for (int i0 = 0; i0 <= j0; i0 += 4) {
                 const int ni = p - i0 < 4 ? p - i0 : 4;
                 double s[4][4] = {{0.0}};
-                if (l0 > 0)
+                if (l0 > 0 || more)
                     for (int b = 0; b < nj; b++)
                         for (int a = 0; a < ni && i0 + a <= j0 + b; a++)
                             s[a][b] = C[(size_t) (i0 + a) + P * (j0 + b)];
@@ -189,6 +190,20 @@ static void syrk_upper_ref(const double *A, int k, int p, double *C)
             }
         }
     }
+}
+
+static void syrk_upper_ref(const double *A, int k, int p, double *C)
+{
+    syrk_upper_sums(A, k, p, C, 0);
+}
+
+/* C's upper triangle (p x p) += A'A, A k x p: each sum carried on from C in
+ * row order (rows split into blocks give the numbers of one call over all
+ * of them). The GLM Hessians by blocks of rows (src/prob_glm.c, issue 25's
+ * glmcd: 2-3x the rate of eight dot products at a time) */
+void cg_syrk_upper_more(const double *A, int k, int p, double *C)
+{
+    syrk_upper_sums(A, k, p, C, 1);
 }
 
 /* R's test before a BLAS product (array.c, mayHaveNaNOrInf): a pair of

@@ -74,6 +74,10 @@ void cg_cols_dot(const double *X, int n, const int *cols, int m, const double *v
 /* ... the same sums carried on from out[k] over more rows (scale 1) */
 void cg_cols_dot_more(const double *X, int n, const int *cols, int m, const double *v,
                       double *out);
+/* C's upper triangle (p x p) += A'A (A k x p), each entry's sum carried on in
+ * row order: dsyrk("U", "T")'s numbers, 4 x 4 entries at a time
+ * (src/regression_data.c) */
+void cg_syrk_upper_more(const double *A, int k, int p, double *C);
 /* dense column-major copy of A (m x n), by products with unit vectors */
 void cg_linop_densify(cg_linop *A, double *out);
 

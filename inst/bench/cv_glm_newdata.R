@@ -9,6 +9,7 @@
 # nnz: nonzeros of the one-SE fit; dev: its mean test deviance on the 20%.
 #
 # Run from the repository root:  Rscript inst/bench/cv_glm_newdata.R
+# (STOCHCG_BENCH_DATA="epil,quakes" for a subset)
 # (STOCHCG_BENCH_OUT: the results file, default
 # inst/bench/results/cv_glm_newdata.md)
 suppressPackageStartupMessages(library(stochcg))
@@ -28,6 +29,25 @@ if (requireNamespace("MASS", quietly = TRUE))
     X <- model.matrix(y ~ (lbase + lage + trt + V4)^2 + factor(subject), d)[, -1]
     list(X = X[, colSums(X != 0) > 0], y = d$y)
   })
+# (branch glmcd, issue 25) dslabs::tissue_gene_expression (189 x 500 gene
+# expressions, cerebellum against the six other tissues, binomial, p >> n)
+# and datasets::quakes (1000 earthquakes off Fiji: the number of stations
+# reporting each, Poisson, n >> p; B-spline bases of latitude, longitude,
+# depth and magnitude, 6 columns each, and the pairwise products of the four)
+if (requireNamespace("dslabs", quietly = TRUE))
+  cases$tissue <- list(family = "binomial", make = function() {
+    d <- dslabs::tissue_gene_expression
+    list(X = d$x, y = as.double(d$y == "cerebellum"))
+  })
+cases$quakes <- list(family = "poisson", make = function() {
+  d <- datasets::quakes
+  v <- scale(as.matrix(d[, c("lat", "long", "depth", "mag")]))
+  B <- do.call(cbind, lapply(seq_len(4), function(j) splines::bs(v[, j], df = 6)))
+  P <- combn(4, 2, function(ij) v[, ij[1]] * v[, ij[2]])
+  list(X = unname(cbind(B, P)), y = d$stations)
+})
+only <- Sys.getenv("STOCHCG_BENCH_DATA")
+if (nzchar(only)) cases <- cases[intersect(names(cases), strsplit(only, ",")[[1]])]
 
 res <- NULL
 for (name in names(cases)) {
