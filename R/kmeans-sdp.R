@@ -307,6 +307,10 @@ round_clusters <- function(X, k) {
   e <- if (nrow(X) <= 200L) eigen(X, symmetric = TRUE) else
     RSpectra::eigs_sym(X, k, which = "LA")          # the top k only: no full eigen of n x n
   U <- e$vectors[, seq_len(k), drop = FALSE] %*% diag(sqrt(pmax(e$values[seq_len(k)], 0)), k)
+  # X of a partition (the certified one the solver returns): its rows of U
+  # take k values up to rounding, which kmeans() handles with warnings
+  key <- apply(round(U / max(abs(U), 1e-300), 8), 1L, paste, collapse = " ")
+  if (length(unique(key)) == k) return(match(key, unique(key)))
   # kmeans() draws its starts from R's RNG; the user's stream is put back,
   # so that a fit consumes only its solver's draws (a fit continued by
   # init = then draws what one longer run would)
