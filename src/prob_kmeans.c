@@ -591,6 +591,11 @@ static int partition_certify(kmeans *km)
         km->part_tried = 1;
     }
     if (lbp == -DBL_MAX) return 0;
+    /* never above the feasible W_p's value: equal in exact arithmetic when
+     * the certificate is tight, and the rounding of the n^2 sums (~1e-15
+     * relative) must not put a bound above a cost */
+    const double cap = pc - 1e-12 * fabs(pc);
+    if (lbp > cap) lbp = cap;
     if (lbp > km->best_lb) km->best_lb = lbp;
     if (!(km->obj_scale * (pc - km->best_lb) <= P->tol * fabs(km->obj_scale * pc))) return 0;
     /* W_p = sum_a 1_a 1_a' / (k n_a): rows exactly 1 / k, entries >= 0 */
