@@ -4,7 +4,8 @@
 # its solution the planted partition) at n = 150, 400, 1000, 2000, and real
 # sets (iris, faithful, ruspini, swiss, USArrests, and the larger olive
 # (dslabs, 572 x 8, k = 3), palmerpenguins (333 x 4, k = 3) and mnist_27
-# (dslabs, 800 x 2, k = 2), which no other bench uses). Does the fit stop
+# (dslabs, 800 x 2, k = 2), which no other bench uses), and a p >> n
+# mixture (highdim400: 400 x 1000, k = 4, unequal sizes). Does the fit stop
 # CERTIFIED (converged) before max_iter, how far apart are its value and its
 # certified lower bound, and how do they compare with references: the SDP
 # optimum by Rcsdp where it finishes quickly (n <= 80: its Schur complement
@@ -36,7 +37,13 @@ sets <- list(
   penguins = function() list(scale(as.matrix(na.omit(as.data.frame(
     palmerpenguins::penguins)[, 3:6]))), 3),
   olive = function() list(scale(as.matrix(dslabs_set("olive")[, 3:10])), 3),
-  mnist27 = function() list(scale(as.matrix(dslabs_set("mnist_27")$train[, 2:3])), 2))
+  mnist27 = function() list(scale(as.matrix(dslabs_set("mnist_27")$train[, 2:3])), 2),
+  # p >> n: 400 points in 1000 dimensions, 4 clusters of unequal sizes
+  highdim400 = function() {
+    set.seed(7); lab <- rep(1:4, c(40, 80, 120, 160))
+    cen <- matrix(rnorm(4 * 1000, sd = 0.5), 4)
+    list(cen[lab, ] + matrix(rnorm(400 * 1000), 400), 4, lab)
+  })
 kcost <- function(x, lab) sum(vapply(split(seq_len(nrow(x)), lab), function(i)
   sum(sweep(x[i, , drop = FALSE], 2, colMeans(x[i, , drop = FALSE]))^2), 0))
 one <- function(nm) {
