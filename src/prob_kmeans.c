@@ -12,7 +12,8 @@
  * gradient are n x n arrays next to W. Kept: C, W, the multipliers y (n) and
  * Y (n x n, cgal only), the gradient V (n x n): 4 n^2 doubles (3 without
  * multipliers; hspider adds the previous W, kept in the fit's state), and
- * Md (n x n), the multipliers polished for the bound (polish_dual). The
+ * Md (n x n), the multipliers polished for the bound (polish_dual), and
+ * two label vectors (partition_certify). The
  * sampling methods draw from all n + n^2 rows: row sums first, then the
  * entries, column-major.
  * Objective, infeasibility and the dual bound are reported in the units of
@@ -218,6 +219,8 @@ static double km_infeasibility(cg_problem *P, double *scale)
  * sigma = ||N||_F >= |lambda| lifts the 1 direction out of the minimum (a
  * smaller sigma would only lower the bound: it stays valid); returns
  * -<N, 11'>/(nk), the ub that cg_sdp_evaluate subtracts. */
+/* project_bound: V holding N, projected in place as above (returns ub);
+ * projected_gradient first forms N = C + c M from the multipliers M */
 static double project_bound(kmeans *km)
 {
     const int n = km->n;
