@@ -12,7 +12,8 @@
  * gradient are n x n arrays next to W. Kept: C, W, the multipliers y (n) and
  * Y (n x n, cgal only), the gradient V (n x n): 4 n^2 doubles (3 without
  * multipliers; hspider adds the previous W, kept in the fit's state), and
- * Md (n x n), the multipliers polished for the bound (polish_dual). The
+ * Md (n x n), the multipliers polished for the bound (polish_dual), and
+ * two label vectors (partition_certify). The
  * sampling methods draw from all n + n^2 rows: row sums first, then the
  * entries, column-major.
  * Objective, infeasibility and the dual bound are reported in the units of
@@ -44,6 +45,9 @@ typedef struct {
     int Md_set;             /* Md holds a polished point */
     double mu;              /* polish_dual's smoothing, lowered on restarts */
     long steps, polished_at;    /* iterations taken; at the last polish */
+    int *lab, *lab_last;        /* partition_certify: rounded labels; the last tried */
+    double pc_last, lbp_last;   /* its cost <C, W_p> and bound (normalized units) */
+    int part_tried;             /* lab_last holds a tried partition */
     long n_matvec;
     cg_problem *P;
 } kmeans;
@@ -215,12 +219,13 @@ static double km_infeasibility(cg_problem *P, double *scale)
  * sigma = ||N||_F >= |lambda| lifts the 1 direction out of the minimum (a
  * smaller sigma would only lower the bound: it stays valid); returns
  * -<N, 11'>/(nk), the ub that cg_sdp_evaluate subtracts. */
-static double projected_gradient(kmeans *km, double beta, const double *M)
+/* project_bound: V holding N, projected in place as above (returns ub);
+ * projected_gradient first forms N = C + c M from the multipliers M */
+static double project_bound(kmeans *km)
 {
     const int n = km->n;
     double *r = (double *) R_alloc(n, sizeof(double));
     memset(r, 0, n * sizeof(double));
-    form_gradient(km, r, M, beta);             /* V = N = C + A'(0, M) */
     double tot = 0.0, fro = 0.0;
     for (int j = 0; j < n; j++) {
         const double *Vj = km->V + (size_t) j * n;
@@ -233,6 +238,14 @@ static double projected_gradient(kmeans *km, double beta, const double *M)
         for (int i = 0; i < n; i++) Vj[i] = f * (Vj[i] - (r[i] + r[j]) / n + shift);
     }
     return -tot / (n * km->k);
+}
+
+static double projected_gradient(kmeans *km, double beta, const double *M)
+{
+    double *u = (double *) R_alloc(km->n, sizeof(double));
+    memset(u, 0, km->n * sizeof(double));
+    form_gradient(km, u, M, beta);             /* V = N = C + A'(0, M) */
+    return project_bound(km);
 }
 
 /* the exact bound of M (normalized units, projected_gradient): its m
@@ -374,13 +387,244 @@ static double km_form(void *self, int pass)
     return projected_gradient(km, pass == 1 ? 0.0 : km->beta, NULL);
 }
 
+/* ---- the rounded partition's certificate. A partition into k clusters
+ * gives the feasible X_p = sum_a 1_a 1_a' / n_a (W_p = X_p / k), whose
+ * value is its k-means cost, and, after Iguchi, Mixon, Peterson and Villar
+ * (2017, "Probably certifiably correct k-means clustering", Math. Program.
+ * 165), multipliers B >= 0 of X >= 0 that vanish inside the clusters and
+ * make X_p a minimizer of the Lagrangian when the relaxation is tight (well
+ * separated clusters: then X_p is the SDP's solution). With G = C
+ * (normalized units) and R_ia = sum_{j in a} G_ij, T_a = sum_{i,j in a}
+ * G_ij, complementary slackness (Q 1_a = 0 for Q = G - (alpha 1' + 1
+ * alpha') / 2 - z I - B) fixes the row-sum multipliers of cluster a,
+ * alpha_i = (2 R_ia - T_a / n_a - z) / n_a, and the row sums of B's block
+ * (b, a), for i in b != a,
+ *   beta_ia = R_ia - (n_a / (2 n_b)) (2 R_ib - T_b / n_b) - T_a / (2 n_a)
+ *             + z (n_a / (2 n_b) + 1/2),
+ * with B_ij = beta_ia beta_jb / s_ab (i in b, j in a; s_ab = the block's
+ * total, the mean of its two sums, so B is symmetric). Increasing z raises
+ * beta but lowers Q by z I: z is the least value with all beta >= 0. The
+ * bound is that of projected_gradient (the row sums and z re-optimized),
+ * so every partition gives a valid bound (weak duality, any B >= 0); on
+ * planted mixtures at n = 150-1000 and on cluster::ruspini it equals the
+ * partition's cost, where the method's own multipliers lagged by 3% after
+ * 5000 iterations (n = 400). */
+
+/* labels 0..k-1 of the rows of the top-k eigenvectors of W scaled by the
+ * square roots of their eigenvalues (as R's round_clusters, but by Lloyd's
+ * algorithm from farthest-point centres, deterministic); 0 on success, -1
+ * when the eigensolver fails or a cluster is empty */
+static int round_partition(kmeans *km, int *lab)
+{
+    const int n = km->n, k = (int) km->k;
+    double *val = (double *) R_alloc(k, sizeof(double));
+    double *U = (double *) R_alloc((size_t) n * k, sizeof(double));
+    cg_linop A; cg_dense_data d;
+    cg_linop_dense(&A, &d, km->W, n, n);
+    const int st = cg_eigs_sym(&A, k, 1, val, U);
+    km->n_matvec += A.n_matvec;
+    if (st != CG_OK) return -1;
+    for (int j = 0; j < k; j++) {
+        const double sc = val[j] > 0.0 ? sqrt(val[j]) : 0.0;
+        for (int i = 0; i < n; i++) U[i + (size_t) j * n] *= sc;
+    }
+    double *cen = (double *) R_alloc((size_t) k * k, sizeof(double));   /* k x k, row a */
+    double *dmin = (double *) R_alloc(n, sizeof(double));
+    int *cnt = (int *) R_alloc(k, sizeof(int));
+    /* farthest-point start: the longest row, then the row farthest from the
+     * centres so far */
+    int pick = 0;
+    double best = -1.0;
+    for (int i = 0; i < n; i++) {
+        double q = 0.0;
+        for (int j = 0; j < k; j++) q += U[i + (size_t) j * n] * U[i + (size_t) j * n];
+        if (q > best) { best = q; pick = i; }
+        dmin[i] = DBL_MAX;
+    }
+    for (int a = 0; a < k; a++) {
+        for (int j = 0; j < k; j++) cen[a + j * k] = U[pick + (size_t) j * n];
+        best = -1.0;
+        for (int i = 0; i < n; i++) {
+            double q = 0.0;
+            for (int j = 0; j < k; j++) {
+                const double t = U[i + (size_t) j * n] - cen[a + j * k];
+                q += t * t;
+            }
+            if (q < dmin[i]) dmin[i] = q;
+            if (dmin[i] > best) { best = dmin[i]; pick = i; }
+        }
+    }
+    for (int i = 0; i < n; i++) lab[i] = -1;
+    for (int it = 0; it < 100; it++) {
+        int changed = 0;
+        for (int i = 0; i < n; i++) {
+            int arg = 0;
+            double qmin = DBL_MAX;
+            for (int a = 0; a < k; a++) {
+                double q = 0.0;
+                for (int j = 0; j < k; j++) {
+                    const double t = U[i + (size_t) j * n] - cen[a + j * k];
+                    q += t * t;
+                }
+                if (q < qmin) { qmin = q; arg = a; }
+            }
+            if (lab[i] != arg) { lab[i] = arg; changed = 1; }
+        }
+        if (!changed) break;
+        memset(cen, 0, (size_t) k * k * sizeof(double));
+        memset(cnt, 0, k * sizeof(int));
+        for (int i = 0; i < n; i++) {
+            cnt[lab[i]]++;
+            for (int j = 0; j < k; j++) cen[lab[i] + j * k] += U[i + (size_t) j * n];
+        }
+        for (int a = 0; a < k; a++) {
+            if (cnt[a] == 0) return -1;
+            for (int j = 0; j < k; j++) cen[a + j * k] /= cnt[a];
+        }
+    }
+    /* numbered by first appearance: equal partitions, equal labels */
+    int *map = cnt, next = 0;
+    for (int a = 0; a < k; a++) map[a] = -1;
+    for (int i = 0; i < n; i++) {
+        if (map[lab[i]] < 0) map[lab[i]] = next++;
+        lab[i] = map[lab[i]];
+    }
+    return next == k ? 0 : -1;
+}
+
+/* the certificate of partition `lab` (see above): V = the projected N = C -
+ * B (project_bound), its smallest eigenvalue by Lanczos moved outward by
+ * its tolerance (as cg_sdp_evaluate); returns the bound on <C, W>
+ * (normalized), -DBL_MAX on failure, and the partition's value in *pc */
+static double partition_bound(kmeans *km, const int *lab, double *pc)
+{
+    const int n = km->n, k = (int) km->k;
+    int *na = (int *) R_alloc(k, sizeof(int));
+    double *R = (double *) R_alloc((size_t) n * k, sizeof(double));   /* R_ia */
+    double *T = (double *) R_alloc(k, sizeof(double));
+    double *bt = (double *) R_alloc((size_t) n * k, sizeof(double));  /* beta_ia */
+    double *sab = (double *) R_alloc((size_t) k * k, sizeof(double));
+    memset(na, 0, k * sizeof(int));
+    memset(R, 0, (size_t) n * k * sizeof(double));
+    memset(T, 0, k * sizeof(double));
+    for (int i = 0; i < n; i++) na[lab[i]]++;
+    for (int j = 0; j < n; j++) {
+        const double *Cj = km->C + (size_t) j * n;
+        double *Ra = R + (size_t) lab[j] * n;
+        for (int i = 0; i < n; i++) Ra[i] += Cj[i];
+    }
+    for (int i = 0; i < n; i++) T[lab[i]] += R[i + (size_t) lab[i] * n];
+    *pc = 0.0;
+    for (int a = 0; a < k; a++) *pc += T[a] / (na[a] * km->k);
+    /* beta_ia = g_ia + z kappa_ab (i in b != a); z the least with all >= 0 */
+    double z = -DBL_MAX;
+    for (int i = 0; i < n; i++) {
+        const int b = lab[i];
+        for (int a = 0; a < k; a++) {
+            if (a == b) { bt[i + (size_t) a * n] = 0.0; continue; }
+            const double kap = na[a] / (2.0 * na[b]) + 0.5;
+            const double g = R[i + (size_t) a * n] -
+                             na[a] / (2.0 * na[b]) * (2.0 * R[i + (size_t) b * n] - T[b] / na[b]) -
+                             T[a] / (2.0 * na[a]);
+            bt[i + (size_t) a * n] = g;
+            if (-g / kap > z) z = -g / kap;
+        }
+    }
+    if (!R_FINITE(z)) return -DBL_MAX;
+    memset(sab, 0, (size_t) k * k * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        const int b = lab[i];
+        for (int a = 0; a < k; a++) {
+            if (a == b) continue;
+            double v = bt[i + (size_t) a * n] + z * (na[a] / (2.0 * na[b]) + 0.5);
+            if (v < 0.0) v = 0.0;                      /* rounding at the least z */
+            bt[i + (size_t) a * n] = v;
+            sab[a + b * k] += 0.5 * v;                 /* block (b, a) and (a, b) */
+            sab[b + a * k] += 0.5 * v;
+        }
+    }
+    /* V = C - B: B_ij = beta_ia beta_jb / s_ab for i in b, j in a != b */
+    for (int j = 0; j < n; j++) {
+        const int a = lab[j];
+        const double *Cj = km->C + (size_t) j * n;
+        double *Vj = km->V + (size_t) j * n;
+        for (int i = 0; i < n; i++) {
+            const int b = lab[i];
+            double v = Cj[i];
+            if (a != b && sab[a + b * k] > 0.0)
+                v -= bt[i + (size_t) a * n] * bt[j + (size_t) b * n] / sab[a + b * k];
+            Vj[i] = v;
+        }
+    }
+    const double ub = project_bound(km);
+    cg_linop A; cg_dense_data d;
+    cg_linop_dense(&A, &d, km->V, n, n);
+    double lb;
+    const int st = cg_psd_support_min(&A, 1.0, 1, 1e-10, &lb);
+    km->n_matvec += A.n_matvec;
+    return st == CG_OK ? lb - ub : -DBL_MAX;
+}
+
+/* On a test of a nearly feasible iterate (relative infeasibility <= 5%):
+ * round W to a partition, certify it (partition_bound; a partition tried
+ * at the last test is not computed again: same labels, same bound) and
+ * raise best_lb with its bound; when the partition's value is within tol of
+ * the best bound, W becomes W_p: a feasible point certified tol-optimal,
+ * so the run stops there. Returns 1 when W was replaced. */
+static int partition_certify(kmeans *km)
+{
+    cg_problem *P = km->P;
+    const int n = km->n;
+    if (!km->lab || km->k < 2.0) return 0;
+    double scale;
+    if (!(km_infeasibility(P, &scale) <= 0.05 * scale)) return 0;
+    const void *vmax = vmaxget();
+    int ok = round_partition(km, km->lab) == 0;
+    vmaxset(vmax);
+    if (!ok) return 0;
+    double pc, lbp;
+    if (km->part_tried && memcmp(km->lab, km->lab_last, n * sizeof(int)) == 0) {
+        pc = km->pc_last; lbp = km->lbp_last;
+    } else {
+        vmax = vmaxget();
+        lbp = partition_bound(km, km->lab, &pc);
+        vmaxset(vmax);
+        memcpy(km->lab_last, km->lab, n * sizeof(int));
+        km->pc_last = pc; km->lbp_last = lbp;
+        km->part_tried = 1;
+    }
+    if (lbp == -DBL_MAX) return 0;
+    /* never above the feasible W_p's value: equal in exact arithmetic when
+     * the certificate is tight, and the rounding of the n^2 sums (~1e-15
+     * relative) must not put a bound above a cost */
+    const double cap = pc - 1e-12 * fabs(pc);
+    if (lbp > cap) lbp = cap;
+    if (lbp > km->best_lb) km->best_lb = lbp;
+    if (!(km->obj_scale * (pc - km->best_lb) <= P->tol * fabs(km->obj_scale * pc))) return 0;
+    /* W_p = sum_a 1_a 1_a' / (k n_a): rows exactly 1 / k, entries >= 0 */
+    const int k = (int) km->k;
+    int *na = (int *) R_alloc(k, sizeof(int));
+    memset(na, 0, k * sizeof(int));
+    for (int i = 0; i < n; i++) na[km->lab[i]]++;
+    for (int j = 0; j < n; j++) {
+        double *Wj = km->W + (size_t) j * n;
+        const int a = km->lab[j];
+        const double w = 1.0 / (km->k * na[a]);
+        for (int i = 0; i < n; i++) Wj[i] = km->lab[i] == a ? w : 0.0;
+    }
+    for (int i = 0; i < n; i++) km->z1[i] = km->a / km->k;
+    return 1;
+}
+
 static void km_evaluate(cg_problem *P, double *obj, double *gap)
 {
     kmeans *km = (kmeans *) P->self;
+    /* the rounded partition's certificate on tests (tol > 0) */
+    const int swapped = P->eval_test && km->beta > 0.0 && P->tol > 0.0 && partition_certify(km);
     /* the polish on tests of a nearly feasible iterate: the run stops only
-     * there (cg_run_small_gap) */
+     * there (cg_run_small_gap); not once W is the certified partition */
     int passes = 2;
-    if (P->eval_test && km->beta > 0.0 && km->Md && km->n > 2) {
+    if (P->eval_test && !swapped && km->beta > 0.0 && km->Md && km->n > 2) {
         double scale;
         const double infeas = km_infeasibility(P, &scale);
         if (infeas <= 10.0 * P->tol * scale) passes = 3;
@@ -423,6 +667,10 @@ int cg_problem_kmeans(cg_problem *P, SEXP spec)
      * eigendecompositions (~n^3 each) stay cheap next to the iterations: at
      * n = 2000 they doubled a default fit's time for no gain */
     if (P->tol > 0.0 && n <= POLISH_MAX_N) km->Md = cg_zeros(nn);
+    if (P->tol > 0.0) {                     /* partition_certify: labels */
+        km->lab = (int *) R_alloc(n, sizeof(int));
+        km->lab_last = (int *) R_alloc(n, sizeof(int));
+    }
     SEXP method = cg_list_get(spec, "method");
     const char *name = isString(method) ? CHAR(STRING_ELT(method, 0)) : "cgal";
     if (strcmp(name, "cgal") == 0) km->Y = cg_zeros(nn);      /* multipliers: cgal only */

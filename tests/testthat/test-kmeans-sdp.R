@@ -107,7 +107,8 @@ test_that("bad input gives an error naming the argument", {
 test_that("hsagcgm_v2 with every constraint redrawn each iteration is hsagcgm_v1 (SAG table bookkeeping)", {
   p <- planted(6, sizes = c(4, 6), sep = 8)
   n <- nrow(p$x); m <- n + n^2
-  ctl <- cg_control(max_iter = 60)
+  # tol = 0: all 60 iterations (with tol the certified partition ends both early)
+  ctl <- cg_control(max_iter = 60, tol = 0)
   # one beta0 for both ("auto" differs by method)
   v1 <- kmeans_sdp(p$x, 2, method = "hsagcgm_v1", beta0 = 0.1, control = ctl)
   set.seed(3)
@@ -295,14 +296,50 @@ test_that("init: a cgal fit continued equals one longer run (k-means, sparsest c
 test_that("the bound is polished only up to n = 500 (dense eigendecompositions)", {
   # above 500 points dsyevr per polish step cost more than it saved (a
   # planted n = 2000 default fit took 2.2x main's CPU for the same gap);
-  # two far-apart clusters are nearly feasible within 100 iterations, where
-  # the polish runs at n = 500 and not at n = 501
+  # two overlapping clusters are nearly feasible within 100 iterations, where
+  # the polish runs at n = 500 and not at n = 501 (far-apart ones stop
+  # earlier, certified by their partition, without a polish)
   polished <- function(n) {
     set.seed(3)
     lab <- rep(1:2, length.out = n)
-    x <- cbind(10 * lab, 0) + matrix(rnorm(2 * n), ncol = 2)
+    x <- cbind(3 * lab, 0) + matrix(rnorm(2 * n), ncol = 2)
     !is.null(kmeans_sdp(x, 2, control = cg_control(max_iter = 100))$state$state_Md)
   }
   expect_true(polished(500))
   expect_false(polished(501))
+})
+
+test_that("planted n = 400 with the defaults: the rounded partition certified, returned as X", {
+  # the generator of inst/bench/sdp.R; on main this ran to max_iter = 5000 at
+  # a relative gap of 2.6% (inst/bench/kmeans_large.R)
+  set.seed(1)
+  lab <- rep(1:3, length.out = 400)
+  x <- matrix(c(0, 0, 10, 0, 0, 10), 3, byrow = TRUE)[lab, ] + matrix(rnorm(800), 400)
+  cost <- kmeans_cost(x, lab)
+  fit <- kmeans_sdp(x, 3)
+  expect_true(fit$converged)
+  expect_lt(fit$iterations, 200)
+  expect_identical(fit$labels, lab)
+  # the solution is the partition's X: feasible, its value the k-means cost
+  expect_equal(unname(fit$solution$X), block_X(lab), tolerance = 1e-12)
+  expect_identical(fit$infeasibility, 0)
+  expect_equal(fit$objective, cost, tolerance = 1e-10)
+  # the certified bound: below the cost (a feasible value), within tol of it
+  expect_lte(fit$lower_bound, cost)
+  expect_gte(fit$lower_bound, (1 - 1e-3) * cost)
+})
+
+test_that("the partition certificate: its bound below Rcsdp's optimum, the value Rcsdp's", {
+  skip_if_not_installed("Rcsdp")
+  for (seed in 1:2) {
+    p <- planted(seed)
+    D <- as.matrix(dist(p$x))^2
+    ref <- ref_kmeans_rcsdp(D, 3)
+    fit <- kmeans_sdp(p$x, 3)
+    expect_true(fit$converged)
+    expect_identical(fit$infeasibility, 0)
+    expect_lte(fit$lower_bound, ref$value * (1 + 1e-7))
+    expect_lte(abs(fit$objective - ref$value), 1e-3 * ref$value)
+    expect_lte(max(abs(fit$solution$X - ref$X)), 1e-3)
+  }
 })
