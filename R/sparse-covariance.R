@@ -99,7 +99,12 @@
 #' pooled, show it past its peak: the last value scored is below the one
 #' before it and below the best by more than two paired standard errors (a
 #' fold also stops its own path after two falls, see `fit$cv`'s `n_folds`);
-#' the smaller values are left out of the table (`NA`). For
+#' the smaller values are left out of the table (`NA`). For `"sparse"`,
+#' once one fold has stopped its own path the others stop too, at the end
+#' of that round: a value some fold did not score gets no mean in the table
+#' and cannot be chosen, so their fits there would change nothing chosen
+#' (on golub's 3051 genes, 30 training rows, those were three fold fits of
+#' 30-57 s each past the peak; the call went from 153 to 10 CPU s). For
 #' `"lowrank+sparse"` `gamma` is chosen the same way, over a grid of
 #' `gamma` x `lambda`. The folds run where [future::plan()] says (see `cores`).
 #' Inside its CV a `"lowrank+sparse"` fold fit whose floor binds in more
