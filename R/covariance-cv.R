@@ -692,6 +692,8 @@ cv_fold <- function(X, train, grid, lambdas, gammas, lr, structure, floor, contr
   out$n_fits <- 0L
   if (all(stopped | out$failed)) return(out)
   mom <- fold_moments(X, train, shrink, standardize)
+  # (one fingerprint and sum(S^2) for this S's fits, not one per fit)
+  S_stats <- if (!lr) covariance_S_stats(mom$S)
   for (gi in seq_along(gammas)) {
     if (stopped[gi]) next
     # along lambda, largest first, each fit warm-started by the previous
@@ -715,7 +717,7 @@ cv_fold <- function(X, train, grid, lambdas, gammas, lr, structure, floor, contr
                   structure = structure, floor = floor, control = control,
                   warm = warm, nobs = mom$n, dimnames = list(NULL, NULL),
                   S_factor = mom$factor, floor_rank = if (lr) CV_LOWRANK_FLOOR_RANK else 256L,
-                  sigma = !lr),
+                  sigma = !lr, S_stats = S_stats),
           warning = function(w) invokeRestart("muffleWarning")),
         error = function(e) e)
       if (inherits(fit, "error") || identical(fit$status, "error")) {   # a numerical failure
