@@ -12,7 +12,11 @@
 # COVGROW_CASES: "data:split,..." (default below), data one of golub3051
 # (multtest::golub, 38 x 3051), khan (ISLR::Khan, 83 x 2308), colon
 # (plsgenomics::Colon, 62 x 2000), nci60 (ISLR::NCI60, 64 x 6830; used by no
-# test or other bench); split r1, r2, r3 = set.seed(1), (2), (3) 80/20 rows,
+# test or other bench), lymphoma (spls::lymphoma, 62 x 4026), prostate
+# (spls::prostate, 102 x 6033), srbct (plsgenomics::SRBCT, 83 x 2308: Khan's
+# study, other preprocessing; used by no test or other bench), sim5000 (the
+# 3-factor plus MA(1) model of covariance_lowrank_cv.R, p = 5000, 75 rows: 60
+# training rows, the issue's target shape); split r1, r2, r3 = set.seed(1), (2), (3) 80/20 rows,
 # standardized by the training mean and sd (as inst/bench/covariance.R).
 # Held-out log-likelihood: mean over the held-out rows of log N(x; 0, Sigma).
 # Writes inst/bench/results/covariance_sparse_growth.md (COVGROW_OUT).
@@ -26,6 +30,14 @@ gene_data <- function(name) {
     khan = { data(Khan, package = "ISLR", envir = e); rbind(e$Khan$xtrain, e$Khan$xtest) },
     colon = { data(Colon, package = "plsgenomics", envir = e); e$Colon$X },
     nci60 = { data(NCI60, package = "ISLR", envir = e); e$NCI60$data },
+    lymphoma = { data(lymphoma, package = "spls", envir = e); e$lymphoma$x },
+    prostate = { data(prostate, package = "spls", envir = e); e$prostate$x },
+    srbct = { data(SRBCT, package = "plsgenomics", envir = e); e$SRBCT$X },
+    sim5000 = {                   # covariance_lowrank_cv.R's 3-factor + MA(1) model, 75 rows
+      set.seed(24); p <- 5000; B <- matrix(rnorm(p * 3), p, 3)
+      Z <- matrix(rnorm(75 * (p + 1)), 75, p + 1)
+      matrix(rnorm(75 * 3), 75, 3) %*% t(B) + Z[, -1] + 0.5 * Z[, -(p + 1)]
+    },
     stop("unknown data set ", name))
   X <- as.matrix(X); storage.mode(X) <- "double"; dimnames(X) <- NULL
   X

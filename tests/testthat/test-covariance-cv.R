@@ -213,6 +213,50 @@ test_that("early stop across folds: the full grid's choice with fewer fits", {
   }
 })
 
+test_that("a fold whose own path ended stops the path for every fold (same choice)", {
+  # a fake engine: Sigma = s I with s prescribed per fold and lambda (the
+  # fold recognised by its S[1, 1]); fold 1 falls from its first lambda on
+  # (its own rule ends its path after the first round, lambdas 1-3), folds 2
+  # and 3 rise (their rules and the pooled rule go on)
+  X <- cv_data(n = 30, p = 6, seed = 4)
+  foldid <- rep(1:3, 10)
+  s11 <- vapply(1:3, function(k) fold_moments(X, foldid != k)$S[1, 1], 0)
+  scales <- rbind(c(1, 2, 4, 8, 16, 32), c(8, 4, 2, 1, 1, 1), c(8, 4, 2, 1, 1, 1))
+  lambdas <- c(0.6, 0.5, 0.4, 0.3, 0.2, 0.1)
+  calls <- integer(0)
+  fake <- function(S, lambda, ...) {
+    k <- which.min(abs(s11 - S[1, 1]))
+    calls <<- c(calls, k)
+    list(solution = list(Sigma = scales[k, match(lambda, lambdas)] * diag(ncol(S))),
+         warm = NULL, converged = TRUE, status = "converged")
+  }
+  a <- covariance_cv(X, "sparse", lambdas = lambdas, foldid = foldid, folds = 3,
+                     progress = FALSE, fit_one = fake)
+  n_a <- length(calls); calls <- integer(0)
+  b <- covariance_cv(X, "sparse", lambdas = lambdas, foldid = foldid, folds = 3,
+                     progress = FALSE, early_stop = FALSE, fit_one = fake)
+  fb <- attr(b, "fold_loglik")
+  # the premise: fold 1's own rule, on its rows, ends its path after lambda 3
+  # (folds 2 and 3 would go on); the pooled rows still rise
+  rows <- lapply(1:3, function(k) {
+    m <- fold_moments(X, foldid != k)
+    lapply(1:3, function(li) loglik_rows(scales[k, li] * diag(6), m$test))
+  })
+  expect_true(past_peak(rows[[1]]))
+  expect_false(past_peak(rows[[2]]) || past_peak(rows[[3]]))
+  expect_false(pooled_past_peak(rows))
+  expect_true(all(fold_path_ended(lapply(rows, function(r)
+    list(failed = FALSE, path_rows = list(r)))) == c(TRUE)))
+  # no fold fits past the first round (before: folds 2 and 3 fitted 4-6)
+  expect_identical(n_a, 9L)
+  expect_identical(attr(a, "skipped"), 9L)
+  expect_true(all(is.na(a$loglik[4:6])))
+  # the choice and its numbers: those of the full grid among the lambdas
+  # fold 1's rule lets every fold score
+  expect_equal(a$loglik[1:3], rowMeans(fb[1:3, ]), tolerance = 1e-12)
+  expect_identical(which(a$chosen), which.max(rowMeans(fb[1:3, ])))
+})
+
 # (folds run through the future framework: tests in test-parallel.R)
 
 test_that("a failed fit ends its fold's lambda path; the failure is reported", {

@@ -717,6 +717,29 @@ test_that("sparse: the split fit solves the whole problem (reference, KKT, objec
   }
 })
 
+test_that("sparse: the S statistics computed once (CV folds) give the per-fit numbers", {
+  # covariance_S_stats(): fingerprint and sum(S^2) of the fits of one S;
+  # the objective of a split fit adds 1/2 S_ij^2 between components from it
+  X <- split_rows(5)
+  S <- cov(X)
+  st <- stochcg:::covariance_S_stats(S)
+  expect_identical(st$sumsq(), sum(S^2))
+  for (lambda in c(0.3, 0.6)) {
+    a <- stochcg:::covariance_fit(S, lambda, NULL, "sparse", 0.2, tight)
+    b <- stochcg:::covariance_fit(S, lambda, NULL, "sparse", 0.2, tight, S_stats = st)
+    expect_gt(a$components[1], 1)
+    expect_identical(b$objective, a$objective)
+    expect_identical(b$gap, a$gap)
+    expect_identical(b$trace$objective, a$trace$objective)
+    expect_identical(b$solution$Sigma, a$solution$Sigma)
+    expect_identical(b$state$key, a$state$key)
+    # (a wrong sum would move the objective by half the error)
+    off <- st; off$sumsq <- function() sum(S^2) + 2
+    c2 <- stochcg:::covariance_fit(S, lambda, NULL, "sparse", 0.2, tight, S_stats = off)
+    expect_equal(c2$objective - a$objective, 1, tolerance = 1e-12)
+  }
+})
+
 test_that("sparse: a warm start across a change of components gives the cold fit", {
   X <- split_rows(4)
   S <- cov(X)
