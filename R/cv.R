@@ -256,9 +256,13 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
       args <- c(list(X = d$X, y = d$y, intercept = d$intercept, standardize = FALSE,
                      control = ctl), dots)
       args$gram <- d$gram
-      # several radii: sparse_regression()'s path ("pfw": one solver call)
-      if (length(radius) > 1L) do.call(sparse_regression, c(args, list(radius = radius, init = init)))
-      else fit_path(sparse_regression, args, radius, init)
+      # several radii: sparse_regression()'s path ("pfw": one solver call);
+      # so is a fold's piece of one radius warm-started from its previous
+      # piece (regression_core(): lean, as the longer pieces)
+      if (length(radius) > 1L ||
+          (isTRUE(attr(ctl, "lean_path")) && !is.null(init) && is_pfw(dots$method %||% "pfw")))
+        return(do.call(sparse_regression, c(args, list(radius = radius, init = init))))
+      fit_path(sparse_regression, args, radius, init)
     }
   } else {
     # each fold's problem prepared from its training rows alone (their
