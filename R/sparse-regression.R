@@ -794,7 +794,10 @@ regression_fingerprint <- function(X) {
 # fold's training rows). With `scale` (fold_data()) and a dense X, the
 # centred columns are then scaled in the same copy and `scales` holds
 # list(sd, cs) (see fold_data(); NULL for a sparse X, not scaled here).
-regression_centring <- function(X, y, rows = NULL, scale = NULL) {
+# external = TRUE (fold_data(): a CV fold's kept copy) makes a dense X's
+# copy outside R's heap (src/regression_data.c, cg_fold_real; released by
+# fold_data_release()).
+regression_centring <- function(X, y, rows = NULL, scale = NULL, external = FALSE) {
   if (!is.null(rows)) y <- y[rows]
   scales <- NULL
   if (!inherits(X, "Matrix")) {
@@ -802,7 +805,8 @@ regression_centring <- function(X, y, rows = NULL, scale = NULL) {
     # one new matrix, no temporaries (X - rep(xbar, each = n) made two more
     # of the size of X, a CV's folds three each; src/regression_data.c,
     # the same numbers as colMeans() and the subtraction)
-    cen <- .Call(C_cg_centred_rows, X, if (!is.null(rows)) as.integer(rows), TRUE, scale)
+    cen <- .Call(C_cg_centred_rows, X, if (!is.null(rows)) as.integer(rows), TRUE, scale,
+                 external)
     X <- cen$X
     xbar <- cen$xbar
     if (!is.null(scale)) scales <- cen[c("sd", "cs")]
