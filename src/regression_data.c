@@ -33,11 +33,18 @@
  * the CV's copies never leave it. Serialized as an ordinary vector (no
  * Serialized_state method): a future's worker gets a plain copy. */
 static R_altrep_class_t fold_real_class;
+static int fold_real_live = 0;       /* blocks allocated and not yet freed (tests) */
 
 static void fold_real_free(SEXP ptr)
 {
     void *p = R_ExternalPtrAddr(ptr);
-    if (p) { free(p); R_ClearExternalPtr(ptr); }
+    if (p) { free(p); R_ClearExternalPtr(ptr); fold_real_live--; }
+}
+
+/* the number of fold copies whose blocks are allocated (test-memory.R) */
+SEXP cg_fold_live(void)
+{
+    return ScalarInteger(fold_real_live);
 }
 
 static R_xlen_t fold_real_length(SEXP x)
@@ -94,6 +101,7 @@ static SEXP fold_real_matrix(int m, int p)
     if (!buf) error("cannot allocate %.1f MB for a cross-validation fold's copy of X",
                     8.0 * m * p / 1048576.0);
     R_SetExternalPtrAddr(ptr, buf);
+    fold_real_live++;
     UNPROTECT(4);
     return out;
 }

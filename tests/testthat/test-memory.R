@@ -97,6 +97,28 @@ test_that("sparse_regression's intercept centres a dense X in exactly one new ma
     options(old)
     expect_length(big, (if (std) 1L + 1L else 1L) + if (ext) 0L else 10L)
   }
+  # freed when the CV ends, also when it ends by an error (none left live;
+  # with a given grid of two radii each fold's copy is made once)
+  live <- function() .Call(stochcg:::C_cg_fold_live)
+  before <- live()
+  made <- 0L
+  trace_made <- function(m) if (grepl("^CV fold", conditionMessage(m))) made <<- live() - before
+  cv <- withCallingHandlers(
+    cv_sparse_regression(Xc[1:300, 1:40], yc[1:300], folds = rep_len(1:5, 300), nradius = 6,
+                         control = cg_control(progress = TRUE)),
+    message = function(m) { trace_made(m); invokeRestart("muffleMessage") })
+  expect_gt(made, 0L)
+  expect_identical(live(), before)
+  res <- tryCatch(withCallingHandlers(
+    cv_sparse_regression(Xc[1:300, 1:40], yc[1:300], folds = rep_len(1:5, 300), nradius = 6,
+                         control = cg_control(progress = TRUE)),
+    message = function(m) {
+      if (grepl("fold 2 of 5", conditionMessage(m))) stop("abandoned")
+      invokeRestart("muffleMessage")
+    }),
+    error = conditionMessage)
+  expect_identical(res, "abandoned")
+  expect_identical(live(), before)
 })
 
 test_that("a CV fold's copy outside R's heap holds R's numbers and is released", {
@@ -109,7 +131,11 @@ test_that("a CV fold's copy outside R's heap holds R's numbers and is released",
     b <- .Call(stochcg:::C_cg_centred_rows, Xf, rows, cen, sc, TRUE)
     expect_identical(b, a)
     if (!cen && is.null(sc)) expect_identical(b$X[, ], Xf[rows, ])   # X[rows, ] itself
+    n_live <- .Call(stochcg:::C_cg_fold_live)
     expect_true(.Call(stochcg:::C_cg_fold_release, b$X))
+    expect_identical(.Call(stochcg:::C_cg_fold_live), n_live - 1L)
+    invisible(.Call(stochcg:::C_cg_fold_release, b$X))   # again: nothing more to free
+    expect_identical(.Call(stochcg:::C_cg_fold_live), n_live - 1L)
     expect_error(sum(b$X), "read after the cross-validation ended")
     expect_false(.Call(stochcg:::C_cg_fold_release, a$X))     # an ordinary matrix: left alone
   }
