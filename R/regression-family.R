@@ -325,7 +325,8 @@ scaled_fold_path <- function(d, pf, standardize, names, radius, init, solver, sd
 
 # a path's l1 norms: of the coefficients the radius bounds (theta)
 theta_summary <- function(path) {
-  if (length(path$fits))
+  # (a CV fold's lean summary has no l1 norms: path_ended())
+  if (length(path$fits) && "l1_norm" %in% names(path$summary))
     path$summary$l1_norm <- l1_nonzero(lapply(path$fits, function(f) f$theta))$l1
   path
 }
