@@ -73,7 +73,12 @@ check_radii <- function(radius, arg = "radius") {
   if (!is.numeric(radius) || length(radius) < 1L || anyNA(radius) ||
       any(!is.finite(radius)) || any(radius <= 0))
     stop_arg(arg, "must be positive finite numbers")
-  r <- sort(unique(as.double(radius)))
+  r <- as.double(radius)
+  # (radii in increasing order already, as every piece of a CV's grid:
+  # sort(unique()) would return them as they are; it was 2.5% of a CV at
+  # 66 x 2307)
+  if (!is.unsorted(r, strictly = TRUE)) return(r)
+  r <- sort(unique(r))
   if (length(r) < length(radius))
     stop_arg(arg, "has repeated values")
   r
