@@ -234,6 +234,7 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
     # 14% of a CV at 200 x 2000)
     data_of <- fold_data(X, y, dots, max(foldid), intercept,
                          if (!plain) list(standardize = standardize, pf = pf), full = XtX)
+    on.exit(fold_data_release(data_of), add = TRUE)
     fit_rows <- function(rows, radius, init = NULL) {
       d <- data_of(rows)        # centred by the means of the training rows
       ctl <- quiet_control(control)
@@ -256,9 +257,20 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
       args <- c(list(X = d$X, y = d$y, intercept = d$intercept, standardize = FALSE,
                      control = ctl), dots)
       args$gram <- d$gram
-      # several radii: sparse_regression()'s path ("pfw": one solver call)
-      if (length(radius) > 1L) do.call(sparse_regression, c(args, list(radius = radius, init = init)))
-      else fit_path(sparse_regression, args, radius, init)
+      # several radii: sparse_regression()'s path ("pfw": one solver call);
+      # so is a fold's piece of one radius warm-started from its previous
+      # piece (regression_core(): lean, as the longer pieces)
+      if (length(radius) > 1L ||
+          (isTRUE(attr(ctl, "lean_path")) && !is.null(init) && is_pfw(dots$method %||% "pfw"))) {
+        # (a fold's centred data: straight to regression_core(), where
+        # sparse_regression() and regression_fit() send it, without their
+        # per-call checks: 4% of a CV at 66 x 2307)
+        if (!is.null(rows) && inherits(d$intercept, "regression_centring"))
+          return(do.call(regression_core, c(args[names(args) != "standardize"],
+                                            list(radius = radius, init = init)), quote = TRUE))
+        return(do.call(sparse_regression, c(args, list(radius = radius, init = init))))
+      }
+      fit_path(sparse_regression, args, radius, init)
     }
   } else {
     # each fold's problem prepared from its training rows alone (their
@@ -844,6 +856,15 @@ fold_data <- function(X, y, dots, K, intercept = FALSE, scale = NULL, full = NUL
   p <- ncol(X)
   bytes_x <- if (is.matrix(X)) 8 * length(X) else as.numeric(utils::object.size(X))
   keep <- (K + intercept) * (bytes_x + if (share) 8 * p^2 else 0) <= 2^30
+  # the folds' kept copies of a dense X are made outside R's heap, in the
+  # process that made this function (not in a future's worker, where no
+  # fold_data_release() would free them), and freed by
+  # fold_data_release() when the CV ends: made by R, they were what drove
+  # its garbage collector (14-28% of a CV's CPU at n > p and on small p >> n
+  # designs; cv_regression_lassokeep.md). The same numbers.
+  pid <- Sys.getpid()
+  external <- function(rows) keep && !is.null(rows) && Sys.getpid() == pid &&
+    !isFALSE(getOption("stochcg.fold_external"))
   # X'X of all the rows (given, or computed at the first fold)
   memo <- list()
   make <- function(rows) {
@@ -851,11 +872,12 @@ fold_data <- function(X, y, dots, K, intercept = FALSE, scale = NULL, full = NUL
     # copy (regression_centring(): one pass of C for a dense X)
     sc <- NULL
     d <- if (intercept) {
-      cen <- regression_centring(X, y, rows, scale)
+      cen <- regression_centring(X, y, rows, scale, external(rows))
       sc <- cen$scales
       list(X = cen$X, y = cen$y, intercept = cen$centring)
     } else if (!is.null(scale) && !inherits(X, "Matrix")) {
-      r <- .Call(C_cg_centred_rows, X, if (!is.null(rows)) as.integer(rows), FALSE, scale)
+      r <- .Call(C_cg_centred_rows, X, if (!is.null(rows)) as.integer(rows), FALSE, scale,
+                 external(rows))
       sc <- r[c("sd", "cs")]
       list(X = r$X, y = if (is.null(rows)) y else y[rows], intercept = FALSE)
     } else {
@@ -920,6 +942,14 @@ fold_data <- function(X, y, dots, K, intercept = FALSE, scale = NULL, full = NUL
     if (keep) memo[[length(memo) + 1L]] <<- list(rows = rows, data = d)
     d
   }
+}
+
+# Frees the fold copies outside R's heap that the function made by
+# fold_data() holds (cg_fold_release(); anything else is left to R): the
+# CV's end, on every path (cv_sparse_regression()'s on.exit).
+fold_data_release <- function(data_of) {
+  for (m in environment(data_of)$memo) .Call(C_cg_fold_release, m$data$X)
+  invisible(NULL)
 }
 
 # X'X / n of n rows given their X'X (XtX), of the rows centred by their

@@ -311,7 +311,11 @@ scaled_fold_path <- function(d, pf, standardize, names, radius, init, solver, sd
   args <- c(list(X = if (scaled) X else scale_columns(X, cs), y = d$y,
                  intercept = cen %||% FALSE), solver)
   # several radii: regression_core()'s path ("pfw": one solver call)
-  res <- if (length(radius) > 1L)
+  # (a piece of one radius warm-started from the fold's previous piece: a
+  # lean path of one radius, regression_core())
+  one <- length(radius) == 1L && !is.null(init) && isTRUE(attr(solver$control, "lean_path")) &&
+    is_pfw(solver$method %||% "pfw")
+  res <- if (length(radius) > 1L || one)
     do.call(regression_core, c(args, list(radius = radius, init = prepared_init(init, prep))),
             quote = TRUE)
   else fit_path(regression_core, args, radius, prepared_init(init, prep))
@@ -321,7 +325,8 @@ scaled_fold_path <- function(d, pf, standardize, names, radius, init, solver, sd
 
 # a path's l1 norms: of the coefficients the radius bounds (theta)
 theta_summary <- function(path) {
-  if (length(path$fits))
+  # (a CV fold's lean summary has no l1 norms: path_ended())
+  if (length(path$fits) && "l1_norm" %in% names(path$summary))
     path$summary$l1_norm <- l1_nonzero(lapply(path$fits, function(f) f$theta))$l1
   path
 }

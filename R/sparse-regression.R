@@ -459,7 +459,15 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   # checked once: its fingerprint, taken there; X is not scanned again by
   # every piece of the path)
   data_fp <- attr(control, "data_fingerprint")
-  if (!missing(radius) && length(radius) > 1L) {     # a path: one fit per radius
+  # a CV fold's piece of one radius, warm-started from its previous piece
+  # (short pieces, cv_radius()): a path of one radius, whose fit is lean as
+  # the longer pieces' (a whole fit made the fitted values and a trace for
+  # the CV to drop: at 4000 x 500 such pieces were a third of the CV). The
+  # same solver call as a single fit's: no path rule (a single fit has
+  # none), and the `gram` given (a single fit computes none)
+  one_lean <- lean && !missing(radius) && length(radius) == 1L && !is.null(init) &&
+    !is.null(data_fp) && is_pfw(method)
+  if (!missing(radius) && (length(radius) > 1L || one_lean)) {     # a path: one fit per radius
     if (is.null(data_fp)) X <- check_design(X, "X")
     # centred once for all the fits: they get the centred data and the
     # centring (`intercept`), so they do not centre again
@@ -468,7 +476,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
       centring <- regression_centring(X, y)
       X <- centring$X; y <- centring$y; intercept <- centring$centring
     }
-    gram <- path_gram(X, method, gram, implicit_xbar(X, intercept))
+    if (!one_lean) gram <- path_gram(X, method, gram, implicit_xbar(X, intercept))
     if (!is_pfw(method)) {
       args <- mget(c("X", "y", "method", "batch_size", "sampling", "step", "K",
                      "step_size", "gram", "face_step", "intercept", "control"))
@@ -573,7 +581,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   finish <- function(fit, init, start, radius, started) {
     if (!is.null(start)) {
       fit <- continue_trace(fit, init, start)
-      fit$notes <- start$note
+      fit$notes <- start_note(start$note)
     }
     key$radius <- as.double(radius)
     # the solver's state, for init = (see "Warm starts")
@@ -641,7 +649,7 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
   if (!is.null(path_radii) && lean) spec[c("path_lean", "beta_names")] <- list(TRUE, colnames(X))
   if (!is.null(path_radii))
     return(regression_path(spec, control, path_radii, finish, init, start, call, started, p,
-                           path_stop, lean_fit))
+                           if (!one_lean) path_stop, lean_fit))
   finish(cg_run(spec, control, "sparse_regression", call, started), init, start, radius, started)
 }
 
@@ -731,19 +739,28 @@ regression_start <- function(init, p, radius, key = NULL, n = NULL) {
   l1 <- sum(abs(beta))
   scaled <- l1 > radius
   if (scaled) beta <- beta * (radius / l1)
-  note <- sprintf("warm start from %s%s%s",
-                  if (iter > 0L) sprintf("a fit of %d iterations", as.integer(iter))
-                  else "the coefficients given",
-                  if (scaled) sprintf(" (scaled from l1 norm %s into the ball)",
-                                      format(l1, digits = 4)) else "",
-                  if (inherits(init, "sparse_regression_fit"))
-                    " (of other data or settings, or its state dropped)" else "")
+  # (the note, made by start_note() when a whole fit is made: a CV fold's
+  # lean fits have none, and its sprintf() and format() for every piece of
+  # every fold were 3% of a CV at 1000 x 200)
+  note <- list(iter = as.integer(iter), l1 = if (scaled) l1,
+               fit = inherits(init, "sparse_regression_fit"))
   list(beta = beta, iter = as.integer(iter), note = note, exact = FALSE,
        other_radius = !inherits(init, "sparse_regression_fit") ||
                       !identical(as.double(init$radius), as.double(radius)),
        ws = if (!scaled) carry_ws$ws,
        face = if (!scaled && is.integer(carry_ws$face_idx) && is.double(carry_ws$face_L))
          carry_ws[c("face_idx", "face_L")])
+}
+
+# the note of a warm start read by regression_start(): its string
+start_note <- function(note) {
+  if (!is.list(note)) return(note)
+  sprintf("warm start from %s%s%s",
+          if (note$iter > 0L) sprintf("a fit of %d iterations", note$iter)
+          else "the coefficients given",
+          if (!is.null(note$l1)) sprintf(" (scaled from l1 norm %s into the ball)",
+                                         format(note$l1, digits = 4)) else "",
+          if (note$fit) " (of other data or settings, or its state dropped)" else "")
 }
 
 # The parts of a kept state and their lengths (NA: any), by method and
@@ -786,7 +803,10 @@ regression_fingerprint <- function(X) {
 # fold's training rows). With `scale` (fold_data()) and a dense X, the
 # centred columns are then scaled in the same copy and `scales` holds
 # list(sd, cs) (see fold_data(); NULL for a sparse X, not scaled here).
-regression_centring <- function(X, y, rows = NULL, scale = NULL) {
+# external = TRUE (fold_data(): a CV fold's kept copy) makes a dense X's
+# copy outside R's heap (src/regression_data.c, cg_fold_real; released by
+# fold_data_release()).
+regression_centring <- function(X, y, rows = NULL, scale = NULL, external = FALSE) {
   if (!is.null(rows)) y <- y[rows]
   scales <- NULL
   if (!inherits(X, "Matrix")) {
@@ -794,7 +814,8 @@ regression_centring <- function(X, y, rows = NULL, scale = NULL) {
     # one new matrix, no temporaries (X - rep(xbar, each = n) made two more
     # of the size of X, a CV's folds three each; src/regression_data.c,
     # the same numbers as colMeans() and the subtraction)
-    cen <- .Call(C_cg_centred_rows, X, if (!is.null(rows)) as.integer(rows), TRUE, scale)
+    cen <- .Call(C_cg_centred_rows, X, if (!is.null(rows)) as.integer(rows), TRUE, scale,
+                 external)
     X <- cen$X
     xbar <- cen$xbar
     if (!is.null(scale)) scales <- cen[c("sd", "cs")]

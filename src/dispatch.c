@@ -218,6 +218,9 @@ void cg_loop_save_array(cg_problem *P, const char *name, const double *x, R_xlen
 typedef struct {
     SEXP spec; const problem_row *problem; const cg_solver_opts *o; const cg_control *ctl;
     cg_problem *P; cg_trace *tr; int iters, status, polling;
+    /* keep_memory: a single solve, whose result is built after the cleanup
+     * from the problem's memory (released then, when solve_body finished) */
+    int keep_memory, finished;
 } solve_call;
 
 /* The trace's first capacity: one row per scheduled evaluation, at most
@@ -262,13 +265,17 @@ static SEXP solve_body(void *data)
     /* the trace grows by doubling: start small, whatever max_iter is */
     cg_trace_init(s->tr, trace_start_rows(s->ctl));
     s->status = m->solve(P, s->o, s->ctl, s->tr, &s->iters);
+    s->finished = 1;
     return R_NilValue;
 }
 
 static void solve_cleanup(void *data)
 {
     cg_problem *P = ((solve_call *) data)->P;
-    if (P->release) { P->release(P); P->release = NULL; }
+    /* (a single solve's result is built after this cleanup and may read
+     * the problem's memory outside R's heap: released after it, below) */
+    const solve_call *s = (const solve_call *) data;
+    if (P->release && !(s->keep_memory && s->finished)) { P->release(P); P->release = NULL; }
     cg_interrupt_polling(((solve_call *) data)->polling);
     cg_kernel_deadline(R_PosInf);
     PutRNGstate();
@@ -368,6 +375,24 @@ static const problem_row *read_call(SEXP spec, SEXP control, cg_control *ctl_out
     return problem;
 }
 
+typedef struct {
+    const problem_row *problem; cg_problem *P; const cg_trace *tr; int status, iters;
+    SEXP out;
+} result_call;
+
+static SEXP result_body(void *data)
+{
+    result_call *rc = (result_call *) data;
+    rc->out = result_list(rc->problem, rc->P, rc->tr, rc->status, rc->iters);
+    return R_NilValue;
+}
+
+static void release_cleanup(void *data)
+{
+    cg_problem *P = (cg_problem *) data;
+    if (P->release) { P->release(P); P->release = NULL; }
+}
+
 SEXP cg_solve_call(SEXP spec, SEXP control)
 {
     cg_control ctl;
@@ -376,7 +401,7 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
     cg_problem P;
     memset(&P, 0, sizeof(P));
     cg_trace tr;
-    solve_call sc = { spec, problem, &o, &ctl, &P, &tr, 0, CG_STOP_MAX_ITER, 0 };
+    solve_call sc = { spec, problem, &o, &ctl, &P, &tr, 0, CG_STOP_MAX_ITER, 0, 1, 0 };
     GetRNGstate();
     sc.polling = cg_interrupt_polling(1);
     R_ExecWithCleanup(solve_body, &sc, solve_cleanup, &sc);
@@ -387,7 +412,11 @@ SEXP cg_solve_call(SEXP spec, SEXP control)
      * is taken here */
     if (status != CG_STOP_ERROR && cg_interrupted()) status = CG_STOP_INTERRUPT;
 
-    return result_list(problem, &P, &tr, status, iters);
+    /* the result, then the problem's memory outside R's heap released on
+     * every path (an allocation error while building the result included) */
+    result_call rc = { problem, &P, &tr, status, iters, R_NilValue };
+    R_ExecWithCleanup(result_body, &rc, release_cleanup, &P);
+    return rc.out;
 }
 
 /* ---- paths: one problem solved at several radii in one call (the

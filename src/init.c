@@ -9,7 +9,10 @@ SEXP cg_lowrank_entries(SEXP u, SEXP d, SEXP v, SEXP i, SEXP j);
 SEXP cg_threshold_components(SEXP S, SEXP lambda);
 SEXP cg_smf_kernel(SEXP what, SEXP args);
 SEXP cg_entry_cells(SEXP fun, SEXP rho, SEXP nblocks, SEXP dims, SEXP want_col);
-SEXP cg_centred_rows(SEXP X, SEXP rows, SEXP centre, SEXP scale);
+SEXP cg_centred_rows(SEXP X, SEXP rows, SEXP centre, SEXP scale, SEXP external);
+SEXP cg_fold_release(SEXP x);
+SEXP cg_fold_live(void);
+void cg_register_fold_real(DllInfo *dll);
 SEXP cg_column_moments(SEXP X, SEXP w);
 SEXP cg_scale_columns(SEXP X, SEXP cs, SEXP shift);
 SEXP cg_fingerprint(SEXP X);
@@ -34,7 +37,9 @@ static const R_CallMethodDef call_methods[] = {
     {"cg_threshold_components", (DL_FUNC) &cg_threshold_components, 2},
     {"cg_smf_kernel", (DL_FUNC) &cg_smf_kernel, 2},
     {"cg_entry_cells", (DL_FUNC) &cg_entry_cells, 5},
-    {"cg_centred_rows", (DL_FUNC) &cg_centred_rows, 4},
+    {"cg_centred_rows", (DL_FUNC) &cg_centred_rows, 5},
+    {"cg_fold_release", (DL_FUNC) &cg_fold_release, 1},
+    {"cg_fold_live", (DL_FUNC) &cg_fold_live, 0},
     {"cg_column_moments", (DL_FUNC) &cg_column_moments, 2},
     {"cg_scale_columns", (DL_FUNC) &cg_scale_columns, 3},
     {"cg_fingerprint", (DL_FUNC) &cg_fingerprint, 1},
@@ -58,4 +63,5 @@ void R_init_stochcg(DllInfo *dll)
     R_registerRoutines(dll, NULL, call_methods, NULL, NULL);
     R_useDynamicSymbols(dll, FALSE);
     R_forceSymbols(dll, TRUE);
+    cg_register_fold_real(dll);      /* a CV fold's copy of X (regression_data.c) */
 }

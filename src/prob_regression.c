@@ -90,7 +90,74 @@ typedef struct {
     double ycenter, yy;              /* y is centred as it is used; ||y - ycenter||^2 */
     const double *xty0;              /* X'(y - ycenter) / n from R's first pass, or NULL */
     int exact;                       /* every row drawn once: S, b are X'X, X'y */
+    struct reg_block *mem;           /* the arrays outside R's heap (reg_alloc) */
 } regression;
+
+/* ------------------------------------------ memory outside R's heap
+ * The in-memory problem's arrays (the iterate, gradients, the Gram columns
+ * cached, the face step's block and factor, the working set's indices) are
+ * malloc'ed, not R_alloc'ed: R_alloc'ed memory counts towards the garbage
+ * collector's trigger, and a CV's fold paths, rebuilt for every piece of
+ * the grid, made it collect every one or two CVs (14-44% of a CV's CPU at
+ * 66 x 2307 and 1000 x 200; cv_regression_lassokeep.md). Each block is in
+ * a doubly linked list, freed alone (grown: reg_grow) or all together by
+ * the release hook, which dispatch.c calls once the solve and its result
+ * are done, on every path (an R error included). Zero-filled, as
+ * cg_zeros(): the numbers are those of R_alloc'ed arrays. */
+typedef struct reg_block { struct reg_block *prev, *next; } reg_block;
+
+static void *reg_alloc(regression *R, size_t n, size_t size)
+{
+    if (n == 0) n = 1;
+    if (n > (((size_t) -1) - sizeof(reg_block)) / size)
+        error("sparse_regression: cannot allocate %.0f elements", (double) n);
+    reg_block *b = (reg_block *) calloc(1, sizeof(reg_block) + n * size);
+    if (!b) error("sparse_regression: cannot allocate %.1f MB", (double) (n * size) / 1048576.0);
+    b->prev = NULL;
+    b->next = R->mem;
+    if (R->mem) R->mem->prev = b;
+    R->mem = b;
+    return b + 1;
+}
+
+static double *reg_zeros(regression *R, size_t n)
+{
+    return (double *) reg_alloc(R, n, sizeof(double));
+}
+
+static int *reg_ints(regression *R, size_t n)
+{
+    return (int *) reg_alloc(R, n, sizeof(int));
+}
+
+static void reg_free(regression *R, void *x)
+{
+    if (!x) return;
+    reg_block *b = (reg_block *) x - 1;
+    if (b->prev) b->prev->next = b->next; else R->mem = b->next;
+    if (b->next) b->next->prev = b->prev;
+    free(b);
+}
+
+/* x (old doubles, or NULL) moved into a new zero-filled block of n >= old */
+static double *reg_grow(regression *R, double *x, size_t old, size_t n)
+{
+    double *y = reg_zeros(R, n);
+    if (x && old) memcpy(y, x, sizeof(double) * old);
+    reg_free(R, x);
+    return y;
+}
+
+static void reg_release(cg_problem *P)
+{
+    regression *R = (regression *) P->self;
+    if (!R) return;
+    while (R->mem) {
+        reg_block *b = R->mem;
+        R->mem = b->next;
+        free(b);
+    }
+}
 
 static double reader_gradient(cg_problem *P, int batch);
 static void reader_evaluate(cg_problem *P, double *obj, double *gap);
@@ -476,7 +543,7 @@ static const double *gram_col(cg_problem *P, regression *R, int j, double *scrat
     const int n = R->n, p = R->p;
     double *c = scratch;
     if (R->cache_left > 0) {
-        c = cg_zeros(p);
+        c = reg_zeros(R, p);
         R->gcol[j] = c;
         R->cache_left--;
     }
@@ -570,9 +637,7 @@ static const double *gram_col_ws(cg_problem *P, regression *R, int j, double *sc
             int cap = 2 * R->gcap[j];
             if (cap < R->n_ws) cap = R->n_ws;
             if (cap > R->p) cap = R->p;
-            double *nc = cg_zeros(cap);
-            memcpy(nc, c, sizeof(double) * from);
-            c = nc;
+            c = reg_grow(R, c, from, cap);
             R->gcol[j] = c;
             R->gcap[j] = cap;
         }
@@ -580,7 +645,7 @@ static const double *gram_col_ws(cg_problem *P, regression *R, int j, double *sc
         int cap = 2 * R->n_ws;
         if (cap < 16) cap = 16;
         if (cap > R->p) cap = R->p;
-        c = cg_zeros(cap);
+        c = reg_zeros(R, cap);
         R->gcol[j] = c;
         R->gcap[j] = cap;
         R->cache_left--;
@@ -785,7 +850,7 @@ static void reg_pair_step(cg_problem *P, double gamma, int drop)
  * and the n > p benchmarks kept their times). A warm start begins with the
  * credit of one: its support is the previous solution's. */
 
-/* room for k coordinates, grown geometrically (R_alloc: freed with the call) */
+/* room for k coordinates, grown geometrically (the old arrays freed) */
 #define FACE_LWORK 3           /* scratch: cap doubles, and 2 cap for dpstrf */
 static void face_room(regression *R, int k)
 {
@@ -794,8 +859,8 @@ static void face_room(regression *R, int k)
     if (cap < k) cap = k;
     if (cap < 16) cap = 16;
     if (cap > R->face_max) cap = R->face_max;
-    double *L = cg_zeros((size_t) cap * cap), *G = cg_zeros((size_t) cap * cap);
-    int *fidx = (int *) R_alloc(cap, sizeof(int));
+    double *L = reg_zeros(R, (size_t) cap * cap), *G = reg_zeros(R, (size_t) cap * cap);
+    int *fidx = reg_ints(R, cap);
     for (int c = 0; c < R->fac_m; c++) {     /* the kept factor (and block) move over */
         memcpy(L + (size_t) c * cap + c, R->face_L + (size_t) c * R->face_cap + c,
                sizeof(double) * (R->fac_m - c));
@@ -804,11 +869,13 @@ static void face_room(regression *R, int k)
                    sizeof(double) * R->fac_m);
         fidx[c] = R->fac_idx[c];
     }
+    reg_free(R, R->face_G); reg_free(R, R->face_L); reg_free(R, R->fac_idx);
+    reg_free(R, R->face_w); reg_free(R, R->face_idx);
     R->face_G = G;
     R->face_L = L;
     R->fac_idx = fidx;
-    R->face_w = cg_zeros((7 + FACE_LWORK) * (size_t) cap);
-    R->face_idx = (int *) R_alloc(3 * (size_t) cap, sizeof(int));
+    R->face_w = reg_zeros(R, (7 + FACE_LWORK) * (size_t) cap);
+    R->face_idx = reg_ints(R, 3 * (size_t) cap);
     R->face_cap = cap;
 }
 
@@ -1390,6 +1457,8 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
 {
     regression *R = (regression *) R_alloc(1, sizeof(regression));
     memset(R, 0, sizeof(regression));
+    P->self = R;
+    P->release = reg_release;
     R->n = asInteger(cg_list_get(spec, "n"));
     R->p = asInteger(cg_list_get(spec, "p"));
     R->sparse = asLogical(cg_list_get(spec, "sparse"));
@@ -1418,8 +1487,8 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
         if (!R->sparse) error("spec: x_center is for a sparse X (a dense X is centred in R)");
         R->xbar = cg_spec_real(spec, "x_center", p);
     }
-    R->theta = cg_zeros(p); R->g = cg_zeros(p);
-    R->res = cg_zeros(n); R->gfull = cg_zeros(p);
+    R->theta = reg_zeros(R, p); R->g = reg_zeros(R, p);
+    R->res = reg_zeros(R, n); R->gfull = reg_zeros(R, p);
     /* warm start (init =): a point of the ball, checked and scaled into it
      * in R; the representations below are built from it (Stheta and the
      * fitted values as rows are drawn, the pairwise support here) */
@@ -1434,7 +1503,7 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
         /* Gram columns: at most 2^23 doubles (64 MB), or all p */
         const double budget = fmax(2.0, 8388608.0 / p);
         R->cache_left = budget < p ? (int) budget : p;
-        R->gcol = (const double **) R_alloc(p, sizeof(double *));
+        R->gcol = (const double **) reg_alloc(R, p, sizeof(double *));
         for (int j = 0; j < p; j++) R->gcol[j] = NULL;
         /* along a path the Gram matrix X'X / n is computed once, in R, and
          * given to every fit: its columns are the cache */
@@ -1444,11 +1513,11 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
             R->cache_left = 0;
             R->gram_given = 1;
         }
-        R->colbuf = cg_zeros(2 * (size_t) p);
-        R->fac_pos = (int *) R_alloc(p, sizeof(int));
+        R->colbuf = reg_zeros(R, 2 * (size_t) p);
+        R->fac_pos = reg_ints(R, p);
         for (int j = 0; j < p; j++) R->fac_pos[j] = -1;
-        R->support = (int *) R_alloc(p, sizeof(int));
-        R->in_support = (int *) R_alloc(p, sizeof(int));
+        R->support = reg_ints(R, p);
+        R->in_support = reg_ints(R, p);
         for (int j = 0; j < p; j++) R->in_support[j] = -1;
         R->face_on = asLogical(cg_list_get(spec, "face_step")) == TRUE;
         /* the Gram block and its factor in at most 64 MB, as the cache
@@ -1461,19 +1530,19 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
                    asLogical(cg_list_get(spec, "screen")) == TRUE;
         R->screened_at = -1.0;
         if (R->ws_on) {
-            R->ws = (int *) R_alloc(p, sizeof(int));
-            R->in_ws = (int *) R_alloc(p, sizeof(int));
-            R->gvalid = (int *) R_alloc(p, sizeof(int));
-            R->ws_todo = (int *) R_alloc(p, sizeof(int));
-            R->ws_tpos = (int *) R_alloc(p, sizeof(int));
-            R->gcap = (int *) R_alloc(p, sizeof(int));
+            R->ws = reg_ints(R, p);
+            R->in_ws = reg_ints(R, p);
+            R->gvalid = reg_ints(R, p);
+            R->ws_todo = reg_ints(R, p);
+            R->ws_tpos = reg_ints(R, p);
+            R->gcap = reg_ints(R, p);
             for (int j = 0; j < p; j++) R->gcap[j] = 0;
-            R->ws_dots = cg_zeros(p);
+            R->ws_dots = reg_zeros(R, p);
             for (int j = 0; j < p; j++) { R->in_ws[j] = -1; R->gvalid[j] = 0; }
         } else {
             /* X'y / n and y'y / n for the gradient through the Gram
              * columns (exact_gradient) */
-            double *xty = cg_zeros(p), ysum = 0.0;
+            double *xty = reg_zeros(R, p), ysum = 0.0;
             R->yty = 0.0;
             for (int r = 0; r < n; r++) { R->yty += R->y[r] * R->y[r]; ysum += R->y[r]; }
             R->yty /= n;
@@ -1545,16 +1614,16 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
               resume = !isNull(cg_list_get(spec, "state_pos"));
     if (resume) cg_sampler_resume(&R->smp, spec, n, batch, mode);
     else cg_sampler_init(&R->smp, n, batch, mode);
-    R->batch_idx = (int *) R_alloc(n > R->smp.batch ? n : R->smp.batch, sizeof(int));
-    R->xrow = cg_zeros(p);
-    R->work = cg_zeros(2 * (size_t) p);               /* projection needs 2p */
+    R->batch_idx = reg_ints(R, n > R->smp.batch ? n : R->smp.batch);
+    R->xrow = reg_zeros(R, p);
+    R->work = reg_zeros(R, 2 * (size_t) p);               /* projection needs 2p */
     if (R->gram) {
-        R->S = cg_zeros((size_t) p * p); R->b = cg_zeros(p); R->Stheta = cg_zeros(p);
+        R->S = reg_zeros(R, (size_t) p * p); R->b = reg_zeros(R, p); R->Stheta = reg_zeros(R, p);
     } else {
-        R->drow = (int *) R_alloc(n, sizeof(int));
-        R->pos = (int *) R_alloc(n, sizeof(int));
+        R->drow = reg_ints(R, n);
+        R->pos = reg_ints(R, n);
         for (int r = 0; r < n; r++) R->pos[r] = -1;
-        R->cnt = cg_zeros(n); R->xt = cg_zeros(n); R->xi = cg_zeros(n);
+        R->cnt = reg_zeros(R, n); R->xt = reg_zeros(R, n); R->xi = reg_zeros(R, n);
     }
     if (resume) stats_resume(R, spec);
     P->fw = &regression_fw;

@@ -15,6 +15,105 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <R_ext/Altrep.h>
+
+/* ---- a CV fold's copy of X outside R's heap
+ * cv_sparse_regression() keeps each fold's centred (and scaled) rows of X
+ * for every piece of its grid (R/cv.R fold_data()). Made by allocMatrix(),
+ * these copies (K of them, (K - 1) / K of X each, made for every CV) drove
+ * R's garbage collector: it collected, mostly at its higher levels, every
+ * one or two CVs (14-28% of a CV's CPU at 66 x 2307, 1000 x 200 and 4000 x
+ * 500; cv_regression_lassokeep.md). Here a copy is a double vector of the
+ * ALTREP class "cg_fold_real" whose elements are malloc'ed: REAL() is the
+ * malloc'ed block (the same numbers, written by the same code), R counts
+ * only the small header. The block is freed by cg_fold_release() when the
+ * CV ends (on.exit in R, so on an error or interrupt too), or by the
+ * finalizer of its external pointer (data1) if the vector is collected
+ * first. After the release the vector must not be read (an error says so):
+ * the CV's copies never leave it. Serialized as an ordinary vector (no
+ * Serialized_state method): a future's worker gets a plain copy. */
+static R_altrep_class_t fold_real_class;
+static int fold_real_live = 0;       /* blocks allocated and not yet freed (tests) */
+
+static void fold_real_free(SEXP ptr)
+{
+    void *p = R_ExternalPtrAddr(ptr);
+    if (p) { free(p); R_ClearExternalPtr(ptr); fold_real_live--; }
+}
+
+/* the number of fold copies whose blocks are allocated (test-memory.R) */
+SEXP cg_fold_live(void)
+{
+    return ScalarInteger(fold_real_live);
+}
+
+static R_xlen_t fold_real_length(SEXP x)
+{
+    return (R_xlen_t) REAL(R_altrep_data2(x))[0];
+}
+
+static void *fold_real_dataptr(SEXP x, Rboolean writeable)
+{
+    void *p = R_ExternalPtrAddr(R_altrep_data1(x));
+    if (!p) error("a cross-validation fold's copy of X was read after the cross-validation ended");
+    return p;
+}
+
+static const void *fold_real_dataptr_or_null(SEXP x)
+{
+    return R_ExternalPtrAddr(R_altrep_data1(x));
+}
+
+static double fold_real_elt(SEXP x, R_xlen_t i)
+{
+    return ((const double *) fold_real_dataptr(x, FALSE))[i];
+}
+
+static Rboolean fold_real_inspect(SEXP x, int pre, int deep, int pvec,
+                                  void (*inspect_subtree)(SEXP, int, int, int))
+{
+    Rprintf(" cg_fold_real (%s)\n", R_ExternalPtrAddr(R_altrep_data1(x)) ? "live" : "released");
+    return TRUE;
+}
+
+void cg_register_fold_real(DllInfo *dll)
+{
+    fold_real_class = R_make_altreal_class("cg_fold_real", "stochcg", dll);
+    R_set_altrep_Length_method(fold_real_class, fold_real_length);
+    R_set_altrep_Inspect_method(fold_real_class, fold_real_inspect);
+    R_set_altvec_Dataptr_method(fold_real_class, fold_real_dataptr);
+    R_set_altvec_Dataptr_or_null_method(fold_real_class, fold_real_dataptr_or_null);
+    R_set_altreal_Elt_method(fold_real_class, fold_real_elt);
+}
+
+/* an m x p double matrix of class cg_fold_real (elements not initialized) */
+static SEXP fold_real_matrix(int m, int p)
+{
+    SEXP ptr = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
+    R_RegisterCFinalizerEx(ptr, fold_real_free, TRUE);
+    SEXP len = PROTECT(ScalarReal((double) m * p));
+    SEXP out = PROTECT(R_new_altrep(fold_real_class, ptr, len));
+    SEXP dim = PROTECT(allocVector(INTSXP, 2));
+    INTEGER(dim)[0] = m;
+    INTEGER(dim)[1] = p;
+    setAttrib(out, R_DimSymbol, dim);
+    double *buf = (double *) malloc(sizeof(double) * ((size_t) m * p > 0 ? (size_t) m * p : 1));
+    if (!buf) error("cannot allocate %.1f MB for a cross-validation fold's copy of X",
+                    8.0 * m * p / 1048576.0);
+    R_SetExternalPtrAddr(ptr, buf);
+    fold_real_live++;
+    UNPROTECT(4);
+    return out;
+}
+
+/* the release of a fold copy made by cg_centred_rows(external = TRUE);
+ * anything else: nothing (FALSE) */
+SEXP cg_fold_release(SEXP x)
+{
+    if (!ALTREP(x) || !R_altrep_inherits(x, fold_real_class)) return ScalarLogical(FALSE);
+    fold_real_free(R_altrep_data1(x));
+    return ScalarLogical(TRUE);
+}
 
 /* R's summation type (long double, unless R was built without it; the
  * public headers do not say, and standard builds have it) */
@@ -381,7 +480,7 @@ SEXP cg_support_fitted(SEXP X, SEXP b, SEXP all_cols)
  * cv_sparse_regression() scales a fold's (column_moments()' sds of the
  * centred rows, cs = 1 / (pf sd), X * rep(cs, each = n)), in place, and the
  * list has sd and cs too: one new matrix for what took two. */
-SEXP cg_centred_rows(SEXP X, SEXP rows, SEXP centre, SEXP scale)
+SEXP cg_centred_rows(SEXP X, SEXP rows, SEXP centre, SEXP scale, SEXP external)
 {
     int n, p;
     design_dims(X, &n, &p);
@@ -405,7 +504,9 @@ SEXP cg_centred_rows(SEXP X, SEXP rows, SEXP centre, SEXP scale)
             pf = REAL(f);
         }
     }
-    SEXP out = PROTECT(allocMatrix(REALSXP, m, p));
+    /* (external = TRUE: a CV fold's copy outside R's heap, above) */
+    SEXP out = PROTECT(asLogical(external) == TRUE && !all ? fold_real_matrix(m, p)
+                       : allocMatrix(REALSXP, m, p));
     SEXP xbar = PROTECT(cen ? allocVector(REALSXP, p) : R_NilValue);
     SEXP sd = PROTECT(scaled ? allocVector(REALSXP, p) : R_NilValue);
     SEXP cs = PROTECT(scaled ? allocVector(REALSXP, p) : R_NilValue);

@@ -34,6 +34,11 @@ make_case <- function(case) {
 }
 cases <- strsplit(Sys.getenv("STOCHCG_BENCH_CASES", "std1000,std200,s4000,s160,s80,s40,prostate,khan,colon"), ",")[[1]]
 reps <- max(1L, as.integer(Sys.getenv("STOCHCG_BENCH_REPS", "5")))
+# STOCHCG_BENCH_GC=1: a full collection (not timed) before every timed call,
+# so that neither call pays for the other's garbage (alternated in one
+# process, a call that allocates less on R's heap leaves the collections to
+# the next: cv_regression_lassokeep.md)
+clean <- identical(Sys.getenv("STOCHCG_BENCH_GC"), "1")
 cpu <- function(f) { t0 <- proc.time(); f(); t <- proc.time() - t0; t[["user.self"]] + t[["sys.self"]] }
 res <- NULL
 for (case in cases) {
@@ -44,9 +49,11 @@ for (case in cases) {
   invisible(ours()); invisible(theirs())
   co <- cg <- gcs <- numeric(reps)
   for (i in seq_len(reps)) {
+    if (clean) invisible(gc())
     g0 <- gc.time()[1]
     co[i] <- cpu(ours)
     gcs[i] <- gc.time()[1] - g0
+    if (clean) invisible(gc())
     cg[i] <- cpu(theirs)
   }
   row <- data.frame(case = case, n = nrow(D$X), p = ncol(D$X), cpu_cg = stats::median(co),
@@ -57,5 +64,6 @@ for (case in cases) {
 }
 dir.create("inst/bench/results", showWarnings = FALSE, recursive = TRUE)
 writeLines(c(bench_header("cv_sparse_regression against cv.glmnet: medians of alternated calls"),
-             sprintf("`inst/bench/cv_regression_cases.R`, %d calls of each per case.", reps), "",
+             sprintf("`inst/bench/cv_regression_cases.R`, %d calls of each per case%s.", reps,
+                     if (clean) ", a full collection before each" else ""), "",
              md_shown(res)), "inst/bench/results/cv_regression_cases.md")

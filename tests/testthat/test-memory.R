@@ -83,14 +83,61 @@ test_that("sparse_regression's intercept centres a dense X in exactly one new ma
                                                            standardize = FALSE)), 0L)
   # a CV fold's training rows: taken, centred (and, standardized, scaled)
   # into one new matrix each, the folds' and the full data's (11 with 10
-  # folds); standardized, one more: the full data's prepared problem
+  # folds); standardized, one more: the full data's prepared problem. The
+  # folds' 10 are made outside R's heap (src/regression_data.c,
+  # cg_fold_real): R sees only the full data's (with the option
+  # stochcg.fold_external = FALSE, all 11 as before)
   Xc <- matrix(rnorm(2000 * 500), 2000, 500); yc <- rnorm(2000)
   ids <- rep_len(1:10, 2000)
-  for (std in c(FALSE, TRUE)) {
+  for (ext in c(TRUE, FALSE)) for (std in c(FALSE, TRUE)) {
+    old <- options(stochcg.fold_external = ext)
     big <- big_allocations(function()
       cv_sparse_regression(Xc, yc, folds = ids, standardize = std, radius = c(0.5, 1),
                            control = ctl), 8 * 1800 * 500)
-    expect_length(big, if (std) 11L + 1L else 11L)
+    options(old)
+    expect_length(big, (if (std) 1L + 1L else 1L) + if (ext) 0L else 10L)
+  }
+  # freed when the CV ends, also when it ends by an error (none left live;
+  # with a given grid of two radii each fold's copy is made once)
+  live <- function() .Call(stochcg:::C_cg_fold_live)
+  before <- live()
+  made <- 0L
+  trace_made <- function(m) if (grepl("^CV fold", conditionMessage(m))) made <<- live() - before
+  cv <- withCallingHandlers(
+    cv_sparse_regression(Xc[1:300, 1:40], yc[1:300], folds = rep_len(1:5, 300), nradius = 6,
+                         control = cg_control(progress = TRUE)),
+    message = function(m) { trace_made(m); invokeRestart("muffleMessage") })
+  expect_gt(made, 0L)
+  expect_identical(live(), before)
+  res <- tryCatch(withCallingHandlers(
+    cv_sparse_regression(Xc[1:300, 1:40], yc[1:300], folds = rep_len(1:5, 300), nradius = 6,
+                         control = cg_control(progress = TRUE)),
+    message = function(m) {
+      if (grepl("fold 2 of 5", conditionMessage(m))) stop("abandoned")
+      invokeRestart("muffleMessage")
+    }),
+    error = conditionMessage)
+  expect_identical(res, "abandoned")
+  expect_identical(live(), before)
+})
+
+test_that("a CV fold's copy outside R's heap holds R's numbers and is released", {
+  # the same doubles and attributes as the copy R makes, centred or not,
+  # scaled or not; after cg_fold_release() reading it is an error
+  Xf <- matrix(rnorm(60 * 7), 60, 7, dimnames = list(paste0("r", 1:60), paste0("c", 1:7)))
+  rows <- sort(sample(60, 45))
+  for (cen in c(TRUE, FALSE)) for (sc in list(NULL, list(TRUE, NULL), list(FALSE, runif(7) + 0.5))) {
+    a <- .Call(stochcg:::C_cg_centred_rows, Xf, rows, cen, sc, FALSE)
+    b <- .Call(stochcg:::C_cg_centred_rows, Xf, rows, cen, sc, TRUE)
+    expect_identical(b, a)
+    if (!cen && is.null(sc)) expect_identical(b$X[, ], Xf[rows, ])   # X[rows, ] itself
+    n_live <- .Call(stochcg:::C_cg_fold_live)
+    expect_true(.Call(stochcg:::C_cg_fold_release, b$X))
+    expect_identical(.Call(stochcg:::C_cg_fold_live), n_live - 1L)
+    invisible(.Call(stochcg:::C_cg_fold_release, b$X))   # again: nothing more to free
+    expect_identical(.Call(stochcg:::C_cg_fold_live), n_live - 1L)
+    expect_error(sum(b$X), "read after the cross-validation ended")
+    expect_false(.Call(stochcg:::C_cg_fold_release, a$X))     # an ordinary matrix: left alone
   }
 })
 
