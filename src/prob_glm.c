@@ -590,9 +590,9 @@ static void face_system(glm *G, const int *idx, int k, int m, double *H, double 
          * row order, dsyrk("L", "T")'s numbers (the reference dsyrk was a
          * quarter to a third of a dense GLM CV, and an n x m M allocated per
          * fold problem and size made R collect garbage). H by
-         * cg_syrk_upper_more, 4 x 4 entries at a time (eight dot products
-         * at a time, cg_cols_dot_more, until issue 25's glmcd: the Hessians
-         * were still 40-75% of a dense CV's time; the same numbers) */
+         * cg_syrk_upper_more, 4 x 4 entries at a time (before issue 25's
+         * glmcd eight dot products at a time, and the Hessians were still
+         * 40-75% of a dense CV's time; the same numbers) */
         const int B = n < FACE_ROWS ? n : FACE_ROWS;
         double *M = G->fM, *sh = G->mub;          /* sqrt(h) per row */
         for (int i = 0; i < n; i++) sh[i] = sqrt(hr[i]);

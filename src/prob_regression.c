@@ -177,8 +177,8 @@ static double x_at(const regression *R, int r, int j)    /* dense only */
  * ddot were a fifth of a 1600 x 5000 CV; 3.5x faster than the reference
  * BLAS's ddot at n = 1440), and v read once for eight. An optimized BLAS
  * would sum in another order: these are the reference BLAS's numbers. */
-static inline void cols_dot_kernel(const double *X, int n, const int *cols, int m,
-                                   const double *v, double scale, double *out, int more)
+void cg_cols_dot(const double *X, int n, const int *cols, int m, const double *v,
+                 double scale, double *out)
 {
 #define COL(q) (X + (size_t) (cols ? cols[k + (q)] : k + (q)) * n)
     int k = 0;
@@ -186,10 +186,6 @@ static inline void cols_dot_kernel(const double *X, int n, const int *cols, int 
         const double *a0 = COL(0), *a1 = COL(1), *a2 = COL(2), *a3 = COL(3),
                      *a4 = COL(4), *a5 = COL(5), *a6 = COL(6), *a7 = COL(7);
         double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0;
-        if (more) {
-            s0 = out[k]; s1 = out[k + 1]; s2 = out[k + 2]; s3 = out[k + 3];
-            s4 = out[k + 4]; s5 = out[k + 5]; s6 = out[k + 6]; s7 = out[k + 7];
-        }
         for (int r = 0; r < n; r++) {
             const double vr = v[r];
             s0 += a0[r] * vr; s1 += a1[r] * vr; s2 += a2[r] * vr; s3 += a3[r] * vr;
@@ -201,26 +197,11 @@ static inline void cols_dot_kernel(const double *X, int n, const int *cols, int 
     }
     for (; k < m; k++) {
         const double *a = COL(0);
-        double sa = more ? out[k] : 0.0;
+        double sa = 0.0;
         for (int r = 0; r < n; r++) sa += a[r] * v[r];
         out[k] = sa * scale;
     }
 #undef COL
-}
-
-void cg_cols_dot(const double *X, int n, const int *cols, int m, const double *v,
-                 double scale, double *out)
-{
-    cols_dot_kernel(X, n, cols, m, v, scale, out, 0);
-}
-
-/* the same sums carried on over more rows: out[k] += x_{cols[k]}'v, each
- * continuing in row order (the rows of X split into blocks give the
- * numbers of one call over all of them; src/prob_glm.c) */
-void cg_cols_dot_more(const double *X, int n, const int *cols, int m, const double *v,
-                      double *out)
-{
-    cols_dot_kernel(X, n, cols, m, v, 1.0, out, 1);
 }
 
 /* xbar'theta (0 without implicit centring), once per pass over rows */

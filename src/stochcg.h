@@ -71,9 +71,6 @@ void cg_symmetrize(double *A, int n);  /* A <- (A + A') / 2, n x n, in place */
  * (src/prob_regression.c) */
 void cg_cols_dot(const double *X, int n, const int *cols, int m, const double *v,
                  double scale, double *out);
-/* ... the same sums carried on from out[k] over more rows (scale 1) */
-void cg_cols_dot_more(const double *X, int n, const int *cols, int m, const double *v,
-                      double *out);
 /* C's upper triangle (p x p) += A'A (A k x p), each entry's sum carried on in
  * row order: dsyrk("U", "T")'s numbers, 4 x 4 entries at a time
  * (src/regression_data.c) */
