@@ -823,7 +823,9 @@ cv_fit_keep <- function(fit, count) {
   pack <- function(x) {
     if (!is.double(x) || !is.null(dim(x))) return(x)
     i <- which(x != 0)
-    structure(list(n = length(x), i = i, x = x[i], names = names(x)), class = "cg_cv_packed")
+    names(i) <- NULL
+    structure(list(n = length(x), i = i, x = as.vector(x[i]), names = names(x)),
+              class = "cg_cv_packed")
   }
   fit$solution$beta <- pack(fit$solution$beta)
   if (!is.null(fit$theta)) fit$theta <- pack(fit$theta)

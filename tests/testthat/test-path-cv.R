@@ -1005,3 +1005,23 @@ test_that("the refinement's fold paths start from each fold's own fit at the sma
   # from the fold's fit at the smaller radius: fewer iterations in all
   expect_lt(sum(sapply(rw, its)), sum(sapply(rc, its)))
 })
+
+test_that("a fold's fit kept for the refinement comes back with the same coefficients", {
+  f <- list(solution = list(beta = c(a = 0, b = 1.5, c = 0, d = -2)), theta = c(0, 3, 0, -4),
+            iterations = 7L, state = list(ws = 1L), lean = TRUE)
+  keep <- stochcg:::cv_fit_keep
+  back <- stochcg:::cv_fit_restore
+  small <- keep(f, 10)              # 10 fits of 4 coefficients: kept as they are
+  expect_identical(small$solution$beta, f$solution$beta)
+  expect_null(small$state)          # never the solver state
+  big <- keep(f, 1e7)               # 1e7 fits: packed to the nonzeros
+  expect_false(is.double(big$solution$beta))
+  expect_identical(big$solution$beta$i, c(2L, 4L))
+  expect_null(big$state)
+  r <- back(big)
+  expect_identical(r$solution$beta, f$solution$beta)
+  expect_identical(r$theta, f$theta)
+  expect_identical(r$iterations, 7L)
+  expect_identical(back(small), small)
+  expect_null(keep(NULL, 1))
+})
