@@ -43,6 +43,10 @@ test_that("plan(sequential), plan(multisession, workers = 2) and no future give 
   truth <- tcrossprod(matrix(rnorm(40), 20), matrix(rnorm(30), 15))
   obs <- data.frame(row = sample(20, 200, TRUE), col = sample(15, 200, TRUE))
   obs$value <- truth[cbind(obs$row, obs$col)] + rnorm(200, sd = 0.3)
+  set.seed(1)
+  r <- list(X = matrix(rnorm(400 * 5), 400) %*% matrix(rnorm(5 * 60), 5) +
+              matrix(rnorm(400 * 60), 400))
+  r$y <- drop(r$X %*% c(rnorm(10, sd = 2), rep(0, 50)) + rnorm(400))
   runs <- function() {
     set.seed(11)
     # p > n: the floor binds in the small-lambda fold fits
@@ -55,9 +59,12 @@ test_that("plan(sequential), plan(multisession, workers = 2) and no future give 
                                 batch_size = 10,
                                 control = cg_control(tol = 0, max_iter = 300))
     pfw <- cv_sparse_regression(d$X, d$y, folds = 4, nradius = 12)
+    # the default grid refined at the one-SE edge, each fold's refined path
+    # warm-started from its own fit (test-path-cv.R's n >> p design)
+    ref <- cv_sparse_regression(r$X, r$y, folds = rep_len(1:5, 400), standardize = FALSE)
     # K-fold completion (its time limit on the clock of every process)
     comp <- cv_complete_matrix(obs, folds = 3, nradius = 4, max_time = 600)
-    list(cov = cov, lr = lr, sfw = sfw, pfw = pfw, comp = comp, rng = .Random.seed)
+    list(cov = cov, lr = lr, sfw = sfw, pfw = pfw, ref = ref, comp = comp, rng = .Random.seed)
   }
   same <- function(a, b, what) {
     expect_identical(a$cov$cv, b$cov$cv, label = what)   # attributes: foldid, fold_loglik, skipped
@@ -65,7 +72,7 @@ test_that("plan(sequential), plan(multisession, workers = 2) and no future give 
     expect_identical(c(a$cov$lambda, a$cov$objective), c(b$cov$lambda, b$cov$objective))
     expect_identical(a$lr$cv, b$lr$cv, label = what)
     expect_identical(a$lr$solution, b$lr$solution, label = what)
-    for (m in c("sfw", "pfw", "comp")) {
+    for (m in c("sfw", "pfw", "ref", "comp")) {
       expect_identical(a[[m]]$cv, b[[m]]$cv, label = paste(what, m))
       expect_identical(a[[m]]$fold_loss, b[[m]]$fold_loss, label = paste(what, m))
       expect_identical(coef(a[[m]]), coef(b[[m]]), label = paste(what, m))
@@ -76,6 +83,7 @@ test_that("plan(sequential), plan(multisession, workers = 2) and no future give 
   # (the covariance CV scored its path; sfw's CV drew random numbers: its
   # folds' losses change with the caller's seed)
   expect_gt(sum(seq$cov$cv$n_folds), 0)
+  expect_gt(nrow(seq$ref$cv), 30L)                 # (the default 30 radii were refined)
   set.seed(12)
   other <- cv_sparse_regression(d$X, d$y, folds = seq$sfw$foldid, nradius = 8, method = "sfw",
                                 batch_size = 10, control = cg_control(tol = 0, max_iter = 300))

@@ -935,3 +935,93 @@ test_that("a lean fold path's results from C: state only in the last, the same n
     expect_identical(!is.null(lean$fits[[k]]$state), k == length(radii))
   }
 })
+
+test_that("the refinement's fold paths start from each fold's own fit at the smaller radius", {
+  # the n >> p design of the refinement test above: each fold's refined
+  # path (4 radii between radius[j - 1] and radius[j]) warm-started from
+  # that fold's grid fit at radius[j - 1] (its coefficients exactly), in
+  # fewer iterations than from zero, each fit certified as the cold ones
+  set.seed(1)
+  n <- 400; p <- 60
+  X <- matrix(rnorm(n * 5), n) %*% matrix(rnorm(5 * p), 5) + matrix(rnorm(n * p), n)
+  beta <- c(rnorm(10, sd = 2), rep(0, p - 10))
+  y <- drop(X %*% beta + rnorm(n))
+  folds <- rep_len(1:5, n)
+  calls <- new.env()
+  # (each fold path's task and result, recorded by a trace on the task)
+  calls$log <- list()
+  suppressMessages(trace("cv_fold_path", where = asNamespace("stochcg"), print = FALSE,
+                         exit = bquote({
+                           e <- .(calls)
+                           e$log[[length(e$log) + 1L]] <- list(k = task$k, init = task$init,
+                                                               radius = radius,
+                                                               path = returnValue())
+                         })))
+  on.exit(suppressMessages(untrace("cv_fold_path", where = asNamespace("stochcg"))),
+          add = TRUE)
+  run <- function(warm) {
+    calls$log <- list()
+    op <- options(stochcg.cv_refine_warm = warm)
+    on.exit(options(op))
+    cv <- cv_sparse_regression(X, y, folds = folds, standardize = FALSE)
+    list(cv = cv, log = calls$log)
+  }
+  warm <- run(TRUE)
+  cold <- run(FALSE)
+  expect_identical(warm$cv$radius.min, cold$cv$radius.min)
+  expect_identical(warm$cv$radius.1se, cold$cv$radius.1se)
+  expect_identical(warm$cv$cv$radius, cold$cv$cv$radius)
+  # the refinement's fold paths: 4 radii closer than the grid's steps
+  is_ref <- function(e) length(e$radius) == 4L && all(diff(log(e$radius)) < log(1.1))
+  rw <- Filter(is_ref, warm$log)
+  rc <- Filter(is_ref, cold$log)
+  expect_gte(length(rw), 5L)                       # every fold, at least one round
+  expect_identical(length(rw), length(rc))
+  its <- function(e) e$path$fits[[length(e$path$fits)]]$iterations -
+    (if (is.null(e$init)) 0L else e$init$iterations)
+  for (i in seq_along(rw)) {
+    e <- rw[[i]]
+    expect_null(rc[[i]]$init)                      # cold: from zero
+    expect_false(is.null(e$init))
+    # the fold's own fit at the radius below: the same fold's earlier fit
+    # at that radius, coefficients identical
+    lo <- e$init$radius
+    expect_lt(lo, e$radius[1])
+    src <- NULL
+    for (f in warm$log) if (f$k == e$k) for (g in f$path$fits)
+      if (identical(g$radius, lo)) src <- g
+    expect_false(is.null(src))
+    expect_identical(unname(e$init$solution$beta), unname(src$solution$beta))
+    expect_identical(e$init$iterations, src$iterations)
+    # certified as the cold fits: converged, gap within tol of the larger
+    # of the objective and the objective at zero (the cold start's scale)
+    tr <- folds != e$k
+    f0 <- sum((y[tr] - mean(y[tr]))^2) / (2 * sum(tr))
+    for (g in c(e$path$fits, rc[[i]]$path$fits)) {
+      expect_true(g$converged)
+      expect_lte(g$gap, warm$cv$tol * max(abs(g$objective), f0))
+    }
+  }
+  # from the fold's fit at the smaller radius: fewer iterations in all
+  expect_lt(sum(sapply(rw, its)), sum(sapply(rc, its)))
+})
+
+test_that("a fold's fit kept for the refinement comes back with the same coefficients", {
+  f <- list(solution = list(beta = c(a = 0, b = 1.5, c = 0, d = -2)), theta = c(0, 3, 0, -4),
+            iterations = 7L, state = list(ws = 1L), lean = TRUE)
+  keep <- stochcg:::cv_fit_keep
+  back <- stochcg:::cv_fit_restore
+  small <- keep(f, 10)              # 10 fits of 4 coefficients: kept as they are
+  expect_identical(small$solution$beta, f$solution$beta)
+  expect_null(small$state)          # never the solver state
+  big <- keep(f, 1e7)               # 1e7 fits: packed to the nonzeros
+  expect_false(is.double(big$solution$beta))
+  expect_identical(big$solution$beta$i, c(2L, 4L))
+  expect_null(big$state)
+  r <- back(big)
+  expect_identical(r$solution$beta, f$solution$beta)
+  expect_identical(r$theta, f$theta)
+  expect_identical(r$iterations, 7L)
+  expect_identical(back(small), small)
+  expect_null(keep(NULL, 1))
+})
