@@ -125,8 +125,9 @@ test_that("a binomial or Poisson CV's fold copies of X are made outside R's heap
   # each fold's prepared problem holds its training rows of X: with the
   # folds' copies outside R's heap (cg_fold_real) no allocation of a fold's
   # size is left on R's heap (10 with stochcg.fold_external = FALSE); with a
-  # penalty factor 0 the penalized columns are one more copy per fold (R's);
-  # the CV's results are identical() either way and nothing is left live
+  # penalty factor 0 the penalized columns are one more copy per fold and
+  # one of the full data (R's); the CV's table, radii and coefficients are
+  # identical() either way, and nothing is left live (fails on main: 10)
   set.seed(7)
   Xb <- matrix(rnorm(600 * 300), 600, 300); ids <- rep_len(1:10, 600)
   yb <- as.double(Xb[, 1] - Xb[, 2] + rnorm(600) > 0)
@@ -142,12 +143,16 @@ test_that("a binomial or Poisson CV's fold copies of X are made outside R's heap
         run <- function() cv[[as.character(ext)]] <<-
           cv_sparse_regression(Xb, yf, folds = ids, family = fam, radius = c(1, 2),
                                penalty.factor = pf, control = ctl)
-        big <- big_allocations(run, 8 * 540 * 299)
+        # ("new page" lines of Rprofmem: not numbers)
+        big <- suppressWarnings(big_allocations(run, 8 * 540 * 299))
         options(old)
         expect_identical(live(), before)
-        expect_length(big, (if (ext) 0L else 10L) + if (is.null(pf)) 0L else 10L)
+        expect_length(big, (if (ext) 0L else 10L) + if (is.null(pf)) 0L else 11L)
       }
-      expect_identical(cv[["TRUE"]], cv[["FALSE"]])
+      # (the results: the times differ)
+      for (k in c("cv", "fold_loss", "radius.min", "radius.1se"))
+        expect_identical(cv[["TRUE"]][[k]], cv[["FALSE"]][[k]], info = k)
+      expect_identical(coef(cv[["TRUE"]]), coef(cv[["FALSE"]]))
     }
   }
 })
