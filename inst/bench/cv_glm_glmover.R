@@ -4,7 +4,8 @@
 # (STOCHCG_BENCH_REPS, default 3) calls of cv.glmnet and of
 # cv_sparse_regression, alternated, each after a full gc() (not timed: a
 # clean heap, as cv_regression_cases.R's STOCHCG_BENCH_GC=1); medians of
-# CPU (user + sys) and wall seconds, the gc.time() share of our CV, the
+# CPU (user + sys) and wall seconds, our CV's gc.time() (median, and the
+# means of CPU and GC: a full collection, ~0.17 s here, is rare), the
 # X-sized allocations on R's heap of one CV (Rprofmem), and the CV object
 # saved (STOCHCG_BENCH_SAVE, an .rds) for an identical() check between builds.
 #
@@ -59,8 +60,12 @@ big_allocations <- function(f, bytes) {
   out <- readLines(file)
   sum(grepl("^[0-9]+ :", out) & suppressWarnings(as.numeric(sub(" :.*", "", out))) >= bytes)
 }
+# STOCHCG_BENCH_GC=0: no gc() before a timed call (the calls one after the
+# other, as a user's session runs them: each pays the collections that the
+# allocations so far trigger)
+clean <- !identical(Sys.getenv("STOCHCG_BENCH_GC"), "0")
 timed_cpu <- function(f) {
-  invisible(gc())
+  if (clean) invisible(gc())
   g0 <- gc.time()[1]; t0 <- proc.time(); f(); t <- proc.time() - t0
   c(cpu = t[["user.self"]] + t[["sys.self"]], wall = t[["elapsed"]], gc = gc.time()[1] - g0)
 }
@@ -82,6 +87,7 @@ for (name in names(cases)) {
   med <- function(m, k) stats::median(m[, k])
   res <- rbind(res, data.frame(data = name, n = nrow(sp$X), p = ncol(sp$X), family = family,
     cpu = med(o, "cpu"), wall = med(o, "wall"), gc = med(o, "gc"),
+    cpu_mean = mean(o[, "cpu"]), gc_mean = mean(o[, "gc"]),
     glmnet_cpu = med(g, "cpu"), ratio = med(o, "cpu") / med(g, "cpu"),
     x_allocs = nbig, load = as.numeric(strsplit(readLines("/proc/loadavg"), " ")[[1]][1]),
     check.names = FALSE))
