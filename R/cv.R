@@ -289,8 +289,9 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
     # fold_data()'s (src/regression_data.c, cg_fold_real: the same numbers
     # and attributes as X[rows, , drop = FALSE]), in the process that made
     # the memo (a future's worker copies in R), freed when the CV ends: made
-    # by R, the ten copies drove its garbage collector (19% of a binomial
-    # CV at 200 x 2000; cv_glm_glmover.md)
+    # by R, the ten copies set off a full collection (~0.17 s) every few
+    # CVs run one after the other at p >> n (mean GC per CV 0.056 -> 0.008
+    # s at binomial 200 x 2000; the same numbers; cv_glm_glmover.md)
     pid <- Sys.getpid()
     fold_x <- function(rows) {
       if (keep && is.matrix(X) && is.double(X) && Sys.getpid() == pid &&
