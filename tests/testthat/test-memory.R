@@ -121,6 +121,42 @@ test_that("sparse_regression's intercept centres a dense X in exactly one new ma
   expect_identical(live(), before)
 })
 
+test_that("a binomial or Poisson CV's fold copies of X are made outside R's heap", {
+  # each fold's prepared problem holds its training rows of X: with the
+  # folds' copies outside R's heap (cg_fold_real) no allocation of a fold's
+  # size is left on R's heap (10 with stochcg.fold_external = FALSE); with a
+  # penalty factor 0 the penalized columns are one more copy per fold and
+  # one of the full data (R's); the CV's table, radii and coefficients are
+  # identical() either way, and nothing is left live (fails on main: 10)
+  set.seed(7)
+  Xb <- matrix(rnorm(600 * 300), 600, 300); ids <- rep_len(1:10, 600)
+  yb <- as.double(Xb[, 1] - Xb[, 2] + rnorm(600) > 0)
+  yp <- rpois(600, exp(0.3 * Xb[, 1]))
+  live <- function() .Call(stochcg:::C_cg_fold_live)
+  for (fam in c("binomial", "poisson")) {
+    yf <- if (fam == "binomial") yb else yp
+    for (pf in list(NULL, c(0, rep(1, 299)))) {
+      cv <- list()
+      for (ext in c(TRUE, FALSE)) {
+        old <- options(stochcg.fold_external = ext)
+        before <- live()
+        run <- function() cv[[as.character(ext)]] <<-
+          cv_sparse_regression(Xb, yf, folds = ids, family = fam, radius = c(1, 2),
+                               penalty.factor = pf, control = ctl)
+        # ("new page" lines of Rprofmem: not numbers)
+        big <- suppressWarnings(big_allocations(run, 8 * 540 * 299))
+        options(old)
+        expect_identical(live(), before)
+        expect_length(big, (if (ext) 0L else 10L) + if (is.null(pf)) 0L else 11L)
+      }
+      # (the results: the times differ)
+      for (k in c("cv", "fold_loss", "radius.min", "radius.1se"))
+        expect_identical(cv[["TRUE"]][[k]], cv[["FALSE"]][[k]], info = k)
+      expect_identical(coef(cv[["TRUE"]]), coef(cv[["FALSE"]]))
+    }
+  }
+})
+
 test_that("a CV fold's copy outside R's heap holds R's numbers and is released", {
   # the same doubles and attributes as the copy R makes, centred or not,
   # scaled or not; after cg_fold_release() reading it is an error

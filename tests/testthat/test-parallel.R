@@ -64,7 +64,12 @@ test_that("plan(sequential), plan(multisession, workers = 2) and no future give 
     ref <- cv_sparse_regression(r$X, r$y, folds = rep_len(1:5, 400), standardize = FALSE)
     # K-fold completion (its time limit on the clock of every process)
     comp <- cv_complete_matrix(obs, folds = 3, nradius = 4, max_time = 600)
-    list(cov = cov, lr = lr, sfw = sfw, pfw = pfw, ref = ref, comp = comp, rng = .Random.seed)
+    # a binomial CV: its folds' copies of X outside R's heap in this process
+    # (the sequential plan, no future), R's copies in a worker
+    glm <- cv_sparse_regression(r$X, as.double(r$y > 0), folds = rep_len(1:5, 400),
+                                family = "binomial", nradius = 8)
+    list(cov = cov, lr = lr, sfw = sfw, pfw = pfw, ref = ref, comp = comp, glm = glm,
+         rng = .Random.seed)
   }
   same <- function(a, b, what) {
     expect_identical(a$cov$cv, b$cov$cv, label = what)   # attributes: foldid, fold_loglik, skipped
@@ -72,7 +77,7 @@ test_that("plan(sequential), plan(multisession, workers = 2) and no future give 
     expect_identical(c(a$cov$lambda, a$cov$objective), c(b$cov$lambda, b$cov$objective))
     expect_identical(a$lr$cv, b$lr$cv, label = what)
     expect_identical(a$lr$solution, b$lr$solution, label = what)
-    for (m in c("sfw", "pfw", "ref", "comp")) {
+    for (m in c("sfw", "pfw", "ref", "comp", "glm")) {
       expect_identical(a[[m]]$cv, b[[m]]$cv, label = paste(what, m))
       expect_identical(a[[m]]$fold_loss, b[[m]]$fold_loss, label = paste(what, m))
       expect_identical(coef(a[[m]]), coef(b[[m]]), label = paste(what, m))
