@@ -292,10 +292,9 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
     # by R, the ten copies set off a full collection (~0.17 s) every few
     # CVs run one after the other at p >> n (mean GC per CV 0.056 -> 0.008
     # s at binomial 200 x 2000; the same numbers; cv_glm_glmover.md)
-    pid <- Sys.getpid()
+    here <- fold_copies_external()
     fold_x <- function(rows) {
-      if (keep && is.matrix(X) && is.double(X) && Sys.getpid() == pid &&
-          !isFALSE(getOption("stochcg.fold_external")))
+      if (keep && is.matrix(X) && is.double(X) && here())
         .Call(C_cg_centred_rows, X, as.integer(rows), FALSE, NULL, TRUE)$X
       else X[rows, , drop = FALSE]
     }
@@ -937,9 +936,8 @@ fold_data <- function(X, y, dots, K, intercept = FALSE, scale = NULL, full = NUL
   # fold_data_release() when the CV ends: made by R, they were what drove
   # its garbage collector (14-28% of a CV's CPU at n > p and on small p >> n
   # designs; cv_regression_lassokeep.md). The same numbers.
-  pid <- Sys.getpid()
-  external <- function(rows) keep && !is.null(rows) && Sys.getpid() == pid &&
-    !isFALSE(getOption("stochcg.fold_external"))
+  here <- fold_copies_external()
+  external <- function(rows) keep && !is.null(rows) && here()
   # X'X of all the rows (given, or computed at the first fold)
   memo <- list()
   make <- function(rows) {
@@ -1017,6 +1015,15 @@ fold_data <- function(X, y, dots, K, intercept = FALSE, scale = NULL, full = NUL
     if (keep) memo[[length(memo) + 1L]] <<- list(rows = rows, data = d)
     d
   }
+}
+
+# A function telling whether a CV's kept fold copies of X go outside R's
+# heap (cg_fold_real) where it is called: only in the process that made it
+# (a future's worker copies in R, its copies never released by the CV's
+# end), and not with options(stochcg.fold_external = FALSE).
+fold_copies_external <- function() {
+  pid <- Sys.getpid()
+  function() Sys.getpid() == pid && !isFALSE(getOption("stochcg.fold_external"))
 }
 
 # Frees the fold copies outside R's heap that the function made by

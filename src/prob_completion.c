@@ -575,10 +575,9 @@ static int reader_draw(cg_problem *P, completion *C, int batch)
     return nb;
 }
 
-/* the reader's spec: its call, the block sampler, the buffers; then one
- * pass in block order for the per-cell totals */
-static void reader_setup(cg_problem *P, completion *C, SEXP spec, int mode, int batch,
-                         double *yy)
+/* a reader's call, its block sampler and the sampler's state from the
+ * spec (both memory modes; C->low set by the caller) */
+static void reader_sampler(completion *C, SEXP spec, int mode, int batch)
 {
     C->reader = 1;
     C->rcall = cg_list_get(spec, "reader_call");
@@ -588,9 +587,19 @@ static void reader_setup(cg_problem *P, completion *C, SEXP spec, int mode, int 
     const int bsize = asInteger(cg_list_get(spec, "block_size"));
     if (bsize == NA_INTEGER || bsize < 1 || batch == NA_INTEGER || batch < 1)
         error("spec: invalid block_size or batch_size");
+    if (C->low && mode == CG_SAMPLE_REPLACE)
+        error("spec: memory = \"low\" draws blocks without replacement");
     cg_block_sampler_init(&C->bs, C->N, bsize, mode, 0);
     C->smp.n = C->N; C->smp.batch = batch; C->smp.mode = mode; C->smp.pos = 0;
     C->smp.order = NULL; C->smp.drawn = 0;
+}
+
+/* the reader's spec: its call, the block sampler, the buffers; then one
+ * pass in block order for the per-cell totals */
+static void reader_setup(cg_problem *P, completion *C, SEXP spec, int mode, int batch,
+                         double *yy)
+{
+    reader_sampler(C, spec, mode, batch);
     /* the cells sorted by column then row (cg_entry_cells): column ranges */
     C->colptr = (int *) R_alloc((size_t) C->n + 1, sizeof(int));
     memset(C->colptr, 0, sizeof(int) * ((size_t) C->n + 1));
@@ -1426,18 +1435,8 @@ static void low_release(cg_problem *P)
 static void low_setup(cg_problem *P, completion *C, SEXP spec, int mode, int batch)
 {
     (void) P;
-    C->reader = 1; C->low = 1;
-    C->rcall = cg_list_get(spec, "reader_call");
-    C->rho = cg_list_get(spec, "reader_env");
-    if (TYPEOF(C->rcall) != LANGSXP || TYPEOF(C->rho) != ENVSXP)
-        error("spec: reader_call must be a call and reader_env an environment");
-    const int bsize = asInteger(cg_list_get(spec, "block_size"));
-    if (bsize == NA_INTEGER || bsize < 1 || batch == NA_INTEGER || batch < 1)
-        error("spec: invalid block_size or batch_size");
-    if (mode == CG_SAMPLE_REPLACE) error("spec: memory = \"low\" draws blocks without replacement");
-    cg_block_sampler_init(&C->bs, C->N, bsize, mode, 0);
-    C->smp.n = C->N; C->smp.batch = batch; C->smp.mode = mode; C->smp.pos = 0;
-    C->smp.order = NULL; C->smp.drawn = 0;
+    C->low = 1;
+    reader_sampler(C, spec, mode, batch);
     const int *cp = cg_spec_index(spec, "cell_colptr", (R_xlen_t) C->n + 1, 0, C->C);
     C->colptr = (int *) R_alloc((size_t) C->n + 1, sizeof(int));
     memcpy(C->colptr, cp, sizeof(int) * ((size_t) C->n + 1));

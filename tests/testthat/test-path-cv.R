@@ -297,17 +297,23 @@ test_that("cv_sparse_regression's choices agree with cv.glmnet on the same folds
   expect_equal(min(cvfit$cv$cvm), min(g$cvm), tolerance = 0.01)
 })
 
+# the n >> p design of the refinement tests: 10 true coefficients among 60
+# correlated columns, 400 rows, 5 folds
+refine_design <- function() {
+  set.seed(1)
+  n <- 400; p <- 60
+  X <- matrix(rnorm(n * 5), n) %*% matrix(rnorm(5 * p), 5) + matrix(rnorm(n * p), n)
+  beta <- c(rnorm(10, sd = 2), rep(0, p - 10))
+  list(X = X, y = drop(X %*% beta + rnorm(n)), beta = beta, folds = rep_len(1:5, n))
+}
+
 test_that("at n >> p the default grid is refined at the one-SE edge: the 1se fit is as sparse as the truth", {
   # 10 true coefficients among 60 correlated columns, 400 rows: the CV
   # error falls steeply until the radius reaches about the truth's l1 norm,
   # where the noise variables enter; the plain grid's step (17%) jumps from
   # far above the one-SE band to past that elbow
-  set.seed(1)
-  n <- 400; p <- 60
-  X <- matrix(rnorm(n * 5), n) %*% matrix(rnorm(5 * p), 5) + matrix(rnorm(n * p), n)
-  beta <- c(rnorm(10, sd = 2), rep(0, p - 10))
-  y <- drop(X %*% beta + rnorm(n))
-  folds <- rep_len(1:5, n)
+  d <- refine_design(); X <- d$X; y <- d$y; folds <- d$folds; beta <- d$beta
+  n <- nrow(X); p <- ncol(X)
   op <- options(stochcg.cv_refine = FALSE)          # the plain grid
   old <- tryCatch(cv_sparse_regression(X, y, folds = folds, standardize = FALSE),
                   finally = options(op))
@@ -941,12 +947,8 @@ test_that("the refinement's fold paths start from each fold's own fit at the sma
   # path (4 radii between radius[j - 1] and radius[j]) warm-started from
   # that fold's grid fit at radius[j - 1] (its coefficients exactly), in
   # fewer iterations than from zero, each fit certified as the cold ones
-  set.seed(1)
-  n <- 400; p <- 60
-  X <- matrix(rnorm(n * 5), n) %*% matrix(rnorm(5 * p), 5) + matrix(rnorm(n * p), n)
-  beta <- c(rnorm(10, sd = 2), rep(0, p - 10))
-  y <- drop(X %*% beta + rnorm(n))
-  folds <- rep_len(1:5, n)
+  d <- refine_design(); X <- d$X; y <- d$y; folds <- d$folds; beta <- d$beta
+  n <- nrow(X); p <- ncol(X)
   calls <- new.env()
   # (each fold path's task and result, recorded by a trace on the task)
   calls$log <- list()
