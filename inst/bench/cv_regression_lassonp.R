@@ -50,7 +50,8 @@ times <- function(f) {
 }
 strip_cv <- function(cv) {
   cv$time <- NULL; cv$call <- NULL
-  cv$path$time <- NULL
+  cv$path$time <- NULL; cv$path$call <- NULL
+  cv$path$summary$time <- NULL
   cv$path$fits <- lapply(cv$path$fits, function(f) f$solution$beta)
   cv$fit <- cv$fit$solution$beta
   cv
