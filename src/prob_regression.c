@@ -1528,9 +1528,13 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
             for (int r = 0; r < n; r++) { R->yty += R->y[r] * R->y[r]; ysum += R->y[r]; }
             R->yty /= n;
             if (!R->sparse) {
-                int one = 1; double inv = 1.0 / n, zero = 0.0;
-                F77_CALL(dgemv)("T", &R->n, &R->p, &inv, R->X, &R->n, R->y, &one, &zero, xty,
-                                &one FCONE);
+                /* a CV fold's X'y / n, computed once for all the pieces of
+                 * its path from the same rows (R/cv.R fold_data(),
+                 * cg_regression_xty: the same numbers), else one pass */
+                if (!isNull(cg_list_get(spec, "xty_given")))
+                    memcpy(xty, cg_spec_real(spec, "xty_given", p), sizeof(double) * p);
+                else
+                    cg_dense_xty(n, p, R->X, R->y, xty);
             } else {
                 for (int j = 0; j < p; j++) {
                     double sj = 0.0;

@@ -749,6 +749,42 @@ test_that("a CV at n > p computes X'X once for its default radii and its folds: 
   expect_equal(cv$cv$cvm, own$cv$cvm, tolerance = 1e-7)
 })
 
+test_that("a fold sharing X'X / n carries its X'y / n, computed once: the fold's paths unchanged", {
+  # fold_data() at n > p gives each fold's X'X / n its X'y / n (of the
+  # fold's centred, scaled rows as the solver gets them), which every piece
+  # of the fold's path passes to the solver instead of a pass over the rows
+  d <- reg_data(n = 150, p = 20)
+  X <- d$X + 1; y <- d$y + 2
+  rows <- setdiff(seq_len(150), seq(1, 150, by = 5))
+  for (scale in list(NULL, list(standardize = TRUE, pf = NULL))) {
+    data_of <- stochcg:::fold_data(X, y, list(), 5L, intercept = TRUE, scale = scale)
+    f <- data_of(rows)
+    on.exit(stochcg:::fold_data_release(data_of), add = TRUE)
+    xty <- attr(f$gram, "stochcg_fold_xty", exact = TRUE)
+    expect_length(xty, 20)
+    # against R's crossprod of the fold's centred (scaled) rows
+    Xc <- X[rows, ] - rep(colMeans(X[rows, ]), each = length(rows))
+    if (!is.null(scale)) Xc <- Xc * rep(1 / f$sd, each = length(rows))
+    expect_equal(xty, as.vector(crossprod(Xc, y[rows] - mean(y[rows]))) / length(rows),
+                 tolerance = 1e-13)
+    # a fold's path (several radii, then a piece of one radius from its
+    # last fit) with the X'y / n given or computed by the solver: identical
+    path <- function(gram, radius, init = NULL)
+      stochcg:::regression_core(f$X, f$y, radius = radius, intercept = f$intercept, gram = gram,
+                                init = init, control = cg_control(tol = 1e-9))
+    bare <- f$gram
+    attr(bare, "stochcg_fold_xty") <- NULL
+    r <- c(0.2, 0.6, 1.5) * max(abs(xty)) * 10
+    a <- path(f$gram, r); b <- path(bare, r)
+    expect_identical(lapply(a$fits, function(x) x$solution$beta),
+                     lapply(b$fits, function(x) x$solution$beta))
+    expect_true(all(a$summary$converged))
+    a1 <- path(f$gram, 2 * r[3], a$fits[[3]]); b1 <- path(bare, 2 * r[3], b$fits[[3]])
+    expect_identical(a1$fits[[1]]$solution$beta, b1$fits[[1]]$solution$beta)
+    expect_identical(a1$fits[[1]]$iterations, b1$fits[[1]]$iterations)
+  }
+})
+
 test_that("cv and paths on a sparse X with an intercept equal the dense ones", {
   d <- reg_data(n = 120, p = 20)
   Xd <- (d$X + 1) * (abs(d$X) > 0.7)
