@@ -65,8 +65,8 @@ typedef struct {
     double *mH, *mx, *mg, *mabs, *mq;
     /* dense: the active set solve's factor (model_cap^2) and vectors, its
      * coordinates and signs */
-    double *mC;
-    int *mia;
+    double *mC, *mCv;
+    int *mia, mC_ld;
     int *rp, *rc; double *rv;               /* sparse: X~_S by rows (CSR), nnz(X) room */
     int s_idx, a_idx;
     /* the pair step's Frank-Wolfe vertex entered the support (read by the
@@ -782,7 +782,7 @@ static void model_room(glm *G, int m)
     if (!G->sparse && cap > FACE_MAX) cap = FACE_MAX;
     if (!G->sparse) {
         G->mH = cg_zeros((size_t) cap * cap);
-        G->mC = cg_zeros((size_t) cap * cap + 5 * (size_t) cap);
+        G->mCv = cg_zeros(5 * (size_t) cap);
         G->mia = (int *) R_alloc(2 * (size_t) cap, sizeof(int));
     }
     G->mx = cg_zeros((size_t) 3 * cap); G->mg = cg_zeros(cap);
@@ -1092,8 +1092,7 @@ static int model_active_set(glm *G, const double *H, int mw, int kw, const doubl
 {
     const double r = G->radius;
     const int cap = G->model_cap;
-    double *L = G->mC, *u = L + (size_t) cap * cap, *v = u + cap, *xn = v + cap,
-        *gn = xn + cap, *hx0 = gn + cap;
+    double *u = G->mCv, *v = u + cap, *xn = v + cap, *gn = xn + cap, *hx0 = gn + cap;
     int *ia = G->mia, *sg = G->mia + cap;
     int na = 0, nf = 0, big = 0;
     /* (H x0) on W; A = the support (W's first coordinates), else the
@@ -1114,25 +1113,37 @@ static int model_active_set(glm *G, const double *H, int mw, int kw, const doubl
         if (xc != 0.0) for (int a = 0; a < kw; a++) hx0[a] += xc * hc[a];
     }
     for (int tries = 0; tries < MODEL_ACTIVE; tries++) {
-        /* the factor L L' = H_AA (leading dimension cap) extended to na */
+        /* the factor L L' = H_AA (leading dimension ld: room for |A|,
+         * grown as needed, the factor then anew) extended to na */
+        if (na > G->mC_ld) {
+            int ld = 2 * G->mC_ld;
+            if (ld < na) ld = na;
+            if (ld < 32) ld = 32;
+            if (ld > cap) ld = cap;
+            G->mC = cg_zeros((size_t) ld * ld);
+            G->mC_ld = ld;
+            nf = 0;
+        }
+        const int ld = G->mC_ld;
+        double *L = G->mC;
         for (int i = nf; i < na; i++) {
             /* row i of L: L_i,0..i-1 = L^-1 h (h: H between ia[i] and A's first i) */
             double *row = L + i, d = H[ia[i] + (size_t) ia[i] * mw];
             for (int c = 0; c < i; c++) {
                 double t = H[ia[i] + (size_t) ia[c] * mw];
-                for (int e = 0; e < c; e++) t -= L[c + (size_t) e * cap] * row[(size_t) e * cap];
-                t /= L[c + (size_t) c * cap];
-                row[(size_t) c * cap] = t;
+                for (int e = 0; e < c; e++) t -= L[c + (size_t) e * ld] * row[(size_t) e * ld];
+                t /= L[c + (size_t) c * ld];
+                row[(size_t) c * ld] = t;
                 d -= t * t;
             }
             if (!(d > 0.0)) return 0;
-            L[i + (size_t) i * cap] = sqrt(d);
+            L[i + (size_t) i * ld] = sqrt(d);
         }
         nf = na;
         for (int i = 0; i < na; i++) { u[i] = hx0[ia[i]] - z[ia[i]]; v[i] = sg[ia[i]]; }
         int info = 0, one = 1;
-        F77_CALL(dpotrs)("L", &na, &one, L, &G->model_cap, u, &na, &info FCONE);
-        F77_CALL(dpotrs)("L", &na, &one, L, &G->model_cap, v, &na, &info FCONE);
+        F77_CALL(dpotrs)("L", &na, &one, L, &G->mC_ld, u, &na, &info FCONE);
+        F77_CALL(dpotrs)("L", &na, &one, L, &G->mC_ld, v, &na, &info FCONE);
         double su = 0.0, sv = 0.0;
         for (int i = 0; i < na; i++) { su += sg[ia[i]] * u[i]; sv += sg[ia[i]] * v[i]; }
         double lam = sv > 0.0 ? (su - r) / sv : 0.0;
