@@ -1079,11 +1079,11 @@ static double face_cost(double m) { return m * m * m / 3.0 + 4.0 * m * m; }
  * not cover. A move is taken when its change is within that rounding or
  * below NULL_SHARE (1e-10) of the last Frank-Wolfe gap, which bounds
  * f - f*: an increase that small costs the certificate nothing. (With
- * the rounding alone, the warm fold fits of a 66 x 2307 design at its
- * interpolating radius refused nearly every reduction: changes of
- * 1e-22 to 1e-21 against bounds of 1e-25 to 1e-23, at steps tau of
- * 1e-6 to 1e-4; their supports grew from 59 to 82 columns on 59 rows
- * and each ran 10^4 pairwise steps, where with the share it took 121.) */
+ * the rounding alone, a warm fold fit of a 66 x 2307 design at its
+ * interpolating radius refused nearly every reduction: changes of 1e-22
+ * to 1e-21 against bounds of 1e-25 to 1e-23, at steps tau of 1e-6 to
+ * 1e-4; its support grew from 59 to 82 columns on 59 rows and it ran
+ * 10^4 pairwise steps, where with the share it takes 121, cold 252.) */
 static int face_null_space(int m, int ld, const double *G, double *L, int *piv, double *x,
                            double *work, double *scale)
 {
