@@ -1269,7 +1269,7 @@ static int reg_face_step(cg_problem *P)
          * pivoting, O(m^3) (at 60 columns on 59 rows these factorizations
          * were a third of a standardized CV's fold paths). Not taken, the
          * general path follows. */
-        if (!factored && bad == k0 - 1 && k0 >= 2) {
+        if (!factored && bad == k0 - 1 && bad >= keep && k0 >= 2) {   /* (appended) */
             const int c = k0 - 1;
             double *z = w + 7 * cap, ev_max = 0.0, nrm = 1.0;
             memcpy(z, L + (size_t) c * ld, sizeof(double) * c);   /* l (column c's upper part) */
