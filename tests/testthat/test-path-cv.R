@@ -1063,3 +1063,37 @@ test_that("a fold's fit kept for the refinement comes back with the same coeffic
   expect_identical(back(small), small)
   expect_null(keep(NULL, 1))
 })
+
+test_that("a warm fold fit at an interpolating radius of a p >> n design takes few steps", {
+  # 25 x 300, skewed (log-normal) columns, standardized (the default): the
+  # fold-4 path over the CV's radii reaches a radius where the fold's 22
+  # rows are fitted exactly with the l1 norm inside the ball. There the
+  # face step's Gram blocks are singular, and a null-space move that
+  # changed the objective by 5.5e-21 (a near-null vector) against a
+  # rounding bound of 5.2e-21 was refused: that fit took 251 pairwise
+  # steps warm (37 cold). Moves within 1e-10 of the Frank-Wolfe gap: 12.
+  set.seed(3)
+  n <- 25; p <- 300
+  X <- exp(matrix(rnorm(n * p), n))
+  y <- log(X[, 1]) + rnorm(n, sd = 0.3)
+  set.seed(3)
+  foldid <- sample(rep_len(1:10, n))
+  cv <- suppressWarnings(cv_sparse_regression(X, y, folds = foldid))
+  r <- cv$cv$radius
+  for (k in 1:10) {
+    i <- foldid != k
+    path <- sparse_regression(X[i, ], y[i], radius = r)
+    s <- path$summary
+    expect_true(all(s$converged))
+    # the certificate of the stated problem: gap <= tol x the objective's
+    # scale (a thousandth of the zero iterate's objective near an exact fit)
+    y0 <- y[i] - mean(y[i])
+    expect_true(all(s$gap <= 1e-6 * pmax(s$objective, 1e-3 * sum(y0^2) / (2 * sum(i)))))
+    expect_lte(max(s$iterations), 100)
+  }
+  # fold 4 interpolates at the last radius, inside the ball
+  i <- foldid != 4
+  last <- sparse_regression(X[i, ], y[i], radius = r)$summary[length(r), ]
+  expect_lt(last$objective, 1e-20)
+  expect_lt(last$l1_norm, r[length(r)])
+})
