@@ -1,5 +1,6 @@
-# The p >> n check for covariance_np.R's change: sparse_covariance()'s
-# default on inst/bench/covariance.R's gene sets (its splits r1-r3, its
+# The p >> n check of covariance_np.R's change (and covariance.R's n > p
+# stock sets): sparse_covariance()'s default on inst/bench/covariance.R's
+# gene sets (its splits r1-r3, its
 # standardization, folds by set.seed(7), as its stochcg_sparse rows), two
 # builds side by side in child processes. Held-out log-likelihood per row,
 # the chosen lambda and shrink, and CPU seconds of the fit.
@@ -14,15 +15,19 @@ bench_dir <- dirname(normalizePath(script))
 for (e in parse(file.path(bench_dir, "covariance.R"))) {
   if (is.call(e) && identical(e[[1]], as.name("<-")) &&
       as.character(e[[2]]) %in% c("standardize", "gene_sets", "gene_data", "make_split",
-                                  "gauss_loglik"))
+                                  "gauss_loglik", "stock_returns"))
     eval(e, globalenv())
 }
 genes <- strsplit(Sys.getenv("COVNP_GENES", "tissue,colon,khan,lymphoma"), ",")[[1]]
+# covariance.R's splits: r1-r3 on the gene sets, time and random on the
+# stock-return sets (n > p: 628 training days of 100 or 452 stocks)
+splits_for <- function(g) if (g %in% c("stock100", "stock452")) c("time", "random") else
+  c("r1", "r2", "r3")
 
 if (length(args) >= 1 && args[1] == "--child") {
   suppressPackageStartupMessages(library(stochcg))
   rows <- list()
-  for (g in genes) for (r in c("r1", "r2", "r3")) {
+  for (g in genes) for (r in splits_for(g)) {
     s <- make_split(g, r)
     set.seed(7)
     t0 <- proc.time()
@@ -57,7 +62,7 @@ cat("| set | split | p / n_train |", paste(sprintf("%s loglik | %s lambda, shrin
                                                     names(builds), names(builds), names(builds)),
                                             collapse = " | "), "|\n", sep = "")
 cat("|---|---|---|", strrep("---:|---|---:|", length(builds)), "\n", sep = "")
-for (g in genes) for (r in c("r1", "r2", "r3")) {
+for (g in genes) for (r in splits_for(g)) {
   x <- res[res$set == g & res$split == r, ]
   cat(sprintf("| %s | %s | %d / %d | %s |\n", g, r, x$p[1], x$n[1],
               paste(sprintf("%.2f | %.3g, %.3g | %.1f", x$loglik, x$lambda, x$shrink, x$cpu),
