@@ -369,7 +369,10 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
 #' of the held-out error: at the first radius (from the fifth) whose error
 #' is above the minimum so far, or below it by less than 2% of the fall
 #' since the first radius (the plateau of nearly interpolating fits, the
-#' slowest ones). Each fit there stops when its gap is below `control$tol`
+#' slowest ones); the fall is measured from the held-out error of the row
+#' and column effects alone when that is lower than the first radius's (a
+#' large mean left unfitted at the first radius would make any later fall
+#' look small). Each fit there stops when its gap is below `control$tol`
 #' times the part of the loss that the low-rank term explains (the
 #' objective of the effects alone minus the previous radius's objective,
 #' relative to the latter; `control$tol` itself when that part is larger):
@@ -390,11 +393,17 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
 #'
 #' The default radii are `nradius` values log-spaced from `ratio` times
 #' \eqn{r_{\max}}{r_max} to \eqn{r_{\max}}{r_max}, the analogue of
-#' softImpute's `lambda0()`: the sum of the
+#' softImpute's `lambda0()`, each shifted up by \eqn{r_e}{r_e}:
+#' \eqn{r_{\max}}{r_max} is the sum of the
 #' \eqn{k = \min(30, \lfloor\min(m, n)/2\rfloor)}{k = min(30, floor(min(m,
 #' n) / 2))} largest singular values of the matrix of observed values (zero
-#' elsewhere, repeated cells averaged; values centred by the overall mean,
-#' and by the row and column means for `center = "both"`). On MovieLens
+#' elsewhere, repeated cells averaged) after their mean, row means and
+#' column means are removed; \eqn{r_e}{r_e} is the nuclear norm of the
+#' part of those effects that `X` itself has to carry: mean, row and column
+#' effects with `center = "none"`, row and column effects with `"mean"`,
+#' none with `"both"` (\eqn{r_e = 0}{r_e = 0}). Without the shift an
+#' uncentred matrix's grid ends below the radius its mean alone needs (a
+#' mean of 7 on a 189 x 500 matrix has nuclear norm about 2000). On MovieLens
 #' (`center = "both"`, \eqn{r_{\max} = 769}{r_max = 769}) the validation
 #' minimum lies at \eqn{r_{\max}}{r_max}, on the 64 x 6830 NCI60 expression
 #' matrix with 20% hidden (\eqn{r_{\max} = 2054}{r_max = 2054}) just above;

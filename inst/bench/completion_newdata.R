@@ -19,7 +19,7 @@
 # among them ("edge" when it is the last).
 # Seconds: CPU (user + system of this process) and wall; the load is printed.
 # Run from the repository root (the library in R_LIBS is the one measured):
-#   Rscript inst/bench/completion_newdata.R [label] [set,set,...]
+#   Rscript inst/bench/completion_newdata.R [label] [set,set,...] [center,center]
 # Rows are appended to inst/bench/results/completion_newdata.csv with the
 # label (e.g. "main" or "branch"); the .md table is rewritten from the csv.
 suppressPackageStartupMessages(library(stochcg))
@@ -63,6 +63,7 @@ sets <- list(
   nci60 = function() nci60_split(),
   movielens = function() movielens_latest())
 if (length(args) >= 2L) sets <- sets[strsplit(args[2L], ",")[[1]]]
+centers <- if (length(args) >= 3L) strsplit(args[3L], ",")[[1]] else c("none", "both")
 
 rows <- list()
 for (nm in names(sets)) {
@@ -85,7 +86,7 @@ for (nm in names(sets)) {
                radii = nr, min_at = if (imin == nr) "edge" else sprintf("%d of %d", imin, nr),
                radius_min = cvf$radius.min, load = load_now())
   }
-  for (cen in c("none", "both")) {
+  for (cen in centers) {
     r <- ours(cen)
     print(r, row.names = FALSE)
     rows[[length(rows) + 1L]] <- r
