@@ -449,7 +449,10 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
 #'   `folds = 1`.
 #' @param nradius,ratio Length and smallest-to-largest ratio of the default
 #'   radius sequence.
-#' @param family,center,dims As in [complete_matrix()].
+#' @param family,center,dims As in [complete_matrix()]. The default
+#'   `center = "none"` solves the problem [complete_matrix()] solves by
+#'   default (X carries the mean and the row and column effects); `"both"`
+#'   fits those effects beside X, as softImpute users remove them first.
 #' @param ... Further arguments of [complete_matrix()] (e.g. `method`,
 #'   default `"fw"` here, `batch_size`); not `init`, `box` or `lambda`.
 #' @param max_rank `NULL` or the largest rank of every fit (see
