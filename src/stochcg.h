@@ -80,6 +80,7 @@ void cg_syrk_upper_more(const double *A, int k, int p, double *C);
 void cg_dense_xty(int n, int p, const double *X, const double *y, double *out);
 /* dense column-major copy of A (m x n), by products with unit vectors */
 void cg_linop_densify(cg_linop *A, double *out);
+double cg_linop_nnz(const cg_linop *A);
 
 /* --------------------------------------------------------- top-k spectra */
 /* Top-k singular triplets of A: d (k), u (m x k), v (n x k), column-major,
