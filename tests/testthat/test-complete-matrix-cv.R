@@ -44,7 +44,8 @@ test_that("the default grid is anchored on the top singular values of the observ
                top * exp(seq(log(0.1), 0, length.out = 5)), tolerance = 1e-10)
   # the validation split starts from that grid
   set.seed(2)
-  cvf <- suppressWarnings(cv_complete_matrix(obs, dims = c(m, n), nradius = 5, ratio = 0.1,
+  cvf <- suppressWarnings(cv_complete_matrix(obs, dims = c(m, n), center = "none",
+                                             nradius = 5, ratio = 0.1,
                                              control = cg_control(max_iter = 50,
                                                                   progress = FALSE)))
   expect_equal(cvf$cv$radius[1:min(5, nrow(cvf$cv))],
@@ -207,7 +208,7 @@ test_that("cv_complete_matrix reports bad input by argument", {
 
 test_that("an uncentred matrix with a large mean: the default CV reaches the signal", {
   # rank 2 + a mean of 20 + noise (sd 0.5), half the cells observed; center
-  # = "none" (the default) makes X carry the mean (nuclear norm 20 sqrt(m n)
+  # = "none" (complete_matrix()'s default problem) makes X carry the mean (nuclear norm 20 sqrt(m n)
   # ~ 980). The grid anchored on the centred values alone ended below it, and
   # the plateau rule, measuring falls from the first radius's loss (the mean
   # unfitted: ~400), stopped the path on a steep fall (1.25 -> 0.98): the
@@ -219,7 +220,7 @@ test_that("an uncentred matrix with a large mean: the default CV reaches the sig
   obs <- data.frame(row = (cells - 1) %% m + 1, col = (cells - 1) %/% m + 1)
   obs$value <- truth[cbind(obs$row, obs$col)] + rnorm(nrow(obs), sd = 0.5)
   set.seed(6)
-  cvf <- cv_complete_matrix(obs, dims = c(m, n))
+  cvf <- cv_complete_matrix(obs, dims = c(m, n), center = "none")
   # the grid starts at the effects' nuclear norm
   expect_gt(cvf$cv$radius[1], 20 * sqrt(m * n) * 0.9)
   held <- setdiff(seq_len(m * n), cells)
@@ -229,7 +230,12 @@ test_that("an uncentred matrix with a large mean: the default CV reaches the sig
   # the path stopped on a plateau: the last fall is under 2% of the fall
   # from the first radius's loss
   cvm <- cvf$cv$cvm; k <- length(cvm)
-  expect_lt(cvm[k - 1] - cvm[k], 0.02 * (cvm[1] - min(cvm)))
+  expect_lt(cvm[k - 1] - cvm[k], 0.02 * (cvm[1] - min(cvm)))  # the default, center = "both", fits the mean as an effect: as close
+  set.seed(6)
+  cvb <- cv_complete_matrix(obs, dims = c(m, n))
+  expect_identical(cvb$fit$center$type, "both")
+  predb <- predict(cvb$fit, data.frame(row = w[, 1], col = w[, 2]))
+  expect_lt(sqrt(mean((predb - truth[held])^2)), 0.6)
 })
 
 test_that("the LMO and the certificate of a short-sided matrix are exact at high rank", {
