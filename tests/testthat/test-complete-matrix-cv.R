@@ -265,3 +265,23 @@ test_that("the LMO and the certificate of a short-sided matrix are exact at high
   # products per iteration of Lanczos in the cluster
   expect_lte(max(diff(fit$trace$n_matvec) / pmax(diff(fit$trace$n_lmo), 1)), 12)
 })
+
+test_that("a path whose first radii barely move the held-out error goes on until it falls", {
+  # scale(state.x77), 30% hidden: with center = "both" the first five radii
+  # moved the validation MSE by 1e-3 of itself and the plateau rule stopped
+  # at the 5th on a rise of that size; until the error has fallen by 2% of
+  # its start only a rise by 2% ends the path now. With "none" (a rule
+  # measuring falls from the first radius's error, before the effects-only
+  # reference) the chosen fit's test RMSE was 0.83, 0.69 at a radius of 20
+  Y <- scale(state.x77); truth <- Y
+  set.seed(1); h <- sample(length(Y), 120); Y[h] <- NA
+  cvb <- cv_complete_matrix(Y)
+  expect_gt(nrow(cvb$cv), 5)
+  cvm <- cvb$cv$cvm; k <- length(cvm)
+  ref <- cvm[1]          # at or above the effects-only error here
+  expect_true(ref - min(cvm[-k]) < 0.02 * ref && cvm[k] > min(cvm[-k]) + 0.02 * ref)
+  cv <- cv_complete_matrix(Y, center = "none")
+  w <- arrayInd(h, dim(Y))
+  pred <- predict(cv$fit, data.frame(row = w[, 1], col = w[, 2]))
+  expect_lt(sqrt(mean((pred - truth[h])^2)), 0.75)
+})
