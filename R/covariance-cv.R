@@ -535,8 +535,19 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   # (against a lambda = 0 reference two values can show the path below it:
   # at p >> n the third is where the floor starts to bind, 20 s a fit at
   # p = 6033)
-  rounds <- if (early_stop) path_rounds(length(lambdas), if (is.null(reference)) 3L else 2L)
+  # "lowrank+sparse": the first look after two lambdas (golub, p = 4758, 28
+  # rows: at gamma 270 the pooled rows fall at the second lambda, paired t =
+  # -2.4, and the five fits at the third took 189 of the CV's ~600 s of fits);
+  # and after the first round, rounds of one lambda each, where only
+  # fold_path_ended() is asked between looks: its stop is exact (on golub a
+  # fold ended gamma 38.2 at the seventh lambda, where the other four folds'
+  # fits at the eighth, 109 s, could have no mean), and the pooled stop is
+  # asked only at the ends of path_rounds()' rounds (`looks`), as for "sparse"
+  rounds <- if (early_stop) path_rounds(length(lambdas),
+                                        if (is.null(reference) && !lr) 3L else 2L)
             else list(seq_along(lambdas))
+  looks <- vapply(rounds, max, 0L)
+  if (early_stop && lr) rounds <- c(rounds[1L], as.list(unlist(rounds[-1L])))
   state <- vector("list", folds)
   stopped <- rep(FALSE, length(gammas))
   # what a fold's task needs (shipped to a worker per task): the data, not
@@ -557,9 +568,10 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
                        c(shared, list(todo = todo, stopped = stopped)),
                        label = function(k) sprintf("CV fold %d of %d", k, folds))
     if (early_stop) {
-      stopped <- stopped | vapply(seq_along(gammas), function(gi)
-        pooled_past_peak(lapply(state, function(st) st$path_rows[[gi]]), reference), NA)
-      if (!lr) stopped <- stopped | fold_path_ended(state, reference)
+      if (max(todo) %in% looks)
+        stopped <- stopped | vapply(seq_along(gammas), function(gi)
+          pooled_past_peak(lapply(state, function(st) st$path_rows[[gi]]), reference), NA)
+      stopped <- stopped | fold_path_ended(state, reference)
     }
     if (all(stopped)) break
   }
