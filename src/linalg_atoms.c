@@ -78,7 +78,7 @@ int cg_atoms_add(cg_atoms *a, const double *u, const double *v, double weight)
 /* Orthonormal basis Q (rows x q, q = min(rows, k)) and triangular R (q x k,
  * column-major, ld q) of the k columns of A (rows x k): A = Q R. A is
  * overwritten by Q. Scratch from R_alloc (the caller releases it). */
-int cg_thin_qr(double *A, int rows, int k, double *R)
+static int thin_qr(double *A, int rows, int k, double *R)
 {
     const int q = rows < k ? rows : k;
     int info = 0, lwork = -1;
@@ -119,8 +119,8 @@ int cg_atoms_compress(cg_atoms *a)
     double *Rv = (double *) R_alloc((size_t) qv * k, sizeof(double));
     memcpy(Qu, a->u, sizeof(double) * (size_t) m * k);
     memcpy(Qv, a->v, sizeof(double) * (size_t) n * k);
-    int st = cg_thin_qr(Qu, m, k, Ru);
-    if (st == CG_OK) st = cg_thin_qr(Qv, n, k, Rv);
+    int st = thin_qr(Qu, m, k, Ru);
+    if (st == CG_OK) st = thin_qr(Qv, n, k, Rv);
     if (st != CG_OK) { vmaxset(vmax); return st; }
     /* core = Ru diag(scale w) Rv' (qu x qv) */
     for (int j = 0; j < k; j++) {

@@ -75,9 +75,6 @@ typedef struct {            /* soft_pass screening (see there) */
     int r;
     double *vt, *s, *w;     /* V' (r x p), s_i, d o V[j, ] (r); capacity 2 cap
                                ("sparse"), sc_cap / p ("lowrank+sparse") */
-    double *js, jdelta;     /* the joint bound (joint_screen; "lowrank+sparse"
-                               with S's factor): |a_ij| <= js_i js_j + jdelta */
-    int joint;              /* js, jdelta set for this pass */
 } screen;
 
 typedef struct {
@@ -384,10 +381,7 @@ static void screen_init(screen *sc, const symfac *A, const symfac *Lf, int p)
 static void screen_reserve(cov *c, int r)
 {
     const size_t need = (size_t) r * c->p;
-    if (c->sc.s == NULL) {
-        c->sc.s = (double *) R_alloc((size_t) c->p, sizeof(double));
-        c->sc.js = (double *) R_alloc((size_t) c->p, sizeof(double));
-    }
+    if (c->sc.s == NULL) c->sc.s = (double *) R_alloc((size_t) c->p, sizeof(double));
     if (need > c->sc_cap) {
         const size_t cap = need > 2 * c->sc_cap ? need : 2 * c->sc_cap;
         c->sc.vt = (double *) R_alloc(cap, sizeof(double));
@@ -450,82 +444,7 @@ static void lowrank_totals(cov *c)
 
 static inline int screen_skip(const screen *sc, double sij, int i, int j, double lambda)
 {
-    return i != j && ((fabs(sij) + sc->s[i] * sc->s[j] * (1.0 + 1e-10)) < lambda * (1.0 - 1e-12)
-                      || (sc->joint && sc->js[i] * sc->js[j] * (1.0 + 1e-10) + sc->jdelta
-                                       < lambda * (1.0 - 1e-12)));
-}
-
-/* The joint bound of a "lowrank+sparse" pass with S = Sf Sf' (p >> n): the
- * off-diagonal a_ij = S_ij - Lf_ij + A_ij is an entry of M = W diag(w) W',
- * W = [Sf, V_A, V_Lf] (p x k), w = (1, d_A, -d_Lf). The bound of screen_init
- * takes S and the two factors apart; where L has rank near n (golub, gammas
- * <= 101.6: L takes S's top spectrum, s_i s_j about 1 > lambda) they cancel
- * and every block went dense (two p x BLOCK x rank dgemm's, 42% of a fold
- * fit). Here W = Q R (thin QR), R diag(w) R' = E diag(mu) E', so M = Y
- * sgn(mu) Y' with Y = Q E diag(sqrt|mu|), and |M_ij| <= js_i js_j (Cauchy-
- * Schwarz), js_i = |Y[i, ]|: M's spectrum is that of S - L, clipped near
- * gamma, so js_i^2 is about gamma times the leverage of variable i, a few
- * hundredths. O(p k^2) per pass. jdelta bounds the rounding: Householder QR,
- * the k x k products and eigenproblem and Y (each a few (p + k) k eps sum_j
- * |w_j| |W_j|^2, taken 10 times), and S's own rounding against Sf Sf' and
- * the pass's sum S_ij - Lf_ij + A_ij (n + r terms: (sk + k + 4) eps times
- * (|Sf_i| + s_i)(|Sf_j| + s_j), s_i of screen_init), added to js_i as a
- * square root; a pass whose bound fails to factor keeps screen_init's
- * alone. Not with flags (split_singletons needs |S_ij - Lf_ij| <= lambda at
- * a skipped entry, which this bound does not give). */
-static int joint_screen(const cov *c, const symfac *A, const symfac *Lf, screen *sc)
-{
-    const int p = c->p, sk = c->sk, k = sk + A->r + Lf->r;
-    sc->joint = 0;
-    if (c->Sf == NULL || k >= p / 4) return CG_OK;
-    const void *vmax = vmaxget();
-    double *W = (double *) R_alloc((size_t) p * k, sizeof(double));
-    double *w = (double *) R_alloc(k, sizeof(double));
-    double *R = (double *) R_alloc((size_t) k * k, sizeof(double));
-    double *B = (double *) R_alloc((size_t) k * k, sizeof(double));
-    double *E = (double *) R_alloc((size_t) k * k, sizeof(double));
-    double *mu = (double *) R_alloc(k, sizeof(double));
-    double *Y = (double *) R_alloc((size_t) p * k, sizeof(double));
-    const int inc = 1;
-    double mass = 0.0;                  /* sum_j |w_j| |W_j|^2 */
-    for (int j = 0; j < k; j++) {
-        const double *src; double wj;
-        if (j < sk) { src = c->Sf + (size_t) j * p; wj = 1.0; }
-        else if (j < sk + A->r) { src = A->v + (size_t) (j - sk) * p; wj = A->d[j - sk]; }
-        else { src = Lf->v + (size_t) (j - sk - A->r) * p; wj = -Lf->d[j - sk - A->r]; }
-        memcpy(W + (size_t) j * p, src, (size_t) p * sizeof(double));
-        w[j] = wj;
-        mass += fabs(wj) * F77_CALL(ddot)(&p, src, &inc, src, &inc);
-    }
-    int st = cg_thin_qr(W, p, k, R);
-    if (st == CG_OK) {
-        for (int i = 0; i < k; i++)
-            for (int j = 0; j <= i; j++) {
-                double b = 0.0;
-                for (int l = 0; l < k; l++) b += R[i + (size_t) l * k] * w[l] * R[j + (size_t) l * k];
-                B[i + (size_t) j * k] = B[j + (size_t) i * k] = b;
-            }
-        st = cg_lapack_syevr(B, k, 1, k, mu, E);
-    }
-    if (st == CG_OK) {
-        for (int m = 0; m < k; m++) {
-            const double sq = sqrt(fabs(mu[m]));
-            for (int l = 0; l < k; l++) E[l + (size_t) m * k] *= sq;
-        }
-        const double one = 1.0, zero = 0.0;
-        F77_CALL(dgemm)("N", "N", &p, &k, &k, &one, W, &p, E, &k, &zero, Y, &p FCONE FCONE);
-        const double kap = sqrt((double) (sk + k + 4) * DBL_EPSILON);
-        for (int i = 0; i < p; i++) {
-            double y2 = 0.0, f2 = 0.0;
-            for (int m = 0; m < k; m++) y2 += Y[i + (size_t) m * p] * Y[i + (size_t) m * p];
-            for (int m = 0; m < sk; m++) f2 += c->Sf[i + (size_t) m * p] * c->Sf[i + (size_t) m * p];
-            sc->js[i] = sqrt(y2) + kap * (sqrt(f2) + sc->s[i]);
-        }
-        sc->jdelta = 10.0 * ((double) p + 4.0 * k + 10.0) * k * DBL_EPSILON * mass;
-        sc->joint = R_FINITE(sc->jdelta);
-    }
-    vmaxset(vmax);
-    return st;
+    return i != j && (fabs(sij) + sc->s[i] * sc->s[j] * (1.0 + 1e-10)) < lambda * (1.0 - 1e-12);
 }
 
 /* out = soft_off(S - Lf + A, lambda) in compressed columns, by blocks of
@@ -548,13 +467,10 @@ static int soft_pass_once(cov *c, const symfac *A, const symfac *Lf, csc *out, i
     const int sub = Lf->r > 0 && allow_sub;
     const int screened = A->r + Lf->r > 0 && (Lf->r == 0 || sub);
     screen sc = c->sc;
-    sc.joint = 0;
     if (screened) {
         if (c->lowrank) screen_reserve(c, A->r + Lf->r);
         sc = c->sc;
         screen_init(&sc, A, Lf, p);
-        sc.joint = 0;
-        if (c->lowrank && !flags) joint_screen(c, A, Lf, &sc);
         if (sub && stats) lowrank_totals(c);
     }
     const int ra = A->r;

@@ -115,8 +115,6 @@ int cg_eigs_beyond(cg_linop *A, int which, double thresh, int khint, int extrapo
  * Non-finite X gives CG_ERR_NONFINITE (X untouched): LAPACK is not called. */
 int cg_lapack_svd(double *X, int m, int n, double *s, double *U, double *VT);
 int cg_lapack_syevr(double *X, int n, int il, int iu, double *w, double *Z);
-/* thin QR of A (rows x k): A overwritten by Q (rows x min(rows, k)), R (min x k) */
-int cg_thin_qr(double *A, int rows, int k, double *R);
 
 /* ---------------------------------------------------- factored iterates */
 /* X = scale * sum_j w[j] u_j v_j'  (u_j unit in R^m, v_j unit in R^n).
