@@ -309,6 +309,14 @@ test_that("lowrank+sparse: a fold's ended path stops every fold at the next lamb
     lapply(1:2, function(li) loglik_rows(scales[k, li] * diag(6), m$test))
   })
   expect_true(pooled_past_peak(rows))
+  # ... by more than 1% of its mean: a fall of 1e-6, however consistent over
+  # the rows (significant to the paired test), is not a stop there
+  base <- rows[[1]][[1]]
+  tiny <- list(list(base, base - 1e-6 * abs(base) * (1 + seq_along(base) / 100)))
+  expect_true(pooled_past_peak(tiny))
+  expect_false(pooled_past_peak(tiny, first_fall = 0.01))
+  big <- list(list(base, base - 0.03 * abs(base) * (1 + seq_along(base) / 100)))
+  expect_true(pooled_past_peak(big, first_fall = 0.01))
   calls <- integer(0)
   a <- cv_lr()
   expect_identical(sort(calls), rep(1:3, each = 2))
