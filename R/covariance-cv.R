@@ -535,20 +535,26 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   # (against a lambda = 0 reference two values can show the path below it:
   # at p >> n the third is where the floor starts to bind, 20 s a fit at
   # p = 6033)
-  # "lowrank+sparse": the first look after two lambdas (golub, p = 4758, 28
-  # rows: at gamma 270 the pooled rows fall 3.4% at the second lambda, paired
-  # t = -2.4, and the five fits at the third took 189 of the CV's ~600 s of
-  # fits), where a fall must exceed 1% of the mean (see pooled_past_peak());
-  # and after the first round, rounds of one lambda each, where only
-  # fold_path_ended() is asked between looks: its stop is exact (on golub a
+  # "lowrank+sparse": rounds of lambdas 1-2, then one lambda each. The
+  # pooled stop looks where path_rounds()' rounds end (`looks`, as for
+  # "sparse") and also after the second lambda, where a fall must exceed 1%
+  # of the mean (see pooled_past_peak(); golub, p = 4758, 28 rows: at gamma
+  # 270 the pooled rows fall 3.4% at the second lambda, paired t = -2.4, and
+  # the five fits at the third took 189 of the CV's ~600 s of fits). Between
+  # all rounds fold_path_ended() is asked: its stop is exact (on golub a
   # fold ended gamma 38.2 at the seventh lambda, where the other four folds'
-  # fits at the eighth, 109 s, could have no mean), and the pooled stop is
-  # asked only at the ends of path_rounds()' rounds (`looks`), as for "sparse"
-  rounds <- if (early_stop) path_rounds(length(lambdas),
-                                        if (is.null(reference) && !lr) 3L else 2L)
+  # fits at the eighth, 109 s, could have no mean). The looks include
+  # path_rounds()', so no fit is made that the rounds 1-3, 4-5, ... would
+  # have left out (dropping the look at 3 made sim's CV fit 15 more points,
+  # each failing on the floor cap).
+  nl <- length(lambdas)
+  rounds <- if (early_stop) path_rounds(nl, if (is.null(reference)) 3L else 2L)
             else list(seq_along(lambdas))
   looks <- vapply(rounds, max, 0L)
-  if (early_stop && lr) rounds <- c(rounds[1L], as.list(unlist(rounds[-1L])))
+  if (early_stop && lr && nl > 2L) {
+    rounds <- c(list(1:2), as.list(3:nl))
+    looks <- sort(unique(c(2L, looks)))
+  }
   state <- vector("list", folds)
   stopped <- rep(FALSE, length(gammas))
   # what a fold's task needs (shipped to a worker per task): the data, not
