@@ -556,6 +556,10 @@ regression_core <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"),
                batch_size = key$batch_size, sampling = sampling_id,
                lipschitz = if (method == "spg") design_lipschitz(X, xbar_c) else 1)
   if (!is.null(gram_matrix)) spec$gram_matrix <- gram_matrix
+  # a CV fold's X'y / n, made by fold_data() with its X'X / n from the same
+  # data (the solver's set-up made it again for every piece of the path)
+  if (!sparse && isTRUE(attr(gram_matrix, "stochcg_fold_gram", exact = TRUE)))
+    spec$xty_given <- attr(gram_matrix, "stochcg_fold_xty", exact = TRUE)
   if (!is.null(xbar_c)) spec$x_center <- as.double(xbar_c)
   if (sparse) {
     Xr <- methods::as(Matrix::t(X), "CsparseMatrix")   # rows of X as columns

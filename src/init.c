@@ -17,6 +17,7 @@ SEXP cg_column_moments(SEXP X, SEXP w);
 SEXP cg_scale_columns(SEXP X, SEXP cs, SEXP shift);
 SEXP cg_fingerprint(SEXP X);
 SEXP cg_fold_gram(SEXP X, SEXP held, SEXP full, SEXP m, SEXP xbar, SEXP cs, SEXP ref);
+SEXP cg_regression_xty(SEXP X, SEXP y);
 SEXP cg_crossprod(SEXP X);
 SEXP cg_tcrossprod(SEXP X);
 SEXP cg_gemv(SEXP X, SEXP v, SEXP trans);
@@ -44,6 +45,7 @@ static const R_CallMethodDef call_methods[] = {
     {"cg_scale_columns", (DL_FUNC) &cg_scale_columns, 3},
     {"cg_fingerprint", (DL_FUNC) &cg_fingerprint, 1},
     {"cg_fold_gram", (DL_FUNC) &cg_fold_gram, 7},
+    {"cg_regression_xty", (DL_FUNC) &cg_regression_xty, 2},
     {"cg_crossprod", (DL_FUNC) &cg_crossprod, 1},
     {"cg_tcrossprod", (DL_FUNC) &cg_tcrossprod, 1},
     {"cg_gemv", (DL_FUNC) &cg_gemv, 3},

@@ -149,6 +149,17 @@ void cg_linop_densify(cg_linop *A, double *out)
     A->n_matvec += n;
 }
 
+/* Stored entries of an operator of known storage (COO: its list, with
+ * repeats; CSC: p[n]; dense: m n), or -1 for a matrix-free one: what one
+ * product with A costs, for callers choosing between Lanczos and LAPACK */
+double cg_linop_nnz(const cg_linop *A)
+{
+    if (A->mult == dense_mult) return (double) A->m * A->n;
+    if (A->mult == csc_mult) return (double) ((const cg_csc_data *) A->data)->p[A->n];
+    if (A->mult == coo_mult) return (double) ((const cg_coo_data *) A->data)->nnz;
+    return -1.0;
+}
+
 /* zero-filled scratch from R_alloc (reclaimed when the .Call returns) */
 double *cg_zeros(size_t n)
 {

@@ -23,6 +23,9 @@
 #include <math.h>
 /* the face steps' credit per flop of the pairwise steps (see the face step) */
 #define FACE_SHARE 200.0
+/* a null-space move's largest increase of the objective, as a share of
+ * the last Frank-Wolfe gap (see face_null_space) */
+#define NULL_SHARE 1e-10
 
 typedef struct {
     int n, p, sparse, gram;
@@ -63,6 +66,7 @@ typedef struct {
      * have earned for it, face steps taken */
     int face_on, face_cap, face_max, *face_idx;
     double *face_G, *face_L, *face_w, face_credit, face_steps;
+    double pair_gap;                 /* the last Frank-Wolfe gap (reg_pair_lmo) */
     /* the Cholesky factor kept from one face step to the next (and along
      * a path: the Gram block does not depend on the radius): face_L
      * (leading dimension face_cap) holds L with L L' = the Gram block of
@@ -726,7 +730,8 @@ static double reg_pair_lmo(cg_problem *P)
         const int j = R->support[k];
         gx += R->g[j] * R->theta[j];
     }
-    return gx - R->s_val * R->g[R->s_idx];
+    R->pair_gap = gx - R->s_val * R->g[R->s_idx];
+    return R->pair_gap;
 }
 
 /* keep j in the support list exactly when theta_j != 0 */
@@ -1065,7 +1070,20 @@ static double face_cost(double m) { return m * m * m / 3.0 + 4.0 * m * m; }
  * length); returns their number (0 also when LAPACK fails). One
  * decomposition serves all the reductions: once column `a` is out, the
  * null vectors with a zero in row `a` (one eliminated from the others)
- * span the null space of the block left. */
+ * span the null space of the block left.
+ * A computed null vector d is null to the rank's tolerance only: d'G d
+ * up to 1e-12 of the largest diagonal entry, so g_S'd = r'X_S d / n is
+ * not zero but up to sqrt(2 f d'G d) (f the objective), and a move of
+ * length tau changes the objective by tau g_S'd + tau^2 d'G d / 2: a term
+ * linear in tau, which the rounding of G d alone (quadratic in tau) does
+ * not cover. A move is taken when its change is within that rounding or
+ * below NULL_SHARE (1e-10) of the last Frank-Wolfe gap, which bounds
+ * f - f*: an increase that small costs the certificate nothing. (With
+ * the rounding alone, a warm fold fit of a 66 x 2307 design at its
+ * interpolating radius refused nearly every reduction: changes of 1e-22
+ * to 1e-21 against bounds of 1e-25 to 1e-23, at steps tau of 1e-6 to
+ * 1e-4; its support grew from 59 to 82 columns on 59 rows and it ran
+ * 10^4 pairwise steps, where with the share it takes 121, cold 252.) */
 static int face_null_space(int m, int ld, const double *G, double *L, int *piv, double *x,
                            double *work, double *scale)
 {
@@ -1095,6 +1113,43 @@ static int face_null_space(int m, int ld, const double *G, double *L, int *piv, 
         memmove(L + (size_t) (k - rank) * ld, L + (size_t) k * ld, sizeof(double) * m);
     *scale = dmax;
     return m - rank;
+}
+
+/* One reduction along the null vector z of the face's m x m block G
+ * (face_null_space): signed so that sig'd <= 0, to the first coefficient
+ * reaching zero, taken when the objective does not change (up to the
+ * rounding of G d, or NULL_SHARE of the last gap); theta, g_S (gS), the
+ * slack and the sphere flag follow. Returns the position of the
+ * coefficient now zero, or -1 (no move). */
+static int null_move(const regression *R, int m, int ld, const double *G, const int *idx,
+                     double *theta, double *gS, const double *sig, const double *z,
+                     double *d, double *Gd, double ev_max, double *slack, int *on_sphere)
+{
+    double sq = 0.0;
+    for (int a = 0; a < m; a++) sq += sig[a] * z[a];
+    const double sgn = sq > 0.0 ? -1.0 : 1.0;
+    double tau = INFINITY, sd = 0.0;
+    int block = -1;
+    for (int a = 0; a < m; a++) {
+        d[a] = sgn * z[a];
+        sd += sig[a] * d[a];
+        if (d[a] * sig[a] < 0.0) {
+            const double t = -theta[idx[a]] / d[a];
+            if (t < tau) { tau = t; block = a; }
+        }
+    }
+    if (block < 0) return -1;
+    double gd = 0.0, dGd = 0.0;
+    sym_mv_lower(G, ld, m, d, Gd);
+    for (int a = 0; a < m; a++) { gd += gS[a] * d[a]; dGd += d[a] * Gd[a]; }
+    /* no change, up to the rounding of G d, or a change too small to
+     * matter (face_null_space) */
+    const double chg = tau * gd + 0.5 * tau * tau * dGd;
+    if (!(chg <= 1e-15 * tau * tau * ev_max * m || chg <= NULL_SHARE * R->pair_gap)) return -1;
+    for (int a = 0; a < m; a++) { theta[idx[a]] += tau * d[a]; gS[a] += tau * Gd[a]; }
+    theta[idx[block]] = 0.0;
+    if (sd < 0.0) { *slack = (*on_sphere ? 0.0 : *slack) - tau * sd; *on_sphere = 0; }
+    return block;
 }
 
 static int reg_face_step(cg_problem *P)
@@ -1180,6 +1235,7 @@ static int reg_face_step(cg_problem *P)
          * entry, as each solve alone */
         factored = 1;
         double *ts[8];
+        int bad = -1;
         for (int c = keep; c < k0 && factored; c++) {
             double *t = L + (size_t) c * ld;
             if ((c - keep) % 8 == 0) {
@@ -1195,11 +1251,55 @@ static int reg_face_step(cg_problem *P)
             for (int i = 0; i < c; i++) { dd -= t[i] * t[i]; L[c + (size_t) i * ld] = t[i]; }
             factored = dd > 0.0;
             L[c + (size_t) c * ld] = factored ? sqrt(dd) : 0.0;
+            if (!factored) bad = c;
         }
         /* the fresh factor's test: a pivot this small, singular */
-        for (int a = 0; a < k0 && factored; a++)
+        for (int a = 0; a < k0 && factored; a++) {
             factored = L[a + (size_t) a * ld] * L[a + (size_t) a * ld] > 1e-12 * G[a + (size_t) a * ld];
+            if (!factored) bad = a;
+        }
         spent = upd - 4.0 * (double) k0 * k0;
+        /* the last appended column dependent on the others (a support of
+         * one column more than the rank of its rows, as where a p >> n fit
+         * nears interpolation, where pairwise steps add a column and the
+         * face step takes one out, step after step): its null vector from
+         * the factor just extended, (L^-T l, -1) with l its row of L, and
+         * the reduction (null_move) with the factor kept, both O(m^2),
+         * where the general path below factors the block twice and with
+         * pivoting, O(m^3) (at 60 columns on 59 rows these factorizations
+         * were a third of a standardized CV's fold paths). Not taken, the
+         * general path follows. */
+        if (!factored && bad == k0 - 1 && bad >= keep && k0 >= 2) {   /* (appended) */
+            const int c = k0 - 1;
+            double *z = w + 7 * cap, ev_max = 0.0, nrm = 1.0;
+            memcpy(z, L + (size_t) c * ld, sizeof(double) * c);   /* l (column c's upper part) */
+            tri_solve_lower_t(L, ld, c, z, NULL);
+            for (int a = 0; a < c; a++) nrm += z[a] * z[a];
+            z[c] = -1.0;
+            nrm = sqrt(nrm);
+            for (int a = 0; a <= c; a++) z[a] /= nrm;
+            for (int a = 0; a < k0; a++) ev_max = fmax(ev_max, G[a + (size_t) a * ld]);
+            const int block = null_move(R, k0, ld, G, idx, theta, gS, sig, z, d, Gd, ev_max,
+                                        &slack, &on_sphere);
+            if (block >= 0) {
+                moved = 1;
+                spent += 4.0 * (double) k0 * k0;
+                if (block < c) chol_delete(L, ld, c, block);
+                face_remove(block, k0, ld, idx, G, vecs, 2);
+                m = c;
+                factored = 1;
+                if (block < c) {             /* the appended column again, now last */
+                    const int q = m - 1;
+                    double *t = L + (size_t) q * ld, dd = G[q + (size_t) q * ld];
+                    memcpy(t, G + (size_t) q * ld, sizeof(double) * q);
+                    tri_solve_lower_rows(L, ld, q, &t, 1, 0);
+                    for (int i = 0; i < q; i++) { dd -= t[i] * t[i]; L[q + (size_t) i * ld] = t[i]; }
+                    factored = dd > 1e-12 * G[q + (size_t) q * ld];
+                    L[q + (size_t) q * ld] = factored ? sqrt(dd) : 0.0;
+                    spent += 3.0 * (double) (c - block) * (c - block) + (double) q * q;
+                }
+            }
+        }
     }
     fac_clear(R);                            /* kept again below, when factored */
     for (int round = 0; round <= k0 && m > 0; round++) {
@@ -1231,28 +1331,9 @@ static int reg_face_step(cg_problem *P)
                                      w + 8 * cap, &ev_max), reduced = 0;
             spent += face_cost(m) + 2.0 * m * m * kn;
             while (kn > 0 && m > 1) {
-                double sq = 0.0;
-                for (int a = 0; a < m; a++) sq += sig[a] * L[a];
-                const double sgn = sq > 0.0 ? -1.0 : 1.0;
-                double tau = INFINITY, sd = 0.0;
-                int block = -1;
-                for (int a = 0; a < m; a++) {
-                    d[a] = sgn * L[a];
-                    sd += sig[a] * d[a];
-                    if (d[a] * sig[a] < 0.0) {
-                        const double t = -theta[idx[a]] / d[a];
-                        if (t < tau) { tau = t; block = a; }
-                    }
-                }
+                const int block = null_move(R, m, ld, G, idx, theta, gS, sig, L, d, Gd, ev_max,
+                                            &slack, &on_sphere);
                 if (block < 0) break;
-                double gd = 0.0, dGd = 0.0;
-                sym_mv_lower(G, ld, m, d, Gd);
-                for (int a = 0; a < m; a++) { gd += gS[a] * d[a]; dGd += d[a] * Gd[a]; }
-                /* no change, up to the rounding of G d */
-                if (!(tau * gd + 0.5 * tau * tau * dGd <= 1e-15 * tau * tau * ev_max * m)) break;
-                for (int a = 0; a < m; a++) { theta[idx[a]] += tau * d[a]; gS[a] += tau * Gd[a]; }
-                theta[idx[block]] = 0.0;
-                if (sd < 0.0) { slack = (on_sphere ? 0.0 : slack) - tau * sd; on_sphere = 0; }
                 moved = 1; reduced = 1;
                 /* the null vectors with a zero in row `block`: eliminate by
                  * the one largest there, which leaves */
@@ -1528,9 +1609,13 @@ int cg_problem_regression(cg_problem *P, SEXP spec)
             for (int r = 0; r < n; r++) { R->yty += R->y[r] * R->y[r]; ysum += R->y[r]; }
             R->yty /= n;
             if (!R->sparse) {
-                int one = 1; double inv = 1.0 / n, zero = 0.0;
-                F77_CALL(dgemv)("T", &R->n, &R->p, &inv, R->X, &R->n, R->y, &one, &zero, xty,
-                                &one FCONE);
+                /* a CV fold's X'y / n, computed once for all the pieces of
+                 * its path from the same rows (R/cv.R fold_data(),
+                 * cg_regression_xty: the same numbers), else one pass */
+                if (!isNull(cg_list_get(spec, "xty_given")))
+                    memcpy(xty, cg_spec_real(spec, "xty_given", p), sizeof(double) * p);
+                else
+                    cg_dense_xty(n, p, R->X, R->y, xty);
             } else {
                 for (int j = 0; j < p; j++) {
                     double sj = 0.0;

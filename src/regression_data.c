@@ -978,3 +978,30 @@ SEXP cg_fold_gram(SEXP X, SEXP held, SEXP full, SEXP m, SEXP xbar, SEXP cs, SEXP
     UNPROTECT(1);
     return out;
 }
+
+/* X'y / n of a dense n x p X (column-major) by dgemv("T"): one expression
+ * for the regression problem's set-up (prob_regression.c, the gradient
+ * through Gram columns) and for cg_regression_xty below */
+void cg_dense_xty(int n, int p, const double *X, const double *y, double *out)
+{
+    int one = 1;
+    double inv = 1.0 / n, zero = 0.0;
+    F77_CALL(dgemv)("T", &n, &p, &inv, X, &n, y, &one, &zero, out, &one FCONE);
+}
+
+/* A CV fold's X'y / n (its centred, scaled rows and y as the solver gets
+ * them: R/cv.R fold_data()), once per fold: every piece of the fold's path
+ * passes it to the solver (spec$xty_given) instead of a pass over X per
+ * piece (a fifth of the solver's time at 4000 x 500, where the folds share
+ * X'X / n). The same numbers as the set-up's (cg_dense_xty). */
+SEXP cg_regression_xty(SEXP X, SEXP y)
+{
+    int n, p;
+    design_dims(X, &n, &p);
+    if (!isReal(y) || XLENGTH(y) != n) error("y must be nrow(X) doubles");
+    SEXP out = PROTECT(allocVector(REALSXP, p));
+    if (n > 0 && p > 0) cg_dense_xty(n, p, REAL(X), REAL(y), REAL(out));
+    else for (int j = 0; j < p; j++) REAL(out)[j] = 0.0;
+    UNPROTECT(1);
+    return out;
+}

@@ -75,8 +75,12 @@ void cg_cols_dot(const double *X, int n, const int *cols, int m, const double *v
  * row order: dsyrk("U", "T")'s numbers, 4 x 4 entries at a time
  * (src/regression_data.c) */
 void cg_syrk_upper_more(const double *A, int k, int p, double *C);
+/* X'y / n of a dense n x p X by dgemv("T"): the regression problem's set-up
+ * (prob_regression.c) and a CV fold's, computed once (cg_regression_xty) */
+void cg_dense_xty(int n, int p, const double *X, const double *y, double *out);
 /* dense column-major copy of A (m x n), by products with unit vectors */
 void cg_linop_densify(cg_linop *A, double *out);
+double cg_linop_nnz(const cg_linop *A);
 
 /* --------------------------------------------------------- top-k spectra */
 /* Top-k singular triplets of A: d (k), u (m x k), v (n x k), column-major,

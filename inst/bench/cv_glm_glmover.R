@@ -48,7 +48,18 @@ cases <- list(
   "poisson 200x2000" = list("poisson", glm_sim(200, 2000, "poisson")),
   "Khan class 2" = list("binomial", pkg("ISLR", "Khan", function(d)
     list(X = rbind(d$xtrain, d$xtest), y = as.double(c(d$ytrain, d$ytest) == 2)))),
-  "binomial 2000x100" = list("binomial", glm_sim(2000, 100, "binomial")))
+  "binomial 2000x100" = list("binomial", glm_sim(2000, 100, "binomial")),
+  # two sets no other bench uses (added by glmpois): MASS::biopsy (malignant,
+  # the 9 cytology scores and their pairwise products; rows without NA) and
+  # boot::aids (reported AIDS cases by quarter of diagnosis and reporting delay)
+  "biopsy x2" = list("binomial", pkg("MASS", "biopsy", function(d) {
+    d <- d[stats::complete.cases(d), ]
+    list(X = products(as.matrix(d[, 2:10])), y = as.double(d$class == "malignant"))
+  })),
+  aids = list("poisson", pkg("boot", "aids", function(d) {
+    X <- model.matrix(y ~ factor(time) + factor(delay) + dud, d)[, -1]
+    list(X = X[, colSums(X != 0) > 0], y = d$y)
+  })))
 only <- Sys.getenv("STOCHCG_BENCH_DATA")
 if (nzchar(only)) cases <- cases[intersect(names(cases), strsplit(only, ",")[[1]])]
 reps <- as.integer(Sys.getenv("STOCHCG_BENCH_REPS", "3"))

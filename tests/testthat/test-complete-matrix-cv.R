@@ -18,16 +18,34 @@ test_that("the default grid is anchored on the top singular values of the observ
   cells <- sample(m * n, 60)
   obs <- data.frame(row = (cells - 1) %% m + 1, col = (cells - 1) %/% m + 1)
   obs$value <- rnorm(60, 3)
+  # gaussian: the mean, then row means, then column means removed
+  mu <- mean(obs$value)
+  ra <- numeric(m); rm <- tapply(obs$value - mu, obs$row, mean)
+  ra[as.integer(names(rm))] <- rm
+  z <- obs$value - mu - ra[obs$row]
+  cb <- numeric(n); cm <- tapply(z, obs$col, mean)
+  cb[as.integer(names(cm))] <- cm
   Z <- matrix(0, m, n)
-  Z[cbind(obs$row, obs$col)] <- obs$value - mean(obs$value)      # gaussian: centred
+  Z[cbind(obs$row, obs$col)] <- z - cb[obs$col]
   k <- min(30, min(m, n) %/% 2)
   top <- sum(svd(Z)$d[seq_len(k)])
+  # center = "none": shifted by the nuclear norm of the effects X carries
+  E <- outer(mu + ra, rep(1, n)) + outer(rep(1, m), cb)
+  shift <- sum(svd(E)$d)
   o <- list(row = obs$row, col = obs$col, value = obs$value, dims = c(m, n))
   r <- stochcg:::default_completion_radii(o, "gaussian", "none", nradius = 5, ratio = 0.1)
-  expect_equal(r, top * exp(seq(log(0.1), 0, length.out = 5)), tolerance = 1e-10)
+  expect_equal(r, shift + top * exp(seq(log(0.1), 0, length.out = 5)), tolerance = 1e-10)
+  # "mean": the row and column effects only; "both": none
+  E0 <- outer(ra, rep(1, n)) + outer(rep(1, m), cb)
+  expect_equal(stochcg:::default_completion_radii(o, "gaussian", "mean", 5, 0.1),
+               sum(svd(E0)$d) + top * exp(seq(log(0.1), 0, length.out = 5)),
+               tolerance = 1e-10)
+  expect_equal(stochcg:::default_completion_radii(o, "gaussian", "both", 5, 0.1),
+               top * exp(seq(log(0.1), 0, length.out = 5)), tolerance = 1e-10)
   # the validation split starts from that grid
   set.seed(2)
-  cvf <- suppressWarnings(cv_complete_matrix(obs, dims = c(m, n), nradius = 5, ratio = 0.1,
+  cvf <- suppressWarnings(cv_complete_matrix(obs, dims = c(m, n), center = "none",
+                                             nradius = 5, ratio = 0.1,
                                              control = cg_control(max_iter = 50,
                                                                   progress = FALSE)))
   expect_equal(cvf$cv$radius[1:min(5, nrow(cvf$cv))],
@@ -121,7 +139,10 @@ test_that("max_rank caps the rank of every iterate; the gap still certifies the 
 test_that("the validation split stops past the minimum and agrees with an explicit path", {
   d <- cvc_data(N = 500)
   set.seed(5)
+  # center = "both": the grid's effects shift is 0 and the first radius's
+  # held-out loss is below the effects' (the plateau rule's reference)
   cvf <- suppressWarnings(cv_complete_matrix(d$obs, dims = d$dims, nradius = 15,
+                                             center = "both",
                                              control = cg_control(max_iter = 100, tol = 1e-2,
                                                                   progress = FALSE)))
   expect_identical(cvf$folds, 1L)
@@ -136,6 +157,7 @@ test_that("the validation split stops past the minimum and agrees with an explic
   # the same radii as an explicit warm-started path on the training entries
   tr <- cvf$foldid == 0L
   path <- complete_matrix(d$obs[tr, ], radius = cvf$cv$radius, method = "fw", dims = d$dims,
+                          center = "both",
                           control = cg_control(max_iter = 100, tol = 1e-2, progress = FALSE))
   test <- d$obs[!tr, ]
   mse <- vapply(path$fits, function(f) mean((test$value - predict(f, test))^2), 0)
@@ -144,6 +166,7 @@ test_that("the validation split stops past the minimum and agrees with an explic
   # the returned fit is the fit on all entries at radius.1se, and predict()
   # of the CV object uses it; radius.min's fit is kept too
   full <- complete_matrix(d$obs, radius = cvf$radius.1se, method = "fw", dims = d$dims,
+                          center = "both",
                           control = cg_control(max_iter = 100, tol = 1e-2, progress = FALSE))
   expect_identical(cvf$fit$radius, cvf$radius.1se)
   expect_lte(abs(cvf$fit$objective - full$objective), cvf$fit$gap + full$gap)
@@ -181,4 +204,64 @@ test_that("cv_complete_matrix reports bad input by argument", {
   expect_error(cv_complete_matrix(d$obs, max_rank = 1.5), "^`max_rank` must be a whole number$")
   expect_error(cv_complete_matrix(d$obs, max_rank = 2, method = "sfw"),
                "^`max_rank` needs method = \"fw\"")
+})
+
+test_that("an uncentred matrix with a large mean: the default CV reaches the signal", {
+  # rank 2 + a mean of 20 + noise (sd 0.5), half the cells observed; center
+  # = "none" (complete_matrix()'s default problem) makes X carry the mean (nuclear norm 20 sqrt(m n)
+  # ~ 980). The grid anchored on the centred values alone ended below it, and
+  # the plateau rule, measuring falls from the first radius's loss (the mean
+  # unfitted: ~400), stopped the path on a steep fall (1.25 -> 0.98): the
+  # chosen fit was 0.90 from the truth (RMSE), now 0.50
+  set.seed(5)
+  m <- 60; n <- 40
+  truth <- 20 + tcrossprod(matrix(rnorm(m * 2), m), matrix(rnorm(n * 2), n))
+  cells <- sample(m * n, m * n / 2)
+  obs <- data.frame(row = (cells - 1) %% m + 1, col = (cells - 1) %/% m + 1)
+  obs$value <- truth[cbind(obs$row, obs$col)] + rnorm(nrow(obs), sd = 0.5)
+  set.seed(6)
+  cvf <- cv_complete_matrix(obs, dims = c(m, n), center = "none")
+  # the grid starts at the effects' nuclear norm
+  expect_gt(cvf$cv$radius[1], 20 * sqrt(m * n) * 0.9)
+  held <- setdiff(seq_len(m * n), cells)
+  w <- arrayInd(held, c(m, n))
+  pred <- predict(cvf$fit, data.frame(row = w[, 1], col = w[, 2]))
+  expect_lt(sqrt(mean((pred - truth[held])^2)), 0.6)
+  # the path stopped on a plateau: the last fall is under 2% of the fall
+  # from the first radius's loss
+  cvm <- cvf$cv$cvm; k <- length(cvm)
+  expect_lt(cvm[k - 1] - cvm[k], 0.02 * (cvm[1] - min(cvm)))  # the default, center = "both", fits the mean as an effect: as close
+  set.seed(6)
+  cvb <- cv_complete_matrix(obs, dims = c(m, n))
+  expect_identical(cvb$fit$center$type, "both")
+  predb <- predict(cvb$fit, data.frame(row = w[, 1], col = w[, 2]))
+  expect_lt(sqrt(mean((predb - truth[held])^2)), 0.6)
+})
+
+test_that("the LMO and the certificate of a short-sided matrix are exact at high rank", {
+  # a fit whose solution has high rank: the gradient's top singular values
+  # cluster; the certified gap equals <G, X> + r sigma_max(G) with
+  # sigma_max from a dense SVD (the FW gap, an upper bound on f - f*)
+  set.seed(7)
+  m <- 40; n <- 70
+  Y <- matrix(rnorm(m * n), m)
+  cells <- sample(m * n, 0.7 * m * n)
+  obs <- data.frame(row = (cells - 1) %% m + 1, col = (cells - 1) %/% m + 1,
+                    value = Y[cells])
+  Z <- matrix(0, m, n)
+  Z[cells] <- Y[cells]
+  r <- 0.8 * sum(svd(Z)$d)
+  fit <- complete_matrix(obs, radius = r, dims = c(m, n), method = "fw",
+                         control = cg_control(max_iter = 60, tol = 0))
+  expect_gt(fit$rank, 20L)
+  x <- predict(fit, obs)
+  G <- matrix(0, m, n)
+  G[cbind(obs$row, obs$col)] <- (x - obs$value) / nrow(obs)
+  exact <- sum(G[cbind(obs$row, obs$col)] * x) + r * svd(G, nu = 0, nv = 0)$d[1]
+  expect_equal(fit$gap, exact, tolerance = 1e-9)
+  expect_gte(fit$gap, exact - 1e-12 * abs(fit$objective))
+  # bounded work per iteration (the dense Gram route: 2 products per LMO
+  # and per gap evaluation, the rest the line search), not the 48 to 170
+  # products per iteration of Lanczos in the cluster
+  expect_lte(max(diff(fit$trace$n_matvec) / pmax(diff(fit$trace$n_lmo), 1)), 12)
 })

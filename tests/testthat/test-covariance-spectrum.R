@@ -186,3 +186,59 @@ test_that("plot of a default CV fit: the lambda path and the shrinkage panel, pa
   expect_identical(plot(fit), fit)
   expect_identical(graphics::par("mfrow"), before)
 })
+
+# The per-row held-out log-likelihoods, pooled over the CV's folds (fold by
+# fold, rows in order), of the lambda = 0 estimate at shrinkage rho: per
+# fold, T = (1 - rho) R + rho I of the training rows' correlation matrix
+# with its eigenvalues raised to `floor`, on the training sd's, at the
+# held-out rows centred by the training means (independent of
+# shrink_slice_rows(): eigen() and direct_loglik_rows())
+pooled_shrink_rows <- function(x, foldid, rho, floor) {
+  unlist(lapply(sort(unique(foldid)), function(k) {
+    tr <- x[foldid != k, , drop = FALSE]
+    e <- eigen((1 - rho) * cor(tr) + rho * diag(ncol(x)), symmetric = TRUE)
+    sd <- apply(tr, 2, sd)
+    Sig <- (e$vectors %*% (pmax(e$values, floor) * t(e$vectors))) * tcrossprod(sd)
+    direct_loglik_rows(Sig, sweep(x[foldid == k, , drop = FALSE], 2, colMeans(tr)))
+  }))
+}
+
+test_that("n > p: the sample covariance is kept unless the CV's maximum beats it by one paired SE", {
+  p <- 6; n <- 150
+  kept <- c()
+  for (seed in c(1, 3)) {
+    set.seed(seed)
+    x <- matrix(rnorm(n * p), n) %*% chol(toeplitz(0.6^(0:(p - 1))))
+    set.seed(1); fit <- sparse_covariance(x, lambda = 0)
+    cv <- fit$cv; foldid <- attr(cv, "foldid")
+    m <- which.max(ifelse(cv$n_folds == max(cv$n_folds), cv$loglik, -Inf))   # the CV's maximum
+    i0 <- which(cv$lambda == 0 & cv$shrink == 0 & cv$shrink_var == 0)
+    expect_gt(cv$shrink[m], 0)
+    r0 <- pooled_shrink_rows(x, foldid, 0, cv$floor[i0])
+    rm_ <- pooled_shrink_rows(x, foldid, cv$shrink[m], cv$floor[m])
+    # the reference reproduces the table's fold means
+    fold_mean <- function(r) mean(tapply(r, sort(foldid), mean))
+    expect_equal(fold_mean(rm_), cv$loglik[m], tolerance = 1e-8)
+    expect_equal(fold_mean(r0), cv$loglik[i0], tolerance = 1e-8)
+    d <- r0 - rm_
+    beaten <- mean(d) < -sd(d) / sqrt(length(d))
+    expect_identical(attr(cv, "sample_kept"), !beaten)
+    expect_identical(which(cv$chosen), if (beaten) m else i0)
+    if (beaten) {
+      expect_identical(fit$shrink, cv$shrink[m])
+    } else {
+      expect_identical(fit$shrink, 0)
+      expect_equal(as.matrix(fit$solution$Sigma), cov(x), tolerance = 1e-10, ignore_attr = TRUE)
+    }
+    kept <- c(kept, !beaten)
+  }
+  expect_identical(kept, c(TRUE, FALSE))        # both outcomes are exercised
+  # not where S is singular (p > n), nor with rule = "1se" or a given shrink
+  set.seed(4); z <- matrix(rnorm(20 * 30), 20)
+  set.seed(1); f <- sparse_covariance(z, lambda = 0)
+  expect_null(attr(f$cv, "sample_kept"))
+  set.seed(1); f <- sparse_covariance(x, lambda = 0, rule = "1se")
+  expect_null(attr(f$cv, "sample_kept"))
+  set.seed(1); f <- sparse_covariance(x, lambda = 0, shrink = c(0, 0.05, 0.1))
+  expect_null(attr(f$cv, "sample_kept"))
+})

@@ -749,6 +749,42 @@ test_that("a CV at n > p computes X'X once for its default radii and its folds: 
   expect_equal(cv$cv$cvm, own$cv$cvm, tolerance = 1e-7)
 })
 
+test_that("a fold sharing X'X / n carries its X'y / n, computed once: the fold's paths unchanged", {
+  # fold_data() at n > p gives each fold's X'X / n its X'y / n (of the
+  # fold's centred, scaled rows as the solver gets them), which every piece
+  # of the fold's path passes to the solver instead of a pass over the rows
+  d <- reg_data(n = 150, p = 20)
+  X <- d$X + 1; y <- d$y + 2
+  rows <- setdiff(seq_len(150), seq(1, 150, by = 5))
+  for (scale in list(NULL, list(standardize = TRUE, pf = NULL))) {
+    data_of <- stochcg:::fold_data(X, y, list(), 5L, intercept = TRUE, scale = scale)
+    f <- data_of(rows)
+    on.exit(stochcg:::fold_data_release(data_of), add = TRUE)
+    xty <- attr(f$gram, "stochcg_fold_xty", exact = TRUE)
+    expect_length(xty, 20)
+    # against R's crossprod of the fold's centred (scaled) rows
+    Xc <- X[rows, ] - rep(colMeans(X[rows, ]), each = length(rows))
+    if (!is.null(scale)) Xc <- Xc * rep(1 / f$sd, each = length(rows))
+    expect_equal(xty, as.vector(crossprod(Xc, y[rows] - mean(y[rows]))) / length(rows),
+                 tolerance = 1e-13)
+    # a fold's path (several radii, then a piece of one radius from its
+    # last fit) with the X'y / n given or computed by the solver: identical
+    path <- function(gram, radius, init = NULL)
+      stochcg:::regression_core(f$X, f$y, radius = radius, intercept = f$intercept, gram = gram,
+                                init = init, control = cg_control(tol = 1e-9))
+    bare <- f$gram
+    attr(bare, "stochcg_fold_xty") <- NULL
+    r <- c(0.2, 0.6, 1.5) * max(abs(xty)) * 10
+    a <- path(f$gram, r); b <- path(bare, r)
+    expect_identical(lapply(a$fits, function(x) x$solution$beta),
+                     lapply(b$fits, function(x) x$solution$beta))
+    expect_true(all(a$summary$converged))
+    a1 <- path(f$gram, 2 * r[3], a$fits[[3]]); b1 <- path(bare, 2 * r[3], b$fits[[3]])
+    expect_identical(a1$fits[[1]]$solution$beta, b1$fits[[1]]$solution$beta)
+    expect_identical(a1$fits[[1]]$iterations, b1$fits[[1]]$iterations)
+  }
+})
+
 test_that("cv and paths on a sparse X with an intercept equal the dense ones", {
   d <- reg_data(n = 120, p = 20)
   Xd <- (d$X + 1) * (abs(d$X) > 0.7)
@@ -1026,4 +1062,38 @@ test_that("a fold's fit kept for the refinement comes back with the same coeffic
   expect_identical(r$iterations, 7L)
   expect_identical(back(small), small)
   expect_null(keep(NULL, 1))
+})
+
+test_that("a warm fold fit at an interpolating radius of a p >> n design takes few steps", {
+  # 25 x 300, skewed (log-normal) columns, standardized (the default): the
+  # fold-4 path over the CV's radii reaches a radius where the fold's 22
+  # rows are fitted exactly with the l1 norm inside the ball. There the
+  # face step's Gram blocks are singular, and a null-space move that
+  # changed the objective by 5.5e-21 (a near-null vector) against a
+  # rounding bound of 5.2e-21 was refused: that fit took 251 pairwise
+  # steps warm (37 cold). Moves within 1e-10 of the Frank-Wolfe gap: 12.
+  set.seed(3)
+  n <- 25; p <- 300
+  X <- exp(matrix(rnorm(n * p), n))
+  y <- log(X[, 1]) + rnorm(n, sd = 0.3)
+  set.seed(3)
+  foldid <- sample(rep_len(1:10, n))
+  cv <- suppressWarnings(cv_sparse_regression(X, y, folds = foldid))
+  r <- cv$cv$radius
+  for (k in 1:10) {
+    i <- foldid != k
+    path <- sparse_regression(X[i, ], y[i], radius = r)
+    s <- path$summary
+    expect_true(all(s$converged))
+    # the certificate of the stated problem: gap <= tol x the objective's
+    # scale (a thousandth of the zero iterate's objective near an exact fit)
+    y0 <- y[i] - mean(y[i])
+    expect_true(all(s$gap <= 1e-6 * pmax(s$objective, 1e-3 * sum(y0^2) / (2 * sum(i)))))
+    expect_lte(max(s$iterations), 100)
+  }
+  # fold 4 interpolates at the last radius, inside the ball
+  i <- foldid != 4
+  last <- sparse_regression(X[i, ], y[i], radius = r)$summary[length(r), ]
+  expect_lt(last$objective, 1e-20)
+  expect_lt(last$l1_norm, r[length(r)])
 })

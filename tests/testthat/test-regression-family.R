@@ -517,6 +517,36 @@ test_that("dense n >> p, model steps (several coefficients a step): glmnet's sol
   }
 })
 
+test_that("dense p >> n Poisson and binomial, model steps solved by the active set: glmnet's solution", {
+  # (issue 25, glmpois: the model step's quadratic on ~2 |S| columns, ill
+  # conditioned near interpolation, solved exactly by an active set)
+  skip_if_not_installed("glmnet")
+  set.seed(32)
+  n <- 100; p <- 1000
+  X <- matrix(rnorm(n * p), n, p)
+  eta <- drop(X[, 1:10] %*% rep(c(0.5, -0.4), 5))
+  ys <- list(poisson = rpois(n, exp(eta / 2)), binomial = rbinom(n, 1, plogis(eta)))
+  for (family in names(ys)) {
+    y <- ys[[family]]
+    lam <- if (family == "poisson") 0.02 else 0.01
+    b <- glmnet_coef(X, y, family = family, lambda = lam)
+    r <- matched_radius(X, b[-1])
+    fit <- sparse_regression(X, y, radius = r, family = family, control = tight)
+    expect_true(fit$converged, label = family)
+    nnz <- sum(b[-1] != 0)
+    expect_gt(nnz, 25, label = family)
+    expect_lt(fit$iterations, nnz, label = family)
+    expect_lt(max(abs(coef(fit) - b)), 1e-5, label = family)
+    lp <- drop(coef(fit)[1] + X %*% coef(fit)[-1])
+    mu <- if (family == "binomial") plogis(lp) else exp(lp)
+    sdv <- sqrt(colMeans(sweep(X, 2, colMeans(X))^2))
+    g <- drop(crossprod(X, mu - y)) / n / sdv
+    gap <- sum(g * fit$theta) + r * max(abs(g))
+    expect_lt(abs(fit$gap - gap), 1e-6 * gap + 1e-14, label = family)
+    expect_lt(gap, 1e-10, label = family)
+  }
+})
+
 test_that("the designs prepared in C are R's expressions bit for bit", {
   # column means and sds, the centred rows of a fold, the scaled columns and
   # the fingerprint: src/regression_data.c against the R expressions they
