@@ -15,7 +15,8 @@
 #   Rscript inst/bench/covariance_lowrank_cv.R            # all sets
 #   Rscript inst/bench/covariance_lowrank_cv.R sim golub  # some
 # With FITLOG set, one line per fit made inside a CV (seconds, iterations,
-# Lanczos products, rank, status) is appended to that file.
+# Lanczos products, rank, status) is appended to that file, and the CV table
+# is saved to FITLOG.cv.rds.
 args <- commandArgs(TRUE)
 `%||%` <- function(a, b) if (is.null(a)) b else a
 # covariance.R's loaders, evaluated from its source (not duplicated)
@@ -99,6 +100,8 @@ if (identical(args[1], "--child")) {
                     converged = isTRUE(f$converged),
                     loglik = heldout(Sigma, s$train, s$test))
   saveRDS(row, out)
+  # (with FITLOG, the CV table next to it)
+  if (nzchar(fitlog) && !is.null(f$cv)) saveRDS(f$cv, paste0(fitlog, ".cv.rds"))
   quit(save = "no")
 }
 
@@ -141,12 +144,13 @@ md <- c("# lowrank+sparse and auto CV at p >> n (issue 24)", "",
         "| data | p / n_train | estimator | wall s | CPU s | load | held-out loglik | choice |",
         "|---|---|---|---:|---:|---:|---:|---|",
         vapply(seq_len(nrow(res)), function(i) fmt(res[i, ]), ""), "",
-        "Branch lrsstop2: the sim, golub, khan and lymphoma lowrank+sparse rows are",
-        "lrsstop2's (lrsstop's floor-raise rule without the certificate's rank-one",
-        "raises below -gamma), run as this bench's child, main db10627 right after it",
-        "(sim 211.5 CPU s, khan 105.9, lymphoma 172.6; golub's main row:",
-        "643.8 CPU s, lrsgolub's, not rerun). The same choices and held-out",
-        "scores as main on all four; see the history.")
+        "Branch lrsgolub2: the lowrank+sparse rows are lrsgolub2's (the CV's first",
+        "pooled look after two lambdas, with a fall of more than 1%, then rounds of",
+        "one lambda with the exact fold-ended stop between them), each run alone",
+        "as this bench's child at load 3-9; golub's row is commit cee13ce's, whose",
+        "fits the final rule makes identically (see the history). Main's rows",
+        "(lrsstop2's, the same CV code): golub 512.3 CPU s, khan 102.8, lymphoma",
+        "176.2, sim 212.1, with the same choices and held-out scores.")
 # (the measurements before this bench's table: the history file)
 hist <- "inst/bench/results/covariance_lowrank_cv_history.md"
 if (file.exists(hist)) md <- c(md, "", "## Earlier measurements", "", readLines(hist)[-1])

@@ -257,6 +257,73 @@ test_that("a fold whose own path ended stops the path for every fold (same choic
   expect_identical(which(a$chosen), which.max(rowMeans(fb[1:3, ])))
 })
 
+test_that("lowrank+sparse: a fold's ended path stops every fold at the next lambda", {
+  # the fake engine above (Sigma = s I per fold and lambda, as R = s I and
+  # L = 0) for "lowrank+sparse", whose rounds after the first (lambdas 1-2)
+  # are one lambda each: fold 1 peaks at lambda 2 and its own rule ends its
+  # path after lambda 4 (two falls, more than 10% below), inside the second
+  # round of path_rounds() (1-3, 4-5, 6); folds 2 and 3 rise, and the pooled
+  # rows do not show a fall at the looks (lambdas 2, 3 and 5)
+  X <- cv_data(n = 30, p = 6, seed = 4)
+  foldid <- rep(1:3, 10)
+  s11 <- vapply(1:3, function(k) fold_moments(X, foldid != k)$S[1, 1], 0)
+  scales <- rbind(c(0.5, 1, 2, 4, 8, 16), c(8, 4, 2, 1, 1, 1), c(8, 4, 2, 1, 1, 1))
+  lambdas <- c(0.6, 0.5, 0.4, 0.3, 0.2, 0.1)
+  calls <- integer(0)
+  fake <- function(S, lambda, ...) {
+    k <- which.min(abs(s11 - S[1, 1]))
+    calls <<- c(calls, k)
+    list(solution = list(S = scales[k, match(lambda, lambdas)] * diag(ncol(S)), L = NULL),
+         warm = NULL, converged = TRUE, status = "converged")
+  }
+  cv_lr <- function(...) covariance_cv(X, "lowrank+sparse", lambdas = lambdas, gammas = 1,
+                                       foldid = foldid, folds = 3, progress = FALSE,
+                                       fit_one = fake, ...)
+  a <- cv_lr()
+  calls_a <- calls; calls <- integer(0)
+  b <- cv_lr(early_stop = FALSE)
+  fb <- attr(b, "fold_loglik")
+  rows <- lapply(1:3, function(k) {
+    m <- fold_moments(X, foldid != k)
+    lapply(1:6, function(li) loglik_rows(scales[k, li] * diag(6), m$test))
+  })
+  # the premise
+  expect_false(past_peak(rows[[1]][1:3]))
+  expect_true(past_peak(rows[[1]][1:4]))
+  expect_false(past_peak(rows[[2]][1:4]) || past_peak(rows[[3]][1:4]))
+  expect_false(pooled_past_peak(lapply(rows, `[`, 1:2), first_fall = 0.01) ||
+                 pooled_past_peak(lapply(rows, `[`, 1:3)) ||
+                 pooled_past_peak(lapply(rows, `[`, 1:4)))
+  # every fold fits lambdas 1-4 and no more (in rounds 1-3, 4-5 folds 2
+  # and 3 would fit lambda 5 before the stop could be seen)
+  expect_identical(sort(calls_a), rep(1:3, each = 4))
+  expect_identical(attr(a, "skipped"), 6L)
+  expect_true(all(is.na(a$loglik[5:6])))
+  # the full grid's choice and its numbers
+  expect_identical(which(a$chosen), which.max(rowMeans(fb)))
+  expect_equal(a$loglik[1:4], rowMeans(fb[1:4, ]), tolerance = 1e-12)
+  # the first pooled look is after two lambdas: a path falling at the
+  # second in every fold stops there
+  scales[] <- rep(c(1, 2, 4, 8, 16, 32), each = 3)
+  rows <- lapply(1:3, function(k) {
+    m <- fold_moments(X, foldid != k)
+    lapply(1:2, function(li) loglik_rows(scales[k, li] * diag(6), m$test))
+  })
+  expect_true(pooled_past_peak(rows))
+  # ... by more than 1% of its mean: a fall of 1e-6, however consistent over
+  # the rows (significant to the paired test), is not a stop there
+  base <- rows[[1]][[1]]
+  tiny <- list(list(base, base - 1e-6 * abs(base) * (1 + seq_along(base) / 100)))
+  expect_true(pooled_past_peak(tiny))
+  expect_false(pooled_past_peak(tiny, first_fall = 0.01))
+  big <- list(list(base, base - 0.03 * abs(base) * (1 + seq_along(base) / 100)))
+  expect_true(pooled_past_peak(big, first_fall = 0.01))
+  calls <- integer(0)
+  a <- cv_lr()
+  expect_identical(sort(calls), rep(1:3, each = 2))
+  expect_identical(which(a$chosen), 1L)
+})
+
 # (folds run through the future framework: tests in test-parallel.R)
 
 test_that("a failed fit ends its fold's lambda path; the failure is reported", {
