@@ -127,7 +127,10 @@
 #' **Rounding.** Labels come from k-means ([stats::kmeans()], 10 starts; it
 #' draws from R's random number generator, so use [set.seed()]) on the top
 #' \eqn{k} eigenvectors of \eqn{X} scaled by the square roots of their
-#' eigenvalues; `cost` is the k-means cost of those labels, at least the SDP
+#' eigenvalues, then improved by Lloyd's steps on the distances (each point
+#' to its nearest cluster mean, until none moves: never a higher cost; a
+#' relaxation that is not tight rounds to a partition that is not a local
+#' minimum); `cost` is the k-means cost of those labels, at least the SDP
 #' value.
 #'
 #' @param x Points in rows: a numeric matrix or data frame (\eqn{n \ge 3}
@@ -219,7 +222,7 @@ kmeans_sdp <- function(x, k, method = c("cgal", "hsagcgm_v1", "hsagcgm_v2", "h1s
   X <- fit$solution$X
   dimnames(X) <- list(rownames(D), rownames(D))
   fit$solution <- list(X = X)
-  fit$labels <- round_clusters(X, k)
+  fit$labels <- lloyd_polish(D, round_clusters(X, k), k)
   fit$cost <- partition_cost(D, fit$labels)
   # centres only from points (a dist object has none): for fitted() and predict()
   fit$centers <- if (inherits(x, "dist")) NULL else cluster_centers(x, fit$labels, k)
@@ -339,6 +342,32 @@ round_clusters <- function(X, k) {
   cl <- with_rng_kept(stats::kmeans(U, k, nstart = 10L)$cluster)
   # numbered by first appearance, so that equal partitions give equal labels
   as.integer(factor(cl, levels = unique(cl)))
+}
+
+# Lloyd's steps from `labels` on the squared distances alone (so also for a
+# dist input): the squared distance of point i to the mean of cluster c is
+# mean_{j in c} D_ij - sum_{j, l in c} D_jl / (2 |c|^2); each point moves to
+# its nearest mean, which never raises the k-means cost, until no point
+# moves. A rounding of a relaxation that is not tight is not a local
+# minimum of the cost (Wage, n = 300, k = 4: 429.6, one step 415.4, against
+# kmeans(nstart = 20)'s 413.3); a certified optimal partition stays as is.
+lloyd_polish <- function(D, labels, k, max_steps = 100L) {
+  cost <- partition_cost(D, labels)
+  for (s in seq_len(max_steps)) {
+    size <- tabulate(labels, k)
+    Z <- outer(labels, seq_len(k), "==") * rep(1 / size, each = length(labels))
+    A <- D %*% Z                                        # mean_{j in c} D_ij
+    b <- colSums(Z * A) / 2                             # sum_{j,l in c} D_jl / (2 |c|^2)
+    dist <- sweep(A, 2L, b)
+    dist[cbind(seq_along(labels), labels)] <- dist[cbind(seq_along(labels), labels)] -
+      1e-12 * abs(dist[cbind(seq_along(labels), labels)])     # ties: stay
+    new <- max.col(-dist, ties.method = "first")
+    if (identical(new, labels) || any(tabulate(new, k) == 0L)) break
+    new_cost <- partition_cost(D, new)
+    if (!(new_cost < cost)) break
+    labels <- new; cost <- new_cost
+  }
+  as.integer(factor(labels, levels = unique(labels)))   # numbered by first appearance
 }
 
 # evaluate `expr`, then put R's RNG state back as it was (none: none)

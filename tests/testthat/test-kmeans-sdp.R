@@ -343,3 +343,17 @@ test_that("the partition certificate: its bound below Rcsdp's optimum, the value
     expect_lte(max(abs(fit$solution$X - ref$X)), 1e-3)
   }
 })
+
+test_that("the rounded labels are a fixed point of Lloyd's step on the data", {
+  # USArrests, k = 5, stopped early (a relaxation that is not tight): the
+  # eigenvector rounding left points nearer another cluster's mean (cost
+  # 49.46); each point is now in the cluster of its nearest mean, and the
+  # cost is the labels' within-cluster sum of squares
+  x <- scale(USArrests)
+  f <- kmeans_sdp(x, 5, control = cg_control(max_iter = 300, progress = FALSE))
+  C <- rowsum(x, f$labels) / as.vector(table(f$labels))
+  d2 <- sapply(seq_len(5), function(c) rowSums(sweep(x, 2, C[c, ])^2))
+  expect_identical(max.col(-d2, ties.method = "first"), f$labels)
+  expect_equal(f$cost, sum(d2[cbind(seq_len(nrow(x)), f$labels)]), tolerance = 1e-10)
+  expect_lt(f$cost, 49.4)
+})
