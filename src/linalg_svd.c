@@ -9,6 +9,7 @@
 #include "stochcg.h"
 #include <SpectraC.h>
 #include <R_ext/Rdynload.h>
+#include <stdlib.h>
 #include <string.h>
 #include <math.h>
 
@@ -107,12 +108,11 @@ int cg_lapack_svd(double *X, int m, int n, double *s, double *U, double *VT)
     return info == 0 ? CG_OK : CG_ERR_LAPACK;
 }
 
-/* dsyevr on the upper triangle: eigenpairs il..iu (range "I") or those in
- * (vl, vu] (range "V"); *found of them into w, Z (n x found) */
-static int syevr(double *X, int n, const char *range, double vl, double vu, int il, int iu,
-                 double *w, double *Z, int *found)
+/* one dsyevr call (workspace query, then the solve) on X's upper triangle,
+ * which it overwrites; w holds n values, Z n x (pairs found) */
+static int dsyevr_run(double *X, int n, const char *range, double vl, double vu, int il,
+                      int iu, double *w, double *Z, int *found)
 {
-    if (!cg_all_finite(X, (size_t) n * n)) return CG_ERR_NONFINITE;
     int info = 0, lwork = -1, liwork = -1, iwq;
     double abstol = 0.0, wq;
     int *isuppz = (int *) R_alloc(2 * (size_t) n, sizeof(int));
@@ -127,6 +127,48 @@ static int syevr(double *X, int n, const char *range, double vl, double vu, int 
                      w, Z, &n, isuppz, work, &lwork, iwork, &liwork, &info
                      FCONE FCONE FCONE);
     return info == 0 ? CG_OK : CG_ERR_LAPACK;
+}
+
+/* dsyevr on the upper triangle: eigenpairs il..iu (range "I") or those in
+ * (vl, vu] (range "V"); *found of them into w, Z (n x found). dsyevr's W
+ * must hold n values whatever the range, and with range "I" its bisection
+ * (dstebz) returns other counts than iu - il + 1 when eigenvalues tie at
+ * the range's ends: more (writing that many columns of Z: a w and Z sized
+ * for the pairs asked for overran into R's heap when the top singular
+ * values of a completion gradient tied) or none (40 tied top values, the
+ * top one asked for). So dsyevr writes into buffers of n values and (range
+ * "I") n columns, malloc'ed and freed here; a range "I" call that does not
+ * find iu - il + 1 pairs is redone for all n pairs (the full spectrum's
+ * solver, dstemr, has no such failure) on a copy of X, and the caller gets
+ * pairs il..iu. Range "V" callers size Z n x n. */
+static int syevr(double *X, int n, const char *range, double vl, double vu, int il, int iu,
+                 double *w, double *Z, int *found)
+{
+    if (!cg_all_finite(X, (size_t) n * n)) return CG_ERR_NONFINITE;
+    const int by_index = range[0] == 'I', want = iu - il + 1;
+    const size_t nn = (size_t) n * (n > 0 ? n : 1);
+    double *wn = (double *) malloc(sizeof(double) * (size_t) (n > 0 ? n : 1));
+    double *Zn = by_index ? (double *) malloc(sizeof(double) * nn) : Z;
+    double *X0 = by_index ? (double *) malloc(sizeof(double) * nn) : NULL;
+    int st = CG_ERR_LAPACK, off = 0;
+    if (wn != NULL && Zn != NULL && (!by_index || X0 != NULL)) {
+        if (by_index) memcpy(X0, X, sizeof(double) * nn);
+        st = dsyevr_run(X, n, range, vl, vu, il, iu, wn, Zn, found);
+        if (by_index && (st != CG_OK || *found != want)) {
+            memcpy(X, X0, sizeof(double) * nn);
+            st = dsyevr_run(X, n, "A", vl, vu, il, iu, wn, Zn, found);
+            if (st == CG_OK && *found != n) st = CG_ERR_LAPACK;
+            off = il - 1;
+            if (st == CG_OK) *found = want;
+        }
+        if (st == CG_OK && *found > 0) {
+            memcpy(w, wn + off, sizeof(double) * (size_t) *found);
+            if (by_index) memcpy(Z, Zn + (size_t) off * n, sizeof(double) * (size_t) n * *found);
+        }
+    }
+    free(wn);
+    if (by_index) { free(Zn); free(X0); }
+    return st;
 }
 
 int cg_lapack_syevr(double *X, int n, int il, int iu, double *w, double *Z)
