@@ -671,7 +671,7 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
       fit_idx <- idx[seq_len(nrow(path$summary))]
       fold_loss[fit_idx, k] <- loss_units(path, test)
       conv[fit_idx, k] <- path$summary$converged
-      if (keep_fits) fold_fits[[k]][fit_idx] <- lapply(path$fits, cv_fit_keep, K * length(radius))
+      if (keep_fits) fold_fits[[k]][fit_idx] <- lapply(path$fits, cv_fit_keep)
       # a fold's path that ended itself (the regression's default grid:
       # glmnet's rule) stands for the larger radii with its last fit, whose
       # predictions glmnet's CV uses past the end of a fold's path
@@ -774,7 +774,7 @@ cv_radius <- function(fit_units, loss_units, foldid, radius, loss_name, problem,
       c_new[f, k] <- path$summary$converged
       if (keep_fits) {                     # (the new fits, for the next round)
         kept <- vector("list", m)
-        kept[f] <- lapply(path$fits, cv_fit_keep, K * length(radius))
+        kept[f] <- lapply(path$fits, cv_fit_keep)
         fold_fits[[k]] <- c(fold_fits[[k]][before], kept,
                             fold_fits[[k]][j:length(radius)])
       }
@@ -841,27 +841,25 @@ cv_fold_path <- function(task, fit_units, foldid, radius, progress, since) {
   path
 }
 
-# A fold's fit kept for the refinement's warm start (cv_radius()), one of
-# `count` (the folds' fits at all radii): without its solver state (the
-# last fit of a piece keeps one: its working set and face factor, large at
-# large supports); its coefficient vectors (beta, and theta on the scale of
-# a prepared problem) as they are while `count` of them take at most 64 MB
-# (the fit's own vectors: no copy), else as their nonzeros (p = 20000, 300
-# fits: 48 MB dense). Packing every fit cost 3-7% of a CV on NCI60 and
-# prostate (p ~ 6000) where no refinement follows. cv_fit_restore() gives
-# back the fit with the same coefficient vectors (`identical()` up to the
-# sign of zeros).
-cv_fit_keep <- function(fit, count) {
+# A fold's fit kept for the refinement's warm start (cv_radius()): without
+# its solver state (the last fit of a piece keeps one: its working set and
+# face factor, large at large supports); its coefficient vectors (beta, and
+# theta on the scale of a prepared problem) longer than 64 as their
+# nonzeros (src/regression_data.c cg_pack_nonzero: one pass, no p-long
+# temporaries). Kept dense below 64 MB in all, every fold fit at every
+# radius stayed alive for the whole CV: 24 MB at NCI60 (p = 6829,
+# standardized: beta and theta), which set off the full collections that
+# took half of the CV's first call in a session
+# (cv_regression_lassostd.md). cv_fit_restore() gives back the fit with
+# identical() coefficient vectors (a -0 is kept).
+cv_fit_keep <- function(fit) {
   if (is.null(fit)) return(NULL)
   fit$state <- NULL
-  if (as.double(length(fit$solution$beta)) * (1 + !is.null(fit$theta)) * 8 * count <= 2^26)
-    return(fit)
   pack <- function(x) {
-    if (!is.double(x) || !is.null(dim(x))) return(x)
-    i <- which(x != 0)
-    names(i) <- NULL
-    structure(list(n = length(x), i = i, x = as.vector(x[i]), names = names(x)),
-              class = "cg_cv_packed")
+    if (!is.double(x) || !is.null(dim(x)) || length(x) <= 64L) return(x)
+    v <- .Call(C_cg_pack_nonzero, x)
+    if (is.null(v)) return(x)
+    structure(list(n = length(x), i = v$i, x = v$x, names = names(x)), class = "cg_cv_packed")
   }
   fit$solution$beta <- pack(fit$solution$beta)
   if (!is.null(fit$theta)) fit$theta <- pack(fit$theta)

@@ -618,8 +618,11 @@ predict.sparse_regression_fit <- function(object, newx, type = c("link", "respon
                  p, ncol(newx)), call. = FALSE)
   }
   # (support_fitted(): newx %*% beta's numbers without its pass over the
-  # zero coefficients' columns, for a dense newx)
-  out <- regression_intercept(object) + support_fitted(newx, as.double(beta), all = TRUE)
+  # zero coefficients' columns, for a dense newx; a double beta as it is:
+  # as.double() copied a named beta, p doubles per held-out prediction of
+  # a CV)
+  out <- regression_intercept(object) +
+    support_fitted(newx, if (is.double(beta)) beta else as.double(beta), all = TRUE)
   if (type == "response") out <- family_mean(family, out)
   names(out) <- rownames(newx)
   out

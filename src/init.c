@@ -25,6 +25,7 @@ SEXP cg_blas_safe(SEXP X);
 SEXP cg_support_fitted(SEXP X, SEXP b, SEXP all_cols);
 SEXP cg_sum_product(SEXP x, SEXP y);
 SEXP cg_l1_nonzero(SEXP fits);
+SEXP cg_pack_nonzero(SEXP x);
 SEXP cg_y_pass(SEXP v, SEXP state, SEXP pass, SEXP n, SEXP center);
 SEXP cg_moments_new(SEXP p, SEXP gram, SEXP cov);
 SEXP cg_moments_block(SEXP acc, SEXP B, SEXP sums);
@@ -53,6 +54,7 @@ static const R_CallMethodDef call_methods[] = {
     {"cg_support_fitted", (DL_FUNC) &cg_support_fitted, 3},
     {"cg_sum_product", (DL_FUNC) &cg_sum_product, 2},
     {"cg_l1_nonzero", (DL_FUNC) &cg_l1_nonzero, 1},
+    {"cg_pack_nonzero", (DL_FUNC) &cg_pack_nonzero, 1},
     {"cg_y_pass",     (DL_FUNC) &cg_y_pass,     5},
     {"cg_moments_new", (DL_FUNC) &cg_moments_new, 3},
     {"cg_moments_block", (DL_FUNC) &cg_moments_block, 3},

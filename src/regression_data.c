@@ -705,6 +705,33 @@ SEXP cg_l1_nonzero(SEXP fits)
     return out;
 }
 
+/* A double vector's entries other than +0 (a CV fold's kept fit,
+ * R/cv.R cv_fit_keep()): list(i, x), their 1-based positions and values,
+ * in one pass without the p-long temporaries of which(x != 0) (a -0 is
+ * kept, so that the vector comes back identical()). NULL when x is not a
+ * double vector. */
+SEXP cg_pack_nonzero(SEXP x)
+{
+    if (!isReal(x)) return R_NilValue;
+    const double *v = REAL(x);
+    const R_xlen_t n = XLENGTH(x);
+    if (n > INT_MAX) return R_NilValue;
+    R_xlen_t c = 0;
+    for (R_xlen_t j = 0; j < n; j++) c += v[j] != 0.0 || signbit(v[j]);
+    SEXP idx = PROTECT(allocVector(INTSXP, c)), val = PROTECT(allocVector(REALSXP, c));
+    int *pi = INTEGER(idx);
+    double *pv = REAL(val);
+    R_xlen_t k = 0;
+    for (R_xlen_t j = 0; j < n; j++)
+        if (v[j] != 0.0 || signbit(v[j])) { pi[k] = (int) j + 1; pv[k] = v[j]; k++; }
+    static const char *names[] = {"i", "x", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SET_VECTOR_ELT(out, 0, idx);
+    SET_VECTOR_ELT(out, 1, val);
+    UNPROTECT(3);
+    return out;
+}
+
 /* The response's statistics from its blocks (R/readers.R, y on disk):
  * mean(y) as R computes it (a long double sum divided by n, then the long
  * double sum of the deviations from that, added over n) and the double

@@ -1049,19 +1049,26 @@ test_that("a fold's fit kept for the refinement comes back with the same coeffic
             iterations = 7L, state = list(ws = 1L), lean = TRUE)
   keep <- stochcg:::cv_fit_keep
   back <- stochcg:::cv_fit_restore
-  small <- keep(f, 10)              # 10 fits of 4 coefficients: kept as they are
+  small <- keep(f)                  # 4 coefficients: kept as they are
   expect_identical(small$solution$beta, f$solution$beta)
   expect_null(small$state)          # never the solver state
-  big <- keep(f, 1e7)               # 1e7 fits: packed to the nonzeros
+  expect_identical(back(small), small)
+  # 200 coefficients (named, a -0 among the zeros): packed to the entries
+  # other than +0, and back identical(), the -0 with its sign
+  b <- numeric(200); b[c(3, 150)] <- c(1.5, -2); b[7] <- -0
+  names(b) <- paste0("x", 1:200)
+  g <- list(solution = list(beta = b), theta = unname(2 * b), iterations = 7L,
+            state = list(ws = 1L), lean = TRUE)
+  big <- keep(g)
   expect_false(is.double(big$solution$beta))
-  expect_identical(big$solution$beta$i, c(2L, 4L))
+  expect_identical(big$solution$beta$i, c(3L, 7L, 150L))
   expect_null(big$state)
   r <- back(big)
-  expect_identical(r$solution$beta, f$solution$beta)
-  expect_identical(r$theta, f$theta)
+  expect_identical(r$solution$beta, g$solution$beta)
+  expect_identical(r$theta, g$theta)
+  expect_identical(1 / r$solution$beta[[7]], -Inf)
   expect_identical(r$iterations, 7L)
-  expect_identical(back(small), small)
-  expect_null(keep(NULL, 1))
+  expect_null(keep(NULL))
 })
 
 test_that("a warm fold fit at an interpolating radius of a p >> n design takes few steps", {

@@ -1,0 +1,15 @@
+# Valgrind check of cg_pack_nonzero (branch lassostd):
+#   R_LIBS=/tmp/lib_x R -d "valgrind --leak-check=full" --vanilla -f dev/valgrind_lassostd.R
+suppressPackageStartupMessages(library(stochcg))
+pk <- function(x) .Call(stochcg:::C_cg_pack_nonzero, x)
+str(pk(c(0, -0, 1.5, 0, NA, NaN, Inf, -2)))
+str(pk(numeric(0))); str(pk(numeric(100))); print(is.null(pk(1:3)))
+b <- numeric(300); b[c(1, 300)] <- c(2, -1); b[5] <- -0; names(b) <- paste0("v", 1:300)
+k <- stochcg:::cv_fit_keep(list(solution = list(beta = b), theta = 2 * b, state = 1))
+r <- stochcg:::cv_fit_restore(k)
+print(identical(r$solution$beta, b)); print(identical(r$theta, 2 * b))
+# a default CV whose refinement restores packed fold fits (standardized, p > 64)
+set.seed(2)
+X <- matrix(rnorm(40 * 120), 40); y <- drop(X[, 1:4] %*% c(3, -2, 2, 1)) + rnorm(40)
+cv <- cv_sparse_regression(X, y, folds = rep_len(1:5, 40))
+print(c(nrow(cv$cv), cv$radius.min, cv$radius.1se))
