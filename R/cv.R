@@ -848,7 +848,8 @@ cv_fold_path <- function(task, fit_units, foldid, radius, progress, since) {
 # sign of zeros).
 cv_fit_keep <- function(fit, count) {
   if (is.null(fit)) return(NULL)
-  fit$state <- NULL
+  # (a lean fit has no state: left as it is, not copied)
+  if (!is.null(fit$state)) fit$state <- NULL
   if (as.double(length(fit$solution$beta)) * (1 + !is.null(fit$theta)) * 8 * count <= 2^26)
     return(fit)
   pack <- function(x) {
