@@ -941,6 +941,23 @@ test_that("the folds' lean fits give the CV of whole fits exactly, unconverged f
     same_cv(lean, whole)
   }
   expect_false(all(lean$cv$converged))
+  # Poisson counts with zeros (the held-out deviance's y = 0 terms), fold
+  # paths lean to their last fit: the CV of whole fits
+  yp <- rpois(n, exp(0.3 * X[, 1] - 0.3 * X[, 2]))
+  expect_true(any(yp == 0))
+  lean <- cv_sparse_regression(X, yp, family = "poisson", folds = folds)
+  whole <- whole_cv(X, yp, family = "poisson", folds = folds)
+  expect_gt(nrow(lean$cv), 5L)
+  same_cv(lean, whole)
+})
+
+test_that("the held-out Poisson deviance is stats::poisson()'s unit deviance", {
+  set.seed(23)
+  y <- c(0, 0, rpois(30, 3), 0)
+  mu <- exp(rnorm(length(y)))
+  dev <- getFromNamespace("heldout_loss", "stochcg")("poisson")
+  expect_equal(dev(y, mu), stats::poisson()$dev.resids(y, mu, 1), tolerance = 1e-15)
+  expect_identical(dev(y, mu)[y == 0], 2 * mu[y == 0])
 })
 
 test_that("a lean fold path's results from C: state only in the last, the same named coefficients", {
