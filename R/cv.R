@@ -279,6 +279,10 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
     # means, standard deviations, weights rescaled to their count), as
     # cv.glmnet's fold fits standardize on theirs
     solver <- c(dots, list(control = quiet_control(control)))
+    # (binomial, poisson: the control as every fit's glm_control() checks
+    # it, once)
+    if (prep$kind == "glm")
+      attr(solver$control, "checked") <- as_control(solver$control, max_iter = 1e5)
     # each fold's prepared problem made once and kept for every piece of
     # the grid while K + 1 copies of X fit in 1 GB (made again per piece,
     # its rows of X, moments and fingerprint were two thirds of a binomial
