@@ -438,7 +438,12 @@ glm_path <- function(prep, radii, init = NULL, control = cg_control(), call = NU
     # glm_finish() it was a tenth of a CV on MASS::epil)
     lean = if (lean) function(res, k, prev, n_res) {
       fit <- glm_lean_fit(res, prep, st$iter0, radii[k])
-      if (k == n_res) fit$state <- glm_state(res$solution, st$key)
+      if (k == n_res) {
+        # (the loop's own state sits beside the solution: cg_result())
+        sol <- res$solution
+        sol$state_loop <- res$state_loop
+        fit$state <- glm_state(sol, st$key)
+      }
       fit
     },
     finish = function(fit, k, prev, started) glm_finish(fit, prep, st, prev, radii[k], started))

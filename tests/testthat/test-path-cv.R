@@ -1080,3 +1080,33 @@ test_that("a fold's fit kept for the refinement comes back with the same coeffic
   expect_identical(back(small), small)
   expect_null(keep(NULL, 1))
 })
+
+test_that("a glm fold path's lean last fit keeps the whole fit's solver state", {
+  # glm_path() with control attribute lean_path (cv_sparse_regression()'s
+  # folds): the last fit is lean but carries the state glm_finish() keeps
+  # for an exact continuation (the loop's scalars state_loop hold clock-
+  # driven counters: present in both, not compared; state_glm's 4th and 5th,
+  # rows read and reported, count the work of the results made, which a
+  # lean path makes fewer of)
+  set.seed(24)
+  n <- 60; p <- 20
+  X <- matrix(rnorm(n * p), n)
+  yb <- rbinom(n, 1, plogis(X[, 1] - X[, 2]))
+  ns <- asNamespace("stochcg")
+  prep <- ns$regression_prepare(X, yb, "binomial", NULL, TRUE, NULL, TRUE, "pfw")
+  ctl <- cg_control()
+  lean_ctl <- ctl
+  attr(lean_ctl, "lean_path") <- TRUE
+  r <- c(0.5, 1, 2)
+  whole <- ns$glm_path(prep, r, control = ctl)
+  lean <- ns$glm_path(prep, r, control = lean_ctl)
+  w <- whole$fits[[3]]; l <- lean$fits[[3]]
+  expect_true(isTRUE(l$lean))
+  expect_identical(names(l$state), names(w$state))
+  expect_true("state_loop" %in% names(l$state))
+  parts <- setdiff(names(w$state), c("state_loop", "state_glm"))
+  expect_identical(l$state[parts], w$state[parts])
+  expect_identical(l$state$state_glm[-(4:5)], w$state$state_glm[-(4:5)])
+  expect_identical(l$theta, w$theta)
+  expect_identical(l$iterations, w$iterations)
+})
