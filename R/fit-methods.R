@@ -591,11 +591,8 @@ residuals.sparse_regression_fit <- function(object, ...) {
 predict.sparse_regression_fit <- function(object, newx, type = c("link", "response"), ...) {
   type <- match_choice(type, c("link", "response"), "type")
   family <- object$family %||% "gaussian"
-  beta <- fit_solution(object)
   # checked before `newx`, whose message would otherwise blame the user's data
-  if (!is.numeric(beta) || !is.null(dim(beta)) || !all_finite(beta))
-    stop_arg("object", "has an invalid solution: `beta` must be a finite ",
-             "numeric vector (a fit altered by hand?)")
+  beta <- regression_beta(object)
   if (missing(newx)) {
     if (family == "gaussian" || type == "response") return(fitted.cg_fit(object))
     return(object$linear.predictors)
@@ -617,14 +614,32 @@ predict.sparse_regression_fit <- function(object, newx, type = c("link", "respon
     stop(sprintf("`newx` must have %d columns (one per coefficient), not %d.",
                  p, ncol(newx)), call. = FALSE)
   }
+  out <- regression_predict(object, newx, type, beta)
+  names(out) <- rownames(newx)
+  out
+}
+
+# a regression fit's coefficients, checked: a finite numeric vector
+regression_beta <- function(object) {
+  beta <- fit_solution(object)
+  if (!is.numeric(beta) || !is.null(dim(beta)) || !all_finite(beta))
+    stop_arg("object", "has an invalid solution: `beta` must be a finite ",
+             "numeric vector (a fit altered by hand?)")
+  beta
+}
+
+# predict()'s numbers for a regression fit and a checked newx (a numeric
+# matrix or Matrix of its columns): the intercept plus newx beta, the
+# family's mean for type "response" (cv_sparse_regression()'s held-out
+# rows: its fits', without predict()'s argument checks per fit)
+regression_predict <- function(object, newx, type = "link", beta = regression_beta(object)) {
   # (support_fitted(): newx %*% beta's numbers without its pass over the
   # zero coefficients' columns, for a dense newx; a double beta as it is:
   # as.double() copied a named beta, p doubles per held-out prediction of
   # a CV)
   out <- regression_intercept(object) +
     support_fitted(newx, if (is.double(beta)) beta else as.double(beta), all = TRUE)
-  if (type == "response") out <- family_mean(family, out)
-  names(out) <- rownames(newx)
+  if (type == "response") out <- family_mean(object$family %||% "gaussian", out)
   out
 }
 

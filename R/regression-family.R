@@ -388,10 +388,18 @@ glm_fit <- function(prep, radius, init = NULL, control = cg_control(), call = NU
                     started = wall_clock(), face_step = TRUE) {
   force(started)
   check_radius(radius)
-  control <- as_control(control, max_iter = 1e5)
+  control <- glm_control(control)
   st <- glm_start(prep, radius, init, face_step)
   fit <- cg_run(st$spec, control, "sparse_regression", call, started)
   glm_finish(fit, prep, st, init, radius, started)
+}
+
+# a glm fit's control checked (as_control()), or the checked copy a CV
+# keeps with it (attribute "checked", cv_sparse_regression(): the same
+# control for every piece of every fold; checked anew per piece it was 2%
+# of a binomial CV on Pima)
+glm_control <- function(control) {
+  attr(control, "checked") %||% as_control(control, max_iter = 1e5)
 }
 
 # The path of glm fits at increasing `radii` in one solver call (as the
@@ -407,7 +415,7 @@ glm_path <- function(prep, radii, init = NULL, control = cg_control(), call = NU
   # what the CV reads, as regression_core()'s lean_fit)
   lean <- isTRUE(attr(control, "lean_path"))
   stop_ratio <- attr(control, "path_stop_ratio")
-  control <- as_control(control, max_iter = 1e5)
+  control <- glm_control(control)
   st <- glm_start(prep, radii[1L], init, face_step)
   # (the tol scale of every warm start: the null model's objective)
   spec <- spec_defaults(st$spec)
@@ -425,11 +433,30 @@ glm_path <- function(prep, radii, init = NULL, control = cg_control(), call = NU
       st$iter0 <<- as.integer(prev$iterations)
       st$key$radius <<- as.double(radii[k])
     },
-    # (the last fit whole: it keeps the state the next piece continues)
-    lean = if (lean) function(res, k, prev, n_res)
-      if (k < n_res) glm_lean_fit(res, prep, st$iter0, radii[k]),
+    # (the last fit lean too, with the solver's state the next piece
+    # continues: glm_start() reads no more of it; made whole by
+    # glm_finish() it was a tenth of a CV on MASS::epil)
+    lean = if (lean) function(res, k, prev, n_res) {
+      fit <- glm_lean_fit(res, prep, st$iter0, radii[k])
+      if (k == n_res) {
+        # (the loop's own state sits beside the solution: cg_result())
+        sol <- res$solution
+        sol$state_loop <- res$state_loop
+        fit$state <- glm_state(sol, st$key)
+      }
+      fit
+    },
     finish = function(fit, k, prev, started) glm_finish(fit, prep, st, prev, radii[k], started))
-  path_ended(fits, radii, init, call, started, spec$path_stop_objective)
+  # (a fold's path: the summary cv_radius() reads, lean_summary())
+  path_ended(fits, radii, init, call, started, spec$path_stop_objective, lean = lean)
+}
+
+# a glm fit's solver state for an exact continuation (init = ): the
+# solution's state_* parts present and the state's key (glm_start())
+glm_state <- function(sol, key) {
+  state <- c(sol[c("state_eta", "state_b", "state_support", "state_glm", "state_g",
+                   "state_gq", "state_H", "state_loop")], list(key = key))
+  state[!vapply(state, is.null, NA)]
 }
 
 # the spec of a glm fit at `radius` from `init` (NULL, a fit or theta), with
@@ -495,9 +522,7 @@ glm_finish <- function(fit, prep, st, init, radius, started) {
   # iterations count on from the init's (as a path's summary reads them)
   if (iter0 > 0L) fit <- continue_trace(fit, init, list(iter = iter0, exact = st$exact))
   # the solver's state, for init = (fit$state <- NULL frees it)
-  fit$state <- c(sol[c("state_eta", "state_b", "state_support", "state_glm", "state_g",
-                       "state_gq", "state_H", "state_loop")], list(key = st$key))
-  fit$state <- fit$state[!vapply(fit$state, is.null, NA)]
+  fit$state <- glm_state(sol, st$key)
   theta <- sol$beta
   beta <- glm_beta(prep, theta, sol$b)
   b <- sol$b

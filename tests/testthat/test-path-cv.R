@@ -943,6 +943,23 @@ test_that("the folds' lean fits give the CV of whole fits exactly, unconverged f
     same_cv(lean, whole)
   }
   expect_false(all(lean$cv$converged))
+  # Poisson counts with zeros (the held-out deviance's y = 0 terms), fold
+  # paths lean to their last fit: the CV of whole fits
+  yp <- rpois(n, exp(0.3 * X[, 1] - 0.3 * X[, 2]))
+  expect_true(any(yp == 0))
+  lean <- cv_sparse_regression(X, yp, family = "poisson", folds = folds)
+  whole <- whole_cv(X, yp, family = "poisson", folds = folds)
+  expect_gt(nrow(lean$cv), 5L)
+  same_cv(lean, whole)
+})
+
+test_that("the held-out Poisson deviance is stats::poisson()'s unit deviance", {
+  set.seed(23)
+  y <- c(0, 0, rpois(30, 3), 0)
+  mu <- exp(rnorm(length(y)))
+  dev <- getFromNamespace("heldout_loss", "stochcg")("poisson")
+  expect_equal(dev(y, mu), stats::poisson()$dev.resids(y, mu, 1), tolerance = 1e-15)
+  expect_identical(dev(y, mu)[y == 0], 2 * mu[y == 0])
 })
 
 test_that("a lean fold path's results from C: state only in the last, the same named coefficients", {
@@ -1105,4 +1122,34 @@ test_that("a warm fold fit at an interpolating radius of a p >> n design takes f
   last <- sparse_regression(X[i, ], y[i], radius = r)$summary[length(r), ]
   expect_lt(last$objective, 1e-20)
   expect_lt(last$l1_norm, r[length(r)])
+})
+
+test_that("a glm fold path's lean last fit keeps the whole fit's solver state", {
+  # glm_path() with control attribute lean_path (cv_sparse_regression()'s
+  # folds): the last fit is lean but carries the state glm_finish() keeps
+  # for an exact continuation (the loop's scalars state_loop hold clock-
+  # driven counters: present in both, not compared; state_glm's 4th and 5th,
+  # rows read and reported, count the work of the results made, which a
+  # lean path makes fewer of)
+  set.seed(24)
+  n <- 60; p <- 20
+  X <- matrix(rnorm(n * p), n)
+  yb <- rbinom(n, 1, plogis(X[, 1] - X[, 2]))
+  ns <- asNamespace("stochcg")
+  prep <- ns$regression_prepare(X, yb, "binomial", NULL, TRUE, NULL, TRUE, "pfw")
+  ctl <- cg_control()
+  lean_ctl <- ctl
+  attr(lean_ctl, "lean_path") <- TRUE
+  r <- c(0.5, 1, 2)
+  whole <- ns$glm_path(prep, r, control = ctl)
+  lean <- ns$glm_path(prep, r, control = lean_ctl)
+  w <- whole$fits[[3]]; l <- lean$fits[[3]]
+  expect_true(isTRUE(l$lean))
+  expect_identical(names(l$state), names(w$state))
+  expect_true("state_loop" %in% names(l$state))
+  parts <- setdiff(names(w$state), c("state_loop", "state_glm"))
+  expect_identical(l$state[parts], w$state[parts])
+  expect_identical(l$state$state_glm[-(4:5)], w$state$state_glm[-(4:5)])
+  expect_identical(l$theta, w$theta)
+  expect_identical(l$iterations, w$iterations)
 })
