@@ -36,15 +36,6 @@ for (e in parse(file.path("inst", "bench", "completion_tuning.R")))
 
 args <- commandArgs(TRUE)
 label <- if (length(args) >= 1L) args[1L] else "run"
-hide_split <- function(X, seed = 1, hide = 0.2) {
-  set.seed(seed)
-  N <- length(X); idx <- sample(N, round(hide * N))
-  w <- arrayInd(seq_len(N), dim(X))
-  tr <- setdiff(seq_len(N), idx)
-  list(train = data.frame(row = w[tr, 1], col = w[tr, 2], value = X[tr]),
-       test = data.frame(row = w[idx, 1], col = w[idx, 2], value = X[idx]),
-       m = nrow(X), n = ncol(X))
-}
 e <- new.env()
 sets <- list(
   tissue = function() hide_split(dslabs::tissue_gene_expression$x),

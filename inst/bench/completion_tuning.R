@@ -36,8 +36,9 @@ stopifnot(requireNamespace("softImpute", quietly = TRUE),
           requireNamespace("dslabs", quietly = TRUE),
           requireNamespace("ISLR", quietly = TRUE))
 
-nci60_split <- function(seed = 1, hide = 0.2) {
-  X <- ISLR::NCI60$data
+# a fraction `hide` of a full matrix's entries as the test set (at random),
+# the rest for training
+hide_split <- function(X, seed = 1, hide = 0.2) {
   set.seed(seed)
   N <- length(X); idx <- sample(N, round(hide * N))
   w <- arrayInd(seq_len(N), dim(X))
@@ -46,6 +47,7 @@ nci60_split <- function(seed = 1, hide = 0.2) {
        test = data.frame(row = w[idx, 1], col = w[idx, 2], value = X[idx]),
        m = nrow(X), n = ncol(X))
 }
+nci60_split <- function(seed = 1, hide = 0.2) hide_split(ISLR::NCI60$data, seed, hide)
 movielens_latest <- function(frac = 0.1) {
   ml <- dslabs::movielens
   user <- match(ml$userId, sort(unique(ml$userId)))
