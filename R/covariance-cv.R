@@ -446,7 +446,10 @@ covariance_cv <- function(X, structure = c("sparse", "lowrank+sparse"), lambdas 
   X <- check_design(X, "data")
   n <- nrow(X); p <- ncol(X)
   check_count(folds, "folds", min = 2)
-  if (folds > n) stop_arg("folds", "must be at most the number of observations (", n, ")")
+  if (folds > n)   # (the user may not have given folds: the message names both)
+    stop_arg("data", "has ", n, " rows, fewer than the ", folds, " folds of the ",
+             "cross-validation (`folds`): give fewer folds, or `lambda` and `shrink` ",
+             "(no cross-validation)")
   folds <- as.integer(folds)
   control <- as_control(control)
   check_flag(progress, "progress")

@@ -413,7 +413,11 @@ sparse_covariance <- function(data, lambda = "cv",
       stop_arg(if (!is.numeric(lambda) || length(lambda) > 1L) "lambda" else "gamma",
                "can be chosen by cross-validation only from the observations: give `data` ",
                "as rows, or a single value")
-    check_count(folds, "folds", min = 2, max = nobs)
+    check_count(folds, "folds", min = 2)
+    if (folds > nobs)   # (the user may not have given folds: the message names both)
+      stop_arg("data", "has ", nobs, " rows, fewer than the ", folds, " folds of the ",
+               "cross-validation (`folds`): give fewer folds, or `lambda` and `shrink` ",
+               "(no cross-validation)")
     # (the full-data S is formed after CV: one p x p array per running fold)
     # (`cores`, deprecated: a temporary future plan for the folds, R/parallel.R)
     old_plan <- plan_for_cores(cores)

@@ -365,7 +365,10 @@ test_that("cv_select: a single value is not cross-validated; grids are", {
   expect_error(cv_select(X, "sparse", lambda = "aic"), "`lambda` must be \"cv\"")
   expect_error(cv_select(X, "sparse", lambda = c(0.1, -1)), "`lambda` must be \"cv\"")
   expect_error(covariance_cv(X, "sparse", lambdas = c(0.2, 0.1), folds = 41),
-               "`folds` must be at most the number of observations")
+               "^`data` has 40 rows, fewer than the 41 folds of the cross-validation \\(`folds`\\)")
+  # the default five folds on two rows: the message says what to give
+  expect_error(sparse_covariance(as.matrix(swiss)[1:2, ]),
+               "^`data` has 2 rows, fewer than the 5 folds .*give fewer folds, or `lambda` and `shrink`")
 })
 
 test_that("covariance_cv: fits that do not converge give NA and one warning", {

@@ -607,7 +607,7 @@ test_that("bad input gives an error naming the argument", {
     list(quote(covariance_raw(S, 0.1, n = 2.5)), "^`n`"),
     list(quote(covariance_raw(S, 0.1, n = NA)), "^`n`"),
     list(quote(covariance_raw(X, folds = 1)), "^`folds`"),
-    list(quote(covariance_raw(X, folds = 21)), "^`folds`"),
+    list(quote(covariance_raw(X, folds = 21)), "^`data` has 20 rows, fewer than the 21 folds"),
     list(quote(covariance_raw(X, c(0.1, 0.2), folds = 0)), "^`folds`"),
     list(quote(covariance_raw(X, cores = 0)), "^`cores`"),
     list(quote(covariance_raw(X, cores = 1.5)), "^`cores`"),
