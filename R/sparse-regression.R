@@ -435,7 +435,7 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   # radius 0: the null model, every coefficient 0 (the intercept fitted),
   # in closed form (null_regression_fit()), as cv_sparse_regression()'s
   # default grid may choose it
-  if (is.numeric(radius) && length(radius) == 1L && !is.na(radius) && radius == 0 &&
+  if (!missing(radius) && is.numeric(radius) && length(radius) == 1L && !is.na(radius) && radius == 0 &&
       !is_reader_input(X)) {
     # (the fit at a tiny radius checks the arguments and gives the fit's
     # fields; every number of it is then replaced)
