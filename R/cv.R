@@ -38,6 +38,21 @@
 #' \eqn{r_{\max}}{r_max}, inside the default range, whose steps of 17%
 #' resolve the CV curve (see the benchmark).
 #'
+#' The default grid also starts with radius 0, the null model (glmnet's
+#' \eqn{\lambda_{\max}}{lambda_max} fit): every coefficient 0 and, with
+#' `intercept = TRUE`, the intercept fitted (each fold's: the weighted mean
+#' of its training rows' `y` on the link scale; see `sparse_regression(X,
+#' y, radius = 0)`), scored on the held-out rows as the other radii. On
+#' data without signal it is the minimum or within one SE of it, and
+#' `radius.min` / `radius.1se` are then 0: on a median split of an
+#' `spls::mice` trait (42 rows, 145 markers) the smallest positive radius
+#' kept 2 markers (test deviance 1.393) where cv.glmnet, and now this CV,
+#' keeps none (1.386; `inst/bench/results/cv_nullmodel.md`). Its row is
+#' added to the others, whose numbers do not change; it is left out with
+#' unpenalized columns (a `penalty.factor` of 0, which radius 0 does not
+#' remove) and with `options(stochcg.cv_null = FALSE)`. `plot()` draws it
+#' one grid step left of the smallest positive radius, labelled 0.
+#'
 #' Along the default radii, the choice is refined where the grid is too
 #' coarse for it: when the CV error falls by more than one standard error
 #' (that at the minimum) from the radius before the one-SE choice to it,
@@ -130,7 +145,8 @@
 #'   means of the fold's training rows (never the held-out rows'), and the
 #'   default radii are those of the centred data.
 #' @param radius The radii to choose from (positive numbers, at least two),
-#'   or `NULL` for the default sequence (see Details).
+#'   or `NULL` for the default sequence (see Details; it starts with radius
+#'   0, the null model).
 #' @param folds The number of folds (at least 2; rows are assigned at random
 #'   with [sample()], balanced, so `set.seed()` reproduces them), or a fold
 #'   id per row (values \eqn{1, \dots, K}{1, ..., K}, each used), as
