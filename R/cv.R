@@ -38,6 +38,21 @@
 #' \eqn{r_{\max}}{r_max}, inside the default range, whose steps of 17%
 #' resolve the CV curve (see the benchmark).
 #'
+#' The default grid also starts with radius 0, the null model (glmnet's
+#' \eqn{\lambda_{\max}}{lambda_max} fit): every coefficient 0 and, with
+#' `intercept = TRUE`, the intercept fitted (each fold's: the weighted mean
+#' of its training rows' `y` on the link scale; see `sparse_regression(X,
+#' y, radius = 0)`), scored on the held-out rows as the other radii. On
+#' data without signal it is the minimum or within one SE of it, and
+#' `radius.min` / `radius.1se` are then 0: on a median split of an
+#' `spls::mice` trait (42 rows, 145 markers) the smallest positive radius
+#' kept 2 markers (test deviance 1.393) where cv.glmnet, and now this CV,
+#' keeps none (1.386; `inst/bench/results/cv_nullmodel.md`). Its row is
+#' added to the others, whose numbers do not change; it is left out with
+#' unpenalized columns (a `penalty.factor` of 0, which radius 0 does not
+#' remove) and with `options(stochcg.cv_null = FALSE)`. `plot()` draws it
+#' one grid step left of the smallest positive radius, labelled 0.
+#'
 #' Along the default radii, the choice is refined where the grid is too
 #' coarse for it: when the CV error falls by more than one standard error
 #' (that at the minimum) from the radius before the one-SE choice to it,
@@ -130,7 +145,8 @@
 #'   means of the fold's training rows (never the held-out rows'), and the
 #'   default radii are those of the centred data.
 #' @param radius The radii to choose from (positive numbers, at least two),
-#'   or `NULL` for the default sequence (see Details).
+#'   or `NULL` for the default sequence (see Details; it starts with radius
+#'   0, the null model).
 #' @param folds The number of folds (at least 2; rows are assigned at random
 #'   with [sample()], balanced, so `set.seed()` reproduces them), or a fold
 #'   id per row (values \eqn{1, \dots, K}{1, ..., K}, each used), as
@@ -357,12 +373,80 @@ cv_sparse_regression <- function(X, y, radius = NULL, folds = 10L, nradius = 30L
   loss_name <- if (type.measure == "class") "misclassification error" else
     switch(family, gaussian = "mean squared error", binomial = "binomial deviance",
            poisson = "Poisson deviance")
-  cv_radius(fit_rows, loss_rows, foldid, radius, loss_name, "sparse_regression",
-            control, call, started, early_stop = default_grid,
-            fold_weights = cv_fold_weights(foldid, w),
-            refine = if (default_grid && !isFALSE(getOption("stochcg.cv_refine"))) 2L else 0L,
-            extend = if (extend_grid) 30L else 0L,
-            short_pieces = as.double(nrow(X)) * ncol(X) >= 1e6)
+  res <- cv_radius(fit_rows, loss_rows, foldid, radius, loss_name, "sparse_regression",
+                   control, call, started, early_stop = default_grid,
+                   fold_weights = cv_fold_weights(foldid, w),
+                   refine = if (default_grid && !isFALSE(getOption("stochcg.cv_refine"))) 2L else 0L,
+                   extend = if (extend_grid) 30L else 0L,
+                   short_pieces = as.double(nrow(X)) * ncol(X) >= 1e6)
+  # the default grid starts with radius 0, the null model (glmnet's
+  # lambda_max), scored on the same folds in closed form; not with
+  # unpenalized columns (penalty.factor 0), which radius 0 keeps
+  if (default_grid && all(pf %||% 1 > 0) && !isFALSE(getOption("stochcg.cv_null")))
+    res <- cv_with_null(res, y, w, family, intercept, foldid, dev)
+  res$time <- wall_clock() - started
+  res
+}
+
+# cv_sparse_regression()'s CV `res` with the null model (radius 0: every
+# coefficient 0, the intercept fitted; null_regression_fit()) as its first
+# row: each fold's null fit is the (weighted) mean of its training rows'
+# y, scored on its held-out rows by `dev` as loss_rows() scores the others.
+# The other rows, their cvm and cvsd, are res's as they were (the null
+# row's numbers computed alone); the choices by one_se_rule() over all of
+# them: they change only where the null model is the minimum or within one
+# SE of it. res unchanged where a fold's null intercept is infinite
+# (binomial training rows of one class, Poisson's all 0).
+cv_with_null <- function(res, y, w, family, intercept, foldid, dev) {
+  K <- res$folds
+  L0 <- numeric(K)
+  for (k in seq_len(K)) {
+    tr <- foldid != k
+    te <- !tr
+    wt <- if (is.null(w)) rep(1, sum(tr)) else w[tr]
+    mu <- if (intercept) sum(wt * y[tr]) / sum(wt)
+          else switch(family, gaussian = 0, binomial = 0.5, poisson = 1)
+    eta <- switch(family, gaussian = mu, binomial = stats::qlogis(mu), poisson = log(mu))
+    if (!is.finite(eta)) return(res)
+    wh <- if (is.null(w)) rep(1, sum(te)) else w[te]
+    L0[k] <- sum(wh * dev(y[te], rep(mu, sum(te)))) / sum(wh)
+  }
+  fw <- if (is.null(w)) tabulate(foldid, K) else cv_fold_weights(foldid, w)
+  cu <- cv_curve(matrix(L0, 1L), fw)
+  fits <- res$path$fits
+  null_fit <- null_regression_fit(fits[[1L]], y, w, family, intercept)
+  if (is.null(null_fit)) return(res)
+  row <- res$cv[1L, , drop = FALSE]
+  row$radius <- 0
+  row$cvm <- cu$cvm
+  row$cvsd <- cu$cvsd
+  row$cvlo <- cu$cvm - cu$cvsd
+  row$cvup <- cu$cvm + cu$cvsd
+  if (!is.null(row$nonzero)) row$nonzero <- 0L
+  row$converged <- TRUE
+  cv <- rbind(row, res$cv)
+  rownames(cv) <- NULL
+  s <- res$path$summary
+  srow <- s[1L, , drop = FALSE]
+  for (nm in names(srow)) srow[[nm]] <- switch(nm, radius = 0, objective = null_fit$objective,
+                                              gap = 0, converged = TRUE, nonzero = 0L,
+                                              l1_norm = 0, iterations = 0L, time = 0,
+                                              NA)
+  path <- res$path
+  path$fits <- c(list(null_fit), fits)
+  path$radius <- c(0, path$radius)
+  path$summary <- rbind(srow, s)
+  rownames(path$summary) <- NULL
+  pick <- one_se_rule(cv$cvm, cv$cvsd)
+  res$cv <- cv
+  res$radius.min <- cv$radius[pick[["min"]]]
+  res$radius.1se <- cv$radius[pick[["1se"]]]
+  res$index <- pick
+  res$path <- path
+  res$fit <- path$fits[[pick[["1se"]]]]
+  res$fold_loss <- rbind(L0, res$fold_loss)
+  rownames(res$fold_loss) <- NULL
+  res
 }
 
 #' Choose the nuclear-norm radius of a matrix completion by validation
@@ -1394,13 +1478,27 @@ plot.cg_cv <- function(x, ...) {
   cv <- x$cv
   ok <- is.finite(cv$cvm)
   top <- if (!is.null(cv$nonzero)) cv$nonzero else cv$rank
-  draw_cv_curve(cv$radius[ok], cv$cvm[ok], cv$cvsd[ok],
-                chosen = c(x$radius.min, x$radius.1se), log = "x",
+  # radius 0 (the null model of cv_sparse_regression()'s default grid) has
+  # no place on the log scale: drawn one grid step below the smallest
+  # positive radius, its tick labelled 0
+  r <- cv$radius
+  zero <- r == 0
+  at0 <- NULL
+  if (any(zero)) {
+    pos <- sort(r[!zero])
+    at0 <- pos[1L] / if (length(pos) > 1L) pos[2L] / pos[1L] else 2
+    r[zero] <- at0
+  }
+  chosen <- c(x$radius.min, x$radius.1se)
+  if (!is.null(at0)) chosen[chosen == 0] <- at0
+  draw_cv_curve(r[ok], cv$cvm[ok], cv$cvsd[ok],
+                chosen = chosen, log = "x",
                 top = if (!is.null(top)) top[ok],
                 top_label = if (!is.null(cv$nonzero)) "nonzero" else "rank",
                 xlab = "radius", ylab = x$loss,
                 main = sprintf("%s: %s", fmt_problem(x$problem), cv_design(x)),
                 ...)
+  if (!is.null(at0)) axis(1, at = at0, labels = "0", cex.axis = 0.8)
   invisible(x)
 }
 

@@ -326,7 +326,8 @@ path_index <- function(path_radius, radius = NULL, index = NULL, arg = "radius",
     check_count(index, "index", max = length(path_radius))
     return(as.integer(index))
   }
-  check_number(radius, arg, min = 0, strict_min = TRUE)
+  # (0: the null model of a cv_sparse_regression() path, where it has one)
+  check_number(radius, arg, min = 0, strict_min = !any(path_radius == 0))
   k <- which(abs(path_radius - radius) <= 1e-8 * radius)
   if (length(k) != 1L)
     stop_arg(arg, "must be one of the path's ", if (param == "radius") "radii" else "values",

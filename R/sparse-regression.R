@@ -220,7 +220,10 @@
 #'   \eqn{n}-vector is ever in memory (at \eqn{n = 5 \times 10^7}{n = 5e7},
 #'   `y` in memory is 381 MB).
 #' @param radius Radius \eqn{r > 0} of the l1 ball, or several radii: a
-#'   path (see "Paths").
+#'   path (see "Paths"). A single `radius = 0` gives the null model
+#'   (every coefficient 0, the intercept the weighted mean of `y` on the
+#'   link scale), in closed form with gap 0, as `cv_sparse_regression()`
+#'   may choose it; it needs every `penalty.factor` > 0.
 #' @section Data on disk:
 #' `X` may be a `DelayedArray` (e.g. an `HDF5Matrix` from
 #' `HDF5Array::HDF5Array()` or `writeHDF5Array()`; Suggests package
@@ -429,11 +432,78 @@ sparse_regression <- function(X, y, radius, method = c("pfw", "sfw", "fw", "spg"
   if (!is_reader_input(X) && is_reader_input(y))
     stop_arg("y", "can be read from disk only with `X` read from disk (a reader or a ",
              "DelayedArray)")
+  # radius 0: the null model, every coefficient 0 (the intercept fitted),
+  # in closed form (null_regression_fit()), as cv_sparse_regression()'s
+  # default grid may choose it
+  if (!missing(radius) && is.numeric(radius) && length(radius) == 1L && !is.na(radius) && radius == 0 &&
+      !is_reader_input(X)) {
+    # (the fit at a tiny radius checks the arguments and gives the fit's
+    # fields; every number of it is then replaced)
+    fit <- regression_fit(X, y, 1e-12, family, weights, standardize, penalty.factor, intercept,
+                          NULL, solver, call, started)
+    if (any(fit$penalty.factor %||% 1 == 0))
+      stop_arg("radius", "= 0 (the null model) needs every `penalty.factor` > 0")
+    fam <- fit$family %||% "gaussian"
+    out <- null_regression_fit(fit, fit$y, fit$weights, fam, !is.null(fit$x_center))
+    if (is.null(out))
+      stop_arg("radius", "= 0: the null model's intercept is infinite (`y` all ",
+               if (fam == "binomial") "0 or all 1)" else "0)")
+    out$time <- wall_clock() - started
+    return(out)
+  }
   if (is_reader_input(X))      # X on disk (R/readers.R): drawn block by block
     return(reader_regression(X, y, radius, family, weights, standardize, penalty.factor,
                              intercept, init, solver, call, started))
   regression_fit(X, y, radius, family, weights, standardize, penalty.factor, intercept,
                  init, solver, call, started)
+}
+
+# The fit at radius 0, every coefficient 0 (the null model), from `fit`, a
+# fit to the same data and settings whose fields it keeps and whose numbers
+# it replaces by the closed form: with an intercept, the (weighted) mean of
+# y on the link scale (gaussian: mean(y); binomial: qlogis; poisson: log);
+# without one the zero model (eta = 0). Its objective is the loss at beta =
+# 0 and its gap 0 (the ball {0} is one point). NULL where the intercept is
+# not finite (binomial y all 0 or 1, Poisson y all 0).
+null_regression_fit <- function(fit, y, w, family, intercept) {
+  n <- length(y)
+  wn <- if (is.null(w)) rep(1 / n, n) else w / sum(w)
+  mu <- if (intercept) sum(wn * y) else switch(family, gaussian = 0, binomial = 0.5, poisson = 1)
+  eta <- switch(family, gaussian = mu, binomial = stats::qlogis(mu), poisson = log(mu))
+  if (!is.finite(eta)) return(NULL)
+  obj <- switch(family,
+    gaussian = 0.5 * sum(wn * (y - mu)^2),
+    binomial = -sum(wn * (y * log(mu) + (1 - y) * log(1 - mu))),
+    poisson = {
+      ylogy <- numeric(n)
+      pos <- y > 0
+      ylogy[pos] <- y[pos] * log(y[pos])
+      sum(wn * (mu - y * log(mu) + ylogy - y))
+    })
+  zero <- function(v) stats::setNames(numeric(length(v)), names(v))
+  fit$solution$beta <- zero(fit$solution$beta)
+  if (!is.null(fit$theta)) fit$theta <- zero(fit$theta)
+  fit$intercept <- eta
+  if (!is.null(fit$b)) fit$b <- eta
+  if (!is.null(fit$linear.predictors)) fit$linear.predictors <- rep(eta, n)
+  if (!is.null(fit$fitted.values)) fit$fitted.values <- rep(mu, n)
+  fit$objective <- obj
+  fit$gap <- 0
+  fit$converged <- TRUE
+  fit$status <- "converged"
+  fit$message <- "radius 0: the null model, in closed form (gap 0: the ball is one point)"
+  fit$iterations <- 0L
+  if (!is.null(fit$face_steps)) fit$face_steps <- 0
+  fit$time <- 0
+  fit$solver_time <- 0
+  fit$state <- NULL
+  fit$screen <- NULL
+  if (is.data.frame(fit$trace)) fit$trace <- fit$trace[0L, , drop = FALSE]
+  fit$radius <- 0
+  fit$notes <- c(if (family != "gaussian") paste("family", family),
+                 if (intercept) sprintf("intercept %s", fmt_num(eta, 4)),
+                 "every coefficient 0 (radius 0: the null model)")
+  fit
 }
 
 # Least squares over the plain l1 ball, unweighted, on X as given (the

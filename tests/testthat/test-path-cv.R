@@ -261,7 +261,9 @@ test_that("cv_sparse_regression chooses a radius near the truth's l1 norm", {
   # one-SE edge (here one: the curve falls into the band in one step)
   grid <- stochcg:::default_regression_radii(d$X, d$y, 30L, 0.01)
   expect_identical(cvfit$cv$radius[cvfit$cv$radius %in% grid], grid)
-  expect_equal(nrow(cvfit$cv), 34L)
+  # (and first radius 0, the null model)
+  expect_identical(cvfit$cv$radius[1], 0)
+  expect_equal(nrow(cvfit$cv), 35L)
   expect_true(all(diff(cvfit$cv$radius) > 0))
   # predict and coef from the cg_cv object are those of the chosen fits
   newx <- d$X[1:7, ]
@@ -271,7 +273,7 @@ test_that("cv_sparse_regression chooses a radius near the truth's l1 norm", {
   expect_identical(coef(cvfit, s = "radius.min"), coef(cvfit$path$fits[[cvfit$index[["min"]]]]))
   expect_identical(coef(cvfit, s = cvfit$cv$radius[3]), coef(cvfit$path$fits[[3]]))
   out <- capture.output(print(cvfit))
-  expect_match(out[1], "sparse_regression: 5-fold cross-validation over 34 radii, mean squared error")
+  expect_match(out[1], "sparse_regression: 5-fold cross-validation over 35 radii, mean squared error")
   expect_match(out[3], "^radius.min")
 })
 
@@ -578,9 +580,21 @@ test_that("the default grid stops past the CV minimum; the choice is the full gr
   d <- list(X = X, y = X[, 1] + rnorm(60, sd = 2))
   folds <- rep(1:5, 12)
   grid <- stochcg:::default_regression_radii(d$X, d$y, 30L, 0.01)
-  early <- cv_sparse_regression(d$X, d$y, folds = folds, intercept = FALSE, standardize = FALSE)
+  early0 <- cv_sparse_regression(d$X, d$y, folds = folds, intercept = FALSE, standardize = FALSE)
   whole <- cv_sparse_regression(d$X, d$y, radius = grid, folds = folds, intercept = FALSE, standardize = FALSE)   # given radii: all
+  # the default grid's first row, radius 0 (the zero model), is not in the
+  # given grid: the rows after it are compared; here the zero model is the
+  # CV minimum (the signal is weak), and the choices among the other rows
+  # are the full grid's
+  expect_identical(early0$cv$radius[1], 0)
+  expect_identical(early0$radius.min, 0)
+  early <- early0
+  early$cv <- early0$cv[-1, ]
   k <- nrow(early$cv)
+  pick <- one_se_rule(early$cv$cvm, early$cv$cvsd)
+  early$radius.min <- early$cv$radius[pick[["min"]]]
+  early$radius.1se <- early$cv$radius[pick[["1se"]]]
+  early$path$fits <- early0$path$fits[-1]
   expect_lt(k, 30L)
   # pieces of 5 radii while the minimum is at the last radius, then only
   # the radii the rule needs: the path ends at most 4 radii after the first
@@ -879,7 +893,7 @@ test_that("the default grid's paths end as glmnet's, after 99.9% of the variance
   expect_true(all(cvfit$cv$converged))
   # each fold's losses are those of its own path, up to its end, and past
   # it (it explained 99.9% of its y) the loss of its last fit
-  r <- cvfit$cv$radius
+  r <- cvfit$cv$radius[-1]                 # (radius 0, the null model: its own test)
   for (f in 1:4) {
     tr <- folds != f
     path <- sparse_regression(X[tr, ], y[tr], radius = r, standardize = FALSE)
@@ -887,7 +901,7 @@ test_that("the default grid's paths end as glmnet's, after 99.9% of the variance
     end <- which(path$summary$objective <= 1e-3 * o0)[1]
     if (is.na(end)) end <- length(r)
     mse <- vapply(path$fits, function(fit) mean((y[!tr] - predict(fit, X[!tr, ]))^2), 0)
-    expect_equal(unname(cvfit$fold_loss[, f]), c(mse[seq_len(end)], rep(mse[end], length(r) - end)),
+    expect_equal(unname(cvfit$fold_loss[-1, f]), c(mse[seq_len(end)], rep(mse[end], length(r) - end)),
                  tolerance = 1e-8)
   }
 })
@@ -1105,7 +1119,7 @@ test_that("a warm fold fit at an interpolating radius of a p >> n design takes f
   set.seed(3)
   foldid <- sample(rep_len(1:10, n))
   cv <- suppressWarnings(cv_sparse_regression(X, y, folds = foldid))
-  r <- cv$cv$radius
+  r <- cv$cv$radius[-1]                    # (radius 0: the null model)
   for (k in 1:10) {
     i <- foldid != k
     path <- sparse_regression(X[i, ], y[i], radius = r)
@@ -1152,4 +1166,68 @@ test_that("a glm fold path's lean last fit keeps the whole fit's solver state", 
   expect_identical(l$state$state_glm[-(4:5)], w$state$state_glm[-(4:5)])
   expect_identical(l$theta, w$theta)
   expect_identical(l$iterations, w$iterations)
+})
+
+test_that("cv_sparse_regression's default grid starts at radius 0, the null model, scored on the folds", {
+  # no signal: y independent of X (binomial and gaussian)
+  set.seed(31)
+  n <- 60; p <- 100
+  X <- matrix(rnorm(n * p), n, p)
+  folds <- rep_len(1:10, n)
+  yb <- rbinom(n, 1, 0.4)
+  yg <- rnorm(n)
+  for (fam in c("binomial", "gaussian")) {
+    y <- if (fam == "binomial") yb else yg
+    cv <- cv_sparse_regression(X, y, folds = folds, family = fam)
+    expect_identical(cv$cv$radius[1], 0)
+    expect_gt(cv$cv$radius[2], 0)
+    # each fold's null fit: the mean of its training rows' y
+    dev <- if (fam == "binomial") function(t, mu) -2 * (t * log(mu) + (1 - t) * log(1 - mu))
+           else function(t, mu) (t - mu)^2
+    L0 <- vapply(1:10, function(k) mean(dev(y[folds == k], mean(y[folds != k]))), 0)
+    expect_equal(unname(cv$fold_loss[1, ]), L0, tolerance = 1e-14)
+    expect_equal(cv$cv$cvm[1], sum(L0 * tabulate(folds)) / n, tolerance = 1e-14)
+    # chosen: the full-data fit is the null model, in closed form
+    expect_identical(cv$radius.1se, 0)
+    expect_identical(cv$cv$nonzero[cv$index[["1se"]]], 0L)
+    b <- coef(cv)
+    expect_true(all(b[-1] == 0))
+    expect_equal(unname(b[1]), if (fam == "binomial") qlogis(mean(y)) else mean(y),
+                 tolerance = 1e-14)
+    expect_identical(coef(cv, s = 0), b)
+    expect_equal(unname(predict(cv, X[1:3, ], type = "response")), rep(mean(y), 3),
+                 tolerance = 1e-14)
+    expect_identical(cv$fit$gap, 0)
+    grDevices::pdf(NULL)
+    expect_identical(plot(cv), cv)         # radius 0 drawn on the log axis
+    grDevices::dev.off()
+  }
+  # without an intercept (gaussian): the zero model, its loss the mean of y^2
+  cv0 <- cv_sparse_regression(X, yg, folds = folds, intercept = FALSE)
+  expect_identical(cv0$cv$radius[1], 0)
+  expect_equal(unname(cv0$fold_loss[1, ]),
+               vapply(1:10, function(k) mean(yg[folds == k]^2), 0), tolerance = 1e-14)
+  # an unpenalized column stays in at radius 0: no null point then
+  cvpf <- cv_sparse_regression(X, yg, folds = folds, penalty.factor = c(0, rep(1, p - 1)))
+  expect_gt(cvpf$cv$radius[1], 0)
+  # given radii: as given
+  cvr <- cv_sparse_regression(X, yg, folds = folds, radius = c(0.1, 0.5, 1))
+  expect_identical(cvr$cv$radius, c(0.1, 0.5, 1))
+})
+
+test_that("cv_sparse_regression chooses the null model where cv.glmnet does (same folds)", {
+  skip_if_not_installed("glmnet")
+  set.seed(32)
+  n <- 80; p <- 200
+  X <- matrix(rnorm(n * p), n, p)
+  folds <- rep_len(1:10, n)
+  for (fam in c("binomial", "gaussian")) {
+    y <- if (fam == "binomial") rbinom(n, 1, 0.5) else rnorm(n)
+    g <- glmnet::cv.glmnet(X, y, foldid = folds, family = fam)
+    cv <- cv_sparse_regression(X, y, folds = folds, family = fam)
+    # glmnet's one-SE choice is its lambda_max (the null model) here, and so is ours
+    expect_identical(g$index[["1se", 1]], 1L)
+    expect_identical(cv$radius.1se, 0)
+    expect_equal(unname(coef(cv)), as.vector(coef(g, s = "lambda.1se")), tolerance = 1e-10)
+  }
 })

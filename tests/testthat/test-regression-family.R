@@ -684,12 +684,14 @@ test_that("binomial CV, strong signal at n >> p: the grid goes past its top to t
   options(stochcg.cv_refine = TRUE)
   main <- cv_sparse_regression(X[tr, ], y[tr], folds = folds, family = "binomial")
   options(old)
-  rp <- plain$cv$radius
+  # (the first row: radius 0, the null model)
+  expect_identical(plain$cv$radius[1], 0)
+  rp <- plain$cv$radius[-1]
   expect_identical(length(rp), 30L)
-  expect_identical(plain$index[["min"]], 30L)
+  expect_identical(plain$index[["min"]], 31L)
   expect_identical(main$index[["min"]], nrow(main$cv))
   expect_true(all(rp %in% r))
-  expect_equal(cv$cv$cvm[match(rp, r)], plain$cv$cvm, tolerance = 1e-12)
+  expect_equal(cv$cv$cvm[match(rp, r)], plain$cv$cvm[-1], tolerance = 1e-12)
   step <- rp[30] / rp[29]
   past <- rp[30] * step^(1:3)
   expect_lt(max(vapply(past, function(x) min(abs(r - x)), 0)), 1e-12 * rp[30])

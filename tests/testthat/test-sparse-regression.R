@@ -295,7 +295,7 @@ test_that("bad input is rejected with a message naming the argument", {
   Xna <- X; Xna[3, 2] <- NA
   expect_error(sparse_regression(Xna, y, 1, intercept = FALSE, standardize = FALSE), "`X` contains NA")
   expect_error(sparse_regression(X, y[-1], 1, intercept = FALSE, standardize = FALSE), "`y` must have length 120")
-  expect_error(sparse_regression(X, y, 0, intercept = FALSE, standardize = FALSE), "`radius` must be greater than 0")
+  expect_error(sparse_regression(X, y, c(0, 1), intercept = FALSE, standardize = FALSE), "`radius` must be positive")
   expect_error(sparse_regression(X, y, -2, intercept = FALSE, standardize = FALSE), "`radius` must be greater than 0")
   expect_error(sparse_regression(X, y, Inf, intercept = FALSE, standardize = FALSE), "`radius` must be finite")
   expect_error(sparse_regression(X, y, intercept = FALSE, standardize = FALSE), "`radius` is missing")
@@ -602,4 +602,33 @@ test_that("n > p: the kept face factor and the Gram-column gradient give glmnet'
   bad <- fit; bad$state$state_face_L <- bad$state$state_face_L[-1]
   expect_error(sparse_regression(X, y, r[4], init = bad, intercept = FALSE, standardize = FALSE),
                "invalid regression state")
+})
+
+test_that("sparse_regression(radius = 0) is the null model in closed form", {
+  set.seed(33)
+  X <- matrix(rnorm(50 * 8), 50, 8)
+  w <- runif(50)
+  for (fam in c("gaussian", "binomial", "poisson")) {
+    y <- switch(fam, gaussian = rnorm(50, 3), binomial = rbinom(50, 1, 0.3),
+                poisson = rpois(50, 2))
+    m <- sum(w * y) / sum(w)
+    f0 <- sparse_regression(X, y, 0, family = fam, weights = w)
+    b <- coef(f0)
+    expect_true(all(b[-1] == 0))
+    expect_equal(unname(b[1]), switch(fam, gaussian = m, binomial = qlogis(m), poisson = log(m)),
+                 tolerance = 1e-14)
+    expect_identical(f0$gap, 0)
+    expect_true(f0$converged)
+    # its objective: the loss at beta = 0, as the solver's at a tiny radius
+    ft <- sparse_regression(X, y, 1e-10, family = fam, weights = w)
+    expect_equal(f0$objective, ft$objective, tolerance = 1e-8)
+    expect_equal(unname(predict(f0, X[1:2, ], type = "response")), rep(m, 2), tolerance = 1e-14)
+    # without an intercept: the zero model
+    z <- sparse_regression(X, y, 0, family = fam, intercept = FALSE)
+    expect_true(all(coef(z) == 0))
+    expect_equal(z$objective, sparse_regression(X, y, 1e-10, family = fam,
+                                                intercept = FALSE)$objective, tolerance = 1e-8)
+  }
+  expect_error(sparse_regression(X, rnorm(50), 0, penalty.factor = c(0, rep(1, 7))),
+               "`radius` = 0 \\(the null model\\) needs every `penalty.factor` > 0")
 })
