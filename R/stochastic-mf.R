@@ -456,7 +456,7 @@
 stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
                           lambda1 = NULL, lambda2 = NULL, lambda3 = NULL, groups = NULL,
                           laplacian = NULL, A = NULL, B = NULL, M = NULL, M_prime = NULL,
-                          batch_size = NULL, inner = NULL, outer = 10,
+                          batch_size = NULL, inner = NULL, outer = NULL,
                           step_size = NULL, beta = NULL, beta_prime = NULL,
                           output = "last", init = "data", bsum_tol = 1e-6,
                           bsum_max_iter = 200L, image_dims = NULL, n = NULL,
@@ -492,6 +492,11 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
   check_count(b, "batch_size", max = n)
   m <- if (is.null(inner)) ceiling(0.5 * n^(1 / 3)) else inner
   check_count(m, "inner")
+  # outer = NULL: vr runs until f stops changing (smf_ftol), within a cap
+  # that shrinks as the data grow (smf_outer_cap); the other methods 10
+  auto_outer <- is.null(outer)
+  ftol <- if (auto_outer && method == "vr") smf_ftol else 0
+  if (auto_outer) outer <- if (method == "vr") smf_outer_cap(d, n, k) else 10L
   check_count(outer, "outer")
   for (a in c("step_size", "beta", "beta_prime")) {
     v <- get(a)
@@ -530,7 +535,8 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
                  eta = as.double(step_size %||% -1), gap_eta = as.double(step_size %||% -1),
                  sgd_beta = as.double(beta %||% start_beta), sgd_beta_prime = key$beta_prime,
                  smf_output = if (output == "random") 1L else 2L,
-                 bsum_tol = as.double(bsum_tol), bsum_max_iter = as.integer(bsum_max_iter)),
+                 bsum_tol = as.double(bsum_tol), bsum_max_iter = as.integer(bsum_max_iter),
+                 smf_ftol = as.double(ftol)),
             data$spec, pars$spec)
   spec[names(start$spec)] <- start$spec
   fit <- cg_run(spec, control, "stochastic_mf", call, started, gap_relative = TRUE,
@@ -543,6 +549,12 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
   fit$gap_step <- fit$solution$gap_step
   fit$mapping_norm <- fit$solution$mapping_norm
   fit$gap_reference <- fit$solution$gap_reference
+  fit$objective_change <- fit$solution$snapshot_change
+  fit$ftol <- ftol
+  if (fit$converged && ftol > 0 && isTRUE(abs(fit$objective_change) <= ftol) &&
+      !isTRUE(fit$gap <= fit$control$tol))
+    fit$message <- sprintf(paste("objective changed by %.3g (relative) over the last outer",
+                                 "iteration, within ftol = %g"), fit$objective_change, ftol)
   state <- smf_loop_named(fit$solution[startsWith(names(fit$solution), "state_")])
   fit$state <- c(state[!vapply(state, is.null, NA)], list(key = key))
   # a reader's block sampler is not part of the state: no exact continuation
@@ -594,6 +606,16 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
 }
 
 smf_models <- c("odl", "ossl", "onmf", "ssodl", "orpca", "omrmd", "olrr", "ornmf")
+# vr's default stop (outer = NULL): the relative change of f between
+# consecutive snapshots (one outer iteration, 1 + m b / n data passes) at
+# most smf_ftol, within smf_outer_cap() outer iterations: about
+# smf_outer_work / (d n k) (each pass costs O(d n k)), at least 10 (the
+# online setting: large data keep a few passes), at most 1000
+# (inst/bench/results/smf_passes.md)
+smf_ftol <- 1e-4
+smf_outer_work <- 5e7
+smf_outer_cap <- function(d, n, k)
+  as.integer(min(1000, max(10, ceiling(smf_outer_work / (as.double(d) * n * k)))))
 # the robust models whose defaults are scaled to the data (see ?stochastic_mf)
 smf_robust_models <- c("orpca", "ornmf")
 # their default sgd minibatch, and the outlier threshold lambda2 (orpca) or

@@ -15,6 +15,7 @@
 #include "prob_sampler.h"
 #include <math.h>
 #include <string.h>
+#include <float.h>
 
 /* ------------------------------------------------------------ BSUM */
 void smf_work_alloc(smf_work *w, int d, int k)
@@ -422,6 +423,10 @@ typedef struct {
     double outliers;                     /* at the last evaluation: nonzero
                                             outlier entries r_ij (robust models) */
     double calls;
+    double ftol, snap_obj, snap_change;  /* vr's stop on a flat objective: f at
+                                            the last snapshot, its relative change
+                                            since the one before (NA: none yet) */
+    int flat;
     double *eig_scratch;
     smf_work w;
 } smf;
@@ -656,6 +661,13 @@ static double smf_snapshot(cg_problem *P)
     smf_point pt = at_snapshot(S);
     if (solve_columns(P, S, NULL, S->n, &pt, 1) != CG_OK) return S->n;
     S->columns += S->n;
+    /* f(W0) from the same sub-problems (what an evaluation would find) */
+    const double obj = pt.loss / S->n + smf_psi(&S->M, S->W0);
+    if (R_FINITE(S->snap_obj) && R_FINITE(obj)) {
+        S->snap_change = (S->snap_obj - obj) / fmax(fabs(S->snap_obj), DBL_MIN);
+        S->flat = S->ftol > 0.0 && fabs(S->snap_change) <= S->ftol;
+    }
+    S->snap_obj = obj;
     smf_gradient_from_stats(&S->M, S->W0, S->A0, S->B0, (double) S->n, S->G0);
     check_gradient(P, S, S->G0);
     set_curvature(P, S, S->A0, (double) S->n);
@@ -869,9 +881,11 @@ static double smf_epoch(cg_problem *P)
 
 static long smf_n_matvec(cg_problem *P) { (void) P; return 0; }
 
+static int smf_flat(cg_problem *P) { return ((smf *) P->self)->flat; }
+
 static const cg_smf_ops smf_table = {
     smf_snapshot, smf_vr_gradient, smf_minibatch, smf_prox_step, smf_surrogate_step,
-    smf_curvature, smf_output
+    smf_curvature, smf_output, smf_flat
 };
 
 /* What a fit resumed by init = had carried (state_* of cg_smf_solution;
@@ -936,6 +950,10 @@ int cg_problem_smf(cg_problem *P, SEXP spec)
     }
     const double *W_init = cg_spec_real(spec, "W", (R_xlen_t) dk);
     S->gap_eta = asReal(cg_list_get(spec, "gap_eta"));
+    SEXP ftol = cg_list_get(spec, "smf_ftol");
+    S->ftol = isNull(ftol) ? 0.0 : asReal(ftol);
+    if (!(S->ftol >= 0.0)) error("spec: smf_ftol must be >= 0");
+    S->snap_obj = NA_REAL; S->snap_change = NA_REAL;
     S->W = cg_zeros(dk); S->W0 = cg_zeros(dk); S->G0 = cg_zeros(dk);
     S->B = cg_zeros(dk); S->B0 = cg_zeros(dk);
     S->Bsum = cg_zeros(2 * dk);          /* second half: the evaluation's */
@@ -999,7 +1017,7 @@ SEXP cg_smf_solution(cg_problem *P)
                                   "mapping_norm", "gap_reference", "state_perm",
                                   "state_columns", "state_W0", "state_G0", "state_A",
                                   "state_B", "state_count", "state_W", "state_Wout",
-                                  "outliers", ""};
+                                  "outliers", "snapshot_change", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     put_matrix(out, 0, S->W, d, k);
     SET_VECTOR_ELT(out, 1, ScalarReal(S->last_step));
@@ -1026,6 +1044,7 @@ SEXP cg_smf_solution(cg_problem *P)
         put_matrix(out, 15, S->output_in_W ? S->W : S->Wout, d, k);
     }
     SET_VECTOR_ELT(out, 16, ScalarReal(S->outliers));
+    SET_VECTOR_ELT(out, 17, ScalarReal(S->snap_change));
     UNPROTECT(1);
     return out;
 }
