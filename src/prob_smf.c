@@ -262,6 +262,36 @@ double smf_solve_column(const smf_model *M, const double *W, const double *WtW, 
                       M->h_kind == SMF_H_BOX;
     if (boxed && Lp > 0.0 && newton_box(M, W, WtW, Lp, y, w, &it)) {
         /* w->h, w->r set */
+    } else if (M->h_kind == SMF_H_L1 && !robust && Lp > 0.0) {
+        /* odl: a lasso in k coordinates, by cyclic coordinate descent on the
+         * Gram W'W (a sweep costs O(k^2), as one proximal gradient step;
+         * each coordinate exact, so it does not slow down with W'W's
+         * condition number: proximal gradient, step 1/||W||^2, stopped at
+         * 200 rounds for 95-100% of the columns on alike atoms), until the
+         * relative change of h over a sweep is below the tolerance */
+        wt_column(M, W, y, w->Wty);
+        for (int c = 0; c < k; c++) w->g[c] = -w->Wty[c];   /* W'W h - W'y, h = 0 */
+        const double lam = M->h_lambda;
+        for (it = 1; it <= M->max_iter; it++) {
+            double dh = 0.0, nh = 0.0;
+            for (int c = 0; c < k; c++) {
+                const double q = WtW[c + (size_t) c * k];
+                double hc = 0.0;
+                if (q > 0.0) {
+                    const double z = w->h[c] - w->g[c] / q, t = lam / q;
+                    hc = z > t ? z - t : (z < -t ? z + t : 0.0);
+                }
+                const double e = hc - w->h[c];
+                if (e != 0.0) {
+                    const double *col = WtW + (size_t) c * k;
+                    for (int a = 0; a < k; a++) w->g[a] += col[a] * e;
+                    w->h[c] = hc;
+                }
+                dh += e * e; nh += hc * hc;
+            }
+            if (dh <= M->tol * M->tol * nh) break;
+        }
+        if (it > M->max_iter) it = M->max_iter;
     } else if (Lp > 0.0) {
         memset(w->h, 0, sizeof(double) * k);
         memset(w->r, 0, sizeof(double) * d);
