@@ -621,7 +621,8 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
   colnames(W) <- paste0("atom", seq_len(k))
   fit$solution <- list(W = W)
   fit$notes <- c(sprintf("model %s, k = %d, batch_size %d%s", model, k, as.integer(b),
-                         if (method == "vr") sprintf(", %d inner x %d outer", as.integer(m),
+                         if (method == "vr") sprintf(", %d inner x %s%d outer", as.integer(m),
+                                                     if (ftol > 0) "at most " else "",
                                                      as.integer(outer)) else ""),
                  if (!is.null(fit$outliers) && is.finite(fit$outliers))
                    sprintf(paste("outliers: %.0f nonzero entries of R (%.3g%% of the d x n",
