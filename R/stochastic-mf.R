@@ -93,12 +93,15 @@
 #' Newton system is singular. For `"odl"` (an \eqn{\ell_1}{l1} penalty, no
 #' outliers) the sub-problem is a lasso in \eqn{k}{k} coordinates, solved by
 #' cyclic coordinate descent on \eqn{W'W}{W'W} (a sweep costs \eqn{O(k^2)}{O(k^2)},
-#' as one proximal gradient step) until the relative change of `h` over a
-#' sweep is below `bsum_tol`: proximal gradient with step
-#' \eqn{1/\|W\|_2^2}{1 / ||W||_2^2} slows down with the condition number of
-#' \eqn{W'W}{W'W} and stopped at 200 rounds for 95-100\% of the columns on
-#' `MASS::UScereal`, `pls::gasoline`, `MASS::Boston` and
-#' `dslabs::tissue_gene_expression` (`inst/bench/results/smf_passes.md`). Only
+#' as one proximal gradient step) and, after a sweep that left the support
+#' and signs of `h` unchanged, the exact solve on them (a Cholesky
+#' factorization), kept when the optimality conditions hold; else until the
+#' relative change of `h` over a sweep is below `bsum_tol`. Proximal
+#' gradient with step \eqn{1/\|W\|_2^2}{1 / ||W||_2^2} (and coordinate
+#' descent alone) slows down with the condition number of \eqn{W'W}{W'W}:
+#' it stopped at 200 rounds for 92-100\% of the columns on `MASS::UScereal`,
+#' `pls::gasoline`, `MASS::Boston` and `dslabs::tissue_gene_expression`,
+#' whose atoms are alike (`inst/bench/results/smf_passes.md`). Only
 #' running sums \eqn{A = \sum h h'}{A = sum h h'} and \eqn{B = \sum (y - r)
 #' h'}{B = sum (y - r) h'} of the solutions are kept (the gradient of
 #' \eqn{\ell}{l} summed over those columns is \eqn{W A - B}{W A - B}), never
@@ -285,8 +288,9 @@
 #' objective \eqn{f(W^{s,0})}{f(W^(s,0))} (computed from the snapshot's
 #' sub-problems, no extra pass) has changed by at most \eqn{10^{-4}}{1e-4}
 #' relative to the last snapshot's (one outer iteration, \eqn{1 + mb/n}{1 +
-#' m b / n} data passes): status `"converged"`, `objective_change` in the
-#' fit. The cap is \eqn{\lceil 5\cdot 10^7 / (dnk)\rceil}{ceiling(5e7 / (d n
+#' m b / n} data passes) twice in a row (vr's objective is not monotone: one
+#' small change can be a turn): status `"converged"`, `objective_change` in
+#' the fit. The cap is \eqn{\lceil 5\cdot 10^7 / (dnk)\rceil}{ceiling(5e7 / (d n
 #' k))} outer iterations, at least 10 and at most 1000 (a pass costs
 #' \eqn{O(dnk)}{O(d n k)}): large data keep a few passes, the online setting
 #' (10 from \eqn{dnk = 5\cdot 10^6}{d n k = 5e6} up). On 8 data sets
@@ -352,8 +356,8 @@
 #' as `gap_reference`. `objective` is \eqn{f(W)}{f(W)}. Both come from a full
 #' pass over the data (trace-only work, excluded from the solver time);
 #' `converged` means `gap` fell below `tol` (see `control`), or, for the
-#' default length of vr, that the objective changed by at most 1e-4 over an
-#' outer iteration (`message` says which). The trace's `epoch` counts columns read
+#' default length of vr, that the objective changed by at most 1e-4 over
+#' each of two outer iterations in a row (`message` says which). The trace's `epoch` counts columns read
 #' divided by \eqn{n}{n} (data passes; vr reads each minibatch column once
 #' and solves it twice), `samples` the columns read, `n_grad` the
 #' sub-problems solved.
@@ -394,8 +398,8 @@
 #' @param inner Inner iterations \eqn{m}{m} of `"vr"`.
 #' @param outer Outer iterations \eqn{S}{S} of `"vr"`; sets the default
 #'   budget of every method (`control$max_iter`). `NULL` (default): vr runs
-#'   until its objective changes by at most 1e-4 (relative) over an outer
-#'   iteration, within a cap that shrinks as \eqn{dnk}{d n k} grows (see
+#'   until its objective changes by at most 1e-4 (relative) over each of two
+#'   outer iterations in a row, within a cap that shrinks as \eqn{dnk}{d n k} grows (see
 #'   Default length); sgd and smm 10.
 #' @param step_size Constant step of `"vr"` (`NULL`: \eqn{1/L}{1/L} at each
 #'   snapshot, see Methods).
@@ -595,7 +599,8 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
   if (fit$converged && ftol > 0 && isTRUE(abs(fit$objective_change) <= ftol) &&
       !isTRUE(fit$gap <= fit$control$tol))
     fit$message <- sprintf(paste("objective changed by %.3g (relative) over the last outer",
-                                 "iteration, within ftol = %.0e"), fit$objective_change, ftol)
+                                 "iteration, within ftol = %.0e over two in a row"),
+                           fit$objective_change, ftol)
   state <- smf_loop_named(fit$solution[startsWith(names(fit$solution), "state_")])
   fit$state <- c(state[!vapply(state, is.null, NA)], list(key = key))
   # a reader's block sampler is not part of the state: no exact continuation
@@ -650,7 +655,7 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
 smf_models <- c("odl", "ossl", "onmf", "ssodl", "orpca", "omrmd", "olrr", "ornmf")
 # vr's default stop (outer = NULL): the relative change of f between
 # consecutive snapshots (one outer iteration, 1 + m b / n data passes) at
-# most smf_ftol, within smf_outer_cap() outer iterations: about
+# most smf_ftol twice in a row, within smf_outer_cap() outer iterations: about
 # smf_outer_work / (d n k) (each pass costs O(d n k)), at least 10 (the
 # online setting: large data keep a few passes), at most 1000
 # (inst/bench/results/smf_passes.md)
