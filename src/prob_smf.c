@@ -321,6 +321,7 @@ double smf_solve_column(const smf_model *M, const double *W, const double *WtW, 
         wt_column(M, W, y, w->Wty);
         for (int c = 0; c < k; c++) w->g[c] = -w->Wty[c];   /* W'W h - W'y, h = 0 */
         const double lam = M->h_lambda;
+        int tried = 0;                     /* the support solve failed on these signs */
         for (it = 1; it <= M->max_iter; it++) {
             double dh = 0.0, nh = 0.0;
             int moved = 0;                 /* support or signs changed */
@@ -341,7 +342,12 @@ double smf_solve_column(const smf_model *M, const double *W, const double *WtW, 
                 dh += e * e; nh += hc * hc;
             }
             if (dh <= M->tol * M->tol * nh) break;
-            if (!moved && lasso_support(M, WtW, w)) break;
+            /* the solve depends on the signs only: once per sign pattern */
+            if (moved) tried = 0;
+            else if (!tried) {
+                if (lasso_support(M, WtW, w)) break;
+                tried = 1;
+            }
         }
         if (it > M->max_iter) it = M->max_iter;
     } else if (Lp > 0.0) {
