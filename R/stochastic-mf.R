@@ -90,7 +90,18 @@
 #' once the outlier entries and the active bounds settle (9-15 steps per
 #' column there, none capped; each step \eqn{O(dk^2)}{O(d k^2)}, or
 #' \eqn{O(k^2)}{O(k^2)} without outliers), with BSUM as the fallback if a
-#' Newton system is singular. Only
+#' Newton system is singular. For `"odl"` (an \eqn{\ell_1}{l1} penalty, no
+#' outliers) the sub-problem is a lasso in \eqn{k}{k} coordinates, solved by
+#' cyclic coordinate descent on \eqn{W'W}{W'W} (a sweep costs \eqn{O(k^2)}{O(k^2)},
+#' as one proximal gradient step) and, after a sweep that left the support
+#' and signs of `h` unchanged, the exact solve on them (a Cholesky
+#' factorization), kept when the optimality conditions hold; else until the
+#' relative change of `h` over a sweep is below `bsum_tol`. Proximal
+#' gradient with step \eqn{1/\|W\|_2^2}{1 / ||W||_2^2} (and coordinate
+#' descent alone) slows down with the condition number of \eqn{W'W}{W'W}:
+#' it stopped at 200 rounds for 92-100\% of the columns on `MASS::UScereal`,
+#' `pls::gasoline`, `MASS::Boston` and `dslabs::tissue_gene_expression`,
+#' whose atoms are alike (`inst/bench/results/smf_passes.md`). Only
 #' running sums \eqn{A = \sum h h'}{A = sum h h'} and \eqn{B = \sum (y - r)
 #' h'}{B = sum (y - r) h'} of the solutions are kept (the gradient of
 #' \eqn{\ell}{l} summed over those columns is \eqn{W A - B}{W A - B}), never
@@ -111,7 +122,8 @@
 #'     prox_(eta psi + delta_C)(W - eta V)} with a constant step `step_size`.
 #'     Defaults from Section 5: \eqn{b = \lceil 0.2 n^{2/3}\rceil}{b = ceiling(0.2
 #'     n^(2/3))}, \eqn{m = \lceil 0.5 n^{1/3}\rceil}{m = ceiling(0.5 n^(1/3))},
-#'     \eqn{S = 10}{S = 10} outer iterations (`outer`). `output = "last"` is
+#'     outer iterations \eqn{S}{S} (`outer`): by default until the objective
+#'     stops changing (see Default length). `output = "last"` is
 #'     option II (the last iterate, the paper's practice), `"random"` option
 #'     I (an iterate \eqn{W^{s,t}}{W^(s,t)}, \eqn{t \ge 1}{t >= 1}, drawn
 #'     uniformly; kept by reservoir sampling, so no iterate is stored).}
@@ -267,6 +279,27 @@
 #' mb/n)}{m / (1 + m b / n)} steps per pass (about 0.45
 #' \eqn{n^{1/3}}{n^(1/3)}), sgd \eqn{n/b}{n / b} (5 \eqn{n^{1/3}}{n^(1/3)}).
 #'
+#' @section Default length:
+#' The paper runs a fixed \eqn{S = 10}{S = 10} outer iterations; on small
+#' data that stops far from a fit (relative error 0.058 on
+#' `t(MASS::UScereal)`, \eqn{k = 3}{k = 3}, against 0.0195 for
+#' `NMF::nmf(method = "lee")`; `"odl"` 0.068). With `outer = NULL` (the
+#' default) and no `control$max_iter`, vr stops at the snapshot where the
+#' objective \eqn{f(W^{s,0})}{f(W^(s,0))} (computed from the snapshot's
+#' sub-problems, no extra pass) has changed by at most \eqn{10^{-4}}{1e-4}
+#' relative to the last snapshot's (one outer iteration, \eqn{1 + mb/n}{1 +
+#' m b / n} data passes) twice in a row (vr's objective is not monotone: one
+#' small change can be a turn): status `"converged"`, `objective_change` in
+#' the fit. The cap is \eqn{\lceil 5\cdot 10^7 / (dnk)\rceil}{ceiling(5e7 / (d n
+#' k))} outer iterations, at least 10 and at most 1000 (a pass costs
+#' \eqn{O(dnk)}{O(d n k)}): large data keep a few passes, the online setting
+#' (10 from \eqn{dnk = 5\cdot 10^6}{d n k = 5e6} up). On 8 data sets
+#' (`inst/bench/smf_passes.R`, `inst/bench/results/smf_passes.md`) the
+#' default reached NMF's error or better where the old one did not, e.g.
+#' UScereal 0.0193 in 0.03 CPU s. A given `outer` (or `control$max_iter`)
+#' runs that budget whole, as before; sgd and smm (and so `"orpca"`,
+#' `"ornmf"`) keep 10 outer iterations' worth of data passes.
+#'
 #' @section Data on disk:
 #' With `Y` a `DelayedArray` (e.g. an `HDF5Matrix`) or
 #' a [block_reader()] with `by = "cols"`, the columns are read in blocks of
@@ -322,7 +355,9 @@
 #' \eqn{\|G(W)\|_F}{||G(W)||_F} is kept as `mapping_norm`, \eqn{f_{ref}}{f_ref}
 #' as `gap_reference`. `objective` is \eqn{f(W)}{f(W)}. Both come from a full
 #' pass over the data (trace-only work, excluded from the solver time);
-#' `converged` means `gap` fell below `tol` (see `control`). The trace's `epoch` counts columns read
+#' `converged` means `gap` fell below `tol` (see `control`), or, for the
+#' default length of vr, that the objective changed by at most 1e-4 over
+#' each of two outer iterations in a row (`message` says which). The trace's `epoch` counts columns read
 #' divided by \eqn{n}{n} (data passes; vr reads each minibatch column once
 #' and solves it twice), `samples` the columns read, `n_grad` the
 #' sub-problems solved.
@@ -362,7 +397,10 @@
 #'   `"ornmf"` (see Outliers).
 #' @param inner Inner iterations \eqn{m}{m} of `"vr"`.
 #' @param outer Outer iterations \eqn{S}{S} of `"vr"`; sets the default
-#'   budget of every method (`control$max_iter`).
+#'   budget of every method (`control$max_iter`). `NULL` (default): vr runs
+#'   until its objective changes by at most 1e-4 (relative) over each of two
+#'   outer iterations in a row, within a cap that shrinks as \eqn{dnk}{d n k} grows (see
+#'   Default length); sgd and smm 10.
 #' @param step_size Constant step of `"vr"` (`NULL`: \eqn{1/L}{1/L} at each
 #'   snapshot, see Methods).
 #' @param beta,beta_prime Step parameters of `"sgd"` (`NULL`: automatic).
@@ -399,7 +437,9 @@
 #'   atom is an image, drawn by `plot(fit, type = "atoms")`.
 #' @param control Solver control from [cg_control()]. Its `tol` defaults
 #'   here to `0`: the run uses its whole budget (`max_iter`: `outer`
-#'   \eqn{\times}{x} `inner` for vr, the same data passes for smm and sgd),
+#'   \eqn{\times}{x} `inner` for vr, the same data passes for smm and sgd;
+#'   vr with `outer = NULL` stops earlier where the objective is flat, see
+#'   Default length),
 #'   and the full-pass evaluations of the trace stay within 10% of the wall
 #'   time. With `tol > 0` the run stops once `gap` (relative, see
 #'   Convergence measure) is below `tol`, tested by a full pass at most 10% of
@@ -409,7 +449,11 @@
 #'   `gap` the relative stationarity measure (see Convergence measure), with
 #'   `mapping_norm` \eqn{\|G(W)\|_F}{||G(W)||_F} and `gap_reference`
 #'   \eqn{f_{ref}}{f_ref};
-#'   `trace` with the extra column `samples`; also `model`, `k`, the model
+#'   `trace` with the extra column `samples`; `objective_change` (vr: the
+#'   relative change of the objective between the last two snapshots, `NA`
+#'   before the second) and `ftol` (the change at which the default run
+#'   stops, 0 when `outer` or `control$max_iter` was given or the method is
+#'   not vr); also `model`, `k`, the model
 #'   parameters used (`lambda`, `lambda1`, `lambda2`, `lambda3`, `groups`,
 #'   `laplacian`, `A`, `B`, `M`, `M_prime`, as the model has them;
 #'   `"orpca"` and `"ornmf"` also `lambda_scale` and `scale_columns`, see
@@ -448,7 +492,7 @@
 #' W <- abs(matrix(rnorm(30 * 3), 30))
 #' W <- sweep(W, 2, colSums(W), "/")              # atoms on the simplex
 #' H <- matrix(rexp(3 * 300), 3)
-#' fit <- stochastic_mf(W %*% H, k = 3, model = "onmf", lambda = 1e-3, outer = 40)
+#' fit <- stochastic_mf(W %*% H, k = 3, model = "onmf", lambda = 1e-3)
 #' fit
 #' # each planted atom against its best match among the learned ones
 #' round(apply(cor(W, fit$solution$W), 1, max), 3)
@@ -456,7 +500,7 @@
 stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
                           lambda1 = NULL, lambda2 = NULL, lambda3 = NULL, groups = NULL,
                           laplacian = NULL, A = NULL, B = NULL, M = NULL, M_prime = NULL,
-                          batch_size = NULL, inner = NULL, outer = 10,
+                          batch_size = NULL, inner = NULL, outer = NULL,
                           step_size = NULL, beta = NULL, beta_prime = NULL,
                           output = "last", init = "data", bsum_tol = 1e-6,
                           bsum_max_iter = 200L, image_dims = NULL, n = NULL,
@@ -492,6 +536,12 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
   check_count(b, "batch_size", max = n)
   m <- if (is.null(inner)) ceiling(0.5 * n^(1 / 3)) else inner
   check_count(m, "inner")
+  # outer = NULL: vr runs until f stops changing (smf_ftol), within a cap
+  # that shrinks as the data grow (smf_outer_cap); the other methods 10
+  # (a budget given as control$max_iter also keeps the old fixed-length run)
+  auto_outer <- is.null(outer)
+  ftol <- if (auto_outer && method == "vr" && is.null(control$max_iter)) smf_ftol else 0
+  if (auto_outer) outer <- if (method == "vr") smf_outer_cap(d, n, k) else 10L
   check_count(outer, "outer")
   for (a in c("step_size", "beta", "beta_prime")) {
     v <- get(a)
@@ -530,7 +580,8 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
                  eta = as.double(step_size %||% -1), gap_eta = as.double(step_size %||% -1),
                  sgd_beta = as.double(beta %||% start_beta), sgd_beta_prime = key$beta_prime,
                  smf_output = if (output == "random") 1L else 2L,
-                 bsum_tol = as.double(bsum_tol), bsum_max_iter = as.integer(bsum_max_iter)),
+                 bsum_tol = as.double(bsum_tol), bsum_max_iter = as.integer(bsum_max_iter),
+                 smf_ftol = as.double(ftol)),
             data$spec, pars$spec)
   spec[names(start$spec)] <- start$spec
   fit <- cg_run(spec, control, "stochastic_mf", call, started, gap_relative = TRUE,
@@ -543,6 +594,13 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
   fit$gap_step <- fit$solution$gap_step
   fit$mapping_norm <- fit$solution$mapping_norm
   fit$gap_reference <- fit$solution$gap_reference
+  fit$objective_change <- fit$solution$snapshot_change
+  fit$ftol <- ftol
+  if (fit$converged && ftol > 0 && isTRUE(abs(fit$objective_change) <= ftol) &&
+      !isTRUE(fit$gap <= fit$control$tol))
+    fit$message <- sprintf(paste("objective changed by %.3g (relative) over the last outer",
+                                 "iteration, within ftol = %.0e over two in a row"),
+                           fit$objective_change, ftol)
   state <- smf_loop_named(fit$solution[startsWith(names(fit$solution), "state_")])
   fit$state <- c(state[!vapply(state, is.null, NA)], list(key = key))
   # a reader's block sampler is not part of the state: no exact continuation
@@ -568,7 +626,8 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
   colnames(W) <- paste0("atom", seq_len(k))
   fit$solution <- list(W = W)
   fit$notes <- c(sprintf("model %s, k = %d, batch_size %d%s", model, k, as.integer(b),
-                         if (method == "vr") sprintf(", %d inner x %d outer", as.integer(m),
+                         if (method == "vr") sprintf(", %d inner x %s%d outer", as.integer(m),
+                                                     if (ftol > 0) "at most " else "",
                                                      as.integer(outer)) else ""),
                  if (!is.null(fit$outliers) && is.finite(fit$outliers))
                    sprintf(paste("outliers: %.0f nonzero entries of R (%.3g%% of the d x n",
@@ -594,6 +653,16 @@ stochastic_mf <- function(Y, k, model = "odl", method = NULL, lambda = NULL,
 }
 
 smf_models <- c("odl", "ossl", "onmf", "ssodl", "orpca", "omrmd", "olrr", "ornmf")
+# vr's default stop (outer = NULL): the relative change of f between
+# consecutive snapshots (one outer iteration, 1 + m b / n data passes) at
+# most smf_ftol twice in a row, within smf_outer_cap() outer iterations: about
+# smf_outer_work / (d n k) (each pass costs O(d n k)), at least 10 (the
+# online setting: large data keep a few passes), at most 1000
+# (inst/bench/results/smf_passes.md)
+smf_ftol <- 1e-4
+smf_outer_work <- 5e7
+smf_outer_cap <- function(d, n, k)
+  as.integer(min(1000, max(10, ceiling(smf_outer_work / (as.double(d) * n * k)))))
 # the robust models whose defaults are scaled to the data (see ?stochastic_mf)
 smf_robust_models <- c("orpca", "ornmf")
 # their default sgd minibatch, and the outlier threshold lambda2 (orpca) or

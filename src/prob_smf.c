@@ -15,6 +15,7 @@
 #include "prob_sampler.h"
 #include <math.h>
 #include <string.h>
+#include <float.h>
 
 /* ------------------------------------------------------------ BSUM */
 void smf_work_alloc(smf_work *w, int d, int k)
@@ -248,6 +249,51 @@ static int newton_box(const smf_model *M, const double *W, const double *WtW, do
     return 1;
 }
 
+/* odl's lasso min 1/2 h'W'Wh - h'W'y + lambda ||h||_1 on the support and
+ * signs of w->h: solve W_A'W_A h_A = W_A'y - lambda sign(h_A) (Cholesky);
+ * accepted (into w->h, w->g updated) only if it keeps the signs and
+ * |(W'W h - W'y)_j| <= lambda off the support: then h is the exact minimizer
+ * (the KKT conditions hold). Returns 1 if accepted. */
+static int lasso_support(const smf_model *M, const double *WtW, smf_work *w)
+{
+    const int k = M->k, one = 1;
+    const double lam = M->h_lambda;
+    int na = 0, info = 0;
+    for (int c = 0; c < k; c++) {
+        if (w->h[c] == 0.0) continue;
+        int b = 0;
+        for (int a = 0; a < k; a++) {
+            if (w->h[a] == 0.0) continue;
+            w->hess[b + (size_t) na * k] = WtW[a + (size_t) c * k];
+            b++;
+        }
+        w->dir[na++] = w->Wty[c] - (w->h[c] > 0.0 ? lam : -lam);
+    }
+    if (na > 0) {
+        F77_CALL(dposv)("U", &na, &one, w->hess, &k, w->dir, &na, &info FCONE);
+        if (info != 0) return 0;
+    }
+    /* the candidate in w->full; signs kept? */
+    int b = 0;
+    for (int c = 0; c < k; c++) {
+        w->full[c] = 0.0;
+        if (w->h[c] == 0.0) continue;
+        const double x = w->dir[b++];
+        if (!(w->h[c] > 0.0 ? x > 0.0 : x < 0.0)) return 0;
+        w->full[c] = x;
+    }
+    /* the gradient there, and the off-support conditions */
+    for (int a = 0; a < k; a++) {
+        double g = -w->Wty[a];
+        for (int c = 0; c < k; c++) if (w->full[c] != 0.0) g += WtW[a + (size_t) c * k] * w->full[c];
+        w->diag[a] = g;
+        if (w->full[a] == 0.0 && fabs(g) > lam * (1.0 + 1e-9)) return 0;
+    }
+    memcpy(w->h, w->full, sizeof(double) * k);
+    memcpy(w->g, w->diag, sizeof(double) * k);
+    return 1;
+}
+
 double smf_solve_column(const smf_model *M, const double *W, const double *WtW, double Lp,
                         const smf_column *y, smf_work *w, int *iters)
 {
@@ -261,6 +307,49 @@ double smf_solve_column(const smf_model *M, const double *W, const double *WtW, 
                       M->h_kind == SMF_H_BOX;
     if (boxed && Lp > 0.0 && newton_box(M, W, WtW, Lp, y, w, &it)) {
         /* w->h, w->r set */
+    } else if (M->h_kind == SMF_H_L1 && !robust && Lp > 0.0) {
+        /* odl: a lasso in k coordinates, by cyclic coordinate descent on the
+         * Gram W'W (a sweep costs O(k^2), as one proximal gradient step),
+         * and, after a sweep that left the support and signs as they were,
+         * the exact solve on them (lasso_support): accepted when the KKT
+         * conditions hold, which ends the loop. Proximal gradient (step
+         * 1/||W||^2) and coordinate descent alone slow down with W'W's
+         * condition number: both stopped at 200 rounds for 92-100% of the
+         * columns where atoms are alike (cosines 0.95 on tissue data). Else
+         * until the relative change of h over a sweep is below the
+         * tolerance */
+        wt_column(M, W, y, w->Wty);
+        for (int c = 0; c < k; c++) w->g[c] = -w->Wty[c];   /* W'W h - W'y, h = 0 */
+        const double lam = M->h_lambda;
+        int tried = 0;                     /* the support solve failed on these signs */
+        for (it = 1; it <= M->max_iter; it++) {
+            double dh = 0.0, nh = 0.0;
+            int moved = 0;                 /* support or signs changed */
+            for (int c = 0; c < k; c++) {
+                const double q = WtW[c + (size_t) c * k];
+                double hc = 0.0;
+                if (q > 0.0) {
+                    const double z = w->h[c] - w->g[c] / q, t = lam / q;
+                    hc = z > t ? z - t : (z < -t ? z + t : 0.0);
+                }
+                const double e = hc - w->h[c];
+                if ((hc > 0.0) != (w->h[c] > 0.0) || (hc < 0.0) != (w->h[c] < 0.0)) moved = 1;
+                if (e != 0.0) {
+                    const double *col = WtW + (size_t) c * k;
+                    for (int a = 0; a < k; a++) w->g[a] += col[a] * e;
+                    w->h[c] = hc;
+                }
+                dh += e * e; nh += hc * hc;
+            }
+            if (dh <= M->tol * M->tol * nh) break;
+            /* the solve depends on the signs only: once per sign pattern */
+            if (moved) tried = 0;
+            else if (!tried) {
+                if (lasso_support(M, WtW, w)) break;
+                tried = 1;
+            }
+        }
+        if (it > M->max_iter) it = M->max_iter;
     } else if (Lp > 0.0) {
         memset(w->h, 0, sizeof(double) * k);
         memset(w->r, 0, sizeof(double) * d);
@@ -422,6 +511,10 @@ typedef struct {
     double outliers;                     /* at the last evaluation: nonzero
                                             outlier entries r_ij (robust models) */
     double calls;
+    double ftol, snap_obj, snap_change;  /* vr's stop on a flat objective: f at
+                                            the last snapshot, its relative change
+                                            since the one before (NA: none yet) */
+    int flat;                            /* consecutive snapshots within ftol */
     double *eig_scratch;
     smf_work w;
 } smf;
@@ -656,6 +749,13 @@ static double smf_snapshot(cg_problem *P)
     smf_point pt = at_snapshot(S);
     if (solve_columns(P, S, NULL, S->n, &pt, 1) != CG_OK) return S->n;
     S->columns += S->n;
+    /* f(W0) from the same sub-problems (what an evaluation would find) */
+    const double obj = pt.loss / S->n + smf_psi(&S->M, S->W0);
+    if (R_FINITE(S->snap_obj) && R_FINITE(obj)) {
+        S->snap_change = (S->snap_obj - obj) / fmax(fabs(S->snap_obj), DBL_MIN);
+        S->flat = S->ftol > 0.0 && fabs(S->snap_change) <= S->ftol ? S->flat + 1 : 0;
+    }
+    S->snap_obj = obj;
     smf_gradient_from_stats(&S->M, S->W0, S->A0, S->B0, (double) S->n, S->G0);
     check_gradient(P, S, S->G0);
     set_curvature(P, S, S->A0, (double) S->n);
@@ -869,9 +969,13 @@ static double smf_epoch(cg_problem *P)
 
 static long smf_n_matvec(cg_problem *P) { (void) P; return 0; }
 
+/* two outer iterations in a row within ftol: one small change can be a
+ * turn of a non-monotone run (vr's objective is not monotone) */
+static int smf_flat(cg_problem *P) { return ((smf *) P->self)->flat >= 2; }
+
 static const cg_smf_ops smf_table = {
     smf_snapshot, smf_vr_gradient, smf_minibatch, smf_prox_step, smf_surrogate_step,
-    smf_curvature, smf_output
+    smf_curvature, smf_output, smf_flat
 };
 
 /* What a fit resumed by init = had carried (state_* of cg_smf_solution;
@@ -936,6 +1040,10 @@ int cg_problem_smf(cg_problem *P, SEXP spec)
     }
     const double *W_init = cg_spec_real(spec, "W", (R_xlen_t) dk);
     S->gap_eta = asReal(cg_list_get(spec, "gap_eta"));
+    SEXP ftol = cg_list_get(spec, "smf_ftol");
+    S->ftol = isNull(ftol) ? 0.0 : asReal(ftol);
+    if (!(S->ftol >= 0.0)) error("spec: smf_ftol must be >= 0");
+    S->snap_obj = NA_REAL; S->snap_change = NA_REAL;
     S->W = cg_zeros(dk); S->W0 = cg_zeros(dk); S->G0 = cg_zeros(dk);
     S->B = cg_zeros(dk); S->B0 = cg_zeros(dk);
     S->Bsum = cg_zeros(2 * dk);          /* second half: the evaluation's */
@@ -999,7 +1107,7 @@ SEXP cg_smf_solution(cg_problem *P)
                                   "mapping_norm", "gap_reference", "state_perm",
                                   "state_columns", "state_W0", "state_G0", "state_A",
                                   "state_B", "state_count", "state_W", "state_Wout",
-                                  "outliers", ""};
+                                  "outliers", "snapshot_change", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     put_matrix(out, 0, S->W, d, k);
     SET_VECTOR_ELT(out, 1, ScalarReal(S->last_step));
@@ -1026,6 +1134,7 @@ SEXP cg_smf_solution(cg_problem *P)
         put_matrix(out, 15, S->output_in_W ? S->W : S->Wout, d, k);
     }
     SET_VECTOR_ELT(out, 16, ScalarReal(S->outliers));
+    SET_VECTOR_ELT(out, 17, ScalarReal(S->snap_change));
     UNPROTECT(1);
     return out;
 }

@@ -50,6 +50,9 @@ int cg_solve_smf(cg_problem *P, const cg_solver_opts *o, const cg_control *ctl,
             if (l->pos == 0) {                      /* an outer iteration starts */
                 r.n_grad += f->snapshot(P);
                 if ((stop = cg_run_failed(P)) >= 0) break;
+                /* the objective at this snapshot is within ftol of the
+                 * last one's: stop at W (= W0, no step taken since) */
+                if (t > 0 && f->flat(P)) { stop = CG_STOP_TOL; break; }
                 if (!(o->eta > 0.0)) l->eta = default_step(f->curvature(P));
             }
             r.n_grad += f->vr_gradient(P, b);

@@ -522,6 +522,9 @@ typedef struct {
     /* option I: use = 0 keeps W with probability 1/count (a reservoir
      * sample of the iterates); use = 1 puts the kept one back into W */
     void   (*output)(cg_problem *P, double count, int use);
+    /* vr: 1 when the objective changed by at most ftol (relative) over each
+     * of the last two outer iterations (spec smf_ftol > 0; 0: never) */
+    int    (*flat)(cg_problem *P);
 } cg_smf_ops;
 
 struct cg_problem {

@@ -73,7 +73,7 @@ test_that("tol bounds the relative gap: the run stops at the first test below it
 test_that("the trace counts data passes, samples and sub-problems", {
   Y <- small_data(n = 64)
   set.seed(3)
-  fit <- stochastic_mf(Y, 2, method = "vr", control = cg_control(progress = FALSE))
+  fit <- stochastic_mf(Y, 2, method = "vr", outer = 10, control = cg_control(progress = FALSE))
   b <- fit$batch_size; m <- fit$inner; n <- ncol(Y)
   expect_equal(b, ceiling(0.2 * 64^(2 / 3)))
   expect_equal(m, ceiling(0.5 * 64^(1 / 3)))
@@ -245,12 +245,42 @@ test_that("the fit reports sub-problems stopped by bsum_max_iter", {
                        control = cg_control(max_iter = 5, progress = FALSE))
   expect_lt(fit$bsum_capped, 0.1)
   expect_false(any(grepl("BSUM stopped", capture.output(print(fit)))))
-  # the default control: no tolerance, the whole budget, few evaluations
+  # the default control: no tolerance on the gap; a given outer: the whole
+  # budget, no stop on the objective
   set.seed(1)
-  fit <- stochastic_mf(Y, 2)
+  fit <- stochastic_mf(Y, 2, outer = 10)
   expect_identical(fit$control$tol, 0)
   expect_identical(fit$status, "max_iter")
   expect_equal(fit$iterations, 10 * fit$inner)
+  expect_identical(fit$ftol, 0)
+})
+
+test_that("the default vr run stops where f is flat: an exact NMF is fitted", {
+  # exact rank-4 nonnegative data, alike atoms on the simplex (onmf's C)
+  set.seed(11)
+  W <- abs(matrix(rnorm(10 * 4), 10)) + 0.5
+  W <- sweep(W, 2, colSums(W), "/")
+  Y <- W %*% matrix(rexp(4 * 100), 4)
+  rel <- function(f) norm(Y - fitted(f), "F") / norm(Y, "F")
+  set.seed(1)
+  fit <- stochastic_mf(Y, 4, model = "onmf")
+  # the old default (10 outer iterations): relative error 0.0114, max_iter;
+  # this one 0.0015
+  expect_true(fit$converged)
+  expect_lt(rel(fit), 0.003)
+  expect_lte(abs(fit$objective_change), fit$ftol)
+  expect_identical(fit$ftol, 1e-4)
+  expect_match(fit$message, "within ftol = 1e-04", fixed = TRUE)
+  # it stopped at an outer iteration's snapshot, within the cap: the same
+  # dictionary as a run given that many outer iterations
+  S <- fit$iterations / fit$inner
+  expect_equal(S, round(S))
+  expect_lt(S, fit$outer)
+  set.seed(1)
+  given <- stochastic_mf(Y, 4, model = "onmf", outer = S)
+  expect_identical(given$status, "max_iter")
+  expect_equal(given$solution$W, fit$solution$W)
+  expect_equal(given$objective, fit$objective)
 })
 
 test_that("Ctrl-C in a data function returns the last complete dictionary; RNG kept", {
