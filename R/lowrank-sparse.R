@@ -371,6 +371,9 @@ lowrank_start <- function(init, problem, dims, set, radius, key) {
   if (!inherits(init, paste0(problem, "_fit")))
     stop_arg("init", "must be NULL or a fit of ", problem, "()")
   X <- init$solution$X
+  st <- init$state
+  # a dual refit returned its projection; the solver goes on from its iterate
+  if (!is.null(st$X_iter) && identical(st$X_refit, fingerprint(X))) X <- st$X_iter
   if (!is.matrix(X) || !is.numeric(X) || !identical(dim(X), as.integer(dims)))
     stop_arg("init", "is not a fit of a ", dims[1], " x ", dims[2], " matrix")
   if (!all_finite(X)) stop_arg("init", "has a solution `X` with NA, NaN or Inf")
@@ -379,7 +382,6 @@ lowrank_start <- function(init, problem, dims, set, radius, key) {
   iter <- init$iterations
   if (!is.numeric(iter) || length(iter) != 1L || !is.finite(iter) || iter < 0) iter <- 0L
   iter <- as.integer(iter)
-  st <- init$state
   same <- !is.null(st) && identical(st$key, key)
   if (same && identical(st$X_check, fingerprint(X))) {
     lowrank_check_state(st, prod(dims))
@@ -588,6 +590,102 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   }
   if (!is.null(init)) fit$notes <- start$note
   if (isTRUE(start$exact)) fit <- continue_trace(fit, init, start)
+  if (src$source == 0L && loss == 0L && reg$kind == 0L && problem == "lowrank_sparse" &&
+      fit$status %in% c("max_iter", "max_time", "converged") && dual_refit_on())
+    fit <- lowrank_dual_refit(fit, src$M, reg$lambda, radius, set, max_rank, control,
+                              spec$cold_objective %||% 0)
   class(fit) <- c(paste0(problem, "_fit"), "cg_fit")
   finish_fit(fit, started)
+}
+
+# The dual refit of lowrank_sparse() on a matrix `M` (see ?lowrank_sparse,
+# "Dual refit"). The stated problem is the proximal map at M of
+# lambda ||.||_1 plus the set's indicator; its dual over the box |Z| <= lambda,
+#   D(Z) = 1/2 dist(M - Z, C)^2 + <Z, M> - 1/2 ||Z||^2 (<= F(X) for X in C),
+# is concave with the 1-Lipschitz gradient P_C(M - Z). Accelerated projected
+# gradient ascent (FISTA, step 1) from the Huber gradient at the solver's
+# iterate, each step one certified weak proximal step (the solver's
+# oracle): X = P_C(M - Z) has exactly the certified rank, and F(X) - D(Z)
+# bounds F(X) - F*. Steps until that is below tol (relative as in C) or
+# control$max_iter steps; the fit takes the projection when its certificate
+# is the smaller one, and keeps the solver's iterate in its state for init.
+lowrank_dual_refit <- function(fit, M, lambda, radius, set, max_rank, control, cold) {
+  psd <- set == "psd"
+  if (psd) M <- (M + t(M)) / 2
+  X0 <- fit$solution$X
+  mu <- fit$mu
+  dn <- dimnames(X0)
+  Xit <- X0
+  dimnames(Xit) <- NULL
+  obj0 <- fit$trace$objective[1L]
+  scale0 <- 1e-3 * max(if (is.finite(obj0)) abs(obj0) else 0, cold)
+  rank <- if (is.na(fit$certified_rank %||% NA)) 1L else fit$certified_rank
+  project <- function(Z) {
+    o <- cg_oracle("weak_prox", A = M - Z, psd = psd, radius = radius, rank = rank,
+                   max_rank = max_rank)
+    rank <<- max(o$rank, 1L)
+    if (!isTRUE(o$certified)) NULL else o$V
+  }
+  Z <- lambda * pmin(pmax(Xit / mu, -1), 1)
+  Zold <- Z
+  tk <- 1
+  best <- NULL
+  steps <- 0L
+  max_steps <- control$max_iter
+  repeat {
+    P <- project(Z)
+    if (is.null(P)) break                      # rank capped: no exact projection
+    B <- M - Z
+    FP <- 0.5 * sum((P - M)^2) + lambda * sum(abs(P))
+    gap <- FP - (0.5 * sum((P - B)^2) + sum(Z * M) - 0.5 * sum(Z^2))
+    if (is.null(best) || gap < best$gap)
+      best <- list(X = P, objective = FP, gap = max(gap, 0), rank = rank, steps = steps)
+    if (gap <= control$tol * max(abs(FP), scale0) || steps >= max_steps) break
+    tn <- (1 + sqrt(1 + 4 * tk^2)) / 2
+    Y <- Z + ((tk - 1) / tn) * (Z - Zold)
+    tk <- tn
+    PY <- project(Y)
+    if (is.null(PY)) break
+    Zold <- Z
+    Z <- pmin(pmax(Y + PY, -lambda), lambda)
+    steps <- steps + 1L
+  }
+  if (is.null(best) || !(best$gap < fit$gap %||% Inf)) {
+    fit$refit <- list(steps = steps, used = FALSE)
+    return(fit)
+  }
+  X <- best$X
+  dimnames(X) <- dn
+  fit$solution$X <- X
+  fit$objective <- best$objective
+  fit$gap <- best$gap
+  fit$certified_rank <- best$rank
+  fit$refit <- list(steps = best$steps, used = TRUE, solver_objective = fit$trace$objective[
+    nrow(fit$trace)], solver_gap = fit$trace$gap[nrow(fit$trace)])
+  scale <- max(abs(best$objective), scale0)
+  if (best$gap <= control$tol * scale) {
+    fit$status <- "converged"
+    fit$converged <- TRUE
+    fit$message <- sprintf("duality gap %.3g below tol x %s = %.3g, after a dual refit of %d steps",
+                           best$gap, if (scale0 > abs(best$objective))
+                             "|objective at start| / 1000" else "|objective|",
+                           control$tol * scale, best$steps)
+  } else {
+    fit$message <- paste0(sub(" with the relative gap.*$", "", fit$message),
+                          sprintf(" and a dual refit of %d steps", best$steps),
+                          unfinished_hint(best$gap, scale, control, "max_iter"))
+  }
+  if (!is.null(fit$state)) {
+    fit$state$X_iter <- Xit
+    fit$state$X_refit <- fingerprint(X)
+  }
+  fit
+}
+
+# options(stochcg.lowrank_refit = FALSE) returns the solver's iterate
+dual_refit_on <- function() {
+  on <- getOption("stochcg.lowrank_refit", TRUE)
+  if (!(isTRUE(on) || isFALSE(on)))
+    stop("option `stochcg.lowrank_refit` must be TRUE or FALSE", call. = FALSE)
+  on
 }
