@@ -591,7 +591,7 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
   if (!is.null(init)) fit$notes <- start$note
   if (isTRUE(start$exact)) fit <- continue_trace(fit, init, start)
   if (src$source == 0L && loss == 0L && reg$kind == 0L && problem == "lowrank_sparse" &&
-      fit$status %in% c("max_iter", "max_time", "converged") && dual_refit_on())
+      mu_auto && control$tol > 0 && fit$status %in% c("max_iter", "max_time", "converged") && dual_refit_on())
     fit <- lowrank_dual_refit(fit, src$M, reg$lambda, radius, set, max_rank, control,
                               spec$cold_objective %||% 0)
   class(fit) <- c(paste0(problem, "_fit"), "cg_fit")
@@ -603,13 +603,14 @@ lowrank_solve <- function(src, reg, radius, set, method, rank, max_rank, mu,
 # lambda ||.||_1 plus the set's indicator; its dual over the box |Z| <= lambda,
 #   D(Z) = 1/2 dist(M - Z, C)^2 + <Z, M> - 1/2 ||Z||^2 (<= F(X) for X in C),
 # is concave with the 1-Lipschitz gradient P_C(M - Z). Accelerated projected
-# gradient ascent (FISTA, step 1) from the Huber gradient at the solver's
+# gradient ascent (FISTA, step 1, adaptive restart) from the Huber gradient at the solver's
 # iterate, each step one certified weak proximal step (the solver's
 # oracle): X = P_C(M - Z) has exactly the certified rank, and F(X) - D(Z)
 # bounds F(X) - F*. Steps until that is below tol (relative as in C) or
 # control$max_iter steps; the fit takes the projection when its certificate
 # is the smaller one, and keeps the solver's iterate in its state for init.
 lowrank_dual_refit <- function(fit, M, lambda, radius, set, max_rank, control, cold) {
+  t0 <- wall_clock()
   psd <- set == "psd"
   if (psd) M <- (M + t(M)) / 2
   X0 <- fit$solution$X
@@ -631,7 +632,7 @@ lowrank_dual_refit <- function(fit, M, lambda, radius, set, max_rank, control, c
   tk <- 1
   best <- NULL
   steps <- 0L
-  max_steps <- control$max_iter
+  max_steps <- 1000L                  # not max_iter: init = continues the same refit
   repeat {
     P <- project(Z)
     if (is.null(P)) break                      # rank capped: no exact projection
@@ -648,8 +649,10 @@ lowrank_dual_refit <- function(fit, M, lambda, radius, set, max_rank, control, c
     if (is.null(PY)) break
     Zold <- Z
     Z <- pmin(pmax(Y + PY, -lambda), lambda)
+    if (sum((Y - Z) * (Z - Zold)) > 0) { tk <- 1; Zold <- Z }   # adaptive restart
     steps <- steps + 1L
   }
+  fit$solver_time <- fit$solver_time + (wall_clock() - t0)     # the refit is solver work
   if (is.null(best) || !(best$gap < fit$gap %||% Inf)) {
     fit$refit <- list(steps = steps, used = FALSE)
     return(fit)
