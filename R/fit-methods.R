@@ -215,8 +215,9 @@ fit_header <- function(x) {
     lines <- c(lines, "Solution:", paste0("  ", desc))
     # smoothed composite fits: exact zeros are rare, so say what is small
     # (not after lowrank_sparse's dual refit: X is then an exact projection)
+    # (nor without a nonsmooth term: matrix_sensing(lambda1 = 0))
     refit <- isTRUE(x$refit$used)
-    if (!is.null(x$mu) && is.matrix(sol[[1]]) && !refit) {
+    if (!is.null(x$mu) && is.matrix(sol[[1]]) && !refit && !isFALSE(x$smoothing$smoothed)) {
       X <- sol[[1]]
       lines <- c(lines, sprintf(
         "  %d of %d entries above mu = %s in absolute value (nonsmooth terms are smoothed)",
@@ -232,8 +233,8 @@ fit_header <- function(x) {
       # exceed the step's (matrix_sensing: a certified step of rank 1, X of
       # numerical rank 8): say what is certified, of what
       lines <- c(lines, if (refit)
-        sprintf("  rank %s, certified exact: X is the projection of the dual refit (%d steps) on the set",
-                fmt_num(x$certified_rank), x$refit$steps)
+        sprintf("  rank %s: X is the %s's point (%d steps)",
+                fmt_num(x$certified_rank), x$refit$kind, x$refit$steps)
       else if (is.na(x$certified_rank))
         "  last proximal step: rank not certified (capped by max_rank)"
       else sprintf("  last proximal step: rank %s, certified exact (X combines such steps; its own rank can be higher)",

@@ -497,7 +497,7 @@ test_that("defaults on a matrix: converged, certified against the exact prox, wi
       expect_lte(sum(ev), cs$tau * (1 + 1e-8))
     } else expect_lte(sum(svd(X, 0, 0)$d), cs$tau * (1 + 1e-8))
     out <- capture.output(print(fit))
-    expect_match(out, "rank [0-9]+, certified exact: X is the projection of the dual refit",
+    expect_match(out, "rank [0-9]+: X is the dual refit's point",
                  all = FALSE)
     expect_false(any(grepl("smoothed", out)))
   }
