@@ -654,11 +654,13 @@ lowrank_dual_refit <- function(fit, M, lambda, radius, set, max_rank, control, c
   rank <- if (is.na(fit$certified_rank %||% NA)) 1L else fit$certified_rank
   project <- function(Z) {
     o <- refit_oracle(A = M - Z, psd = psd, radius = radius, rank = rank,
-                      max_rank = max_rank)
+                      max_rank = max_rank, dense = dense)
     if (is.null(o)) return(NULL)
+    dense <<- isTRUE(o$dense)
     rank <<- max(o$rank, 1L)
     if (!isTRUE(o$certified)) NULL else o$V
   }
+  dense <- FALSE
   Z <- lambda * pmin(pmax(Xit / mu, -1), 1)
   Zold <- Z
   tk <- 1
@@ -728,9 +730,10 @@ refit_apply <- function(fit, best, steps, Xit, dn, control, scale0, kind) {
 # one certified weak proximal step for a refit (the exact projection of A
 # onto the set, with its rank); where the partial decomposition fails
 # (clustered eigenvalues near the threshold: a yarn NIR covariance), the
-# full one, as the solver does once 2 r >= min(m, n)
-refit_oracle <- function(A, psd, radius, rank, max_rank) {
-  o <- tryCatch(withCallingHandlers(
+# full one, as the solver does once 2 r >= min(m, n), and then for the
+# rest of the refit (`dense`: each failed partial run costs many products)
+refit_oracle <- function(A, psd, radius, rank, max_rank, dense = FALSE) {
+  o <- if (!dense) tryCatch(withCallingHandlers(
     cg_oracle("weak_prox", A = A, psd = psd, radius = radius, rank = rank,
               max_rank = max_rank),
     warning = function(w) invokeRestart("muffleWarning")), error = function(e) NULL)
@@ -745,13 +748,14 @@ refit_oracle <- function(A, psd, radius, rank, max_rank) {
     l <- onto(e$values)
     k <- sum(l > 0)
     V <- e$vectors[, seq_len(k), drop = FALSE]
-    list(V = V %*% (l[seq_len(k)] * t(V)), rank = k, certified = k <= max_rank)
+    list(V = V %*% (l[seq_len(k)] * t(V)), rank = k, certified = k <= max_rank, dense = TRUE)
   } else {
     sv <- svd(A)
     d <- onto(sv$d)
     k <- sum(d > 0)
     list(V = sv$u[, seq_len(k), drop = FALSE] %*% (d[seq_len(k)] *
-           t(sv$v[, seq_len(k), drop = FALSE])), rank = k, certified = k <= max_rank)
+           t(sv$v[, seq_len(k), drop = FALSE])), rank = k, certified = k <= max_rank,
+         dense = TRUE)
   }
 }
 
