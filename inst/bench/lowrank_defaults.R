@@ -64,7 +64,11 @@ for (cs in cases) {
     br_obj_ref = signif(b$v$objective - ref$objective, 2), br_gap = signif(b$v$gap, 2),
     br_rank = numrank(b$v$solution$X),
     br_nnz = sprintf("%.1f%%", 100 * mean(b$v$solution$X != 0)),
-    ref_nnz = sprintf("%.1f%%", 100 * mean(abs(ref$X) > 1e-10)), load = load())
+    ref_nnz = sprintf("%.1f%%", 100 * mean(abs(ref$X) > 1e-10)),
+    # how large X is where the exact solution is 0 (relative to max |X|)
+    br_off_support = if (any(abs(ref$X) <= 1e-10))
+      signif(max(abs(b$v$solution$X[abs(ref$X) <= 1e-10])) / max(abs(b$v$solution$X)), 2)
+      else NA, load = load())
   print(row)
   rows <- rbind(rows, row)
 }
