@@ -214,7 +214,10 @@ fit_header <- function(x) {
     if (!is.null(names(notes))) notes <- notes[!names(notes) %in% nms]
     lines <- c(lines, "Solution:", paste0("  ", desc))
     # smoothed composite fits: exact zeros are rare, so say what is small
-    if (!is.null(x$mu) && is.matrix(sol[[1]])) {
+    # (not after lowrank_sparse's dual refit: X is then an exact projection)
+    # (nor without a nonsmooth term: matrix_sensing(lambda1 = 0))
+    refit <- isTRUE(x$refit$used)
+    if (!is.null(x$mu) && is.matrix(sol[[1]]) && !refit && !isFALSE(x$smoothing$smoothed)) {
       X <- sol[[1]]
       lines <- c(lines, sprintf(
         "  %d of %d entries above mu = %s in absolute value (nonsmooth terms are smoothed)",
@@ -229,7 +232,10 @@ fit_header <- function(x) {
       # X moves part way towards each proximal point, so its own rank can
       # exceed the step's (matrix_sensing: a certified step of rank 1, X of
       # numerical rank 8): say what is certified, of what
-      lines <- c(lines, if (is.na(x$certified_rank))
+      lines <- c(lines, if (refit)
+        sprintf("  rank %s: X is the %s's point (%d steps)",
+                fmt_num(x$certified_rank), x$refit$kind, x$refit$steps)
+      else if (is.na(x$certified_rank))
         "  last proximal step: rank not certified (capped by max_rank)"
       else sprintf("  last proximal step: rank %s, certified exact (X combines such steps; its own rank can be higher)",
                    fmt_num(x$certified_rank)))

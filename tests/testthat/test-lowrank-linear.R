@@ -143,3 +143,45 @@ test_that("init: lowrank_constrained resumes exactly (svrgcg on a sampler, scgs)
                            fits$long$solution$X), label = method)
   }
 })
+
+test_that("matrix_sensing defaults without l1 solve a well-posed problem, certified, at its rank (audit 36, gap 6)", {
+  # noise-free Gaussian measurements of a rank-2 matrix at radius ||M0||_*:
+  # M0 is the unique minimizer (objective 0). Before the refit: max_iter
+  # with relative gap 2, recovery error 3.8e-2, rank 8 of 8
+  numrank <- function(X) { d <- svd(X, 0, 0)$d; sum(d > 1e-6 * d[1]) }
+  set.seed(1)
+  s <- svd(scale(state.x77))
+  M0 <- s$u[, 1:2] %*% (s$d[1:2] * t(s$v[, 1:2]))
+  A <- matrix(rnorm(250 * 400), 250)
+  b <- drop(A %*% c(M0))
+  fit <- matrix_sensing(A, b, radius = sum(s$d[1:2]), dims = c(50, 8))
+  expect_true(fit$converged)
+  expect_true(fit$refit$used)
+  expect_gte(fit$gap, fit$objective - 0)                  # F* = 0
+  expect_lte(fit$gap, 1e-6 * 1e-3 * fit$trace$objective[1])
+  # the objective is exactly recomputed at the returned X
+  expect_equal(fit$objective, 0.5 * mean((A %*% c(fit$solution$X) - b)^2))
+  expect_lt(norm(fit$solution$X - M0, "F") / norm(M0, "F"), 1e-5)
+  expect_identical(numrank(fit$solution$X), 2L)
+  expect_identical(fit$certified_rank, 2L)
+  expect_lte(sum(svd(fit$solution$X, 0, 0)$d), sum(s$d[1:2]) * (1 + 1e-8))
+  out <- capture.output(print(fit))
+  expect_false(any(grepl("smoothed", out)))                # lambda1 = 0: nothing is
+  expect_match(out, "rank 2: X is the projected-gradient refit's point", all = FALSE)
+  # the PSD set: a rank-2 PSD matrix from 150 measurements of 20 x 20
+  set.seed(2)
+  U <- matrix(rnorm(40), 20)
+  P0 <- tcrossprod(U)
+  A2 <- matrix(rnorm(150 * 400), 150)
+  f2 <- matrix_sensing(A2, drop(A2 %*% c(P0)), radius = sum(diag(P0)), set = "psd",
+                       dims = c(20, 20))
+  expect_true(f2$converged)
+  expect_lt(norm(f2$solution$X - P0, "F") / norm(P0, "F"), 1e-4)
+  expect_identical(numrank(f2$solution$X), 2L)
+  expect_gt(min(eigen(f2$solution$X, symmetric = TRUE, only.values = TRUE)$values), -1e-8)
+  # with l1 (no refit) the smoothing line stays
+  f3 <- matrix_sensing(A, b, radius = sum(s$d[1:2]), lambda1 = 1e-3, dims = c(50, 8),
+                       control = cg_control(max_iter = 50))
+  expect_null(f3$refit)
+  expect_match(capture.output(print(f3)), "nonsmooth terms are smoothed", all = FALSE)
+})

@@ -81,9 +81,12 @@ test_that("the default fit reaches the exact nonsmooth optimum; its gap certifie
     # every evaluated gap is an upper bound on objective - optimum
     tr <- fit$trace
     expect_true(all(tr$gap >= tr$objective - ref$objective - 1e-9))
-    # and it is the closed form at the returned X and final mu
-    expect_equal(fit$gap, certificate_l1(fit$solution$X, d$M, lambda, d$tau, fit$mu, set),
-                 tolerance = 1e-7)
+    # the solver's last gap is the closed form at its iterate and final mu
+    # (a dual refit returns its projection and keeps the iterate in the state)
+    Xit <- if (isTRUE(fit$refit$used)) fit$state$X_iter else fit$solution$X
+    expect_equal(fit$trace$gap[nrow(fit$trace)],
+                 certificate_l1(Xit, d$M, lambda, d$tau, fit$mu, set), tolerance = 1e-7)
+    expect_lte(fit$gap, fit$trace$gap[nrow(fit$trace)])
     norm_ok <- if (set == "psd") {
       ev <- eigen(fit$solution$X, symmetric = TRUE, only.values = TRUE)$values
       min(ev) > -1e-8 && sum(ev) <= d$tau * (1 + 1e-8)
@@ -324,6 +327,14 @@ test_that("init: svrgcg resumes exactly on every source of M", {
     lowrank_sparse(d$M, 0.3, d$tau, inner = 5, init = init, control = ctl(k))
   fits <- expect_exact_resume(mat, 17, 20, label = "matrix")
   expect_null(fits$first$state$state_Mbar)
+  # with tol > 0 each fit ends with the dual refit: the continuation goes on
+  # from the solver's iterate (kept in the state), not the refit's projection
+  refit <- function(k, init = NULL)
+    lowrank_sparse(d$M, 0.3, d$tau, inner = 5, init = init,
+                   control = cg_control(max_iter = k, tol = 1e-12, eval_every = 1L))
+  fits <- expect_exact_resume(refit, 17, 20, label = "matrix, refit")
+  expect_true(fits$first$refit$used)
+  expect_false(identical(fits$first$solution$X, fits$first$state$X_iter))
   # the PSD set (the warm start would project X onto the cone again)
   psd <- function(k, init = NULL)
     lowrank_sparse(lowrank_sampler(d$M, 0.5), 0.3, d$tau, set = "psd", inner = 5, init = init,
@@ -454,4 +465,51 @@ test_that("init: the loop's own state (state_loop, scgs' prox-center) is what co
     lowrank_sparse(d$M, 0.3, d$tau, method = "fw", init = init, control = ctl(k))
   fits <- expect_exact_resume(fw, 9, 6, label = "fw")
   expect_null(fits$first$state$state_loop)
+})
+
+test_that("defaults on a matrix: converged, certified against the exact prox, with its rank (audit 36, gap 7)", {
+  # before the dual refit every call below stopped at max_iter (tol 1e-6),
+  # and the first and last returned X of rank 5 and 22 (exact: 4 and 18)
+  numrank <- function(X) { d <- svd(X, 0, 0)$d; sum(d > 1e-6 * d[1]) }
+  set.seed(1)
+  x <- matrix(rnorm(50 * 3), 50) %*% matrix(rnorm(3 * 30), 3) + matrix(rnorm(50 * 30), 50)
+  cases <- list(list(M = scale(state.x77), lambda = 0.2, tau = 10, set = "nuclear"),
+                list(M = scale(swiss), lambda = 0.2, tau = 8, set = "nuclear"),
+                list(M = cor(mtcars), lambda = 0.1, tau = 5, set = "psd"),
+                list(M = cor(x), lambda = 0.1, tau = 20, set = "psd"))
+  for (cs in cases) {
+    ref <- ref_lowrank_l1(unname(cs$M), cs$lambda, cs$tau, cs$set, tol = 1e-10)
+    expect_lt(ref$gap, 1e-9 * ref$objective)
+    fit <- lowrank_sparse(cs$M, cs$lambda, cs$tau, set = cs$set)
+    expect_true(fit$converged)
+    expect_true(fit$refit$used)
+    expect_lte(fit$gap, 1e-6 * abs(fit$objective))
+    # the gap bounds the distance to the exact optimum, which is nonnegative
+    expect_gte(fit$gap, fit$objective - ref$objective - 1e-9)
+    expect_gte(fit$objective, ref$objective - 1e-9)
+    X <- unname(fit$solution$X)
+    expect_identical(numrank(X), numrank(ref$X))
+    expect_identical(fit$certified_rank, numrank(ref$X))
+    expect_lt(norm(X - ref$X, "F"), 1e-2 * norm(ref$X, "F"))
+    if (cs$set == "psd") {
+      ev <- eigen(X, symmetric = TRUE, only.values = TRUE)$values
+      expect_gt(min(ev), -1e-8)
+      expect_lte(sum(ev), cs$tau * (1 + 1e-8))
+    } else expect_lte(sum(svd(X, 0, 0)$d), cs$tau * (1 + 1e-8))
+    out <- capture.output(print(fit))
+    expect_match(out, "rank [0-9]+: X is the dual refit's point",
+                 all = FALSE)
+    expect_false(any(grepl("smoothed", out)))
+  }
+  # off by option: the solver's iterate as before (not certified at tol here)
+  old <- options(stochcg.lowrank_refit = FALSE)
+  on.exit(options(old))
+  it <- lowrank_sparse(scale(state.x77), 0.2, 10)
+  expect_null(it$refit)
+  expect_false(it$converged)
+  expect_gt(numrank(it$solution$X), 4L)
+  options(old)
+  # a given mu is the paper's fixed-smoothing setting: no refit
+  expect_null(lowrank_sparse(scale(state.x77), 0.2, 10, mu = 0.01,
+                             control = cg_control(max_iter = 50))$refit)
 })

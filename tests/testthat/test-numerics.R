@@ -249,8 +249,10 @@ test_that("Ctrl-C in an R sampler returns the last complete iterate", {
     expect_true(any(vapply(states, identical, NA, after)))
   }
   # R is still usable: a fit after the interrupts runs to its end
+  # (all 20 iterations; the dual refit on a matrix may then certify tol)
   fit <- lowrank_sparse(M, 0.1, 5, control = cg_control(max_iter = 20))
-  expect_identical(fit$status, "max_iter")
+  expect_identical(fit$iterations, 20L)
+  expect_true(fit$status %in% c("max_iter", "converged"))
 })
 
 test_that("Ctrl-C during a long fit is seen inside kernels; the iterate is kept", {
