@@ -228,29 +228,15 @@ sensing_refit <- function(fit, op, b, lambda2, radius, set, max_rank, control) {
   dimnames(Xit) <- NULL
   obj0 <- fit$trace$objective[1L]
   scale0 <- 1e-3 * max(if (is.finite(obj0)) abs(obj0) else 0, fit$state$cold %||% 0)
-  X <- project(Xit)                           # the iterate is feasible: X unless rounding
-  Xold <- X
-  tk <- 1
-  best <- NULL
-  steps <- 0L
-  repeat {
-    if (is.null(X)) break
+  certify <- function(X) {
     G <- grad(X)
     f <- value(X)
-    gap <- fw_gap(X, G)
-    if (is.null(best) || gap < best$gap)
-      best <- list(X = X, objective = f, gap = max(gap, 0), rank = rank, steps = steps)
-    if (gap <= control$tol * max(abs(f), scale0) || steps >= 1000L) break
-    tn <- (1 + sqrt(1 + 4 * tk^2)) / 2
-    Y <- X + ((tk - 1) / tn) * (X - Xold)
-    tk <- tn
-    Xnew <- project(Y - grad(Y) / L)
-    if (is.null(Xnew)) break
-    Xold <- X
-    X <- Xnew
-    if (sum((Y - X) * (X - Xold)) > 0) { tk <- 1; Xold <- X }   # adaptive restart
-    steps <- steps + 1L
+    list(X = X, objective = f, gap = fw_gap(X, G), rank = rank)
   }
+  run <- accelerated_refit(project(Xit),     # the iterate is feasible: itself unless rounding
+                           certify, function(Y) project(Y - grad(Y) / L), control$tol, scale0)
+  best <- run$best
+  steps <- run$steps
   # at the optimum on the boundary of the ball the projection's threshold
   # tends to 0, so its trailing singular values are tiny but positive: drop
   # those below 1e-6 of the largest when the truncation (feasible: the same

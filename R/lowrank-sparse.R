@@ -661,33 +661,55 @@ lowrank_dual_refit <- function(fit, M, lambda, radius, set, max_rank, control, c
     if (!isTRUE(o$certified)) NULL else o$V
   }
   dense <- FALSE
-  Z <- lambda * pmin(pmax(Xit / mu, -1), 1)
-  Zold <- Z
+  # (max 1000 steps, not max_iter: init = continues the same refit)
+  certify <- function(Z) {
+    P <- project(Z)
+    if (is.null(P)) return(NULL)               # rank capped: no exact projection
+    B <- M - Z
+    FP <- 0.5 * sum((P - M)^2) + lambda * sum(abs(P))
+    list(X = P, objective = FP, rank = rank,
+         gap = FP - (0.5 * sum((P - B)^2) + sum(Z * M) - 0.5 * sum(Z^2)))
+  }
+  step <- function(Y) {
+    PY <- project(Y)
+    if (is.null(PY)) NULL else pmin(pmax(Y + PY, -lambda), lambda)
+  }
+  run <- accelerated_refit(lambda * pmin(pmax(Xit / mu, -1), 1), certify, step,
+                           control$tol, scale0)
+  fit$solver_time <- fit$solver_time + (wall_clock() - t0)     # the refit is solver work
+  refit_apply(fit, run$best, run$steps, Xit, dn, control, scale0, "dual refit")
+}
+
+# The accelerated steps of both refits (FISTA with adaptive restart) from
+# x: certify(x) gives the certified point of iterate x (list(X, objective,
+# gap, rank); NULL: no exact projection, stop), step(y) the projected step
+# from the extrapolated point y (NULL: stop). Until the gap is below tol
+# (relative, as in C) or max_steps steps; the best certified point and the
+# steps taken.
+accelerated_refit <- function(x, certify, step, tol, scale0, max_steps = 1000L) {
+  xold <- x
   tk <- 1
   best <- NULL
   steps <- 0L
-  max_steps <- 1000L                  # not max_iter: init = continues the same refit
   repeat {
-    P <- project(Z)
-    if (is.null(P)) break                      # rank capped: no exact projection
-    B <- M - Z
-    FP <- 0.5 * sum((P - M)^2) + lambda * sum(abs(P))
-    gap <- FP - (0.5 * sum((P - B)^2) + sum(Z * M) - 0.5 * sum(Z^2))
-    if (is.null(best) || gap < best$gap)
-      best <- list(X = P, objective = FP, gap = max(gap, 0), rank = rank, steps = steps)
-    if (gap <= control$tol * max(abs(FP), scale0) || steps >= max_steps) break
+    if (is.null(x)) break
+    cert <- certify(x)
+    if (is.null(cert)) break
+    if (is.null(best) || cert$gap < best$gap)
+      best <- list(X = cert$X, objective = cert$objective, gap = max(cert$gap, 0),
+                   rank = cert$rank, steps = steps)
+    if (cert$gap <= tol * max(abs(cert$objective), scale0) || steps >= max_steps) break
     tn <- (1 + sqrt(1 + 4 * tk^2)) / 2
-    Y <- Z + ((tk - 1) / tn) * (Z - Zold)
+    y <- x + ((tk - 1) / tn) * (x - xold)
     tk <- tn
-    PY <- project(Y)
-    if (is.null(PY)) break
-    Zold <- Z
-    Z <- pmin(pmax(Y + PY, -lambda), lambda)
-    if (sum((Y - Z) * (Z - Zold)) > 0) { tk <- 1; Zold <- Z }   # adaptive restart
+    xnew <- step(y)
+    if (is.null(xnew)) break
+    xold <- x
+    x <- xnew
+    if (sum((y - x) * (x - xold)) > 0) { tk <- 1; xold <- x }   # adaptive restart
     steps <- steps + 1L
   }
-  fit$solver_time <- fit$solver_time + (wall_clock() - t0)     # the refit is solver work
-  refit_apply(fit, best, steps, Xit, dn, control, scale0, "dual refit")
+  list(best = best, steps = steps)
 }
 
 # A refit's result into the fit (lowrank_dual_refit, sensing_refit): taken
