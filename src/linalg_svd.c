@@ -146,15 +146,17 @@ static int syevr(double *X, int n, const char *range, double vl, double vu, int 
 {
     if (!cg_all_finite(X, (size_t) n * n)) return CG_ERR_NONFINITE;
     const int by_index = range[0] == 'I', want = iu - il + 1;
+    /* the whole spectrum asked for: dstemr, no retry, no copy of X */
+    const int retry = by_index && want < n;
     const size_t nn = (size_t) n * (n > 0 ? n : 1);
     double *wn = (double *) malloc(sizeof(double) * (size_t) (n > 0 ? n : 1));
     double *Zn = by_index ? (double *) malloc(sizeof(double) * nn) : Z;
-    double *X0 = by_index ? (double *) malloc(sizeof(double) * nn) : NULL;
+    double *X0 = retry ? (double *) malloc(sizeof(double) * nn) : NULL;
     int st = CG_ERR_LAPACK, off = 0;
-    if (wn != NULL && Zn != NULL && (!by_index || X0 != NULL)) {
-        if (by_index) memcpy(X0, X, sizeof(double) * nn);
+    if (wn != NULL && Zn != NULL && (!retry || X0 != NULL)) {
+        if (retry) memcpy(X0, X, sizeof(double) * nn);
         st = dsyevr_run(X, n, range, vl, vu, il, iu, wn, Zn, found);
-        if (by_index && (st != CG_OK || *found != want)) {
+        if (retry && (st != CG_OK || *found != want)) {
             memcpy(X, X0, sizeof(double) * nn);
             st = dsyevr_run(X, n, "A", vl, vu, il, iu, wn, Zn, found);
             if (st == CG_OK && *found != n) st = CG_ERR_LAPACK;
