@@ -100,7 +100,7 @@ test_that("top singular values tied at the top: the dense Gram route returns the
   # nuclear-ball solution of rank 40 has them): LAPACK's index-range
   # eigensolver found 0 or more pairs than asked for here, and a w and Z
   # sized for the pairs asked for were overrun (R's heap corrupted)
-  set.seed(3)
+  set.seed(1)                 # (draws on which the old code failed: 0 pairs found)
   for (rep in 1:20) {
     Q <- qr.Q(qr(matrix(rnorm(60 * 60), 60)))
     V <- qr.Q(qr(matrix(rnorm(400 * 60), 400)))
